@@ -1,0 +1,1 @@
+//! The clusterproxy provider: maps the domain core onto the framework.
