@@ -1,0 +1,473 @@
+//! End-to-end harness: drives real Terraform binaries (1.11 and 1.0.3) against
+//! the provider binary built by cargo, replicating the testing cycle of
+//! terraform-plugin-testing (validate, plan, apply, empty re-plan, empty
+//! refresh-only plan, optional import, destroy).
+//!
+//! Terraform binaries come from `CLUSTERPROXY_TF_1_11` (default: `terraform`
+//! on PATH) and `CLUSTERPROXY_TF_1_0` (default:
+//! `.tools/terraform-1.0.3/terraform`, installed by scripts/install-test-tools).
+//! The provider is wired in through `dev_overrides`, so no registry access and
+//! no `terraform init` happen; a proxy pointing at a closed port makes any
+//! accidental network access fail. Plugin TLS stays on.
+
+#![allow(dead_code)] // each test binary uses a different subset of the harness
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Mutex;
+
+use serde_json::Value;
+
+/// Provider source address used in `dev_overrides`.
+pub const PROVIDER_ADDRESS: &str = "registry.terraform.io/clusterproxy/clusterproxy";
+
+/// Environment variable naming the Terraform 1.11 binary.
+pub const ENV_TF_1_11: &str = "CLUSTERPROXY_TF_1_11";
+/// Environment variable naming the Terraform 1.0.3 binary.
+pub const ENV_TF_1_0: &str = "CLUSTERPROXY_TF_1_0";
+
+/// A Terraform feature with a minimum Terraform version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Feature {
+    /// `import {}` blocks and `-generate-config-out` (1.5).
+    ImportBlock,
+    /// Provider-defined functions (1.8).
+    Functions,
+    /// Write-only attributes (1.11).
+    WriteOnly,
+}
+
+impl Feature {
+    /// The first Terraform version that supports the feature.
+    pub fn min_version(self) -> (u32, u32, u32) {
+        match self {
+            Feature::ImportBlock => (1, 5, 0),
+            Feature::Functions => (1, 8, 0),
+            Feature::WriteOnly => (1, 11, 0),
+        }
+    }
+}
+
+/// One Terraform binary and its version.
+#[derive(Debug, Clone)]
+pub struct Terraform {
+    /// Path of the executable.
+    pub path: PathBuf,
+    /// Version reported by `terraform version -json` / `terraform version`.
+    pub version: (u32, u32, u32),
+}
+
+impl Terraform {
+    /// Whether this Terraform supports `feature`.
+    pub fn supports(&self, feature: Feature) -> bool {
+        self.version >= feature.min_version()
+    }
+
+    /// Human-readable version, e.g. `1.0.3`.
+    pub fn version_string(&self) -> String {
+        let (major, minor, patch) = self.version;
+        format!("{major}.{minor}.{patch}")
+    }
+
+    fn probe(path: PathBuf) -> Terraform {
+        let output = Command::new(&path)
+            .arg("version")
+            .env("CHECKPOINT_DISABLE", "1")
+            .output()
+            .unwrap_or_else(|err| panic!("cannot run {}: {err}", path.display()));
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let version = stdout
+            .lines()
+            .next()
+            .and_then(|line| line.strip_prefix("Terraform v"))
+            .and_then(parse_version)
+            .unwrap_or_else(|| panic!("{} printed no version: {stdout}", path.display()));
+        Terraform { path, version }
+    }
+}
+
+fn parse_version(text: &str) -> Option<(u32, u32, u32)> {
+    let mut parts = text.trim().split('.').map(|part| part.parse::<u32>().ok());
+    Some((parts.next()??, parts.next()??, parts.next()??))
+}
+
+/// The Terraform binaries every E2E test runs against: 1.11 then 1.0.3.
+/// Panics with an install hint when one is missing or has the wrong version.
+pub fn terraform_binaries() -> Vec<Terraform> {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let new = std::env::var_os(ENV_TF_1_11)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("terraform"));
+    let old = std::env::var_os(ENV_TF_1_0)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest.join(".tools/terraform-1.0.3/terraform"));
+    assert!(
+        old.is_file(),
+        "Terraform 1.0.3 not found at {} (set {ENV_TF_1_0}); run scripts/install-test-tools",
+        old.display()
+    );
+    let binaries = vec![Terraform::probe(new), Terraform::probe(old)];
+    assert!(
+        binaries[0].version >= (1, 11, 0),
+        "{ENV_TF_1_11} must be Terraform >= 1.11, found {}",
+        binaries[0].version_string()
+    );
+    assert_eq!(
+        binaries[1].version,
+        (1, 0, 3),
+        "{ENV_TF_1_0} must be Terraform 1.0.3; run scripts/install-test-tools"
+    );
+    binaries
+}
+
+/// Runs `test` once per Terraform binary, at most two at a time (the CI
+/// machine has two cores). Panics from any thread are re-raised with the
+/// Terraform version in the message.
+pub fn for_each_terraform(test: impl Fn(&Terraform) + Sync) {
+    let binaries = terraform_binaries();
+    let failures = Mutex::new(Vec::new());
+    for pair in binaries.chunks(2) {
+        std::thread::scope(|scope| {
+            for tf in pair {
+                let test = &test;
+                let failures = &failures;
+                scope.spawn(move || {
+                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| test(tf)));
+                    if result.is_err() {
+                        failures.lock().unwrap().push(tf.version_string());
+                    }
+                });
+            }
+        });
+    }
+    let failures = failures.into_inner().unwrap();
+    assert!(failures.is_empty(), "E2E failed on Terraform {failures:?} (see panics above)");
+}
+
+/// Directory holding the provider binary built by cargo for this test run.
+pub fn provider_dir() -> PathBuf {
+    Path::new(env!("CARGO_BIN_EXE_terraform-provider-clusterproxy"))
+        .parent()
+        .expect("provider binary has a parent directory")
+        .to_path_buf()
+}
+
+/// Result of one Terraform command.
+#[derive(Debug)]
+pub struct Run {
+    /// Exit code (-1 when killed by a signal).
+    pub code: i32,
+    /// Captured standard output.
+    pub stdout: String,
+    /// Captured standard error.
+    pub stderr: String,
+}
+
+impl Run {
+    fn from_output(output: Output) -> Run {
+        Run {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+
+    /// Both streams, for assertions and failure messages.
+    pub fn combined(&self) -> String {
+        format!("{}\n{}", self.stdout, self.stderr)
+    }
+}
+
+/// A throwaway Terraform working directory wired to the provider via
+/// `dev_overrides` for one Terraform binary.
+pub struct Workdir {
+    dir: tempfile::TempDir,
+    tf: Terraform,
+}
+
+impl Workdir {
+    /// An empty working directory (plus the CLI config) for `tf`.
+    pub fn empty(tf: &Terraform) -> Workdir {
+        let dir = tempfile::Builder::new()
+            .prefix("clusterproxy-e2e-")
+            .tempdir()
+            .expect("create temp dir");
+        let cli_config = format!(
+            "provider_installation {{\n  dev_overrides {{\n    \"{PROVIDER_ADDRESS}\" = \"{}\"\n  }}\n  direct {{}}\n}}\n",
+            provider_dir().display()
+        );
+        std::fs::write(dir.path().join("cli.tfrc"), cli_config).expect("write CLI config");
+        std::fs::create_dir(dir.path().join("work")).expect("create work dir");
+        Workdir { dir, tf: tf.clone() }
+    }
+
+    /// A working directory holding a copy of every `.tf` file in `example`
+    /// (a path relative to the crate root, e.g. `examples/quickstart`).
+    pub fn from_example(tf: &Terraform, example: &str) -> Workdir {
+        let work = Workdir::empty(tf);
+        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join(example);
+        let entries = std::fs::read_dir(&source)
+            .unwrap_or_else(|err| panic!("read {}: {err}", source.display()));
+        for entry in entries {
+            let path = entry.expect("dir entry").path();
+            if path.extension().is_some_and(|ext| ext == "tf") {
+                std::fs::copy(&path, work.path().join(path.file_name().unwrap()))
+                    .expect("copy example file");
+            }
+        }
+        work
+    }
+
+    /// A working directory holding the given `(file name, content)` pairs.
+    pub fn from_files(tf: &Terraform, files: &[(&str, &str)]) -> Workdir {
+        let work = Workdir::empty(tf);
+        for (name, content) in files {
+            work.write_file(name, content);
+        }
+        work
+    }
+
+    /// The Terraform binary this directory runs.
+    pub fn terraform(&self) -> &Terraform {
+        &self.tf
+    }
+
+    /// The directory Terraform runs in.
+    pub fn path(&self) -> PathBuf {
+        self.dir.path().join("work")
+    }
+
+    /// Writes (or replaces) a file in the working directory; returns its path.
+    /// Use it for `.tfvars` files passed with `-var-file`.
+    pub fn write_file(&self, name: &str, content: &str) -> PathBuf {
+        let path = self.path().join(name);
+        std::fs::write(&path, content).expect("write file");
+        path
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(&self.tf.path);
+        command
+            .args(args)
+            .current_dir(self.path())
+            .env_remove("TF_DISABLE_PLUGIN_TLS")
+            .env_remove("TF_REATTACH_PROVIDERS")
+            .env_remove("TF_LOG")
+            .env_remove("TF_LOG_PATH")
+            .env("TF_CLI_CONFIG_FILE", self.dir.path().join("cli.tfrc"))
+            .env("TF_IN_AUTOMATION", "1")
+            .env("TF_INPUT", "0")
+            .env("CHECKPOINT_DISABLE", "1")
+            .env("TF_PLUGIN_CACHE_DIR", "")
+            // Any registry or network access goes to a closed port and fails.
+            .env("HTTPS_PROXY", "http://127.0.0.1:9")
+            .env("HTTP_PROXY", "http://127.0.0.1:9")
+            .env("NO_PROXY", "")
+            .env("TF_REGISTRY_DISCOVERY_RETRY", "0");
+        command
+    }
+
+    /// Runs `terraform ARGS...` and returns its result whatever the exit code.
+    pub fn run(&self, args: &[&str]) -> Run {
+        let output = self.command(args).output().expect("spawn terraform");
+        Run::from_output(output)
+    }
+
+    /// Runs `terraform ARGS...`, panicking unless it exits 0.
+    pub fn run_ok(&self, args: &[&str]) -> Run {
+        let run = self.run(args);
+        assert_eq!(
+            run.code,
+            0,
+            "terraform {} failed on {}:\n{}",
+            args.join(" "),
+            self.tf.version_string(),
+            run.combined()
+        );
+        run
+    }
+
+    /// Asserts that `terraform ARGS...` fails and that its output contains
+    /// `needle` (e.g. a diagnostic summary). Returns the run.
+    pub fn expect_failure(&self, args: &[&str], needle: &str) -> Run {
+        let run = self.run(args);
+        assert_ne!(
+            run.code,
+            0,
+            "terraform {} unexpectedly succeeded on {}:\n{}",
+            args.join(" "),
+            self.tf.version_string(),
+            run.combined()
+        );
+        let text = run.combined();
+        assert!(
+            text.contains(needle),
+            "terraform {} failed without {needle:?} on {}:\n{text}",
+            args.join(" "),
+            self.tf.version_string()
+        );
+        run
+    }
+
+    /// Runs `terraform ARGS...` with `TF_LOG=trace` and asserts that neither
+    /// stdout, stderr nor the trace log contains `secret`. Returns the run.
+    pub fn assert_secret_absent(&self, args: &[&str], secret: &str) -> Run {
+        let log_path = self.dir.path().join("trace.log");
+        let output = self
+            .command(args)
+            .env("TF_LOG", "trace")
+            .env("TF_LOG_PATH", &log_path)
+            .output()
+            .expect("spawn terraform");
+        let run = Run::from_output(output);
+        let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+        assert!(!log.is_empty(), "TF_LOG_PATH produced no log");
+        for (name, text) in [("stdout", &run.stdout), ("stderr", &run.stderr), ("trace log", &log)] {
+            assert!(
+                !text.contains(secret),
+                "secret leaked into {name} of terraform {} on {}",
+                args.join(" "),
+                self.tf.version_string()
+            );
+        }
+        run
+    }
+
+    /// Root module outputs as `{name: value}` (from `terraform output -json`).
+    pub fn outputs(&self) -> serde_json::Map<String, Value> {
+        let run = self.run_ok(&["output", "-json"]);
+        let all: serde_json::Map<String, Value> =
+            serde_json::from_str(&run.stdout).expect("output -json is JSON");
+        all.into_iter()
+            .map(|(name, output)| (name, output["value"].clone()))
+            .collect()
+    }
+
+    /// The state as `terraform show -json` prints it.
+    pub fn state(&self) -> Value {
+        serde_json::from_str(&self.run_ok(&["show", "-json"]).stdout).expect("show -json is JSON")
+    }
+
+    /// Attribute values of the root-module resource at `address` in the state.
+    pub fn resource_values(&self, address: &str) -> Value {
+        let state = self.state();
+        state["values"]["root_module"]["resources"]
+            .as_array()
+            .and_then(|resources| resources.iter().find(|r| r["address"] == address))
+            .map(|resource| resource["values"].clone())
+            .unwrap_or_else(|| panic!("{address} not in state: {state}"))
+    }
+
+    /// Asserts that a plan (with `extra` arguments) proposes no change.
+    pub fn assert_plan_empty(&self, extra: &[&str]) {
+        let mut args = vec!["plan", "-detailed-exitcode"];
+        args.extend_from_slice(extra);
+        let run = self.run(&args);
+        assert_eq!(
+            run.code,
+            0,
+            "terraform {} is not empty on {}:\n{}",
+            args.join(" "),
+            self.tf.version_string(),
+            run.combined()
+        );
+    }
+}
+
+/// An import step: the resource address and the import ID.
+#[derive(Debug, Clone)]
+pub struct ImportStep {
+    /// Resource address, e.g. `clusterproxy_profile.example`.
+    pub address: String,
+    /// The ID passed to `terraform import` / `import { id = .. }`.
+    pub id: String,
+}
+
+/// What one full cycle runs.
+#[derive(Debug, Clone, Default)]
+pub struct Cycle {
+    /// File name of a `.tfvars` file already written into the working dir.
+    pub var_file: Option<String>,
+    /// Import step to run after the first apply.
+    pub import: Option<ImportStep>,
+}
+
+/// Runs the terraform-plugin-testing cycle in `work`: validate, plan -out,
+/// apply, empty plan, empty refresh-only plan, the optional import step,
+/// destroy. Returns the outputs read right after apply.
+pub fn run_cycle(work: &Workdir, cycle: &Cycle) -> serde_json::Map<String, Value> {
+    let var_args: Vec<String> = cycle
+        .var_file
+        .iter()
+        .map(|file| format!("-var-file={file}"))
+        .collect();
+    let vars: Vec<&str> = var_args.iter().map(String::as_str).collect();
+    let with = |base: &[&str]| -> Vec<&str> { base.iter().copied().chain(vars.iter().copied()).collect() };
+
+    work.run_ok(&["validate"]);
+    work.run_ok(&with(&["plan", "-out=tfplan"]));
+    work.run_ok(&["apply", "-auto-approve", "tfplan"]);
+    let outputs = work.outputs();
+    work.assert_plan_empty(&vars);
+    work.assert_plan_empty(&with(&["-refresh-only"]));
+
+    if let Some(import) = &cycle.import {
+        run_import(work, import, &vars);
+    }
+
+    work.run_ok(&with(&["destroy", "-auto-approve"]));
+    outputs
+}
+
+/// Imports `step.address` into fresh state (CLI `terraform import`), checks
+/// that the imported attributes equal the created ones and that the plan is
+/// empty; on Terraform >= 1.5 also imports through an `import {}` block with
+/// `-generate-config-out` and applies it.
+fn run_import(created: &Workdir, step: &ImportStep, vars: &[&str]) {
+    let expected = created.resource_values(&step.address);
+    let tf = created.terraform();
+
+    let fresh = Workdir::empty(tf);
+    for entry in std::fs::read_dir(created.path()).expect("read work dir") {
+        let path = entry.expect("dir entry").path();
+        let is_input = path
+            .extension()
+            .is_some_and(|ext| ext == "tf" || ext == "tfvars");
+        if is_input {
+            std::fs::copy(&path, fresh.path().join(path.file_name().unwrap())).expect("copy");
+        }
+    }
+    let mut import_args = vec!["import"];
+    import_args.extend_from_slice(vars);
+    import_args.extend([step.address.as_str(), step.id.as_str()]);
+    fresh.run_ok(&import_args);
+    assert_eq!(
+        fresh.resource_values(&step.address),
+        expected,
+        "imported {} differs from the created one on {}",
+        step.address,
+        tf.version_string()
+    );
+    fresh.assert_plan_empty(vars);
+
+    if tf.supports(Feature::ImportBlock) {
+        let generated = Workdir::from_files(
+            tf,
+            &[(
+                "import.tf",
+                &format!(
+                    "terraform {{\n  required_providers {{\n    clusterproxy = {{ source = \"clusterproxy/clusterproxy\" }}\n  }}\n}}\n\nimport {{\n  to = {}\n  id = {}\n}}\n",
+                    step.address,
+                    serde_json::to_string(&step.id).expect("id as JSON string")
+                ),
+            )],
+        );
+        generated.run_ok(&["plan", "-generate-config-out=generated.tf"]);
+        assert!(
+            generated.path().join("generated.tf").is_file(),
+            "-generate-config-out wrote no file"
+        );
+        generated.run_ok(&["apply", "-auto-approve"]);
+        generated.assert_plan_empty(&[]);
+    }
+}
