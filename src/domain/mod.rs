@@ -1,6 +1,8 @@
 //! Pure domain core: everything about proxies and NO_PROXY, free of any
 //! Terraform or protocol type.
 
+pub mod profile;
+
 use std::fmt;
 
 /// How serious a [`Finding`] is.

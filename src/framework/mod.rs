@@ -1,2 +1,14 @@
 //! Terraform plugin framework: go-plugin host, protocol-6 server, typed
 //! values, schema and diagnostics. Knows nothing about proxies.
+
+pub mod data_source;
+pub mod diagnostics;
+pub mod docs;
+pub mod function;
+pub mod planning;
+pub mod proto;
+pub mod provider;
+pub mod resource;
+pub mod schema;
+pub mod server;
+pub mod value;

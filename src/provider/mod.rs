@@ -1,1 +1,50 @@
-//! The clusterproxy provider: maps the domain core onto the framework.
+//! The clusterproxy provider: maps the domain core onto the framework. Each
+//! resource, data source and function lives in its own file.
+
+pub mod convert;
+pub mod data_sources;
+
+use std::sync::Arc;
+
+use crate::framework::data_source::DataSource;
+use crate::framework::function::Function;
+use crate::framework::provider::Provider;
+use crate::framework::resource::Resource;
+use crate::framework::schema::Schema;
+use crate::framework::server::ProviderServer;
+
+/// Registry address the provider is published under.
+pub const ADDRESS: &str = "registry.terraform.io/clusterproxy/clusterproxy";
+
+/// Local name and type-name prefix.
+pub const NAME: &str = "clusterproxy";
+
+/// The provider.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ClusterProxy;
+
+impl Provider for ClusterProxy {
+    fn schema(&self) -> Schema {
+        Schema::new(
+            "The clusterproxy provider needs no configuration: every computation is local and deterministic.",
+            Vec::new(),
+        )
+    }
+
+    fn resources(&self) -> Vec<Arc<dyn Resource>> {
+        Vec::new()
+    }
+
+    fn data_sources(&self) -> Vec<Arc<dyn DataSource>> {
+        Vec::new()
+    }
+
+    fn functions(&self) -> Vec<Arc<dyn Function>> {
+        Vec::new()
+    }
+}
+
+/// The gRPC routes that serve this provider.
+pub fn routes() -> tonic::service::Routes {
+    tonic::service::Routes::new(ProviderServer::new(&ClusterProxy).into_service())
+}

@@ -1,0 +1,60 @@
+//! The provider-defined function contract (Terraform >= 1.8).
+
+use super::value::{Type, Value};
+
+/// One positional parameter of a function.
+#[derive(Debug, Clone)]
+pub struct Parameter {
+    /// Display name.
+    pub name: &'static str,
+    /// Type constraint.
+    pub ty: Type,
+    /// Markdown description.
+    pub description: &'static str,
+    /// Whether null may be passed.
+    pub allow_null: bool,
+}
+
+/// The signature and documentation of a function.
+#[derive(Debug, Clone)]
+pub struct Signature {
+    /// Positional parameters.
+    pub parameters: Vec<Parameter>,
+    /// Result type.
+    pub returns: Type,
+    /// One-line summary.
+    pub summary: &'static str,
+    /// Markdown description.
+    pub description: &'static str,
+}
+
+/// Why a call failed, optionally blaming one argument.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FunctionError {
+    /// Message shown to the user.
+    pub text: String,
+    /// Zero-based position of the argument at fault.
+    pub argument: Option<usize>,
+}
+
+impl FunctionError {
+    /// An error caused by argument `index`.
+    pub fn argument(index: usize, text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            argument: Some(index),
+        }
+    }
+}
+
+/// A provider-defined function: pure, called with known arguments.
+pub trait Function: Send + Sync {
+    /// Name as called in HCL: `provider::clusterproxy::<name>(...)`.
+    fn name(&self) -> &'static str;
+
+    /// The signature.
+    fn signature(&self) -> Signature;
+
+    /// Computes the result from arguments of the declared types.
+    fn call(&self, arguments: &[Value]) -> Result<Value, FunctionError>;
+}

@@ -1,0 +1,320 @@
+//! Schemas of the provider, resources and data sources: attributes with their
+//! types, modes, validators, defaults and plan modifiers.
+//!
+//! Only flat attributes exist here: Terraform 1.0.x crashes on nested
+//! attribute types, so structured values are object- or list-of-object-typed
+//! attributes instead.
+
+use std::fmt;
+use std::sync::Arc;
+
+use super::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use super::proto;
+use super::value::{Type, Value};
+
+/// Whether the user sets an attribute, the provider does, or both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Must be set in configuration.
+    Required,
+    /// May be set in configuration; null otherwise.
+    Optional,
+    /// Set by the provider only.
+    Computed,
+    /// May be set in configuration; otherwise the provider sets it (often a default).
+    OptionalComputed,
+}
+
+impl Mode {
+    /// True when the configuration may carry a value.
+    pub fn is_configurable(self) -> bool {
+        !matches!(self, Mode::Computed)
+    }
+
+    /// True when the provider may choose the value.
+    pub fn is_computed(self) -> bool {
+        matches!(self, Mode::Computed | Mode::OptionalComputed)
+    }
+}
+
+/// A check on one attribute's known, non-null configuration value.
+pub trait Validator: Send + Sync {
+    /// Human description, used in documentation (e.g. "one of `a`, `b`").
+    fn description(&self) -> String;
+    /// Adds a diagnostic at `path` when `value` is not acceptable.
+    fn validate(&self, path: &AttributePath, value: &Value, diags: &mut Diagnostics);
+}
+
+/// Accepts only strings from a fixed set.
+#[derive(Debug, Clone)]
+pub struct OneOf(pub &'static [&'static str]);
+
+impl Validator for OneOf {
+    fn description(&self) -> String {
+        let names: Vec<String> = self.0.iter().map(|v| format!("`{v}`")).collect();
+        format!("one of {}", names.join(", "))
+    }
+
+    fn validate(&self, path: &AttributePath, value: &Value, diags: &mut Diagnostics) {
+        let check = |s: &str, path: AttributePath, diags: &mut Diagnostics| {
+            if !self.0.contains(&s) {
+                diags.push(
+                    Diagnostic::error(
+                        "Invalid value",
+                        format!("{s:?} is not valid here: expected {}.", self.description()),
+                    )
+                    .at(path),
+                );
+            }
+        };
+        if let Some(s) = value.as_str() {
+            check(s, path.clone(), diags);
+        } else if let Some(items) = value.elements() {
+            for (i, item) in items.iter().enumerate() {
+                if let Some(s) = item.as_str() {
+                    check(s, path.clone().index(i), diags);
+                }
+            }
+        }
+    }
+}
+
+/// What the framework does to an attribute's planned value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlanModifier {
+    /// A change of this attribute replaces the resource instead of updating it.
+    RequiresReplace,
+    /// A computed value stays as in the prior state instead of becoming
+    /// "known after apply" when other attributes change.
+    UseStateForUnknown,
+}
+
+/// One attribute of a schema. Build it with the constructors and chained setters.
+#[derive(Clone)]
+pub struct Attribute {
+    /// Attribute name (snake_case).
+    pub name: String,
+    /// Value type.
+    pub ty: Type,
+    /// Markdown description (docs and `terraform providers schema`).
+    pub description: String,
+    /// Who sets the value.
+    pub mode: Mode,
+    /// Hidden in plan output and logs.
+    pub sensitive: bool,
+    /// Sent in configuration only, never stored in plan or state (Terraform >= 1.11).
+    pub write_only: bool,
+    /// Deprecation message; the attribute is deprecated when set.
+    pub deprecation: Option<String>,
+    /// Value planned when configuration leaves the attribute null.
+    pub default: Option<Value>,
+    /// Checks on known configuration values.
+    pub validators: Vec<Arc<dyn Validator>>,
+    /// Planning behaviour.
+    pub plan_modifiers: Vec<PlanModifier>,
+}
+
+impl fmt::Debug for Attribute {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Attribute")
+            .field("name", &self.name)
+            .field("ty", &self.ty)
+            .field("mode", &self.mode)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Attribute {
+    fn new(name: &str, ty: Type, mode: Mode, description: &str) -> Self {
+        Self {
+            name: name.to_owned(),
+            ty,
+            description: description.to_owned(),
+            mode,
+            sensitive: false,
+            write_only: false,
+            deprecation: None,
+            default: None,
+            validators: Vec::new(),
+            plan_modifiers: Vec::new(),
+        }
+    }
+
+    /// A required attribute.
+    pub fn required(name: &str, ty: Type, description: &str) -> Self {
+        Self::new(name, ty, Mode::Required, description)
+    }
+
+    /// An optional attribute.
+    pub fn optional(name: &str, ty: Type, description: &str) -> Self {
+        Self::new(name, ty, Mode::Optional, description)
+    }
+
+    /// A computed (read-only) attribute.
+    pub fn computed(name: &str, ty: Type, description: &str) -> Self {
+        Self::new(name, ty, Mode::Computed, description)
+    }
+
+    /// An optional attribute that takes `default` when not configured.
+    pub fn with_default(name: &str, ty: Type, default: Value, description: &str) -> Self {
+        Self {
+            default: Some(default),
+            ..Self::new(name, ty, Mode::OptionalComputed, description)
+        }
+    }
+
+    /// Marks the attribute sensitive.
+    pub fn sensitive(mut self) -> Self {
+        self.sensitive = true;
+        self
+    }
+
+    /// Marks the attribute write-only.
+    pub fn write_only(mut self) -> Self {
+        self.write_only = true;
+        self
+    }
+
+    /// Marks the attribute deprecated with a message.
+    pub fn deprecated(mut self, message: &str) -> Self {
+        self.deprecation = Some(message.to_owned());
+        self
+    }
+
+    /// Adds a validator.
+    pub fn validator(mut self, validator: impl Validator + 'static) -> Self {
+        self.validators.push(Arc::new(validator));
+        self
+    }
+
+    /// Adds a plan modifier.
+    pub fn plan_modifier(mut self, modifier: PlanModifier) -> Self {
+        self.plan_modifiers.push(modifier);
+        self
+    }
+
+    /// True when the attribute carries `modifier`.
+    pub fn has(&self, modifier: PlanModifier) -> bool {
+        self.plan_modifiers.contains(&modifier)
+    }
+
+    fn to_proto(&self) -> proto::schema::Attribute {
+        proto::schema::Attribute {
+            name: self.name.clone(),
+            r#type: self.ty.to_json_bytes(),
+            description: self.description.clone(),
+            required: self.mode == Mode::Required,
+            optional: matches!(self.mode, Mode::Optional | Mode::OptionalComputed),
+            computed: self.mode.is_computed(),
+            sensitive: self.sensitive,
+            description_kind: proto::StringKind::Markdown as i32,
+            deprecated: self.deprecation.is_some(),
+            write_only: self.write_only,
+        }
+    }
+}
+
+/// The schema of a provider configuration, resource or data source.
+#[derive(Debug, Clone)]
+pub struct Schema {
+    /// State schema version (resources only); bump it with an upgrader.
+    pub version: i64,
+    /// Markdown description.
+    pub description: String,
+    /// Attributes in documentation order.
+    pub attributes: Vec<Attribute>,
+}
+
+impl Schema {
+    /// A version-0 schema.
+    pub fn new(description: &str, attributes: Vec<Attribute>) -> Self {
+        Self {
+            version: 0,
+            description: description.to_owned(),
+            attributes,
+        }
+    }
+
+    /// The same schema with another state version.
+    pub fn with_version(mut self, version: i64) -> Self {
+        self.version = version;
+        self
+    }
+
+    /// The object type of values conforming to this schema.
+    pub fn object_type(&self) -> Type {
+        Type::Object(
+            self.attributes
+                .iter()
+                .map(|a| (a.name.clone(), a.ty.clone()))
+                .collect(),
+        )
+    }
+
+    /// The attribute named `name`.
+    pub fn attribute(&self, name: &str) -> Option<&Attribute> {
+        self.attributes.iter().find(|a| a.name == name)
+    }
+
+    /// Converts to the wire form.
+    pub fn to_proto(&self) -> proto::Schema {
+        proto::Schema {
+            version: self.version,
+            block: Some(proto::schema::Block {
+                version: self.version,
+                attributes: self.attributes.iter().map(Attribute::to_proto).collect(),
+                block_types: Vec::new(),
+                description: self.description.clone(),
+                description_kind: proto::StringKind::Markdown as i32,
+                deprecated: false,
+            }),
+        }
+    }
+
+    /// Runs every attribute's validators on a configuration object, and
+    /// reports required attributes that are null and configured write-only
+    /// values when the client cannot handle them.
+    pub fn validate(&self, config: &Value, diags: &mut Diagnostics) {
+        for attribute in &self.attributes {
+            let Some(value) = config.get_attr(&attribute.name) else {
+                continue;
+            };
+            let path = AttributePath::attribute(&attribute.name);
+            if attribute.mode == Mode::Required && value.is_null() {
+                diags.push(
+                    Diagnostic::error(
+                        "Missing required argument",
+                        format!("The argument \"{}\" is required.", attribute.name),
+                    )
+                    .at(path),
+                );
+                continue;
+            }
+            if let Some(message) = &attribute.deprecation {
+                if !value.is_null() {
+                    diags.push(
+                        Diagnostic::warning("Deprecated attribute", message.clone())
+                            .at(path.clone()),
+                    );
+                }
+            }
+            if value.is_null() || !value.is_wholly_known() {
+                continue;
+            }
+            for validator in &attribute.validators {
+                validator.validate(&path, value, diags);
+            }
+        }
+    }
+
+    /// Fills attributes that are null in `config` and have a default.
+    pub fn apply_defaults(&self, value: &mut Value) {
+        for attribute in &self.attributes {
+            if let Some(default) = &attribute.default {
+                if value.get_attr(&attribute.name).is_some_and(Value::is_null) {
+                    value.set_attr(&attribute.name, default.clone());
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,244 @@
+//! Terraform values (the cty type system): types, values with null and
+//! unknown, and their two wire codecs ([`msgpack`], [`json`]).
+
+pub mod json;
+pub mod msgpack;
+mod number;
+mod types;
+
+use std::collections::BTreeMap;
+
+pub use number::Number;
+pub use types::Type;
+
+/// What Terraform promises about an unknown value (Terraform >= 1.6 "refined
+/// unknowns"). Every field is optional; unknown refinement keys are ignored.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Refinements {
+    /// The value will not be null.
+    pub not_null: bool,
+    /// A string value will start with this prefix.
+    pub string_prefix: Option<String>,
+    /// A number will be at least this (value, inclusive).
+    pub number_lower: Option<(Number, bool)>,
+    /// A number will be at most this (value, inclusive).
+    pub number_upper: Option<(Number, bool)>,
+    /// A collection will have at least this many elements.
+    pub length_min: Option<u64>,
+    /// A collection will have at most this many elements.
+    pub length_max: Option<u64>,
+}
+
+/// A Terraform value. Collections hold their elements; the element and
+/// attribute types live in the [`Type`] the codecs are driven by.
+#[derive(Debug, Clone)]
+pub enum Value {
+    /// Null of any type.
+    Null,
+    /// Not known until apply, possibly with refinements.
+    Unknown(Box<Refinements>),
+    /// A boolean.
+    Bool(bool),
+    /// A number of arbitrary precision.
+    Number(Number),
+    /// A UTF-8 string.
+    String(String),
+    /// An ordered list.
+    List(Vec<Value>),
+    /// A set; order carries no meaning (equality ignores it).
+    Set(Vec<Value>),
+    /// A map with string keys.
+    Map(BTreeMap<String, Value>),
+    /// An object with a fixed set of attributes.
+    Object(BTreeMap<String, Value>),
+    /// A fixed-length sequence of values of possibly different types.
+    Tuple(Vec<Value>),
+    /// A value at a `dynamic` position, with the concrete type it was sent with.
+    Typed(Box<(Type, Value)>),
+}
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Self) -> bool {
+        use Value::*;
+        match (self, other) {
+            (Null, Null) | (Unknown(_), Unknown(_)) => true,
+            (Bool(a), Bool(b)) => a == b,
+            (Number(a), Number(b)) => a == b,
+            (String(a), String(b)) => a == b,
+            (List(a), List(b)) | (Tuple(a), Tuple(b)) => a == b,
+            (Set(a), Set(b)) => {
+                a.len() == b.len()
+                    && a.iter().all(|x| b.contains(x))
+                    && b.iter().all(|y| a.contains(y))
+            }
+            (Map(a), Map(b)) | (Object(a), Object(b)) => a == b,
+            (Typed(a), Typed(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Value {
+    /// Null.
+    pub fn null() -> Self {
+        Value::Null
+    }
+
+    /// Unknown, without refinements.
+    pub fn unknown() -> Self {
+        Value::Unknown(Box::default())
+    }
+
+    /// A string.
+    pub fn string(s: impl Into<String>) -> Self {
+        Value::String(s.into())
+    }
+
+    /// A string, or null for `None`.
+    pub fn opt_string(s: Option<impl Into<String>>) -> Self {
+        s.map_or(Value::Null, Value::string)
+    }
+
+    /// A boolean.
+    pub fn bool(b: bool) -> Self {
+        Value::Bool(b)
+    }
+
+    /// An integer number.
+    pub fn int(n: i64) -> Self {
+        Value::Number(Number::Int(n))
+    }
+
+    /// A list.
+    pub fn list(items: Vec<Value>) -> Self {
+        Value::List(items)
+    }
+
+    /// A map.
+    pub fn map(entries: impl IntoIterator<Item = (String, Value)>) -> Self {
+        Value::Map(entries.into_iter().collect())
+    }
+
+    /// An object.
+    pub fn object(attributes: impl IntoIterator<Item = (String, Value)>) -> Self {
+        Value::Object(attributes.into_iter().collect())
+    }
+
+    /// True for null.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    /// True for an unknown value (not for known values containing unknowns).
+    pub fn is_unknown(&self) -> bool {
+        matches!(self, Value::Unknown(_))
+    }
+
+    /// True when neither the value nor anything inside it is unknown.
+    pub fn is_wholly_known(&self) -> bool {
+        match self {
+            Value::Unknown(_) => false,
+            Value::List(items) | Value::Set(items) | Value::Tuple(items) => {
+                items.iter().all(Value::is_wholly_known)
+            }
+            Value::Map(entries) | Value::Object(entries) => {
+                entries.values().all(Value::is_wholly_known)
+            }
+            Value::Typed(typed) => typed.1.is_wholly_known(),
+            _ => true,
+        }
+    }
+
+    /// An object attribute (`None` if this is not an object or has no such attribute).
+    pub fn get_attr(&self, name: &str) -> Option<&Value> {
+        match self {
+            Value::Object(attributes) => attributes.get(name),
+            _ => None,
+        }
+    }
+
+    /// Sets an object attribute; does nothing on non-objects.
+    pub fn set_attr(&mut self, name: &str, value: Value) {
+        if let Value::Object(attributes) = self {
+            attributes.insert(name.to_owned(), value);
+        }
+    }
+
+    /// The string, if this is a known string.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The boolean, if this is a known bool.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// The number, if this is a known number.
+    pub fn as_number(&self) -> Option<&Number> {
+        match self {
+            Value::Number(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// The elements of a list, set or tuple.
+    pub fn elements(&self) -> Option<&[Value]> {
+        match self {
+            Value::List(items) | Value::Set(items) | Value::Tuple(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// The entries of a map or the attributes of an object.
+    pub fn entries(&self) -> Option<&BTreeMap<String, Value>> {
+        match self {
+            Value::Map(entries) | Value::Object(entries) => Some(entries),
+            _ => None,
+        }
+    }
+}
+
+/// Deepest nesting the decoders accept (Terraform schemas are far shallower).
+pub(crate) const MAX_DEPTH: usize = 64;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_equality_ignores_order_but_not_content() {
+        let a = Value::Set(vec![Value::string("x"), Value::string("y")]);
+        let b = Value::Set(vec![Value::string("y"), Value::string("x")]);
+        let c = Value::Set(vec![Value::string("y"), Value::string("z")]);
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert_ne!(
+            Value::List(vec![Value::string("x"), Value::string("y")]),
+            Value::List(vec![Value::string("y"), Value::string("x")])
+        );
+    }
+
+    #[test]
+    fn wholly_known_looks_inside_collections() {
+        let v = Value::object([("a".to_owned(), Value::list(vec![Value::unknown()]))]);
+        assert!(!v.is_wholly_known());
+        assert!(!v.is_unknown());
+        assert!(Value::object([("a".to_owned(), Value::Null)]).is_wholly_known());
+    }
+
+    #[test]
+    fn attribute_access() {
+        let mut v = Value::object([("a".to_owned(), Value::string("x"))]);
+        assert_eq!(v.get_attr("a").and_then(Value::as_str), Some("x"));
+        v.set_attr("a", Value::bool(true));
+        assert_eq!(v.get_attr("a").and_then(Value::as_bool), Some(true));
+        assert!(Value::string("x").get_attr("a").is_none());
+    }
+}

@@ -1,0 +1,86 @@
+//! Conversions between framework values/diagnostics and domain inputs/findings.
+
+use crate::domain::{Finding, Severity};
+use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use crate::framework::value::Value;
+
+/// Adds domain findings as diagnostics pointing at their attribute (and
+/// element). `prefix` is the path of the object the findings' fields live in
+/// (root for top-level attributes).
+pub fn push_findings(findings: &[Finding], prefix: &AttributePath, diags: &mut Diagnostics) {
+    for finding in findings {
+        let mut path = prefix.clone();
+        if !finding.field.is_empty() {
+            path = path.attr(&finding.field);
+        }
+        if let Some(index) = finding.index {
+            path = path.index(index);
+        }
+        let diagnostic = match finding.severity {
+            Severity::Error => Diagnostic::error(&finding.summary, &finding.detail),
+            Severity::Warning => Diagnostic::warning(&finding.summary, &finding.detail),
+        };
+        diags.push(if path.steps().is_empty() {
+            diagnostic
+        } else {
+            diagnostic.at(path)
+        });
+    }
+}
+
+/// A string attribute; `None` when null (or absent).
+pub fn string(object: &Value, name: &str) -> Option<String> {
+    object
+        .get_attr(name)
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+/// A bool attribute; `false` when null.
+pub fn boolean(object: &Value, name: &str) -> bool {
+    object
+        .get_attr(name)
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+}
+
+/// A list/set of strings; null lists and null elements are left out
+/// (Terraform rejects nothing here, the element index is kept by position of
+/// the remaining values, so callers validate nulls with [`null_elements`]).
+pub fn strings(object: &Value, name: &str) -> Vec<String> {
+    object
+        .get_attr(name)
+        .and_then(Value::elements)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Errors for null elements in a list of strings, which would otherwise shift
+/// indexes silently.
+pub fn null_elements(object: &Value, name: &str, diags: &mut Diagnostics) {
+    let Some(items) = object.get_attr(name).and_then(Value::elements) else {
+        return;
+    };
+    for (index, item) in items.iter().enumerate() {
+        if item.is_null() {
+            diags.push(
+                Diagnostic::error(
+                    "Null list element",
+                    format!("Elements of {name} must not be null."),
+                )
+                .at(AttributePath::attribute(name).index(index)),
+            );
+        }
+    }
+}
+
+/// A list of strings as a value.
+pub fn string_list<S: AsRef<str>>(items: &[S]) -> Value {
+    Value::list(items.iter().map(|s| Value::string(s.as_ref())).collect())
+}

@@ -1,0 +1,1 @@
+//! Data sources, one file each.
