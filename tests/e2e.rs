@@ -1,9 +1,10 @@
 //! End-to-end tests: the provider binary driven by real Terraform 1.11 and
 //! 1.0.3 through the harness in tests/e2e/mod.rs.
 
-mod e2e;
+#[path = "e2e/mod.rs"]
+mod harness;
 
-use e2e::{for_each_terraform, run_cycle, Cycle, Workdir};
+use harness::{for_each_terraform, run_cycle, Cycle, Workdir};
 
 /// The harness cycle itself works on both Terraform versions, using only
 /// built-in constructs (outputs and locals) that 1.0.3 also knows.

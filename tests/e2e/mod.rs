@@ -132,7 +132,8 @@ pub fn for_each_terraform(test: impl Fn(&Terraform) + Sync) {
                 let test = &test;
                 let failures = &failures;
                 scope.spawn(move || {
-                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| test(tf)));
+                    let result =
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| test(tf)));
                     if result.is_err() {
                         failures.lock().unwrap().push(tf.version_string());
                     }
@@ -141,7 +142,10 @@ pub fn for_each_terraform(test: impl Fn(&Terraform) + Sync) {
         });
     }
     let failures = failures.into_inner().unwrap();
-    assert!(failures.is_empty(), "E2E failed on Terraform {failures:?} (see panics above)");
+    assert!(
+        failures.is_empty(),
+        "E2E failed on Terraform {failures:?} (see panics above)"
+    );
 }
 
 /// Directory holding the provider binary built by cargo for this test run.
@@ -198,7 +202,10 @@ impl Workdir {
         );
         std::fs::write(dir.path().join("cli.tfrc"), cli_config).expect("write CLI config");
         std::fs::create_dir(dir.path().join("work")).expect("create work dir");
-        Workdir { dir, tf: tf.clone() }
+        Workdir {
+            dir,
+            tf: tf.clone(),
+        }
     }
 
     /// A working directory holding a copy of every `.tf` file in `example`
@@ -322,7 +329,11 @@ impl Workdir {
         let run = Run::from_output(output);
         let log = std::fs::read_to_string(&log_path).unwrap_or_default();
         assert!(!log.is_empty(), "TF_LOG_PATH produced no log");
-        for (name, text) in [("stdout", &run.stdout), ("stderr", &run.stderr), ("trace log", &log)] {
+        for (name, text) in [
+            ("stdout", &run.stdout),
+            ("stderr", &run.stderr),
+            ("trace log", &log),
+        ] {
             assert!(
                 !text.contains(secret),
                 "secret leaked into {name} of terraform {} on {}",
@@ -392,6 +403,11 @@ pub struct Cycle {
     pub import: Option<ImportStep>,
 }
 
+/// `base` followed by `extra`, as one argument list.
+fn args_with<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
+    base.iter().chain(extra).copied().collect()
+}
+
 /// Runs the terraform-plugin-testing cycle in `work`: validate, plan -out,
 /// apply, empty plan, empty refresh-only plan, the optional import step,
 /// destroy. Returns the outputs read right after apply.
@@ -402,20 +418,19 @@ pub fn run_cycle(work: &Workdir, cycle: &Cycle) -> serde_json::Map<String, Value
         .map(|file| format!("-var-file={file}"))
         .collect();
     let vars: Vec<&str> = var_args.iter().map(String::as_str).collect();
-    let with = |base: &[&str]| -> Vec<&str> { base.iter().copied().chain(vars.iter().copied()).collect() };
 
     work.run_ok(&["validate"]);
-    work.run_ok(&with(&["plan", "-out=tfplan"]));
+    work.run_ok(&args_with(&["plan", "-out=tfplan"], &vars));
     work.run_ok(&["apply", "-auto-approve", "tfplan"]);
     let outputs = work.outputs();
     work.assert_plan_empty(&vars);
-    work.assert_plan_empty(&with(&["-refresh-only"]));
+    work.assert_plan_empty(&args_with(&["-refresh-only"], &vars));
 
     if let Some(import) = &cycle.import {
         run_import(work, import, &vars);
     }
 
-    work.run_ok(&with(&["destroy", "-auto-approve"]));
+    work.run_ok(&args_with(&["destroy", "-auto-approve"], &vars));
     outputs
 }
 
