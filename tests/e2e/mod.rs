@@ -241,8 +241,12 @@ impl Workdir {
 
     fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(&self.tf.path);
+        // Every subcommand the harness uses accepts -no-color right after it;
+        // plain text keeps `expect_failure` needles matching.
+        if let Some((subcommand, rest)) = args.split_first() {
+            command.arg(subcommand).arg("-no-color").args(rest);
+        }
         command
-            .args(args)
             .current_dir(self.path())
             .env_remove("TF_DISABLE_PLUGIN_TLS")
             .env_remove("TF_REATTACH_PROVIDERS")
