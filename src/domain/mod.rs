@@ -82,3 +82,5 @@ impl fmt::Display for Finding {
         }
     }
 }
+
+pub mod proxy_url;

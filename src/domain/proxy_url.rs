@@ -1,0 +1,485 @@
+//! Proxy URLs: parsing, validation, normalisation and credential handling.
+//!
+//! Accepted form: `scheme://host[:port][/]` where scheme is `http` or `https`
+//! (case-insensitive). `socks5` and other schemes are rejected: AKS and TKG
+//! accept only HTTP(S) proxies, and curl/wget/Python treat `HTTP_PROXY` as an
+//! HTTP proxy, so a SOCKS URL in these variables would only work for Go.
+//! The host is a DNS name (IDNs are converted to ASCII), an IPv4 address or a
+//! bracketed IPv6 address. A path other than a single `/`, a query or a
+//! fragment is an error.
+//!
+//! Credentials are never taken from the URL: a URL with userinfo is rejected
+//! with a finding (it would put the password into a non-sensitive attribute).
+//! They are given separately and percent-encoded into the userinfo following
+//! RFC 3986 (every byte outside the unreserved set `A-Z a-z 0-9 - . _ ~` is
+//! encoded), so `%`, `@`, `:`, `/`, `"`, `\`, `$` and spaces are all safe.
+//!
+//! Normalisation: scheme and host are lowercased, a trailing `/` is dropped,
+//! an explicit port is kept as written (without leading zeros).
+
+use std::fmt;
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+
+use super::Finding;
+
+/// Bytes that RFC 3986 userinfo must percent-encode: everything but unreserved.
+const USERINFO_ENCODE: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// What stands in for the password in redacted renderings.
+pub const REDACTED_PASSWORD: &str = "***";
+
+/// Proxy scheme.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ProxyScheme {
+    /// `http://` (the proxy is spoken to in clear text, CONNECT for TLS targets).
+    Http,
+    /// `https://` (TLS to the proxy itself).
+    Https,
+}
+
+impl ProxyScheme {
+    /// The lowercase scheme name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProxyScheme::Http => "http",
+            ProxyScheme::Https => "https",
+        }
+    }
+}
+
+/// Proxy host: DNS name or IP literal.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ProxyHost {
+    /// Lowercase ASCII DNS name.
+    Name(String),
+    /// IPv4 address.
+    Ipv4(Ipv4Addr),
+    /// IPv6 address (rendered in brackets).
+    Ipv6(Ipv6Addr),
+}
+
+impl fmt::Display for ProxyHost {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProxyHost::Name(name) => f.write_str(name),
+            ProxyHost::Ipv4(ip) => write!(f, "{ip}"),
+            ProxyHost::Ipv6(ip) => write!(f, "[{ip}]"),
+        }
+    }
+}
+
+/// Proxy user name and optional password. `Debug` never shows the password.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct ProxyCredentials {
+    username: String,
+    password: Option<String>,
+}
+
+impl ProxyCredentials {
+    /// Builds credentials from raw (not percent-encoded) values. An empty
+    /// username with a password is an error (field `username`); both empty
+    /// gives `Ok(None)`.
+    pub fn new(username: &str, password: &str) -> Result<Option<Self>, Finding> {
+        match (username.is_empty(), password.is_empty()) {
+            (true, true) => Ok(None),
+            (true, false) => Err(Finding::error(
+                "username",
+                None,
+                "password without username",
+                "A proxy password was given but no username; set `username` or remove `password`.",
+            )),
+            (false, _) => Ok(Some(Self {
+                username: username.to_owned(),
+                password: (!password.is_empty()).then(|| password.to_owned()),
+            })),
+        }
+    }
+
+    /// The raw user name.
+    pub fn username(&self) -> &str {
+        &self.username
+    }
+
+    /// The raw password (secret).
+    pub fn password(&self) -> Option<&str> {
+        self.password.as_deref()
+    }
+
+    /// Percent-encoded userinfo including the password (secret).
+    fn userinfo_secret(&self) -> String {
+        let user = utf8_percent_encode(&self.username, USERINFO_ENCODE);
+        match &self.password {
+            Some(password) => format!("{user}:{}", utf8_percent_encode(password, USERINFO_ENCODE)),
+            None => user.to_string(),
+        }
+    }
+
+    /// Percent-encoded userinfo with the password replaced by `***`.
+    fn userinfo_redacted(&self) -> String {
+        let user = utf8_percent_encode(&self.username, USERINFO_ENCODE);
+        match &self.password {
+            Some(_) => format!("{user}:{REDACTED_PASSWORD}"),
+            None => user.to_string(),
+        }
+    }
+}
+
+impl fmt::Debug for ProxyCredentials {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ProxyCredentials")
+            .field("username", &self.username)
+            .field(
+                "password",
+                &self.password.as_ref().map(|_| REDACTED_PASSWORD),
+            )
+            .finish()
+    }
+}
+
+/// A validated, normalised proxy URL, optionally with credentials.
+/// `Debug` and `Display` show the redacted form only.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct ProxyUrl {
+    scheme: ProxyScheme,
+    host: ProxyHost,
+    port: Option<u16>,
+    credentials: Option<ProxyCredentials>,
+}
+
+impl ProxyUrl {
+    /// Parses and validates `text` as a proxy URL. `field` names the input
+    /// attribute in the returned finding. Credentials in the URL are an error.
+    pub fn parse(field: &str, text: &str) -> Result<Self, Finding> {
+        let fail =
+            |summary: &str, detail: String| Err(Finding::error(field, None, summary, detail));
+        let trimmed = text.trim();
+        if trimmed.is_empty() {
+            return fail("empty proxy URL", "The proxy URL is empty.".into());
+        }
+        if trimmed.chars().any(|c| c.is_control() || c.is_whitespace()) {
+            return fail(
+                "proxy URL contains whitespace or control characters",
+                "Remove spaces, tabs and newlines from the proxy URL.".into(),
+            );
+        }
+        let Some((scheme_text, rest)) = trimmed.split_once("://") else {
+            return fail(
+                "proxy URL has no scheme",
+                "Write the proxy as http://host:port or https://host:port.".into(),
+            );
+        };
+        let scheme = match scheme_text.to_ascii_lowercase().as_str() {
+            "http" => ProxyScheme::Http,
+            "https" => ProxyScheme::Https,
+            other => {
+                return fail(
+                    "unsupported proxy scheme",
+                    format!("Scheme {other:?} is not supported; use http or https."),
+                )
+            }
+        };
+        let (authority, tail) = match rest.find(['/', '?', '#']) {
+            Some(at) => rest.split_at(at),
+            None => (rest, ""),
+        };
+        if !tail.is_empty() && tail != "/" {
+            return fail(
+                "proxy URL has a path, query or fragment",
+                "A proxy URL is scheme://host[:port]; remove everything after the port.".into(),
+            );
+        }
+        if authority.contains('@') {
+            return fail(
+                "proxy URL contains credentials",
+                "Do not embed user:password in the URL (the attribute is not sensitive); set `username` and `password` instead.".into(),
+            );
+        }
+        let (host, port_text) = match split_host_port(authority) {
+            Ok(parts) => parts,
+            Err(detail) => return fail("invalid proxy host", detail),
+        };
+        let host = match parse_host(host) {
+            Ok(host) => host,
+            Err(detail) => return fail("invalid proxy host", detail),
+        };
+        let port = match port_text {
+            None => None,
+            Some(p) if !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()) => {
+                match p.parse::<u16>() {
+                    Ok(0) | Err(_) => {
+                        return fail(
+                            "invalid proxy port",
+                            format!("Port {p:?} is not in 1-65535."),
+                        )
+                    }
+                    Ok(n) => Some(n),
+                }
+            }
+            Some(p) => {
+                return fail(
+                    "invalid proxy port",
+                    format!("Port {p:?} is not a number in 1-65535."),
+                )
+            }
+        };
+        Ok(Self {
+            scheme,
+            host,
+            port,
+            credentials: None,
+        })
+    }
+
+    /// The same URL with `credentials` (replacing any previous ones).
+    pub fn with_credentials(mut self, credentials: Option<ProxyCredentials>) -> Self {
+        self.credentials = credentials;
+        self
+    }
+
+    /// Scheme.
+    pub fn scheme(&self) -> ProxyScheme {
+        self.scheme
+    }
+
+    /// Host.
+    pub fn host(&self) -> &ProxyHost {
+        &self.host
+    }
+
+    /// Explicit port, if any.
+    pub fn port(&self) -> Option<u16> {
+        self.port
+    }
+
+    /// Credentials, if any.
+    pub fn credentials(&self) -> Option<&ProxyCredentials> {
+        self.credentials.as_ref()
+    }
+
+    /// `host[:port]` as it appears in the URL.
+    pub fn host_port(&self) -> String {
+        match self.port {
+            Some(port) => format!("{}:{port}", self.host),
+            None => self.host.to_string(),
+        }
+    }
+
+    /// Full URL including percent-encoded credentials: a SECRET when
+    /// credentials are set. This is what goes into rendered configuration.
+    pub fn to_secret_string(&self) -> String {
+        match &self.credentials {
+            Some(c) => format!(
+                "{}://{}@{}",
+                self.scheme.as_str(),
+                c.userinfo_secret(),
+                self.host_port()
+            ),
+            None => self.to_plain_string(),
+        }
+    }
+
+    /// URL with the password replaced by `***` (user name kept), safe for messages.
+    pub fn to_redacted_string(&self) -> String {
+        match &self.credentials {
+            Some(c) => format!(
+                "{}://{}@{}",
+                self.scheme.as_str(),
+                c.userinfo_redacted(),
+                self.host_port()
+            ),
+            None => self.to_plain_string(),
+        }
+    }
+
+    /// URL without any userinfo.
+    pub fn to_plain_string(&self) -> String {
+        format!("{}://{}", self.scheme.as_str(), self.host_port())
+    }
+}
+
+impl fmt::Debug for ProxyUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ProxyUrl({})", self.to_redacted_string())
+    }
+}
+
+impl fmt::Display for ProxyUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_redacted_string())
+    }
+}
+
+/// Splits an authority into host text and optional port text.
+fn split_host_port(authority: &str) -> Result<(&str, Option<&str>), String> {
+    if let Some(inner) = authority.strip_prefix('[') {
+        let Some(close) = inner.find(']') else {
+            return Err("IPv6 address is missing its closing ']'.".into());
+        };
+        let (host, after) = (&authority[..close + 2], &inner[close + 1..]);
+        return match after {
+            "" => Ok((host, None)),
+            _ => match after.strip_prefix(':') {
+                Some(port) => Ok((host, Some(port))),
+                None => Err(format!("Unexpected text {after:?} after the IPv6 address.")),
+            },
+        };
+    }
+    match authority.split_once(':') {
+        Some((host, port)) if !port.contains(':') => Ok((host, Some(port))),
+        Some(_) => Err(
+            "IPv6 addresses must be written in brackets, e.g. http://[2001:db8::1]:3128.".into(),
+        ),
+        None => Ok((authority, None)),
+    }
+}
+
+/// Validates and normalises host text (brackets included for IPv6).
+fn parse_host(text: &str) -> Result<ProxyHost, String> {
+    if let Some(inner) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
+        return inner
+            .parse::<Ipv6Addr>()
+            .map(ProxyHost::Ipv6)
+            .map_err(|_| format!("{inner:?} is not an IPv6 address."));
+    }
+    if text.is_empty() {
+        return Err("The proxy URL has no host.".into());
+    }
+    if let Ok(ip) = text.parse::<Ipv4Addr>() {
+        return Ok(ProxyHost::Ipv4(ip));
+    }
+    if text.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return Err(format!("{text:?} is not a valid IPv4 address."));
+    }
+    let ascii =
+        idna::domain_to_ascii(text).map_err(|_| format!("{text:?} is not a valid host name."))?;
+    let name = ascii.strip_suffix('.').unwrap_or(&ascii);
+    let label_ok = |label: &str| {
+        !label.is_empty()
+            && label.len() <= 63
+            && label
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+            && !label.starts_with('-')
+            && !label.ends_with('-')
+    };
+    if name.is_empty() || name.len() > 253 || !name.split('.').all(label_ok) {
+        return Err(format!("{text:?} is not a valid host name."));
+    }
+    Ok(ProxyHost::Name(name.to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<ProxyUrl, Finding> {
+        ProxyUrl::parse("http_proxy", text)
+    }
+
+    #[test]
+    fn normalises_scheme_host_and_trailing_slash() {
+        let url = parse("HTTP://Proxy.Example.COM:3128/").unwrap();
+        assert_eq!(url.to_secret_string(), "http://proxy.example.com:3128");
+        assert_eq!(
+            parse("https://10.0.0.1").unwrap().to_plain_string(),
+            "https://10.0.0.1"
+        );
+    }
+
+    #[test]
+    fn ipv6_needs_brackets_and_is_normalised() {
+        let url = parse("http://[2001:DB8:0::1]:8080").unwrap();
+        assert_eq!(url.to_plain_string(), "http://[2001:db8::1]:8080");
+        assert_eq!(url.host(), &ProxyHost::Ipv6("2001:db8::1".parse().unwrap()));
+        assert!(parse("http://2001:db8::1:8080").is_err());
+        assert!(parse("http://[2001:db8::1").is_err());
+        assert!(parse("http://[nope]:80").is_err());
+    }
+
+    #[test]
+    fn rejects_bad_input() {
+        for bad in [
+            "",
+            "proxy:3128",
+            "socks5://proxy:1080",
+            "ftp://proxy",
+            "http://proxy:3128/path",
+            "http://proxy:3128?x=1",
+            "http://proxy#frag",
+            "http://proxy:0",
+            "http://proxy:65536",
+            "http://proxy:+80",
+            "http://proxy:",
+            "http://",
+            "http://-bad-.example",
+            "http://pro xy:80",
+            "http://proxy\n:80",
+            "http://999.1.1.1",
+        ] {
+            let finding = parse(bad).expect_err(bad);
+            assert!(finding.is_error());
+            assert_eq!(finding.field, "http_proxy");
+        }
+    }
+
+    #[test]
+    fn embedded_credentials_are_an_error_that_hides_them() {
+        let finding = parse("http://alice:s3cr3t@proxy:3128").unwrap_err();
+        assert_eq!(finding.summary, "proxy URL contains credentials");
+        assert!(!format!("{finding:?}").contains("s3cr3t"));
+    }
+
+    #[test]
+    fn credentials_are_percent_encoded_per_rfc3986() {
+        let creds = ProxyCredentials::new("dom\\al ice", "p%@:/\"\\$ x~-._").unwrap();
+        let url = parse("http://proxy:3128").unwrap().with_credentials(creds);
+        assert_eq!(
+            url.to_secret_string(),
+            "http://dom%5Cal%20ice:p%25%40%3A%2F%22%5C%24%20x~-._@proxy:3128"
+        );
+        assert_eq!(
+            url.to_redacted_string(),
+            "http://dom%5Cal%20ice:***@proxy:3128"
+        );
+        let decoded = percent_encoding::percent_decode_str("p%25%40%3A%2F%22%5C%24%20x~-._")
+            .decode_utf8()
+            .unwrap();
+        assert_eq!(decoded, "p%@:/\"\\$ x~-._");
+    }
+
+    #[test]
+    fn debug_and_display_never_show_the_password() {
+        let creds = ProxyCredentials::new("bob", "hunter2").unwrap();
+        let url = parse("http://proxy:3128")
+            .unwrap()
+            .with_credentials(creds.clone());
+        for shown in [format!("{url:?}"), format!("{url}"), format!("{creds:?}")] {
+            assert!(!shown.contains("hunter2"), "{shown}");
+            assert!(shown.contains("bob"), "{shown}");
+        }
+    }
+
+    #[test]
+    fn username_only_and_missing_username() {
+        let creds = ProxyCredentials::new("bob", "").unwrap();
+        let url = parse("http://proxy").unwrap().with_credentials(creds);
+        assert_eq!(url.to_secret_string(), "http://bob@proxy");
+        assert_eq!(ProxyCredentials::new("", "").unwrap(), None);
+        assert_eq!(
+            ProxyCredentials::new("", "x").unwrap_err().field,
+            "username"
+        );
+    }
+
+    #[test]
+    fn idn_hosts_become_punycode() {
+        let url = parse("http://bücher.example:80").unwrap();
+        assert_eq!(url.to_plain_string(), "http://xn--bcher-kva.example:80");
+    }
+}
