@@ -16,11 +16,10 @@ data "clusterproxy_no_proxy" "cluster" {
   installation = ["registry.corp.example", ".corp.example", "10.20.0.0/16"]
 
   # What this cluster needs on top.
-  pod_cidrs              = ["192.168.0.0/16"]
-  service_cidrs          = ["10.96.0.0/12"]
-  cluster_domain         = "cluster.local"
-  control_plane_endpoint = "https://api.prod-1.corp.example:6443"
-  cloud                  = "aws"
+  pod_cidrs      = ["192.168.0.0/16"]
+  service_cidrs  = ["10.96.0.0/12"]
+  cluster_domain = "cluster.local"
+  apiserver_host = "api.prod-1.corp.example"
 }
 
 output "no_proxy" {

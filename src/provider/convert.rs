@@ -44,9 +44,8 @@ pub fn boolean(object: &Value, name: &str) -> bool {
         .unwrap_or(false)
 }
 
-/// A list/set of strings; null lists and null elements are left out
-/// (Terraform rejects nothing here, the element index is kept by position of
-/// the remaining values, so callers validate nulls with [`null_elements`]).
+/// A list/set of strings; a null list is empty. Callers reject null
+/// elements first with [`null_elements`], so indexes stay aligned.
 pub fn strings(object: &Value, name: &str) -> Vec<String> {
     object
         .get_attr(name)

@@ -36,7 +36,7 @@ impl Provider for ClusterProxy {
     }
 
     fn data_sources(&self) -> Vec<Arc<dyn DataSource>> {
-        Vec::new()
+        vec![Arc::new(data_sources::no_proxy::NoProxy)]
     }
 
     fn functions(&self) -> Vec<Arc<dyn Function>> {

@@ -1,1 +1,3 @@
 //! Data sources, one file each.
+
+pub mod no_proxy;

@@ -1,0 +1,242 @@
+//! go-plugin host: magic cookie, protocol negotiation, unix socket, the
+//! handshake line, AutoMTLS, and the go-plugin side services.
+
+mod services;
+mod stream;
+mod tls;
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use base64::Engine as _;
+use tokio::net::UnixListener;
+use tokio::sync::Notify;
+use tokio_stream::Stream;
+use tonic::{Request, Response, Status, Streaming};
+
+use services::grpc_broker_server::{GrpcBroker, GrpcBrokerServer};
+use services::grpc_controller_server::{GrpcController, GrpcControllerServer};
+use services::grpc_stdio_server::{GrpcStdio, GrpcStdioServer};
+use services::{ConnInfo, Empty, StdioData};
+use stream::PluginStream;
+
+/// Environment variable and value Terraform sets for its plugins.
+pub const MAGIC_COOKIE_KEY: &str = "TF_PLUGIN_MAGIC_COOKIE";
+/// The expected magic cookie value.
+pub const MAGIC_COOKIE_VALUE: &str =
+    "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
+/// The plugin protocol version served.
+pub const PROTOCOL_VERSION: u32 = 6;
+
+/// Serves `routes` as a Terraform provider plugin and returns the exit code.
+/// `--debug` serves without TLS and prints a TF_REATTACH_PROVIDERS line.
+pub fn run(provider_address: &str, routes: tonic::service::Routes) -> ExitCode {
+    crate::framework::logging::init();
+    let debug = std::env::args().skip(1).any(|a| a == "--debug");
+    if std::env::args()
+        .skip(1)
+        .any(|a| a == "--version" || a == "-v")
+    {
+        println!("{}", env!("CARGO_PKG_VERSION"));
+        return ExitCode::SUCCESS;
+    }
+    if !debug {
+        if std::env::var(MAGIC_COOKIE_KEY).as_deref() != Ok(MAGIC_COOKIE_VALUE) {
+            eprintln!(
+                "This program is a Terraform provider plugin: Terraform starts it itself.\n\
+                 Declare the provider in a Terraform configuration and run terraform, or run it with --debug."
+            );
+            return ExitCode::from(1);
+        }
+        let offered = std::env::var("PLUGIN_PROTOCOL_VERSIONS").unwrap_or_default();
+        if !offered
+            .split(',')
+            .any(|v| v.trim() == PROTOCOL_VERSION.to_string())
+        {
+            eprintln!("This provider speaks plugin protocol {PROTOCOL_VERSION} only; Terraform offered {offered:?}. Use Terraform 1.0 or later.");
+            return ExitCode::from(1);
+        }
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("cannot start the runtime: {error}");
+            return ExitCode::from(1);
+        }
+    };
+    match runtime.block_on(serve(provider_address, routes, debug)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("plugin error: {error}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn socket_path() -> PathBuf {
+    let dir =
+        std::env::var_os("PLUGIN_UNIX_SOCKET_DIR").map_or_else(std::env::temp_dir, PathBuf::from);
+    let nonce: u64 = {
+        let mut bytes = [0u8; 8];
+        aws_lc_rs::rand::fill(&mut bytes).unwrap_or_default();
+        u64::from_le_bytes(bytes)
+    };
+    dir.join(format!("plugin{}-{nonce:016x}", std::process::id()))
+}
+
+async fn serve(
+    provider_address: &str,
+    routes: tonic::service::Routes,
+    debug: bool,
+) -> Result<(), String> {
+    let path = socket_path();
+    let listener = UnixListener::bind(&path)
+        .map_err(|e| format!("cannot listen on {}: {e}", path.display()))?;
+    let tls = if debug {
+        None
+    } else {
+        match std::env::var("PLUGIN_CLIENT_CERT") {
+            Ok(pem) if !pem.is_empty() => Some(tls::server_tls(&pem)?),
+            _ => None,
+        }
+    };
+    let shutdown = Arc::new(Notify::new());
+    let (health, health_service) = tonic_health::server::health_reporter();
+    health
+        .set_service_status("plugin", tonic_health::ServingStatus::Serving)
+        .await;
+
+    let certificate = tls
+        .as_ref()
+        .map(|t| base64::engine::general_purpose::STANDARD_NO_PAD.encode(&t.certificate_der))
+        .unwrap_or_default();
+    if debug {
+        println!(
+            "Provider started. To attach Terraform, set:\n\n\tTF_REATTACH_PROVIDERS='{{\"{provider_address}\":{{\"Protocol\":\"grpc\",\"ProtocolVersion\":{PROTOCOL_VERSION},\"Pid\":{},\"Test\":true,\"Addr\":{{\"Network\":\"unix\",\"String\":\"{}\"}}}}}}'\n",
+            std::process::id(),
+            path.display()
+        );
+    } else {
+        let mut stdout = std::io::stdout().lock();
+        writeln!(
+            stdout,
+            "1|{PROTOCOL_VERSION}|unix|{}|grpc|{certificate}",
+            path.display()
+        )
+        .map_err(|e| e.to_string())?;
+        stdout.flush().map_err(|e| e.to_string())?;
+    }
+
+    let acceptor = tls.map(|t| tokio_rustls::TlsAcceptor::from(t.config));
+    let (sender, receiver) = tokio::sync::mpsc::channel::<Result<PluginStream, std::io::Error>>(16);
+    tokio::spawn(async move {
+        while let Ok((socket, _)) = listener.accept().await {
+            let sender = sender.clone();
+            let acceptor = acceptor.clone();
+            tokio::spawn(async move {
+                let stream = match acceptor {
+                    None => PluginStream::Plain(socket),
+                    Some(acceptor) => match acceptor.accept(socket).await {
+                        Ok(tls) => PluginStream::Tls(Box::new(tls)),
+                        Err(error) => {
+                            tracing::warn!(%error, "refused a connection");
+                            return;
+                        }
+                    },
+                };
+                let _ = sender.send(Ok(stream)).await;
+            });
+        }
+    });
+
+    let routes = routes
+        .add_service(health_service)
+        .add_service(GrpcControllerServer::new(Controller(shutdown.clone())))
+        .add_service(GrpcStdioServer::new(Stdio(shutdown.clone())))
+        .add_service(GrpcBrokerServer::new(Broker));
+    let incoming = tokio_stream::wrappers::ReceiverStream::new(receiver);
+    let stop = shutdown.clone();
+    let signal = async move {
+        let mut terminate =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        tokio::select! {
+            () = stop.notified() => {}
+            _ = async { match terminate.as_mut() { Some(s) => { s.recv().await; } None => std::future::pending().await } } => {}
+            _ = tokio::signal::ctrl_c(), if debug => {}
+        }
+    };
+    let result = tonic::transport::Server::builder()
+        .add_routes(routes)
+        .serve_with_incoming_shutdown(incoming, signal)
+        .await;
+    let _ = std::fs::remove_file(&path);
+    result.map_err(|e| e.to_string())
+}
+
+struct Controller(Arc<Notify>);
+
+#[tonic::async_trait]
+impl GrpcController for Controller {
+    async fn shutdown(&self, _request: Request<Empty>) -> Result<Response<Empty>, Status> {
+        let notify = self.0.clone();
+        // Answer first, then stop: the host waits at most 2 s before killing us.
+        tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            notify.notify_waiters();
+            notify.notify_one();
+            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+            std::process::exit(0);
+        });
+        Ok(Response::new(Empty {}))
+    }
+}
+
+struct Stdio(Arc<Notify>);
+
+type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl GrpcStdio for Stdio {
+    type StreamStdioStream = BoxStream<StdioData>;
+
+    async fn stream_stdio(
+        &self,
+        _request: Request<()>,
+    ) -> Result<Response<Self::StreamStdioStream>, Status> {
+        // An open stream that never carries data and ends at shutdown.
+        let (sender, receiver) = tokio::sync::mpsc::channel(1);
+        let stop = self.0.clone();
+        tokio::spawn(async move {
+            stop.notified().await;
+            drop(sender);
+        });
+        Ok(Response::new(Box::pin(
+            tokio_stream::wrappers::ReceiverStream::new(receiver),
+        )))
+    }
+}
+
+struct Broker;
+
+#[tonic::async_trait]
+impl GrpcBroker for Broker {
+    type StartStreamStream = BoxStream<ConnInfo>;
+
+    async fn start_stream(
+        &self,
+        request: Request<Streaming<ConnInfo>>,
+    ) -> Result<Response<Self::StartStreamStream>, Status> {
+        let mut incoming = request.into_inner();
+        // Drain what the host sends; offer nothing back.
+        let stream = async move { while let Ok(Some(_)) = incoming.message().await {} };
+        tokio::spawn(stream);
+        Ok(Response::new(Box::pin(tokio_stream::pending())))
+    }
+}
