@@ -240,9 +240,7 @@ fn decode_value(
         }
         (Item::Bool(b), Type::Bool) => Ok(Value::Bool(b)),
         (Item::Int(i), Type::Number) => Ok(Value::Number(Number::Int(i))),
-        (Item::Uint(u), Type::Number) => Ok(Value::Number(
-            i64::try_from(u).map_or_else(|_| Number::Decimal(u.to_string()), Number::Int),
-        )),
+        (Item::Uint(u), Type::Number) => Ok(Value::Number(Number::from_u64(u))),
         (Item::Float(f), Type::Number) if f.is_finite() => Ok(Value::Number(Number::from_f64(f))),
         (Item::Str(bytes), Type::Number) => std::str::from_utf8(bytes)
             .ok()
@@ -399,7 +397,7 @@ fn refinements(payload: &[u8]) -> Refinements {
 fn bound(reader: &mut Reader<'_>) -> Option<(Number, bool)> {
     let number = match reader.next().ok()? {
         Item::Int(i) => Number::Int(i),
-        Item::Uint(u) => Number::Decimal(u.to_string()),
+        Item::Uint(u) => Number::from_u64(u),
         Item::Float(f) if f.is_finite() => Number::from_f64(f),
         Item::Str(s) => Number::from_decimal(std::str::from_utf8(s).ok()?)?,
         _ => return None,

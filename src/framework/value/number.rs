@@ -39,6 +39,14 @@ impl Number {
         }
     }
 
+    /// An unsigned integer, in the same canonical form as [`Number::from_decimal`].
+    pub fn from_u64(u: u64) -> Number {
+        i64::try_from(u).map_or_else(
+            |_| Number::from_decimal(&u.to_string()).unwrap_or(Number::Decimal(u.to_string())),
+            Number::Int,
+        )
+    }
+
     /// The value as i64, when it is an integer in range.
     pub fn as_i64(&self) -> Option<i64> {
         match self {
@@ -127,6 +135,22 @@ mod tests {
         for bad in ["", "-", "1.", ".5", "1e", "0x10", "NaN", "inf", "1 ", "+1"] {
             assert_eq!(Number::from_decimal(bad), None, "{bad:?}");
         }
+    }
+
+    #[test]
+    fn unsigned_integers_take_the_canonical_form() {
+        // Found by the fuzzer: a u64 must decode to the same form its decimal
+        // text decodes to, or a round trip changes the value.
+        let u = 14_974_411_379_435_360_000u64;
+        assert_eq!(
+            Number::from_u64(u),
+            Number::from_decimal(&u.to_string()).unwrap()
+        );
+        assert_eq!(
+            Number::from_u64(u64::MAX),
+            Number::Decimal(u64::MAX.to_string())
+        );
+        assert_eq!(Number::from_u64(7), Number::Int(7));
     }
 
     #[test]
