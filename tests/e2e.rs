@@ -4,7 +4,7 @@
 #[path = "e2e/mod.rs"]
 mod harness;
 
-use harness::{for_each_terraform, run_cycle, Cycle, Workdir};
+use harness::{for_each_terraform, run_cycle, Cycle, Feature, Workdir};
 
 /// The harness cycle itself works on both Terraform versions, using only
 /// built-in constructs (outputs and locals) that 1.0.3 also knows.
@@ -40,7 +40,7 @@ fn quickstart_example() {
         let outputs = run_cycle(&work, &Cycle::default());
         assert_eq!(
             outputs["no_proxy"],
-            "registry.corp.example,.corp.example,10.20.0.0/16,192.168.0.0/16,10.96.0.0/12,cluster.local,api.prod-1.corp.example,localhost,127.0.0.1"
+            ".corp.example,10.20.0.0/16,192.168.0.0/16,10.96.0.0/12,cluster.local,.cluster.local,localhost,127.0.0.1,.svc,10.96.0.1"
         );
     });
 }
@@ -61,8 +61,15 @@ fn no_proxy_data_source_example() {
         let outputs = run_cycle(&work, &Cycle::default());
         assert_eq!(
             outputs["no_proxy"],
-            "registry.corp.example,.corp.example,10.20.0.0/16,192.168.0.0/16,10.96.0.0/12,10.30.0.0/24,cluster.local,api.prod-1.corp.example,localhost,127.0.0.1,metrics.corp.example"
+            ".corp.example,10.20.0.0/16,192.168.0.0/16,10.96.0.0/12,10.30.0.0/24,cluster.local,localhost,127.0.0.1,.svc,10.96.0.1,169.254.169.254"
         );
+        let java = outputs["java_non_proxy_hosts"].as_str().unwrap();
+        assert!(
+            java.starts_with("*.corp.example|10.20.*|192.168.*|10.96.*|10.97.*"),
+            "{java}"
+        );
+        assert!(java.ends_with("|10.30.0.*|cluster.local|*.cluster.local|localhost|*.localhost|127.0.0.1|*.svc|10.96.0.1|169.254.169.254"), "{java}");
+        assert_eq!(outputs["gaps"], serde_json::json!([]));
     });
 }
 
@@ -81,11 +88,92 @@ data "clusterproxy_no_proxy" "bad" {
         let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", config)]);
         let run = work.expect_failure(&["plan"], "URL given as a NO_PROXY entry");
         let text = run.combined();
-        assert!(text.contains("CIDR with host bits set"), "{text}");
+        assert!(text.contains("CIDR block with host bits set"), "{text}");
         assert!(
             text.contains("installation[1]") || text.contains("installation"),
             "{text}"
         );
         assert!(!text.contains("panic"), "{text}");
+    });
+}
+
+/// With `fail_on_gap`, a destination a client would still proxy fails the
+/// plan with a diagnostic that names the client and the destination; without
+/// it the gap is reported in `gaps`.
+#[test]
+fn no_proxy_coverage_gap_fails_the_plan_when_asked() {
+    let provider = example("provider/provider.tf");
+    let config = |fail: bool| {
+        format!(
+            r#"
+data "clusterproxy_no_proxy" "gap" {{
+  pod_cidrs   = ["10.244.0.0/16"]
+  clients     = ["go", "python"]
+  fail_on_gap = {fail}
+}}
+
+output "gaps" {{
+  value = data.clusterproxy_no_proxy.gap.gaps
+}}
+"#
+        )
+    };
+    for_each_terraform(|tf| {
+        let work = Workdir::from_files(
+            tf,
+            &[("provider.tf", &provider), ("main.tf", &config(true))],
+        );
+        let run = work.expect_failure(&["plan"], "NO_PROXY coverage gap");
+        let text = run.combined();
+        assert!(
+            text.contains("python would proxy http://10.244.0.1:8080/"),
+            "{text}"
+        );
+        assert!(!text.contains("go would proxy"), "{text}");
+        let work = Workdir::from_files(
+            tf,
+            &[("provider.tf", &provider), ("main.tf", &config(false))],
+        );
+        let outputs = run_cycle(&work, &Cycle::default());
+        assert_eq!(
+            outputs["gaps"],
+            serde_json::json!([{"client": "python", "destination": "http://10.244.0.1:8080/"}])
+        );
+    });
+}
+
+/// The provider functions, on Terraform versions that have them (>= 1.8):
+/// their docs examples apply with the documented results, and bad arguments
+/// are errors that name the argument.
+#[test]
+fn no_proxy_functions() {
+    let provider = example("provider/provider.tf");
+    for_each_terraform(|tf| {
+        if !tf.supports(Feature::Functions) {
+            return;
+        }
+        for (name, expected) in [
+            (
+                "merge_no_proxy",
+                serde_json::json!({"merged": ["registry.corp.example", "10.0.0.0/8", "fd00::/8"]}),
+            ),
+            (
+                "no_proxy_bypasses",
+                serde_json::json!({"go_reaches_service_ip_directly": true, "python_reaches_service_ip_directly": false}),
+            ),
+        ] {
+            let function = example(&format!("functions/{name}/function.tf"));
+            let work =
+                Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", &function)]);
+            let outputs = run_cycle(&work, &Cycle::default());
+            assert_eq!(serde_json::Value::Object(outputs), expected, "{name}");
+        }
+        let bad = r#"
+output "x" {
+  value = provider::clusterproxy::no_proxy_bypasses("a.example", "ftp://a.example", "go")
+}
+"#;
+        let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", bad)]);
+        work.expect_failure(&["plan"], "Invalid value for \"url\" parameter");
     });
 }

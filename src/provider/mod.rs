@@ -3,6 +3,8 @@
 
 pub mod convert;
 pub mod data_sources;
+pub mod functions;
+pub mod inputs;
 
 use std::sync::Arc;
 
@@ -40,7 +42,10 @@ impl Provider for ClusterProxy {
     }
 
     fn functions(&self) -> Vec<Arc<dyn Function>> {
-        Vec::new()
+        vec![
+            Arc::new(functions::merge_no_proxy::MergeNoProxy),
+            Arc::new(functions::no_proxy_bypasses::NoProxyBypasses),
+        ]
     }
 }
 

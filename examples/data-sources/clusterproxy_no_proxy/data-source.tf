@@ -6,9 +6,26 @@ data "clusterproxy_no_proxy" "prod" {
 
   cluster_domain = "cluster.local"
   apiserver_host = "api.prod-1.corp.example"
+  cloud          = "aws"
   extra          = ["metrics.corp.example"]
+
+  # The clients that run in this cluster: Go components, curl in scripts and
+  # a Java application configured through http.nonProxyHosts.
+  clients = ["go", "curl", "java"]
+
+  # Besides the checks derived from the inputs, these must never be proxied.
+  must_bypass = ["https://registry.corp.example/v2/", "10.20.1.5:5432"]
+  fail_on_gap = true
 }
 
 output "no_proxy" {
   value = data.clusterproxy_no_proxy.prod.no_proxy
+}
+
+output "java_non_proxy_hosts" {
+  value = data.clusterproxy_no_proxy.prod.renderings["java"]
+}
+
+output "gaps" {
+  value = data.clusterproxy_no_proxy.prod.gaps
 }

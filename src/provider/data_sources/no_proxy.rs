@@ -1,22 +1,34 @@
-//! `clusterproxy_no_proxy`: the merged NO_PROXY list of one cluster.
+//! `clusterproxy_no_proxy`: the merged NO_PROXY list of one cluster, its
+//! per-client renderings and the coverage check.
 
-use crate::domain::no_proxy::{merge, Source, LOOPBACK_DEFAULTS};
+use std::collections::BTreeSet;
+
+use crate::domain::no_proxy::{gaps, render, Destination, Dialect, MergeOptions};
 use crate::framework::data_source::DataSource;
-use crate::framework::diagnostics::{AttributePath, Diagnostics};
-use crate::framework::schema::{Attribute, Schema};
+use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use crate::framework::schema::{Attribute, OneOf, Schema};
 use crate::framework::value::{Type, Value};
-use crate::provider::convert;
+use crate::provider::{convert, inputs};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct NoProxy;
 
-const LIST_INPUTS: [(&str, &str); 4] = [
-    ("installation", "Installation-wide entries shared by every cluster (registry, corporate domains and ranges)."),
-    ("pod_cidrs", "Pod network CIDR blocks of the cluster."),
-    ("service_cidrs", "Service network CIDR blocks of the cluster."),
-    ("node_cidrs", "Node or machine network CIDR blocks of the cluster."),
-];
+fn client_warning_type() -> Type {
+    Type::object([
+        ("client", Type::String),
+        ("entry", Type::String),
+        ("message", Type::String),
+    ])
+}
+
+fn gap_type() -> Type {
+    Type::object([("client", Type::String), ("destination", Type::String)])
+}
+
+fn subsumed_type() -> Type {
+    Type::object([("entry", Type::String), ("covered_by", Type::String)])
+}
 
 impl DataSource for NoProxy {
     fn type_name(&self) -> &'static str {
@@ -24,96 +36,200 @@ impl DataSource for NoProxy {
     }
 
     fn schema(&self) -> Schema {
-        let mut attributes: Vec<Attribute> = LIST_INPUTS
-            .iter()
-            .map(|(name, description)| {
-                Attribute::optional(name, Type::list(Type::String), description)
-            })
-            .collect();
+        let all_clients = convert::string_list(&Dialect::NAMES);
+        let mut attributes = inputs::cluster_attributes();
         attributes.extend([
             Attribute::with_default(
-                "cluster_domain",
-                Type::String,
-                Value::string("cluster.local"),
-                "Cluster DNS domain; it covers every in-cluster service name. Defaults to `cluster.local`.",
+                "clients",
+                Type::list(Type::String),
+                all_clients,
+                "Clients that read the result: `go`, `curl`, `python` (urllib), `requests`, `ruby`, `wget`, `java` (`http.nonProxyHosts`), `node` (proxy-from-env). Entries are only dropped as covered, and extra forms only added, so that every listed client reads the list as intended. Defaults to all.",
+            )
+            .validator(OneOf(&Dialect::NAMES)),
+            Attribute::with_default(
+                "aggregate_cidrs",
+                Type::Bool,
+                Value::bool(false),
+                "Aggregate addresses and CIDR blocks into the fewest blocks. Only applied when every client is `go` or `curl`.",
             ),
-            Attribute::optional("apiserver_host", Type::String, "Host name or IP address of the Kubernetes API server endpoint."),
-            Attribute::optional("extra", Type::list(Type::String), "Further entries, appended last."),
+            Attribute::optional(
+                "must_bypass",
+                Type::list(Type::String),
+                "Destinations that must never go through the proxy: URLs (`https://host:port/`), `host`, `host:port` or IP addresses; without a scheme `https` is assumed.",
+            ),
+            Attribute::with_default(
+                "default_checks",
+                Type::Bool,
+                Value::bool(true),
+                "Also check the destinations derived from the inputs: the `kubernetes` Service by ClusterIP and by name, an address in each pod and node CIDR, the apiserver and control-plane endpoint, the cloud metadata endpoints.",
+            ),
+            Attribute::with_default(
+                "fail_on_gap",
+                Type::Bool,
+                Value::bool(false),
+                "Fail with an error, instead of reporting in `gaps`, when a checked destination would go through the proxy for a client.",
+            ),
             Attribute::computed(
                 "entries",
                 Type::list(Type::String),
-                "The merged entries: normalised (trimmed, lowercased, trailing dot removed, canonical CIDRs), duplicates removed, in source order: installation, pod, service and node CIDRs, cluster domain, apiserver host, `localhost`, `127.0.0.1`, extra.",
+                "The merged NO_PROXY list, in source order: installation, pod, service and node CIDRs, cluster domain, apiserver host and IP, control-plane endpoint host, `localhost`, `127.0.0.1`, `::1` (IPv6 clusters), `.svc`, the `kubernetes` Service ClusterIP, cloud metadata endpoints, extra. Entries are normalised (trimmed, lowercased, punycode, no trailing dot, `*.x` as `.x`, canonical addresses and CIDRs), semantic duplicates removed, entries covered by another entry for every client dropped, and the extra forms some clients need added (`.x` beside `x` for `node`, `[v6]` for `python` and `node`).",
             ),
-            Attribute::computed("no_proxy", Type::String, "The merged entries joined with commas, the form Go, curl and Python read from `NO_PROXY`."),
+            Attribute::computed("no_proxy", Type::String, "`entries` joined with commas: the value for `NO_PROXY` and `no_proxy`."),
+            Attribute::computed(
+                "renderings",
+                Type::map(Type::String),
+                "Per client, the setting that gives it the intended meaning as closely as it can express: a NO_PROXY value, or for `java` the `http.nonProxyHosts` value (`|`-separated, `*.x` patterns, octet-aligned IPv4 blocks as `a.b.*`).",
+            ),
+            Attribute::computed(
+                "client_warnings",
+                Type::list(client_warning_type()),
+                "Per client, the entries it cannot express or reads differently (`client`, `entry`, `message`).",
+            ),
+            Attribute::computed(
+                "subsumed",
+                Type::list(subsumed_type()),
+                "Entries left out because another entry covers them for every client (`entry`, `covered_by`).",
+            ),
+            Attribute::computed("checked", Type::list(Type::String), "Every destination checked, as a URL with its port."),
+            Attribute::computed(
+                "gaps",
+                Type::list(gap_type()),
+                "Checked destinations a client would still send through the proxy (`client`, `destination`).",
+            ),
         ]);
         Schema::new(
-            "Merges installation-wide and cluster-specific NO_PROXY entries into one normalised, de-duplicated list in a deterministic order. Known at plan time whenever its inputs are.",
+            "Merges installation-wide and cluster-specific NO_PROXY entries into one normalised list that every client in the cluster reads as intended, renders it per client, and checks which destinations would still go through the proxy. Known at plan time whenever its inputs are.",
             attributes,
         )
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        for name in LIST_INPUTS.iter().map(|(n, _)| *n).chain(["extra"]) {
-            convert::null_elements(config, name, diags);
+        inputs::validate_cluster(config, diags);
+        convert::null_elements(config, "must_bypass", diags);
+        convert::null_elements(config, "clients", diags);
+        if let Some(items) = config.get_attr("must_bypass").and_then(Value::elements) {
+            for (index, item) in items.iter().enumerate() {
+                if let Some(Err(why)) = item.as_str().map(Destination::parse) {
+                    diags.push(
+                        Diagnostic::error("Invalid destination", format!("{why}."))
+                            .at(AttributePath::attribute("must_bypass").index(index)),
+                    );
+                }
+            }
+        }
+        if config
+            .get_attr("clients")
+            .and_then(Value::elements)
+            .is_some_and(<[Value]>::is_empty)
+        {
+            diags.push(
+                Diagnostic::error("No clients", "List at least one client.")
+                    .at(AttributePath::attribute("clients")),
+            );
         }
     }
 
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let lists: Vec<Vec<String>> = LIST_INPUTS
+        let targets: BTreeSet<Dialect> = convert::strings(config, "clients")
             .iter()
-            .map(|(name, _)| convert::strings(config, name))
+            .filter_map(|name| Dialect::from_name(name))
             .collect();
-        let cluster_domain: Vec<String> = convert::string(config, "cluster_domain")
-            .into_iter()
-            .collect();
-        let apiserver: Vec<String> = convert::string(config, "apiserver_host")
-            .into_iter()
-            .collect();
-        let defaults: Vec<String> = LOOPBACK_DEFAULTS.iter().map(|s| (*s).to_owned()).collect();
-        let extra = convert::strings(config, "extra");
-        let mut sources: Vec<Source<'_>> = LIST_INPUTS
-            .iter()
-            .zip(&lists)
-            .map(|((field, _), entries)| Source { field, entries })
-            .collect();
-        sources.extend([
-            Source {
-                field: "cluster_domain",
-                entries: &cluster_domain,
-            },
-            Source {
-                field: "apiserver_host",
-                entries: &apiserver,
-            },
-            Source {
-                field: "",
-                entries: &defaults,
-            },
-            Source {
-                field: "extra",
-                entries: &extra,
-            },
-        ]);
-        let entries = match merge(&sources) {
-            Ok(entries) => entries,
-            Err(findings) => {
-                // Single-value inputs carry no index.
-                let findings: Vec<_> = findings
-                    .into_iter()
-                    .map(|mut f| {
-                        if f.field == "cluster_domain" || f.field == "apiserver_host" {
-                            f.index = None;
-                        }
-                        f
-                    })
-                    .collect();
-                convert::push_findings(&findings, &AttributePath::root(), diags);
-                return None;
-            }
+        let options = MergeOptions {
+            targets: targets.clone(),
+            aggregate_cidrs: convert::boolean(config, "aggregate_cidrs"),
         };
+        let cluster = inputs::read_cluster(config);
+        let merged = inputs::merge_cluster(&cluster, &options, false, diags)?;
+        let mut destinations: Vec<Destination> = convert::strings(config, "must_bypass")
+            .iter()
+            .filter_map(|d| Destination::parse(d).ok())
+            .collect();
+        if convert::boolean(config, "default_checks") {
+            for destination in cluster.default_destinations() {
+                if !destinations.contains(&destination) {
+                    destinations.push(destination);
+                }
+            }
+        }
+        let found = gaps(&merged, &targets, &destinations);
+        if convert::boolean(config, "fail_on_gap") && !found.is_empty() {
+            let lines: Vec<String> = found
+                .iter()
+                .map(|g| format!("  - {} would proxy {}", g.dialect, g.destination))
+                .collect();
+            diags.push(
+                Diagnostic::error(
+                    "NO_PROXY coverage gap",
+                    format!(
+                        "These destinations must bypass the proxy but would not:\n{}\nAdd entries that cover them (e.g. `extra`), or drop the clients that cannot express them from `clients`.",
+                        lines.join("\n")
+                    ),
+                )
+                .at(AttributePath::attribute("fail_on_gap")),
+            );
+            return None;
+        }
+        let renderings: Vec<_> = targets
+            .iter()
+            .map(|d| render(*d, &merged.entries))
+            .collect();
+        let warnings = renderings.iter().flat_map(|r| &r.warnings).map(|w| {
+            Value::object([
+                ("client".to_owned(), Value::string(w.dialect.name())),
+                ("entry".to_owned(), Value::string(&w.entry)),
+                ("message".to_owned(), Value::string(&w.message)),
+            ])
+        });
         let mut state = config.clone();
-        state.set_attr("no_proxy", Value::string(entries.join(",")));
-        state.set_attr("entries", convert::string_list(&entries));
+        state.set_attr("entries", convert::string_list(&merged.list));
+        state.set_attr("no_proxy", Value::string(merged.no_proxy()));
+        state.set_attr(
+            "renderings",
+            Value::map(
+                renderings
+                    .iter()
+                    .map(|r| (r.dialect.name().to_owned(), Value::string(&r.value))),
+            ),
+        );
+        state.set_attr("client_warnings", Value::list(warnings.collect()));
+        state.set_attr(
+            "subsumed",
+            Value::list(
+                merged
+                    .subsumed
+                    .iter()
+                    .map(|s| {
+                        Value::object([
+                            ("entry".to_owned(), Value::string(&s.entry)),
+                            ("covered_by".to_owned(), Value::string(&s.covered_by)),
+                        ])
+                    })
+                    .collect(),
+            ),
+        );
+        state.set_attr(
+            "checked",
+            Value::list(
+                destinations
+                    .iter()
+                    .map(|d| Value::string(d.to_string()))
+                    .collect(),
+            ),
+        );
+        state.set_attr(
+            "gaps",
+            Value::list(
+                found
+                    .iter()
+                    .map(|g| {
+                        Value::object([
+                            ("client".to_owned(), Value::string(g.dialect.name())),
+                            ("destination".to_owned(), Value::string(&g.destination)),
+                        ])
+                    })
+                    .collect(),
+            ),
+        );
         Some(state)
     }
 }

@@ -1,0 +1,237 @@
+//! The NO_PROXY inputs of one cluster, in merge order, with the platform
+//! defaults, and the destinations that must bypass the proxy by default.
+//!
+//! Merge order: installation-wide entries, pod CIDRs, service CIDRs, node
+//! CIDRs, the cluster domain, the apiserver host, the apiserver IP, the
+//! control-plane endpoint host, platform defaults (`localhost`, `127.0.0.1`,
+//! `::1` for IPv6 clusters, `.svc`, the `kubernetes` Service ClusterIP of each
+//! service CIDR), cloud metadata endpoints, then extra entries.
+
+use std::net::IpAddr;
+
+use ipnet::IpNet;
+
+use super::destination::Destination;
+use super::merge::Source;
+use crate::domain::Finding;
+
+/// A cloud whose metadata endpoints must bypass the proxy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Cloud {
+    /// Amazon Web Services.
+    Aws,
+    /// Microsoft Azure.
+    Azure,
+    /// Google Cloud.
+    Gcp,
+    /// VMware vSphere (no metadata endpoint; the vCenter server is user input).
+    Vsphere,
+}
+
+impl Cloud {
+    /// Every cloud name accepted.
+    pub const NAMES: [&'static str; 4] = ["aws", "azure", "gcp", "vsphere"];
+
+    /// The cloud called `name`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "aws" => Some(Cloud::Aws),
+            "azure" => Some(Cloud::Azure),
+            "gcp" => Some(Cloud::Gcp),
+            "vsphere" => Some(Cloud::Vsphere),
+            _ => None,
+        }
+    }
+
+    /// Metadata endpoints (host part), IPv6 ones only for IPv6 clusters.
+    pub fn metadata_hosts(self, ipv6: bool) -> Vec<&'static str> {
+        match self {
+            Cloud::Aws if ipv6 => vec!["169.254.169.254", "fd00:ec2::254"],
+            Cloud::Aws => vec!["169.254.169.254"],
+            Cloud::Azure => vec!["169.254.169.254", "168.63.129.16"],
+            Cloud::Gcp => vec!["169.254.169.254", "metadata.google.internal"],
+            Cloud::Vsphere => Vec::new(),
+        }
+    }
+}
+
+/// Everything that shapes one cluster's NO_PROXY.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cluster {
+    /// Installation-wide entries.
+    pub installation: Vec<String>,
+    /// Pod network CIDR blocks.
+    pub pod_cidrs: Vec<String>,
+    /// Service network CIDR blocks.
+    pub service_cidrs: Vec<String>,
+    /// Node or machine network CIDR blocks.
+    pub node_cidrs: Vec<String>,
+    /// Cluster DNS domain (e.g. `cluster.local`).
+    pub cluster_domain: Option<String>,
+    /// Apiserver host name or address.
+    pub apiserver_host: Option<String>,
+    /// Apiserver IP address.
+    pub apiserver_ip: Option<String>,
+    /// Control-plane endpoint: host, host:port or URL.
+    pub control_plane_endpoint: Option<String>,
+    /// Cloud, for its metadata endpoints.
+    pub cloud: Option<Cloud>,
+    /// Further entries, last.
+    pub extra: Vec<String>,
+}
+
+impl Cluster {
+    /// True when any cluster network or the apiserver IP is IPv6.
+    pub fn is_ipv6(&self) -> bool {
+        self.pod_cidrs
+            .iter()
+            .chain(&self.service_cidrs)
+            .chain(&self.node_cidrs)
+            .filter_map(|c| c.trim().parse::<IpNet>().ok())
+            .any(|n| n.addr().is_ipv6())
+            || self
+                .apiserver_ip
+                .as_deref()
+                .and_then(|ip| ip.trim().parse::<IpAddr>().ok())
+                .is_some_and(|ip| ip.is_ipv6())
+    }
+
+    /// The host part of the control-plane endpoint, or an error on that field.
+    fn control_plane_host(&self) -> Result<Option<(String, Option<u16>)>, Finding> {
+        let Some(text) = self.control_plane_endpoint.as_deref() else {
+            return Ok(None);
+        };
+        let destination = Destination::parse(text).map_err(|why| {
+            Finding::error(
+                "control_plane_endpoint",
+                None,
+                "Invalid control-plane endpoint",
+                format!("{why}; give a host, host:port or https URL."),
+            )
+        })?;
+        Ok(Some((destination.bare_host(), destination.explicit_port)))
+    }
+
+    /// The sources in merge order, platform defaults included.
+    pub fn sources(&self) -> Result<Vec<Source>, Vec<Finding>> {
+        let endpoint = self.control_plane_host().map_err(|f| vec![f])?;
+        let ipv6 = self.is_ipv6();
+        let mut defaults = vec!["localhost".to_owned(), "127.0.0.1".to_owned()];
+        if ipv6 {
+            defaults.push("::1".to_owned());
+        }
+        defaults.push(".svc".to_owned());
+        defaults.extend(
+            self.kubernetes_service_ips()
+                .into_iter()
+                .map(|ip| ip.to_string()),
+        );
+        let metadata = self
+            .cloud
+            .map(|c| {
+                c.metadata_hosts(ipv6)
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(vec![
+            Source::list("installation", self.installation.clone()),
+            Source::list("pod_cidrs", self.pod_cidrs.clone()),
+            Source::list("service_cidrs", self.service_cidrs.clone()),
+            Source::list("node_cidrs", self.node_cidrs.clone()),
+            Source::single("cluster_domain", self.cluster_domain.clone()),
+            Source::single("apiserver_host", self.apiserver_host.clone()),
+            Source::single("apiserver_ip", self.apiserver_ip.clone()),
+            Source::single("control_plane_endpoint", endpoint.map(|(host, _)| host)),
+            Source::list("", defaults),
+            Source::list("cloud", metadata),
+            Source::list("extra", self.extra.clone()),
+        ])
+    }
+
+    /// The first address of each valid service CIDR: the `kubernetes` Service ClusterIP.
+    fn kubernetes_service_ips(&self) -> Vec<IpAddr> {
+        first_hosts(&self.service_cidrs)
+    }
+
+    /// Destinations that must never go through the proxy, derived from the inputs:
+    /// the `kubernetes` Service by ClusterIP and by name, an address in every pod and
+    /// node CIDR, the apiserver and control-plane endpoint, the cloud metadata endpoints.
+    pub fn default_destinations(&self) -> Vec<Destination> {
+        let mut urls: Vec<String> = Vec::new();
+        let ip_url = |scheme: &str, ip: IpAddr, port: u16| match ip {
+            IpAddr::V6(ip) => format!("{scheme}://[{ip}]:{port}/"),
+            IpAddr::V4(ip) => format!("{scheme}://{ip}:{port}/"),
+        };
+        for ip in self.kubernetes_service_ips() {
+            urls.push(ip_url("https", ip, 443));
+        }
+        let domain = self
+            .cluster_domain
+            .as_deref()
+            .unwrap_or("cluster.local")
+            .trim()
+            .trim_end_matches('.');
+        urls.push("https://kubernetes.default.svc:443/".to_owned());
+        urls.push(format!("https://kubernetes.default.svc.{domain}:443/"));
+        for ip in first_hosts(&self.pod_cidrs)
+            .into_iter()
+            .chain(first_hosts(&self.node_cidrs))
+        {
+            urls.push(ip_url("http", ip, 8080));
+        }
+        if let Some(host) = &self.apiserver_host {
+            urls.push(format!("https://{}:6443/", host.trim()));
+        }
+        if let Some(ip) = self
+            .apiserver_ip
+            .as_deref()
+            .and_then(|ip| ip.trim().parse::<IpAddr>().ok())
+        {
+            urls.push(ip_url("https", ip, 6443));
+        }
+        if let Ok(Some((host, port))) = self.control_plane_host() {
+            let host = if host.contains(':') {
+                format!("[{host}]")
+            } else {
+                host
+            };
+            urls.push(format!("https://{host}:{}/", port.unwrap_or(6443)));
+        }
+        for host in self
+            .cloud
+            .map(|c| c.metadata_hosts(self.is_ipv6()))
+            .unwrap_or_default()
+        {
+            let host = if host.contains(':') {
+                format!("[{host}]")
+            } else {
+                host.to_owned()
+            };
+            urls.push(format!("http://{host}:80/"));
+        }
+        let mut out: Vec<Destination> = Vec::new();
+        for url in urls {
+            if let Ok(d) = Destination::parse(&url) {
+                if !out.contains(&d) {
+                    out.push(d);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The first host address of each valid CIDR block in `cidrs`.
+fn first_hosts(cidrs: &[String]) -> Vec<IpAddr> {
+    cidrs
+        .iter()
+        .filter_map(|c| c.trim().parse::<IpNet>().ok())
+        .filter(|n| n.prefix_len() < n.max_prefix_len())
+        .map(|n| match n.network() {
+            IpAddr::V4(a) => IpAddr::V4((u32::from(a) + 1).into()),
+            IpAddr::V6(a) => IpAddr::V6((u128::from(a) + 1).into()),
+        })
+        .collect()
+}

@@ -1,0 +1,170 @@
+//! Destinations whose proxy decision is checked: a URL, `host`, `host:port`
+//! or an IP address. Without a scheme, `https` is assumed.
+
+use std::fmt;
+use std::net::IpAddr;
+
+/// The host of a destination.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum DestinationHost {
+    /// A lowercase ASCII host name, no trailing dot.
+    Name(String),
+    /// An IP literal.
+    Ip(IpAddr),
+}
+
+/// A destination a client might connect to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Destination {
+    /// `http` or `https`.
+    pub scheme: &'static str,
+    /// The host.
+    pub host: DestinationHost,
+    /// The port written in the URL, if any.
+    pub explicit_port: Option<u16>,
+}
+
+impl Destination {
+    /// Parses a URL (`http` or `https`), `host`, `host:port`, `[v6]:port` or an IP address.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let text = text.trim();
+        let (scheme, rest) = match text.split_once("://") {
+            Some((scheme, rest)) => match scheme.to_ascii_lowercase().as_str() {
+                "http" => ("http", rest),
+                "https" => ("https", rest),
+                other => return Err(format!("{text:?}: scheme {other:?} is not http or https")),
+            },
+            None => ("https", text),
+        };
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+        let authority = authority
+            .rsplit_once('@')
+            .map_or(authority, |(_, host)| host);
+        let (host, port) = split_authority(authority)
+            .ok_or_else(|| format!("{text:?} has no valid host and port"))?;
+        let host = host.to_lowercase();
+        let host = host.strip_suffix('.').unwrap_or(&host).to_owned();
+        let host = match host.parse::<IpAddr>() {
+            Ok(ip) => DestinationHost::Ip(ip),
+            Err(_) => {
+                let ascii = idna::domain_to_ascii(&host)
+                    .map_err(|_| format!("{text:?} has an invalid host name"))?;
+                let valid = !ascii.is_empty()
+                    && ascii.split('.').all(|l| {
+                        !l.is_empty()
+                            && l.bytes()
+                                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+                    });
+                if !valid {
+                    return Err(format!("{text:?} has an invalid host name"));
+                }
+                DestinationHost::Name(ascii)
+            }
+        };
+        Ok(Self {
+            scheme,
+            host,
+            explicit_port: port,
+        })
+    }
+
+    /// The port connected to: the explicit one or the scheme's default.
+    pub fn port(&self) -> u16 {
+        self.explicit_port
+            .unwrap_or(if self.scheme == "http" { 80 } else { 443 })
+    }
+
+    /// The host as written in a URL (IPv6 in brackets).
+    pub fn url_host(&self) -> String {
+        match &self.host {
+            DestinationHost::Name(name) => name.clone(),
+            DestinationHost::Ip(IpAddr::V6(ip)) => format!("[{ip}]"),
+            DestinationHost::Ip(ip) => ip.to_string(),
+        }
+    }
+
+    /// The host without brackets.
+    pub fn bare_host(&self) -> String {
+        match &self.host {
+            DestinationHost::Name(name) => name.clone(),
+            DestinationHost::Ip(ip) => ip.to_string(),
+        }
+    }
+
+    /// The IP literal, if the host is one.
+    pub fn ip(&self) -> Option<IpAddr> {
+        match self.host {
+            DestinationHost::Ip(ip) => Some(ip),
+            DestinationHost::Name(_) => None,
+        }
+    }
+}
+
+fn split_authority(authority: &str) -> Option<(&str, Option<u16>)> {
+    let parse_port = |p: &str| p.parse::<u16>().ok().filter(|p| *p > 0);
+    if let Some(rest) = authority.strip_prefix('[') {
+        let (inside, after) = rest.split_once(']')?;
+        inside.parse::<std::net::Ipv6Addr>().ok()?;
+        return match after {
+            "" => Some((inside, None)),
+            _ => Some((inside, Some(parse_port(after.strip_prefix(':')?)?))),
+        };
+    }
+    if authority.parse::<std::net::Ipv6Addr>().is_ok() {
+        return Some((authority, None));
+    }
+    match authority.split_once(':') {
+        Some((host, port)) if !host.is_empty() => Some((host, Some(parse_port(port)?))),
+        Some(_) => None,
+        None if authority.is_empty() => None,
+        None => Some((authority, None)),
+    }
+}
+
+impl fmt::Display for Destination {
+    /// The destination as a URL with an explicit port.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}://{}:{}/", self.scheme, self.url_host(), self.port())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_urls_hosts_and_addresses() {
+        let d = Destination::parse("HTTP://User:pw@Example.COM.:8080/x?y").unwrap();
+        assert_eq!(d.host, DestinationHost::Name("example.com".into()));
+        assert_eq!(
+            (d.scheme, d.port(), d.explicit_port),
+            ("http", 8080, Some(8080))
+        );
+        let d = Destination::parse("10.96.0.1").unwrap();
+        assert_eq!((d.scheme, d.port()), ("https", 443));
+        assert_eq!(d.to_string(), "https://10.96.0.1:443/");
+        let d = Destination::parse("http://[fd00::1]/").unwrap();
+        assert_eq!(d.url_host(), "[fd00::1]");
+        assert_eq!(d.port(), 80);
+        assert_eq!(
+            Destination::parse("fd00::1").unwrap().bare_host(),
+            "fd00::1"
+        );
+        assert_eq!(Destination::parse("[fd00::1]:6443").unwrap().port(), 6443);
+    }
+
+    #[test]
+    fn rejects_nonsense() {
+        for bad in [
+            "ftp://x",
+            "",
+            "http://",
+            "x:0",
+            "x:port",
+            "a b",
+            "http://[x]/",
+        ] {
+            assert!(Destination::parse(bad).is_err(), "{bad:?}");
+        }
+    }
+}

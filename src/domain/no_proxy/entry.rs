@@ -1,0 +1,408 @@
+//! The NO_PROXY entry grammar: parsing, normalisation and the canonical text.
+//!
+//! Accepted forms: `*`; host names and domains (`example.com`, `.example.com`,
+//! `*.example.com`, internationalised names); IPv4 and IPv6 addresses (IPv6
+//! bare or bracketed); CIDR blocks; each host or address optionally with
+//! `:port` (IPv6 with a port must be bracketed). Normalisation trims, lowercases,
+//! converts to punycode, removes a trailing dot, writes `*.x` as `.x`, and
+//! writes `/32` and `/128` blocks as plain addresses.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::net::IpAddr;
+
+use ipnet::IpNet;
+
+/// What an entry matches, before any port restriction.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Host {
+    /// `*`: every destination.
+    Any,
+    /// A host name or domain, lowercase ASCII (punycode), no trailing dot.
+    Domain {
+        /// The name without a leading dot.
+        name: String,
+        /// True for `.name`: only names below it, not `name` itself.
+        subdomains_only: bool,
+    },
+    /// One IP address.
+    Ip(IpAddr),
+    /// A CIDR block in canonical form (no host bits, prefix shorter than the address).
+    Cidr(IpNet),
+}
+
+/// One normalised NO_PROXY entry.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Entry {
+    /// What it matches.
+    pub host: Host,
+    /// Port restriction (`host:port`); CIDRs and `*` never carry one.
+    pub port: Option<u16>,
+}
+
+/// Why a raw entry was rejected, in words for a diagnostic.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejection {
+    /// One-line summary.
+    pub summary: &'static str,
+    /// Explanation quoting the entry.
+    pub detail: String,
+}
+
+/// A parsed entry and the normalisations worth telling the user about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Parsed {
+    /// The normalised entry.
+    pub entry: Entry,
+    /// Remarks on changes of meaning or form (for warnings).
+    pub notes: Vec<String>,
+}
+
+impl Entry {
+    /// Parses and normalises one raw entry.
+    pub fn parse(raw: &str) -> Result<Parsed, Rejection> {
+        let reject = |summary, detail: String| Err(Rejection { summary, detail });
+        let text = raw.trim();
+        if text.is_empty() {
+            return reject("Empty NO_PROXY entry", "The entry is empty.".to_owned());
+        }
+        if text.contains("://") {
+            return reject(
+                "URL given as a NO_PROXY entry",
+                format!("{raw:?} is a URL; NO_PROXY entries are host names, domains, IP addresses or CIDR blocks. Give only the host part."),
+            );
+        }
+        if text.contains(|c: char| c.is_whitespace() || c == ',' || c == '|') {
+            return reject(
+                "Several entries in one NO_PROXY element",
+                format!("{raw:?} contains a space, comma or `|`; give each entry as its own list element."),
+            );
+        }
+        let text = text.to_lowercase();
+        if text == "*" {
+            return Ok(Parsed {
+                entry: Entry {
+                    host: Host::Any,
+                    port: None,
+                },
+                notes: Vec::new(),
+            });
+        }
+        if text.contains('/') {
+            return parse_cidr(raw, &text);
+        }
+        let (host, port) = split_port(raw, &text)?;
+        if let Ok(ip) = host.parse::<IpAddr>() {
+            return Ok(Parsed {
+                entry: Entry {
+                    host: Host::Ip(ip),
+                    port,
+                },
+                notes: Vec::new(),
+            });
+        }
+        if host.starts_with('[') || host.contains(':') {
+            return reject(
+                "Invalid IPv6 address",
+                format!("{raw:?} is not a valid IPv6 address."),
+            );
+        }
+        parse_domain(raw, host, port)
+    }
+
+    /// True when the entry is a plain IP address or CIDR block of IPv6.
+    pub fn is_ipv6(&self) -> bool {
+        matches!(
+            self.host,
+            Host::Ip(IpAddr::V6(_)) | Host::Cidr(IpNet::V6(_))
+        )
+    }
+}
+
+fn parse_cidr(raw: &str, text: &str) -> Result<Parsed, Rejection> {
+    let net: IpNet = text.parse().map_err(|_| Rejection {
+        summary: "Invalid CIDR block",
+        detail: format!(
+            "{raw:?} is not a valid CIDR block (address/prefix, e.g. 10.0.0.0/8 or fd00::/8)."
+        ),
+    })?;
+    if net.trunc() != net {
+        return Err(Rejection {
+            summary: "CIDR block with host bits set",
+            detail: format!(
+                "{raw:?} has host bits set: clients read it differently (some ignore it). The network is {}.",
+                net.trunc()
+            ),
+        });
+    }
+    let host = if net.prefix_len() == net.max_prefix_len() {
+        Host::Ip(net.addr())
+    } else {
+        Host::Cidr(net)
+    };
+    Ok(Parsed {
+        entry: Entry { host, port: None },
+        notes: Vec::new(),
+    })
+}
+
+/// Splits `host:port` / `[v6]:port`; a bare IPv6 address has no port.
+fn split_port<'t>(raw: &str, text: &'t str) -> Result<(&'t str, Option<u16>), Rejection> {
+    let bad_port = || Rejection {
+        summary: "Invalid port in NO_PROXY entry",
+        detail: format!("{raw:?} has a port that is not a number from 1 to 65535."),
+    };
+    let parse_port = |p: &str| -> Result<u16, Rejection> {
+        if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad_port());
+        }
+        p.parse::<u16>()
+            .ok()
+            .filter(|p| *p > 0)
+            .ok_or_else(bad_port)
+    };
+    if let Some(rest) = text.strip_prefix('[') {
+        let Some((inside, after)) = rest.split_once(']') else {
+            return Err(Rejection {
+                summary: "Invalid IPv6 address",
+                detail: format!("{raw:?} opens a bracket it does not close."),
+            });
+        };
+        if inside.parse::<std::net::Ipv6Addr>().is_err() {
+            return Err(Rejection {
+                summary: "Invalid IPv6 address",
+                detail: format!("{raw:?}: brackets may only enclose an IPv6 address."),
+            });
+        }
+        return match after {
+            "" => Ok((inside, None)),
+            _ => match after.strip_prefix(':') {
+                Some(port) => Ok((inside, Some(parse_port(port)?))),
+                None => Err(bad_port()),
+            },
+        };
+    }
+    match text.matches(':').count() {
+        0 => Ok((text, None)),
+        1 => {
+            let (host, port) = text.split_once(':').unwrap_or((text, ""));
+            Ok((host, Some(parse_port(port)?)))
+        }
+        _ => Ok((text, None)),
+    }
+}
+
+fn parse_domain(raw: &str, host: &str, port: Option<u16>) -> Result<Parsed, Rejection> {
+    let mut notes = Vec::new();
+    let (subdomains_only, name) = if let Some(rest) = host.strip_prefix("*.") {
+        notes.push(format!(
+            "{raw:?} is written `.{}`: Go reads `*.` as `.`, while AKS and TKG reject `*.` and wget, Ruby and Node do not understand it.",
+            rest.trim_end_matches('.')
+        ));
+        (true, rest)
+    } else if let Some(rest) = host.strip_prefix('.') {
+        (true, rest)
+    } else {
+        (false, host)
+    };
+    let name = name.strip_suffix('.').unwrap_or(name);
+    let invalid = |why: String| Rejection {
+        summary: "Invalid NO_PROXY entry",
+        detail: format!("{raw:?} is not a host name, domain, IP address or CIDR block: {why}."),
+    };
+    if name.contains('*') {
+        return Err(invalid(
+            "`*` is only understood alone or as a leading `*.`".to_owned(),
+        ));
+    }
+    let ascii = if name.is_ascii() {
+        name.to_owned()
+    } else {
+        let converted = idna::domain_to_ascii(name).map_err(|_| {
+            invalid("the internationalised name cannot be converted to punycode".to_owned())
+        })?;
+        notes.push(format!("{raw:?} is written in punycode as {converted:?}."));
+        converted
+    };
+    validate_labels(&ascii).map_err(invalid)?;
+    Ok(Parsed {
+        entry: Entry {
+            host: Host::Domain {
+                name: ascii,
+                subdomains_only,
+            },
+            port,
+        },
+        notes,
+    })
+}
+
+fn validate_labels(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("the name is empty".to_owned());
+    }
+    if name.len() > 253 {
+        return Err("the name is longer than 253 characters".to_owned());
+    }
+    for label in name.split('.') {
+        if label.is_empty() {
+            return Err("it has an empty label".to_owned());
+        }
+        if label.len() > 63 {
+            return Err(format!("the label {label:?} is longer than 63 characters"));
+        }
+        if label.starts_with('-') || label.ends_with('-') {
+            return Err(format!("the label {label:?} starts or ends with `-`"));
+        }
+        if let Some(c) = label
+            .chars()
+            .find(|c| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_'))
+        {
+            return Err(format!("the label {label:?} contains {c:?}"));
+        }
+    }
+    let last = name.rsplit('.').next().unwrap_or(name);
+    if last.bytes().all(|b| b.is_ascii_digit()) {
+        return Err("it looks like an IP address but is not a valid one".to_owned());
+    }
+    Ok(())
+}
+
+impl fmt::Display for Entry {
+    /// The canonical text, readable by Go (and, where they can, by every other client).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.host, self.port) {
+            (Host::Any, _) => f.write_str("*"),
+            (Host::Cidr(net), _) => write!(f, "{net}"),
+            (Host::Ip(IpAddr::V6(ip)), Some(port)) => write!(f, "[{ip}]:{port}"),
+            (Host::Ip(ip), None) => write!(f, "{ip}"),
+            (Host::Ip(ip), Some(port)) => write!(f, "{ip}:{port}"),
+            (
+                Host::Domain {
+                    name,
+                    subdomains_only,
+                },
+                port,
+            ) => {
+                if *subdomains_only {
+                    f.write_str(".")?;
+                }
+                f.write_str(name)?;
+                match port {
+                    Some(port) => write!(f, ":{port}"),
+                    None => Ok(()),
+                }
+            }
+        }
+    }
+}
+
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Entry {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (&self.host, self.port).cmp(&(&other.host, other.port))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn canon(raw: &str) -> String {
+        Entry::parse(raw).unwrap().entry.to_string()
+    }
+
+    fn rejected(raw: &str) -> &'static str {
+        Entry::parse(raw).unwrap_err().summary
+    }
+
+    #[test]
+    fn normalises_every_form() {
+        let cases = [
+            (" Registry.Corp.Example. ", "registry.corp.example"),
+            (".Corp.Example", ".corp.example"),
+            ("*.corp.example", ".corp.example"),
+            ("*", "*"),
+            ("10.0.0.0/8", "10.0.0.0/8"),
+            ("10.1.2.3/32", "10.1.2.3"),
+            ("FD00::/8", "fd00::/8"),
+            ("fd00:0::1/128", "fd00::1"),
+            ("[FD00::1]", "fd00::1"),
+            ("fd00:0:0::1", "fd00::1"),
+            ("[fd00::1]:8443", "[fd00::1]:8443"),
+            ("10.0.0.1:8080", "10.0.0.1:8080"),
+            ("example.com:443", "example.com:443"),
+            ("bücher.example", "xn--bcher-kva.example"),
+            ("_acme.example", "_acme.example"),
+        ];
+        for (raw, want) in cases {
+            assert_eq!(canon(raw), want, "{raw}");
+        }
+    }
+
+    #[test]
+    fn star_dot_and_punycode_leave_a_note() {
+        assert_eq!(Entry::parse("*.x.example").unwrap().notes.len(), 1);
+        assert_eq!(Entry::parse("bücher.example").unwrap().notes.len(), 1);
+        assert!(Entry::parse("x.example").unwrap().notes.is_empty());
+    }
+
+    #[test]
+    fn rejects_with_a_reason() {
+        let cases = [
+            ("", "Empty NO_PROXY entry"),
+            ("   ", "Empty NO_PROXY entry"),
+            ("https://x.example", "URL given as a NO_PROXY entry"),
+            (
+                "a.example b.example",
+                "Several entries in one NO_PROXY element",
+            ),
+            (
+                "a.example,b.example",
+                "Several entries in one NO_PROXY element",
+            ),
+            ("10.0.0.1/8", "CIDR block with host bits set"),
+            ("10.0.0.0/33", "Invalid CIDR block"),
+            ("x.example/8", "Invalid CIDR block"),
+            ("-x.example", "Invalid NO_PROXY entry"),
+            ("x..example", "Invalid NO_PROXY entry"),
+            ("x.*.example", "Invalid NO_PROXY entry"),
+            ("10.0.0.256", "Invalid NO_PROXY entry"),
+            ("010.0.0.1", "Invalid NO_PROXY entry"),
+            ("x.example:0", "Invalid port in NO_PROXY entry"),
+            ("x.example:99999", "Invalid port in NO_PROXY entry"),
+            ("x.example:", "Invalid port in NO_PROXY entry"),
+            ("[fd00::1", "Invalid IPv6 address"),
+            ("[x.example]", "Invalid IPv6 address"),
+            ("fd00:::1::2", "Invalid IPv6 address"),
+            ("[fd00::1]8080", "Invalid port in NO_PROXY entry"),
+        ];
+        for (raw, want) in cases {
+            assert_eq!(rejected(raw), want, "{raw:?}");
+        }
+        assert!(Entry::parse("10.0.0.1/8")
+            .unwrap_err()
+            .detail
+            .contains("10.0.0.0/8"));
+    }
+
+    #[test]
+    fn canonical_text_parses_back_to_itself() {
+        for raw in [
+            "a.example",
+            ".a.example",
+            "10.0.0.0/8",
+            "[fd00::1]:80",
+            "fd00::1",
+            "x.example:8080",
+        ] {
+            let once = canon(raw);
+            assert_eq!(canon(&once), once);
+        }
+    }
+}

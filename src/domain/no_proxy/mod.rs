@@ -1,0 +1,19 @@
+//! The NO_PROXY engine: entry grammar, merging with semantic de-duplication
+//! and safe subsumption, per-client dialects (how each client reads the
+//! setting, and the rendering it understands best), and the coverage check.
+
+pub mod cluster;
+pub mod coverage;
+pub mod destination;
+pub mod dialect;
+pub mod entry;
+pub mod merge;
+pub mod render;
+
+pub use cluster::{Cloud, Cluster};
+pub use coverage::{gaps, setting_for, Gap};
+pub use destination::Destination;
+pub use dialect::Dialect;
+pub use entry::{Entry, Host};
+pub use merge::{merge, normalize, MergeOptions, Merged, Source, Subsumed};
+pub use render::{render, ClientWarning, Rendering};

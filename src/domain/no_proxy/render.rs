@@ -1,0 +1,282 @@
+//! Per-client renderings of a merged list: for each dialect, the setting that
+//! gives that client the meaning of the canonical (Go) list as closely as it
+//! can express it, and warnings for what it cannot.
+
+use std::net::IpAddr;
+
+use ipnet::{IpNet, Ipv4Net};
+
+use super::dialect::Dialect;
+use super::entry::{Entry, Host};
+
+/// The most patterns one CIDR block may expand to in Java's syntax.
+const JAVA_MAX_EXPANSION: u32 = 256;
+
+/// A client's rendering of the list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendering {
+    /// The dialect.
+    pub dialect: Dialect,
+    /// The setting's value (`,`-separated NO_PROXY; `|`-separated for Java).
+    pub value: String,
+    /// What the client cannot express or reads differently.
+    pub warnings: Vec<ClientWarning>,
+}
+
+/// A remark about one entry for one client.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ClientWarning {
+    /// The dialect.
+    pub dialect: Dialect,
+    /// The canonical entry concerned.
+    pub entry: String,
+    /// What happens to it.
+    pub message: String,
+}
+
+/// Renders `entries` for `dialect`.
+pub fn render(dialect: Dialect, entries: &[Entry]) -> Rendering {
+    let mut parts: Vec<String> = Vec::new();
+    let mut warnings = Vec::new();
+    for entry in entries {
+        let canonical = entry.to_string();
+        let (forms, message) = forms(dialect, entry);
+        if let Some(message) = message {
+            warnings.push(ClientWarning {
+                dialect,
+                entry: canonical,
+                message,
+            });
+        }
+        for form in forms {
+            if !parts.contains(&form) {
+                parts.push(form);
+            }
+        }
+    }
+    let separator = if dialect == Dialect::Java { "|" } else { "," };
+    Rendering {
+        dialect,
+        value: parts.join(separator),
+        warnings,
+    }
+}
+
+/// The texts one entry becomes for `dialect`, and a warning if its meaning changes.
+fn forms(dialect: Dialect, entry: &Entry) -> (Vec<String>, Option<String>) {
+    let canonical = entry.to_string();
+    let unsupported = |why: &str| (Vec::new(), Some(why.to_owned()));
+    if entry.host == Host::Any {
+        return match dialect {
+            Dialect::Wget => unsupported("wget cannot bypass every host; the entry is left out."),
+            Dialect::Ruby => unsupported("Ruby does not understand `*`; the entry is left out."),
+            _ => (vec!["*".to_owned()], None),
+        };
+    }
+    match dialect {
+        Dialect::Go => (vec![canonical], None),
+        Dialect::Java => java_forms(entry),
+        _ => {
+            let port_note = entry.port.filter(|_| !supports_ports(dialect)).map(|_| {
+                format!("{dialect} ignores ports in entries; the entry applies to every port.")
+            });
+            let host_only = Entry {
+                host: entry.host.clone(),
+                port: if port_note.is_some() {
+                    None
+                } else {
+                    entry.port
+                },
+            };
+            let (forms, note) = env_forms(dialect, &host_only);
+            (forms, note.or(port_note))
+        }
+    }
+}
+
+fn supports_ports(dialect: Dialect) -> bool {
+    matches!(
+        dialect,
+        Dialect::Go | Dialect::Python | Dialect::Ruby | Dialect::Node
+    )
+}
+
+/// Forms for the dialects that read NO_PROXY (other than Go, which reads the canonical text).
+fn env_forms(dialect: Dialect, entry: &Entry) -> (Vec<String>, Option<String>) {
+    let canonical = entry.to_string();
+    match &entry.host {
+        Host::Cidr(net) => {
+            if dialect.matches_cidr(matches!(net, IpNet::V6(_))) {
+                (vec![canonical], None)
+            } else {
+                (
+                    Vec::new(),
+                    Some(format!("{dialect} does not match CIDR blocks; the entry is left out, so addresses in it go through the proxy unless listed one by one.")),
+                )
+            }
+        }
+        Host::Ip(IpAddr::V6(ip)) => match dialect {
+            Dialect::Ruby => (
+                Vec::new(),
+                Some("Ruby splits entries at `:`, so IPv6 addresses cannot be written; the entry is left out.".to_owned()),
+            ),
+            Dialect::Python | Dialect::Node => (
+                vec![match entry.port {
+                    Some(port) => format!("[{ip}]:{port}"),
+                    None => format!("[{ip}]"),
+                }],
+                None,
+            ),
+            _ => (vec![ip.to_string()], None),
+        },
+        Host::Ip(_) => (vec![canonical], None),
+        Host::Domain {
+            name,
+            subdomains_only,
+        } => {
+            let port = entry.port.map(|p| format!(":{p}")).unwrap_or_default();
+            match (dialect, subdomains_only) {
+                (Dialect::Node, false) => (vec![format!("{name}{port}"), format!(".{name}{port}")], None),
+                (Dialect::Curl | Dialect::Python | Dialect::Requests, true) => (
+                    vec![canonical],
+                    Some(format!("{dialect} ignores the leading dot: {name} itself also bypasses the proxy.")),
+                ),
+                (Dialect::Requests, false) => (
+                    vec![canonical],
+                    Some(format!("requests matches entries as raw suffixes: names such as bad{name} also bypass the proxy.")),
+                ),
+                _ => (vec![canonical], None),
+            }
+        }
+        Host::Any => (vec!["*".to_owned()], None),
+    }
+}
+
+/// Java `http.nonProxyHosts` patterns for one entry.
+fn java_forms(entry: &Entry) -> (Vec<String>, Option<String>) {
+    let port_note = entry.port.map(|_| {
+        "Java's http.nonProxyHosts has no ports; the entry applies to every port.".to_owned()
+    });
+    match &entry.host {
+        Host::Any => (vec!["*".to_owned()], None),
+        Host::Domain {
+            name,
+            subdomains_only: false,
+        } => (vec![name.clone(), format!("*.{name}")], port_note),
+        Host::Domain {
+            name,
+            subdomains_only: true,
+        } => (vec![format!("*.{name}")], port_note),
+        Host::Ip(IpAddr::V6(ip)) => (vec![format!("[{ip}]")], port_note),
+        Host::Ip(ip) => (vec![ip.to_string()], port_note),
+        Host::Cidr(IpNet::V4(net)) => match java_cidr_patterns(net) {
+            Some(patterns) => (patterns, None),
+            None => (
+                Vec::new(),
+                Some(format!("Java has no CIDR syntax and {net} does not expand to at most {JAVA_MAX_EXPANSION} `a.b.*` patterns; the entry is left out.")),
+            ),
+        },
+        Host::Cidr(IpNet::V6(_)) => (
+            Vec::new(),
+            Some("Java has no CIDR syntax for IPv6; the entry is left out.".to_owned()),
+        ),
+    }
+}
+
+/// `10.0.0.0/8` → `10.*`; `10.96.0.0/12` → `10.96.*` ... `10.111.*`.
+pub fn java_cidr_patterns(net: &Ipv4Net) -> Option<Vec<String>> {
+    let prefix = u32::from(net.prefix_len());
+    if prefix == 0 {
+        return Some(vec!["*".to_owned()]);
+    }
+    let octets = prefix.div_ceil(8);
+    let count = 1u32 << (octets * 8 - prefix);
+    if count > JAVA_MAX_EXPANSION || octets >= 4 {
+        return None;
+    }
+    let base = u32::from(net.network());
+    let step = 1u32 << (32 - octets * 8);
+    Some(
+        (0..count)
+            .map(|i| {
+                let bytes = (base + i * step).to_be_bytes();
+                let head: Vec<String> =
+                    bytes[..octets as usize].iter().map(u8::to_string).collect();
+                format!("{}.*", head.join("."))
+            })
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries(raw: &[&str]) -> Vec<Entry> {
+        raw.iter().map(|r| Entry::parse(r).unwrap().entry).collect()
+    }
+
+    #[test]
+    fn java_expands_octet_aligned_blocks() {
+        let net: Ipv4Net = "10.96.0.0/12".parse().unwrap();
+        let patterns = java_cidr_patterns(&net).unwrap();
+        assert_eq!(patterns.len(), 16);
+        assert_eq!(patterns[0], "10.96.*");
+        assert_eq!(patterns[15], "10.111.*");
+        assert_eq!(
+            java_cidr_patterns(&"10.0.0.0/8".parse().unwrap()).unwrap(),
+            ["10.*"]
+        );
+        assert!(
+            java_cidr_patterns(&"10.0.0.0/7".parse().unwrap())
+                .unwrap()
+                .len()
+                == 2
+        );
+        assert!(java_cidr_patterns(&"10.0.0.0/30".parse().unwrap()).is_none());
+    }
+
+    #[test]
+    fn each_dialect_gets_its_syntax() {
+        let list = entries(&[
+            "corp.example",
+            ".svc",
+            "10.0.0.0/8",
+            "fd00::1",
+            "api.example:6443",
+        ]);
+        let value = |d| render(d, &list).value;
+        assert_eq!(
+            value(Dialect::Go),
+            "corp.example,.svc,10.0.0.0/8,fd00::1,api.example:6443"
+        );
+        assert_eq!(
+            value(Dialect::Curl),
+            "corp.example,.svc,10.0.0.0/8,fd00::1,api.example"
+        );
+        assert_eq!(
+            value(Dialect::Python),
+            "corp.example,.svc,[fd00::1],api.example:6443"
+        );
+        assert_eq!(
+            value(Dialect::Ruby),
+            "corp.example,.svc,10.0.0.0/8,api.example:6443"
+        );
+        assert_eq!(
+            value(Dialect::Wget),
+            "corp.example,.svc,fd00::1,api.example"
+        );
+        assert_eq!(
+            value(Dialect::Java),
+            "corp.example|*.corp.example|*.svc|10.*|[fd00::1]|api.example|*.api.example"
+        );
+        assert_eq!(
+            value(Dialect::Node),
+            "corp.example,.corp.example,.svc,[fd00::1],api.example:6443,.api.example:6443"
+        );
+        assert!(render(Dialect::Python, &list)
+            .warnings
+            .iter()
+            .any(|w| w.entry == "10.0.0.0/8"));
+    }
+}

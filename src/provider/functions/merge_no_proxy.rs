@@ -1,0 +1,139 @@
+//! `provider::clusterproxy::merge_no_proxy(lists, clients)`.
+
+use std::collections::BTreeSet;
+
+use crate::domain::no_proxy::{merge, Dialect, MergeOptions, Source};
+use crate::framework::function::{Function, FunctionError, Parameter, Signature};
+use crate::framework::value::{Type, Value};
+use crate::provider::convert;
+
+/// The function.
+#[derive(Debug, Clone, Copy)]
+pub struct MergeNoProxy;
+
+/// The target clients named by a list argument (all when null).
+pub fn clients_argument(value: &Value, index: usize) -> Result<BTreeSet<Dialect>, FunctionError> {
+    let Some(items) = value.elements() else {
+        return Ok(Dialect::ALL.into_iter().collect());
+    };
+    let mut targets = BTreeSet::new();
+    for item in items {
+        let name = item.as_str().unwrap_or_default();
+        let dialect = Dialect::from_name(name).ok_or_else(|| {
+            FunctionError::argument(
+                index,
+                format!(
+                    "{name:?} is not a client; use one of {}.",
+                    Dialect::NAMES.join(", ")
+                ),
+            )
+        })?;
+        targets.insert(dialect);
+    }
+    if targets.is_empty() {
+        return Err(FunctionError::argument(
+            index,
+            "List at least one client, or pass null for all.",
+        ));
+    }
+    Ok(targets)
+}
+
+impl Function for MergeNoProxy {
+    fn name(&self) -> &'static str {
+        "merge_no_proxy"
+    }
+
+    fn signature(&self) -> Signature {
+        Signature {
+            parameters: vec![
+                Parameter {
+                    name: "lists",
+                    ty: Type::list(Type::list(Type::String)),
+                    description: "NO_PROXY lists in priority order; the first occurrence of an entry wins.",
+                    allow_null: false,
+                },
+                Parameter {
+                    name: "clients",
+                    ty: Type::list(Type::String),
+                    description: "Clients that read the result (`go`, `curl`, `python`, `requests`, `ruby`, `wget`, `java`, `node`); null for all.",
+                    allow_null: true,
+                },
+            ],
+            returns: Type::list(Type::String),
+            summary: "Merge NO_PROXY lists",
+            description: "Merges NO_PROXY lists into one normalised list, exactly as the `clusterproxy_no_proxy` data source does with its `extra` input but without any cluster or platform defaults: entries normalised, semantic duplicates removed, entries covered for every client dropped, extra forms some clients need added.",
+        }
+    }
+
+    fn call(&self, arguments: &[Value]) -> Result<Value, FunctionError> {
+        let lists = arguments
+            .first()
+            .and_then(Value::elements)
+            .unwrap_or_default();
+        let targets = clients_argument(arguments.get(1).unwrap_or(&Value::null()), 1)?;
+        let sources: Vec<Source> = lists
+            .iter()
+            .enumerate()
+            .map(|(i, list)| {
+                let entries = list
+                    .elements()
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|v| v.as_str().unwrap_or_default().to_owned())
+                    .collect();
+                Source::list(&format!("lists[{i}]"), entries)
+            })
+            .collect();
+        let options = MergeOptions {
+            targets,
+            aggregate_cidrs: false,
+        };
+        match merge(&sources, &options) {
+            Ok(merged) => Ok(convert::string_list(&merged.list)),
+            Err(findings) => {
+                let text: Vec<String> = findings
+                    .iter()
+                    .map(|f| format!("{}: {}", f, f.detail))
+                    .collect();
+                Err(FunctionError::argument(0, text.join("\n")))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lists(items: &[&[&str]]) -> Value {
+        Value::list(items.iter().map(|l| convert::string_list(l)).collect())
+    }
+
+    #[test]
+    fn merges_in_order() {
+        let out = MergeNoProxy
+            .call(&[
+                lists(&[&["B.example", "10.0.0.0/8"], &["b.example", "10.1.0.0/16"]]),
+                Value::null(),
+            ])
+            .unwrap();
+        assert_eq!(
+            out,
+            convert::string_list(&["b.example", ".b.example", "10.0.0.0/8"])
+        );
+    }
+
+    #[test]
+    fn bad_entries_and_clients_blame_their_argument() {
+        let err = MergeNoProxy
+            .call(&[lists(&[&["ok.example", "https://x"]]), Value::null()])
+            .unwrap_err();
+        assert_eq!(err.argument, Some(0));
+        assert!(err.text.contains("lists[0][1]"), "{}", err.text);
+        let err = MergeNoProxy
+            .call(&[lists(&[&["a.example"]]), convert::string_list(&["perl"])])
+            .unwrap_err();
+        assert_eq!(err.argument, Some(1));
+    }
+}

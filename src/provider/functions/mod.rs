@@ -1,0 +1,4 @@
+//! Provider-defined functions (Terraform >= 1.8).
+
+pub mod merge_no_proxy;
+pub mod no_proxy_bypasses;

@@ -1,0 +1,253 @@
+//! Inputs shared by several data sources: the cluster's NO_PROXY inputs and
+//! the proxy settings (directly or as a `clusterproxy_profile`'s `settings`).
+
+use crate::domain::no_proxy::{self, Cloud, Cluster, MergeOptions, Merged};
+use crate::domain::proxy_url::{ProxyCredentials, ProxyUrl};
+use crate::domain::Finding;
+use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use crate::framework::schema::{Attribute, OneOf};
+use crate::framework::value::{Type, Value};
+use crate::provider::convert;
+
+/// List-of-string NO_PROXY inputs, with their descriptions.
+const LIST_INPUTS: [(&str, &str); 4] = [
+    ("installation", "Installation-wide entries shared by every cluster (registry, corporate domains and ranges)."),
+    ("pod_cidrs", "Pod network CIDR blocks of the cluster."),
+    ("service_cidrs", "Service network CIDR blocks of the cluster. The first address of each (the `kubernetes` Service ClusterIP) is added for clients without CIDR support."),
+    ("node_cidrs", "Node or machine network CIDR blocks of the cluster."),
+];
+
+/// The cluster's NO_PROXY input attributes, in merge order.
+pub fn cluster_attributes() -> Vec<Attribute> {
+    let mut attributes: Vec<Attribute> = LIST_INPUTS
+        .iter()
+        .map(|(name, description)| Attribute::optional(name, Type::list(Type::String), description))
+        .collect();
+    attributes.extend([
+        Attribute::with_default(
+            "cluster_domain",
+            Type::String,
+            Value::string("cluster.local"),
+            "Cluster DNS domain; it covers every in-cluster service name. Defaults to `cluster.local`.",
+        ),
+        Attribute::optional("apiserver_host", Type::String, "Host name or IP address of the Kubernetes API server."),
+        Attribute::optional("apiserver_ip", Type::String, "IP address of the Kubernetes API server."),
+        Attribute::optional(
+            "control_plane_endpoint",
+            Type::String,
+            "Control-plane endpoint as a host, `host:port` or `https://` URL; its host is added.",
+        ),
+        Attribute::optional("cloud", Type::String, "Cloud whose metadata endpoints must bypass the proxy: `aws` (169.254.169.254, and fd00:ec2::254 for IPv6 clusters), `azure` (169.254.169.254, 168.63.129.16), `gcp` (169.254.169.254, metadata.google.internal) or `vsphere` (none).")
+            .validator(OneOf(&Cloud::NAMES)),
+        Attribute::optional("extra", Type::list(Type::String), "Further entries, appended last."),
+    ]);
+    attributes
+}
+
+/// Errors for null elements in the list inputs (plan-time validation).
+pub fn validate_cluster(config: &Value, diags: &mut Diagnostics) {
+    for name in LIST_INPUTS.iter().map(|(n, _)| *n).chain(["extra"]) {
+        convert::null_elements(config, name, diags);
+    }
+}
+
+/// The cluster described by the configuration; `installation` may be replaced
+/// by the caller (a profile's list).
+pub fn read_cluster(config: &Value) -> Cluster {
+    Cluster {
+        installation: convert::strings(config, "installation"),
+        pod_cidrs: convert::strings(config, "pod_cidrs"),
+        service_cidrs: convert::strings(config, "service_cidrs"),
+        node_cidrs: convert::strings(config, "node_cidrs"),
+        cluster_domain: convert::string(config, "cluster_domain"),
+        apiserver_host: convert::string(config, "apiserver_host"),
+        apiserver_ip: convert::string(config, "apiserver_ip"),
+        control_plane_endpoint: convert::string(config, "control_plane_endpoint"),
+        cloud: convert::string(config, "cloud").and_then(|c| Cloud::from_name(&c)),
+        extra: convert::strings(config, "extra"),
+    }
+}
+
+/// Merges the cluster's sources; findings become diagnostics on their
+/// attributes (`profile.no_proxy` when the installation list came from a profile).
+pub fn merge_cluster(
+    cluster: &Cluster,
+    options: &MergeOptions,
+    installation_from_profile: bool,
+    diags: &mut Diagnostics,
+) -> Option<Merged> {
+    let push = |findings: &[Finding], diags: &mut Diagnostics| {
+        let (from_profile, rest): (Vec<Finding>, Vec<Finding>) = findings
+            .iter()
+            .cloned()
+            .partition(|f| installation_from_profile && f.field == "installation");
+        convert::push_findings(&rest, &AttributePath::root(), diags);
+        let renamed: Vec<Finding> = from_profile
+            .into_iter()
+            .map(|f| Finding {
+                field: "no_proxy".to_owned(),
+                ..f
+            })
+            .collect();
+        convert::push_findings(&renamed, &AttributePath::attribute("profile"), diags);
+    };
+    match cluster
+        .sources()
+        .and_then(|sources| no_proxy::merge(&sources, options))
+    {
+        Ok(merged) => {
+            push(&merged.warnings, diags);
+            Some(merged)
+        }
+        Err(findings) => {
+            push(&findings, diags);
+            None
+        }
+    }
+}
+
+/// Proxy settings read from a configuration.
+#[derive(Debug, Clone)]
+pub struct ProxyInputs {
+    /// The HTTP proxy, credentials applied.
+    pub http_proxy: Option<ProxyUrl>,
+    /// The HTTPS proxy, credentials applied.
+    pub https_proxy: Option<ProxyUrl>,
+    /// The trusted CA bundle as given (PEM).
+    pub trusted_ca: Option<String>,
+    /// The merged NO_PROXY of the cluster.
+    pub no_proxy: Merged,
+}
+
+/// Attribute names of the proxy settings, as in [`settings_type`] (minus `no_proxy`).
+const PROXY_FIELDS: [&str; 5] = [
+    "http_proxy",
+    "https_proxy",
+    "username",
+    "password",
+    "trusted_ca",
+];
+
+/// The object type of `clusterproxy_profile.settings`, accepted as `profile`.
+pub fn settings_type() -> Type {
+    Type::object([
+        ("http_proxy", Type::String),
+        ("https_proxy", Type::String),
+        ("username", Type::String),
+        ("password", Type::String),
+        ("no_proxy", Type::list(Type::String)),
+        ("trusted_ca", Type::String),
+    ])
+}
+
+/// The `settings` value for the given normalised fields (nulls where absent).
+pub fn settings_value(
+    http_proxy: Option<&str>,
+    https_proxy: Option<&str>,
+    username: Option<&str>,
+    password: Option<&str>,
+    no_proxy: &[String],
+    trusted_ca: Option<&str>,
+) -> Value {
+    Value::object([
+        ("http_proxy".to_owned(), Value::opt_string(http_proxy)),
+        ("https_proxy".to_owned(), Value::opt_string(https_proxy)),
+        ("username".to_owned(), Value::opt_string(username)),
+        ("password".to_owned(), Value::opt_string(password)),
+        ("no_proxy".to_owned(), convert::string_list(no_proxy)),
+        ("trusted_ca".to_owned(), Value::opt_string(trusted_ca)),
+    ])
+}
+
+/// Attributes shared by every renderer data source: proxy settings and the cluster's NO_PROXY inputs.
+pub fn proxy_attributes() -> Vec<Attribute> {
+    let mut attributes = vec![
+        Attribute::optional(
+            "profile",
+            settings_type(),
+            "The `settings` of a `clusterproxy_profile`; replaces `http_proxy`, `https_proxy`, `username`, `password`, `trusted_ca` and `installation`.",
+        )
+        .sensitive(),
+        Attribute::optional("http_proxy", Type::String, "Proxy for `http://` destinations, e.g. `http://proxy.corp.example:3128`."),
+        Attribute::optional("https_proxy", Type::String, "Proxy for `https://` destinations; defaults to `http_proxy`."),
+        Attribute::optional("username", Type::String, "Proxy user name, percent-encoded into the proxy URLs."),
+        Attribute::optional("password", Type::String, "Proxy password, percent-encoded into the proxy URLs.").sensitive(),
+        Attribute::optional("trusted_ca", Type::String, "PEM bundle of the CA certificates that sign the proxy's certificates."),
+    ];
+    attributes.extend(cluster_attributes());
+    attributes
+}
+
+/// Plan-time checks of the proxy attributes: a profile excludes the direct fields.
+pub fn validate_proxy(config: &Value, diags: &mut Diagnostics) {
+    validate_cluster(config, diags);
+    let profile_set = config.get_attr("profile").is_some_and(|p| !p.is_null());
+    if !profile_set {
+        return;
+    }
+    for name in PROXY_FIELDS.iter().chain(&["installation"]) {
+        if config.get_attr(name).is_some_and(|v| !v.is_null()) {
+            diags.push(
+                Diagnostic::error(
+                    "Conflicting proxy settings",
+                    format!("`{name}` cannot be set together with `profile`; the profile already carries it."),
+                )
+                .at(AttributePath::attribute(*name)),
+            );
+        }
+    }
+}
+
+/// Reads and validates the proxy settings and merges the NO_PROXY.
+pub fn read_proxy(config: &Value, diags: &mut Diagnostics) -> Option<ProxyInputs> {
+    let profile = config.get_attr("profile").filter(|p| !p.is_null());
+    let (source, prefix) = match profile {
+        Some(profile) => (profile, AttributePath::attribute("profile")),
+        None => (config, AttributePath::root()),
+    };
+    let mut findings: Vec<Finding> = Vec::new();
+    let field = |name| convert::string(source, name).filter(|s| !s.is_empty());
+    let credentials = ProxyCredentials::new(
+        &field("username").unwrap_or_default(),
+        &field("password").unwrap_or_default(),
+    )
+    .unwrap_or_else(|f| {
+        findings.push(f);
+        None
+    });
+    let mut parse = |name: &str, text: Option<String>| {
+        text.and_then(|t| match ProxyUrl::parse(name, &t) {
+            Ok(url) => Some(url.with_credentials(credentials.clone())),
+            Err(f) => {
+                findings.push(f);
+                None
+            }
+        })
+    };
+    let http_proxy = parse("http_proxy", field("http_proxy"));
+    let https_proxy = parse("https_proxy", field("https_proxy")).or_else(|| http_proxy.clone());
+    if http_proxy.is_none() && https_proxy.is_none() && findings.is_empty() {
+        findings.push(Finding::error(
+            "http_proxy",
+            None,
+            "No proxy configured",
+            "Set `http_proxy` (and optionally `https_proxy`), or `profile`.",
+        ));
+    }
+    let errors = !findings.is_empty();
+    convert::push_findings(&findings, &prefix, diags);
+    let mut cluster = read_cluster(config);
+    if profile.is_some() {
+        cluster.installation = convert::strings(source, "no_proxy");
+    }
+    let merged = merge_cluster(&cluster, &MergeOptions::default(), profile.is_some(), diags)?;
+    if errors {
+        return None;
+    }
+    Some(ProxyInputs {
+        http_proxy,
+        https_proxy,
+        trusted_ca: field("trusted_ca"),
+        no_proxy: merged,
+    })
+}
