@@ -67,11 +67,12 @@ impl Dialect {
     }
 
     /// True when a CIDR entry of the family (`ipv6`) covers IP-literal
-    /// destinations in this client (Ruby cannot write IPv6 entries at all).
+    /// destinations in this client (Ruby cannot write IPv6 entries at all;
+    /// curl 7.88 never matches IPv6 CIDR entries).
     pub fn matches_cidr(self, ipv6: bool) -> bool {
         match self {
-            Dialect::Go | Dialect::Curl => true,
-            Dialect::Requests | Dialect::Ruby => !ipv6,
+            Dialect::Go => true,
+            Dialect::Curl | Dialect::Requests | Dialect::Ruby => !ipv6,
             Dialect::Python | Dialect::Wget | Dialect::Java | Dialect::Node => false,
         }
     }
@@ -179,7 +180,8 @@ fn go_split_host_port(entry: &str) -> Option<(&str, &str)> {
 /// curl (lib/noproxy.c): `*` only as the whole value; tokens end at a blank or
 /// comma and a blank not followed by a comma ends the list; host tokens lose
 /// one leading and one trailing dot and match the name or a dot-bounded tail;
-/// IP tokens (with optional `/bits`) match IP-literal hosts; no ports.
+/// IPv4 tokens (with optional `/bits`) and exact IPv6 tokens match IP-literal
+/// hosts (IPv6 CIDR tokens never match in curl 7.88); no ports.
 fn curl(list: &str, d: &Destination) -> bool {
     if list.is_empty() {
         return false;
@@ -248,14 +250,7 @@ fn curl_token_matches(token: &str, name: &str, ip: Option<IpAddr>) -> bool {
                     let mask = u32::MAX << (32 - bits);
                     (u32::from(ip) ^ u32::from(net)) & mask == 0
                 }
-                (IpAddr::V6(ip), Ok(IpAddr::V6(net))) => {
-                    let bits = if bits == 0 { 128 } else { bits };
-                    if bits > 128 {
-                        return false;
-                    }
-                    let mask = u128::MAX.checked_shl(128 - bits).unwrap_or(0);
-                    (u128::from(ip) ^ u128::from(net)) & mask == 0
-                }
+                (IpAddr::V6(ip), Ok(IpAddr::V6(net))) => !token.contains('/') && ip == net,
                 _ => false,
             }
         }
@@ -313,9 +308,10 @@ fn python_split_port(host: &str) -> &str {
     }
 }
 
-/// requests `should_bypass_proxies`: IPv4 hosts match valid IPv4 CIDRs (prefix
-/// 1-32) or equal entries; other hosts match any entry as a raw string suffix of
-/// the host or host:port; then urllib's check on the bare host.
+/// requests `should_bypass_proxies` (2.34): IPv4 hosts match valid IPv4
+/// CIDRs (prefix 1-32) or equal entries; other hosts match entries (leading
+/// dots removed) exactly or as a dot-bounded suffix of the host or host:port;
+/// then urllib's check on the bare host.
 fn requests(list: &str, d: &Destination) -> bool {
     let entries: Vec<String> = list
         .replace(' ', "")
@@ -341,10 +337,15 @@ fn requests(list: &str, d: &Destination) -> bool {
                 Some(port) => format!("{host}:{port}"),
                 None => host.clone(),
             };
-            if entries
-                .iter()
-                .any(|e| host.ends_with(e.as_str()) || with_port.ends_with(e.as_str()))
-            {
+            let matches = |entry: &String| {
+                let name = entry.trim_start_matches('.');
+                let dotted = format!(".{name}");
+                host == name
+                    || with_port == name
+                    || host.ends_with(&dotted)
+                    || with_port.ends_with(&dotted)
+            };
+            if entries.iter().any(matches) {
                 return true;
             }
         }
@@ -434,12 +435,13 @@ fn ruby_ipaddr(text: &str) -> Option<IpNet> {
     }
 }
 
-/// GNU wget `sufmatch`: each comma-separated entry matches the host exactly,
-/// as a dot-bounded suffix, or (with a leading dot) as a plain suffix.
+/// GNU wget `sufmatch`: each comma-separated entry (leading blanks skipped, trailing kept)
+/// matches the host exactly, as a dot-bounded suffix, or (with a leading dot)
+/// as a plain suffix.
 fn wget(list: &str, d: &Destination) -> bool {
     let host = d.bare_host();
     list.split(',')
-        .map(str::trim)
+        .map(str::trim_start)
         .filter(|e| !e.is_empty())
         .any(|entry| {
             let entry = entry.to_lowercase();
@@ -456,8 +458,12 @@ pub const JAVA_DEFAULT_NON_PROXY_HOSTS: &str = "localhost|127.*|[::1]|0.0.0.0|[:
 
 /// OpenJDK DefaultProxySelector: `|`-separated patterns, each an exact,
 /// case-insensitive match of the URI host (IPv6 in brackets), with `*` allowed at
-/// the start and/or end; the JDK defaults are always appended.
+/// the start and/or end; the JDK defaults are appended to a non-empty value (an
+/// empty value disables them too).
 fn java(list: &str, d: &Destination) -> bool {
+    if list.is_empty() {
+        return false;
+    }
     let host = d.url_host().to_lowercase();
     let all = format!("{list}|{JAVA_DEFAULT_NON_PROXY_HOSTS}");
     all.split('|').filter(|p| !p.is_empty()).any(|pattern| {
@@ -556,7 +562,7 @@ mod tests {
             (Python, ".example.com", "http://example.com/", true),
             (Python, "example.com:8080", "http://example.com:8080/", true),
             (Requests, "10.0.0.0/8", "http://10.1.2.3/", true),
-            (Requests, "example.com", "http://badexample.com/", true),
+            (Requests, "example.com", "http://badexample.com/", false),
             (Ruby, "10.0.0.0/8", "http://10.1.2.3/", true),
             (Ruby, ".example.com", "http://example.com/", false),
             (Wget, "*.example.com", "http://a.example.com/", false),
@@ -564,7 +570,8 @@ mod tests {
             (Wget, "example.com", "http://a.example.com/", true),
             (Java, "*.example.com", "http://a.example.com/", true),
             (Java, "example.com", "http://a.example.com/", false),
-            (Java, "", "http://127.0.0.5/", true),
+            (Java, "x.example", "http://127.0.0.5/", true),
+            (Java, "", "http://127.0.0.5/", false),
             (Node, "example.com", "http://a.example.com/", false),
             (Node, ".example.com", "http://a.example.com/", true),
             (Node, "[fd00::1]", "http://[fd00::1]/", true),

@@ -131,47 +131,57 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
     if !errors.is_empty() {
         return Err(errors);
     }
-    if entries.iter().any(|e| e.host == Host::Any) {
+    let star_understood = options
+        .targets
+        .iter()
+        .all(|d| !matches!(d, Dialect::Wget | Dialect::Ruby));
+    if let Some(star) = entries.iter().position(|e| e.host == Host::Any) {
+        if star_understood {
+            warnings.push(Finding::warning(
+                "",
+                None,
+                "NO_PROXY contains `*`",
+                "`*` sends every destination around the proxy; the other entries are left out because curl and Python only honour `*` as the whole value.",
+            ));
+            let subsumed = entries
+                .iter()
+                .filter(|e| e.host != Host::Any)
+                .map(|e| Subsumed {
+                    entry: e.to_string(),
+                    covered_by: "*".to_owned(),
+                })
+                .collect();
+            let any = vec![entries.swap_remove(star)];
+            return Ok(Merged {
+                list: shared_list(&any, &options.targets),
+                entries: any,
+                subsumed,
+                warnings,
+            });
+        }
         warnings.push(Finding::warning(
             "",
             None,
             "NO_PROXY contains `*`",
-            "`*` sends every destination around the proxy; the other entries are left out because curl and Python only honour `*` as the whole value.",
+            "wget and Ruby do not understand `*`, so the other entries are kept for them; curl and Python then ignore `*`, because they only honour it as the whole value.",
         ));
-        let subsumed = entries
-            .iter()
-            .filter(|e| e.host != Host::Any)
-            .map(|e| Subsumed {
-                entry: e.to_string(),
-                covered_by: "*".to_owned(),
-            })
-            .collect();
-        let any = vec![Entry {
-            host: Host::Any,
-            port: None,
-        }];
-        return Ok(Merged {
-            list: shared_list(&any, &options.targets),
-            entries: any,
-            subsumed,
-            warnings,
-        });
     }
     let (mut entries, subsumed) = drop_covered(entries, &options.targets);
     if options.aggregate_cidrs {
-        if options
-            .targets
-            .iter()
-            .all(|d| matches!(d, Dialect::Go | Dialect::Curl))
-        {
-            entries = aggregate(entries);
-        } else {
+        let families: Vec<bool> = [false, true]
+            .into_iter()
+            .filter(|ipv6| options.targets.iter().all(|d| d.matches_cidr(*ipv6)))
+            .collect();
+        if families.is_empty() {
             warnings.push(Finding::warning(
                 "aggregate_cidrs",
                 None,
                 "CIDR aggregation skipped",
-                "Aggregating addresses into CIDR blocks is only safe when every target client is go or curl; the other clients would lose the literal addresses.",
+                "Aggregating addresses into CIDR blocks is only safe when every client matches CIDR blocks (go for both families; curl, requests and ruby for IPv4); the other clients would lose the literal addresses.",
             ));
+        }
+        for ipv6 in families {
+            entries = aggregate(entries, ipv6);
         }
     }
     Ok(Merged {
@@ -323,9 +333,12 @@ fn drop_covered(entries: Vec<Entry>, targets: &BTreeSet<Dialect>) -> (Vec<Entry>
     (kept, subsumed)
 }
 
-/// Replaces port-less addresses and blocks by their aggregation, placed where the first of them stood.
-fn aggregate(entries: Vec<Entry>) -> Vec<Entry> {
-    let is_net = |e: &Entry| e.port.is_none() && matches!(e.host, Host::Ip(_) | Host::Cidr(_));
+/// Replaces the port-less addresses and blocks of one family by their
+/// aggregation, placed where the first of them stood.
+fn aggregate(entries: Vec<Entry>, ipv6: bool) -> Vec<Entry> {
+    let is_net = |e: &Entry| {
+        e.port.is_none() && matches!(e.host, Host::Ip(_) | Host::Cidr(_)) && e.is_ipv6() == ipv6
+    };
     let Some(first) = entries.iter().position(is_net) else {
         return entries;
     };
@@ -481,24 +494,30 @@ mod tests {
     }
 
     #[test]
-    fn star_wins_alone() {
+    fn star_wins_alone_where_every_target_understands_it() {
+        let sources = [source("extra", &["a.example", "*"])];
         let merged = merge(
-            &[source("extra", &["a.example", "*"])],
-            &MergeOptions::default(),
+            &sources,
+            &targets(&[Dialect::Go, Dialect::Curl, Dialect::Python]),
         )
         .unwrap();
         assert_eq!(merged.list, ["*"]);
         assert_eq!(merged.warnings.len(), 1);
+        let merged = merge(&sources, &MergeOptions::default()).unwrap();
+        assert_eq!(merged.list, ["a.example", ".a.example", "*"]);
+        assert!(merged.warnings[0].detail.contains("wget and Ruby"));
     }
 
     #[test]
-    fn aggregates_for_go_and_curl_only() {
+    fn aggregates_only_families_every_target_matches() {
         let sources = [source(
             "installation",
             &[
                 "a.example",
                 "10.0.0.0/25",
+                "fd00::/65",
                 "10.0.0.128/25",
+                "fd00::8000:0:0:0/65",
                 "10.0.1.0",
                 "10.0.1.1:80",
             ],
@@ -508,11 +527,30 @@ mod tests {
         let merged = merge(&sources, &options).unwrap();
         assert_eq!(
             merged.list,
-            ["a.example", "10.0.0.0/24", "10.0.1.0", "10.0.1.1:80"]
+            [
+                "a.example",
+                "10.0.0.0/24",
+                "10.0.1.0",
+                "fd00::/64",
+                "10.0.1.1:80"
+            ]
+        );
+        options.targets.insert(Dialect::Curl);
+        let merged = merge(&sources, &options).unwrap();
+        assert_eq!(
+            merged.list,
+            [
+                "a.example",
+                "10.0.0.0/24",
+                "10.0.1.0",
+                "fd00::/65",
+                "fd00::8000:0:0:0/65",
+                "10.0.1.1:80"
+            ]
         );
         options.targets.insert(Dialect::Python);
         let merged = merge(&sources, &options).unwrap();
-        assert_eq!(merged.list.len(), 5);
+        assert_eq!(merged.list.len(), 7);
         assert_eq!(merged.warnings[0].field, "aggregate_cidrs");
     }
 

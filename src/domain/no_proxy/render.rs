@@ -141,10 +141,6 @@ fn env_forms(dialect: Dialect, entry: &Entry) -> (Vec<String>, Option<String>) {
                     vec![canonical],
                     Some(format!("{dialect} ignores the leading dot: {name} itself also bypasses the proxy.")),
                 ),
-                (Dialect::Requests, false) => (
-                    vec![canonical],
-                    Some(format!("requests matches entries as raw suffixes: names such as bad{name} also bypass the proxy.")),
-                ),
                 _ => (vec![canonical], None),
             }
         }

@@ -1,0 +1,128 @@
+//! Property tests of the NO_PROXY merge: idempotent, order-stable, and it
+//! never takes coverage away from any client in the target set.
+
+use std::collections::BTreeSet;
+
+use clusterproxy::domain::no_proxy::{
+    merge, render, Destination, Dialect, Entry, MergeOptions, Source,
+};
+use proptest::prelude::*;
+
+const ENTRIES: &[&str] = &[
+    "example.com",
+    ".example.com",
+    "*.example.com",
+    "a.example.com",
+    "b.a.example.com",
+    "example.com:8080",
+    "a.example.com:443",
+    "Example.COM.",
+    ".svc",
+    "cluster.local",
+    "svc.cluster.local",
+    "localhost",
+    "10.0.0.0/8",
+    "10.96.0.0/12",
+    "10.96.0.0/16",
+    "10.1.2.3",
+    "10.1.2.3/32",
+    "10.1.2.3:8080",
+    "10.1.2.0/31",
+    "192.168.0.0/16",
+    "fd00::/8",
+    "fd00::/16",
+    "fd00::1",
+    "[fd00::1]:8080",
+    "*",
+];
+
+const URLS: &[&str] = &[
+    "http://example.com/",
+    "http://a.example.com:8080/",
+    "https://b.a.example.com/",
+    "https://badexample.com/",
+    "https://kubernetes.default.svc/",
+    "https://kubernetes.default.svc.cluster.local/",
+    "http://localhost/",
+    "http://10.1.2.3/",
+    "http://10.1.2.3:8080/",
+    "http://10.1.2.1/",
+    "https://10.96.0.1/",
+    "http://10.97.0.1/",
+    "http://192.168.1.1/",
+    "http://[fd00::1]/",
+    "http://[fd00::1]:8080/",
+    "http://[fd00::2]/",
+];
+
+fn entries() -> impl Strategy<Value = Vec<String>> {
+    prop::collection::vec(
+        prop::sample::select(ENTRIES.to_vec()).prop_map(str::to_owned),
+        0..12,
+    )
+}
+
+fn options() -> impl Strategy<Value = MergeOptions> {
+    (
+        prop::sample::subsequence(Dialect::ALL.to_vec(), 1..=8),
+        any::<bool>(),
+    )
+        .prop_map(|(targets, aggregate)| MergeOptions {
+            targets: targets.into_iter().collect::<BTreeSet<_>>(),
+            aggregate_cidrs: aggregate,
+        })
+}
+
+/// The setting a client reads for a list of canonical entries.
+fn setting(dialect: Dialect, entries: &[Entry], shared: &str) -> String {
+    if dialect == Dialect::Java {
+        render(dialect, entries).value
+    } else {
+        shared.to_owned()
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn merge_is_idempotent(raw in entries(), options in options()) {
+        let once = merge(&[Source::list("x", raw)], &options).unwrap();
+        let twice = merge(&[Source::list("x", once.list.clone())], &options).unwrap();
+        prop_assert_eq!(&once.list, &twice.list);
+    }
+
+    #[test]
+    fn kept_entries_keep_their_input_order(raw in entries(), mut options in options()) {
+        // Aggregation replaces blocks by new ones, in address order.
+        options.aggregate_cidrs = false;
+        let merged = merge(&[Source::list("x", raw.clone())], &options).unwrap();
+        let canonical: Vec<String> = raw.iter().map(|r| Entry::parse(r).unwrap().entry.to_string()).collect();
+        let positions: Vec<usize> = merged
+            .entries
+            .iter()
+            .map(|e| canonical.iter().position(|c| *c == e.to_string()).unwrap())
+            .collect();
+        prop_assert!(positions.windows(2).all(|w| w[0] < w[1]), "{:?} -> {:?}", raw, merged.list);
+    }
+
+    #[test]
+    fn merge_never_drops_coverage(raw in entries(), options in options()) {
+        let parsed: Vec<Entry> = raw.iter().map(|r| Entry::parse(r).unwrap().entry).collect();
+        let naive = parsed.iter().map(ToString::to_string).collect::<Vec<_>>().join(",");
+        let merged = merge(&[Source::list("x", raw.clone())], &options).unwrap();
+        for dialect in &options.targets {
+            let before = setting(*dialect, &parsed, &naive);
+            let after = setting(*dialect, &merged.entries, &merged.no_proxy());
+            for url in URLS {
+                let destination = Destination::parse(url).unwrap();
+                if dialect.bypasses(&before, &destination) {
+                    prop_assert!(
+                        dialect.bypasses(&after, &destination),
+                        "{} loses {} : {:?} -> {:?}", dialect, url, before, after
+                    );
+                }
+            }
+        }
+    }
+}

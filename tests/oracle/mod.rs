@@ -1,0 +1,190 @@
+//! Real-client oracles for the NO_PROXY differential tests: each decision
+//! ("would this client bypass the proxy for this URL with this setting?") is
+//! made by the real client, never by our reading of it. Drivers live beside
+//! this file. Nothing leaves loopback: the proxy is a closed port on
+//! 127.0.0.1, curl's direct connections are redirected to another closed
+//! loopback port, and curl, wget and Ruby run in a network namespace of their
+//! own (`unshare -rn`) whose only interface is loopback.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use clusterproxy::domain::no_proxy::Dialect;
+
+/// One question: the setting (NO_PROXY, or `http.nonProxyHosts` for Java) and the URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Case {
+    /// The setting's value.
+    pub setting: String,
+    /// The destination URL.
+    pub url: String,
+}
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle")
+}
+
+fn tools() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools")
+}
+
+fn scratch() -> PathBuf {
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oracle");
+    std::fs::create_dir_all(&path).unwrap();
+    path
+}
+
+/// Runs `command` with `input` on stdin and returns one decision per output line.
+fn run(mut command: Command, input: &str, expected: usize) -> Vec<bool> {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start oracle {command:?}: {e}"));
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_owned();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let decisions: Vec<bool> = stdout
+        .lines()
+        .map(|line| match line {
+            "direct" => true,
+            "proxy" => false,
+            other => panic!("oracle {command:?} answered {other:?}"),
+        })
+        .collect();
+    assert!(
+        output.status.success() && decisions.len() == expected,
+        "oracle {command:?} failed ({}): {}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    decisions
+}
+
+/// `program args...` inside a fresh network namespace with only loopback up.
+fn isolated(program: &str, args: &[&str]) -> Command {
+    let mut command = Command::new("unshare");
+    command.args([
+        "-rn",
+        "sh",
+        "-c",
+        "ip link set lo up && exec \"$@\"",
+        "sh",
+        program,
+    ]);
+    command.args(args);
+    command
+}
+
+fn json_lines(cases: &[Case]) -> String {
+    cases
+        .iter()
+        .map(|c| serde_json::json!({"no_proxy": c.setting, "url": c.url}).to_string() + "\n")
+        .collect()
+}
+
+fn go_binary() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        let out = scratch().join("go-oracle");
+        let status = Command::new("go")
+            .args(["build", "-o"])
+            .arg(&out)
+            .arg(dir().join("go/main.go"))
+            .env("GOCACHE", scratch().join("gocache"))
+            .env("GO111MODULE", "off")
+            .env("GOFLAGS", "")
+            .status()
+            .expect("go is installed (scripts/install-test-tools)");
+        assert!(status.success(), "building the Go oracle failed");
+        out
+    })
+}
+
+/// Go reads its environment once per process: one process per distinct setting.
+fn go(cases: &[Case]) -> Vec<bool> {
+    let mut decisions = vec![false; cases.len()];
+    let mut settings: Vec<&str> = cases.iter().map(|c| c.setting.as_str()).collect();
+    settings.sort_unstable();
+    settings.dedup();
+    for setting in settings {
+        let picked: Vec<usize> = (0..cases.len())
+            .filter(|i| cases[*i].setting == setting)
+            .collect();
+        let input: String = picked
+            .iter()
+            .map(|i| format!("{}\n", cases[*i].url))
+            .collect();
+        let mut command = Command::new(go_binary());
+        command
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default());
+        for key in ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] {
+            command.env(key, "http://127.0.0.1:9");
+        }
+        command.env("NO_PROXY", setting).env("no_proxy", setting);
+        for (i, decision) in picked.iter().zip(run(command, &input, picked.len())) {
+            decisions[*i] = decision;
+        }
+    }
+    decisions
+}
+
+fn python(client: &str, cases: &[Case]) -> Vec<bool> {
+    let script = dir().join("decide.py");
+    let mut command = if matches!(client, "curl" | "wget") {
+        isolated("python3", &[script.to_str().unwrap(), client])
+    } else {
+        let mut command = Command::new("python3");
+        command.arg(&script).arg(client);
+        command
+    };
+    let pythonpath = tools().join("python");
+    command.env("PYTHONPATH", pythonpath);
+    run(command, &json_lines(cases), cases.len())
+}
+
+fn java(cases: &[Case]) -> Vec<bool> {
+    let mut command = Command::new("java");
+    command.arg(dir().join("NonProxyHosts.java"));
+    let input: String = cases
+        .iter()
+        .map(|c| format!("{}\t{}\n", c.setting, c.url))
+        .collect();
+    run(command, &input, cases.len())
+}
+
+/// The real client's decisions (true = direct) for `cases`.
+pub fn decide(dialect: Dialect, cases: &[Case]) -> Vec<bool> {
+    if cases.is_empty() {
+        return Vec::new();
+    }
+    match dialect {
+        Dialect::Go => go(cases),
+        Dialect::Curl => python("curl", cases),
+        Dialect::Python => python("urllib", cases),
+        Dialect::Requests => python("requests", cases),
+        Dialect::Wget => python("wget", cases),
+        Dialect::Java => java(cases),
+        Dialect::Ruby => {
+            let script = dir().join("decide.rb");
+            run(
+                isolated("ruby", &[script.to_str().unwrap()]),
+                &json_lines(cases),
+                cases.len(),
+            )
+        }
+        Dialect::Node => {
+            let mut command = Command::new("node");
+            command.arg(dir().join("decide.js"));
+            command.env("NODE_PATH", tools().join("node/node_modules"));
+            run(command, &json_lines(cases), cases.len())
+        }
+    }
+}
