@@ -85,3 +85,5 @@ impl fmt::Display for Finding {
 }
 
 pub mod proxy_url;
+pub mod render;
+pub mod trusted_ca;

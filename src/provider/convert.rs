@@ -83,3 +83,21 @@ pub fn null_elements(object: &Value, name: &str, diags: &mut Diagnostics) {
 pub fn string_list<S: AsRef<str>>(items: &[S]) -> Value {
     Value::list(items.iter().map(|s| Value::string(s.as_ref())).collect())
 }
+
+/// A list of objects, each given as (attribute, value) pairs.
+pub fn objects<'a>(rows: impl IntoIterator<Item = Vec<(&'a str, Value)>>) -> Value {
+    Value::list(
+        rows.into_iter()
+            .map(|row| Value::object(row.into_iter().map(|(k, v)| (k.to_owned(), v))))
+            .collect(),
+    )
+}
+
+/// The object type with string attributes `names`.
+pub fn string_object_type(names: &[&str]) -> crate::framework::value::Type {
+    crate::framework::value::Type::object(
+        names
+            .iter()
+            .map(|n| (*n, crate::framework::value::Type::String)),
+    )
+}

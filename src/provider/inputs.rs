@@ -1,8 +1,10 @@
 //! Inputs shared by several data sources: the cluster's NO_PROXY inputs and
 //! the proxy settings (directly or as a `clusterproxy_profile`'s `settings`).
 
-use crate::domain::no_proxy::{self, Cloud, Cluster, MergeOptions, Merged};
+use crate::domain::no_proxy::{self, Cloud, Cluster, Dialect, MergeOptions, Merged};
 use crate::domain::proxy_url::{ProxyCredentials, ProxyUrl};
+use crate::domain::render::{systemd, ProxySettings};
+use crate::domain::trusted_ca::TrustedCa;
 use crate::domain::Finding;
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::schema::{Attribute, OneOf};
@@ -106,17 +108,15 @@ pub fn merge_cluster(
     }
 }
 
-/// Proxy settings read from a configuration.
+/// Proxy settings read from a configuration, ready for the renderers.
 #[derive(Debug, Clone)]
 pub struct ProxyInputs {
-    /// The HTTP proxy, credentials applied.
-    pub http_proxy: Option<ProxyUrl>,
-    /// The HTTPS proxy, credentials applied.
-    pub https_proxy: Option<ProxyUrl>,
-    /// The trusted CA bundle as given (PEM).
-    pub trusted_ca: Option<String>,
-    /// The merged NO_PROXY of the cluster.
-    pub no_proxy: Merged,
+    /// Proxy URLs (credentials applied), merged NO_PROXY and trusted CA.
+    pub settings: ProxySettings,
+    /// The cluster inputs.
+    pub cluster: Cluster,
+    /// Whether the proxy fields came from `profile`.
+    pub from_profile: bool,
 }
 
 /// Attribute names of the proxy settings, as in [`settings_type`] (minus `no_proxy`).
@@ -175,7 +175,30 @@ pub fn proxy_attributes() -> Vec<Attribute> {
         Attribute::optional("trusted_ca", Type::String, "PEM bundle of the CA certificates that sign the proxy's certificates."),
     ];
     attributes.extend(cluster_attributes());
+    attributes.push(clients_attribute());
     attributes
+}
+
+/// The `clients` attribute: the clients that read the merged NO_PROXY.
+pub fn clients_attribute() -> Attribute {
+    Attribute::with_default(
+        "clients",
+        Type::list(Type::String),
+        convert::string_list(&Dialect::NAMES),
+        "Clients that read the result: `go`, `curl`, `python` (urllib), `requests`, `ruby`, `wget`, `java` (`http.nonProxyHosts`), `node` (proxy-from-env). Entries are only dropped as covered, and extra forms only added, so that every listed client reads the list as intended. Defaults to all.",
+    )
+    .validator(OneOf(&Dialect::NAMES))
+}
+
+/// The merge options the configuration asks for (`clients`, and `aggregate_cidrs` when present).
+pub fn merge_options(config: &Value) -> MergeOptions {
+    MergeOptions {
+        targets: convert::strings(config, "clients")
+            .iter()
+            .filter_map(|name| Dialect::from_name(name))
+            .collect(),
+        aggregate_cidrs: convert::boolean(config, "aggregate_cidrs"),
+    }
 }
 
 /// Plan-time checks of the proxy attributes: a profile excludes the direct fields.
@@ -201,10 +224,8 @@ pub fn validate_proxy(config: &Value, diags: &mut Diagnostics) {
 /// Reads and validates the proxy settings and merges the NO_PROXY.
 pub fn read_proxy(config: &Value, diags: &mut Diagnostics) -> Option<ProxyInputs> {
     let profile = config.get_attr("profile").filter(|p| !p.is_null());
-    let (source, prefix) = match profile {
-        Some(profile) => (profile, AttributePath::attribute("profile")),
-        None => (config, AttributePath::root()),
-    };
+    let from_profile = profile.is_some();
+    let source = profile.unwrap_or(config);
     let mut findings: Vec<Finding> = Vec::new();
     let field = |name| convert::string(source, name).filter(|s| !s.is_empty());
     let credentials = ProxyCredentials::new(
@@ -234,20 +255,96 @@ pub fn read_proxy(config: &Value, diags: &mut Diagnostics) -> Option<ProxyInputs
             "Set `http_proxy` (and optionally `https_proxy`), or `profile`.",
         ));
     }
+    let trusted_ca = field("trusted_ca").and_then(|pem| {
+        TrustedCa::parse("trusted_ca", &pem)
+            .map_err(|f| findings.push(f))
+            .ok()
+    });
     let errors = !findings.is_empty();
-    convert::push_findings(&findings, &prefix, diags);
+    push_proxy_findings(&findings, from_profile, diags);
     let mut cluster = read_cluster(config);
-    if profile.is_some() {
+    if from_profile {
         cluster.installation = convert::strings(source, "no_proxy");
     }
-    let merged = merge_cluster(&cluster, &MergeOptions::default(), profile.is_some(), diags)?;
+    let merged = merge_cluster(&cluster, &merge_options(config), from_profile, diags)?;
     if errors {
         return None;
     }
     Some(ProxyInputs {
-        http_proxy,
-        https_proxy,
-        trusted_ca: field("trusted_ca"),
-        no_proxy: merged,
+        settings: ProxySettings {
+            http_proxy,
+            https_proxy,
+            no_proxy: merged.list,
+            trusted_ca,
+        },
+        cluster,
+        from_profile,
     })
+}
+
+/// Adds findings about proxy settings: fields of the profile live under
+/// `profile`; findings about the merged list (`no_proxy`) quote the entry and
+/// point at no attribute.
+pub fn push_proxy_findings(findings: &[Finding], from_profile: bool, diags: &mut Diagnostics) {
+    for finding in findings {
+        let mut finding = finding.clone();
+        let prefix = if finding.field == "no_proxy" {
+            finding.field.clear();
+            finding.index = None;
+            AttributePath::root()
+        } else if from_profile && PROXY_FIELDS.contains(&finding.field.as_str()) {
+            AttributePath::attribute("profile")
+        } else {
+            AttributePath::root()
+        };
+        convert::push_findings(std::slice::from_ref(&finding), &prefix, diags);
+    }
+}
+
+/// The `units` attribute: systemd units to proxy (containerd and kubelet by default).
+pub fn units_attribute() -> Attribute {
+    Attribute::with_default(
+        "units",
+        Type::list(Type::String),
+        convert::string_list(&systemd::DEFAULT_UNITS),
+        "systemd units whose environment gets the proxy settings (`docker`, `crio`, `teleport`... or full unit names). Defaults to `containerd` and `kubelet`.",
+    )
+}
+
+/// The full unit names of `units`; invalid names are errors on their element.
+pub fn read_units(config: &Value, diags: &mut Diagnostics) -> Option<Vec<String>> {
+    let mut units = Vec::new();
+    let mut findings = Vec::new();
+    for (index, name) in convert::strings(config, "units").iter().enumerate() {
+        match systemd::unit_name("units", index, name.trim()) {
+            Ok(unit) => units.push(unit),
+            Err(f) => findings.push(f),
+        }
+    }
+    if units.is_empty() && findings.is_empty() {
+        findings.push(Finding::error(
+            "units",
+            None,
+            "No units",
+            "List at least one systemd unit.",
+        ));
+    }
+    convert::push_findings(&findings, &AttributePath::root(), diags);
+    findings.is_empty().then_some(units)
+}
+
+/// Plan-time checks of the proxy attributes and `units`.
+pub fn validate_proxy_and_units(config: &Value, diags: &mut Diagnostics) {
+    validate_proxy(config, diags);
+    convert::null_elements(config, "units", diags);
+}
+
+/// The proxy settings and the unit names; errors of both are reported.
+pub fn read_proxy_and_units(
+    config: &Value,
+    diags: &mut Diagnostics,
+) -> Option<(ProxyInputs, Vec<String>)> {
+    let units = read_units(config, diags);
+    let proxy = read_proxy(config, diags)?;
+    Some((proxy, units?))
 }

@@ -38,7 +38,14 @@ impl Provider for ClusterProxy {
     }
 
     fn data_sources(&self) -> Vec<Arc<dyn DataSource>> {
-        vec![Arc::new(data_sources::no_proxy::NoProxy)]
+        vec![
+            Arc::new(data_sources::no_proxy::NoProxy),
+            Arc::new(data_sources::systemd_dropin::SystemdDropin),
+            Arc::new(data_sources::capi_kubeadm::CapiKubeadm),
+            Arc::new(data_sources::tkg_config::TkgConfigSource),
+            Arc::new(data_sources::aks_http_proxy_config::AksHttpProxyConfig),
+            Arc::new(data_sources::pod_env::PodEnv),
+        ]
     }
 
     fn functions(&self) -> Vec<Arc<dyn Function>> {
@@ -52,4 +59,34 @@ impl Provider for ClusterProxy {
 /// The gRPC routes that serve this provider.
 pub fn routes() -> tonic::service::Routes {
     tonic::service::Routes::new(ProviderServer::new(&ClusterProxy).into_service())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Attribute names are unique in every schema (an input and an output of
+    /// the same name would make Terraform reject every plan).
+    #[test]
+    fn attribute_names_are_unique() {
+        let provider = ClusterProxy;
+        let schemas = provider
+            .data_sources()
+            .iter()
+            .map(|d| (d.type_name(), d.schema()))
+            .chain(
+                provider
+                    .resources()
+                    .iter()
+                    .map(|r| (r.type_name(), r.schema())),
+            )
+            .collect::<Vec<_>>();
+        for (name, schema) in schemas {
+            let mut names: Vec<&str> = schema.attributes.iter().map(|a| a.name.as_str()).collect();
+            let total = names.len();
+            names.sort_unstable();
+            names.dedup();
+            assert_eq!(names.len(), total, "{name} has duplicate attribute names");
+        }
+    }
 }

@@ -1,3 +1,8 @@
-//! Data sources, one file each.
+//! Data sources, one per file.
 
+pub mod aks_http_proxy_config;
+pub mod capi_kubeadm;
 pub mod no_proxy;
+pub mod pod_env;
+pub mod systemd_dropin;
+pub mod tkg_config;

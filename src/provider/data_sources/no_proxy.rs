@@ -1,12 +1,10 @@
 //! `clusterproxy_no_proxy`: the merged NO_PROXY list of one cluster, its
 //! per-client renderings and the coverage check.
 
-use std::collections::BTreeSet;
-
-use crate::domain::no_proxy::{gaps, render, Destination, Dialect, MergeOptions};
+use crate::domain::no_proxy::{gaps, render, Destination};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
-use crate::framework::schema::{Attribute, OneOf, Schema};
+use crate::framework::schema::{Attribute, Schema};
 use crate::framework::value::{Type, Value};
 use crate::provider::{convert, inputs};
 
@@ -36,16 +34,9 @@ impl DataSource for NoProxy {
     }
 
     fn schema(&self) -> Schema {
-        let all_clients = convert::string_list(&Dialect::NAMES);
         let mut attributes = inputs::cluster_attributes();
         attributes.extend([
-            Attribute::with_default(
-                "clients",
-                Type::list(Type::String),
-                all_clients,
-                "Clients that read the result: `go`, `curl`, `python` (urllib), `requests`, `ruby`, `wget`, `java` (`http.nonProxyHosts`), `node` (proxy-from-env). Entries are only dropped as covered, and extra forms only added, so that every listed client reads the list as intended. Defaults to all.",
-            )
-            .validator(OneOf(&Dialect::NAMES)),
+            inputs::clients_attribute(),
             Attribute::with_default(
                 "aggregate_cidrs",
                 Type::Bool,
@@ -130,14 +121,8 @@ impl DataSource for NoProxy {
     }
 
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let targets: BTreeSet<Dialect> = convert::strings(config, "clients")
-            .iter()
-            .filter_map(|name| Dialect::from_name(name))
-            .collect();
-        let options = MergeOptions {
-            targets: targets.clone(),
-            aggregate_cidrs: convert::boolean(config, "aggregate_cidrs"),
-        };
+        let options = inputs::merge_options(config);
+        let targets = options.targets.clone();
         let cluster = inputs::read_cluster(config);
         let merged = inputs::merge_cluster(&cluster, &options, false, diags)?;
         let mut destinations: Vec<Destination> = convert::strings(config, "must_bypass")

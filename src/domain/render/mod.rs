@@ -1,0 +1,150 @@
+//! Renderers: what each platform consumes, from one set of proxy settings.
+//! Every renderer takes the MERGED NO_PROXY list (from the NO_PROXY engine)
+//! and returns text whose bytes depend only on its inputs.
+
+pub mod aks;
+pub mod capi;
+pub mod pod_env;
+pub mod shell;
+pub mod systemd;
+pub mod tkg;
+
+use super::proxy_url::ProxyUrl;
+use super::trusted_ca::TrustedCa;
+
+/// Proxy settings ready to render.
+#[derive(Debug, Clone)]
+pub struct ProxySettings {
+    /// Proxy for `http://` destinations.
+    pub http_proxy: Option<ProxyUrl>,
+    /// Proxy for `https://` destinations.
+    pub https_proxy: Option<ProxyUrl>,
+    /// The merged NO_PROXY list.
+    pub no_proxy: Vec<String>,
+    /// The trusted CA bundle.
+    pub trusted_ca: Option<TrustedCa>,
+}
+
+/// Whether rendered text carries the credentials or a redacted stand-in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Secrets {
+    /// The real, percent-encoded credentials: the output is secret.
+    Include,
+    /// The password replaced by `***`: safe to show.
+    Redact,
+}
+
+impl ProxySettings {
+    /// A proxy URL as text, with or without the credentials.
+    pub fn url(url: &ProxyUrl, secrets: Secrets) -> String {
+        match secrets {
+            Secrets::Include => url.to_secret_string(),
+            Secrets::Redact => url.to_redacted_string(),
+        }
+    }
+
+    /// The NO_PROXY value (comma-joined list).
+    pub fn no_proxy_value(&self) -> String {
+        self.no_proxy.join(",")
+    }
+
+    /// The environment variables every client family reads, upper- and
+    /// lowercase, in a fixed order: HTTP_PROXY, http_proxy, HTTPS_PROXY,
+    /// https_proxy, NO_PROXY, no_proxy (absent proxies left out).
+    pub fn variables(&self, secrets: Secrets) -> Vec<(&'static str, String)> {
+        let mut out = Vec::with_capacity(6);
+        if let Some(url) = &self.http_proxy {
+            let value = Self::url(url, secrets);
+            out.push(("HTTP_PROXY", value.clone()));
+            out.push(("http_proxy", value));
+        }
+        if let Some(url) = &self.https_proxy {
+            let value = Self::url(url, secrets);
+            out.push(("HTTPS_PROXY", value.clone()));
+            out.push(("https_proxy", value));
+        }
+        let no_proxy = self.no_proxy_value();
+        out.push(("NO_PROXY", no_proxy.clone()));
+        out.push(("no_proxy", no_proxy));
+        out
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::domain::proxy_url::ProxyCredentials;
+
+    /// The password every renderer test uses: `%`, `"`, `\`, `$`, `'`, space and `@`.
+    pub(crate) const NASTY_PASSWORD: &str = r#"p%40ss "w\rd" $HOME 'x'@y"#;
+
+    /// Settings with credentials and a typical merged list.
+    pub(crate) fn settings() -> ProxySettings {
+        let credentials = ProxyCredentials::new("svc-proxy", NASTY_PASSWORD).unwrap();
+        let http = ProxyUrl::parse("http_proxy", "http://proxy.corp.example:3128")
+            .unwrap()
+            .with_credentials(credentials.clone());
+        let https = ProxyUrl::parse("https_proxy", "http://proxy.corp.example:3129")
+            .unwrap()
+            .with_credentials(credentials);
+        ProxySettings {
+            http_proxy: Some(http),
+            https_proxy: Some(https),
+            no_proxy: [
+                "registry.corp.example",
+                "10.96.0.0/12",
+                "192.168.0.0/16",
+                "cluster.local",
+                ".svc",
+                "localhost",
+                "127.0.0.1",
+            ]
+            .map(str::to_owned)
+            .to_vec(),
+            trusted_ca: None,
+        }
+    }
+
+    /// Compares `actual` with tests/golden/<name>, or rewrites it when UPDATE_GOLDEN is set.
+    pub(crate) fn golden(name: &str, actual: &str) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/golden")
+            .join(name);
+        if std::env::var_os("UPDATE_GOLDEN").is_some() {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, actual).unwrap();
+            return;
+        }
+        let expected = std::fs::read_to_string(&path)
+            .unwrap_or_else(|_| panic!("{} is missing; run with UPDATE_GOLDEN=1", path.display()));
+        assert_eq!(
+            actual, expected,
+            "{name} differs from its golden file (byte stability)"
+        );
+    }
+
+    #[test]
+    fn variables_come_in_both_cases_in_a_fixed_order() {
+        let names: Vec<_> = settings()
+            .variables(Secrets::Redact)
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "HTTP_PROXY",
+                "http_proxy",
+                "HTTPS_PROXY",
+                "https_proxy",
+                "NO_PROXY",
+                "no_proxy"
+            ]
+        );
+        let secret = settings().variables(Secrets::Include);
+        assert!(secret[0].1.contains("p%2540ss"), "{}", secret[0].1);
+        assert!(!settings().variables(Secrets::Redact)[0]
+            .1
+            .contains("p%2540ss"));
+    }
+}

@@ -1,0 +1,42 @@
+//! POSIX shell quoting for `export` lines.
+
+/// `value` in single quotes, each `'` written `'\''`: safe in any POSIX shell.
+pub fn quote(value: &str) -> String {
+    format!("'{}'", value.replace('\'', r"'\''"))
+}
+
+/// `export NAME='value'` lines for the variables.
+pub fn exports(variables: &[(&str, String)]) -> Vec<String> {
+    variables
+        .iter()
+        .map(|(name, value)| format!("export {name}={}", quote(value)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::render::tests::{settings, NASTY_PASSWORD};
+    use crate::domain::render::Secrets;
+    use std::process::Command;
+
+    #[test]
+    fn exported_values_survive_a_real_shell() {
+        let variables = settings().variables(Secrets::Include);
+        let script = exports(&variables).join("\n");
+        let check = Command::new("sh")
+            .args(["-n", "-c", &script])
+            .status()
+            .unwrap();
+        assert!(check.success(), "sh -n rejects:\n{script}");
+        for (name, value) in &variables {
+            let out = Command::new("sh")
+                .args(["-c", &format!("{script}\nprintf '%s' \"${name}\"")])
+                .env_clear()
+                .output()
+                .unwrap();
+            assert_eq!(String::from_utf8(out.stdout).unwrap(), *value, "{name}");
+        }
+        assert_eq!(quote(NASTY_PASSWORD).matches(r"'\''").count(), 2);
+    }
+}

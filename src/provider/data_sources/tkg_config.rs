@@ -1,0 +1,91 @@
+//! `clusterproxy_tkg_config`: TKG's proxy variables.
+
+use crate::domain::render::tkg::{TkgCluster, TkgConfig};
+use crate::domain::render::Secrets;
+use crate::framework::data_source::DataSource;
+use crate::framework::diagnostics::Diagnostics;
+use crate::framework::schema::{Attribute, Schema};
+use crate::framework::value::{Type, Value};
+use crate::provider::{convert, inputs};
+
+/// The data source.
+#[derive(Debug, Clone, Copy)]
+pub struct TkgConfigSource;
+
+impl DataSource for TkgConfigSource {
+    fn type_name(&self) -> &'static str {
+        "clusterproxy_tkg_config"
+    }
+
+    fn schema(&self) -> Schema {
+        let mut attributes = inputs::proxy_attributes();
+        attributes.extend([
+            Attribute::optional("vsphere_server", Type::String, "VSPHERE_SERVER: TKG requires it to bypass the proxy; the plan fails when the merged list does not cover it."),
+            Attribute::with_default("system_wide", Type::Bool, Value::bool(false), "TKG_NODE_SYSTEM_WIDE_PROXY: also set the proxy for every process on the nodes."),
+            Attribute::computed(
+                "variables",
+                Type::map(Type::String),
+                "TKG_HTTP_PROXY_ENABLED, TKG_HTTP_PROXY, TKG_HTTPS_PROXY, TKG_NO_PROXY, TKG_PROXY_CA_CERT (base64 PEM, when `trusted_ca` is set) and TKG_NODE_SYSTEM_WIDE_PROXY. Holds the credentials.",
+            )
+            .sensitive(),
+            Attribute::computed("yaml", Type::String, "The variables as a cluster configuration file fragment (keys sorted). Holds the credentials.").sensitive(),
+            Attribute::computed("yaml_redacted", Type::String, "`yaml` with the proxy password replaced by `***`, for review."),
+            Attribute::computed(
+                "cluster_class_variable",
+                Type::String,
+                "The ClusterClass `proxy` variable value as JSON: `httpProxy`, `httpsProxy`, `noProxy`, `systemWide`. Holds the credentials.",
+            )
+            .sensitive(),
+            Attribute::computed("no_proxy", Type::String, "TKG_NO_PROXY: the merged list without the entries TKG appends itself."),
+            Attribute::computed(
+                "appended_by_tkg",
+                Type::list(Type::String),
+                "Entries of the merged list left out of TKG_NO_PROXY because TKG appends them itself (service and pod CIDRs, localhost, 127.0.0.1, ::1, .svc, .svc.cluster.local, and on AWS/Azure the `node_cidrs` as VPC/VNet CIDRs, 169.254.0.0/16, 168.63.129.16).",
+            ),
+        ]);
+        Schema::new(
+            "Renders TKG's proxy variables and enforces TKG's rules: both proxies set, no `*` in TKG_NO_PROXY, the vSphere server bypassing the proxy. Known at plan time whenever its inputs are.",
+            attributes,
+        )
+    }
+
+    fn validate(&self, config: &Value, diags: &mut Diagnostics) {
+        inputs::validate_proxy(config, diags);
+    }
+
+    fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
+        let proxy = inputs::read_proxy(config, diags)?;
+        let cluster = TkgCluster {
+            service_cidrs: proxy.cluster.service_cidrs.clone(),
+            pod_cidrs: proxy.cluster.pod_cidrs.clone(),
+            network_cidrs: proxy.cluster.node_cidrs.clone(),
+            cloud: proxy.cluster.cloud,
+            ipv6: proxy.cluster.is_ipv6(),
+            vsphere_server: convert::string(config, "vsphere_server"),
+            system_wide: convert::boolean(config, "system_wide"),
+        };
+        let secret = TkgConfig::new(&proxy.settings, &cluster, Secrets::Include)
+            .map_err(|findings| inputs::push_proxy_findings(&findings, proxy.from_profile, diags))
+            .ok()?;
+        let redacted = TkgConfig::new(&proxy.settings, &cluster, Secrets::Redact).ok()?;
+        let mut state = config.clone();
+        state.set_attr(
+            "variables",
+            Value::map(
+                secret
+                    .string_variables()
+                    .into_iter()
+                    .map(|(k, v)| (k, Value::string(v))),
+            ),
+        );
+        state.set_attr("yaml", Value::string(secret.to_yaml()));
+        state.set_attr("yaml_redacted", Value::string(redacted.to_yaml()));
+        state.set_attr(
+            "cluster_class_variable",
+            Value::string(secret.cluster_class_variable().to_string()),
+        );
+        state.set_attr("no_proxy", Value::string(secret.no_proxy.join(",")));
+        state.set_attr("appended_by_tkg", convert::string_list(&secret.appended));
+        Some(state)
+    }
+}
