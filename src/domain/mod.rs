@@ -84,6 +84,7 @@ impl fmt::Display for Finding {
     }
 }
 
+pub mod import;
 pub mod proxy_url;
 pub mod render;
 pub mod trusted_ca;

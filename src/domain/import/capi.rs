@@ -1,0 +1,155 @@
+//! Import from a Cluster API KubeadmControlPlane or KubeadmConfigTemplate
+//! manifest: the proxy drop-in among its `files` (inline, base64 or not), else
+//! the `export` lines of its `preKubeadmCommands`.
+
+use base64::Engine as _;
+use serde_json::Value;
+
+use super::{documents, error, systemd, text_at, Found};
+use crate::domain::Finding;
+
+/// Reads the proxy settings of the first kubeadm config that has them.
+pub fn read(text: &str) -> Result<Found, Finding> {
+    for document in documents(text)? {
+        let spec = match text_at(&document, &["kind"]) {
+            Some("KubeadmControlPlane") => document.pointer("/spec/kubeadmConfigSpec"),
+            Some("KubeadmConfigTemplate") => document.pointer("/spec/template/spec"),
+            Some("KubeadmConfig") => document.get("spec"),
+            _ => None,
+        };
+        let Some(spec) = spec else { continue };
+        let mut found = match from_files(spec)? {
+            Some(found) => found,
+            None => match from_exports(spec)? {
+                Some(found) => found,
+                None => continue,
+            },
+        };
+        found.cluster_name = document
+            .pointer("/metadata/labels/cluster.x-k8s.io~1cluster-name")
+            .or_else(|| document.pointer("/metadata/name"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        for (pointer, why) in [
+            (
+                "/clusterConfiguration/networking/podSubnet",
+                "pod CIDR of this cluster",
+            ),
+            (
+                "/clusterConfiguration/networking/serviceSubnet",
+                "service CIDR of this cluster",
+            ),
+            (
+                "/clusterConfiguration/controlPlaneEndpoint",
+                "control-plane endpoint of this cluster",
+            ),
+        ] {
+            if let Some(value) = spec.pointer(pointer).and_then(Value::as_str) {
+                for part in value.split(',') {
+                    let host = part
+                        .rsplit_once(':')
+                        .filter(|(h, p)| !h.contains(':') && p.bytes().all(|b| b.is_ascii_digit()))
+                        .map_or(part, |(h, _)| h);
+                    found.cluster_entries.push((host.trim().to_owned(), why));
+                }
+            }
+        }
+        return Ok(found);
+    }
+    Err(error(
+        "No KubeadmControlPlane, KubeadmConfigTemplate or KubeadmConfig with proxy settings found.",
+    ))
+}
+
+fn from_files(spec: &Value) -> Result<Option<Found>, Finding> {
+    let files = spec
+        .get("files")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    for file in files {
+        let path = text_at(file, &["path"]).unwrap_or_default();
+        if !path.contains(".service.d/") {
+            continue;
+        }
+        let Some(content) = text_at(file, &["content"]) else {
+            continue;
+        };
+        let content = match text_at(file, &["encoding"]) {
+            Some("base64") => {
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(content.split_whitespace().collect::<String>())
+                    .map_err(|_| error(format!("The content of {path} is not base64.")))?;
+                String::from_utf8(bytes)
+                    .map_err(|_| error(format!("The content of {path} is not text.")))?
+            }
+            Some(other) if other != "" => {
+                return Err(error(format!(
+                    "The content of {path} uses encoding {other:?}; only base64 is read."
+                )))
+            }
+            _ => content.to_owned(),
+        };
+        if content.to_ascii_lowercase().contains("_proxy=") {
+            return systemd::read(&content).map(Some);
+        }
+    }
+    Ok(None)
+}
+
+fn from_exports(spec: &Value) -> Result<Option<Found>, Finding> {
+    let commands = spec
+        .get("preKubeadmCommands")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let pairs: Vec<(String, String)> = commands
+        .iter()
+        .filter_map(Value::as_str)
+        .filter_map(|c| c.trim().strip_prefix("export "))
+        .filter_map(|assignment| assignment.split_once('='))
+        .map(|(name, value)| (name.trim().to_owned(), shell_unquote(value.trim())))
+        .collect();
+    if !pairs
+        .iter()
+        .any(|(n, _)| n.to_ascii_lowercase().ends_with("_proxy"))
+    {
+        return Ok(None);
+    }
+    systemd::from_variables(&pairs).map(Some)
+}
+
+/// The value of a shell word: single quotes (with `'\''`), double quotes or bare.
+fn shell_unquote(word: &str) -> String {
+    let mut out = String::new();
+    let mut chars = word.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => out.extend(chars.by_ref().take_while(|c| *c != '\'')),
+            '"' => {
+                while let Some(c) = chars.next() {
+                    match c {
+                        '"' => break,
+                        '\\' => out.push(chars.next().unwrap_or('\\')),
+                        c => out.push(c),
+                    }
+                }
+            }
+            '\\' => out.push(chars.next().unwrap_or('\\')),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unquotes_shell_words() {
+        assert_eq!(shell_unquote(r"'a'\''b'"), "a'b");
+        assert_eq!(shell_unquote(r#""a\"b""#), "a\"b");
+        assert_eq!(shell_unquote("plain"), "plain");
+    }
+}
