@@ -83,7 +83,7 @@ fn from_files(spec: &Value) -> Result<Option<Found>, Finding> {
                 String::from_utf8(bytes)
                     .map_err(|_| error(format!("The content of {path} is not text.")))?
             }
-            Some(other) if other != "" => {
+            Some(other) if !other.is_empty() => {
                 return Err(error(format!(
                     "The content of {path} uses encoding {other:?}; only base64 is read."
                 )))
