@@ -3,6 +3,11 @@
 
 use std::fmt::Write as _;
 
+use super::no_proxy::{merge, MergeOptions, Source};
+use super::proxy_url::{ProxyCredentials, ProxyUrl};
+use super::trusted_ca::TrustedCa;
+use super::Finding;
+
 /// The settings that decide how a cluster reaches the proxy. Two profiles
 /// with equal effective settings behave the same on every node.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -13,7 +18,7 @@ pub struct EffectiveSettings<'a> {
     pub https_proxy: Option<&'a str>,
     /// Normalised installation-wide NO_PROXY entries, in order.
     pub no_proxy: &'a [String],
-    /// Trusted CA bundle (PEM) as given.
+    /// Trusted CA bundle in canonical PEM.
     pub trusted_ca: Option<&'a str>,
 }
 
@@ -65,6 +70,113 @@ pub fn next_revision(prior: Option<(i64, &str)>, fingerprint: &str) -> i64 {
     }
 }
 
+/// The raw settings of a profile, as configured.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProfileInput {
+    /// HTTP proxy URL.
+    pub http_proxy: Option<String>,
+    /// HTTPS proxy URL (the HTTP proxy when absent).
+    pub https_proxy: Option<String>,
+    /// Proxy user name.
+    pub username: Option<String>,
+    /// Proxy password.
+    pub password: Option<String>,
+    /// Installation-wide NO_PROXY entries.
+    pub no_proxy: Vec<String>,
+    /// Trusted CA bundle (PEM).
+    pub trusted_ca: Option<String>,
+}
+
+/// A validated profile: normalised values, fingerprint.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    /// HTTP proxy, credentials applied.
+    pub http_proxy: Option<ProxyUrl>,
+    /// HTTPS proxy, credentials applied (the HTTP proxy when not set).
+    pub https_proxy: Option<ProxyUrl>,
+    /// Normalised, de-duplicated installation-wide entries, in order.
+    pub no_proxy: Vec<String>,
+    /// The parsed CA bundle.
+    pub trusted_ca: Option<TrustedCa>,
+    /// Content fingerprint of the effective settings.
+    pub fingerprint: String,
+}
+
+impl Profile {
+    /// Validates and normalises; findings name the input field (and index).
+    pub fn new(input: &ProfileInput) -> Result<Self, Vec<Finding>> {
+        let mut findings = Vec::new();
+        let present = |v: &Option<String>| {
+            v.as_deref()
+                .filter(|s| !s.trim().is_empty())
+                .map(str::to_owned)
+        };
+        let credentials = ProxyCredentials::new(
+            &present(&input.username).unwrap_or_default(),
+            &present(&input.password).unwrap_or_default(),
+        )
+        .unwrap_or_else(|f| {
+            findings.push(f);
+            None
+        });
+        let mut parse = |field: &str, text: Option<String>| {
+            text.and_then(|t| match ProxyUrl::parse(field, &t) {
+                Ok(url) => Some(url.with_credentials(credentials.clone())),
+                Err(f) => {
+                    findings.push(f);
+                    None
+                }
+            })
+        };
+        let http_proxy = parse("http_proxy", present(&input.http_proxy));
+        let https_proxy =
+            parse("https_proxy", present(&input.https_proxy)).or_else(|| http_proxy.clone());
+        if http_proxy.is_none() && https_proxy.is_none() && findings.is_empty() {
+            findings.push(Finding::error(
+                "http_proxy",
+                None,
+                "No proxy configured",
+                "Set `http_proxy`, `https_proxy` or both.",
+            ));
+        }
+        let trusted_ca = present(&input.trusted_ca).and_then(|pem| {
+            TrustedCa::parse("trusted_ca", &pem)
+                .map_err(|f| findings.push(f))
+                .ok()
+        });
+        let options = MergeOptions::default();
+        let no_proxy = match merge(
+            &[Source::list("no_proxy", input.no_proxy.clone())],
+            &options,
+        ) {
+            Ok(merged) => merged.entries.iter().map(ToString::to_string).collect(),
+            Err(errors) => {
+                findings.extend(errors);
+                Vec::new()
+            }
+        };
+        if !findings.is_empty() {
+            return Err(findings);
+        }
+        let secret = |u: &Option<ProxyUrl>| u.as_ref().map(ProxyUrl::to_secret_string);
+        let (http_secret, https_secret) = (secret(&http_proxy), secret(&https_proxy));
+        let ca_pem = trusted_ca.as_ref().map(TrustedCa::to_pem);
+        let fingerprint = fingerprint(&EffectiveSettings {
+            http_proxy: http_secret.as_deref(),
+            https_proxy: https_secret.as_deref(),
+            no_proxy: &no_proxy,
+            trusted_ca: ca_pem.as_deref(),
+        });
+        Ok(Self {
+            http_proxy,
+            https_proxy,
+            no_proxy,
+            trusted_ca,
+            fingerprint,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,6 +223,63 @@ mod tests {
         assert_ne!(
             fingerprint(&settings(&empty, Some("http://u:one@p:3128"))),
             fingerprint(&settings(&empty, Some("http://u:two@p:3128")))
+        );
+    }
+
+    #[test]
+    fn profile_normalises_and_fingerprints_effective_settings_only() {
+        let input = ProfileInput {
+            http_proxy: Some("HTTP://Proxy.Corp.Example:3128/".into()),
+            username: Some("u".into()),
+            password: Some("p w".into()),
+            no_proxy: vec!["B.example".into(), "b.example".into(), "10.1.2.3/32".into()],
+            ..ProfileInput::default()
+        };
+        let profile = Profile::new(&input).unwrap();
+        assert_eq!(
+            profile.http_proxy.as_ref().unwrap().to_secret_string(),
+            "http://u:p%20w@proxy.corp.example:3128"
+        );
+        assert_eq!(profile.https_proxy, profile.http_proxy);
+        assert_eq!(profile.no_proxy, ["b.example", "10.1.2.3"]);
+        let same = ProfileInput {
+            http_proxy: Some("http://proxy.corp.example:3128".into()),
+            no_proxy: vec!["b.example".into(), "10.1.2.3".into()],
+            ..input.clone()
+        };
+        assert_eq!(
+            Profile::new(&same).unwrap().fingerprint,
+            profile.fingerprint
+        );
+        let other = ProfileInput {
+            password: Some("other".into()),
+            ..input
+        };
+        assert_ne!(
+            Profile::new(&other).unwrap().fingerprint,
+            profile.fingerprint
+        );
+    }
+
+    #[test]
+    fn profile_errors_name_their_field() {
+        let input = ProfileInput {
+            http_proxy: Some("ftp://x".into()),
+            password: Some("p".into()),
+            no_proxy: vec!["ok.example".into(), "http://bad".into()],
+            trusted_ca: Some("junk".into()),
+            ..ProfileInput::default()
+        };
+        let errors = Profile::new(&input).unwrap_err();
+        let located: Vec<_> = errors.iter().map(|f| (f.field.as_str(), f.index)).collect();
+        assert_eq!(
+            located,
+            [
+                ("username", None),
+                ("http_proxy", None),
+                ("trusted_ca", None),
+                ("no_proxy", Some(1))
+            ]
         );
     }
 

@@ -2,9 +2,8 @@
 //! the proxy settings (directly or as a `clusterproxy_profile`'s `settings`).
 
 use crate::domain::no_proxy::{self, Cloud, Cluster, Dialect, MergeOptions, Merged};
-use crate::domain::proxy_url::{ProxyCredentials, ProxyUrl};
+use crate::domain::profile::{Profile, ProfileInput};
 use crate::domain::render::{systemd, ProxySettings};
-use crate::domain::trusted_ca::TrustedCa;
 use crate::domain::Finding;
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::schema::{Attribute, OneOf};
@@ -223,59 +222,32 @@ pub fn validate_proxy(config: &Value, diags: &mut Diagnostics) {
 
 /// Reads and validates the proxy settings and merges the NO_PROXY.
 pub fn read_proxy(config: &Value, diags: &mut Diagnostics) -> Option<ProxyInputs> {
-    let profile = config.get_attr("profile").filter(|p| !p.is_null());
-    let from_profile = profile.is_some();
-    let source = profile.unwrap_or(config);
-    let mut findings: Vec<Finding> = Vec::new();
-    let field = |name| convert::string(source, name).filter(|s| !s.is_empty());
-    let credentials = ProxyCredentials::new(
-        &field("username").unwrap_or_default(),
-        &field("password").unwrap_or_default(),
-    )
-    .unwrap_or_else(|f| {
-        findings.push(f);
-        None
-    });
-    let mut parse = |name: &str, text: Option<String>| {
-        text.and_then(|t| match ProxyUrl::parse(name, &t) {
-            Ok(url) => Some(url.with_credentials(credentials.clone())),
-            Err(f) => {
-                findings.push(f);
-                None
-            }
-        })
+    let profile_value = config.get_attr("profile").filter(|p| !p.is_null());
+    let from_profile = profile_value.is_some();
+    let source = profile_value.unwrap_or(config);
+    let input = ProfileInput {
+        http_proxy: convert::string(source, "http_proxy"),
+        https_proxy: convert::string(source, "https_proxy"),
+        username: convert::string(source, "username"),
+        password: convert::string(source, "password"),
+        no_proxy: Vec::new(),
+        trusted_ca: convert::string(source, "trusted_ca"),
     };
-    let http_proxy = parse("http_proxy", field("http_proxy"));
-    let https_proxy = parse("https_proxy", field("https_proxy")).or_else(|| http_proxy.clone());
-    if http_proxy.is_none() && https_proxy.is_none() && findings.is_empty() {
-        findings.push(Finding::error(
-            "http_proxy",
-            None,
-            "No proxy configured",
-            "Set `http_proxy` (and optionally `https_proxy`), or `profile`.",
-        ));
-    }
-    let trusted_ca = field("trusted_ca").and_then(|pem| {
-        TrustedCa::parse("trusted_ca", &pem)
-            .map_err(|f| findings.push(f))
-            .ok()
-    });
-    let errors = !findings.is_empty();
-    push_proxy_findings(&findings, from_profile, diags);
+    let profile = Profile::new(&input)
+        .map_err(|findings| push_proxy_findings(&findings, from_profile, diags))
+        .ok();
     let mut cluster = read_cluster(config);
     if from_profile {
         cluster.installation = convert::strings(source, "no_proxy");
     }
     let merged = merge_cluster(&cluster, &merge_options(config), from_profile, diags)?;
-    if errors {
-        return None;
-    }
+    let profile = profile?;
     Some(ProxyInputs {
         settings: ProxySettings {
-            http_proxy,
-            https_proxy,
+            http_proxy: profile.http_proxy,
+            https_proxy: profile.https_proxy,
             no_proxy: merged.list,
-            trusted_ca,
+            trusted_ca: profile.trusted_ca,
         },
         cluster,
         from_profile,

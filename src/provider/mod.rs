@@ -5,6 +5,7 @@ pub mod convert;
 pub mod data_sources;
 pub mod functions;
 pub mod inputs;
+pub mod resources;
 
 use std::sync::Arc;
 
@@ -34,7 +35,7 @@ impl Provider for ClusterProxy {
     }
 
     fn resources(&self) -> Vec<Arc<dyn Resource>> {
-        Vec::new()
+        vec![Arc::new(resources::profile::ProfileResource)]
     }
 
     fn data_sources(&self) -> Vec<Arc<dyn DataSource>> {

@@ -1,0 +1,30 @@
+variable "proxy_password" {
+  type      = string
+  sensitive = true
+}
+
+# The proxy settings of the whole installation, defined once.
+resource "clusterproxy_profile" "corp" {
+  name        = "corp"
+  http_proxy  = "http://proxy.corp.example:3128"
+  https_proxy = "http://proxy.corp.example:3128"
+  username    = "svc-k8s"
+  password    = var.proxy_password
+  no_proxy    = ["registry.corp.example", ".corp.example", "10.96.0.0/12"]
+}
+
+# Every renderer takes the profile in one line, plus what is specific to the cluster.
+data "clusterproxy_systemd_dropin" "prod" {
+  profile   = clusterproxy_profile.corp.settings
+  pod_cidrs = ["192.168.0.0/16"]
+}
+
+output "revision" {
+  # Moves only when the effective settings change: use it in
+  # `replace_triggered_by` to roll node pools.
+  value = clusterproxy_profile.corp.revision
+}
+
+output "containerd_dropin" {
+  value = data.clusterproxy_systemd_dropin.prod.dropins_redacted[0].content
+}

@@ -1,0 +1,3 @@
+//! Managed resources, one per file.
+
+pub mod profile;

@@ -1,0 +1,283 @@
+//! End-to-end tests of `clusterproxy_profile` with real Terraform 1.11 and
+//! 1.0.3: create, update in place, replace, import (CLI, and on >= 1.5 an
+//! import block with -generate-config-out), state upgrade from version 0,
+//! plan empty after each step, secrets absent from CLI output and trace logs,
+//! and bad input as diagnostics that write no state.
+
+#[path = "e2e/mod.rs"]
+mod harness;
+
+use harness::{for_each_terraform, run_cycle, Cycle, ImportStep, Workdir};
+
+/// The password of tests/fixtures/import/systemd/messy.conf.
+const PASSWORD: &str = "p@ss word";
+
+fn example(path: &str) -> String {
+    std::fs::read_to_string(format!("{}/examples/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+fn fixture(path: &str) -> String {
+    format!(
+        "{}/tests/fixtures/import/{path}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+fn workdir(tf: &harness::Terraform, main: &str) -> Workdir {
+    let work = Workdir::from_files(
+        tf,
+        &[
+            ("provider.tf", &example("provider/provider.tf")),
+            ("main.tf", main),
+        ],
+    );
+    work.write_file("test.tfvars", &format!("proxy_password = \"{PASSWORD}\"\n"));
+    work
+}
+
+fn revision(work: &Workdir) -> i64 {
+    work.resource_values("clusterproxy_profile.corp")["revision"]
+        .as_i64()
+        .unwrap()
+}
+
+/// The docs example: full cycle, then import of the matching systemd drop-in
+/// (CLI and import block), which yields exactly the created state.
+#[test]
+fn profile_example_cycle_and_import() {
+    for_each_terraform(|tf| {
+        let work = workdir(tf, &example("resources/clusterproxy_profile/resource.tf"));
+        let outputs = run_cycle(
+            &work,
+            &Cycle {
+                var_file: Some("test.tfvars".into()),
+                import: Some(ImportStep {
+                    address: "clusterproxy_profile.corp".into(),
+                    id: format!("corp=systemd:{}", fixture("systemd/messy.conf")),
+                }),
+            },
+        );
+        assert_eq!(outputs["revision"], 1);
+        let dropin = outputs["containerd_dropin"].as_str().unwrap();
+        assert!(
+            dropin.contains("HTTP_PROXY=http://svc-k8s:***@proxy.corp.example:3128"),
+            "{dropin}"
+        );
+        assert!(
+            dropin.contains("NO_PROXY=.corp.example,10.96.0.0/12,192.168.0.0/16,cluster.local"),
+            "{dropin}"
+        );
+    });
+}
+
+/// Update in place keeps the revision unless the effective settings change;
+/// a new name replaces; secrets never show.
+#[test]
+fn profile_update_replace_and_secrets() {
+    let config = |name: &str, description: &str, proxy: &str| {
+        format!(
+            r#"
+variable "proxy_password" {{
+  type      = string
+  sensitive = true
+}}
+
+resource "clusterproxy_profile" "corp" {{
+  name        = "{name}"
+  description = "{description}"
+  http_proxy  = "{proxy}"
+  username    = "svc-k8s"
+  password    = var.proxy_password
+  no_proxy    = ["registry.corp.example", "Registry.Corp.Example."]
+}}
+"#
+        )
+    };
+    for_each_terraform(|tf| {
+        let work = workdir(tf, &config("corp", "one", "http://proxy.corp.example:3128"));
+        let vars = ["-var-file=test.tfvars"];
+        work.run_ok(&["apply", "-auto-approve", vars[0]]);
+        assert_eq!(revision(&work), 1);
+        let state = work.resource_values("clusterproxy_profile.corp");
+        assert_eq!(
+            state["normalized_no_proxy"],
+            serde_json::json!(["registry.corp.example"])
+        );
+        assert_eq!(
+            state["https_proxy_url"],
+            "http://svc-k8s:p%40ss%20word@proxy.corp.example:3128"
+        );
+
+        work.write_file(
+            "main.tf",
+            &config("corp", "two", "http://proxy.corp.example:3128"),
+        );
+        let plan = work.run_ok(&["plan", vars[0]]);
+        assert!(
+            plan.stdout.contains("1 to change, 0 to destroy"),
+            "{}",
+            plan.stdout
+        );
+        work.run_ok(&["apply", "-auto-approve", vars[0]]);
+        assert_eq!(
+            revision(&work),
+            1,
+            "a description change keeps the revision"
+        );
+        work.assert_plan_empty(&vars);
+
+        work.write_file(
+            "main.tf",
+            &config("corp", "two", "http://proxy2.corp.example:3128"),
+        );
+        for secret in [PASSWORD, "p%40ss%20word"] {
+            work.assert_secret_absent(&["plan", vars[0]], secret);
+        }
+        work.run_ok(&["apply", "-auto-approve", vars[0]]);
+        assert_eq!(revision(&work), 2, "a proxy change moves the revision");
+        work.assert_plan_empty(&vars);
+        work.assert_no_resource_changes(&["-refresh-only", vars[0]]);
+
+        work.write_file(
+            "main.tf",
+            &config("corp-2", "two", "http://proxy2.corp.example:3128"),
+        );
+        let plan = work.run_ok(&["plan", vars[0]]);
+        assert!(
+            plan.stdout.contains("1 to add, 0 to change, 1 to destroy"),
+            "{}",
+            plan.stdout
+        );
+        work.run_ok(&["apply", "-auto-approve", vars[0]]);
+        assert_eq!(revision(&work), 1);
+        work.assert_plan_empty(&vars);
+        work.run_ok(&["destroy", "-auto-approve", vars[0]]);
+    });
+}
+
+/// State written with schema version 0 (no_proxy as one string, no computed
+/// settings) is upgraded without loss: the matching configuration plans empty.
+#[test]
+fn profile_state_upgrade_from_version_0() {
+    let config = r#"
+variable "proxy_password" {
+  type      = string
+  sensitive = true
+}
+
+resource "clusterproxy_profile" "corp" {
+  name       = "corp"
+  http_proxy = "http://proxy.corp.example:3128"
+  username   = "svc-k8s"
+  password   = var.proxy_password
+  no_proxy   = ["registry.corp.example", "10.0.0.0/8"]
+}
+"#;
+    for_each_terraform(|tf| {
+        let work = workdir(tf, config);
+        let state = serde_json::json!({
+            "version": 4,
+            "terraform_version": "1.0.3",
+            "serial": 1,
+            "lineage": "5b0a4f0e-7c3e-4c21-9f6a-0d6c3f2b9a11",
+            "outputs": {},
+            "resources": [{
+                "mode": "managed",
+                "type": "clusterproxy_profile",
+                "name": "corp",
+                "provider": "provider[\"registry.terraform.io/clusterproxy/clusterproxy\"]",
+                "instances": [{
+                    "schema_version": 0,
+                    "attributes": {
+                        "id": "corp",
+                        "name": "corp",
+                        "description": null,
+                        "http_proxy": "http://proxy.corp.example:3128",
+                        "https_proxy": null,
+                        "username": "svc-k8s",
+                        "password": PASSWORD,
+                        "no_proxy": "registry.corp.example, 10.0.0.0/8",
+                        "trusted_ca": null
+                    },
+                    "sensitive_attributes": [[{"type": "get_attr", "value": "password"}]]
+                }]
+            }]
+        });
+        work.write_file("terraform.tfstate", &state.to_string());
+        // The upgrade itself succeeds on plan; Terraform 1.0 then plans a
+        // one-time in-place update that only marks the new computed
+        // attributes sensitive.
+        work.run_ok(&["plan", "-var-file=test.tfvars"]);
+        work.run_ok(&["apply", "-auto-approve", "-var-file=test.tfvars"]);
+        let upgraded = work.resource_values("clusterproxy_profile.corp");
+        assert_eq!(
+            upgraded["no_proxy"],
+            serde_json::json!(["registry.corp.example", "10.0.0.0/8"])
+        );
+        assert_eq!(upgraded["password"], PASSWORD);
+        assert_eq!(upgraded["revision"], 1);
+        work.assert_plan_empty(&["-var-file=test.tfvars"]);
+    });
+}
+
+/// Bad input for each attribute is a diagnostic on that attribute; a bad
+/// import writes no state.
+#[test]
+fn profile_bad_input_is_a_diagnostic() {
+    let cases = [
+        ("http_proxy = \"ftp://proxy.corp.example\"", "unsupported proxy scheme", "http_proxy"),
+        ("http_proxy = \"http://user:pw@proxy.corp.example:3128\"", "proxy URL contains credentials", "http_proxy"),
+        ("https_proxy = \"http://proxy.corp.example:99999\"", "invalid proxy port", "https_proxy"),
+        ("http_proxy = \"http://p:3128\"\n  password = \"secret-only\"", "password without username", "username"),
+        ("http_proxy = \"http://p:3128\"\n  no_proxy = [\"ok.example\", \"https://bad.example\"]", "URL given as a NO_PROXY entry", "no_proxy"),
+        ("http_proxy = \"http://p:3128\"\n  trusted_ca = \"junk\"", "Empty CA bundle", "trusted_ca"),
+        ("description = \"no proxy\"", "No proxy configured", "http_proxy"),
+    ];
+    for_each_terraform(|tf| {
+        for (body, summary, attribute) in cases {
+            let config = format!(
+                "resource \"clusterproxy_profile\" \"x\" {{\n  name = \"x\"\n  {body}\n}}\n"
+            );
+            let work = workdir(tf, &format!("{config}\nvariable \"proxy_password\" {{\n  type = string\n  default = \"\"\n}}\n"));
+            let run = work.expect_failure(&["plan"], summary);
+            let text = run.combined();
+            assert!(
+                text.contains(attribute),
+                "{summary}: {attribute} not named:\n{text}"
+            );
+            assert!(
+                !text.contains("secret-only") && !text.contains("panic"),
+                "{text}"
+            );
+        }
+        let work = workdir(tf, &example("resources/clusterproxy_profile/resource.tf"));
+        for (id, needle) in [
+            ("corp=nope:x", "Invalid import ID"),
+            (
+                "corp=systemd:[Service]",
+                "No `Environment=` assignment found",
+            ),
+            (
+                "corp=aks:{\"httpProxyConfig\": {\"httpProxy\": \"ftp://x\"}}",
+                "Cannot import proxy settings",
+            ),
+        ] {
+            work.expect_failure(
+                &[
+                    "import",
+                    "-var-file=test.tfvars",
+                    "clusterproxy_profile.corp",
+                    id,
+                ],
+                needle,
+            );
+            assert!(
+                !work.path().join("terraform.tfstate").exists()
+                    || !std::fs::read_to_string(work.path().join("terraform.tfstate"))
+                        .unwrap()
+                        .contains("clusterproxy_profile"),
+                "a failed import wrote state"
+            );
+        }
+    });
+}
