@@ -190,7 +190,6 @@ fn aks_with_ca(pem: &str) -> String {
 fn renderer_bad_input_is_a_diagnostic() {
     let provider = example("provider/provider.tf");
     let ca = base64::engine::general_purpose::STANDARD.encode("not a certificate");
-    let with_san = certificate(&["proxy-ca.corp.example"]);
     let long_list: Vec<String> = (0..800)
         .map(|i| format!("\"host-{i}.corp.example\""))
         .collect();
@@ -201,7 +200,11 @@ fn renderer_bad_input_is_a_diagnostic() {
             "trusted_ca",
         ),
         (
-            aks_with_ca(&with_san.repeat(21)),
+            aks_with_ca(
+                &(0..21)
+                    .map(|_| certificate(&["proxy-ca.corp.example"]))
+                    .collect::<String>(),
+            ),
             "Too many CA certificates for AKS",
             "trusted_ca",
         ),

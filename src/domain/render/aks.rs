@@ -268,7 +268,8 @@ mod tests {
         let big = large_certificate();
         let limit = |count: usize| {
             let mut s = s.clone();
-            s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &big.repeat(count)).unwrap());
+            let pem: String = (0..count).map(|_| large_certificate()).collect();
+            s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &pem).unwrap());
             HttpProxyConfig::new(&s)
                 .err()
                 .unwrap_or_default()
