@@ -279,6 +279,15 @@ fn renderer_bad_input_is_a_diagnostic() {
             "bad unit",
         ),
         (
+            r#"data "clusterproxy_systemd_dropin" "x" {
+  http_proxy = "http://proxy.corp.example:3128"
+  units      = ["containerd", "docker.socket"]
+}"#
+            .into(),
+            "Not a service unit",
+            "docker.service",
+        ),
+        (
             r#"data "clusterproxy_capi_kubeadm" "x" {
   http_proxy = "http://proxy.corp.example:3128"
   units      = ["containerd", "containerd.service"]

@@ -303,6 +303,7 @@ mod tests {
             apiserver_fqdn: Some("prod-abc.hcp.westeurope.azmk8s.io".into()),
         };
         let list = effective(&config, &cluster);
+        golden("aks/effective-no-proxy.txt", &(list.join("\n") + "\n"));
         assert_eq!(list.iter().filter(|e| *e == "localhost").count(), 1);
         assert!(list.contains(&"prod-abc.hcp.westeurope.azmk8s.io".to_owned()));
         assert!(list.contains(&"168.63.129.16".to_owned()));

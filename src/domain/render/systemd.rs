@@ -46,32 +46,50 @@ pub fn escape(value: &str) -> String {
     out
 }
 
-/// The full unit name: `containerd` → `containerd.service`; names with a
-/// unit suffix are kept. Invalid names are an error on `field[index]`.
+/// The full unit name: `containerd` → `containerd.service`; `.service` names
+/// are kept. Invalid names, and units of other types (sockets, timers...: no
+/// process of theirs reads a `[Service]` environment), are an error on
+/// `field[index]`.
 pub fn unit_name(field: &str, index: usize, name: &str) -> Result<String, Finding> {
+    let fail =
+        |summary: &str, detail: String| Err(Finding::error(field, Some(index), summary, detail));
+    let full = if name.ends_with(".service") {
+        name.to_owned()
+    } else {
+        format!("{name}.service")
+    };
     let valid = !name.is_empty()
-        && name.len() <= 255
+        && full.len() <= 255
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '-' | '_' | '.' | '@' | '\\'));
     if !valid {
-        return Err(Finding::error(
-            field,
-            Some(index),
+        return fail(
             "Invalid systemd unit name",
-            format!("{name:?} is not a unit name (letters, digits and `:-_.@\\` only)."),
-        ));
+            format!("{name:?} is not a unit name (letters, digits and `:-_.@\\` only, at most 255 characters with `.service`)."),
+        );
     }
-    let has_suffix = [
-        ".service", ".socket", ".target", ".timer", ".mount", ".scope", ".slice",
+    let other_type = [
+        ".socket",
+        ".target",
+        ".timer",
+        ".mount",
+        ".automount",
+        ".swap",
+        ".path",
+        ".scope",
+        ".slice",
+        ".device",
     ]
     .iter()
-    .any(|s| name.ends_with(s));
-    Ok(if has_suffix {
-        name.to_owned()
-    } else {
-        format!("{name}.service")
-    })
+    .find(|suffix| name.ends_with(*suffix));
+    if let Some(suffix) = other_type {
+        return fail(
+            "Not a service unit",
+            format!("{name:?} is a {} unit; the proxy environment goes to the service that runs the process (e.g. {:?}).", &suffix[1..], format!("{}.service", &name[..name.len() - suffix.len()])),
+        );
+    }
+    Ok(full)
 }
 
 /// One quoted assignment, `"NAME=value"` with the value escaped, as
@@ -144,9 +162,25 @@ mod tests {
             "containerd.service"
         );
         assert_eq!(
-            unit_name("units", 0, "docker.socket").unwrap(),
-            "docker.socket"
+            unit_name("units", 0, "snap.lxd.daemon").unwrap(),
+            "snap.lxd.daemon.service"
         );
+        assert_eq!(
+            unit_name("units", 0, "teleport.service").unwrap(),
+            "teleport.service"
+        );
+        let socket = unit_name("units", 1, "docker.socket").unwrap_err();
+        assert_eq!(
+            (socket.summary.as_str(), socket.index),
+            ("Not a service unit", Some(1))
+        );
+        assert!(
+            socket.detail.contains("\"docker.service\""),
+            "{}",
+            socket.detail
+        );
+        assert!(unit_name("units", 0, &"a".repeat(247)).is_ok());
+        assert!(unit_name("units", 0, &"a".repeat(248)).is_err());
         assert_eq!(
             unit_name("units", 2, "bad unit").unwrap_err().index,
             Some(2)

@@ -229,10 +229,12 @@ mod tests {
             parsed["TKG_HTTP_PROXY"],
             json!(settings().http_proxy.unwrap().to_secret_string())
         );
-        assert_eq!(
-            config.cluster_class_variable()["noProxy"],
-            json!(with_vcenter().no_proxy)
+        let variable = config.cluster_class_variable();
+        golden(
+            "tkg/cluster-class-variable.json",
+            &(serde_json::to_string_pretty(&variable).unwrap() + "\n"),
         );
+        assert_eq!(variable["noProxy"], json!(with_vcenter().no_proxy));
         assert_eq!(
             config.string_variables()["TKG_NODE_SYSTEM_WIDE_PROXY"],
             "false"
