@@ -281,3 +281,39 @@ fn profile_bad_input_is_a_diagnostic() {
         }
     });
 }
+
+/// The drift data source reads a node's drop-in and agrees with the profile
+/// it was rendered from; its bad input is a diagnostic on `content`.
+#[test]
+fn artifact_settings_report_drift() {
+    for_each_terraform(|tf| {
+        let work = workdir(
+            tf,
+            &example("data-sources/clusterproxy_artifact_settings/data-source.tf"),
+        );
+        std::fs::copy(
+            fixture("systemd/messy.conf"),
+            work.path().join("http-proxy.conf"),
+        )
+        .unwrap();
+        let outputs = run_cycle(
+            &work,
+            &Cycle {
+                var_file: Some("test.tfvars".into()),
+                import: None,
+            },
+        );
+        assert_eq!(outputs["in_sync"], true);
+        assert_eq!(
+            outputs["dropped"][0],
+            serde_json::json!({"entry": "localhost", "reason": "loopback, added for every cluster"})
+        );
+        let bad = "data \"clusterproxy_artifact_settings\" \"x\" {\n  kind    = \"systemd\"\n  content = \"[Service]\"\n}\n";
+        let work = workdir(
+            tf,
+            &format!("{bad}\nvariable \"proxy_password\" {{\n  default = \"\"\n}}\n"),
+        );
+        let run = work.expect_failure(&["plan"], "No `Environment=` assignment found");
+        assert!(run.combined().contains("content"), "{}", run.combined());
+    });
+}

@@ -2,51 +2,15 @@
 //! check, protocol negotiation, the handshake line as go-plugin parses it,
 //! and AutoMTLS accepting only the pinned client certificate.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
+mod support;
+
+use std::process::Command;
 
 use base64::Engine as _;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName};
-
-const BINARY: &str = env!("CARGO_BIN_EXE_terraform-provider-clusterproxy");
-const COOKIE: &str = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
-
-/// A client certificate made the way Terraform makes it: ECDSA P-521 with
-/// SHA-512, self-signed, CA, CN/DNS localhost, client and server auth.
-fn terraform_like_client_cert() -> (String, Vec<u8>, Vec<u8>) {
-    let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P521_SHA512).unwrap();
-    let mut params = rcgen::CertificateParams::new(vec!["localhost".to_owned()]).unwrap();
-    params
-        .distinguished_name
-        .push(rcgen::DnType::CommonName, "localhost");
-    params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    params.extended_key_usages = vec![
-        rcgen::ExtendedKeyUsagePurpose::ClientAuth,
-        rcgen::ExtendedKeyUsagePurpose::ServerAuth,
-    ];
-    let cert = params.self_signed(&key).unwrap();
-    (cert.pem(), cert.der().to_vec(), key.serialize_der())
-}
-
-fn spawn(cert_pem: &str, socket_dir: &std::path::Path) -> (Child, String) {
-    let mut child = Command::new(BINARY)
-        .env(COOKIE_KEY, COOKIE)
-        .env("PLUGIN_PROTOCOL_VERSIONS", "5,6")
-        .env("PLUGIN_CLIENT_CERT", cert_pem)
-        .env("PLUGIN_UNIX_SOCKET_DIR", socket_dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    (child, line)
-}
-
-const COOKIE_KEY: &str = "TF_PLUGIN_MAGIC_COOKIE";
+use rustls::pki_types::ServerName;
+use support::{
+    spawn, terminate, terraform_like_client_cert, tls_client, BINARY, COOKIE, COOKIE_KEY,
+};
 
 #[test]
 fn refuses_to_run_without_the_magic_cookie() {
@@ -68,91 +32,6 @@ fn refuses_protocols_other_than_6() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
-}
-
-/// Trusts exactly the server certificate from the handshake line, as
-/// go-plugin's client does (it is self-signed and marked CA, which webpki
-/// would refuse as an end entity).
-#[derive(Debug)]
-struct PinnedServer {
-    der: Vec<u8>,
-    provider: Arc<rustls::crypto::CryptoProvider>,
-}
-
-impl rustls::client::danger::ServerCertVerifier for PinnedServer {
-    fn verify_server_cert(
-        &self,
-        end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _name: &ServerName<'_>,
-        _ocsp: &[u8],
-        _now: rustls::pki_types::UnixTime,
-    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
-        if end_entity.as_ref() == self.der.as_slice() {
-            Ok(rustls::client::danger::ServerCertVerified::assertion())
-        } else {
-            Err(rustls::Error::InvalidCertificate(
-                rustls::CertificateError::UnknownIssuer,
-            ))
-        }
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &rustls::DigitallySignedStruct,
-    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &rustls::DigitallySignedStruct,
-    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
-        self.provider
-            .signature_verification_algorithms
-            .supported_schemes()
-    }
-}
-
-fn tls_client(server_der: &[u8], client: Option<(Vec<u8>, Vec<u8>)>) -> tokio_rustls::TlsConnector {
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-    let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .dangerous()
-        .with_custom_certificate_verifier(Arc::new(PinnedServer {
-            der: server_der.to_vec(),
-            provider,
-        }));
-    let mut config = match client {
-        Some((cert, key)) => builder
-            .with_client_auth_cert(
-                vec![CertificateDer::from(cert)],
-                PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key)),
-            )
-            .unwrap(),
-        None => builder.with_no_client_auth(),
-    };
-    config.alpn_protocols = vec![b"h2".to_vec()];
-    tokio_rustls::TlsConnector::from(Arc::new(config))
 }
 
 /// Connects and completes the handshake, then reads: a refused client
@@ -228,13 +107,16 @@ fn handshake_line_and_pinned_mtls() {
     );
 }
 
-/// Sends SIGTERM and waits: the plugin exits and removes its socket.
-fn terminate(child: &mut Child) {
-    Command::new("kill")
-        .arg("-TERM")
-        .arg(child.id().to_string())
-        .status()
-        .unwrap();
-    let status = child.wait().unwrap();
-    assert!(status.success(), "{status:?}");
+/// SIGTERM sent the moment the handshake line is read (as a host may do)
+/// still ends the plugin cleanly: the handlers are in place before the line.
+#[test]
+fn sigterm_right_after_the_handshake_exits_cleanly() {
+    for _ in 0..20 {
+        let mut plugin = support::Plugin::start();
+        terminate(&mut plugin.child);
+        assert!(
+            !std::path::Path::new(&plugin.socket).exists(),
+            "socket left behind"
+        );
+    }
 }

@@ -46,6 +46,7 @@ impl Provider for ClusterProxy {
             Arc::new(data_sources::tkg_config::TkgConfigSource),
             Arc::new(data_sources::aks_http_proxy_config::AksHttpProxyConfig),
             Arc::new(data_sources::pod_env::PodEnv),
+            Arc::new(data_sources::artifact_settings::ArtifactSettings),
         ]
     }
 

@@ -1,7 +1,7 @@
 //! go-plugin host: magic cookie, protocol negotiation, unix socket, the
 //! handshake line, AutoMTLS, and the go-plugin side services.
 
-mod services;
+pub mod services;
 mod stream;
 mod tls;
 
@@ -113,6 +113,15 @@ async fn serve(
         .set_service_status("plugin", tonic_health::ServingStatus::Serving)
         .await;
 
+    // Signal handlers go in before the handshake line: the host may send
+    // SIGTERM as soon as it has read it.
+    let mut terminate =
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    let mut interrupt = if debug {
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok()
+    } else {
+        None
+    };
     let certificate = tls
         .as_ref()
         .map(|t| base64::engine::general_purpose::STANDARD_NO_PAD.encode(&t.certificate_der))
@@ -164,12 +173,10 @@ async fn serve(
     let incoming = tokio_stream::wrappers::ReceiverStream::new(receiver);
     let stop = shutdown.clone();
     let signal = async move {
-        let mut terminate =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
         tokio::select! {
             () = stop.notified() => {}
-            _ = async { match terminate.as_mut() { Some(s) => { s.recv().await; } None => std::future::pending().await } } => {}
-            _ = tokio::signal::ctrl_c(), if debug => {}
+            () = received(terminate.as_mut()) => {}
+            () = received(interrupt.as_mut()) => {}
         }
     };
     let result = tonic::transport::Server::builder()
@@ -178,6 +185,16 @@ async fn serve(
         .await;
     let _ = std::fs::remove_file(&path);
     result.map_err(|e| e.to_string())
+}
+
+/// Resolves when `signal` (if any) is delivered; never without one.
+async fn received(signal: Option<&mut tokio::signal::unix::Signal>) {
+    match signal {
+        Some(signal) => {
+            signal.recv().await;
+        }
+        None => std::future::pending().await,
+    }
 }
 
 struct Controller(Arc<Notify>);

@@ -1,6 +1,7 @@
 //! Data sources, one per file.
 
 pub mod aks_http_proxy_config;
+pub mod artifact_settings;
 pub mod capi_kubeadm;
 pub mod no_proxy;
 pub mod pod_env;

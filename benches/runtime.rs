@@ -1,0 +1,66 @@
+//! Runtime benchmark of the real plugin binary: spawn-to-handshake time with
+//! AutoMTLS, one ReadDataSource round trip over mTLS, and (printed) the idle
+//! resident memory after a call. Run with `cargo bench --bench runtime`.
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use support::{read_no_proxy_request, terminate, Plugin};
+
+fn handshake(c: &mut Criterion) {
+    c.bench_function("spawn_to_handshake_mtls", |b| {
+        b.iter_custom(|iterations| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iterations {
+                let started = Instant::now();
+                let mut plugin = Plugin::start();
+                total += started.elapsed();
+                terminate(&mut plugin.child);
+            }
+            total
+        })
+    });
+}
+
+/// Resident set size of `pid` in KiB, from /proc.
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+fn round_trip(c: &mut Criterion) {
+    let mut plugin = Plugin::start();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut client = runtime.block_on(plugin.provider());
+    let request = read_no_proxy_request();
+    runtime
+        .block_on(client.read_data_source(request.clone()))
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let rss = rss_kib(plugin.child.id());
+    println!(
+        "idle RSS after one ReadDataSource: {rss} KiB ({:.1} MiB)",
+        rss as f64 / 1024.0
+    );
+    c.bench_function("read_data_source_round_trip_mtls", |b| {
+        b.iter(|| {
+            runtime
+                .block_on(client.read_data_source(request.clone()))
+                .unwrap()
+        })
+    });
+    terminate(&mut plugin.child);
+}
+
+criterion_group!(benches, handshake, round_trip);
+criterion_main!(benches);

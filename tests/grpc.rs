@@ -1,0 +1,140 @@
+//! Protocol tests through a gRPC client of our own over the mutually
+//! authenticated unix socket: concurrent ReadDataSource calls, StopProvider,
+//! GRPCController.Shutdown, and the `--debug` mode.
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use clusterproxy::framework::plugin::services::Empty;
+use clusterproxy::framework::proto::{get_provider_schema, stop_provider};
+use support::{read_no_proxy_request, terminate, Plugin, BINARY};
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// 200 ReadDataSource calls in flight at once all succeed with the same result.
+#[test]
+fn concurrent_read_data_source_calls_all_succeed() {
+    let mut plugin = Plugin::start();
+    runtime().block_on(async {
+        let client = plugin.provider().await;
+        let schema = client
+            .clone()
+            .get_provider_schema(get_provider_schema::Request::default())
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(schema
+            .data_source_schemas
+            .contains_key("clusterproxy_no_proxy"));
+        let mut calls = tokio::task::JoinSet::new();
+        for _ in 0..200 {
+            let mut client = client.clone();
+            calls.spawn(async move { client.read_data_source(read_no_proxy_request()).await });
+        }
+        let mut states = Vec::new();
+        while let Some(result) = calls.join_next().await {
+            let response = result
+                .unwrap()
+                .expect("ReadDataSource succeeds")
+                .into_inner();
+            assert!(
+                response.diagnostics.is_empty(),
+                "{:?}",
+                response.diagnostics
+            );
+            states.push(response.state.expect("a state").msgpack);
+        }
+        assert_eq!(states.len(), 200);
+        assert!(states.windows(2).all(|w| w[0] == w[1]), "results differ");
+        let stop = client
+            .clone()
+            .stop_provider(stop_provider::Request {})
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(stop.error, "");
+    });
+    terminate(&mut plugin.child);
+}
+
+/// GRPCController.Shutdown ends the process within 2 seconds.
+#[test]
+fn controller_shutdown_exits_within_two_seconds() {
+    let mut plugin = Plugin::start();
+    let started = runtime().block_on(async {
+        let mut controller = plugin.controller().await;
+        let started = Instant::now();
+        // The process may exit before the response arrives; both are fine.
+        let _ = controller.shutdown(Empty {}).await;
+        started
+    });
+    loop {
+        if let Some(status) = plugin.child.try_wait().unwrap() {
+            assert!(status.success(), "{status:?}");
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "still running 2 s after Shutdown"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(
+        !std::path::Path::new(&plugin.socket).exists(),
+        "socket left behind"
+    );
+}
+
+/// `--debug` serves without TLS and prints a TF_REATTACH_PROVIDERS line that
+/// Terraform can use; a plaintext client reaches the provider through it.
+#[test]
+fn debug_mode_prints_reattach_line_and_serves() {
+    let mut child = Command::new(BINARY)
+        .arg("--debug")
+        .env_remove(support::COOKIE_KEY)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let line = lines
+        .by_ref()
+        .map(Result::unwrap)
+        .find(|l| l.contains("TF_REATTACH_PROVIDERS="))
+        .expect("a TF_REATTACH_PROVIDERS line");
+    let json = line.split_once('=').unwrap().1.trim().trim_matches('\'');
+    let reattach: serde_json::Value = serde_json::from_str(json).unwrap();
+    let entry = &reattach["registry.terraform.io/clusterproxy/clusterproxy"];
+    assert_eq!(entry["Protocol"], "grpc");
+    assert_eq!(entry["ProtocolVersion"], 6);
+    assert_eq!(entry["Pid"], child.id());
+    assert_eq!(entry["Addr"]["Network"], "unix");
+    let socket = entry["Addr"]["String"].as_str().unwrap().to_owned();
+    runtime().block_on(async {
+        let channel = tonic::transport::Endpoint::from_static("http://localhost")
+            .connect_with_connector(tower::service_fn(move |_: tonic::transport::Uri| {
+                let socket = socket.clone();
+                async move {
+                    let stream = tokio::net::UnixStream::connect(socket).await?;
+                    Ok::<_, std::io::Error>(hyper_util::rt::TokioIo::new(stream))
+                }
+            }))
+            .await
+            .unwrap();
+        let schema = clusterproxy::framework::proto::provider_client::ProviderClient::new(channel)
+            .get_provider_schema(get_provider_schema::Request::default())
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(schema.resource_schemas.contains_key("clusterproxy_profile"));
+    });
+    terminate(&mut child);
+}

@@ -1,0 +1,252 @@
+//! Shared by the protocol tests and the runtime benchmark: the real plugin
+//! binary started as Terraform starts it (magic cookie, a Terraform-like
+//! P-521 client certificate), the handshake line, and gRPC clients over the
+//! mutually authenticated unix socket.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+
+use base64::Engine as _;
+use clusterproxy::framework::plugin::services::grpc_controller_client::GrpcControllerClient;
+use clusterproxy::framework::proto::provider_client::ProviderClient;
+use hyper_util::rt::TokioIo;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName};
+use tonic::transport::{Channel, Endpoint, Uri};
+
+pub const BINARY: &str = env!("CARGO_BIN_EXE_terraform-provider-clusterproxy");
+pub const COOKIE: &str = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
+
+/// A client certificate made the way Terraform makes it: ECDSA P-521 with
+/// SHA-512, self-signed, CA, CN/DNS localhost, client and server auth.
+pub fn terraform_like_client_cert() -> (String, Vec<u8>, Vec<u8>) {
+    let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P521_SHA512).unwrap();
+    let mut params = rcgen::CertificateParams::new(vec!["localhost".to_owned()]).unwrap();
+    params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, "localhost");
+    params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    params.extended_key_usages = vec![
+        rcgen::ExtendedKeyUsagePurpose::ClientAuth,
+        rcgen::ExtendedKeyUsagePurpose::ServerAuth,
+    ];
+    let cert = params.self_signed(&key).unwrap();
+    (cert.pem(), cert.der().to_vec(), key.serialize_der())
+}
+
+pub fn spawn(cert_pem: &str, socket_dir: &std::path::Path) -> (Child, String) {
+    let mut child = Command::new(BINARY)
+        .env(COOKIE_KEY, COOKIE)
+        .env("PLUGIN_PROTOCOL_VERSIONS", "5,6")
+        .env("PLUGIN_CLIENT_CERT", cert_pem)
+        .env("PLUGIN_UNIX_SOCKET_DIR", socket_dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    (child, line)
+}
+
+pub const COOKIE_KEY: &str = "TF_PLUGIN_MAGIC_COOKIE";
+
+/// Trusts exactly the server certificate from the handshake line, as
+/// go-plugin's client does (it is self-signed and marked CA, which webpki
+/// would refuse as an end entity).
+#[derive(Debug)]
+struct PinnedServer {
+    der: Vec<u8>,
+    provider: Arc<rustls::crypto::CryptoProvider>,
+}
+
+impl rustls::client::danger::ServerCertVerifier for PinnedServer {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _name: &ServerName<'_>,
+        _ocsp: &[u8],
+        _now: rustls::pki_types::UnixTime,
+    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
+        if end_entity.as_ref() == self.der.as_slice() {
+            Ok(rustls::client::danger::ServerCertVerified::assertion())
+        } else {
+            Err(rustls::Error::InvalidCertificate(
+                rustls::CertificateError::UnknownIssuer,
+            ))
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
+    }
+}
+
+pub fn tls_client(
+    server_der: &[u8],
+    client: Option<(Vec<u8>, Vec<u8>)>,
+) -> tokio_rustls::TlsConnector {
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(PinnedServer {
+            der: server_der.to_vec(),
+            provider,
+        }));
+    let mut config = match client {
+        Some((cert, key)) => builder
+            .with_client_auth_cert(
+                vec![CertificateDer::from(cert)],
+                PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key)),
+            )
+            .unwrap(),
+        None => builder.with_no_client_auth(),
+    };
+    config.alpn_protocols = vec![b"h2".to_vec()];
+    tokio_rustls::TlsConnector::from(Arc::new(config))
+}
+
+/// Sends SIGTERM and waits: the plugin exits and removes its socket.
+pub fn terminate(child: &mut Child) {
+    Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+}
+
+/// A running plugin with mTLS, as Terraform starts it.
+pub struct Plugin {
+    /// The process.
+    pub child: Child,
+    /// The unix socket path from the handshake line.
+    pub socket: String,
+    /// The server certificate (DER) from the handshake line.
+    pub server_der: Vec<u8>,
+    client_der: Vec<u8>,
+    client_key: Vec<u8>,
+    _dir: tempfile::TempDir,
+}
+
+impl Plugin {
+    /// Starts the plugin and reads its handshake line.
+    pub fn start() -> Plugin {
+        let dir = tempfile::tempdir().unwrap();
+        let (pem, client_der, client_key) = terraform_like_client_cert();
+        let (child, line) = spawn(&pem, dir.path());
+        let fields: Vec<&str> = line.trim_end().split('|').collect();
+        assert_eq!(fields.len(), 6, "handshake line {line:?}");
+        let server_der = base64::engine::general_purpose::STANDARD_NO_PAD
+            .decode(fields[5])
+            .unwrap();
+        Plugin {
+            child,
+            socket: fields[3].to_owned(),
+            server_der,
+            client_der,
+            client_key,
+            _dir: dir,
+        }
+    }
+
+    /// A gRPC channel over the socket, authenticated with the pinned client certificate.
+    pub async fn channel(&self) -> Channel {
+        let connector = tls_client(
+            &self.server_der,
+            Some((self.client_der.clone(), self.client_key.clone())),
+        );
+        let socket = self.socket.clone();
+        Endpoint::from_static("http://localhost")
+            .connect_with_connector(tower::service_fn(move |_: Uri| {
+                let (connector, socket) = (connector.clone(), socket.clone());
+                async move {
+                    let stream = tokio::net::UnixStream::connect(socket).await?;
+                    let tls = connector
+                        .connect(ServerName::try_from("localhost").unwrap(), stream)
+                        .await?;
+                    Ok::<_, std::io::Error>(TokioIo::new(tls))
+                }
+            }))
+            .await
+            .expect("gRPC connection over mTLS")
+    }
+
+    /// The tfplugin6 Provider client.
+    pub async fn provider(&self) -> ProviderClient<Channel> {
+        ProviderClient::new(self.channel().await)
+    }
+
+    /// The go-plugin controller client.
+    pub async fn controller(&self) -> GrpcControllerClient<Channel> {
+        GrpcControllerClient::new(self.channel().await)
+    }
+}
+
+/// A ReadDataSource request for `clusterproxy_no_proxy` with a typical configuration.
+pub fn read_no_proxy_request() -> clusterproxy::framework::proto::read_data_source::Request {
+    use clusterproxy::framework::data_source::DataSource as _;
+    use clusterproxy::framework::value::{msgpack, Value};
+    let schema = clusterproxy::provider::data_sources::no_proxy::NoProxy.schema();
+    let ty = schema.object_type();
+    let list = |items: &[&str]| Value::list(items.iter().map(|s| Value::string(*s)).collect());
+    let mut config = Value::object(
+        schema
+            .attributes
+            .iter()
+            .map(|a| (a.name.clone(), Value::null())),
+    );
+    config.set_attr(
+        "installation",
+        list(&["registry.corp.example", ".corp.example", "10.20.0.0/16"]),
+    );
+    config.set_attr("pod_cidrs", list(&["192.168.0.0/16"]));
+    config.set_attr("service_cidrs", list(&["10.96.0.0/12"]));
+    config.set_attr("apiserver_host", Value::string("api.prod-1.corp.example"));
+    clusterproxy::framework::proto::read_data_source::Request {
+        type_name: "clusterproxy_no_proxy".into(),
+        config: Some(clusterproxy::framework::proto::DynamicValue {
+            msgpack: msgpack::encode(&config, &ty).unwrap(),
+            json: Vec::new(),
+        }),
+        ..Default::default()
+    }
+}
