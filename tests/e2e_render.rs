@@ -168,12 +168,62 @@ fn pod_env_example() {
     });
 }
 
+/// A self-signed CA certificate as PEM, with `sans` as subjectAltNames.
+fn certificate(sans: &[&str]) -> String {
+    let mut params =
+        rcgen::CertificateParams::new(sans.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>())
+            .unwrap();
+    params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let key = rcgen::KeyPair::generate().unwrap();
+    params.self_signed(&key).unwrap().pem()
+}
+
+/// An AKS data source with `trusted_ca` set to `pem` (a heredoc).
+fn aks_with_ca(pem: &str) -> String {
+    format!(
+        "data \"clusterproxy_aks_http_proxy_config\" \"x\" {{\n  http_proxy = \"http://proxy.corp.example:3128\"\n  trusted_ca = <<-EOT\n{pem}EOT\n}}\n"
+    )
+}
+
 /// Each platform rule fails the plan with a diagnostic on the attribute at fault.
 #[test]
 fn renderer_bad_input_is_a_diagnostic() {
     let provider = example("provider/provider.tf");
     let ca = base64::engine::general_purpose::STANDARD.encode("not a certificate");
+    let long_list: Vec<String> = (0..800)
+        .map(|i| format!("\"host-{i}.corp.example\""))
+        .collect();
     let cases: Vec<(String, &str, &str)> = vec![
+        (
+            aks_with_ca(&certificate(&[])),
+            "CA certificate without subjectAltName",
+            "trusted_ca",
+        ),
+        (
+            aks_with_ca(
+                &(0..21)
+                    .map(|_| certificate(&["proxy-ca.corp.example"]))
+                    .collect::<String>(),
+            ),
+            "Too many CA certificates for AKS",
+            "trusted_ca",
+        ),
+        (
+            r#"data "clusterproxy_tkg_config" "x" {
+  https_proxy = "http://proxy.corp.example:3128"
+}"#
+            .into(),
+            "TKG needs both proxies",
+            "http_proxy",
+        ),
+        (
+            format!(
+                "data \"clusterproxy_capi_kubeadm\" \"x\" {{\n  http_proxy = \"http://proxy.corp.example:3128\"\n  extra = [{}]\n}}\n",
+                long_list.join(", ")
+            ),
+            "File content too long for CAPI",
+            "CAPI accepts 10240",
+        ),
         (
             r#"data "clusterproxy_aks_http_proxy_config" "x" {
   http_proxy = "http://proxy.corp.example:3128"
@@ -227,6 +277,15 @@ fn renderer_bad_input_is_a_diagnostic() {
             .into(),
             "Invalid systemd unit name",
             "bad unit",
+        ),
+        (
+            r#"data "clusterproxy_systemd_dropin" "x" {
+  http_proxy = "http://proxy.corp.example:3128"
+  units      = ["containerd", "docker.socket"]
+}"#
+            .into(),
+            "Not a service unit",
+            "docker.service",
         ),
         (
             r#"data "clusterproxy_capi_kubeadm" "x" {

@@ -19,7 +19,7 @@ pub struct Certificate {
     der: Vec<u8>,
 }
 
-/// A parsed, non-empty bundle of certificates, in input order.
+/// A parsed, non-empty bundle of distinct certificates, in input order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TrustedCa {
     certificates: Vec<Certificate>,
@@ -29,6 +29,8 @@ impl TrustedCa {
     /// Parses a PEM bundle (`field` names the input in findings; blanks around
     /// lines and CRLF endings are tolerated). Anything but
     /// `CERTIFICATE` blocks, an empty bundle or an unparseable certificate is an error.
+    /// A certificate repeated in the bundle is kept once (first place), so
+    /// that it is not counted twice against platform limits.
     pub fn parse(field: &str, pem: &str) -> Result<Self, Finding> {
         let fail = |summary: &str, detail: String| Finding::error(field, None, summary, detail);
         let cleaned: String = pem
@@ -65,6 +67,12 @@ impl TrustedCa {
                         .iter()
                         .any(|n| !matches!(n, GeneralName::Invalid(..)))
                 });
+            if certificates
+                .iter()
+                .any(|c: &Certificate| c.der == block.contents)
+            {
+                continue;
+            }
             certificates.push(Certificate {
                 subject: cert.subject().to_string(),
                 has_san,
@@ -145,6 +153,8 @@ pub(crate) mod tests {
         let two = TrustedCa::parse("trusted_ca", &format!("{pem}{}", bundle(false))).unwrap();
         assert_eq!(two.certificates().len(), 2);
         assert!(!two.certificates()[1].has_san);
+        let repeated = TrustedCa::parse("trusted_ca", &format!("{pem}{messy}{pem}")).unwrap();
+        assert_eq!(repeated.to_pem(), ca.to_pem());
     }
 
     #[test]

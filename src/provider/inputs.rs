@@ -279,7 +279,7 @@ pub fn units_attribute() -> Attribute {
         "units",
         Type::list(Type::String),
         convert::string_list(&systemd::DEFAULT_UNITS),
-        "systemd units whose environment gets the proxy settings (`docker`, `crio`, `teleport`... or full unit names). Defaults to `containerd` and `kubelet`.",
+        "systemd units whose environment gets the proxy settings (`docker`, `crio`, `teleport`... or `.service` names; sockets, timers and other unit types are refused). Defaults to `containerd` and `kubelet`.",
     )
 }
 

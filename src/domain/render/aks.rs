@@ -11,6 +11,8 @@ use crate::domain::Finding;
 
 /// At most this many certificates in `trustedCa`.
 pub const MAX_TRUSTED_CA_CERTIFICATES: usize = 20;
+/// Largest CA certificate content (the PEM bundle) AKS accepts for a new cluster: 35 KB.
+pub const MAX_TRUSTED_CA_BYTES: usize = 35 * 1024;
 
 /// Cluster facts AKS adds to the effective NO_PROXY list.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -83,6 +85,15 @@ impl HttpProxyConfig {
                     None,
                     "Too many CA certificates for AKS",
                     format!("AKS accepts at most {MAX_TRUSTED_CA_CERTIFICATES} certificates; the bundle has {}.", certificates.len()),
+                ));
+            }
+            let size = ca.to_pem().len();
+            if size > MAX_TRUSTED_CA_BYTES {
+                findings.push(Finding::error(
+                    "trusted_ca",
+                    None,
+                    "CA bundle too large for AKS",
+                    format!("AKS accepts at most 35 KB ({MAX_TRUSTED_CA_BYTES} bytes) of CA certificate content; the bundle is {size} bytes as PEM."),
                 ));
             }
             if let Some(cert) = certificates.iter().find(|c| !c.has_san) {
@@ -219,6 +230,17 @@ mod tests {
         assert!(parsed.get("trustedCa").is_none());
     }
 
+    /// A self-signed certificate of about 3 KB (many SANs), so that fewer
+    /// than 20 of them exceed AKS's 35 KB.
+    fn large_certificate() -> String {
+        let names: Vec<String> = (0..48)
+            .map(|i| format!("node-{i:02}.a-rather-long-subdomain-name.proxy-ca.corp.example"))
+            .collect();
+        let params = rcgen::CertificateParams::new(names).unwrap();
+        let key = rcgen::KeyPair::generate().unwrap();
+        params.self_signed(&key).unwrap().pem()
+    }
+
     #[test]
     fn enforces_aks_rules() {
         let errors = HttpProxyConfig::new(&settings()).unwrap_err();
@@ -239,9 +261,36 @@ mod tests {
             ]
         );
         s.no_proxy.truncate(7);
-        s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &bundle(true)).unwrap());
+        let one = bundle(true);
+        s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &one).unwrap());
         let config = HttpProxyConfig::new(&s).unwrap();
         assert!(config.trusted_ca.is_some());
+        let big = large_certificate();
+        let limit = |count: usize| {
+            let mut s = s.clone();
+            let pem: String = (0..count).map(|_| large_certificate()).collect();
+            s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &pem).unwrap());
+            HttpProxyConfig::new(&s)
+                .err()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|f| f.summary)
+                .collect::<Vec<_>>()
+        };
+        let fits = MAX_TRUSTED_CA_BYTES / big.len();
+        assert!(
+            fits < MAX_TRUSTED_CA_CERTIFICATES,
+            "test certificates too small"
+        );
+        assert!(limit(fits).is_empty());
+        assert_eq!(limit(fits + 1), ["CA bundle too large for AKS"]);
+        assert_eq!(
+            limit(MAX_TRUSTED_CA_CERTIFICATES + 1),
+            [
+                "Too many CA certificates for AKS",
+                "CA bundle too large for AKS"
+            ]
+        );
     }
 
     #[test]
@@ -254,6 +303,7 @@ mod tests {
             apiserver_fqdn: Some("prod-abc.hcp.westeurope.azmk8s.io".into()),
         };
         let list = effective(&config, &cluster);
+        golden("aks/effective-no-proxy.txt", &(list.join("\n") + "\n"));
         assert_eq!(list.iter().filter(|e| *e == "localhost").count(), 1);
         assert!(list.contains(&"prod-abc.hcp.westeurope.azmk8s.io".to_owned()));
         assert!(list.contains(&"168.63.129.16".to_owned()));

@@ -302,6 +302,36 @@ mod tests {
         );
     }
 
+    /// The commands pass `sh -n` and, run with `systemctl` stubbed, export
+    /// exactly the intended values (read back with `env`).
+    #[test]
+    fn pre_kubeadm_commands_export_the_values_in_a_real_shell() {
+        let s = settings();
+        for kubeadm in [
+            Kubeadm::inline(&s, &units(), false, Secrets::Include).unwrap(),
+            Kubeadm::from_secret(&s, "prod", Secrets::Include).unwrap(),
+        ] {
+            let script = kubeadm.pre_kubeadm_commands.join("\n");
+            let check = std::process::Command::new("sh")
+                .args(["-n", "-c", &script])
+                .status()
+                .unwrap();
+            assert!(check.success(), "sh -n rejects:\n{script}");
+            let out = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("systemctl() {{ :; }}\n{script}\nenv"))
+                .env_clear()
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{script}");
+            let env = String::from_utf8(out.stdout).unwrap();
+            for (name, value) in s.variables(Secrets::Include) {
+                let line = format!("{name}={value}");
+                assert!(env.lines().any(|l| l == line), "{line} missing:\n{env}");
+            }
+        }
+    }
+
     #[test]
     fn secret_variant_and_cluster_values() {
         let s = settings();

@@ -22,7 +22,13 @@ mod tests {
 
     #[test]
     fn exported_values_survive_a_real_shell() {
-        let variables = settings().variables(Secrets::Include);
+        let mut variables = settings().variables(Secrets::Include);
+        // Raw values too: quotes, backslashes, `$`, spaces, `%`, a newline.
+        variables.extend([
+            ("RAW_PASSWORD", NASTY_PASSWORD.to_owned()),
+            ("RAW_QUOTES", r#"'' "" \' $(id) `id` ${HOME}"#.to_owned()),
+            ("RAW_NEWLINE", "a\nb".to_owned()),
+        ]);
         let script = exports(&variables).join("\n");
         let check = Command::new("sh")
             .args(["-n", "-c", &script])

@@ -46,39 +46,63 @@ pub fn escape(value: &str) -> String {
     out
 }
 
-/// The full unit name: `containerd` → `containerd.service`; names with a
-/// unit suffix are kept. Invalid names are an error on `field[index]`.
+/// The full unit name: `containerd` → `containerd.service`; `.service` names
+/// are kept. Invalid names, and units of other types (sockets, timers...: no
+/// process of theirs reads a `[Service]` environment), are an error on
+/// `field[index]`.
 pub fn unit_name(field: &str, index: usize, name: &str) -> Result<String, Finding> {
+    let fail =
+        |summary: &str, detail: String| Err(Finding::error(field, Some(index), summary, detail));
+    let full = if name.ends_with(".service") {
+        name.to_owned()
+    } else {
+        format!("{name}.service")
+    };
     let valid = !name.is_empty()
-        && name.len() <= 255
+        && full.len() <= 255
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '-' | '_' | '.' | '@' | '\\'));
     if !valid {
-        return Err(Finding::error(
-            field,
-            Some(index),
+        return fail(
             "Invalid systemd unit name",
-            format!("{name:?} is not a unit name (letters, digits and `:-_.@\\` only)."),
-        ));
+            format!("{name:?} is not a unit name (letters, digits and `:-_.@\\` only, at most 255 characters with `.service`)."),
+        );
     }
-    let has_suffix = [
-        ".service", ".socket", ".target", ".timer", ".mount", ".scope", ".slice",
+    let other_type = [
+        ".socket",
+        ".target",
+        ".timer",
+        ".mount",
+        ".automount",
+        ".swap",
+        ".path",
+        ".scope",
+        ".slice",
+        ".device",
     ]
     .iter()
-    .any(|s| name.ends_with(s));
-    Ok(if has_suffix {
-        name.to_owned()
-    } else {
-        format!("{name}.service")
-    })
+    .find(|suffix| name.ends_with(*suffix));
+    if let Some(suffix) = other_type {
+        return fail(
+            "Not a service unit",
+            format!("{name:?} is a {} unit; the proxy environment goes to the service that runs the process (e.g. {:?}).", &suffix[1..], format!("{}.service", &name[..name.len() - suffix.len()])),
+        );
+    }
+    Ok(full)
+}
+
+/// One quoted assignment, `"NAME=value"` with the value escaped, as
+/// `Environment=` and `DefaultEnvironment=` take it.
+pub fn assignment(name: &str, value: &str) -> String {
+    format!("\"{name}={}\"", escape(value))
 }
 
 fn assignments(settings: &ProxySettings, secrets: Secrets) -> Vec<String> {
     settings
         .variables(secrets)
         .into_iter()
-        .map(|(name, value)| format!("\"{name}={}\"", escape(&value)))
+        .map(|(name, value)| assignment(name, &value))
         .collect()
 }
 
@@ -101,6 +125,11 @@ pub fn dropin(settings: &ProxySettings, unit: &str, secrets: Secrets) -> Dropin 
 }
 
 /// The `[Manager] DefaultEnvironment=` drop-in for every service.
+///
+/// systemd expands `%` specifiers in `DefaultEnvironment=` since version 249
+/// (before, the manager took the words verbatim), so `%` is doubled here as in
+/// the unit drop-ins: right for systemd 249 and later. On older systemd (e.g.
+/// RHEL 8's 239) a value with `%` would keep `%%`; use the unit drop-ins there.
 pub fn default_environment(settings: &ProxySettings, secrets: Secrets) -> String {
     format!(
         "# Proxy settings for every service, managed by Terraform (clusterproxy).\n[Manager]\nDefaultEnvironment={}\n",
@@ -133,9 +162,25 @@ mod tests {
             "containerd.service"
         );
         assert_eq!(
-            unit_name("units", 0, "docker.socket").unwrap(),
-            "docker.socket"
+            unit_name("units", 0, "snap.lxd.daemon").unwrap(),
+            "snap.lxd.daemon.service"
         );
+        assert_eq!(
+            unit_name("units", 0, "teleport.service").unwrap(),
+            "teleport.service"
+        );
+        let socket = unit_name("units", 1, "docker.socket").unwrap_err();
+        assert_eq!(
+            (socket.summary.as_str(), socket.index),
+            ("Not a service unit", Some(1))
+        );
+        assert!(
+            socket.detail.contains("\"docker.service\""),
+            "{}",
+            socket.detail
+        );
+        assert!(unit_name("units", 0, &"a".repeat(247)).is_ok());
+        assert!(unit_name("units", 0, &"a".repeat(248)).is_err());
         assert_eq!(
             unit_name("units", 2, "bad unit").unwrap_err().index,
             Some(2)
@@ -160,9 +205,19 @@ mod tests {
         );
     }
 
-    /// systemd itself decodes the drop-in to exactly the intended values.
-    #[test]
-    fn systemd_analyze_decodes_the_intended_values() {
+    /// Values with every character that needs care in a systemd value.
+    const RAW_VALUES: [&str; 6] = [
+        r#"a"b"#,
+        r"c\d e",
+        "$HOME 100% 'x'",
+        "p%40ss %n %%",
+        r#"\"quoted\" \\n"#,
+        "trailing\\",
+    ];
+
+    /// `SYSTEMD_LOG_LEVEL=debug systemd-analyze verify` of a test unit with
+    /// `dropin` beside it: the decoded `Environment:` pairs, and the whole log.
+    fn analyze(dropin: &str) -> (Vec<(String, String)>, String) {
         let dir = tempfile::tempdir().unwrap();
         let unit = "clusterproxy-test.service";
         std::fs::write(
@@ -172,12 +227,7 @@ mod tests {
         .unwrap();
         let dropin_dir = dir.path().join(format!("{unit}.d"));
         std::fs::create_dir(&dropin_dir).unwrap();
-        let s = settings();
-        std::fs::write(
-            dropin_dir.join(DROPIN_NAME),
-            dropin(&s, unit, Secrets::Include).content,
-        )
-        .unwrap();
+        std::fs::write(dropin_dir.join(DROPIN_NAME), dropin).unwrap();
         let out = Command::new("systemd-analyze")
             .args(["verify", "--man=no"])
             .arg(dir.path().join(unit))
@@ -187,13 +237,120 @@ mod tests {
             .expect("systemd-analyze is installed (scripts/install-test-tools)");
         let log = String::from_utf8_lossy(&out.stderr).into_owned()
             + &String::from_utf8_lossy(&out.stdout);
+        let pairs = log
+            .lines()
+            .filter_map(|l| l.trim_start().strip_prefix("Environment: "))
+            .filter_map(|kv| kv.split_once('='))
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect();
+        (pairs, log)
+    }
+
+    fn owned(pairs: &[(&str, String)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), v.clone()))
+            .collect()
+    }
+
+    /// systemd itself decodes the drop-in to exactly the intended values.
+    #[test]
+    fn systemd_analyze_decodes_the_intended_values() {
+        let s = settings();
+        let (pairs, log) =
+            analyze(&dropin(&s, "clusterproxy-test.service", Secrets::Include).content);
         assert!(!log.contains("Failed to resolve specifiers"), "{log}");
-        for (name, value) in s.variables(Secrets::Include) {
-            let line = format!("Environment: {name}={value}");
-            assert!(
-                log.lines().any(|l| l.trim_end().ends_with(&line)),
-                "systemd did not decode {name} to {value:?}:\n{log}"
-            );
+        assert_eq!(pairs, owned(&s.variables(Secrets::Include)), "{log}");
+    }
+
+    /// Raw values with `"`, `\`, spaces, `$`, `'` and `%` (not only
+    /// percent-encoded URLs) come back unchanged from systemd.
+    #[test]
+    fn systemd_analyze_decodes_raw_values() {
+        let names: Vec<String> = (0..RAW_VALUES.len()).map(|i| format!("V{i}")).collect();
+        let content = names
+            .iter()
+            .zip(RAW_VALUES)
+            .map(|(n, v)| format!("Environment={}\n", assignment(n, v)))
+            .collect::<String>();
+        let (pairs, log) = analyze(&format!("[Service]\n{content}"));
+        let want: Vec<(String, String)> = names
+            .into_iter()
+            .zip(RAW_VALUES.map(str::to_owned))
+            .collect();
+        assert_eq!(pairs, want, "{log}");
+    }
+
+    /// The manager's own parser (`systemd --test --user`, which reads
+    /// `$XDG_CONFIG_HOME/systemd/user.conf` with the code that reads
+    /// system.conf.d) decodes `DefaultEnvironment=`. Each name gets a `0`
+    /// prefix, which makes the assignment invalid, so that systemd logs the
+    /// decoded `0NAME=value` it ignores; the escaping of the values is untouched.
+    fn manager_decode(content: &str) -> (Vec<(String, String)>, String) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("systemd")).unwrap();
+        std::fs::write(dir.path().join("systemd/user.conf"), content).unwrap();
+        for path in [dir.path().to_owned(), dir.path().join("systemd")] {
+            std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+                .unwrap();
         }
+        let systemd = ["/lib/systemd/systemd", "/usr/lib/systemd/systemd"]
+            .into_iter()
+            .find(|p| std::path::Path::new(p).exists())
+            .expect("systemd is installed (scripts/install-test-tools)");
+        let root = Command::new("id").arg("-u").output().unwrap().stdout == b"0\n";
+        // systemd refuses test mode as root: drop to nobody when needed.
+        let mut command = if root {
+            let mut c = Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", systemd]);
+            c
+        } else {
+            Command::new(systemd)
+        };
+        let out = command
+            .args(["--test", "--user", "--no-pager"])
+            .env("XDG_CONFIG_HOME", dir.path())
+            .env("SYSTEMD_LOG_TARGET", "console")
+            .output()
+            .unwrap();
+        let log = String::from_utf8_lossy(&out.stderr).into_owned();
+        let pairs = log
+            .lines()
+            .filter_map(|l| l.split_once("Invalid environment assignment, ignoring: 0"))
+            .filter_map(|(_, kv)| kv.split_once('='))
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect();
+        (pairs, log)
+    }
+
+    #[test]
+    fn systemd_manager_decodes_default_environment() {
+        let s = settings();
+        let content = default_environment(&s, Secrets::Include);
+        let probe = s
+            .variables(Secrets::Include)
+            .iter()
+            .fold(content.clone(), |c, (name, _)| {
+                c.replace(&format!("\"{name}="), &format!("\"0{name}="))
+            });
+        let (pairs, log) = manager_decode(&probe);
+        assert!(!log.contains("Failed to resolve specifiers"), "{log}");
+        assert_eq!(pairs, owned(&s.variables(Secrets::Include)), "{log}");
+
+        let raw: Vec<String> = RAW_VALUES
+            .iter()
+            .enumerate()
+            .map(|(i, v)| assignment(&format!("0V{i}"), v))
+            .collect();
+        let (pairs, log) = manager_decode(&format!(
+            "[Manager]\nDefaultEnvironment={}\n",
+            raw.join(" ")
+        ));
+        let want: Vec<(String, String)> = RAW_VALUES
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (format!("V{i}"), (*v).to_owned()))
+            .collect();
+        assert_eq!(pairs, want, "{log}");
     }
 }

@@ -38,6 +38,9 @@ pub struct TkgConfig {
     pub appended: Vec<String>,
     /// TKG_NO_PROXY as a list.
     pub no_proxy: Vec<String>,
+    /// The whole merged list, for the ClusterClass `proxy` variable: the
+    /// class template only de-duplicates and sorts it, appending nothing.
+    pub merged: Vec<String>,
 }
 
 /// The entries TKG appends to TKG_NO_PROXY.
@@ -132,6 +135,7 @@ impl TkgConfig {
             variables,
             appended,
             no_proxy,
+            merged: settings.no_proxy.clone(),
         })
     }
 
@@ -154,7 +158,8 @@ impl TkgConfig {
         serde_yaml_ng::to_string(&map).unwrap_or_default()
     }
 
-    /// The ClusterClass `proxy` variable value.
+    /// The ClusterClass `proxy` variable value, with the whole merged list
+    /// as `noProxy` (only the CLI's legacy path appends TKG's own entries).
     pub fn cluster_class_variable(&self) -> Value {
         let get = |name: &str| {
             self.variables
@@ -165,7 +170,7 @@ impl TkgConfig {
         json!({
             "httpProxy": get("TKG_HTTP_PROXY"),
             "httpsProxy": get("TKG_HTTPS_PROXY"),
-            "noProxy": self.no_proxy,
+            "noProxy": self.merged,
             "systemWide": get("TKG_NODE_SYSTEM_WIDE_PROXY"),
         })
     }
@@ -224,10 +229,12 @@ mod tests {
             parsed["TKG_HTTP_PROXY"],
             json!(settings().http_proxy.unwrap().to_secret_string())
         );
-        assert_eq!(
-            config.cluster_class_variable()["noProxy"][2],
-            "vcenter.corp.example"
+        let variable = config.cluster_class_variable();
+        golden(
+            "tkg/cluster-class-variable.json",
+            &(serde_json::to_string_pretty(&variable).unwrap() + "\n"),
         );
+        assert_eq!(variable["noProxy"], json!(with_vcenter().no_proxy));
         assert_eq!(
             config.string_variables()["TKG_NODE_SYSTEM_WIDE_PROXY"],
             "false"

@@ -46,7 +46,7 @@ impl DataSource for AksHttpProxyConfig {
             ),
         ]);
         Schema::new(
-            "Renders AKS's `httpProxyConfig` and enforces AKS's rules: `http://` httpProxy, no proxy credentials, no `*` or `*.` entries, RFC 1123 host names, at most 20 CA certificates, each with a subjectAltName. Known at plan time whenever its inputs are.",
+            "Renders AKS's `httpProxyConfig` and enforces AKS's rules: `http://` httpProxy, no proxy credentials, no `*` or `*.` entries, RFC 1123 host names, at most 20 CA certificates and 35 KB of them, each with a subjectAltName. Known at plan time whenever its inputs are.",
             attributes,
         )
     }

@@ -50,7 +50,7 @@ impl DataSource for SystemdDropin {
             Attribute::computed(
                 "default_environment",
                 Type::String,
-                "The same variables as a `[Manager] DefaultEnvironment=` drop-in for `/etc/systemd/system.conf.d/http-proxy.conf`, which gives them to every service. Holds the credentials.",
+                "The same variables as a `[Manager] DefaultEnvironment=` drop-in for `/etc/systemd/system.conf.d/http-proxy.conf`, which gives them to every service. `%` is doubled, which needs systemd 249 or later (older versions take `DefaultEnvironment=` verbatim; use `dropins` there when a value contains `%`). Holds the credentials.",
             )
             .sensitive(),
             Attribute::computed(

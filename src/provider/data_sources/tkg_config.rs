@@ -33,7 +33,7 @@ impl DataSource for TkgConfigSource {
             Attribute::computed(
                 "cluster_class_variable",
                 Type::String,
-                "The ClusterClass `proxy` variable value as JSON: `httpProxy`, `httpsProxy`, `noProxy`, `systemWide`. Holds the credentials.",
+                "The ClusterClass `proxy` variable value as JSON: `httpProxy`, `httpsProxy`, `noProxy` (the whole merged list: the class template only de-duplicates and sorts it, so nothing is left to TKG) and `systemWide`. Holds the credentials.",
             )
             .sensitive(),
             Attribute::computed("no_proxy", Type::String, "TKG_NO_PROXY: the merged list without the entries TKG appends itself."),
