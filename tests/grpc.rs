@@ -8,15 +8,55 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use clusterproxy::framework::data_source::DataSource as _;
 use clusterproxy::framework::plugin::services::Empty;
+use clusterproxy::framework::plugin::MAGIC_COOKIE_KEY;
+use clusterproxy::framework::proto::provider_client::ProviderClient;
 use clusterproxy::framework::proto::{get_provider_schema, stop_provider};
-use support::{read_no_proxy_request, terminate, Plugin, BINARY};
+use clusterproxy::framework::value::Type;
+use support::{plain_channel, read_no_proxy_request, terminate, Plugin, BINARY};
 
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .unwrap()
+}
+
+/// GetProviderSchema over mTLS serves, for the NO_PROXY data source, the
+/// attribute types the configuration is encoded with (the type of every
+/// attribute parses back to the one the data source declares).
+#[test]
+fn get_provider_schema_serves_the_declared_types() {
+    let mut plugin = Plugin::start();
+    runtime().block_on(async {
+        let response = plugin
+            .provider()
+            .await
+            .get_provider_schema(get_provider_schema::Request::default())
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(
+            response.diagnostics.is_empty(),
+            "{:?}",
+            response.diagnostics
+        );
+        assert!(response.provider.is_some());
+        let block = response.data_source_schemas["clusterproxy_no_proxy"]
+            .block
+            .clone()
+            .expect("a block");
+        let served = Type::object(block.attributes.iter().map(|a| {
+            let json = serde_json::from_slice(&a.r#type).unwrap();
+            (a.name.as_str(), Type::from_json(&json).unwrap())
+        }));
+        let declared = clusterproxy::provider::data_sources::no_proxy::NoProxy
+            .schema()
+            .object_type();
+        assert_eq!(served, declared);
+    });
+    terminate(&mut plugin.child);
 }
 
 /// 200 ReadDataSource calls in flight at once all succeed with the same result.
@@ -99,7 +139,7 @@ fn controller_shutdown_exits_within_two_seconds() {
 fn debug_mode_prints_reattach_line_and_serves() {
     let mut child = Command::new(BINARY)
         .arg("--debug")
-        .env_remove(support::COOKIE_KEY)
+        .env_remove(MAGIC_COOKIE_KEY)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -119,17 +159,7 @@ fn debug_mode_prints_reattach_line_and_serves() {
     assert_eq!(entry["Addr"]["Network"], "unix");
     let socket = entry["Addr"]["String"].as_str().unwrap().to_owned();
     runtime().block_on(async {
-        let channel = tonic::transport::Endpoint::from_static("http://localhost")
-            .connect_with_connector(tower::service_fn(move |_: tonic::transport::Uri| {
-                let socket = socket.clone();
-                async move {
-                    let stream = tokio::net::UnixStream::connect(socket).await?;
-                    Ok::<_, std::io::Error>(hyper_util::rt::TokioIo::new(stream))
-                }
-            }))
-            .await
-            .unwrap();
-        let schema = clusterproxy::framework::proto::provider_client::ProviderClient::new(channel)
+        let schema = ProviderClient::new(plain_channel(&socket).await)
             .get_provider_schema(get_provider_schema::Request::default())
             .await
             .unwrap()

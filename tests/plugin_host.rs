@@ -6,16 +6,14 @@ mod support;
 
 use std::process::Command;
 
-use base64::Engine as _;
+use clusterproxy::framework::plugin::{MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE};
 use rustls::pki_types::ServerName;
-use support::{
-    spawn, terminate, terraform_like_client_cert, tls_client, BINARY, COOKIE, COOKIE_KEY,
-};
+use support::{spawn, terminate, terraform_like_client_cert, tls_client, Handshake, BINARY};
 
 #[test]
 fn refuses_to_run_without_the_magic_cookie() {
     let out = Command::new(BINARY)
-        .env_remove(COOKIE_KEY)
+        .env_remove(MAGIC_COOKIE_KEY)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
@@ -26,7 +24,7 @@ fn refuses_to_run_without_the_magic_cookie() {
 #[test]
 fn refuses_protocols_other_than_6() {
     let out = Command::new(BINARY)
-        .env(COOKIE_KEY, COOKIE)
+        .env(MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE)
         .env("PLUGIN_PROTOCOL_VERSIONS", "4,5")
         .output()
         .unwrap();
@@ -65,22 +63,18 @@ fn handshake_line_and_pinned_mtls() {
     let dir = tempfile::tempdir().unwrap();
     let (pem, der, key) = terraform_like_client_cert();
     let (mut child, line) = spawn(&pem, dir.path());
-    let line = line.strip_suffix('\n').expect("newline-terminated");
-    let fields: Vec<&str> = line.split('|').collect();
-    assert_eq!(fields.len(), 6, "{line}");
-    assert_eq!(&fields[..3], &["1", "6", "unix"]);
-    assert!(fields[3].starts_with(dir.path().to_str().unwrap()));
-    assert_eq!(fields[4], "grpc");
-    assert!(fields[5].len() > 50 && !fields[5].ends_with('='));
-    let server_der = base64::engine::general_purpose::STANDARD_NO_PAD
-        .decode(fields[5])
-        .unwrap();
+    let handshake = Handshake::parse(&line);
+    assert_eq!(handshake.versions_and_network, ["1", "6", "unix"]);
+    assert!(handshake.address.starts_with(dir.path().to_str().unwrap()));
+    assert_eq!(handshake.protocol, "grpc");
+    assert!(handshake.certificate.len() > 50 && !handshake.certificate.ends_with('='));
+    let server_der = handshake.server_der();
     let (_, cert) = x509_parser::parse_x509_certificate(&server_der).unwrap();
     let san = cert.subject_alternative_name().unwrap().unwrap();
     assert!(format!("{:?}", san.value.general_names).contains("localhost"));
 
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let socket = fields[3].to_owned();
+    let socket = handshake.address.clone();
     let (_, other_der, other_key) = terraform_like_client_cert();
     runtime.block_on(async {
         assert!(

@@ -11,13 +11,14 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 use clusterproxy::framework::plugin::services::grpc_controller_client::GrpcControllerClient;
+use clusterproxy::framework::plugin::{MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE};
 use clusterproxy::framework::proto::provider_client::ProviderClient;
 use hyper_util::rt::TokioIo;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName};
 use tonic::transport::{Channel, Endpoint, Uri};
 
+/// The provider binary cargo built for this test or bench target.
 pub const BINARY: &str = env!("CARGO_BIN_EXE_terraform-provider-clusterproxy");
-pub const COOKIE: &str = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
 
 /// A client certificate made the way Terraform makes it: ECDSA P-521 with
 /// SHA-512, self-signed, CA, CN/DNS localhost, client and server auth.
@@ -36,9 +37,12 @@ pub fn terraform_like_client_cert() -> (String, Vec<u8>, Vec<u8>) {
     (cert.pem(), cert.der().to_vec(), key.serialize_der())
 }
 
+/// Starts the binary with Terraform's plugin environment (magic cookie,
+/// protocols 5 and 6 offered, the client certificate, the socket directory)
+/// and reads the first line of its stdout.
 pub fn spawn(cert_pem: &str, socket_dir: &std::path::Path) -> (Child, String) {
     let mut child = Command::new(BINARY)
-        .env(COOKIE_KEY, COOKIE)
+        .env(MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE)
         .env("PLUGIN_PROTOCOL_VERSIONS", "5,6")
         .env("PLUGIN_CLIENT_CERT", cert_pem)
         .env("PLUGIN_UNIX_SOCKET_DIR", socket_dir)
@@ -53,7 +57,43 @@ pub fn spawn(cert_pem: &str, socket_dir: &std::path::Path) -> (Child, String) {
     (child, line)
 }
 
-pub const COOKIE_KEY: &str = "TF_PLUGIN_MAGIC_COOKIE";
+/// The go-plugin handshake line, split as go-plugin's client splits it:
+/// `core|protocol|network|address|wire protocol|certificate`.
+#[derive(Debug, Clone)]
+pub struct Handshake {
+    /// The first three fields: core version, protocol version, network.
+    pub versions_and_network: [String; 3],
+    /// The socket path.
+    pub address: String,
+    /// The wire protocol.
+    pub protocol: String,
+    /// The server certificate, unpadded standard base64 of its DER.
+    pub certificate: String,
+}
+
+impl Handshake {
+    /// Parses one newline-terminated handshake line; panics on any other form.
+    pub fn parse(line: &str) -> Handshake {
+        let line = line.strip_suffix('\n').expect("newline-terminated");
+        let fields: Vec<&str> = line.split('|').collect();
+        let [core, version, network, address, protocol, certificate] = fields.as_slice() else {
+            panic!("handshake line without six fields: {line:?}");
+        };
+        Handshake {
+            versions_and_network: [(*core).into(), (*version).into(), (*network).into()],
+            address: (*address).to_owned(),
+            protocol: (*protocol).to_owned(),
+            certificate: (*certificate).to_owned(),
+        }
+    }
+
+    /// The server certificate DER.
+    pub fn server_der(&self) -> Vec<u8> {
+        base64::engine::general_purpose::STANDARD_NO_PAD
+            .decode(&self.certificate)
+            .expect("unpadded standard base64")
+    }
+}
 
 /// Trusts exactly the server certificate from the handshake line, as
 /// go-plugin's client does (it is self-signed and marked CA, which webpki
@@ -117,6 +157,8 @@ impl rustls::client::danger::ServerCertVerifier for PinnedServer {
     }
 }
 
+/// A TLS client that trusts only `server_der`, offers ALPN h2 and presents
+/// `client` (certificate DER, PKCS#8 key DER), if any.
 pub fn tls_client(
     server_der: &[u8],
     client: Option<(Vec<u8>, Vec<u8>)>,
@@ -173,15 +215,11 @@ impl Plugin {
         let dir = tempfile::tempdir().unwrap();
         let (pem, client_der, client_key) = terraform_like_client_cert();
         let (child, line) = spawn(&pem, dir.path());
-        let fields: Vec<&str> = line.trim_end().split('|').collect();
-        assert_eq!(fields.len(), 6, "handshake line {line:?}");
-        let server_der = base64::engine::general_purpose::STANDARD_NO_PAD
-            .decode(fields[5])
-            .unwrap();
+        let handshake = Handshake::parse(&line);
         Plugin {
             child,
-            socket: fields[3].to_owned(),
-            server_der,
+            server_der: handshake.server_der(),
+            socket: handshake.address,
             client_der,
             client_key,
             _dir: dir,
@@ -219,6 +257,21 @@ impl Plugin {
     pub async fn controller(&self) -> GrpcControllerClient<Channel> {
         GrpcControllerClient::new(self.channel().await)
     }
+}
+
+/// A plain-text gRPC channel over the unix socket `socket` (`--debug` mode).
+pub async fn plain_channel(socket: &str) -> Channel {
+    let socket = socket.to_owned();
+    Endpoint::from_static("http://localhost")
+        .connect_with_connector(tower::service_fn(move |_: Uri| {
+            let socket = socket.clone();
+            async move {
+                let stream = tokio::net::UnixStream::connect(socket).await?;
+                Ok::<_, std::io::Error>(TokioIo::new(stream))
+            }
+        }))
+        .await
+        .expect("plain gRPC connection")
 }
 
 /// A ReadDataSource request for `clusterproxy_no_proxy` with a typical configuration.
