@@ -25,12 +25,13 @@ fn handshake(c: &mut Criterion) {
     });
 }
 
-/// Resident set size of `pid` in KiB, from /proc.
-fn rss_kib(pid: u32) -> u64 {
+/// A memory figure of `pid` in KiB from /proc/<pid>/status (`VmRSS`,
+/// `RssAnon`, `RssFile`).
+fn status_kib(pid: u32, field: &str) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
     status
         .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap()
 }
@@ -47,10 +48,16 @@ fn round_trip(c: &mut Criterion) {
         .block_on(client.read_data_source(request.clone()))
         .unwrap();
     std::thread::sleep(Duration::from_millis(300));
-    let rss = rss_kib(plugin.child.id());
+    let pid = plugin.child.id();
+    let rss = status_kib(pid, "VmRSS");
+    // File-backed pages (the binary's code and libc, shared with the page
+    // cache) vary with how the kernel cached the file; anonymous pages are
+    // the plugin's own allocations and stacks.
     println!(
-        "idle RSS after one ReadDataSource: {rss} KiB ({:.1} MiB)",
-        rss as f64 / 1024.0
+        "idle RSS after one ReadDataSource: {rss} KiB ({:.1} MiB): anonymous {} KiB, file-backed {} KiB",
+        rss as f64 / 1024.0,
+        status_kib(pid, "RssAnon"),
+        status_kib(pid, "RssFile"),
     );
     c.bench_function("read_data_source_round_trip_mtls", |b| {
         b.iter(|| {
@@ -59,6 +66,10 @@ fn round_trip(c: &mut Criterion) {
                 .unwrap()
         })
     });
+    // Close the connection first: the plugin's graceful stop on SIGTERM
+    // waits for open connections.
+    drop(client);
+    drop(runtime);
     terminate(&mut plugin.child);
 }
 
