@@ -9,7 +9,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use clusterproxy::framework::data_source::DataSource as _;
-use clusterproxy::framework::plugin::services::Empty;
+use clusterproxy::framework::plugin::services::grpc_broker_client::GrpcBrokerClient;
+use clusterproxy::framework::plugin::services::grpc_stdio_client::GrpcStdioClient;
+use clusterproxy::framework::plugin::services::{ConnInfo, Empty};
 use clusterproxy::framework::plugin::MAGIC_COOKIE_KEY;
 use clusterproxy::framework::proto::provider_client::ProviderClient;
 use clusterproxy::framework::proto::{get_provider_schema, stop_provider};
@@ -105,6 +107,26 @@ fn concurrent_read_data_source_calls_all_succeed() {
     terminate(&mut plugin.child);
 }
 
+/// Waits for the plugin to exit successfully, at most 2 s after `started`
+/// (when `cause` was sent), and checks that it removed its socket.
+fn assert_stops_cleanly_within_two_seconds(plugin: &mut Plugin, started: Instant, cause: &str) {
+    loop {
+        if let Some(status) = plugin.child.try_wait().unwrap() {
+            assert!(status.success(), "{status:?}");
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "still running 2 s after {cause}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(
+        !std::path::Path::new(&plugin.socket).exists(),
+        "socket left behind"
+    );
+}
+
 /// GRPCController.Shutdown ends the process within 2 seconds.
 #[test]
 fn controller_shutdown_exits_within_two_seconds() {
@@ -116,21 +138,38 @@ fn controller_shutdown_exits_within_two_seconds() {
         let _ = controller.shutdown(Empty {}).await;
         started
     });
-    loop {
-        if let Some(status) = plugin.child.try_wait().unwrap() {
-            assert!(status.success(), "{status:?}");
-            break;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(2),
-            "still running 2 s after Shutdown"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    assert!(
-        !std::path::Path::new(&plugin.socket).exists(),
-        "socket left behind"
-    );
+    assert_stops_cleanly_within_two_seconds(&mut plugin, started, "Shutdown");
+}
+
+/// SIGTERM ends the process within 2 seconds even while the host keeps its
+/// connection open with a GRPCStdio stream and a broker stream running (the
+/// graceful stop does not wait for them forever).
+#[test]
+fn sigterm_with_open_streams_exits_within_two_seconds() {
+    let mut plugin = Plugin::start();
+    let runtime = runtime();
+    let channel = runtime.block_on(plugin.channel());
+    let (stdio, broker) = runtime.block_on(async {
+        let stdio = GrpcStdioClient::new(channel.clone())
+            .stream_stdio(())
+            .await
+            .expect("StreamStdio opens")
+            .into_inner();
+        let broker = GrpcBrokerClient::new(channel.clone())
+            .start_stream(tokio_stream::pending::<ConnInfo>())
+            .await
+            .expect("StartStream opens")
+            .into_inner();
+        (stdio, broker)
+    });
+    let started = Instant::now();
+    Command::new("kill")
+        .arg("-TERM")
+        .arg(plugin.child.id().to_string())
+        .status()
+        .unwrap();
+    assert_stops_cleanly_within_two_seconds(&mut plugin, started, "SIGTERM");
+    drop((stdio, broker, channel));
 }
 
 /// `--debug` serves without TLS and prints a TF_REATTACH_PROVIDERS line that

@@ -18,7 +18,10 @@ fuzz_target!(|data: &[u8]| {
         Type::object([
             ("entries", Type::list(Type::String)),
             ("name", Type::String),
-            ("nested", Type::object([("n", Type::Number), ("d", Type::Dynamic)])),
+            (
+                "nested",
+                Type::object([("n", Type::Number), ("d", Type::Dynamic)]),
+            ),
         ]),
     ];
     for ty in &types {

@@ -210,10 +210,16 @@ pub struct Plugin {
 }
 
 impl Plugin {
-    /// Starts the plugin and reads its handshake line.
+    /// Starts the plugin with a fresh client certificate and reads its handshake line.
     pub fn start() -> Plugin {
+        Plugin::start_with(&terraform_like_client_cert())
+    }
+
+    /// Starts the plugin with the client certificate (PEM, DER, key DER), as
+    /// Terraform does with the one certificate it makes per run.
+    pub fn start_with(client: &(String, Vec<u8>, Vec<u8>)) -> Plugin {
+        let (pem, client_der, client_key) = client.clone();
         let dir = tempfile::tempdir().unwrap();
-        let (pem, client_der, client_key) = terraform_like_client_cert();
         let (child, line) = spawn(&pem, dir.path());
         let handshake = Handshake::parse(&line);
         Plugin {

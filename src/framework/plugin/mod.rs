@@ -60,6 +60,7 @@ pub fn run(provider_address: &str, routes: tonic::service::Routes) -> ExitCode {
             return ExitCode::from(1);
         }
     }
+    limit_malloc_arenas();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -77,6 +78,18 @@ pub fn run(provider_address: &str, routes: tonic::service::Routes) -> ExitCode {
             eprintln!("plugin error: {error}");
             ExitCode::from(1)
         }
+    }
+}
+
+/// One malloc arena for all threads: glibc otherwise gives every runtime
+/// thread an arena of its own, which costs resident memory a plugin that
+/// idles between RPCs does not need.
+fn limit_malloc_arenas() {
+    #[cfg(target_env = "gnu")]
+    // SAFETY: mallopt only adjusts allocator parameters; called before any
+    // other thread exists.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
     }
 }
 
@@ -172,20 +185,36 @@ async fn serve(
         .add_service(GrpcBrokerServer::new(Broker));
     let incoming = tokio_stream::wrappers::ReceiverStream::new(receiver);
     let stop = shutdown.clone();
+    let stopping = Arc::new(Notify::new());
+    let stopping_now = stopping.clone();
     let signal = async move {
         tokio::select! {
             () = stop.notified() => {}
             () = received(terminate.as_mut()) => {}
             () = received(interrupt.as_mut()) => {}
         }
+        // End the open stdio streams, then give in-flight calls a grace period.
+        stop.notify_waiters();
+        stopping_now.notify_one();
     };
-    let result = tonic::transport::Server::builder()
+    let serving = tonic::transport::Server::builder()
         .add_routes(routes)
-        .serve_with_incoming_shutdown(incoming, signal)
-        .await;
+        .serve_with_incoming_shutdown(incoming, signal);
+    // A host that keeps its connection open must not keep the plugin alive.
+    let grace_over = async {
+        stopping.notified().await;
+        tokio::time::sleep(SHUTDOWN_GRACE).await;
+    };
+    let result = tokio::select! {
+        result = serving => result.map_err(|e| e.to_string()),
+        () = grace_over => Ok(()),
+    };
     let _ = std::fs::remove_file(&path);
-    result.map_err(|e| e.to_string())
+    result
 }
+
+/// How long in-flight calls may run on after a stop request or signal.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Resolves when `signal` (if any) is delivered; never without one.
 async fn received(signal: Option<&mut tokio::signal::unix::Signal>) {
