@@ -2,6 +2,9 @@
 //! addresses, CIDR blocks, ports), for all clients and for go only with
 //! aggregation. Run with `make bench` (or `cargo bench --bench no_proxy`).
 
+// criterion_group! generates a public function without a doc comment.
+#![allow(missing_docs)]
+
 use clusterproxy::domain::no_proxy::{merge, Dialect, MergeOptions, Source};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 

@@ -2,6 +2,9 @@
 //! AutoMTLS, one ReadDataSource round trip over mTLS, and (printed) the idle
 //! resident memory after a call. Run with `cargo bench --bench runtime`.
 
+// criterion_group! generates a public function without a doc comment.
+#![allow(missing_docs)]
+
 #[path = "../tests/support/mod.rs"]
 mod support;
 

@@ -30,10 +30,19 @@ fn aks_show_output() {
     );
     assert_eq!(
         dropped(&i),
-        ["10.96.0.0/12", "localhost", "registry.corp.example"]
+        [
+            "10.96.0.0/12",
+            "konnectivity",
+            "localhost",
+            "registry.corp.example"
+        ]
     );
     assert_eq!(i.dropped[0].reason, "service CIDR of this cluster");
-    assert_eq!(i.dropped[2].reason, "duplicate");
+    assert_eq!(
+        i.dropped[1].reason,
+        "AKS's in-cluster konnectivity service, injected by AKS"
+    );
+    assert_eq!(i.dropped[3].reason, "duplicate");
 }
 
 #[test]

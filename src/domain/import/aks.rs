@@ -53,6 +53,10 @@ pub fn read(text: &str) -> Result<Found, Finding> {
             ));
         }
     }
+    cluster_entries.push((
+        "konnectivity".to_owned(),
+        "AKS's in-cluster konnectivity service, injected by AKS",
+    ));
     let trusted_ca = match text_at(config, &["trustedCa"]) {
         Some(b64) => {
             use base64::Engine as _;

@@ -177,7 +177,8 @@ fn aks_entry_problem(entry: &str) -> Option<String> {
 }
 
 /// The entries AKS adds itself to the effective list: node, pod and service
-/// CIDRs, the Azure platform addresses, the apiserver FQDN and loopback.
+/// CIDRs, the Azure platform addresses, the apiserver FQDN, the in-cluster
+/// `konnectivity` service name and loopback.
 pub fn injected(cluster: &AksCluster) -> Vec<String> {
     let mut out: Vec<String> = cluster
         .node_cidrs
@@ -190,7 +191,7 @@ pub fn injected(cluster: &AksCluster) -> Vec<String> {
     if let Some(fqdn) = &cluster.apiserver_fqdn {
         out.push(fqdn.clone());
     }
-    out.extend(["localhost", "127.0.0.1"].map(str::to_owned));
+    out.extend(["konnectivity", "localhost", "127.0.0.1"].map(str::to_owned));
     out
 }
 
@@ -307,6 +308,7 @@ mod tests {
         assert_eq!(list.iter().filter(|e| *e == "localhost").count(), 1);
         assert!(list.contains(&"prod-abc.hcp.westeurope.azmk8s.io".to_owned()));
         assert!(list.contains(&"168.63.129.16".to_owned()));
+        assert!(list.contains(&"konnectivity".to_owned()));
         assert!(list.starts_with(&config.no_proxy));
     }
 }

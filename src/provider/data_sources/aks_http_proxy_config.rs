@@ -37,7 +37,7 @@ impl DataSource for AksHttpProxyConfig {
             Attribute::computed(
                 "injected",
                 Type::list(Type::String),
-                "Entries AKS adds itself: `node_cidrs`, `pod_cidrs`, `service_cidrs`, 168.63.129.16, 169.254.169.254, `apiserver_host` (the apiserver FQDN), localhost, 127.0.0.1.",
+                "Entries AKS adds itself: `node_cidrs`, `pod_cidrs`, `service_cidrs`, 168.63.129.16, 169.254.169.254, `apiserver_host` (the apiserver FQDN), `konnectivity` (its in-cluster tunnel service), localhost, 127.0.0.1.",
             ),
             Attribute::computed(
                 "effective_no_proxy",
