@@ -376,6 +376,53 @@ impl Workdir {
         );
     }
 
+    /// Asserts that the saved plan `plan_file` reads every data source and
+    /// knows every output at plan time, so users review rendered values in
+    /// the plan. The one exception is Terraform's own rule: a data source
+    /// that references a managed resource with pending changes is read at
+    /// apply (`read_because_dependency_pending`; Terraform 1.0 gives no
+    /// reason, so there a pending managed change must exist). A read
+    /// deferred because our values are unknown always fails.
+    pub fn assert_known_at_plan_time(&self, plan_file: &str) {
+        let plan: Value = serde_json::from_str(&self.run_ok(&["show", "-json", plan_file]).stdout)
+            .expect("show -json is JSON");
+        let changes = plan["resource_changes"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let managed_change_pending = changes.iter().any(|c| {
+            c["mode"] == "managed" && c["change"]["actions"] != serde_json::json!(["no-op"])
+        });
+        let deferred: Vec<&Value> = changes.iter().filter(|c| c["mode"] == "data").collect();
+        let unexplained: Vec<(&Value, &Value)> = deferred
+            .iter()
+            .filter(|c| match c["action_reason"].as_str() {
+                Some(reason) => reason != "read_because_dependency_pending",
+                None => !managed_change_pending,
+            })
+            .map(|c| (&c["address"], &c["action_reason"]))
+            .collect();
+        assert!(
+            unexplained.is_empty(),
+            "data sources read at apply on {}: {unexplained:?}",
+            self.tf.version_string()
+        );
+        if deferred.is_empty() {
+            let unknown_outputs: Vec<&String> = plan["output_changes"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter(|(_, change)| change["after_unknown"] != Value::Bool(false))
+                .map(|(name, _)| name)
+                .collect();
+            assert!(
+                unknown_outputs.is_empty(),
+                "outputs unknown at plan time on {}: {unknown_outputs:?}",
+                self.tf.version_string()
+            );
+        }
+    }
+
     /// Asserts that a saved plan (with `extra` arguments) changes no resource
     /// and detects no drift, read from `terraform show -json` as
     /// terraform-plugin-testing does. Used for refresh-only plans, whose exit
@@ -432,8 +479,8 @@ fn args_with<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
     base.iter().chain(extra).copied().collect()
 }
 
-/// Runs the terraform-plugin-testing cycle in `work`: validate, plan -out,
-/// apply, empty plan, empty refresh-only plan, the optional import step,
+/// Runs the terraform-plugin-testing cycle in `work`: validate, plan -out
+/// (every output and data source known at plan time), apply, empty plan, empty refresh-only plan, the optional import step,
 /// destroy. Returns the outputs read right after apply.
 pub fn run_cycle(work: &Workdir, cycle: &Cycle) -> serde_json::Map<String, Value> {
     let var_args: Vec<String> = cycle
@@ -445,6 +492,7 @@ pub fn run_cycle(work: &Workdir, cycle: &Cycle) -> serde_json::Map<String, Value
 
     work.run_ok(&["validate"]);
     work.run_ok(&args_with(&["plan", "-out=tfplan"], &vars));
+    work.assert_known_at_plan_time("tfplan");
     work.run_ok(&["apply", "-auto-approve", "tfplan"]);
     let outputs = work.outputs();
     work.assert_plan_empty(&vars);
