@@ -149,6 +149,18 @@ impl ProviderServer {
         (result, diags)
     }
 
+    /// Decodes the provider configuration and validates it against the schema.
+    fn validate_provider_config(
+        &self,
+        config: Option<&proto::DynamicValue>,
+        diags: &mut Diagnostics,
+    ) {
+        let ty = self.provider_schema.object_type();
+        if let Some(config) = decode(config, &ty, "provider configuration", diags) {
+            self.provider_schema.validate(&config, diags);
+        }
+    }
+
     fn resource(&self, name: &str, diags: &mut Diagnostics) -> Option<&Registered<dyn Resource>> {
         let found = self.resources.get(name);
         if found.is_none() {
@@ -315,15 +327,7 @@ impl proto::provider_server::Provider for ProviderServer {
     ) -> Result<Response<proto::validate_provider_config::Response>, Status> {
         let request = request.into_inner();
         let (_, diags) = self.handle("ValidateProviderConfig", "", |diags| {
-            let ty = self.provider_schema.object_type();
-            if let Some(config) = decode(
-                request.config.as_ref(),
-                &ty,
-                "provider configuration",
-                diags,
-            ) {
-                self.provider_schema.validate(&config, diags);
-            }
+            self.validate_provider_config(request.config.as_ref(), diags);
         });
         Ok(Response::new(proto::validate_provider_config::Response {
             diagnostics: diags.to_proto(),
@@ -418,15 +422,7 @@ impl proto::provider_server::Provider for ProviderServer {
         let request = request.into_inner();
         let (_, diags) = self.handle("ConfigureProvider", "", |diags| {
             tracing::info!(terraform_version = %request.terraform_version, "configuring provider");
-            let ty = self.provider_schema.object_type();
-            if let Some(config) = decode(
-                request.config.as_ref(),
-                &ty,
-                "provider configuration",
-                diags,
-            ) {
-                self.provider_schema.validate(&config, diags);
-            }
+            self.validate_provider_config(request.config.as_ref(), diags);
         });
         Ok(Response::new(proto::configure_provider::Response {
             diagnostics: diags.to_proto(),

@@ -345,10 +345,10 @@ fn aggregate(entries: Vec<Entry>, ipv6: bool) -> Vec<Entry> {
     let nets: Vec<IpNet> = entries
         .iter()
         .filter(|e| is_net(e))
-        .map(|e| match &e.host {
-            Host::Ip(ip) => IpNet::from(*ip),
-            Host::Cidr(net) => *net,
-            _ => unreachable!("filtered to addresses and blocks"),
+        .filter_map(|e| match &e.host {
+            Host::Ip(ip) => Some(IpNet::from(*ip)),
+            Host::Cidr(net) => Some(*net),
+            _ => None,
         })
         .collect();
     let aggregated = IpNet::aggregate(&nets).into_iter().map(|net| Entry {

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value as Json};
 
 use super::msgpack::{DecodeError, EncodeError};
-use super::{Number, Type, Value, MAX_DEPTH};
+use super::{Number, Type, Value};
 
 /// Decodes JSON bytes as a value of type `ty`.
 pub fn decode(input: &[u8], ty: &Type) -> Result<Value, DecodeError> {
@@ -22,13 +22,7 @@ fn from_json(
     path: &mut String,
     depth: usize,
 ) -> Result<Value, DecodeError> {
-    let fail = |path: &str, message: String| DecodeError {
-        path: path.to_owned(),
-        message,
-    };
-    if depth > MAX_DEPTH {
-        return Err(fail(path, "value nested too deeply".into()));
-    }
+    DecodeError::check_depth(path, depth)?;
     let nested = |json: &Json, ty: &Type, step: String, path: &mut String| {
         let len = path.len();
         path.push_str(&step);
@@ -41,10 +35,10 @@ fn from_json(
         (Json::Bool(b), Type::Bool) => Ok(Value::Bool(*b)),
         (Json::Number(n), Type::Number) => Number::from_decimal(&n.to_string())
             .map(Value::Number)
-            .ok_or_else(|| fail(path, format!("invalid number {n}"))),
+            .ok_or_else(|| DecodeError::at(path, format!("invalid number {n}"))),
         (Json::String(s), Type::Number) => Number::from_decimal(s)
             .map(Value::Number)
-            .ok_or_else(|| fail(path, format!("invalid number {s:?}"))),
+            .ok_or_else(|| DecodeError::at(path, format!("invalid number {s:?}"))),
         (Json::String(s), Type::String) => Ok(Value::String(s.clone())),
         (Json::Array(items), Type::List(element) | Type::Set(element)) => {
             let items = items
@@ -72,7 +66,10 @@ fn from_json(
             .map(Value::Map),
         (Json::Object(entries), Type::Object(attributes)) => {
             if let Some(extra) = entries.keys().find(|k| !attributes.contains_key(*k)) {
-                return Err(fail(path, format!("unsupported attribute {extra:?}")));
+                return Err(DecodeError::at(
+                    path,
+                    format!("unsupported attribute {extra:?}"),
+                ));
             }
             attributes
                 .iter()
@@ -88,16 +85,16 @@ fn from_json(
         }
         (Json::Object(entries), Type::Dynamic) => {
             let (Some(type_json), Some(value)) = (entries.get("type"), entries.get("value")) else {
-                return Err(fail(
+                return Err(DecodeError::at(
                     path,
                     "dynamic value needs \"type\" and \"value\"".into(),
                 ));
             };
-            let concrete = Type::from_json(type_json).map_err(|m| fail(path, m))?;
+            let concrete = Type::from_json(type_json).map_err(|m| DecodeError::at(path, m))?;
             let inner = from_json(value, &concrete, path, depth + 1)?;
             Ok(Value::Typed(Box::new((concrete, inner))))
         }
-        (json, ty) => Err(fail(
+        (json, ty) => Err(DecodeError::at(
             path,
             format!("{json} is not valid for type {}", ty.to_json()),
         )),

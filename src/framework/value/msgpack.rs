@@ -32,6 +32,24 @@ impl fmt::Display for DecodeError {
 
 impl std::error::Error for DecodeError {}
 
+impl DecodeError {
+    /// An error at `path`.
+    pub(crate) fn at(path: &str, message: String) -> DecodeError {
+        DecodeError {
+            path: path.to_owned(),
+            message,
+        }
+    }
+
+    /// Fails at `path` when `depth` exceeds the nesting limit.
+    pub(crate) fn check_depth(path: &str, depth: usize) -> Result<(), DecodeError> {
+        if depth > MAX_DEPTH {
+            return Err(DecodeError::at(path, "value nested too deeply".into()));
+        }
+        Ok(())
+    }
+}
+
 /// Why encoding failed (a value that does not conform to its type).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EncodeError(pub String);
@@ -221,14 +239,8 @@ fn decode_value(
     path: &mut String,
     depth: usize,
 ) -> Result<Value, DecodeError> {
-    let fail = |path: &str, message: String| DecodeError {
-        path: path.to_owned(),
-        message,
-    };
-    if depth > MAX_DEPTH {
-        return Err(fail(path, "value nested too deeply".into()));
-    }
-    let item = reader.next().map_err(|m| fail(path, m))?;
+    DecodeError::check_depth(path, depth)?;
+    let item = reader.next().map_err(|m| DecodeError::at(path, m))?;
     match (item, ty) {
         (Item::Nil, _) => Ok(Value::Null),
         (Item::Ext(kind, payload), _) => {
@@ -246,10 +258,10 @@ fn decode_value(
             .ok()
             .and_then(Number::from_decimal)
             .map(Value::Number)
-            .ok_or_else(|| fail(path, "invalid number literal".into())),
+            .ok_or_else(|| DecodeError::at(path, "invalid number literal".into())),
         (Item::Str(bytes), Type::String) => String::from_utf8(bytes.to_vec())
             .map(Value::String)
-            .map_err(|_| fail(path, "string is not valid UTF-8".into())),
+            .map_err(|_| DecodeError::at(path, "string is not valid UTF-8".into())),
         (Item::Array(n), Type::List(element) | Type::Set(element)) => {
             let mut items = Vec::with_capacity(n);
             for i in 0..n {
@@ -266,7 +278,7 @@ fn decode_value(
         }
         (Item::Array(n), Type::Tuple(elements)) => {
             if n != elements.len() {
-                return Err(fail(
+                return Err(DecodeError::at(
                     path,
                     format!("tuple needs {} elements, got {n}", elements.len()),
                 ));
@@ -297,7 +309,10 @@ fn decode_value(
             for _ in 0..n {
                 let key = decode_key(reader, path)?;
                 let Some(attribute_type) = attributes.get(&key) else {
-                    return Err(fail(path, format!("unsupported attribute {key:?}")));
+                    return Err(DecodeError::at(
+                        path,
+                        format!("unsupported attribute {key:?}"),
+                    ));
                 };
                 let len = path.len();
                 path.push('.');
@@ -312,18 +327,18 @@ fn decode_value(
             Ok(Value::Object(values))
         }
         (Item::Array(2), Type::Dynamic) => {
-            let type_json = match reader.next().map_err(|m| fail(path, m))? {
+            let type_json = match reader.next().map_err(|m| DecodeError::at(path, m))? {
                 Item::Bin(bytes) | Item::Str(bytes) => bytes,
-                _ => return Err(fail(path, "dynamic value without a type".into())),
+                _ => return Err(DecodeError::at(path, "dynamic value without a type".into())),
             };
             let concrete = serde_json::from_slice(type_json)
                 .map_err(|e| e.to_string())
                 .and_then(|json| Type::from_json(&json))
-                .map_err(|m| fail(path, format!("invalid dynamic type: {m}")))?;
+                .map_err(|m| DecodeError::at(path, format!("invalid dynamic type: {m}")))?;
             let value = decode_value(reader, &concrete, path, depth + 1)?;
             Ok(Value::Typed(Box::new((concrete, value))))
         }
-        (item, ty) => Err(fail(
+        (item, ty) => Err(DecodeError::at(
             path,
             format!("{} is not valid for type {}", describe(&item), ty.to_json()),
         )),
