@@ -7,7 +7,7 @@
 #[path = "e2e/mod.rs"]
 mod harness;
 
-use harness::{for_each_terraform, run_cycle, Cycle, ImportStep, Workdir};
+use harness::{for_each_terraform, run_cycle, Cycle, Feature, ImportStep, Workdir};
 
 /// The password of tests/fixtures/import/systemd/messy.conf.
 const PASSWORD: &str = "p@ss word";
@@ -157,6 +157,75 @@ resource "clusterproxy_profile" "corp" {{
 
 /// State written with schema version 0 (no_proxy as one string, no computed
 /// settings) is upgraded without loss: the matching configuration plans empty.
+/// Inputs that are unknown at plan time (here a password that comes from
+/// another resource) leave every computed attribute unknown in the plan, on
+/// create and on update, so the applied values never contradict the plan;
+/// the revision still moves only with the effective settings.
+#[test]
+fn profile_with_inputs_unknown_at_plan_time() {
+    let config = |secret: &str| {
+        format!(
+            r#"
+resource "terraform_data" "secret" {{
+  input = "{secret}"
+}}
+
+resource "clusterproxy_profile" "corp" {{
+  name       = "corp"
+  http_proxy = "http://proxy.corp.example:3128"
+  username   = "svc-k8s"
+  password   = terraform_data.secret.output
+  no_proxy   = ["registry.corp.example"]
+}}
+
+data "clusterproxy_systemd_dropin" "prod" {{
+  profile = clusterproxy_profile.corp.settings
+}}
+
+output "fingerprint" {{
+  value = clusterproxy_profile.corp.fingerprint
+}}
+"#
+        )
+    };
+    for_each_terraform(|tf| {
+        if !tf.supports(Feature::TerraformData) {
+            return;
+        }
+        let work = Workdir::from_files(
+            tf,
+            &[
+                ("provider.tf", &example("provider/provider.tf")),
+                ("main.tf", &config("first-secret")),
+            ],
+        );
+        for (secret, expected_revision) in [("first-secret", 1), ("second-secret", 2)] {
+            work.write_file("main.tf", &config(secret));
+            work.run_ok(&["plan", "-out=tfplan"]);
+            let plan: serde_json::Value =
+                serde_json::from_str(&work.run_ok(&["show", "-json", "tfplan"]).stdout).unwrap();
+            let profile = plan["resource_changes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["address"] == "clusterproxy_profile.corp")
+                .unwrap();
+            for attribute in ["fingerprint", "revision", "settings", "http_proxy_url"] {
+                assert_eq!(
+                    profile["change"]["after_unknown"][attribute],
+                    serde_json::Value::Bool(true),
+                    "{attribute} planned as known from an unknown password on {}",
+                    tf.version_string()
+                );
+            }
+            work.run_ok(&["apply", "-auto-approve", "tfplan"]);
+            assert_eq!(revision(&work), expected_revision);
+            work.assert_plan_empty(&[]);
+        }
+        work.run_ok(&["destroy", "-auto-approve"]);
+    });
+}
+
 #[test]
 fn profile_state_upgrade_from_version_0() {
     let config = r#"

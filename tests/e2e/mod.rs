@@ -32,8 +32,8 @@ pub enum Feature {
     ImportBlock,
     /// Provider-defined functions (1.8).
     Functions,
-    /// Write-only attributes (1.11).
-    WriteOnly,
+    /// The built-in `terraform_data` resource (1.4).
+    TerraformData,
 }
 
 impl Feature {
@@ -42,7 +42,7 @@ impl Feature {
         match self {
             Feature::ImportBlock => (1, 5, 0),
             Feature::Functions => (1, 8, 0),
-            Feature::WriteOnly => (1, 11, 0),
+            Feature::TerraformData => (1, 4, 0),
         }
     }
 }
