@@ -70,6 +70,94 @@ fn profile_example_cycle_and_import() {
     });
 }
 
+/// One importable artifact per kind and the configuration that matches it.
+struct ImportCase {
+    /// `<kind>:<fixture path under tests/fixtures/import>`.
+    source: &'static str,
+    /// The profile's attributes as HCL lines (the password comes from a variable).
+    attributes: &'static str,
+    /// The password the artifact carries.
+    password: Option<&'static str>,
+}
+
+const IMPORT_CASES: &[ImportCase] = &[
+    ImportCase {
+        source: "aks:aks/http-proxy-config.json",
+        attributes: r#"name        = "aks"
+  http_proxy  = "http://proxy.corp.example:3128"
+  https_proxy = "http://proxy.corp.example:3129"
+  no_proxy    = ["registry.corp.example"]
+  trusted_ca  = file("${path.module}/ca.pem")"#,
+        password: None,
+    },
+    ImportCase {
+        source: "tkg:tkg/cluster-config.yaml",
+        attributes: r#"name        = "tkg-prod-1"
+  http_proxy  = "http://proxy.corp.example:3128"
+  https_proxy = "http://proxy.corp.example:3128"
+  username    = "svc-k8s"
+  no_proxy    = ["registry.corp.example", "vcenter.corp.example"]"#,
+        password: Some("s3cr@t"),
+    },
+    ImportCase {
+        source: "capi:capi/kubeadm-config-template-base64.yaml",
+        attributes: r#"name        = "capi-prod-md-0"
+  http_proxy  = "http://proxy.corp.example:3128"
+  https_proxy = "http://proxy.corp.example:3128"
+  username    = "svc-k8s"
+  no_proxy    = ["registry.corp.example"]"#,
+        password: Some("pa$$"),
+    },
+    ImportCase {
+        source: "giantswarm:giantswarm/cluster-values-secret.yaml",
+        attributes: r#"name        = "gs-prod"
+  http_proxy  = "http://proxy.corp.example:3128"
+  https_proxy = "http://proxy.corp.example:3128"
+  no_proxy    = ["10.96.0.0/12", "192.168.0.0/16", "registry.corp.example"]"#,
+        password: None,
+    },
+];
+
+/// Every other import kind (systemd is the docs example above): the
+/// configuration that matches the artifact creates a profile; importing the
+/// artifact, by CLI and by import block, yields exactly that state and an
+/// empty plan.
+#[test]
+fn profile_import_of_every_kind_matches_its_configuration() {
+    for_each_terraform(|tf| {
+        for case in IMPORT_CASES {
+            let (kind, path) = case.source.split_once(':').unwrap();
+            let password = case.password.map_or("null".to_owned(), |p| {
+                serde_json::to_string(p).unwrap().replace("${", "$${")
+            });
+            let main = format!(
+                "variable \"proxy_password\" {{\n  type      = string\n  sensitive = true\n  default   = null\n}}\n\nresource \"clusterproxy_profile\" \"imported\" {{\n  {}\n  password    = var.proxy_password\n}}\n",
+                case.attributes
+            );
+            let work = Workdir::from_files(
+                tf,
+                &[
+                    ("provider.tf", &example("provider/provider.tf")),
+                    ("main.tf", &main),
+                ],
+            );
+            work.write_file("test.tfvars", &format!("proxy_password = {password}\n"));
+            let ca = std::fs::read_to_string(fixture("aks/trusted-ca.pem")).unwrap();
+            work.write_file("ca.pem", &ca);
+            run_cycle(
+                &work,
+                &Cycle {
+                    var_file: Some("test.tfvars".into()),
+                    import: Some(ImportStep {
+                        address: "clusterproxy_profile.imported".into(),
+                        id: format!("{kind}:{}", fixture(path)),
+                    }),
+                },
+            );
+        }
+    });
+}
+
 /// Update in place keeps the revision unless the effective settings change;
 /// a new name replaces; secrets never show.
 #[test]

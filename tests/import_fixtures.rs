@@ -55,6 +55,12 @@ fn aks_bare_http_proxy_config() {
     );
     assert_eq!(i.no_proxy, ["registry.corp.example"]);
     assert_eq!(dropped(&i), ["169.254.169.254", "168.63.129.16"]);
+    let pem = std::fs::read_to_string(format!(
+        "{}/tests/fixtures/import/aks/trusted-ca.pem",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    assert_eq!(i.trusted_ca.as_deref(), Some(pem.as_str()));
 }
 
 #[test]

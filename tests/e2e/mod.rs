@@ -456,6 +456,50 @@ impl Workdir {
     }
 }
 
+impl Workdir {
+    /// Asserts that a plan of this directory (which holds an `import {}`
+    /// block for `step`) only imports `step.address`, with no change, and
+    /// that applying it stores exactly `expected`; the next plan is empty.
+    fn assert_import_only(&self, step: &ImportStep, expected: &Value, vars: &[&str]) {
+        let mut args = vec!["plan", "-out=import.tfplan"];
+        args.extend_from_slice(vars);
+        self.run_ok(&args);
+        let plan: Value =
+            serde_json::from_str(&self.run_ok(&["show", "-json", "import.tfplan"]).stdout)
+                .expect("show -json is JSON");
+        let change = plan["resource_changes"]
+            .as_array()
+            .and_then(|changes| {
+                changes
+                    .iter()
+                    .find(|c| c["address"] == step.address.as_str())
+            })
+            .unwrap_or_else(|| panic!("no change for {} in {plan}", step.address));
+        assert_eq!(
+            (
+                &change["change"]["actions"],
+                &change["change"]["importing"]["id"]
+            ),
+            (
+                &serde_json::json!(["no-op"]),
+                &Value::String(step.id.clone())
+            ),
+            "import block of {} on {} does more than import: {change:#}",
+            step.address,
+            self.tf.version_string()
+        );
+        self.run_ok(&["apply", "import.tfplan"]);
+        assert_eq!(
+            self.resource_values(&step.address),
+            *expected,
+            "{} imported by an import block differs on {}",
+            step.address,
+            self.tf.version_string()
+        );
+        self.assert_no_resource_changes(vars);
+    }
+}
+
 /// An import step: the resource address and the import ID.
 #[derive(Debug, Clone)]
 pub struct ImportStep {
@@ -515,15 +559,7 @@ fn run_import(created: &Workdir, step: &ImportStep, vars: &[&str]) {
     let tf = created.terraform();
 
     let fresh = Workdir::empty(tf);
-    for entry in std::fs::read_dir(created.path()).expect("read work dir") {
-        let path = entry.expect("dir entry").path();
-        let is_input = path
-            .extension()
-            .is_some_and(|ext| ext == "tf" || ext == "tfvars");
-        if is_input {
-            std::fs::copy(&path, fresh.path().join(path.file_name().unwrap())).expect("copy");
-        }
-    }
+    copy_inputs(created, &fresh);
     let mut import_args = vec!["import"];
     import_args.extend_from_slice(vars);
     import_args.extend([step.address.as_str(), step.id.as_str()]);
@@ -538,23 +574,77 @@ fn run_import(created: &Workdir, step: &ImportStep, vars: &[&str]) {
     fresh.assert_no_resource_changes(vars);
 
     if tf.supports(Feature::ImportBlock) {
+        // The configuration the resource was created from, plus an import block.
+        let declared = Workdir::empty(tf);
+        copy_inputs(created, &declared);
+        declared.write_file("import.tf", &import_block(step));
+        declared.assert_import_only(step, &expected, vars);
+
+        // `-generate-config-out` from an empty directory: Terraform writes
+        // sensitive attributes as `null # sensitive`; with those filled in
+        // from the created state, the generated configuration imports with
+        // no change either.
         let generated = Workdir::from_files(
             tf,
-            &[(
-                "import.tf",
-                &format!(
-                    "terraform {{\n  required_providers {{\n    clusterproxy = {{ source = \"clusterproxy/clusterproxy\" }}\n  }}\n}}\n\nimport {{\n  to = {}\n  id = {}\n}}\n",
-                    step.address,
-                    serde_json::to_string(&step.id).expect("id as JSON string")
-                ),
-            )],
+            &[
+                ("versions.tf", REQUIRED_PROVIDERS),
+                ("import.tf", &import_block(step)),
+            ],
         );
         generated.run_ok(&["plan", "-generate-config-out=generated.tf"]);
-        assert!(
-            generated.path().join("generated.tf").is_file(),
-            "-generate-config-out wrote no file"
-        );
-        generated.run_ok(&["apply", "-auto-approve"]);
-        generated.assert_no_resource_changes(&[]);
+        let text = std::fs::read_to_string(generated.path().join("generated.tf"))
+            .expect("-generate-config-out wrote generated.tf");
+        generated.write_file("generated.tf", &fill_sensitive(&text, &expected));
+        generated.assert_import_only(step, &expected, &[]);
     }
+}
+
+/// `required_providers` for directories that hold no example files.
+const REQUIRED_PROVIDERS: &str =
+    "terraform {\n  required_providers {\n    clusterproxy = { source = \"clusterproxy/clusterproxy\" }\n  }\n}\n";
+
+/// An `import {}` block for `step`.
+fn import_block(step: &ImportStep) -> String {
+    format!(
+        "import {{\n  to = {}\n  id = {}\n}}\n",
+        step.address,
+        serde_json::to_string(&step.id)
+            .expect("id as JSON string")
+            .replace("${", "$${")
+            .replace("%{", "%%{")
+    )
+}
+
+/// Copies the inputs of `from` (`.tf`, `.tfvars` and `.pem` files) into `to`.
+fn copy_inputs(from: &Workdir, to: &Workdir) {
+    for entry in std::fs::read_dir(from.path()).expect("read work dir") {
+        let path = entry.expect("dir entry").path();
+        let is_input = path
+            .extension()
+            .is_some_and(|ext| ext == "tf" || ext == "tfvars" || ext == "pem");
+        if is_input {
+            std::fs::copy(&path, to.path().join(path.file_name().unwrap())).expect("copy");
+        }
+    }
+}
+
+/// Replaces each `attr = null # sensitive` line Terraform generated with the
+/// attribute's value in `state` (an HCL string literal).
+fn fill_sensitive(generated: &str, state: &Value) -> String {
+    generated
+        .lines()
+        .map(
+            |line| match line.trim_end().strip_suffix("= null # sensitive") {
+                Some(head) => {
+                    let attr = head.trim();
+                    let literal = serde_json::to_string(&state[attr])
+                        .expect("state value as JSON")
+                        .replace("${", "$${")
+                        .replace("%{", "%%{");
+                    format!("{head}= {literal}\n")
+                }
+                None => format!("{line}\n"),
+            },
+        )
+        .collect()
 }
