@@ -382,26 +382,21 @@ resource "clusterproxy_profile" "corp" {
 #[test]
 fn profile_bad_input_is_a_diagnostic() {
     let cases = [
-        ("http_proxy = \"ftp://proxy.corp.example\"", "unsupported proxy scheme", "http_proxy"),
-        ("http_proxy = \"http://user:pw@proxy.corp.example:3128\"", "proxy URL contains credentials", "http_proxy"),
-        ("https_proxy = \"http://proxy.corp.example:99999\"", "invalid proxy port", "https_proxy"),
-        ("http_proxy = \"http://p:3128\"\n  password = \"secret-only\"", "password without username", "username"),
-        ("http_proxy = \"http://p:3128\"\n  no_proxy = [\"ok.example\", \"https://bad.example\"]", "URL given as a NO_PROXY entry", "no_proxy"),
-        ("http_proxy = \"http://p:3128\"\n  trusted_ca = \"junk\"", "Empty CA bundle", "trusted_ca"),
-        ("description = \"no proxy\"", "No proxy configured", "http_proxy"),
+        ("name = \"x\"\n  http_proxy = \"ftp://proxy.corp.example\"", "unsupported proxy scheme", "http_proxy"),
+        ("name = \"x\"\n  http_proxy = \"http://user:pw@proxy.corp.example:3128\"", "proxy URL contains credentials", "http_proxy"),
+        ("name = \"x\"\n  https_proxy = \"http://proxy.corp.example:99999\"", "invalid proxy port", "https_proxy"),
+        ("name = \"x\"\n  http_proxy = \"http://p:3128\"\n  password = var.proxy_password", "password without username", "password"),
+        ("name = \"x\"\n  http_proxy = \"http://p:3128\"\n  no_proxy = [\"ok.example\", \"https://bad.example\"]", "URL given as a NO_PROXY entry", "no_proxy"),
+        ("name = \"x\"\n  http_proxy = \"http://p:3128\"\n  trusted_ca = \"junk\"", "Empty CA bundle", "trusted_ca"),
+        ("name = \"x\"\n  description = \"no proxy\"", "No proxy configured", "resource \"clusterproxy_profile\" \"x\" {"),
+        ("name = \" \"\n  http_proxy = \"http://p:3128\"", "Invalid value", "name"),
     ];
     for_each_terraform(|tf| {
         for (body, summary, attribute) in cases {
-            let config = format!(
-                "resource \"clusterproxy_profile\" \"x\" {{\n  name = \"x\"\n  {body}\n}}\n"
-            );
-            let work = workdir(tf, &format!("{config}\nvariable \"proxy_password\" {{\n  type = string\n  default = \"\"\n}}\n"));
-            let run = work.expect_failure(&["plan"], summary);
+            let config = format!("resource \"clusterproxy_profile\" \"x\" {{\n  {body}\n}}\n");
+            let work = workdir(tf, &format!("{config}\nvariable \"proxy_password\" {{\n  type      = string\n  sensitive = true\n  default   = \"secret-only\"\n}}\n"));
+            let run = work.expect_diagnostic_at(&["plan"], summary, attribute);
             let text = run.combined();
-            assert!(
-                text.contains(attribute),
-                "{summary}: {attribute} not named:\n{text}"
-            );
             assert!(
                 !text.contains("secret-only") && !text.contains("panic"),
                 "{text}"
@@ -465,12 +460,15 @@ fn artifact_settings_report_drift() {
             outputs["dropped"][0],
             serde_json::json!({"entry": "localhost", "reason": "loopback, added for every cluster"})
         );
+        // The artifact's password: as read, in its URL, and as the drop-in writes it.
+        for secret in [PASSWORD, "p%40ss%20word", "p%%40ss%%20word"] {
+            work.assert_secret_absent(&["plan", "-var-file=test.tfvars"], secret);
+        }
         let bad = "data \"clusterproxy_artifact_settings\" \"x\" {\n  kind    = \"systemd\"\n  content = \"[Service]\"\n}\n";
         let work = workdir(
             tf,
             &format!("{bad}\nvariable \"proxy_password\" {{\n  default = \"\"\n}}\n"),
         );
-        let run = work.expect_failure(&["plan"], "No `Environment=` assignment found");
-        assert!(run.combined().contains("content"), "{}", run.combined());
+        work.expect_diagnostic_at(&["plan"], "No `Environment=` assignment found", "content");
     });
 }

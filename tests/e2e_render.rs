@@ -40,7 +40,9 @@ fn apply_example(
     };
     let outputs = run_cycle(&work, &cycle);
     if needs_password {
-        for secret in [PASSWORD, PASSWORD_ENCODED] {
+        // As is, in proxy URLs, and in URLs inside systemd drop-ins (`%%`).
+        let in_dropins = PASSWORD_ENCODED.replace('%', "%%");
+        for secret in [PASSWORD, PASSWORD_ENCODED, &in_dropins] {
             work.assert_secret_absent(&["plan", "-var-file=test.tfvars"], secret);
         }
     }
@@ -193,11 +195,14 @@ fn renderer_bad_input_is_a_diagnostic() {
     let long_list: Vec<String> = (0..800)
         .map(|i| format!("\"host-{i}.corp.example\""))
         .collect();
-    let cases: Vec<(String, &str, &str)> = vec![
+    // (configuration, diagnostic summary, the line Terraform's snippet must
+    // show: the attribute or the block, text the diagnostic must mention)
+    let cases: Vec<(String, &str, &str, Option<&str>)> = vec![
         (
             aks_with_ca(&certificate(&[])),
             "CA certificate without subjectAltName",
             "trusted_ca",
+            None,
         ),
         (
             aks_with_ca(
@@ -207,6 +212,7 @@ fn renderer_bad_input_is_a_diagnostic() {
             ),
             "Too many CA certificates for AKS",
             "trusted_ca",
+            None,
         ),
         (
             r#"data "clusterproxy_tkg_config" "x" {
@@ -214,7 +220,8 @@ fn renderer_bad_input_is_a_diagnostic() {
 }"#
             .into(),
             "TKG needs both proxies",
-            "http_proxy",
+            "data \"clusterproxy_tkg_config\" \"x\" {",
+            Some("http_proxy"),
         ),
         (
             format!(
@@ -222,7 +229,8 @@ fn renderer_bad_input_is_a_diagnostic() {
                 long_list.join(", ")
             ),
             "File content too long for CAPI",
-            "CAPI accepts 10240",
+            "data \"clusterproxy_capi_kubeadm\" \"x\" {",
+            Some("CAPI accepts 10240"),
         ),
         (
             r#"data "clusterproxy_aks_http_proxy_config" "x" {
@@ -233,6 +241,7 @@ fn renderer_bad_input_is_a_diagnostic() {
             .into(),
             "AKS does not support proxy credentials",
             "username",
+            None,
         ),
         (
             r#"data "clusterproxy_aks_http_proxy_config" "x" {
@@ -241,6 +250,7 @@ fn renderer_bad_input_is_a_diagnostic() {
             .into(),
             "AKS needs an http:// httpProxy",
             "http_proxy",
+            None,
         ),
         (
             r#"data "clusterproxy_aks_http_proxy_config" "x" {
@@ -249,7 +259,8 @@ fn renderer_bad_input_is_a_diagnostic() {
 }"#
             .into(),
             "NO_PROXY entry AKS rejects",
-            "bad_host.corp.example",
+            "extra",
+            Some("bad_host.corp.example"),
         ),
         (
             r#"data "clusterproxy_tkg_config" "x" {
@@ -259,6 +270,7 @@ fn renderer_bad_input_is_a_diagnostic() {
             .into(),
             "vSphere server would go through the proxy",
             "vsphere_server",
+            None,
         ),
         (
             r#"data "clusterproxy_tkg_config" "x" {
@@ -267,7 +279,8 @@ fn renderer_bad_input_is_a_diagnostic() {
 }"#
             .into(),
             "TKG rejects `*` in TKG_NO_PROXY",
-            "TKG_NO_PROXY",
+            "extra",
+            Some("TKG_NO_PROXY"),
         ),
         (
             r#"data "clusterproxy_systemd_dropin" "x" {
@@ -276,7 +289,8 @@ fn renderer_bad_input_is_a_diagnostic() {
 }"#
             .into(),
             "Invalid systemd unit name",
-            "bad unit",
+            "units",
+            Some("bad unit"),
         ),
         (
             r#"data "clusterproxy_systemd_dropin" "x" {
@@ -285,7 +299,8 @@ fn renderer_bad_input_is_a_diagnostic() {
 }"#
             .into(),
             "Not a service unit",
-            "docker.service",
+            "units",
+            Some("docker.service"),
         ),
         (
             r#"data "clusterproxy_capi_kubeadm" "x" {
@@ -294,7 +309,8 @@ fn renderer_bad_input_is_a_diagnostic() {
 }"#
             .into(),
             "Duplicate file path",
-            "containerd.service.d/http-proxy.conf",
+            "units",
+            Some("containerd.service.d/http-proxy.conf"),
         ),
         (
             format!(
@@ -305,6 +321,7 @@ fn renderer_bad_input_is_a_diagnostic() {
             ),
             "Empty CA bundle",
             "trusted_ca",
+            None,
         ),
         (
             r#"data "clusterproxy_pod_env" "x" {
@@ -313,26 +330,36 @@ fn renderer_bad_input_is_a_diagnostic() {
             .into(),
             "unsupported proxy scheme",
             "http_proxy",
+            None,
         ),
         (
-            r#"data "clusterproxy_pod_env" "x" {
-  password = "secret-only"
+            r#"variable "proxy_password" {
+  type      = string
+  sensitive = true
+  default   = "secret-only"
+}
+
+data "clusterproxy_pod_env" "x" {
+  password   = var.proxy_password
   http_proxy = "http://proxy.corp.example:3128"
 }"#
             .into(),
             "password without username",
-            "username",
+            "password",
+            None,
         ),
     ];
     for_each_terraform(|tf| {
-        for (config, summary, location) in &cases {
+        for (config, summary, at, mentions) in &cases {
             let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", config)]);
-            let run = work.expect_failure(&["plan"], summary);
+            let run = work.expect_diagnostic_at(&["plan"], summary, at);
             let text = run.combined();
-            assert!(
-                text.contains(location),
-                "{summary}: {location} not named:\n{text}"
-            );
+            if let Some(mentions) = mentions {
+                assert!(
+                    text.contains(mentions),
+                    "{summary}: {mentions} not mentioned:\n{text}"
+                );
+            }
             assert!(
                 !text.contains("secret-only") && !text.contains("panic"),
                 "{text}"

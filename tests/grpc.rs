@@ -107,6 +107,69 @@ fn concurrent_read_data_source_calls_all_succeed() {
     terminate(&mut plugin.child);
 }
 
+/// With TF_LOG_PROVIDER_CLUSTERPROXY=debug every line on stderr is an hclog
+/// JSON object; each RPC logs its name, request id, subject and duration,
+/// and no configured value reaches the log.
+#[test]
+fn rpc_logs_are_hclog_json_lines_without_values() {
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let mut plugin = Plugin::start_logging(
+        &support::terraform_like_client_cert(),
+        &[("TF_LOG", "off"), ("TF_LOG_PROVIDER_CLUSTERPROXY", "debug")],
+        Stdio::from(log.reopen().unwrap()),
+    );
+    runtime().block_on(async {
+        let response = plugin
+            .provider()
+            .await
+            .read_data_source(read_no_proxy_request())
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(
+            response.diagnostics.is_empty(),
+            "{:?}",
+            response.diagnostics
+        );
+    });
+    terminate(&mut plugin.child);
+    let text = std::fs::read_to_string(log.path()).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect();
+    for line in &lines {
+        for key in ["@level", "@message", "@module", "@timestamp"] {
+            assert!(line[key].is_string(), "{key} missing: {line}");
+        }
+    }
+    let rpc_lines: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter(|l| l["tf_rpc"] == "ReadDataSource")
+        .collect();
+    let messages: Vec<&str> = rpc_lines
+        .iter()
+        .filter_map(|l| l["@message"].as_str())
+        .collect();
+    assert_eq!(messages, ["received request", "served request"], "{text}");
+    for line in &rpc_lines {
+        assert_eq!(
+            line["tf_data_source_type"], "clusterproxy_no_proxy",
+            "{line}"
+        );
+        assert!(line["tf_req_id"].is_u64(), "{line}");
+        assert_eq!(line["@level"], "debug", "{line}");
+    }
+    assert!(
+        rpc_lines[1]["tf_req_duration_ms"].is_u64(),
+        "{}",
+        rpc_lines[1]
+    );
+    for value in ["registry.corp.example", "10.20.0.0/16", "192.168.0.0/16"] {
+        assert!(!text.contains(value), "{value} logged:\n{text}");
+    }
+}
+
 /// Waits for the plugin to exit successfully, at most 2 s after `started`
 /// (when `cause` was sent), and checks that it removed its socket.
 fn assert_stops_cleanly_within_two_seconds(plugin: &mut Plugin, started: Instant, cause: &str) {

@@ -275,7 +275,7 @@ mod tests {
         assert_eq!(
             located,
             [
-                ("username", None),
+                ("password", None),
                 ("http_proxy", None),
                 ("trusted_ca", None),
                 ("no_proxy", Some(1))

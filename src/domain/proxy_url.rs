@@ -83,13 +83,13 @@ pub struct ProxyCredentials {
 
 impl ProxyCredentials {
     /// Builds credentials from raw (not percent-encoded) values. An empty
-    /// username with a password is an error (field `username`); both empty
+    /// username with a password is an error (field `password`, the one set); both empty
     /// gives `Ok(None)`.
     pub fn new(username: &str, password: &str) -> Result<Option<Self>, Finding> {
         match (username.is_empty(), password.is_empty()) {
             (true, true) => Ok(None),
             (true, false) => Err(Finding::error(
-                "username",
+                "password",
                 None,
                 "password without username",
                 "A proxy password was given but no username; set `username` or remove `password`.",
@@ -473,7 +473,7 @@ mod tests {
         assert_eq!(ProxyCredentials::new("", "").unwrap(), None);
         assert_eq!(
             ProxyCredentials::new("", "x").unwrap_err().field,
-            "username"
+            "password"
         );
     }
 

@@ -2,9 +2,9 @@
 //!
 //! Each line is one JSON object with `@level`, `@message`, `@module`,
 //! `@timestamp` (2006-01-02T15:04:05.000000Z07:00 layout) and the event's
-//! and spans' fields. The level comes from TF_LOG_PROVIDER_CLUSTERPROXY, else
-//! TF_LOG_PROVIDER, else TF_LOG; unset means no logs. Values of proxy
-//! settings are never logged.
+//! and spans' fields. The level comes from TF_LOG_PROVIDER_<TYPE> (e.g.
+//! TF_LOG_PROVIDER_CLUSTERPROXY), else TF_LOG_PROVIDER, else TF_LOG; unset
+//! means no logs. Values of proxy settings are never logged.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -16,11 +16,21 @@ use tracing_subscriber::layer::{Context, SubscriberExt};
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::Layer;
 
-/// The level configured by the environment, or `None` for no logging.
-pub fn level_from_env() -> Option<Level> {
-    ["TF_LOG_PROVIDER_CLUSTERPROXY", "TF_LOG_PROVIDER", "TF_LOG"]
+/// The level configured by the environment for the provider at
+/// `provider_address`, or `None` for no logging.
+pub fn level_from_env(provider_address: &str) -> Option<Level> {
+    level_from(provider_address, |name| std::env::var(name).ok())
+}
+
+/// The level from the first set variable of TF_LOG_PROVIDER_<TYPE> (TYPE is
+/// the address's last segment, upper-cased), TF_LOG_PROVIDER and TF_LOG, as
+/// read by `lookup`.
+fn level_from(provider_address: &str, lookup: impl Fn(&str) -> Option<String>) -> Option<Level> {
+    let provider_type = provider_address.rsplit('/').next().unwrap_or_default();
+    let specific = format!("TF_LOG_PROVIDER_{}", provider_type.to_ascii_uppercase());
+    [specific.as_str(), "TF_LOG_PROVIDER", "TF_LOG"]
         .iter()
-        .find_map(|name| std::env::var(name).ok().filter(|v| !v.is_empty()))
+        .find_map(|name| lookup(name).filter(|v| !v.is_empty()))
         .and_then(|value| parse_level(&value))
 }
 
@@ -54,8 +64,9 @@ pub fn timestamp(now: time::OffsetDateTime) -> String {
     out
 }
 
-/// Installs the JSON logger (when a level is configured) and the panic hook.
-pub fn init() {
+/// Installs the JSON logger (when a level is configured for the provider at
+/// `provider_address`) and the panic hook.
+pub fn init(provider_address: &str) {
     std::panic::set_hook(Box::new(|info| {
         let message = info
             .payload()
@@ -69,7 +80,7 @@ pub fn init() {
             .unwrap_or_default();
         eprintln!("panic: {message}\n\ngoroutine 1 [running]:\n{location}");
     }));
-    if let Some(level) = level_from_env() {
+    if let Some(level) = level_from_env(provider_address) {
         let subscriber = tracing_subscriber::registry()
             .with(HclogLayer)
             .with(tracing_subscriber::filter::LevelFilter::from_level(level));
@@ -162,5 +173,29 @@ mod tests {
         assert_eq!(parse_level("JSON"), Some(Level::TRACE));
         assert_eq!(parse_level("Warn"), Some(Level::WARN));
         assert_eq!(parse_level("off"), None);
+    }
+
+    #[test]
+    fn provider_specific_variable_wins_over_generic_ones() {
+        let address = "registry.terraform.io/clusterproxy/clusterproxy";
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                vars.iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| (*v).to_owned())
+            }
+        };
+        let all = env(&[
+            ("TF_LOG", "error"),
+            ("TF_LOG_PROVIDER", "info"),
+            ("TF_LOG_PROVIDER_CLUSTERPROXY", "trace"),
+        ]);
+        assert_eq!(level_from(address, all), Some(Level::TRACE));
+        let generic = env(&[("TF_LOG", "error"), ("TF_LOG_PROVIDER", "info")]);
+        assert_eq!(level_from(address, generic), Some(Level::INFO));
+        let empty_specific = env(&[("TF_LOG", "warn"), ("TF_LOG_PROVIDER_CLUSTERPROXY", "")]);
+        assert_eq!(level_from(address, empty_specific), Some(Level::WARN));
+        let other_provider = env(&[("TF_LOG_PROVIDER_AZURERM", "trace")]);
+        assert_eq!(level_from(address, other_provider), None);
     }
 }

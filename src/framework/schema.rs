@@ -79,6 +79,25 @@ impl Validator for OneOf {
     }
 }
 
+/// Accepts only strings with at least one non-whitespace character.
+#[derive(Debug, Clone, Copy)]
+pub struct NotBlank;
+
+impl Validator for NotBlank {
+    fn description(&self) -> String {
+        "a string that is not empty or blank".to_owned()
+    }
+
+    fn validate(&self, path: &AttributePath, value: &Value, diags: &mut Diagnostics) {
+        if value.as_str().is_some_and(|s| s.trim().is_empty()) {
+            diags.push(
+                Diagnostic::error("Invalid value", "The value must not be empty or blank.")
+                    .at(path.clone()),
+            );
+        }
+    }
+}
+
 /// What the framework does to an attribute's planned value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PlanModifier {

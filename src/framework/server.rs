@@ -116,16 +116,31 @@ impl ProviderServer {
     fn handle<T>(
         &self,
         rpc: &'static str,
-        type_name: &str,
+        subject: Subject<'_>,
         body: impl FnOnce(&mut Diagnostics) -> T,
     ) -> (Option<T>, Diagnostics) {
         let request_id = self.next_request_id.fetch_add(1, Ordering::Relaxed);
-        let span = tracing::debug_span!(
-            "rpc",
-            tf_rpc = rpc,
-            tf_req_id = request_id,
-            tf_type = type_name
-        );
+        let span = match subject {
+            Subject::Provider => tracing::debug_span!("rpc", tf_rpc = rpc, tf_req_id = request_id),
+            Subject::Resource(name) => tracing::debug_span!(
+                "rpc",
+                tf_rpc = rpc,
+                tf_req_id = request_id,
+                tf_resource_type = name
+            ),
+            Subject::DataSource(name) => tracing::debug_span!(
+                "rpc",
+                tf_rpc = rpc,
+                tf_req_id = request_id,
+                tf_data_source_type = name
+            ),
+            Subject::Function(name) => tracing::debug_span!(
+                "rpc",
+                tf_rpc = rpc,
+                tf_req_id = request_id,
+                tf_function_name = name
+            ),
+        };
         let _entered = span.enter();
         let started = Instant::now();
         tracing::debug!("received request");
@@ -186,6 +201,20 @@ impl ProviderServer {
         }
         found
     }
+}
+
+/// What an RPC is about, logged as terraform-plugin-go names it
+/// (`tf_resource_type`, `tf_data_source_type`, `tf_function_name`).
+#[derive(Clone, Copy)]
+enum Subject<'a> {
+    /// The provider itself.
+    Provider,
+    /// A managed resource type.
+    Resource(&'a str),
+    /// A data source type.
+    DataSource(&'a str),
+    /// A provider function.
+    Function(&'a str),
 }
 
 fn capabilities() -> proto::ServerCapabilities {
@@ -317,7 +346,9 @@ impl proto::provider_server::Provider for ProviderServer {
         &self,
         _request: Request<proto::get_provider_schema::Request>,
     ) -> Result<Response<proto::get_provider_schema::Response>, Status> {
-        let (response, _) = self.handle("GetProviderSchema", "", |_| self.schema_response());
+        let (response, _) = self.handle("GetProviderSchema", Subject::Provider, |_| {
+            self.schema_response()
+        });
         Ok(Response::new(response.unwrap_or_default()))
     }
 
@@ -326,7 +357,7 @@ impl proto::provider_server::Provider for ProviderServer {
         request: Request<proto::validate_provider_config::Request>,
     ) -> Result<Response<proto::validate_provider_config::Response>, Status> {
         let request = request.into_inner();
-        let (_, diags) = self.handle("ValidateProviderConfig", "", |diags| {
+        let (_, diags) = self.handle("ValidateProviderConfig", Subject::Provider, |diags| {
             self.validate_provider_config(request.config.as_ref(), diags);
         });
         Ok(Response::new(proto::validate_provider_config::Response {
@@ -339,17 +370,21 @@ impl proto::provider_server::Provider for ProviderServer {
         request: Request<proto::validate_resource_config::Request>,
     ) -> Result<Response<proto::validate_resource_config::Response>, Status> {
         let request = request.into_inner();
-        let (_, diags) = self.handle("ValidateResourceConfig", &request.type_name, |diags| {
-            let resource = self.resource(&request.type_name, diags)?;
-            let config = decode(
-                request.config.as_ref(),
-                &resource.object_type,
-                "configuration",
-                diags,
-            )?;
-            validate_with(resource, &config, diags, |r, c, d| r.validate(c, d));
-            Some(())
-        });
+        let (_, diags) = self.handle(
+            "ValidateResourceConfig",
+            Subject::Resource(&request.type_name),
+            |diags| {
+                let resource = self.resource(&request.type_name, diags)?;
+                let config = decode(
+                    request.config.as_ref(),
+                    &resource.object_type,
+                    "configuration",
+                    diags,
+                )?;
+                validate_with(resource, &config, diags, |r, c, d| r.validate(c, d));
+                Some(())
+            },
+        );
         Ok(Response::new(proto::validate_resource_config::Response {
             diagnostics: diags.to_proto(),
         }))
@@ -360,17 +395,21 @@ impl proto::provider_server::Provider for ProviderServer {
         request: Request<proto::validate_data_resource_config::Request>,
     ) -> Result<Response<proto::validate_data_resource_config::Response>, Status> {
         let request = request.into_inner();
-        let (_, diags) = self.handle("ValidateDataResourceConfig", &request.type_name, |diags| {
-            let data_source = self.data_source(&request.type_name, diags)?;
-            let config = decode(
-                request.config.as_ref(),
-                &data_source.object_type,
-                "configuration",
-                diags,
-            )?;
-            validate_with(data_source, &config, diags, |d, c, ds| d.validate(c, ds));
-            Some(())
-        });
+        let (_, diags) = self.handle(
+            "ValidateDataResourceConfig",
+            Subject::DataSource(&request.type_name),
+            |diags| {
+                let data_source = self.data_source(&request.type_name, diags)?;
+                let config = decode(
+                    request.config.as_ref(),
+                    &data_source.object_type,
+                    "configuration",
+                    diags,
+                )?;
+                validate_with(data_source, &config, diags, |d, c, ds| d.validate(c, ds));
+                Some(())
+            },
+        );
         Ok(Response::new(
             proto::validate_data_resource_config::Response {
                 diagnostics: diags.to_proto(),
@@ -383,7 +422,7 @@ impl proto::provider_server::Provider for ProviderServer {
         request: Request<proto::upgrade_resource_state::Request>,
     ) -> Result<Response<proto::upgrade_resource_state::Response>, Status> {
         let request = request.into_inner();
-        let (state, diags) = self.handle("UpgradeResourceState", &request.type_name, |diags| {
+        let (state, diags) = self.handle("UpgradeResourceState", Subject::Resource(&request.type_name), |diags| {
             let resource = self.resource(&request.type_name, diags)?;
             let raw = request.raw_state.unwrap_or_default();
             if raw.json.is_empty() {
@@ -420,7 +459,7 @@ impl proto::provider_server::Provider for ProviderServer {
         request: Request<proto::configure_provider::Request>,
     ) -> Result<Response<proto::configure_provider::Response>, Status> {
         let request = request.into_inner();
-        let (_, diags) = self.handle("ConfigureProvider", "", |diags| {
+        let (_, diags) = self.handle("ConfigureProvider", Subject::Provider, |diags| {
             tracing::info!(terraform_version = %request.terraform_version, "configuring provider");
             self.validate_provider_config(request.config.as_ref(), diags);
         });
@@ -434,31 +473,35 @@ impl proto::provider_server::Provider for ProviderServer {
         request: Request<proto::read_resource::Request>,
     ) -> Result<Response<proto::read_resource::Response>, Status> {
         let request = request.into_inner();
-        let (state, diags) = self.handle("ReadResource", &request.type_name, |diags| {
-            let resource = self.resource(&request.type_name, diags)?;
-            let current = decode(
-                request.current_state.as_ref(),
-                &resource.object_type,
-                "current state",
-                diags,
-            )?;
-            let new_state = if current.is_null() {
-                Value::null()
-            } else {
-                resource
-                    .implementation
-                    .read(&current, diags)
-                    .unwrap_or_else(Value::null)
-            };
-            if !new_state.is_wholly_known() {
-                diags.push(Diagnostic::error(
-                    "Provider bug: unknown value after read",
-                    "The provider returned an unknown value from ReadResource.",
-                ));
-                return None;
-            }
-            encode(&new_state, &resource.object_type, diags)
-        });
+        let (state, diags) = self.handle(
+            "ReadResource",
+            Subject::Resource(&request.type_name),
+            |diags| {
+                let resource = self.resource(&request.type_name, diags)?;
+                let current = decode(
+                    request.current_state.as_ref(),
+                    &resource.object_type,
+                    "current state",
+                    diags,
+                )?;
+                let new_state = if current.is_null() {
+                    Value::null()
+                } else {
+                    resource
+                        .implementation
+                        .read(&current, diags)
+                        .unwrap_or_else(Value::null)
+                };
+                if !new_state.is_wholly_known() {
+                    diags.push(Diagnostic::error(
+                        "Provider bug: unknown value after read",
+                        "The provider returned an unknown value from ReadResource.",
+                    ));
+                    return None;
+                }
+                encode(&new_state, &resource.object_type, diags)
+            },
+        );
         let failed = diags.has_errors();
         Ok(Response::new(proto::read_resource::Response {
             // On error Terraform keeps the prior state; never send a half result.
@@ -473,35 +516,39 @@ impl proto::provider_server::Provider for ProviderServer {
         request: Request<proto::plan_resource_change::Request>,
     ) -> Result<Response<proto::plan_resource_change::Response>, Status> {
         let request = request.into_inner();
-        let (plan, diags) = self.handle("PlanResourceChange", &request.type_name, |diags| {
-            let resource = self.resource(&request.type_name, diags)?;
-            let ty = &resource.object_type;
-            let prior = decode(request.prior_state.as_ref(), ty, "prior state", diags)?;
-            let proposed = decode(
-                request.proposed_new_state.as_ref(),
-                ty,
-                "proposed state",
-                diags,
-            )?;
-            let config = decode(request.config.as_ref(), ty, "configuration", diags)?;
-            if proposed.is_null() {
-                return Some((encode(&Value::null(), ty, diags)?, Vec::new()));
-            }
-            let prior = (!prior.is_null()).then_some(prior);
-            let mut planned = base_plan(&resource.schema, prior.as_ref(), &proposed, &config);
-            resource
-                .implementation
-                .modify_plan(prior.as_ref(), &config, &mut planned, diags);
-            if diags.has_errors() {
-                return None;
-            }
-            check_plan(&resource.schema, &config, &planned, diags);
-            if diags.has_errors() {
-                return None;
-            }
-            let replace = replacement_paths(&resource.schema, prior.as_ref(), &planned);
-            Some((encode(&planned, ty, diags)?, replace))
-        });
+        let (plan, diags) = self.handle(
+            "PlanResourceChange",
+            Subject::Resource(&request.type_name),
+            |diags| {
+                let resource = self.resource(&request.type_name, diags)?;
+                let ty = &resource.object_type;
+                let prior = decode(request.prior_state.as_ref(), ty, "prior state", diags)?;
+                let proposed = decode(
+                    request.proposed_new_state.as_ref(),
+                    ty,
+                    "proposed state",
+                    diags,
+                )?;
+                let config = decode(request.config.as_ref(), ty, "configuration", diags)?;
+                if proposed.is_null() {
+                    return Some((encode(&Value::null(), ty, diags)?, Vec::new()));
+                }
+                let prior = (!prior.is_null()).then_some(prior);
+                let mut planned = base_plan(&resource.schema, prior.as_ref(), &proposed, &config);
+                resource
+                    .implementation
+                    .modify_plan(prior.as_ref(), &config, &mut planned, diags);
+                if diags.has_errors() {
+                    return None;
+                }
+                check_plan(&resource.schema, &config, &planned, diags);
+                if diags.has_errors() {
+                    return None;
+                }
+                let replace = replacement_paths(&resource.schema, prior.as_ref(), &planned);
+                Some((encode(&planned, ty, diags)?, replace))
+            },
+        );
         let (planned_state, requires_replace) = match plan.flatten() {
             Some((state, replace)) if !diags.has_errors() => (Some(state), replace),
             _ => (None, Vec::new()),
@@ -519,31 +566,35 @@ impl proto::provider_server::Provider for ProviderServer {
         request: Request<proto::apply_resource_change::Request>,
     ) -> Result<Response<proto::apply_resource_change::Response>, Status> {
         let request = request.into_inner();
-        let (state, diags) = self.handle("ApplyResourceChange", &request.type_name, |diags| {
-            let resource = self.resource(&request.type_name, diags)?;
-            let ty = &resource.object_type;
-            let prior = decode(request.prior_state.as_ref(), ty, "prior state", diags)?;
-            let planned = decode(request.planned_state.as_ref(), ty, "planned state", diags)?;
-            let config = decode(request.config.as_ref(), ty, "configuration", diags)?;
-            if planned.is_null() {
-                resource.implementation.delete(&prior, diags);
-                return if diags.has_errors() {
-                    None
-                } else {
-                    encode(&Value::null(), ty, diags)
-                };
-            }
-            let prior = (!prior.is_null()).then_some(prior);
-            let new_state =
-                resource
-                    .implementation
-                    .apply(prior.as_ref(), &config, &planned, diags)?;
-            check_apply(&resource.schema, &planned, &new_state, diags);
-            if diags.has_errors() {
-                return None;
-            }
-            encode(&new_state, ty, diags)
-        });
+        let (state, diags) = self.handle(
+            "ApplyResourceChange",
+            Subject::Resource(&request.type_name),
+            |diags| {
+                let resource = self.resource(&request.type_name, diags)?;
+                let ty = &resource.object_type;
+                let prior = decode(request.prior_state.as_ref(), ty, "prior state", diags)?;
+                let planned = decode(request.planned_state.as_ref(), ty, "planned state", diags)?;
+                let config = decode(request.config.as_ref(), ty, "configuration", diags)?;
+                if planned.is_null() {
+                    resource.implementation.delete(&prior, diags);
+                    return if diags.has_errors() {
+                        None
+                    } else {
+                        encode(&Value::null(), ty, diags)
+                    };
+                }
+                let prior = (!prior.is_null()).then_some(prior);
+                let new_state =
+                    resource
+                        .implementation
+                        .apply(prior.as_ref(), &config, &planned, diags)?;
+                check_apply(&resource.schema, &planned, &new_state, diags);
+                if diags.has_errors() {
+                    return None;
+                }
+                encode(&new_state, ty, diags)
+            },
+        );
         let failed = diags.has_errors();
         Ok(Response::new(proto::apply_resource_change::Response {
             // On failure the prior state stays authoritative: Terraform keeps
@@ -563,14 +614,18 @@ impl proto::provider_server::Provider for ProviderServer {
         request: Request<proto::import_resource_state::Request>,
     ) -> Result<Response<proto::import_resource_state::Response>, Status> {
         let request = request.into_inner();
-        let (state, diags) = self.handle("ImportResourceState", &request.type_name, |diags| {
-            let resource = self.resource(&request.type_name, diags)?;
-            let imported = resource.implementation.import(&request.id, diags)?;
-            if diags.has_errors() || !imported.is_wholly_known() {
-                return None;
-            }
-            encode(&imported, &resource.object_type, diags)
-        });
+        let (state, diags) = self.handle(
+            "ImportResourceState",
+            Subject::Resource(&request.type_name),
+            |diags| {
+                let resource = self.resource(&request.type_name, diags)?;
+                let imported = resource.implementation.import(&request.id, diags)?;
+                if diags.has_errors() || !imported.is_wholly_known() {
+                    return None;
+                }
+                encode(&imported, &resource.object_type, diags)
+            },
+        );
         let imported_resources = match state.flatten() {
             Some(state) if !diags.has_errors() => {
                 vec![proto::import_resource_state::ImportedResource {
@@ -592,34 +647,38 @@ impl proto::provider_server::Provider for ProviderServer {
         request: Request<proto::read_data_source::Request>,
     ) -> Result<Response<proto::read_data_source::Response>, Status> {
         let request = request.into_inner();
-        let (state, diags) = self.handle("ReadDataSource", &request.type_name, |diags| {
-            let data_source = self.data_source(&request.type_name, diags)?;
-            let ty = &data_source.object_type;
-            let mut config = decode(request.config.as_ref(), ty, "configuration", diags)?;
-            validate_with(data_source, &config, diags, |d, c, ds| d.validate(c, ds));
-            if diags.has_errors() {
-                return None;
-            }
-            data_source.schema.apply_defaults(&mut config);
-            let state = data_source.implementation.read(&config, diags)?;
-            if diags.has_errors() {
-                return None;
-            }
-            if state.is_null() || !state.is_wholly_known() {
-                diags.push(Diagnostic::error(
-                    "Provider bug: incomplete data source result",
-                    "The data source returned a null or partly unknown result.",
-                ));
-                return None;
-            }
-            // Terraform holds data source results to the same rule as plans:
-            // configured values come back unchanged.
-            check_plan(&data_source.schema, &config, &state, diags);
-            if diags.has_errors() {
-                return None;
-            }
-            encode(&state, ty, diags)
-        });
+        let (state, diags) = self.handle(
+            "ReadDataSource",
+            Subject::DataSource(&request.type_name),
+            |diags| {
+                let data_source = self.data_source(&request.type_name, diags)?;
+                let ty = &data_source.object_type;
+                let mut config = decode(request.config.as_ref(), ty, "configuration", diags)?;
+                validate_with(data_source, &config, diags, |d, c, ds| d.validate(c, ds));
+                if diags.has_errors() {
+                    return None;
+                }
+                data_source.schema.apply_defaults(&mut config);
+                let state = data_source.implementation.read(&config, diags)?;
+                if diags.has_errors() {
+                    return None;
+                }
+                if state.is_null() || !state.is_wholly_known() {
+                    diags.push(Diagnostic::error(
+                        "Provider bug: incomplete data source result",
+                        "The data source returned a null or partly unknown result.",
+                    ));
+                    return None;
+                }
+                // Terraform holds data source results to the same rule as plans:
+                // configured values come back unchanged.
+                check_plan(&data_source.schema, &config, &state, diags);
+                if diags.has_errors() {
+                    return None;
+                }
+                encode(&state, ty, diags)
+            },
+        );
         let failed = diags.has_errors();
         Ok(Response::new(proto::read_data_source::Response {
             state: if failed { None } else { state.flatten() },
@@ -642,7 +701,9 @@ impl proto::provider_server::Provider for ProviderServer {
         request: Request<proto::call_function::Request>,
     ) -> Result<Response<proto::call_function::Response>, Status> {
         let request = request.into_inner();
-        let (result, diags) = self.handle("CallFunction", &request.name, |_| self.call(&request));
+        let (result, diags) = self.handle("CallFunction", Subject::Function(&request.name), |_| {
+            self.call(&request)
+        });
         let result = result.unwrap_or_else(|| {
             let text = diags
                 .iter()

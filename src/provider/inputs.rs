@@ -77,34 +77,41 @@ pub fn merge_cluster(
     installation_from_profile: bool,
     diags: &mut Diagnostics,
 ) -> Option<Merged> {
-    let push = |findings: &[Finding], diags: &mut Diagnostics| {
-        let (from_profile, rest): (Vec<Finding>, Vec<Finding>) = findings
-            .iter()
-            .cloned()
-            .partition(|f| installation_from_profile && f.field == "installation");
-        convert::push_findings(&rest, &AttributePath::root(), diags);
-        let renamed: Vec<Finding> = from_profile
-            .into_iter()
-            .map(|f| Finding {
-                field: "no_proxy".to_owned(),
-                ..f
-            })
-            .collect();
-        convert::push_findings(&renamed, &AttributePath::attribute("profile"), diags);
-    };
     match cluster
         .sources()
         .and_then(|sources| no_proxy::merge(&sources, options))
     {
         Ok(merged) => {
-            push(&merged.warnings, diags);
+            push_cluster_findings(&merged.warnings, installation_from_profile, diags);
             Some(merged)
         }
         Err(findings) => {
-            push(&findings, diags);
+            push_cluster_findings(&findings, installation_from_profile, diags);
             None
         }
     }
+}
+
+/// Adds findings about the cluster inputs; `installation` entries taken from
+/// the profile point at `profile.no_proxy`.
+fn push_cluster_findings(
+    findings: &[Finding],
+    installation_from_profile: bool,
+    diags: &mut Diagnostics,
+) {
+    let (from_profile, rest): (Vec<Finding>, Vec<Finding>) = findings
+        .iter()
+        .cloned()
+        .partition(|f| installation_from_profile && f.field == "installation");
+    convert::push_findings(&rest, &AttributePath::root(), diags);
+    let renamed: Vec<Finding> = from_profile
+        .into_iter()
+        .map(|f| Finding {
+            field: "no_proxy".to_owned(),
+            ..f
+        })
+        .collect();
+    convert::push_findings(&renamed, &AttributePath::attribute("profile"), diags);
 }
 
 /// Proxy settings read from a configuration, ready for the renderers.
@@ -270,6 +277,32 @@ pub fn push_proxy_findings(findings: &[Finding], from_profile: bool, diags: &mut
             AttributePath::root()
         };
         convert::push_findings(std::slice::from_ref(&finding), &prefix, diags);
+    }
+}
+
+/// Adds a renderer's findings: one about an entry of the merged list
+/// (`no_proxy[i]`) points at the input that holds the entry (`extra[2]`,
+/// `profile.no_proxy[0]`...), or quotes it when it comes from no input
+/// (a platform default); the others as [`push_proxy_findings`].
+pub fn push_render_findings(findings: &[Finding], proxy: &ProxyInputs, diags: &mut Diagnostics) {
+    let sources = proxy.cluster.sources().unwrap_or_default();
+    for finding in findings {
+        let traced = (finding.field == "no_proxy")
+            .then_some(finding.index)
+            .flatten()
+            .and_then(|index| proxy.settings.no_proxy.get(index))
+            .and_then(|entry| no_proxy::origin(&sources, entry));
+        match traced {
+            Some((field, index)) => {
+                let located = Finding {
+                    field: field.to_owned(),
+                    index,
+                    ..finding.clone()
+                };
+                push_cluster_findings(&[located], proxy.from_profile, diags);
+            }
+            None => push_proxy_findings(std::slice::from_ref(finding), proxy.from_profile, diags),
+        }
     }
 }
 

@@ -308,7 +308,8 @@ impl Workdir {
     }
 
     /// Runs `terraform ARGS...` with `TF_LOG=trace` and asserts that neither
-    /// stdout, stderr nor the trace log contains `secret`. Returns the run.
+    /// stdout, stderr nor the trace log (which must hold the provider's own
+    /// lines) contains `secret` in any of its [`secret_forms`]. Returns the run.
     pub fn assert_secret_absent(&self, args: &[&str], secret: &str) -> Run {
         let log_path = self.dir.path().join("trace.log");
         let output = self
@@ -319,19 +320,48 @@ impl Workdir {
             .expect("spawn terraform");
         let run = Run::from_output(output);
         let log = std::fs::read_to_string(&log_path).unwrap_or_default();
-        assert!(!log.is_empty(), "TF_LOG_PATH produced no log");
-        for (name, text) in [
-            ("stdout", &run.stdout),
-            ("stderr", &run.stderr),
-            ("trace log", &log),
-        ] {
-            assert!(
-                !text.contains(secret),
-                "secret leaked into {name} of terraform {} on {}",
-                args.join(" "),
-                self.tf.version_string()
-            );
+        assert!(
+            log.contains("provider.terraform-provider-clusterproxy") && log.contains("tf_rpc="),
+            "the trace log holds no log line of the provider"
+        );
+        for form in secret_forms(secret) {
+            for (name, text) in [
+                ("stdout", &run.stdout),
+                ("stderr", &run.stderr),
+                ("trace log", &log),
+            ] {
+                assert!(
+                    !text.contains(&form),
+                    "secret leaked into {name} of terraform {} on {} (as {form:?})",
+                    args.join(" "),
+                    self.tf.version_string()
+                );
+            }
         }
+        run
+    }
+
+    /// Runs `terraform ARGS...`, expects it to fail with `summary`, and
+    /// asserts that Terraform's source snippet for that diagnostic shows the
+    /// line of `attribute` (so the diagnostic carries its attribute path), or
+    /// the whole line `attribute` (e.g. a block header).
+    pub fn expect_diagnostic_at(&self, args: &[&str], summary: &str, attribute: &str) -> Run {
+        let run = self.expect_failure(args, summary);
+        let text = run.combined();
+        let snippet_lines: Vec<&str> = text
+            .lines()
+            .map(|line| line.trim_start_matches(['│', ' ']))
+            .filter_map(|line| line.split_once(": "))
+            .filter(|(number, _)| !number.is_empty() && number.chars().all(|c| c.is_ascii_digit()))
+            .map(|(_, code)| code.trim_start())
+            .collect();
+        assert!(
+            snippet_lines.iter().any(|code| code
+                .strip_prefix(attribute)
+                .is_some_and(|rest| rest.is_empty() || rest.trim_start().starts_with('='))),
+            "{summary}: no source snippet at `{attribute}` on {}:\n{text}",
+            self.tf.version_string()
+        );
         run
     }
 
@@ -498,6 +528,29 @@ impl Workdir {
         );
         self.assert_no_resource_changes(vars);
     }
+}
+
+/// The forms a leaked `secret` could take in output and logs: as is,
+/// JSON-escaped, and base64-encoded inside a larger text (the characters
+/// that depend on the secret alone, for each of the three byte alignments).
+pub fn secret_forms(secret: &str) -> Vec<String> {
+    use base64::Engine as _;
+    let mut forms = vec![secret.to_owned()];
+    let escaped = serde_json::to_string(secret).expect("JSON string");
+    forms.push(escaped[1..escaped.len() - 1].to_owned());
+    for offset in 0..3usize {
+        let mut bytes = vec![0u8; offset];
+        bytes.extend_from_slice(secret.as_bytes());
+        let encoded = base64::engine::general_purpose::STANDARD_NO_PAD.encode(&bytes);
+        let start = (offset * 8).div_ceil(6);
+        let end = bytes.len() * 8 / 6;
+        if end >= start + 8 {
+            forms.push(encoded[start..end].to_owned());
+        }
+    }
+    forms.sort();
+    forms.dedup();
+    forms
 }
 
 /// An import step: the resource address and the import ID.

@@ -41,13 +41,24 @@ pub fn terraform_like_client_cert() -> (String, Vec<u8>, Vec<u8>) {
 /// protocols 5 and 6 offered, the client certificate, the socket directory)
 /// and reads the first line of its stdout.
 pub fn spawn(cert_pem: &str, socket_dir: &std::path::Path) -> (Child, String) {
+    spawn_with(cert_pem, socket_dir, &[], Stdio::null())
+}
+
+/// [`spawn`] with extra environment variables and `stderr` for the plugin's logs.
+pub fn spawn_with(
+    cert_pem: &str,
+    socket_dir: &std::path::Path,
+    env: &[(&str, &str)],
+    stderr: Stdio,
+) -> (Child, String) {
     let mut child = Command::new(BINARY)
         .env(MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE)
         .env("PLUGIN_PROTOCOL_VERSIONS", "5,6")
         .env("PLUGIN_CLIENT_CERT", cert_pem)
         .env("PLUGIN_UNIX_SOCKET_DIR", socket_dir)
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .spawn()
         .unwrap();
     let mut line = String::new();
@@ -218,9 +229,19 @@ impl Plugin {
     /// Starts the plugin with the client certificate (PEM, DER, key DER), as
     /// Terraform does with the one certificate it makes per run.
     pub fn start_with(client: &(String, Vec<u8>, Vec<u8>)) -> Plugin {
+        Plugin::start_logging(client, &[], Stdio::null())
+    }
+
+    /// Starts the plugin with extra environment variables (e.g. TF_LOG) and
+    /// `stderr` receiving its log lines.
+    pub fn start_logging(
+        client: &(String, Vec<u8>, Vec<u8>),
+        env: &[(&str, &str)],
+        stderr: Stdio,
+    ) -> Plugin {
         let (pem, client_der, client_key) = client.clone();
         let dir = tempfile::tempdir().unwrap();
-        let (child, line) = spawn(&pem, dir.path());
+        let (child, line) = spawn_with(&pem, dir.path(), env, stderr);
         let handshake = Handshake::parse(&line);
         Plugin {
             child,

@@ -101,6 +101,22 @@ pub fn normalize(field: &str, index: usize, raw: &str) -> Result<String, Finding
         .map_err(|r| Finding::error(field, Some(index), r.summary, r.detail))
 }
 
+/// Where an entry of a merged list came from: the first input entry whose
+/// canonical form is `entry`, as (field, index). `None` when no input spells
+/// it that way (built-in defaults, aggregated blocks, extra client forms).
+pub fn origin<'a>(sources: &'a [Source], entry: &str) -> Option<(&'a str, Option<usize>)> {
+    sources
+        .iter()
+        .filter(|source| !source.field.is_empty())
+        .find_map(|source| {
+            source
+                .entries
+                .iter()
+                .position(|raw| Entry::parse(raw).is_ok_and(|p| p.entry.to_string() == entry))
+                .map(|index| (source.field.as_str(), source.indexed.then_some(index)))
+        })
+}
+
 /// Merges `sources` in order. Returns every error when any entry is invalid.
 pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<Finding>> {
     let mut errors = Vec::new();
@@ -410,6 +426,29 @@ mod tests {
             targets: names.iter().copied().collect(),
             aggregate_cidrs: false,
         }
+    }
+
+    #[test]
+    fn origin_names_the_first_input_spelling_an_entry() {
+        let sources = [
+            Source {
+                field: String::new(),
+                entries: vec!["localhost".to_owned()],
+                indexed: true,
+            },
+            source("installation", &["Registry.Corp.Example.", "10.0.0.0/8"]),
+            source("extra", &["localhost", "registry.corp.example"]),
+        ];
+        assert_eq!(
+            origin(&sources, "registry.corp.example"),
+            Some(("installation", Some(0)))
+        );
+        assert_eq!(origin(&sources, "localhost"), Some(("extra", Some(0))));
+        assert_eq!(
+            origin(&sources, "10.0.0.0/8"),
+            Some(("installation", Some(1)))
+        );
+        assert_eq!(origin(&sources, "10.0.0.0/7"), None);
     }
 
     #[test]

@@ -34,7 +34,7 @@ pub const PROTOCOL_VERSION: u32 = 6;
 /// Serves `routes` as a Terraform provider plugin and returns the exit code.
 /// `--debug` serves without TLS and prints a TF_REATTACH_PROVIDERS line.
 pub fn run(provider_address: &str, routes: tonic::service::Routes) -> ExitCode {
-    crate::framework::logging::init();
+    crate::framework::logging::init(provider_address);
     let debug = std::env::args().skip(1).any(|a| a == "--debug");
     if std::env::args()
         .skip(1)

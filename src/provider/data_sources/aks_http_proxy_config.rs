@@ -58,7 +58,7 @@ impl DataSource for AksHttpProxyConfig {
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let proxy = inputs::read_proxy(config, diags)?;
         let aks = HttpProxyConfig::new(&proxy.settings)
-            .map_err(|findings| inputs::push_proxy_findings(&findings, proxy.from_profile, diags))
+            .map_err(|findings| inputs::push_render_findings(&findings, &proxy, diags))
             .ok()?;
         let cluster = AksCluster {
             node_cidrs: proxy.cluster.node_cidrs.clone(),

@@ -28,7 +28,7 @@ impl DataSource for ArtifactSettings {
                     "Artifact kind: `aks` (`az aks show -o json` or an httpProxyConfig), `tkg` (cluster configuration file), `capi` (KubeadmControlPlane / KubeadmConfigTemplate), `systemd` (drop-in) or `giantswarm` (cluster-values or systemd-proxy Secret).",
                 )
                 .validator(OneOf(&KINDS)),
-                Attribute::required("content", Type::String, "The artifact's text, e.g. `file(\"cluster-config.yaml\")`."),
+                Attribute::required("content", Type::String, "The artifact's text, e.g. `file(\"cluster-config.yaml\")`. Sensitive: artifacts often hold proxy credentials.").sensitive(),
                 Attribute::computed("name", Type::String, "The cluster's name when the artifact has one, else the kind."),
                 Attribute::computed("http_proxy", Type::String, "HTTP proxy, without credentials."),
                 Attribute::computed("https_proxy", Type::String, "HTTPS proxy, without credentials."),

@@ -103,7 +103,7 @@ impl DataSource for CapiKubeadm {
             None => Kubeadm::inline(settings, &units, base64, secrets),
         };
         let secret = build(Secrets::Include)
-            .map_err(|findings| inputs::push_proxy_findings(&findings, proxy.from_profile, diags))
+            .map_err(|findings| inputs::push_render_findings(&findings, &proxy, diags))
             .ok()?;
         let redacted = build(Secrets::Redact).ok()?;
         let namespace = convert::string(config, "namespace").unwrap_or_default();

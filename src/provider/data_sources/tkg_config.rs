@@ -65,7 +65,7 @@ impl DataSource for TkgConfigSource {
             system_wide: convert::boolean(config, "system_wide"),
         };
         let secret = TkgConfig::new(&proxy.settings, &cluster, Secrets::Include)
-            .map_err(|findings| inputs::push_proxy_findings(&findings, proxy.from_profile, diags))
+            .map_err(|findings| inputs::push_render_findings(&findings, &proxy, diags))
             .ok()?;
         let redacted = TkgConfig::new(&proxy.settings, &cluster, Secrets::Redact).ok()?;
         let mut state = config.clone();

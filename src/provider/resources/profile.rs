@@ -5,7 +5,7 @@ use crate::domain::import;
 use crate::domain::profile::{next_revision, Profile, ProfileInput};
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::resource::Resource;
-use crate::framework::schema::{Attribute, PlanModifier, Schema};
+use crate::framework::schema::{Attribute, NotBlank, PlanModifier, Schema};
 use crate::framework::value::{Type, Value};
 use crate::provider::{convert, inputs};
 
@@ -131,7 +131,7 @@ impl Resource for ProfileResource {
         Schema::new(
             "The proxy settings of an installation: proxy URLs, credentials, installation-wide NO_PROXY entries and trusted CA. Everything is computed at plan time: normalised values, URLs with credentials, a content fingerprint and a `revision` that moves only when the effective settings change (for `replace_triggered_by`), and `settings` to pass to every renderer data source as `profile`. Importable from what existing clusters already have.",
             vec![
-                Attribute::required("name", Type::String, "Name of the profile; changing it replaces the profile.").plan_modifier(PlanModifier::RequiresReplace),
+                Attribute::required("name", Type::String, "Name of the profile; changing it replaces the profile.").validator(NotBlank).plan_modifier(PlanModifier::RequiresReplace),
                 Attribute::optional("description", Type::String, "Free text."),
                 Attribute::optional("http_proxy", Type::String, "Proxy for `http://` destinations, e.g. `http://proxy.corp.example:3128`, without credentials."),
                 Attribute::optional("https_proxy", Type::String, "Proxy for `https://` destinations; defaults to `http_proxy`."),
