@@ -4,7 +4,7 @@
 #[path = "e2e/mod.rs"]
 mod harness;
 
-use harness::{for_each_terraform, run_cycle, secret_forms, Cycle, Feature, Workdir};
+use harness::{example, for_each_terraform, run_cycle, secret_forms, Cycle, Feature, Workdir};
 
 /// The leak check finds a secret base64-encoded at any offset inside a
 /// larger text (e.g. a CAPI `base64` file), and JSON-escaped.
@@ -63,11 +63,6 @@ fn quickstart_example() {
             ".corp.example,10.20.0.0/16,192.168.0.0/16,10.96.0.0/12,cluster.local,.cluster.local,localhost,127.0.0.1,.svc,10.96.0.1"
         );
     });
-}
-
-/// Reads an example file of the tfplugindocs layout.
-fn example(path: &str) -> String {
-    std::fs::read_to_string(format!("{}/examples/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap()
 }
 
 /// The clusterproxy_no_proxy docs example passes the full cycle.

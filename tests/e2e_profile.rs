@@ -7,14 +7,12 @@
 #[path = "e2e/mod.rs"]
 mod harness;
 
-use harness::{for_each_terraform, run_cycle, Cycle, Feature, ImportStep, Workdir};
+use harness::{
+    example, for_each_terraform, hcl_string, run_cycle, Cycle, Feature, ImportStep, Workdir,
+};
 
 /// The password of tests/fixtures/import/systemd/messy.conf.
 const PASSWORD: &str = "p@ss word";
-
-fn example(path: &str) -> String {
-    std::fs::read_to_string(format!("{}/examples/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap()
-}
 
 fn fixture(path: &str) -> String {
     format!(
@@ -31,7 +29,10 @@ fn workdir(tf: &harness::Terraform, main: &str) -> Workdir {
             ("main.tf", main),
         ],
     );
-    work.write_file("test.tfvars", &format!("proxy_password = \"{PASSWORD}\"\n"));
+    work.write_file(
+        "test.tfvars",
+        &format!("proxy_password = {}\n", hcl_string(PASSWORD)),
+    );
     work
 }
 
@@ -124,12 +125,11 @@ const IMPORT_CASES: &[ImportCase] = &[
 /// empty plan.
 #[test]
 fn profile_import_of_every_kind_matches_its_configuration() {
+    let ca = std::fs::read_to_string(fixture("aks/trusted-ca.pem")).unwrap();
     for_each_terraform(|tf| {
         for case in IMPORT_CASES {
             let (kind, path) = case.source.split_once(':').unwrap();
-            let password = case.password.map_or("null".to_owned(), |p| {
-                serde_json::to_string(p).unwrap().replace("${", "$${")
-            });
+            let password = case.password.map_or("null".to_owned(), hcl_string);
             let main = format!(
                 "variable \"proxy_password\" {{\n  type      = string\n  sensitive = true\n  default   = null\n}}\n\nresource \"clusterproxy_profile\" \"imported\" {{\n  {}\n  password    = var.proxy_password\n}}\n",
                 case.attributes
@@ -142,7 +142,6 @@ fn profile_import_of_every_kind_matches_its_configuration() {
                 ],
             );
             work.write_file("test.tfvars", &format!("proxy_password = {password}\n"));
-            let ca = std::fs::read_to_string(fixture("aks/trusted-ca.pem")).unwrap();
             work.write_file("ca.pem", &ca);
             run_cycle(
                 &work,

@@ -7,16 +7,12 @@
 mod harness;
 
 use base64::Engine as _;
-use harness::{for_each_terraform, run_cycle, Cycle, Workdir};
+use harness::{example, for_each_terraform, hcl_string, run_cycle, Cycle, Workdir};
 
 /// A password with every character that needs care: `%`, `"`, `\`, `$`, space.
 const PASSWORD: &str = r#"p%40ss "w\rd" $HOME x"#;
 /// The same, percent-encoded as it appears inside proxy URLs.
 const PASSWORD_ENCODED: &str = "p%2540ss%20%22w%5Crd%22%20%24HOME%20x";
-
-fn example(path: &str) -> String {
-    std::fs::read_to_string(format!("{}/examples/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap()
-}
 
 /// Applies the docs example of `data_source` with the password in a var file,
 /// checks that plan output and trace logs never show the password, and returns the outputs.
@@ -29,8 +25,10 @@ fn apply_example(
     let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", &config)]);
     let needs_password = config.contains("proxy_password");
     let cycle = if needs_password {
-        let escaped = PASSWORD.replace('\\', "\\\\").replace('"', "\\\"");
-        work.write_file("test.tfvars", &format!("proxy_password = \"{escaped}\"\n"));
+        work.write_file(
+            "test.tfvars",
+            &format!("proxy_password = {}\n", hcl_string(PASSWORD)),
+        );
         Cycle {
             var_file: Some("test.tfvars".into()),
             import: None,

@@ -143,6 +143,27 @@ pub fn provider_dir() -> PathBuf {
         .to_path_buf()
 }
 
+/// Reads a file under examples/ (the tfplugindocs layout), e.g. `provider/provider.tf`.
+pub fn example(path: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(path);
+    std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("read {}: {err}", path.display()))
+}
+
+/// `value` as an HCL literal: JSON syntax, with template sequences escaped.
+pub fn hcl_literal(value: &Value) -> String {
+    serde_json::to_string(value)
+        .expect("value as JSON")
+        .replace("${", "$${")
+        .replace("%{", "%%{")
+}
+
+/// `text` as an HCL quoted string.
+pub fn hcl_string(text: &str) -> String {
+    hcl_literal(&Value::String(text.to_owned()))
+}
+
 /// Result of one Terraform command.
 #[derive(Debug)]
 pub struct Run {
@@ -414,8 +435,7 @@ impl Workdir {
     /// reason, so there a pending managed change must exist). A read
     /// deferred because our values are unknown always fails.
     pub fn assert_known_at_plan_time(&self, plan_file: &str) {
-        let plan: Value = serde_json::from_str(&self.run_ok(&["show", "-json", plan_file]).stdout)
-            .expect("show -json is JSON");
+        let plan = self.show_plan(plan_file);
         let changes = plan["resource_changes"]
             .as_array()
             .cloned()
@@ -460,12 +480,7 @@ impl Workdir {
     /// `sensitive_attributes` differs, and after an import, where outputs are
     /// not in the state yet. Changes of sensitivity marks alone do not count.
     pub fn assert_no_resource_changes(&self, extra: &[&str]) {
-        let mut args = vec!["plan", "-out=check.tfplan"];
-        args.extend_from_slice(extra);
-        self.run_ok(&args);
-        let plan: Value =
-            serde_json::from_str(&self.run_ok(&["show", "-json", "check.tfplan"]).stdout)
-                .expect("show -json is JSON");
+        let plan = self.saved_plan("check.tfplan", extra);
         let changed: Vec<&Value> = ["resource_changes", "resource_drift"]
             .iter()
             .filter_map(|key| plan[*key].as_array())
@@ -479,24 +494,33 @@ impl Workdir {
             .collect();
         assert!(
             changed.is_empty(),
-            "terraform {} changes resources on {}: {changed:#?}",
-            args.join(" "),
+            "terraform plan {} changes resources on {}: {changed:#?}",
+            extra.join(" "),
             self.tf.version_string()
         );
     }
-}
 
-impl Workdir {
+    /// Runs `terraform plan -out=PLAN_FILE EXTRA...` and returns the saved
+    /// plan as `terraform show -json` prints it.
+    fn saved_plan(&self, plan_file: &str, extra: &[&str]) -> Value {
+        let out = format!("-out={plan_file}");
+        let mut args = vec!["plan", out.as_str()];
+        args.extend_from_slice(extra);
+        self.run_ok(&args);
+        self.show_plan(plan_file)
+    }
+
+    /// The saved plan `plan_file` as `terraform show -json` prints it.
+    fn show_plan(&self, plan_file: &str) -> Value {
+        serde_json::from_str(&self.run_ok(&["show", "-json", plan_file]).stdout)
+            .expect("show -json is JSON")
+    }
+
     /// Asserts that a plan of this directory (which holds an `import {}`
     /// block for `step`) only imports `step.address`, with no change, and
     /// that applying it stores exactly `expected`; the next plan is empty.
     fn assert_import_only(&self, step: &ImportStep, expected: &Value, vars: &[&str]) {
-        let mut args = vec!["plan", "-out=import.tfplan"];
-        args.extend_from_slice(vars);
-        self.run_ok(&args);
-        let plan: Value =
-            serde_json::from_str(&self.run_ok(&["show", "-json", "import.tfplan"]).stdout)
-                .expect("show -json is JSON");
+        let plan = self.saved_plan("import.tfplan", vars);
         let change = plan["resource_changes"]
             .as_array()
             .and_then(|changes| {
@@ -640,7 +664,7 @@ fn run_import(created: &Workdir, step: &ImportStep, vars: &[&str]) {
         let generated = Workdir::from_files(
             tf,
             &[
-                ("versions.tf", REQUIRED_PROVIDERS),
+                ("provider.tf", &example("provider/provider.tf")),
                 ("import.tf", &import_block(step)),
             ],
         );
@@ -652,19 +676,12 @@ fn run_import(created: &Workdir, step: &ImportStep, vars: &[&str]) {
     }
 }
 
-/// `required_providers` for directories that hold no example files.
-const REQUIRED_PROVIDERS: &str =
-    "terraform {\n  required_providers {\n    clusterproxy = { source = \"clusterproxy/clusterproxy\" }\n  }\n}\n";
-
 /// An `import {}` block for `step`.
 fn import_block(step: &ImportStep) -> String {
     format!(
         "import {{\n  to = {}\n  id = {}\n}}\n",
         step.address,
-        serde_json::to_string(&step.id)
-            .expect("id as JSON string")
-            .replace("${", "$${")
-            .replace("%{", "%%{")
+        hcl_string(&step.id)
     )
 }
 
@@ -688,14 +705,7 @@ fn fill_sensitive(generated: &str, state: &Value) -> String {
         .lines()
         .map(
             |line| match line.trim_end().strip_suffix("= null # sensitive") {
-                Some(head) => {
-                    let attr = head.trim();
-                    let literal = serde_json::to_string(&state[attr])
-                        .expect("state value as JSON")
-                        .replace("${", "$${")
-                        .replace("%{", "%%{");
-                    format!("{head}= {literal}\n")
-                }
+                Some(head) => format!("{head}= {}\n", hcl_literal(&state[head.trim()])),
                 None => format!("{line}\n"),
             },
         )
