@@ -368,11 +368,321 @@ resource "clusterproxy_profile" "corp" {
         let upgraded = work.resource_values("clusterproxy_profile.corp");
         assert_eq!(
             upgraded["no_proxy"],
-            serde_json::json!(["registry.corp.example", "10.0.0.0/8"])
+            serde_json::json!(["10.0.0.0/8", "registry.corp.example"])
         );
         assert_eq!(upgraded["password"], PASSWORD);
         assert_eq!(upgraded["revision"], 1);
         work.assert_plan_empty(&["-var-file=test.tfvars"]);
+    });
+}
+
+/// State written with schema version 1 (the previous release: `no_proxy` a
+/// list, a fingerprint over the credentials) keeps its revision: the
+/// upgrade changes no setting, so nothing downstream rolls. The new
+/// fingerprint no longer depends on the password.
+#[test]
+fn profile_state_upgrade_from_version_1_keeps_the_revision() {
+    let config = r#"
+variable "proxy_password" {
+  type      = string
+  sensitive = true
+}
+
+resource "clusterproxy_profile" "corp" {
+  name       = "corp"
+  http_proxy = "http://proxy.corp.example:3128"
+  username   = "svc-k8s"
+  password   = var.proxy_password
+  no_proxy   = ["registry.corp.example", "10.0.0.0/8"]
+}
+"#;
+    let url = "http://svc-k8s:p%40ss%20word@proxy.corp.example:3128";
+    let entries = ["registry.corp.example", "10.0.0.0/8"];
+    for_each_terraform(|tf| {
+        let work = workdir(tf, config);
+        let state = serde_json::json!({
+            "version": 4,
+            "terraform_version": "1.0.3",
+            "serial": 3,
+            "lineage": "6c1b5f1f-8d4f-4d32-a0e7-1e7d4a3c0b22",
+            "outputs": {},
+            "resources": [{
+                "mode": "managed",
+                "type": "clusterproxy_profile",
+                "name": "corp",
+                "provider": "provider[\"registry.terraform.io/clusterproxy/clusterproxy\"]",
+                "instances": [{
+                    "schema_version": 1,
+                    "attributes": {
+                        "id": "corp",
+                        "name": "corp",
+                        "description": null,
+                        "http_proxy": "http://proxy.corp.example:3128",
+                        "https_proxy": null,
+                        "username": "svc-k8s",
+                        "password": PASSWORD,
+                        "no_proxy": entries,
+                        "trusted_ca": null,
+                        "normalized_http_proxy": "http://proxy.corp.example:3128",
+                        "normalized_https_proxy": "http://proxy.corp.example:3128",
+                        "normalized_no_proxy": entries,
+                        "http_proxy_url": url,
+                        "https_proxy_url": url,
+                        "fingerprint": v1_fingerprint(url, &entries),
+                        "revision": 3,
+                        "settings": {
+                            "http_proxy": "http://proxy.corp.example:3128",
+                            "https_proxy": "http://proxy.corp.example:3128",
+                            "username": "svc-k8s",
+                            "password": PASSWORD,
+                            "no_proxy": entries,
+                            "trusted_ca": null
+                        }
+                    },
+                    "sensitive_attributes": [
+                        [{"type": "get_attr", "value": "password"}],
+                        [{"type": "get_attr", "value": "http_proxy_url"}],
+                        [{"type": "get_attr", "value": "https_proxy_url"}],
+                        [{"type": "get_attr", "value": "settings"}]
+                    ]
+                }]
+            }]
+        });
+        work.write_file("terraform.tfstate", &state.to_string());
+        work.assert_no_resource_changes(&["-var-file=test.tfvars"]);
+        work.run_ok(&["apply", "-auto-approve", "-var-file=test.tfvars"]);
+        let upgraded = work.resource_values("clusterproxy_profile.corp");
+        assert_eq!(upgraded["revision"], 3, "the upgrade moved the revision");
+        assert_eq!(upgraded["password"], PASSWORD);
+        assert_ne!(upgraded["fingerprint"], v1_fingerprint(url, &entries));
+        work.assert_plan_empty(&["-var-file=test.tfvars"]);
+    });
+}
+
+/// The fingerprint format of version 1, over the URLs with credentials: what
+/// an attacker who saw a plan could recompute to check a password guess.
+fn v1_fingerprint(url: &str, entries: &[&str]) -> String {
+    let mut input = Vec::new();
+    let mut field = |tag: &str, value: Option<&str>| {
+        input.extend_from_slice(tag.as_bytes());
+        match value {
+            None => input.push(0),
+            Some(v) => {
+                input.push(1);
+                input.extend_from_slice(&(v.len() as u64).to_be_bytes());
+                input.extend_from_slice(v.as_bytes());
+            }
+        }
+    };
+    field("format", Some("clusterproxy-profile-v1"));
+    field("http_proxy", Some(url));
+    field("https_proxy", Some(url));
+    field("no_proxy_count", Some(&entries.len().to_string()));
+    for entry in entries {
+        field("no_proxy", Some(entry));
+    }
+    field("trusted_ca", None);
+    aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, &input)
+        .as_ref()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Every attribute of a planned object that the plan does not mark sensitive.
+fn visible(change: &serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+    let after = change["change"]["after"].as_object().unwrap();
+    let sensitive = &change["change"]["after_sensitive"];
+    after
+        .iter()
+        .filter(|(name, _)| sensitive[name.as_str()] != serde_json::Value::Bool(true))
+        .map(|(name, value)| (name.clone(), value.clone()))
+        .collect()
+}
+
+fn planned_change<'a>(plan: &'a serde_json::Value, address: &str) -> &'a serde_json::Value {
+    plan["resource_changes"]
+        .as_array()
+        .and_then(|changes| changes.iter().find(|c| c["address"] == address))
+        .unwrap_or_else(|| panic!("{address} not in the plan"))
+}
+
+/// No value visible in a plan is derived from the password: two profiles
+/// that differ only in it show the same non-sensitive values (but for the
+/// revision, which moves when the password changes), and an attacker who
+/// recomputes a fingerprint with the right password finds nothing to match.
+#[test]
+fn profile_plan_reveals_nothing_about_the_password() {
+    let config = |second: &str| {
+        format!(
+            r#"
+variable "first" {{
+  type      = string
+  sensitive = true
+}}
+
+variable "second" {{
+  type      = string
+  sensitive = true
+}}
+
+resource "clusterproxy_profile" "one" {{
+  name       = "corp"
+  http_proxy = "http://proxy.corp.example:3128"
+  username   = "svc-k8s"
+  password   = var.first
+  no_proxy   = ["registry.corp.example"]
+}}
+
+resource "clusterproxy_profile" "two" {{
+  name       = "corp"
+  http_proxy = "http://proxy.corp.example:3128"
+  username   = "svc-k8s"
+  password   = var.{second}
+  no_proxy   = ["registry.corp.example"]
+}}
+"#
+        )
+    };
+    let passwords = [("first", "Guess-Me-1"), ("second", "Other-Pass-2")];
+    for_each_terraform(|tf| {
+        let work = workdir(tf, &config("second"));
+        let vars: String = passwords
+            .iter()
+            .map(|(name, value)| format!("{name} = {}\n", hcl_string(value)))
+            .collect();
+        work.write_file("passwords.tfvars", &vars);
+        let var_file = ["-var-file=passwords.tfvars"];
+        let compare = |plan: &serde_json::Value, revisions: (i64, i64)| {
+            let mut one = visible(planned_change(plan, "clusterproxy_profile.one"));
+            let mut two = visible(planned_change(plan, "clusterproxy_profile.two"));
+            assert_eq!(
+                (one.remove("revision"), two.remove("revision")),
+                (Some(revisions.0.into()), Some(revisions.1.into()))
+            );
+            assert_eq!(
+                one,
+                two,
+                "a visible value depends on the password on {}",
+                tf.version_string()
+            );
+            for (_, value) in &passwords {
+                let url = format!("http://svc-k8s:{value}@proxy.corp.example:3128");
+                let guess = v1_fingerprint(&url, &["registry.corp.example"]);
+                assert!(
+                    !plan.to_string().contains(&guess),
+                    "the plan confirms a password guess"
+                );
+            }
+        };
+        let plan = work.saved_plan("create.tfplan", &var_file);
+        compare(&plan, (1, 1));
+        work.run_ok(&["apply", "-auto-approve", "create.tfplan"]);
+        // Only the password of `two` changes: its revision moves, nothing
+        // else visible does.
+        work.write_file("main.tf", &config("first"));
+        let plan = work.saved_plan("update.tfplan", &var_file);
+        compare(&plan, (1, 2));
+        let human = work.run_ok(&["plan", var_file[0]]);
+        for (_, value) in &passwords {
+            let url = format!("http://svc-k8s:{value}@proxy.corp.example:3128");
+            assert!(!human
+                .combined()
+                .contains(&v1_fingerprint(&url, &["registry.corp.example"])));
+        }
+        work.run_ok(&["apply", "-auto-approve", "update.tfplan"]);
+        assert_eq!(
+            work.resource_values("clusterproxy_profile.two")["revision"],
+            2
+        );
+        work.assert_plan_empty(&var_file);
+    });
+}
+
+/// Order and spelling of the NO_PROXY inputs change nothing: reordering a
+/// profile's entries plans nothing at all, respelling them updates only the
+/// input (revision, fingerprint and settings stay), and a renderer fed
+/// permuted, respelled lists renders the same bytes.
+#[test]
+fn reordering_or_respelling_inputs_changes_nothing() {
+    let config = |no_proxy: &str, installation: &str, pods: &str, extra: &str| {
+        format!(
+            r#"
+resource "clusterproxy_profile" "corp" {{
+  name       = "corp"
+  http_proxy = "http://proxy.corp.example:3128"
+  no_proxy   = [{no_proxy}]
+}}
+
+data "clusterproxy_systemd_dropin" "direct" {{
+  http_proxy   = "http://proxy.corp.example:3128"
+  installation = [{installation}]
+  pod_cidrs    = [{pods}]
+  extra        = [{extra}]
+}}
+
+output "dropin" {{
+  value = data.clusterproxy_systemd_dropin.direct.dropins_redacted[0].content
+}}
+
+output "revision" {{
+  value = clusterproxy_profile.corp.revision
+}}
+"#
+        )
+    };
+    let first = config(
+        r#""registry.corp.example", ".corp.example", "10.0.0.0/8""#,
+        r#""registry.corp.example", ".corp.example", "10.0.0.0/8""#,
+        r#""192.168.0.0/16", "172.16.0.0/16""#,
+        r#""a.example", "b.example""#,
+    );
+    let permuted = config(
+        r#""10.0.0.0/8", "registry.corp.example", ".corp.example""#,
+        r#""10.0.0.0/8", "*.corp.example", "Registry.Corp.Example.", "registry.corp.example""#,
+        r#""172.16.0.0/16", "192.168.0.0/16""#,
+        r#""B.example", " a.example""#,
+    );
+    let respelled = config(
+        r#""10.0.0.0/8", "Registry.Corp.Example.", "*.corp.example""#,
+        r#""registry.corp.example", ".corp.example", "10.0.0.0/8""#,
+        r#""192.168.0.0/16", "172.16.0.0/16""#,
+        r#""a.example", "b.example""#,
+    );
+    for_each_terraform(|tf| {
+        let work = Workdir::from_files(
+            tf,
+            &[
+                ("provider.tf", &example("provider/provider.tf")),
+                ("main.tf", &first),
+            ],
+        );
+        work.run_ok(&["apply", "-auto-approve"]);
+        let before = work.resource_values("clusterproxy_profile.corp");
+        work.write_file("main.tf", &permuted);
+        work.assert_plan_empty(&[]);
+        work.write_file("main.tf", &respelled);
+        let plan = work.saved_plan("respelled.tfplan", &[]);
+        let change = planned_change(&plan, "clusterproxy_profile.corp");
+        assert_eq!(change["change"]["actions"], serde_json::json!(["update"]));
+        for attribute in ["revision", "fingerprint", "normalized_no_proxy", "settings"] {
+            assert_eq!(
+                change["change"]["after"][attribute],
+                before[attribute],
+                "{attribute} moved with a respelled entry on {}",
+                tf.version_string()
+            );
+        }
+        assert_eq!(
+            plan["output_changes"]["dropin"]["actions"],
+            serde_json::json!(["no-op"])
+        );
+        work.run_ok(&["apply", "-auto-approve", "respelled.tfplan"]);
+        assert_eq!(
+            work.resource_values("clusterproxy_profile.corp")["revision"],
+            1
+        );
+        work.assert_plan_empty(&[]);
     });
 }
 
@@ -389,6 +699,12 @@ fn profile_bad_input_is_a_diagnostic() {
         ("name = \"x\"\n  http_proxy = \"http://p:3128\"\n  trusted_ca = \"junk\"", "Empty CA bundle", "trusted_ca"),
         ("name = \"x\"\n  description = \"no proxy\"", "No proxy configured", "resource \"clusterproxy_profile\" \"x\" {"),
         ("name = \" \"\n  http_proxy = \"http://p:3128\"", "Invalid value", "name"),
+        ("name = \"x\"\n  http_proxy = \"\"", "Empty value", "http_proxy"),
+        ("name = \"x\"\n  http_proxy = \"http://p:3128\"\n  https_proxy = \" \"", "Empty value", "https_proxy"),
+        ("name = \"x\"\n  http_proxy = \"http://p:3128\"\n  username = \"\"\n  password = var.proxy_password", "Empty value", "username"),
+        ("name = \"x\"\n  http_proxy = \"http://p:3128\"\n  username = \"u\"\n  password = \"\"", "Empty value", "password"),
+        ("name = \"x\"\n  http_proxy = \"http://p:3128\"\n  trusted_ca = \"\"", "Empty value", "trusted_ca"),
+        ("name = \"x\"\n  http_proxy = \"http://p:3128\"\n  no_proxy = [\"a.example\", null]", "Null list element", "no_proxy"),
     ];
     for_each_terraform(|tf| {
         for (body, summary, attribute) in cases {

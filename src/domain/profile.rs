@@ -8,28 +8,33 @@ use super::proxy_url::{ProxyCredentials, ProxyUrl};
 use super::trusted_ca::TrustedCa;
 use super::Finding;
 
-/// The settings that decide how a cluster reaches the proxy. Two profiles
-/// with equal effective settings behave the same on every node.
+/// The non-secret settings that decide how a cluster reaches the proxy: all
+/// a profile's fingerprint covers. The password is deliberately absent.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct EffectiveSettings<'a> {
-    /// HTTP proxy URL including credentials.
+pub struct PublicSettings<'a> {
+    /// HTTP proxy URL without credentials.
     pub http_proxy: Option<&'a str>,
-    /// HTTPS proxy URL including credentials.
+    /// HTTPS proxy URL without credentials.
     pub https_proxy: Option<&'a str>,
-    /// Normalised installation-wide NO_PROXY entries, in order.
+    /// Proxy user name (shown in plans anyway).
+    pub username: Option<&'a str>,
+    /// Normalised installation-wide NO_PROXY entries (order does not count).
     pub no_proxy: &'a [String],
     /// Trusted CA bundle in canonical PEM.
     pub trusted_ca: Option<&'a str>,
 }
 
 /// Format version of the fingerprint input; bump only together with a state
-/// upgrade, because every stored fingerprint would change.
-const FINGERPRINT_FORMAT: &str = "clusterproxy-profile-v1";
+/// upgrade, because every stored fingerprint would change. Version 1 covered
+/// the URLs with their credentials, which let anyone who saw a plan check a
+/// password guess offline; version 2 covers no secret.
+const FINGERPRINT_FORMAT: &str = "clusterproxy-profile-v2";
 
-/// SHA-256 (lowercase hex) of an unambiguous encoding of the settings: every
-/// field is length-prefixed, so no two different settings share an input.
-/// The fingerprint reveals nothing usable about the credentials it covers.
-pub fn fingerprint(settings: &EffectiveSettings<'_>) -> String {
+/// SHA-256 (lowercase hex) of an unambiguous encoding of the public
+/// settings: every field is length-prefixed, so no two different settings
+/// share an input, and the NO_PROXY entries are sorted, so their order does
+/// not count. No secret enters it: a fingerprint helps no one check a guess.
+pub fn fingerprint(settings: &PublicSettings<'_>) -> String {
     let mut input = Vec::new();
     let mut field = |tag: &str, value: Option<&str>| {
         input.extend_from_slice(tag.as_bytes());
@@ -45,8 +50,11 @@ pub fn fingerprint(settings: &EffectiveSettings<'_>) -> String {
     field("format", Some(FINGERPRINT_FORMAT));
     field("http_proxy", settings.http_proxy);
     field("https_proxy", settings.https_proxy);
-    field("no_proxy_count", Some(&settings.no_proxy.len().to_string()));
-    for entry in settings.no_proxy {
+    field("username", settings.username);
+    let mut entries: Vec<&str> = settings.no_proxy.iter().map(String::as_str).collect();
+    entries.sort_unstable();
+    field("no_proxy_count", Some(&entries.len().to_string()));
+    for entry in entries {
         field("no_proxy", Some(entry));
     }
     field("trusted_ca", settings.trusted_ca);
@@ -60,14 +68,19 @@ pub fn fingerprint(settings: &EffectiveSettings<'_>) -> String {
         })
 }
 
-/// The revision for settings with `fingerprint`: 1 for a new profile, the
-/// prior revision while the fingerprint is unchanged, one more otherwise.
-pub fn next_revision(prior: Option<(i64, &str)>, fingerprint: &str) -> i64 {
-    match prior {
-        None => 1,
-        Some((revision, prior_fingerprint)) if prior_fingerprint == fingerprint => revision,
-        Some((revision, _)) => revision.saturating_add(1),
-    }
+/// What a stored profile holds about its revision: the counter, the public
+/// fingerprint and the proxy URLs with credentials (secret; only compared
+/// for equality, never hashed or shown).
+#[derive(Debug, Clone, Copy)]
+pub struct StoredRevision<'a> {
+    /// The stored revision.
+    pub revision: i64,
+    /// The stored fingerprint.
+    pub fingerprint: &'a str,
+    /// The stored HTTP proxy URL with credentials.
+    pub http_proxy_url: Option<&'a str>,
+    /// The stored HTTPS proxy URL with credentials.
+    pub https_proxy_url: Option<&'a str>,
 }
 
 /// The raw settings of a profile, as configured.
@@ -98,7 +111,7 @@ pub struct Profile {
     pub no_proxy: Vec<String>,
     /// The parsed CA bundle.
     pub trusted_ca: Option<TrustedCa>,
-    /// Content fingerprint of the effective settings.
+    /// Fingerprint of the public settings (see [`fingerprint`]).
     pub fingerprint: String,
 }
 
@@ -106,19 +119,29 @@ impl Profile {
     /// Validates and normalises; findings name the input field (and index).
     pub fn new(input: &ProfileInput) -> Result<Self, Vec<Finding>> {
         let mut findings = Vec::new();
-        let present = |v: &Option<String>| {
-            v.as_deref()
-                .filter(|s| !s.trim().is_empty())
-                .map(str::to_owned)
+        let mut present = |field: &str, v: &Option<String>| match v.as_deref() {
+            Some(text) if text.trim().is_empty() => {
+                findings.push(Finding::error(
+                    field,
+                    None,
+                    "Empty value",
+                    format!("`{field}` is set to an empty string. Leave it unset (null) when there is none: an empty value is never taken as unset."),
+                ));
+                None
+            }
+            other => other.map(str::to_owned),
         };
-        let credentials = ProxyCredentials::new(
-            &present(&input.username).unwrap_or_default(),
-            &present(&input.password).unwrap_or_default(),
-        )
-        .unwrap_or_else(|f| {
-            findings.push(f);
-            None
-        });
+        let http_text = present("http_proxy", &input.http_proxy);
+        let https_text = present("https_proxy", &input.https_proxy);
+        let username = present("username", &input.username);
+        let password = present("password", &input.password);
+        let ca_text = present("trusted_ca", &input.trusted_ca);
+        let credentials =
+            ProxyCredentials::new(&username.unwrap_or_default(), &password.unwrap_or_default())
+                .unwrap_or_else(|f| {
+                    findings.push(f);
+                    None
+                });
         let mut parse = |field: &str, text: Option<String>| {
             text.and_then(|t| match ProxyUrl::parse(field, &t) {
                 Ok(url) => Some(url.with_credentials(credentials.clone())),
@@ -128,9 +151,8 @@ impl Profile {
                 }
             })
         };
-        let http_proxy = parse("http_proxy", present(&input.http_proxy));
-        let https_proxy =
-            parse("https_proxy", present(&input.https_proxy)).or_else(|| http_proxy.clone());
+        let http_proxy = parse("http_proxy", http_text);
+        let https_proxy = parse("https_proxy", https_text).or_else(|| http_proxy.clone());
         if http_proxy.is_none() && https_proxy.is_none() && findings.is_empty() {
             findings.push(Finding::error(
                 "http_proxy",
@@ -139,7 +161,7 @@ impl Profile {
                 "Set `http_proxy`, `https_proxy` or both.",
             ));
         }
-        let trusted_ca = present(&input.trusted_ca).and_then(|pem| {
+        let trusted_ca = ca_text.and_then(|pem| {
             TrustedCa::parse("trusted_ca", &pem)
                 .map_err(|f| findings.push(f))
                 .ok()
@@ -158,12 +180,18 @@ impl Profile {
         if !findings.is_empty() {
             return Err(findings);
         }
-        let secret = |u: &Option<ProxyUrl>| u.as_ref().map(ProxyUrl::to_secret_string);
-        let (http_secret, https_secret) = (secret(&http_proxy), secret(&https_proxy));
+        let plain = |u: &Option<ProxyUrl>| u.as_ref().map(ProxyUrl::to_plain_string);
+        let (http_plain, https_plain) = (plain(&http_proxy), plain(&https_proxy));
+        let username = http_proxy
+            .as_ref()
+            .or(https_proxy.as_ref())
+            .and_then(ProxyUrl::credentials)
+            .map(ProxyCredentials::username);
         let ca_pem = trusted_ca.as_ref().map(TrustedCa::to_pem);
-        let fingerprint = fingerprint(&EffectiveSettings {
-            http_proxy: http_secret.as_deref(),
-            https_proxy: https_secret.as_deref(),
+        let fingerprint = fingerprint(&PublicSettings {
+            http_proxy: http_plain.as_deref(),
+            https_proxy: https_plain.as_deref(),
+            username,
             no_proxy: &no_proxy,
             trusted_ca: ca_pem.as_deref(),
         });
@@ -175,30 +203,96 @@ impl Profile {
             fingerprint,
         })
     }
+
+    /// The HTTP and HTTPS proxy URLs with credentials (secret).
+    pub fn secret_urls(&self) -> [Option<String>; 2] {
+        [&self.http_proxy, &self.https_proxy].map(|u| u.as_ref().map(ProxyUrl::to_secret_string))
+    }
+
+    /// The revision of these settings: 1 for a new profile, the stored one
+    /// while neither the fingerprint nor the credentials changed, one more
+    /// otherwise. The credentials are compared with the stored URLs, never
+    /// through a digest. A stored revision that is not positive, or one that
+    /// cannot be incremented, is an error on `revision`.
+    pub fn revision(&self, stored: Option<&StoredRevision<'_>>) -> Result<i64, Finding> {
+        let Some(stored) = stored else {
+            return Ok(1);
+        };
+        if stored.revision < 1 {
+            return Err(Finding::error(
+                "revision",
+                None,
+                "Invalid stored revision",
+                format!("The stored revision is {}; a revision is a positive integer. Remove the resource from the state and import it again.", stored.revision),
+            ));
+        }
+        let [http, https] = self.secret_urls();
+        let unchanged = stored.fingerprint == self.fingerprint
+            && stored.http_proxy_url == http.as_deref()
+            && stored.https_proxy_url == https.as_deref();
+        if unchanged {
+            return Ok(stored.revision);
+        }
+        stored.revision.checked_add(1).ok_or_else(|| {
+            Finding::error(
+                "revision",
+                None,
+                "Revision overflow",
+                format!("The stored revision {} is the largest there is; it cannot move again. Replace the profile (a new name starts at 1).", stored.revision),
+            )
+        })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn settings<'a>(no_proxy: &'a [String], http: Option<&'a str>) -> EffectiveSettings<'a> {
-        EffectiveSettings {
+    fn settings<'a>(no_proxy: &'a [String], http: Option<&'a str>) -> PublicSettings<'a> {
+        PublicSettings {
             http_proxy: http,
-            https_proxy: None,
             no_proxy,
-            trusted_ca: None,
+            ..PublicSettings::default()
+        }
+    }
+
+    fn input(password: &str) -> ProfileInput {
+        ProfileInput {
+            http_proxy: Some("http://proxy.corp.example:3128".into()),
+            username: Some("svc-k8s".into()),
+            password: Some(password.into()),
+            no_proxy: vec!["b.example".into(), "10.0.0.0/8".into()],
+            ..ProfileInput::default()
+        }
+    }
+
+    fn stored<'a>(
+        revision: i64,
+        profile: &'a Profile,
+        urls: &'a [Option<String>; 2],
+    ) -> StoredRevision<'a> {
+        StoredRevision {
+            revision,
+            fingerprint: &profile.fingerprint,
+            http_proxy_url: urls[0].as_deref(),
+            https_proxy_url: urls[1].as_deref(),
         }
     }
 
     #[test]
     fn fingerprint_is_stable_across_releases() {
         // Expected value computed independently (Python hashlib over the
-        // documented length-prefixed encoding). A change here changes every
-        // user's revision: never update it without a state upgrade.
+        // documented length-prefixed encoding, entries sorted). A change here
+        // changes every user's fingerprint: never update it without a state
+        // upgrade.
         let entries = vec!["10.0.0.0/8".to_owned(), ".corp.example".to_owned()];
+        let public = PublicSettings {
+            username: Some("svc-k8s"),
+            ..settings(&entries, Some("http://proxy.corp.example:3128"))
+        };
         assert_eq!(
-            fingerprint(&settings(&entries, Some("http://proxy.corp.example:3128"))),
-            "93d38ce1b81fb5bc9bfc57c707dc27d708e086ada74bbfe4e0a90ccd32c9c676"
+            fingerprint(&public),
+            "a3ed275ce494be3df8ec93076c342ba855200cc72a40a3585b6d2c9c05562ee4"
         );
     }
 
@@ -218,12 +312,23 @@ mod tests {
     }
 
     #[test]
-    fn fingerprint_covers_credentials() {
-        let empty: Vec<String> = Vec::new();
-        assert_ne!(
-            fingerprint(&settings(&empty, Some("http://u:one@p:3128"))),
-            fingerprint(&settings(&empty, Some("http://u:two@p:3128")))
+    fn fingerprint_ignores_entry_order() {
+        let a = vec!["a.example".to_owned(), "10.0.0.0/8".to_owned()];
+        let b = vec!["10.0.0.0/8".to_owned(), "a.example".to_owned()];
+        assert_eq!(
+            fingerprint(&settings(&a, None)),
+            fingerprint(&settings(&b, None))
         );
+    }
+
+    /// Nothing public depends on the password: two profiles that differ only
+    /// in it share their fingerprint, so a fingerprint cannot confirm a guess.
+    #[test]
+    fn fingerprint_covers_no_secret() {
+        let one = Profile::new(&input("one")).unwrap();
+        let two = Profile::new(&input("two")).unwrap();
+        assert_eq!(one.fingerprint, two.fingerprint);
+        assert_ne!(one.secret_urls(), two.secret_urls());
     }
 
     #[test]
@@ -241,10 +346,9 @@ mod tests {
             "http://u:p%20w@proxy.corp.example:3128"
         );
         assert_eq!(profile.https_proxy, profile.http_proxy);
-        assert_eq!(profile.no_proxy, ["b.example", "10.1.2.3"]);
         let same = ProfileInput {
             http_proxy: Some("http://proxy.corp.example:3128".into()),
-            no_proxy: vec!["b.example".into(), "10.1.2.3".into()],
+            no_proxy: vec!["10.1.2.3".into(), "b.example".into()],
             ..input.clone()
         };
         assert_eq!(
@@ -252,7 +356,7 @@ mod tests {
             profile.fingerprint
         );
         let other = ProfileInput {
-            password: Some("other".into()),
+            username: Some("v".into()),
             ..input
         };
         assert_ne!(
@@ -283,10 +387,89 @@ mod tests {
         );
     }
 
+    /// An empty string is an error on its field, never "unset": an empty
+    /// password variable must not give an unauthenticated proxy, and an
+    /// empty `http_proxy` is not "no proxy configured".
     #[test]
-    fn revision_moves_only_on_change() {
-        assert_eq!(next_revision(None, "f"), 1);
-        assert_eq!(next_revision(Some((4, "f")), "f"), 4);
-        assert_eq!(next_revision(Some((4, "f")), "g"), 5);
+    fn empty_strings_are_errors_on_their_field() {
+        for field in [
+            "http_proxy",
+            "https_proxy",
+            "username",
+            "password",
+            "trusted_ca",
+        ] {
+            let mut input = input("secret");
+            let slot = match field {
+                "http_proxy" => &mut input.http_proxy,
+                "https_proxy" => &mut input.https_proxy,
+                "username" => &mut input.username,
+                "password" => &mut input.password,
+                _ => &mut input.trusted_ca,
+            };
+            *slot = Some(" ".into());
+            let errors = Profile::new(&input).unwrap_err();
+            assert!(
+                errors
+                    .iter()
+                    .any(|f| f.field == field && f.summary == "Empty value"),
+                "{field}: {errors:?}"
+            );
+            assert!(
+                errors.iter().all(|f| f.summary != "No proxy configured"),
+                "{field}: {errors:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn revision_moves_only_on_change_including_the_password() {
+        let profile = Profile::new(&input("one")).unwrap();
+        let urls = profile.secret_urls();
+        assert_eq!(profile.revision(None).unwrap(), 1);
+        assert_eq!(
+            profile.revision(Some(&stored(4, &profile, &urls))).unwrap(),
+            4
+        );
+        let new_password = Profile::new(&input("two")).unwrap();
+        assert_eq!(
+            new_password
+                .revision(Some(&stored(4, &profile, &urls)))
+                .unwrap(),
+            5
+        );
+        let mut moved = input("one");
+        moved.http_proxy = Some("http://proxy2.corp.example:3128".into());
+        let moved = Profile::new(&moved).unwrap();
+        assert_eq!(
+            moved.revision(Some(&stored(4, &profile, &urls))).unwrap(),
+            5
+        );
+    }
+
+    #[test]
+    fn revision_rejects_invalid_and_overflowing_counters() {
+        let profile = Profile::new(&input("one")).unwrap();
+        let urls = profile.secret_urls();
+        for bad in [0, -3] {
+            let error = profile
+                .revision(Some(&stored(bad, &profile, &urls)))
+                .unwrap_err();
+            assert_eq!(
+                (error.field.as_str(), error.summary.as_str()),
+                ("revision", "Invalid stored revision")
+            );
+        }
+        assert_eq!(
+            profile
+                .revision(Some(&stored(i64::MAX, &profile, &urls)))
+                .unwrap(),
+            i64::MAX
+        );
+        let changed = Profile::new(&input("two")).unwrap();
+        let error = changed
+            .revision(Some(&stored(i64::MAX, &profile, &urls)))
+            .unwrap_err();
+        assert_eq!(error.summary, "Revision overflow");
     }
 }

@@ -204,6 +204,14 @@ fn render_schema(page: &mut String, schema: &Schema) {
             for validator in &attribute.validators {
                 write!(line, " Must be {}.", validator.description()).unwrap();
             }
+            if !attribute.conflicts_with.is_empty() {
+                let others: Vec<String> = attribute
+                    .conflicts_with
+                    .iter()
+                    .map(|o| format!("`{o}`"))
+                    .collect();
+                write!(line, " Conflicts with {}.", others.join(", ")).unwrap();
+            }
             if let Some(message) = &attribute.deprecation {
                 write!(line, " Deprecated: {message}").unwrap();
             }

@@ -98,6 +98,52 @@ impl Validator for NotBlank {
     }
 }
 
+/// Accepts only lists and sets with at least `0` elements.
+#[derive(Debug, Clone, Copy)]
+pub struct SizeAtLeast(pub usize);
+
+impl Validator for SizeAtLeast {
+    fn description(&self) -> String {
+        match self.0 {
+            1 => "a collection with at least 1 element".to_owned(),
+            n => format!("a collection with at least {n} elements"),
+        }
+    }
+
+    fn validate(&self, path: &AttributePath, value: &Value, diags: &mut Diagnostics) {
+        if value.elements().is_some_and(|items| items.len() < self.0) {
+            diags.push(
+                Diagnostic::error(
+                    "Invalid value",
+                    format!("The value must be {}.", self.description()),
+                )
+                .at(path.clone()),
+            );
+        }
+    }
+}
+
+/// Accepts only lists and sets whose elements are all non-null.
+#[derive(Debug, Clone, Copy)]
+pub struct NoNullElements;
+
+impl Validator for NoNullElements {
+    fn description(&self) -> String {
+        "a collection without null elements".to_owned()
+    }
+
+    fn validate(&self, path: &AttributePath, value: &Value, diags: &mut Diagnostics) {
+        for (index, item) in value.elements().unwrap_or_default().iter().enumerate() {
+            if item.is_null() {
+                diags.push(
+                    Diagnostic::error("Null list element", "Elements must not be null.")
+                        .at(path.clone().index(index)),
+                );
+            }
+        }
+    }
+}
+
 /// What the framework does to an attribute's planned value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PlanModifier {
@@ -131,6 +177,8 @@ pub struct Attribute {
     pub validators: Vec<Arc<dyn Validator>>,
     /// Planning behaviour.
     pub plan_modifiers: Vec<PlanModifier>,
+    /// Attributes that must be null when this one is set.
+    pub conflicts_with: Vec<&'static str>,
 }
 
 impl fmt::Debug for Attribute {
@@ -156,6 +204,7 @@ impl Attribute {
             default: None,
             validators: Vec::new(),
             plan_modifiers: Vec::new(),
+            conflicts_with: Vec::new(),
         }
     }
 
@@ -203,6 +252,13 @@ impl Attribute {
     /// Adds a validator.
     pub fn validator(mut self, validator: impl Validator + 'static) -> Self {
         self.validators.push(Arc::new(validator));
+        self
+    }
+
+    /// Declares that this attribute and each of `others` cannot both be set
+    /// (an unknown value counts as set: it will hold one).
+    pub fn conflicts_with(mut self, others: &[&'static str]) -> Self {
+        self.conflicts_with.extend_from_slice(others);
         self
     }
 
@@ -291,8 +347,8 @@ impl Schema {
     }
 
     /// Runs every attribute's validators on a configuration object, and
-    /// reports required attributes that are null and configured write-only
-    /// values when the client cannot handle them.
+    /// reports required attributes that are null, conflicting attributes that
+    /// are both set and deprecated attributes that are set.
     pub fn validate(&self, config: &Value, diags: &mut Diagnostics) {
         for attribute in &self.attributes {
             let Some(value) = config.get_attr(&attribute.name) else {
@@ -308,6 +364,20 @@ impl Schema {
                     .at(path),
                 );
                 continue;
+            }
+            for other in &attribute.conflicts_with {
+                if !value.is_null() && config.get_attr(other).is_some_and(|v| !v.is_null()) {
+                    diags.push(
+                        Diagnostic::error(
+                            "Conflicting attributes",
+                            format!(
+                                "`{}` cannot be set together with `{other}`.",
+                                attribute.name
+                            ),
+                        )
+                        .at(path.clone()),
+                    );
+                }
             }
             if let Some(message) = &attribute.deprecation {
                 if !value.is_null() {
@@ -335,5 +405,68 @@ impl Schema {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schema() -> Schema {
+        Schema::new(
+            "",
+            vec![
+                Attribute::optional("profile", Type::String, ""),
+                Attribute::optional("http_proxy", Type::String, "").conflicts_with(&["profile"]),
+                Attribute::optional("clients", Type::list(Type::String), "")
+                    .validator(SizeAtLeast(1))
+                    .validator(NoNullElements),
+            ],
+        )
+    }
+
+    fn config(attributes: &[(&str, Value)]) -> Value {
+        let mut config = Value::object(
+            ["profile", "http_proxy", "clients"].map(|n| (n.to_owned(), Value::null())),
+        );
+        for (name, value) in attributes {
+            config.set_attr(name, value.clone());
+        }
+        config
+    }
+
+    fn errors(config: &Value) -> Vec<(String, String)> {
+        let mut diags = Diagnostics::new();
+        schema().validate(config, &mut diags);
+        diags
+            .iter()
+            .map(|d| (d.summary.clone(), format!("{:?}", d.path)))
+            .collect()
+    }
+
+    #[test]
+    fn conflicting_attributes_are_reported_on_the_attribute() {
+        let both = config(&[
+            ("profile", Value::string("p")),
+            ("http_proxy", Value::unknown()),
+        ]);
+        let found = errors(&both);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].0, "Conflicting attributes");
+        assert!(found[0].1.contains("http_proxy"), "{found:?}");
+        assert!(errors(&config(&[("http_proxy", Value::string("h"))])).is_empty());
+        assert!(errors(&config(&[("profile", Value::string("p"))])).is_empty());
+    }
+
+    #[test]
+    fn collections_must_not_be_empty_or_hold_nulls() {
+        let empty = config(&[("clients", Value::list(vec![]))]);
+        assert_eq!(errors(&empty)[0].0, "Invalid value");
+        let null = config(&[("clients", Value::list(vec![Value::null()]))]);
+        let found = errors(&null);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].0, "Null list element");
+        let fine = config(&[("clients", Value::list(vec![Value::string("go")]))]);
+        assert!(errors(&fine).is_empty());
     }
 }

@@ -620,7 +620,14 @@ impl proto::provider_server::Provider for ProviderServer {
             |diags| {
                 let resource = self.resource(&request.type_name, diags)?;
                 let imported = resource.implementation.import(&request.id, diags)?;
-                if diags.has_errors() || !imported.is_wholly_known() {
+                if diags.has_errors() {
+                    return None;
+                }
+                if !imported.is_wholly_known() {
+                    diags.push(Diagnostic::error(
+                        "Import produced an incomplete state",
+                        "The imported object holds unknown values; nothing was imported. This is a bug in the provider.",
+                    ));
                     return None;
                 }
                 encode(&imported, &resource.object_type, diags)
@@ -809,5 +816,85 @@ fn decode_current_json(raw: &[u8], ty: &Type, diags: &mut Diagnostics) -> Option
             ));
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::framework::schema::Attribute;
+    use proto::provider_server::Provider as _;
+
+    /// A resource whose import leaves an attribute unknown.
+    struct HalfImported;
+
+    impl Resource for HalfImported {
+        fn type_name(&self) -> &'static str {
+            "test_half"
+        }
+
+        fn schema(&self) -> Schema {
+            Schema::new("", vec![Attribute::computed("id", Type::String, "")])
+        }
+
+        fn apply(
+            &self,
+            _prior: Option<&Value>,
+            _config: &Value,
+            planned: &Value,
+            _diags: &mut Diagnostics,
+        ) -> Option<Value> {
+            Some(planned.clone())
+        }
+
+        fn import(&self, _id: &str, _diags: &mut Diagnostics) -> Option<Value> {
+            Some(Value::object([("id".to_owned(), Value::unknown())]))
+        }
+
+        fn upgrade_state(&self, _: i64, _: &[u8], _: &mut Diagnostics) -> Option<Value> {
+            None
+        }
+    }
+
+    struct TestProvider;
+
+    impl Provider for TestProvider {
+        fn schema(&self) -> Schema {
+            Schema::new("", Vec::new())
+        }
+
+        fn resources(&self) -> Vec<Arc<dyn Resource>> {
+            vec![Arc::new(HalfImported)]
+        }
+
+        fn data_sources(&self) -> Vec<Arc<dyn DataSource>> {
+            Vec::new()
+        }
+
+        fn functions(&self) -> Vec<Arc<dyn Function>> {
+            Vec::new()
+        }
+    }
+
+    /// An import that yields unknown values is an error, never an empty
+    /// result Terraform would read as "nothing to import".
+    #[tokio::test]
+    async fn import_of_an_incomplete_object_is_a_diagnostic() {
+        let server = ProviderServer::new(&TestProvider);
+        let response = server
+            .import_resource_state(Request::new(proto::import_resource_state::Request {
+                type_name: "test_half".into(),
+                id: "x".into(),
+                ..Default::default()
+            }))
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(response.imported_resources.is_empty());
+        assert_eq!(response.diagnostics.len(), 1, "{:?}", response.diagnostics);
+        assert_eq!(
+            response.diagnostics[0].summary,
+            "Import produced an incomplete state"
+        );
     }
 }

@@ -45,7 +45,7 @@ pub fn boolean(object: &Value, name: &str) -> bool {
 }
 
 /// A list/set of strings; a null list is empty. Callers reject null
-/// elements first with [`null_elements`], so indexes stay aligned.
+/// elements first (schema validator `NoNullElements`), so indexes stay aligned.
 pub fn strings(object: &Value, name: &str) -> Vec<String> {
     object
         .get_attr(name)
@@ -60,28 +60,14 @@ pub fn strings(object: &Value, name: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Errors for null elements in a list of strings, which would otherwise shift
-/// indexes silently.
-pub fn null_elements(object: &Value, name: &str, diags: &mut Diagnostics) {
-    let Some(items) = object.get_attr(name).and_then(Value::elements) else {
-        return;
-    };
-    for (index, item) in items.iter().enumerate() {
-        if item.is_null() {
-            diags.push(
-                Diagnostic::error(
-                    "Null list element",
-                    format!("Elements of {name} must not be null."),
-                )
-                .at(AttributePath::attribute(name).index(index)),
-            );
-        }
-    }
-}
-
 /// A list of strings as a value.
 pub fn string_list<S: AsRef<str>>(items: &[S]) -> Value {
     Value::list(items.iter().map(|s| Value::string(s.as_ref())).collect())
+}
+
+/// A set of strings as a value.
+pub fn string_set<S: AsRef<str>>(items: &[S]) -> Value {
+    Value::Set(items.iter().map(|s| Value::string(s.as_ref())).collect())
 }
 
 /// A list of objects, each given as (attribute, value) pairs.

@@ -5,8 +5,8 @@ use crate::domain::no_proxy::{self, Cloud, Cluster, Dialect, MergeOptions, Merge
 use crate::domain::profile::{Profile, ProfileInput};
 use crate::domain::render::{systemd, ProxySettings};
 use crate::domain::Finding;
-use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
-use crate::framework::schema::{Attribute, OneOf};
+use crate::framework::diagnostics::{AttributePath, Diagnostics};
+use crate::framework::schema::{Attribute, NoNullElements, OneOf, SizeAtLeast};
 use crate::framework::value::{Type, Value};
 use crate::provider::convert;
 
@@ -22,7 +22,10 @@ const LIST_INPUTS: [(&str, &str); 4] = [
 pub fn cluster_attributes() -> Vec<Attribute> {
     let mut attributes: Vec<Attribute> = LIST_INPUTS
         .iter()
-        .map(|(name, description)| Attribute::optional(name, Type::list(Type::String), description))
+        .map(|(name, description)| {
+            Attribute::optional(name, Type::list(Type::String), description)
+                .validator(NoNullElements)
+        })
         .collect();
     attributes.extend([
         Attribute::with_default(
@@ -40,16 +43,10 @@ pub fn cluster_attributes() -> Vec<Attribute> {
         ),
         Attribute::optional("cloud", Type::String, "Cloud whose metadata endpoints must bypass the proxy: `aws` (169.254.169.254, and fd00:ec2::254 for IPv6 clusters), `azure` (169.254.169.254, 168.63.129.16), `gcp` (169.254.169.254, metadata.google.internal) or `vsphere` (none).")
             .validator(OneOf(&Cloud::NAMES)),
-        Attribute::optional("extra", Type::list(Type::String), "Further entries, appended last."),
+        Attribute::optional("extra", Type::list(Type::String), "Further entries, appended last.")
+            .validator(NoNullElements),
     ]);
     attributes
-}
-
-/// Errors for null elements in the list inputs (plan-time validation).
-pub fn validate_cluster(config: &Value, diags: &mut Diagnostics) {
-    for name in LIST_INPUTS.iter().map(|(n, _)| *n).chain(["extra"]) {
-        convert::null_elements(config, name, diags);
-    }
 }
 
 /// The cluster described by the configuration; `installation` may be replaced
@@ -181,6 +178,11 @@ pub fn proxy_attributes() -> Vec<Attribute> {
         Attribute::optional("trusted_ca", Type::String, "PEM bundle of the CA certificates that sign the proxy's certificates."),
     ];
     attributes.extend(cluster_attributes());
+    for attribute in &mut attributes {
+        if PROXY_FIELDS.contains(&attribute.name.as_str()) || attribute.name == "installation" {
+            attribute.conflicts_with.push("profile");
+        }
+    }
     attributes.push(clients_attribute());
     attributes
 }
@@ -194,6 +196,8 @@ pub fn clients_attribute() -> Attribute {
         "Clients that read the result: `go`, `curl`, `python` (urllib), `requests`, `ruby`, `wget`, `java` (`http.nonProxyHosts`), `node` (proxy-from-env). Entries are only dropped as covered, and extra forms only added, so that every listed client reads the list as intended. Defaults to all.",
     )
     .validator(OneOf(&Dialect::NAMES))
+    .validator(SizeAtLeast(1))
+    .validator(NoNullElements)
 }
 
 /// The merge options the configuration asks for (`clients`, and `aggregate_cidrs` when present).
@@ -204,26 +208,6 @@ pub fn merge_options(config: &Value) -> MergeOptions {
             .filter_map(|name| Dialect::from_name(name))
             .collect(),
         aggregate_cidrs: convert::boolean(config, "aggregate_cidrs"),
-    }
-}
-
-/// Plan-time checks of the proxy attributes: a profile excludes the direct fields.
-pub fn validate_proxy(config: &Value, diags: &mut Diagnostics) {
-    validate_cluster(config, diags);
-    let profile_set = config.get_attr("profile").is_some_and(|p| !p.is_null());
-    if !profile_set {
-        return;
-    }
-    for name in PROXY_FIELDS.iter().chain(&["installation"]) {
-        if config.get_attr(name).is_some_and(|v| !v.is_null()) {
-            diags.push(
-                Diagnostic::error(
-                    "Conflicting proxy settings",
-                    format!("`{name}` cannot be set together with `profile`; the profile already carries it."),
-                )
-                .at(AttributePath::attribute(*name)),
-            );
-        }
     }
 }
 
@@ -314,6 +298,7 @@ pub fn units_attribute() -> Attribute {
         convert::string_list(&systemd::DEFAULT_UNITS),
         "systemd units whose environment gets the proxy settings (`docker`, `crio`, `teleport`... or `.service` names; sockets, timers and other unit types are refused). Defaults to `containerd` and `kubelet`.",
     )
+    .validator(NoNullElements)
 }
 
 /// The full unit names of `units`; invalid names are errors on their element.
@@ -336,12 +321,6 @@ pub fn read_units(config: &Value, diags: &mut Diagnostics) -> Option<Vec<String>
     }
     convert::push_findings(&findings, &AttributePath::root(), diags);
     findings.is_empty().then_some(units)
-}
-
-/// Plan-time checks of the proxy attributes and `units`.
-pub fn validate_proxy_and_units(config: &Value, diags: &mut Diagnostics) {
-    validate_proxy(config, diags);
-    convert::null_elements(config, "units", diags);
 }
 
 /// The proxy settings and the unit names; errors of both are reported.

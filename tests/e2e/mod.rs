@@ -502,7 +502,7 @@ impl Workdir {
 
     /// Runs `terraform plan -out=PLAN_FILE EXTRA...` and returns the saved
     /// plan as `terraform show -json` prints it.
-    fn saved_plan(&self, plan_file: &str, extra: &[&str]) -> Value {
+    pub fn saved_plan(&self, plan_file: &str, extra: &[&str]) -> Value {
         let out = format!("-out={plan_file}");
         let mut args = vec!["plan", out.as_str()];
         args.extend_from_slice(extra);

@@ -51,10 +51,6 @@ impl DataSource for AksHttpProxyConfig {
         )
     }
 
-    fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        inputs::validate_proxy(config, diags);
-    }
-
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let proxy = inputs::read_proxy(config, diags)?;
         let aks = HttpProxyConfig::new(&proxy.settings)

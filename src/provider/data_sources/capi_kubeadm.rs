@@ -89,10 +89,6 @@ impl DataSource for CapiKubeadm {
         )
     }
 
-    fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        inputs::validate_proxy_and_units(config, diags);
-    }
-
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let (proxy, units) = inputs::read_proxy_and_units(config, diags)?;
         let settings = &proxy.settings;

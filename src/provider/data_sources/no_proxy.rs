@@ -4,7 +4,7 @@
 use crate::domain::no_proxy::{gaps, render, Destination};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
-use crate::framework::schema::{Attribute, Schema};
+use crate::framework::schema::{Attribute, NoNullElements, Schema};
 use crate::framework::value::{Type, Value};
 use crate::provider::{convert, inputs};
 
@@ -47,7 +47,8 @@ impl DataSource for NoProxy {
                 "must_bypass",
                 Type::list(Type::String),
                 "Destinations that must never go through the proxy: URLs (`https://host:port/`), `host`, `host:port` or IP addresses; without a scheme `https` is assumed.",
-            ),
+            )
+            .validator(NoNullElements),
             Attribute::with_default(
                 "default_checks",
                 Type::Bool,
@@ -95,9 +96,6 @@ impl DataSource for NoProxy {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        inputs::validate_cluster(config, diags);
-        convert::null_elements(config, "must_bypass", diags);
-        convert::null_elements(config, "clients", diags);
         if let Some(items) = config.get_attr("must_bypass").and_then(Value::elements) {
             for (index, item) in items.iter().enumerate() {
                 if let Some(Err(why)) = item.as_str().map(Destination::parse) {
@@ -107,16 +105,6 @@ impl DataSource for NoProxy {
                     );
                 }
             }
-        }
-        if config
-            .get_attr("clients")
-            .and_then(Value::elements)
-            .is_some_and(<[Value]>::is_empty)
-        {
-            diags.push(
-                Diagnostic::error("No clients", "List at least one client.")
-                    .at(AttributePath::attribute("clients")),
-            );
         }
     }
 
