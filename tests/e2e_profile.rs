@@ -787,3 +787,118 @@ fn artifact_settings_report_drift() {
         work.expect_diagnostic_at(&["plan"], "No `Environment=` assignment found", "content");
     });
 }
+
+/// The `render` function (Terraform >= 1.8): its docs example cycles; in
+/// the plan that changes the profile every platform's render is already
+/// known, and a platform rule fails the plan before anything is applied.
+#[test]
+fn render_function_is_known_in_the_plan_that_changes_the_profile() {
+    let every_platform = |proxy: &str, aks_credentials: &str| {
+        format!(
+            r#"
+variable "proxy_password" {{
+  type      = string
+  sensitive = true
+}}
+
+resource "clusterproxy_profile" "corp" {{
+  name       = "corp"
+  http_proxy = "{proxy}"
+  no_proxy   = ["registry.corp.example"]
+}}
+
+resource "clusterproxy_profile" "aks" {{
+  name       = "aks"
+  http_proxy = "{proxy}"
+  {aks_credentials}
+}}
+
+locals {{
+  settings = clusterproxy_profile.corp.settings
+  renders = {{
+    systemd_dropin        = provider::clusterproxy::render("systemd_dropin", local.settings, null)
+    capi_kubeadm          = provider::clusterproxy::render("capi_kubeadm", local.settings, {{ pod_cidrs = ["192.168.0.0/16"] }})
+    tkg_config            = provider::clusterproxy::render("tkg_config", local.settings, {{ pod_cidrs = ["192.168.0.0/16"] }})
+    aks_http_proxy_config = provider::clusterproxy::render("aks_http_proxy_config", clusterproxy_profile.aks.settings, {{ cloud = "azure" }})
+    pod_env               = provider::clusterproxy::render("pod_env", local.settings, {{}})
+  }}
+}}
+
+output "renders" {{
+  value     = local.renders
+  sensitive = true
+}}
+"#
+        )
+    };
+    for_each_terraform(|tf| {
+        if !tf.supports(Feature::Functions) {
+            return;
+        }
+        let work = workdir(tf, &example("functions/render/function.tf"));
+        let outputs = run_cycle(
+            &work,
+            &Cycle {
+                var_file: Some("test.tfvars".into()),
+                import: None,
+            },
+        );
+        let dropin = outputs["containerd_dropin"].as_str().unwrap();
+        assert!(
+            dropin.contains("HTTP_PROXY=http://svc-k8s:***@proxy.corp.example:3128"),
+            "{dropin}"
+        );
+
+        let work = workdir(tf, &every_platform("http://proxy.corp.example:3128", ""));
+        let vars = ["-var-file=test.tfvars"];
+        work.run_ok(&["apply", "-auto-approve", vars[0]]);
+        work.write_file(
+            "main.tf",
+            &every_platform("http://proxy2.corp.example:3128", ""),
+        );
+        let plan = work.saved_plan("change.tfplan", &vars);
+        let renders = &plan["output_changes"]["renders"];
+        assert_eq!(renders["actions"], serde_json::json!(["update"]));
+        assert_eq!(
+            renders["after_unknown"],
+            serde_json::Value::Bool(false),
+            "renders unknown in the plan that changes the profile on {}",
+            tf.version_string()
+        );
+        for platform in [
+            "systemd_dropin",
+            "capi_kubeadm",
+            "tkg_config",
+            "aks_http_proxy_config",
+            "pod_env",
+        ] {
+            let render = &renders["after"][platform];
+            assert!(
+                render.to_string().contains("proxy2.corp.example"),
+                "{platform} not rendered from the planned profile: {render}"
+            );
+        }
+        // AKS takes no credentials: the plan that adds them fails, and
+        // nothing is applied.
+        work.write_file(
+            "main.tf",
+            &every_platform(
+                "http://proxy2.corp.example:3128",
+                "username = \"svc-k8s\"\n  password = var.proxy_password",
+            ),
+        );
+        for command in [&["plan", vars[0]][..], &["apply", "-auto-approve", vars[0]]] {
+            let run = work.expect_failure(command, "Invalid value for \"settings\" parameter");
+            assert!(
+                run.combined().contains("profile.username: AKS does not"),
+                "{}",
+                run.combined()
+            );
+        }
+        assert_eq!(
+            work.resource_values("clusterproxy_profile.aks")["username"],
+            serde_json::Value::Null,
+            "the profile changed although the plan had failed"
+        );
+    });
+}

@@ -1,6 +1,7 @@
 //! The data source contract.
 
-use super::diagnostics::Diagnostics;
+use super::diagnostics::{Diagnostic, Diagnostics};
+use super::planning::check_plan;
 use super::schema::Schema;
 use super::value::Value;
 
@@ -24,4 +25,37 @@ pub trait DataSource: Send + Sync {
     /// configuration (defaults already filled). Returns `None` after adding an
     /// error diagnostic.
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value>;
+}
+
+/// Reads `data_source` for `config` as ReadDataSource does: the schema's and
+/// the data source's checks, defaults, the read, and the checks Terraform
+/// holds results to (wholly known; configured values come back unchanged).
+/// `schema` is `data_source.schema()`, computed once by the caller.
+pub fn read_checked(
+    data_source: &dyn DataSource,
+    schema: &Schema,
+    mut config: Value,
+    diags: &mut Diagnostics,
+) -> Option<Value> {
+    schema.validate(&config, diags);
+    if !diags.has_errors() {
+        data_source.validate(&config, diags);
+    }
+    if diags.has_errors() {
+        return None;
+    }
+    schema.apply_defaults(&mut config);
+    let state = data_source.read(&config, diags)?;
+    if diags.has_errors() {
+        return None;
+    }
+    if state.is_null() || !state.is_wholly_known() {
+        diags.push(Diagnostic::error(
+            "Provider bug: incomplete data source result",
+            "The data source returned a null or partly unknown result.",
+        ));
+        return None;
+    }
+    check_plan(schema, &config, &state, diags);
+    (!diags.has_errors()).then_some(state)
 }

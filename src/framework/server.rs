@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use tonic::{Request, Response, Status};
 
-use super::data_source::DataSource;
+use super::data_source::{read_checked, DataSource};
 use super::diagnostics::{Diagnostic, Diagnostics};
 use super::function::{Function, FunctionError};
 use super::planning::{base_plan, check_apply, check_plan, replacement_paths};
@@ -660,29 +660,13 @@ impl proto::provider_server::Provider for ProviderServer {
             |diags| {
                 let data_source = self.data_source(&request.type_name, diags)?;
                 let ty = &data_source.object_type;
-                let mut config = decode(request.config.as_ref(), ty, "configuration", diags)?;
-                validate_with(data_source, &config, diags, |d, c, ds| d.validate(c, ds));
-                if diags.has_errors() {
-                    return None;
-                }
-                data_source.schema.apply_defaults(&mut config);
-                let state = data_source.implementation.read(&config, diags)?;
-                if diags.has_errors() {
-                    return None;
-                }
-                if state.is_null() || !state.is_wholly_known() {
-                    diags.push(Diagnostic::error(
-                        "Provider bug: incomplete data source result",
-                        "The data source returned a null or partly unknown result.",
-                    ));
-                    return None;
-                }
-                // Terraform holds data source results to the same rule as plans:
-                // configured values come back unchanged.
-                check_plan(&data_source.schema, &config, &state, diags);
-                if diags.has_errors() {
-                    return None;
-                }
+                let config = decode(request.config.as_ref(), ty, "configuration", diags)?;
+                let state = read_checked(
+                    data_source.implementation.as_ref(),
+                    &data_source.schema,
+                    config,
+                    diags,
+                )?;
                 encode(&state, ty, diags)
             },
         );

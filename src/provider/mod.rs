@@ -39,23 +39,31 @@ impl Provider for ClusterProxy {
     }
 
     fn data_sources(&self) -> Vec<Arc<dyn DataSource>> {
-        vec![
-            Arc::new(data_sources::no_proxy::NoProxy),
-            Arc::new(data_sources::systemd_dropin::SystemdDropin),
-            Arc::new(data_sources::capi_kubeadm::CapiKubeadm),
-            Arc::new(data_sources::tkg_config::TkgConfigSource),
-            Arc::new(data_sources::aks_http_proxy_config::AksHttpProxyConfig),
-            Arc::new(data_sources::pod_env::PodEnv),
-            Arc::new(data_sources::artifact_settings::ArtifactSettings),
-        ]
+        let mut all: Vec<Arc<dyn DataSource>> = vec![Arc::new(data_sources::no_proxy::NoProxy)];
+        all.extend(renderers());
+        all.push(Arc::new(data_sources::artifact_settings::ArtifactSettings));
+        all
     }
 
     fn functions(&self) -> Vec<Arc<dyn Function>> {
         vec![
             Arc::new(functions::merge_no_proxy::MergeNoProxy),
             Arc::new(functions::no_proxy_bypasses::NoProxyBypasses),
+            Arc::new(functions::render::Render),
         ]
     }
+}
+
+/// The renderer data sources: each takes a profile's `settings` as
+/// `profile` and is also served by the `render` function.
+pub fn renderers() -> Vec<Arc<dyn DataSource>> {
+    vec![
+        Arc::new(data_sources::systemd_dropin::SystemdDropin),
+        Arc::new(data_sources::capi_kubeadm::CapiKubeadm),
+        Arc::new(data_sources::tkg_config::TkgConfigSource),
+        Arc::new(data_sources::aks_http_proxy_config::AksHttpProxyConfig),
+        Arc::new(data_sources::pod_env::PodEnv),
+    ]
 }
 
 /// The gRPC routes that serve this provider.
@@ -89,6 +97,25 @@ mod tests {
             names.sort_unstable();
             names.dedup();
             assert_eq!(names.len(), total, "{name} has duplicate attribute names");
+        }
+    }
+
+    /// Every renderer takes a profile and leaves the name `warnings` to the
+    /// `render` function's result.
+    #[test]
+    fn renderers_take_a_profile() {
+        for renderer in renderers() {
+            let schema = renderer.schema();
+            assert!(
+                schema.attribute("profile").is_some(),
+                "{}",
+                renderer.type_name()
+            );
+            assert!(
+                schema.attribute("warnings").is_none(),
+                "{}",
+                renderer.type_name()
+            );
         }
     }
 }

@@ -16,8 +16,10 @@ resource "clusterproxy_profile" "corp" {
 # Every renderer takes the profile in one line, plus what is specific to the cluster.
 # Terraform reads a data source that references a resource with pending changes
 # at apply time: in the plan that creates or changes the profile, the rendered
-# content shows as (known after apply). Renderers also take the profile's fields
-# directly (http_proxy, no_proxy...), which keeps every plan fully known.
+# content shows as (known after apply). On Terraform >= 1.8 use the render
+# function instead (examples/functions/render), which is known in that plan;
+# before 1.8, give the renderers the profile's fields directly (http_proxy,
+# installation...) to keep every plan fully known.
 data "clusterproxy_systemd_dropin" "prod" {
   profile   = clusterproxy_profile.corp.settings
   pod_cidrs = ["192.168.0.0/16"]

@@ -1,6 +1,7 @@
 //! Terraform values (the cty type system): types, values with null and
 //! unknown, and their two wire codecs ([`msgpack`], [`json`]).
 
+pub mod conform;
 pub mod json;
 pub mod msgpack;
 mod number;

@@ -2,3 +2,4 @@
 
 pub mod merge_no_proxy;
 pub mod no_proxy_bypasses;
+pub mod render;
