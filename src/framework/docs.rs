@@ -190,9 +190,6 @@ fn render_schema(page: &mut String, schema: &Schema) {
             if attribute.sensitive {
                 flags.push("Sensitive".into());
             }
-            if attribute.write_only {
-                flags.push("Write-only".into());
-            }
             if attribute.deprecation.is_some() {
                 flags.push("Deprecated".into());
             }

@@ -7,18 +7,8 @@ use super::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use super::schema::{Mode, PlanModifier, Schema};
 use super::value::Value;
 
-/// A planned resource change.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Plan {
-    /// The planned new state (null plans a destroy).
-    pub planned: Value,
-    /// Attributes whose change forces replacement.
-    pub requires_replace: Vec<AttributePath>,
-}
-
 /// The framework's part of planning, before the resource refines the plan:
-/// defaults for unset attributes, write-only attributes nulled, and computed
-/// attributes either kept from the prior state or marked unknown.
+/// defaults for unset attributes, and computed attributes either kept from the prior state or marked unknown.
 pub fn base_plan(
     schema: &Schema,
     prior: Option<&Value>,
@@ -30,9 +20,7 @@ pub fn base_plan(
         let configured = config
             .get_attr(&attribute.name)
             .is_some_and(|v| !v.is_null());
-        if attribute.write_only {
-            planned.set_attr(&attribute.name, Value::null());
-        } else if !configured {
+        if !configured {
             if let Some(default) = &attribute.default {
                 planned.set_attr(&attribute.name, default.clone());
             }
@@ -59,7 +47,6 @@ pub fn base_plan(
 fn configurable_changed(schema: &Schema, prior: &Value, planned: &Value) -> bool {
     schema.attributes.iter().any(|attribute| {
         attribute.mode.is_configurable()
-            && !attribute.write_only
             && prior.get_attr(&attribute.name) != planned.get_attr(&attribute.name)
     })
 }
@@ -84,8 +71,7 @@ pub fn replacement_paths(
 
 /// Checks a plan against Terraform's rules: every non-computed attribute
 /// equals its configuration, a configured computed attribute equals its
-/// configuration, unknown only where the provider may still decide, and
-/// write-only attributes null. A violation is a provider bug, reported as an
+/// configuration, and unknown only where the provider may still decide. A violation is a provider bug, reported as an
 /// error instead of letting Terraform reject the plan.
 pub fn check_plan(schema: &Schema, config: &Value, planned: &Value, diags: &mut Diagnostics) {
     for attribute in &schema.attributes {
@@ -100,16 +86,6 @@ pub fn check_plan(schema: &Schema, config: &Value, planned: &Value, diags: &mut 
             ));
             continue;
         };
-        if attribute.write_only {
-            if !planned_value.is_null() {
-                diags.push(internal_error(
-                    "plan",
-                    &path,
-                    "write-only attribute planned non-null",
-                ));
-            }
-            continue;
-        }
         let must_equal_config = attribute.mode == Mode::Required
             || attribute.mode == Mode::Optional
             || !config_value.is_null();
@@ -184,26 +160,17 @@ mod tests {
                 Attribute::computed("id", Type::String, "")
                     .plan_modifier(PlanModifier::UseStateForUnknown),
                 Attribute::computed("digest", Type::String, ""),
-                Attribute::optional("secret", Type::String, "").write_only(),
             ],
         )
     }
 
-    fn object(
-        name: &str,
-        note: Value,
-        mode: Value,
-        id: Value,
-        digest: Value,
-        secret: Value,
-    ) -> Value {
+    fn object(name: &str, note: Value, mode: Value, id: Value, digest: Value) -> Value {
         Value::object([
             ("name".to_owned(), Value::string(name)),
             ("note".to_owned(), note),
             ("mode".to_owned(), mode),
             ("id".to_owned(), id),
             ("digest".to_owned(), digest),
-            ("secret".to_owned(), secret),
         ])
     }
 
@@ -215,13 +182,11 @@ mod tests {
             Value::null(),
             Value::null(),
             Value::null(),
-            Value::string("s"),
         );
         let planned = base_plan(&schema(), None, &config, &config);
         assert_eq!(planned.get_attr("mode"), Some(&Value::string("auto")));
         assert!(planned.get_attr("id").unwrap().is_unknown());
         assert!(planned.get_attr("digest").unwrap().is_unknown());
-        assert!(planned.get_attr("secret").unwrap().is_null());
         let mut diags = Diagnostics::new();
         check_plan(&schema(), &config, &planned, &mut diags);
         assert!(diags.is_empty(), "{diags:?}");
@@ -235,11 +200,9 @@ mod tests {
             Value::string("auto"),
             Value::string("x"),
             Value::string("d"),
-            Value::null(),
         );
         let config = object(
             "a",
-            Value::null(),
             Value::null(),
             Value::null(),
             Value::null(),
@@ -258,12 +221,10 @@ mod tests {
             Value::string("auto"),
             Value::string("x"),
             Value::string("d"),
-            Value::null(),
         );
         let config = object(
             "b",
             Value::string("n"),
-            Value::null(),
             Value::null(),
             Value::null(),
             Value::null(),
@@ -274,7 +235,6 @@ mod tests {
             Value::string("auto"),
             Value::string("x"),
             Value::string("d"),
-            Value::null(),
         );
         let planned = base_plan(&schema(), Some(&prior), &proposed, &config);
         assert_eq!(planned.get_attr("id"), Some(&Value::string("x")));
@@ -290,7 +250,6 @@ mod tests {
         let config = object(
             "a",
             Value::string("n"),
-            Value::null(),
             Value::null(),
             Value::null(),
             Value::null(),
@@ -314,7 +273,6 @@ mod tests {
             Value::string("auto"),
             Value::unknown(),
             Value::string("d"),
-            Value::null(),
         );
         let good = object(
             "a",
@@ -322,7 +280,6 @@ mod tests {
             Value::string("auto"),
             Value::string("x"),
             Value::string("d"),
-            Value::null(),
         );
         let mut diags = Diagnostics::new();
         check_apply(&schema(), &planned, &good, &mut diags);
@@ -333,7 +290,6 @@ mod tests {
             Value::string("auto"),
             Value::string("x"),
             Value::string("e"),
-            Value::null(),
         );
         check_apply(&schema(), &planned, &changed, &mut diags);
         assert!(diags.has_errors());

@@ -1,6 +1,6 @@
 //! The managed resource contract.
 
-use super::diagnostics::Diagnostics;
+use super::diagnostics::{Diagnostic, Diagnostics};
 use super::schema::Schema;
 use super::value::Value;
 
@@ -49,10 +49,24 @@ pub trait Resource: Send + Sync {
         Some(current.clone())
     }
 
-    /// Builds a full state object from an import ID, or adds an error.
-    fn import(&self, id: &str, diags: &mut Diagnostics) -> Option<Value>;
+    /// Builds a full state object from an import ID, or adds an error. By
+    /// default the resource cannot be imported.
+    fn import(&self, _id: &str, diags: &mut Diagnostics) -> Option<Value> {
+        diags.push(Diagnostic::error(
+            "Resource import not supported",
+            format!("{} cannot be imported.", self.type_name()),
+        ));
+        None
+    }
 
-    /// Converts JSON state written by schema `version` into a state object of
-    /// the current schema, or adds an error.
-    fn upgrade_state(&self, version: i64, json: &[u8], diags: &mut Diagnostics) -> Option<Value>;
+    /// Converts JSON state written by an earlier schema `version` into a
+    /// state object of the current schema, or adds an error. By default
+    /// there is no earlier version.
+    fn upgrade_state(&self, version: i64, _json: &[u8], diags: &mut Diagnostics) -> Option<Value> {
+        diags.push(Diagnostic::error(
+            "Unknown state version",
+            format!("{} has no schema version {version}.", self.type_name()),
+        ));
+        None
+    }
 }

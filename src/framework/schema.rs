@@ -167,8 +167,6 @@ pub struct Attribute {
     pub mode: Mode,
     /// Hidden in plan output and logs.
     pub sensitive: bool,
-    /// Sent in configuration only, never stored in plan or state (Terraform >= 1.11).
-    pub write_only: bool,
     /// Deprecation message; the attribute is deprecated when set.
     pub deprecation: Option<String>,
     /// Value planned when configuration leaves the attribute null.
@@ -199,7 +197,6 @@ impl Attribute {
             description: description.to_owned(),
             mode,
             sensitive: false,
-            write_only: false,
             deprecation: None,
             default: None,
             validators: Vec::new(),
@@ -234,12 +231,6 @@ impl Attribute {
     /// Marks the attribute sensitive.
     pub fn sensitive(mut self) -> Self {
         self.sensitive = true;
-        self
-    }
-
-    /// Marks the attribute write-only.
-    pub fn write_only(mut self) -> Self {
-        self.write_only = true;
         self
     }
 
@@ -284,7 +275,7 @@ impl Attribute {
             sensitive: self.sensitive,
             description_kind: proto::StringKind::Markdown as i32,
             deprecated: self.deprecation.is_some(),
-            write_only: self.write_only,
+            write_only: false,
         }
     }
 }

@@ -834,10 +834,6 @@ mod tests {
         fn import(&self, _id: &str, _diags: &mut Diagnostics) -> Option<Value> {
             Some(Value::object([("id".to_owned(), Value::unknown())]))
         }
-
-        fn upgrade_state(&self, _: i64, _: &[u8], _: &mut Diagnostics) -> Option<Value> {
-            None
-        }
     }
 
     struct TestProvider;
