@@ -362,25 +362,41 @@ impl Workdir {
         run
     }
 
-    /// Runs `terraform ARGS...`, expects it to fail with `summary`, and
-    /// asserts that Terraform's source snippet for that diagnostic shows the
-    /// line of `attribute` (so the diagnostic carries its attribute path), or
-    /// the whole line `attribute` (e.g. a block header).
+    /// Runs `terraform ARGS... -json` (a plan, apply or validate), expects
+    /// it to fail with an error diagnostic whose summary or detail contains
+    /// `summary`, and whose source snippet (Terraform's structured
+    /// `snippet.code`) is the line of `attribute` (so the diagnostic carries
+    /// its attribute path), or the whole line `attribute` (e.g. a block
+    /// header). Returns the run.
     pub fn expect_diagnostic_at(&self, args: &[&str], summary: &str, attribute: &str) -> Run {
-        let run = self.expect_failure(args, summary);
-        let text = run.combined();
-        let snippet_lines: Vec<&str> = text
-            .lines()
-            .map(|line| line.trim_start_matches(['│', ' ']))
-            .filter_map(|line| line.split_once(": "))
-            .filter(|(number, _)| !number.is_empty() && number.chars().all(|c| c.is_ascii_digit()))
-            .map(|(_, code)| code.trim_start())
-            .collect();
+        let mut json_args = args.to_vec();
+        json_args.push("-json");
+        let run = self.run(&json_args);
+        assert_ne!(
+            run.code,
+            0,
+            "terraform {} unexpectedly succeeded on {}:\n{}",
+            json_args.join(" "),
+            self.tf.version_string(),
+            run.combined()
+        );
+        let diagnostics = json_diagnostics(&run.stdout);
+        let at_attribute = |code: &str| {
+            code.lines().any(|line| {
+                line.trim_start()
+                    .strip_prefix(attribute)
+                    .is_some_and(|rest| rest.is_empty() || rest.trim_start().starts_with('='))
+            })
+        };
         assert!(
-            snippet_lines.iter().any(|code| code
-                .strip_prefix(attribute)
-                .is_some_and(|rest| rest.is_empty() || rest.trim_start().starts_with('='))),
-            "{summary}: no source snippet at `{attribute}` on {}:\n{text}",
+            diagnostics.iter().any(|d| {
+                d["severity"] == "error"
+                    && [&d["summary"], &d["detail"]]
+                        .iter()
+                        .any(|text| text.as_str().is_some_and(|t| t.contains(summary)))
+                    && d["snippet"]["code"].as_str().is_some_and(at_attribute)
+            }),
+            "{summary}: no error diagnostic at `{attribute}` on {}:\n{diagnostics:#?}",
             self.tf.version_string()
         );
         run
@@ -552,6 +568,52 @@ impl Workdir {
         );
         self.assert_no_resource_changes(vars);
     }
+}
+
+/// The planned change of `address` in a saved plan (`show -json`), in the
+/// manner of terraform-plugin-testing's plancheck.
+pub fn planned_change<'a>(plan: &'a Value, address: &str) -> &'a Value {
+    plan["resource_changes"]
+        .as_array()
+        .and_then(|changes| changes.iter().find(|c| c["address"] == address))
+        .unwrap_or_else(|| panic!("{address} not in the plan: {plan:#}"))
+}
+
+/// Asserts the actions planned for `address` (`["update"]`, `["delete",
+/// "create"]`...).
+pub fn expect_action(plan: &Value, address: &str, actions: &[&str]) {
+    assert_eq!(
+        planned_change(plan, address)["change"]["actions"],
+        serde_json::json!(actions),
+        "actions planned for {address}"
+    );
+}
+
+/// Asserts that `attribute` of `address` is known in the plan.
+pub fn expect_known(plan: &Value, address: &str, attribute: &str) {
+    let change = &planned_change(plan, address)["change"];
+    assert!(
+        change["after_unknown"][attribute] != Value::Bool(true)
+            && !change["after"][attribute].is_null(),
+        "{address}.{attribute} is not known in the plan: {change:#}"
+    );
+}
+
+/// The diagnostics in Terraform's machine-readable output: the
+/// `diagnostic` messages of `plan -json` / `apply -json`, or the
+/// `diagnostics` of `validate -json`.
+pub fn json_diagnostics(stdout: &str) -> Vec<Value> {
+    if let Ok(document) = serde_json::from_str::<Value>(stdout) {
+        if let Some(all) = document["diagnostics"].as_array() {
+            return all.clone();
+        }
+    }
+    stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|message| message["type"] == "diagnostic")
+        .map(|message| message["diagnostic"].clone())
+        .collect()
 }
 
 /// The forms a leaked `secret` could take in output and logs: as is,
