@@ -63,7 +63,14 @@ pub fn read(text: &str) -> Result<Found, Finding> {
             cluster_entries.push((cidr, why));
         }
     }
-    for key in ["fqdn", "privateFqdn", "azurePortalFqdn"] {
+    // `az` prints privateFqdn, the ARM JSON privateFQDN (go-azure-sdk 2025-10-01).
+    for key in [
+        "fqdn",
+        "privateFqdn",
+        "privateFQDN",
+        "azurePortalFqdn",
+        "azurePortalFQDN",
+    ] {
         if let Some(fqdn) = properties.get(key).and_then(|v| v.as_str()) {
             cluster_entries.push((
                 fqdn.to_owned(),
@@ -206,6 +213,23 @@ mod tests {
         }
         let number = read(&config(r#""trustedCa": 42"#)).unwrap_err().detail;
         assert!(number.contains("`trustedCa` must be a string"), "{number}");
+    }
+
+    #[test]
+    fn reads_the_fqdn_in_az_and_arm_spelling() {
+        for key in ["privateFqdn", "privateFQDN"] {
+            let text = format!(
+                r#"{{"properties": {{"{key}": "x.privatelink.westeurope.azmk8s.io", "httpProxyConfig": {{"httpProxy": "http://p.example:3128"}}}}}}"#
+            );
+            let found = read(&text).unwrap();
+            assert!(
+                found
+                    .cluster_entries
+                    .iter()
+                    .any(|(e, _)| e == "x.privatelink.westeurope.azmk8s.io"),
+                "{key}"
+            );
+        }
     }
 
     #[test]
