@@ -3,13 +3,15 @@
 //!
 //! `trustedCa` is also read as `trustedCA`, the spelling of the example in
 //! Microsoft's AKS HTTP proxy article (MicrosoftDocs/azure-docs
-//! articles/aks/http-proxy.md, 2023-09-18). `effectiveNoProxy` (read-only since
-//! API 2022-xx: "a superset of noProxy and values injected by AKS") tells what
+//! articles/aks/http-proxy.md, 2023-09-18). `effectiveNoProxy` (read-only, added to the
+//! API in 2022 per the Azure/azure-sdk-for-go armcontainerservice CHANGELOG: "a
+//! superset of noProxy and values injected by AKS") tells what
 //! AKS added: its entries missing from `noProxy` are listed in the import note
 //! as added by AKS, never kept in the profile. A `noProxy` that AKS wrote its
 //! own entries into (azurerm issue 24188) loses those entries by their value:
 //! the cluster's CIDRs and FQDN, `konnectivity`, loopback and the Azure
-//! platform addresses. `enabled: false` (API 2025-xx) means the proxy is off.
+//! platform addresses. `enabled: false` (the `Enabled` field of the same
+//! CHANGELOG; `az aks update --disable-http-proxy`) means the proxy is off.
 
 use super::{documents, error, text_at, Found};
 use crate::domain::no_proxy::normalize;

@@ -5,7 +5,8 @@
 //! # The round trip (why `noProxy` carries AKS's own entries)
 //!
 //! - AKS (`Microsoft.ContainerService/managedClusters`, `ManagedClusterHTTPProxyConfig`,
-//!   API 2022-xx to 2025-10-01): `effectiveNoProxy` is read-only, "a superset of
+//!   `effectiveNoProxy` added in 2022 per the Azure/azure-sdk-for-go
+//!   armcontainerservice CHANGELOG): `effectiveNoProxy` is read-only, "a superset of
 //!   noProxy and values injected by AKS" (@azure/arm-containerservice reference).
 //!   The injected values are the node subnet (or managed VNet) CIDRs, the pod and
 //!   service CIDRs, 168.63.129.16, 169.254.169.254, the apiserver FQDN
@@ -28,6 +29,7 @@
 //! So a `noProxy` that already holds every entry AKS injects, spelled as AKS
 //! spells it, comes back as the same set whichever way AKS answers, and the
 //! second plan is empty: that is the list [`HttpProxyConfig::new`] renders.
+
 use ipnet::IpNet;
 use serde_json::{json, Value};
 
