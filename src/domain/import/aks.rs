@@ -87,8 +87,13 @@ pub fn read(text: &str) -> Result<Found, Finding> {
     let mut no_proxy = strings(config.get("noProxy"));
     let canonical = |entry: &str| normalize("", 0, entry).unwrap_or_else(|_| entry.to_owned());
     let configured: Vec<String> = no_proxy.iter().map(|e| canonical(e)).collect();
+    // Only entries the engine reads: one it cannot is AKS's own business and
+    // must not fail the import of what the user configured.
     for entry in strings(config.get("effectiveNoProxy")) {
-        if !configured.contains(&canonical(&entry)) {
+        let Ok(entry_canonical) = normalize("", 0, &entry) else {
+            continue;
+        };
+        if !configured.contains(&entry_canonical) {
             cluster_entries.push((
                 entry.clone(),
                 "added by AKS: in effectiveNoProxy, not in the configured noProxy (give it as a cluster input of clusterproxy_aks_http_proxy_config, e.g. node_cidrs)",
@@ -248,7 +253,7 @@ mod tests {
     fn effective_only_entries_are_listed_as_added_by_aks() {
         let found = read(&config(
             r#""noProxy": ["registry.corp.example", "10.224.0.0/16"],
-               "effectiveNoProxy": ["Registry.Corp.Example", "10.224.0.0/16", "10.225.0.0/16", "konnectivity"]"#,
+               "effectiveNoProxy": ["Registry.Corp.Example", "10.224.0.0/16", "10.225.0.0/16", "konnectivity", "not an entry"]"#,
         ))
         .unwrap();
         assert_eq!(
