@@ -34,9 +34,17 @@ fn aks_show_output() {
             "10.96.0.0/12",
             "konnectivity",
             "localhost",
-            "registry.corp.example"
+            "registry.corp.example",
+            // effectiveNoProxy entries missing from noProxy: added by AKS.
+            "10.224.0.0/16",
+            "192.168.0.0/16",
+            "168.63.129.16",
+            "169.254.169.254",
+            "prod-weu-1-abc123.hcp.westeurope.azmk8s.io",
+            "127.0.0.1"
         ]
     );
+    assert!(i.dropped[4].reason.starts_with("added by AKS"));
     assert_eq!(i.dropped[0].reason, "service CIDR of this cluster");
     assert_eq!(
         i.dropped[1].reason,

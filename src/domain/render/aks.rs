@@ -1,11 +1,40 @@
 //! AKS `httpProxyConfig`: the JSON `az aks create --http-proxy-config` reads
 //! (the same object as the ARM property), AKS's rules, and the entries AKS
-//! adds itself, so the effective list is known before AKS reports it.
+//! adds itself, so that what AKS and azurerm read back equals what was sent.
+//!
+//! # The round trip (why `noProxy` carries AKS's own entries)
+//!
+//! - AKS (`Microsoft.ContainerService/managedClusters`, `ManagedClusterHTTPProxyConfig`,
+//!   `effectiveNoProxy` added in 2022 per the Azure/azure-sdk-for-go
+//!   armcontainerservice CHANGELOG): `effectiveNoProxy` is read-only, "a superset of
+//!   noProxy and values injected by AKS" (@azure/arm-containerservice reference).
+//!   The injected values are the node subnet (or managed VNet) CIDRs, the pod and
+//!   service CIDRs, 168.63.129.16, 169.254.169.254, the apiserver FQDN
+//!   (Azure/AKS#3207; an AKS engineer in kubernetes-sigs/cluster-api-provider-azure#1947),
+//!   `konnectivity`, `localhost` and `127.0.0.1` (hashicorp/terraform-provider-azurerm
+//!   PR 14177). Clusters have also been seen returning the same superset in
+//!   `noProxy` itself (an `az aks show` capture in VijayRod/demo
+//!   container-storage/logs/http-proxy-squid_aks.md), which is the drift of
+//!   azurerm issue 24188.
+//! - azurerm (hashicorp/terraform-provider-azurerm at 69697b7f, 2026-08-21, API
+//!   2025-10-01, `internal/services/containers/kubernetes_cluster_resource.go`):
+//!   `http_proxy_config.no_proxy` is a `TypeSet` of strings;
+//!   `expandKubernetesClusterHttpProxyConfig` sends the set as `noProxy` and
+//!   `flattenKubernetesClusterHttpProxyConfig` copies the returned `noProxy`
+//!   verbatim, stripping nothing (the filter of AKS defaults in PR 14177 was
+//!   removed before merge, commit 5771f7cf). Its own acceptance tests
+//!   (`kubernetes_cluster_network_resource_test.go`) expect a non-empty plan
+//!   after apply, or `ignore_changes = [http_proxy_config.0.no_proxy]`.
+//!
+//! So a `noProxy` that already holds every entry AKS injects, spelled as AKS
+//! spells it, comes back as the same set whichever way AKS answers, and the
+//! second plan is empty: that is the list [`HttpProxyConfig::new`] renders.
 
 use ipnet::IpNet;
 use serde_json::{json, Value};
 
 use super::ProxySettings;
+use crate::domain::no_proxy::{normalize, Cluster};
 use crate::domain::proxy_url::ProxyScheme;
 use crate::domain::Finding;
 
@@ -14,17 +43,30 @@ pub const MAX_TRUSTED_CA_CERTIFICATES: usize = 20;
 /// Largest CA certificate content (the PEM bundle) AKS accepts for a new cluster: 35 KB.
 pub const MAX_TRUSTED_CA_BYTES: usize = 35 * 1024;
 
-/// Cluster facts AKS adds to the effective NO_PROXY list.
+/// Cluster facts AKS adds to the effective NO_PROXY list, spelled as AKS
+/// reports them (`az aks show --query httpProxyConfig.effectiveNoProxy`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AksCluster {
-    /// Node subnet CIDR blocks.
+    /// Node subnet CIDR blocks (the managed VNet's address space when AKS created the VNet).
     pub node_cidrs: Vec<String>,
     /// Pod CIDR blocks.
     pub pod_cidrs: Vec<String>,
     /// Service CIDR blocks.
     pub service_cidrs: Vec<String>,
-    /// The apiserver FQDN.
+    /// The apiserver FQDN (`fqdn` of the cluster; unknown until AKS creates it).
     pub apiserver_fqdn: Option<String>,
+}
+
+impl From<&Cluster> for AksCluster {
+    /// The facts of a cluster's NO_PROXY inputs that AKS injects; `apiserver_host` is the FQDN.
+    fn from(cluster: &Cluster) -> Self {
+        Self {
+            node_cidrs: cluster.node_cidrs.clone(),
+            pod_cidrs: cluster.pod_cidrs.clone(),
+            service_cidrs: cluster.service_cidrs.clone(),
+            apiserver_fqdn: cluster.apiserver_host.clone(),
+        }
+    }
 }
 
 /// The validated configuration.
@@ -34,7 +76,8 @@ pub struct HttpProxyConfig {
     pub http_proxy: Option<String>,
     /// `httpsProxy`.
     pub https_proxy: Option<String>,
-    /// `noProxy`: the merged list.
+    /// `noProxy`: the merged list, then every entry AKS injects that it lacks
+    /// (see [`effective`]): the fixed point of the AKS and azurerm round trip.
     pub no_proxy: Vec<String>,
     /// `trustedCa`: base64 of the PEM bundle.
     pub trusted_ca: Option<String>,
@@ -42,7 +85,8 @@ pub struct HttpProxyConfig {
 
 impl HttpProxyConfig {
     /// Applies AKS's rules; every violation is a finding on its attribute.
-    pub fn new(settings: &ProxySettings) -> Result<Self, Vec<Finding>> {
+    /// `cluster` gives the entries AKS injects, which the rendered `noProxy` includes.
+    pub fn new(settings: &ProxySettings, cluster: &AksCluster) -> Result<Self, Vec<Finding>> {
         let mut findings = Vec::new();
         for (field, url) in [
             ("http_proxy", &settings.http_proxy),
@@ -114,7 +158,7 @@ impl HttpProxyConfig {
         Ok(Self {
             http_proxy: settings.http_proxy.as_ref().map(|u| u.to_plain_string()),
             https_proxy: settings.https_proxy.as_ref().map(|u| u.to_plain_string()),
-            no_proxy: settings.no_proxy.clone(),
+            no_proxy: effective(&settings.no_proxy, cluster),
             trusted_ca: settings.trusted_ca.as_ref().map(|ca| ca.to_base64_pem()),
         })
     }
@@ -178,7 +222,8 @@ fn aks_entry_problem(entry: &str) -> Option<String> {
 
 /// The entries AKS adds itself to the effective list: node, pod and service
 /// CIDRs, the Azure platform addresses, the apiserver FQDN, the in-cluster
-/// `konnectivity` service name and loopback.
+/// `konnectivity` service name and loopback, in the canonical spelling of the
+/// NO_PROXY engine (host names in lower case, as AKS reports them).
 pub fn injected(cluster: &AksCluster) -> Vec<String> {
     let mut out: Vec<String> = cluster
         .node_cidrs
@@ -188,17 +233,24 @@ pub fn injected(cluster: &AksCluster) -> Vec<String> {
         .cloned()
         .collect();
     out.extend(["168.63.129.16", "169.254.169.254"].map(str::to_owned));
-    if let Some(fqdn) = &cluster.apiserver_fqdn {
-        out.push(fqdn.clone());
-    }
+    out.extend(cluster.apiserver_fqdn.clone());
     out.extend(["konnectivity", "localhost", "127.0.0.1"].map(str::to_owned));
-    out
+    let mut canonical: Vec<String> = Vec::with_capacity(out.len());
+    for entry in out {
+        let entry = normalize("", 0, &entry).unwrap_or(entry);
+        if !canonical.contains(&entry) {
+            canonical.push(entry);
+        }
+    }
+    canonical
 }
 
-/// The effective list AKS will report: the configured entries, then the
-/// injected ones not already present.
-pub fn effective(config: &HttpProxyConfig, cluster: &AksCluster) -> Vec<String> {
-    let mut out = config.no_proxy.clone();
+/// `list` followed by the injected entries it lacks: what AKS reports as
+/// `effectiveNoProxy` for a `noProxy` of `list` (and, on clusters that write
+/// their entries back, as `noProxy`). Idempotent: the effective list of an
+/// effective list is itself, which makes it the value that survives the round trip.
+pub fn effective(list: &[String], cluster: &AksCluster) -> Vec<String> {
+    let mut out = list.to_vec();
     for entry in injected(cluster) {
         if !out.contains(&entry) {
             out.push(entry);
@@ -210,8 +262,10 @@ pub fn effective(config: &HttpProxyConfig, cluster: &AksCluster) -> Vec<String> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::no_proxy::{merge, MergeOptions};
     use crate::domain::render::tests::{golden, settings};
     use crate::domain::trusted_ca::{tests::bundle, TrustedCa};
+    use proptest::prelude::*;
 
     fn no_credentials() -> ProxySettings {
         let mut s = settings();
@@ -220,15 +274,210 @@ mod tests {
         s
     }
 
+    /// azurerm's plan for `http_proxy_config.no_proxy` after a refresh: a
+    /// `TypeSet` of strings compared element by element (exact strings), the
+    /// state holding the `noProxy` AKS returned, copied verbatim by
+    /// `flattenKubernetesClusterHttpProxyConfig`. Returns (to add, to remove).
+    fn azurerm_no_proxy_plan(
+        config: &[String],
+        read_back: &[String],
+    ) -> (Vec<String>, Vec<String>) {
+        let add = config
+            .iter()
+            .filter(|e| !read_back.contains(e))
+            .cloned()
+            .collect();
+        let remove = read_back
+            .iter()
+            .filter(|e| !config.contains(e))
+            .cloned()
+            .collect();
+        (add, remove)
+    }
+
+    /// The two ways AKS has answered a PUT of `noProxy`: as sent, or with its
+    /// injected entries written into it (azurerm issue 24188).
+    fn aks_answers(sent: &[String], real: &AksCluster) -> [(&'static str, Vec<String>); 2] {
+        [
+            ("noProxy as sent", sent.to_vec()),
+            ("noProxy with AKS's entries", effective(sent, real)),
+        ]
+    }
+
+    fn merged(cluster: &Cluster) -> Vec<String> {
+        merge(&cluster.sources().unwrap(), &MergeOptions::default())
+            .unwrap()
+            .list
+    }
+
+    fn rendered(cluster: &Cluster) -> HttpProxyConfig {
+        let mut s = no_credentials();
+        s.no_proxy = merged(cluster);
+        HttpProxyConfig::new(&s, &AksCluster::from(cluster)).unwrap()
+    }
+
+    fn typical() -> Cluster {
+        Cluster {
+            installation: vec!["registry.corp.example".into(), ".corp.example".into()],
+            node_cidrs: vec!["10.224.0.0/16".into()],
+            pod_cidrs: vec!["192.168.0.0/16".into()],
+            service_cidrs: vec!["10.96.0.0/12".into()],
+            apiserver_host: Some("prod-abc123.hcp.westeurope.azmk8s.io".into()),
+            cluster_domain: Some("cluster.local".into()),
+            cloud: crate::domain::no_proxy::Cloud::from_name("azure"),
+            ..Cluster::default()
+        }
+    }
+
     #[test]
     fn renders_the_file_az_reads() {
-        let config = HttpProxyConfig::new(&no_credentials()).unwrap();
+        let config = HttpProxyConfig::new(&no_credentials(), &AksCluster::default()).unwrap();
         let text = config.to_json_file();
         golden("aks/http-proxy-config.json", &text);
         let parsed: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(parsed["httpProxy"], "http://proxy.corp.example:3128");
         assert_eq!(parsed["noProxy"][1], "10.96.0.0/12");
         assert!(parsed.get("trustedCa").is_none());
+    }
+
+    /// The second plan is empty for the rendered value, whichever way AKS
+    /// answers; the merged list alone (what was rendered before) drifts. The
+    /// golden file records every step of the model for review.
+    #[test]
+    fn round_trip_plans_empty() {
+        let mut wide = typical();
+        wide.installation.insert(0, "10.0.0.0/8".into());
+        let mut new_cluster = typical();
+        new_cluster.apiserver_host = None;
+        let scenarios = [
+            (
+                "typical cluster, apiserver_host known",
+                typical(),
+                typical(),
+                false,
+            ),
+            (
+                "installation 10.0.0.0/8 covers the node and service CIDRs",
+                wide.clone(),
+                wide,
+                false,
+            ),
+            (
+                "new cluster: FQDN not known yet",
+                new_cluster,
+                typical(),
+                false,
+            ),
+            (
+                "the merged list alone (rendered before)",
+                typical(),
+                typical(),
+                true,
+            ),
+        ];
+        let mut report = String::new();
+        for (name, configured, real, merged_only) in scenarios {
+            let config = rendered(&configured);
+            let sent = if merged_only {
+                merged(&configured)
+            } else {
+                config.no_proxy.clone()
+            };
+            let real = AksCluster::from(&real);
+            report += &format!(
+                "## {name}\nsent noProxy: {}\nAKS effectiveNoProxy: {}\n",
+                sent.join(","),
+                effective(&sent, &real).join(",")
+            );
+            for (answer, read_back) in aks_answers(&sent, &real) {
+                let (add, remove) = azurerm_no_proxy_plan(&sent, &read_back);
+                report += &format!(
+                    "azurerm second plan ({answer}): add [{}], remove [{}]\n",
+                    add.join(","),
+                    remove.join(",")
+                );
+                // Only AKS writing its entries back can drift, and only when the
+                // sent list lacks one of them.
+                let drifts = answer != "noProxy as sent"
+                    && (merged_only || configured.apiserver_host.is_none());
+                assert_eq!(
+                    add.is_empty() && remove.is_empty(),
+                    !drifts,
+                    "{name} / {answer}: add {add:?}, remove {remove:?}"
+                );
+            }
+            report.push('\n');
+        }
+        golden("aks/round-trip.txt", &report);
+    }
+
+    #[test]
+    fn injected_entries_are_canonical_and_once() {
+        let cluster = AksCluster {
+            node_cidrs: vec!["10.224.0.0/16".into()],
+            pod_cidrs: vec!["10.224.0.0/16".into()],
+            service_cidrs: vec![],
+            apiserver_fqdn: Some("Prod-ABC.hcp.westeurope.azmk8s.io".into()),
+        };
+        let list = injected(&cluster);
+        assert_eq!(
+            list,
+            [
+                "10.224.0.0/16",
+                "168.63.129.16",
+                "169.254.169.254",
+                "prod-abc.hcp.westeurope.azmk8s.io",
+                "konnectivity",
+                "localhost",
+                "127.0.0.1"
+            ]
+        );
+        let config = rendered(&typical());
+        golden(
+            "aks/effective-no-proxy.txt",
+            &(config.no_proxy.join("\n") + "\n"),
+        );
+        assert_eq!(
+            effective(&config.no_proxy, &AksCluster::from(&typical())),
+            config.no_proxy
+        );
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// Any installation list and cluster facts: the rendered list is its
+        /// own effective list and plans empty after either AKS answer.
+        #[test]
+        fn rendered_list_is_a_fixed_point(
+            installation in proptest::sample::subsequence(vec![
+                "10.0.0.0/8", "registry.corp.example", ".corp.example", "localhost",
+                "konnectivity", "192.168.0.0/16", "168.63.129.16", "prod.hcp.westeurope.azmk8s.io",
+            ], 0..8),
+            node in proptest::sample::subsequence(vec!["10.224.0.0/16", "10.240.0.0/12"], 0..2),
+            pod in proptest::sample::subsequence(vec!["192.168.0.0/16", "10.244.0.0/16"], 0..2),
+            service in proptest::sample::subsequence(vec!["10.96.0.0/12", "10.0.0.0/16"], 0..2),
+            fqdn in proptest::option::of(Just("prod.hcp.westeurope.azmk8s.io")),
+            cloud in proptest::option::of(Just("azure")),
+        ) {
+            let strings = |v: Vec<&str>| v.into_iter().map(str::to_owned).collect::<Vec<_>>();
+            let cluster = Cluster {
+                installation: strings(installation),
+                node_cidrs: strings(node),
+                pod_cidrs: strings(pod),
+                service_cidrs: strings(service),
+                apiserver_host: fqdn.map(str::to_owned),
+                cloud: cloud.and_then(crate::domain::no_proxy::Cloud::from_name),
+                ..Cluster::default()
+            };
+            let config = rendered(&cluster);
+            let facts = AksCluster::from(&cluster);
+            for (_, read_back) in aks_answers(&config.no_proxy, &facts) {
+                prop_assert_eq!(azurerm_no_proxy_plan(&config.no_proxy, &read_back), (vec![], vec![]));
+            }
+            for entry in merged(&cluster) {
+                prop_assert!(config.no_proxy.contains(&entry), "{} dropped", entry);
+            }
+        }
     }
 
     /// A self-signed certificate of about 3 KB (many SANs), so that fewer
@@ -244,34 +493,51 @@ mod tests {
 
     #[test]
     fn enforces_aks_rules() {
-        let errors = HttpProxyConfig::new(&settings()).unwrap_err();
+        let none = AksCluster::default();
+        let errors = HttpProxyConfig::new(&settings(), &none).unwrap_err();
         assert_eq!(errors.len(), 1);
         assert_eq!(errors[0].field, "username");
         let mut s = no_credentials();
         s.no_proxy.push("bad_host.example".into());
         s.no_proxy.push("*".into());
+        s.no_proxy.push("*.corp.example".into());
         s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &bundle(false)).unwrap());
-        let errors = HttpProxyConfig::new(&s).unwrap_err();
+        let errors = HttpProxyConfig::new(&s, &none).unwrap_err();
         let located: Vec<_> = errors.iter().map(|f| (f.field.as_str(), f.index)).collect();
         assert_eq!(
             located,
             [
                 ("no_proxy", Some(7)),
                 ("no_proxy", Some(8)),
+                ("no_proxy", Some(9)),
                 ("trusted_ca", None)
             ]
         );
         s.no_proxy.truncate(7);
+        let mut https = s.clone();
+        https.http_proxy = Some(
+            crate::domain::proxy_url::ProxyUrl::parse(
+                "http_proxy",
+                "https://proxy.corp.example:3128",
+            )
+            .unwrap(),
+        );
+        https.trusted_ca = None;
+        let errors = HttpProxyConfig::new(&https, &none).unwrap_err();
+        assert_eq!(
+            (errors[0].field.as_str(), errors[0].summary.as_str()),
+            ("http_proxy", "AKS needs an http:// httpProxy")
+        );
         let one = bundle(true);
         s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &one).unwrap());
-        let config = HttpProxyConfig::new(&s).unwrap();
+        let config = HttpProxyConfig::new(&s, &none).unwrap();
         assert!(config.trusted_ca.is_some());
         let big = large_certificate();
         let limit = |count: usize| {
             let mut s = s.clone();
             let pem: String = (0..count).map(|_| large_certificate()).collect();
             s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &pem).unwrap());
-            HttpProxyConfig::new(&s)
+            HttpProxyConfig::new(&s, &none)
                 .err()
                 .unwrap_or_default()
                 .into_iter()
@@ -292,23 +558,5 @@ mod tests {
                 "CA bundle too large for AKS"
             ]
         );
-    }
-
-    #[test]
-    fn effective_list_adds_what_aks_injects_once() {
-        let config = HttpProxyConfig::new(&no_credentials()).unwrap();
-        let cluster = AksCluster {
-            node_cidrs: vec!["10.224.0.0/16".into()],
-            pod_cidrs: vec!["192.168.0.0/16".into()],
-            service_cidrs: vec!["10.96.0.0/12".into()],
-            apiserver_fqdn: Some("prod-abc.hcp.westeurope.azmk8s.io".into()),
-        };
-        let list = effective(&config, &cluster);
-        golden("aks/effective-no-proxy.txt", &(list.join("\n") + "\n"));
-        assert_eq!(list.iter().filter(|e| *e == "localhost").count(), 1);
-        assert!(list.contains(&"prod-abc.hcp.westeurope.azmk8s.io".to_owned()));
-        assert!(list.contains(&"168.63.129.16".to_owned()));
-        assert!(list.contains(&"konnectivity".to_owned()));
-        assert!(list.starts_with(&config.no_proxy));
     }
 }
