@@ -3,6 +3,7 @@
 
 use crate::domain::no_proxy::{self, Cloud, Cluster, Dialect, MergeOptions, Merged};
 use crate::domain::profile::{Profile, ProfileInput};
+use crate::domain::render::trust::OsFamily;
 use crate::domain::render::{systemd, ProxySettings};
 use crate::domain::Finding;
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
@@ -312,17 +313,40 @@ pub fn units_attribute() -> Attribute {
         "units",
         Type::list(Type::String),
         convert::string_list(&systemd::DEFAULT_UNITS),
-        "systemd units whose environment gets the proxy settings (`docker`, `crio`, `teleport`... or `.service` names; sockets, timers and other unit types are refused). Defaults to `containerd` and `kubelet`.",
+        "systemd units whose environment gets the proxy settings (`docker`, `crio`, `teleport`... or `.service` names, instances such as `getty@tty1` and systemd escapes such as `foo\\x2dbar` included). Names follow systemd's unit name grammar; a name starting with `-`, a template without an instance, and sockets, timers and other unit types are refused; a name one letter away from a well-known unit (`kublet`) gets a warning. Defaults to `containerd` and `kubelet`.",
     )
 }
 
-/// The full unit names of `units`; invalid names are errors on their element.
+/// The `os_family` attribute of the node renderers: where the CA bundle goes
+/// and which command makes the OS trust it.
+pub fn os_family_attribute() -> Attribute {
+    Attribute::with_default(
+        "os_family",
+        Type::String,
+        Value::string(OsFamily::NAMES[0]),
+        "OS family of the nodes, for the `trusted_ca` bundle: `debian` (Debian and Ubuntu: `/usr/local/share/ca-certificates/clusterproxy-proxy-ca.crt`, `update-ca-certificates`), `rhel` (RHEL-like and Amazon Linux: `/etc/pki/ca-trust/source/anchors/clusterproxy-proxy-ca.crt`, `update-ca-trust extract`), `flatcar` (`/etc/ssl/certs/clusterproxy-proxy-ca.pem`, `update-ca-certificates`) or `photon` (`/etc/ssl/certs/clusterproxy-proxy-ca.pem`, `rehash_ca_certificates.sh`, as TKG does). Defaults to `debian`.",
+    )
+    .validator(OneOf(&OsFamily::NAMES))
+}
+
+/// The configured OS family (the default when unset).
+pub fn read_os_family(config: &Value) -> OsFamily {
+    convert::string(config, "os_family")
+        .and_then(|name| OsFamily::from_name(&name))
+        .unwrap_or(OsFamily::Debian)
+}
+
+/// The full unit names of `units`; invalid names are errors on their
+/// element, names that look like typos of well-known units warnings.
 pub fn read_units(config: &Value, diags: &mut Diagnostics) -> Option<Vec<String>> {
     let mut units = Vec::new();
     let mut findings = Vec::new();
     for (index, name) in convert::strings(config, "units").iter().enumerate() {
         match systemd::unit_name("units", index, name.trim()) {
-            Ok(unit) => units.push(unit),
+            Ok(unit) => {
+                findings.extend(systemd::typo_warning("units", index, &unit));
+                units.push(unit);
+            }
             Err(f) => findings.push(f),
         }
     }
@@ -335,7 +359,7 @@ pub fn read_units(config: &Value, diags: &mut Diagnostics) -> Option<Vec<String>
         ));
     }
     convert::push_findings(&findings, &AttributePath::root(), diags);
-    findings.is_empty().then_some(units)
+    (!findings.iter().any(Finding::is_error)).then_some(units)
 }
 
 /// Plan-time checks of the proxy attributes and `units`.
