@@ -320,12 +320,23 @@ fn hosts(count: usize) -> Vec<String> {
         .collect()
 }
 
-/// Lines of Terraform's output from the `summary` warning to the end of its box.
-fn warning_box<'a>(text: &'a str, summary: &str) -> Vec<&'a str> {
-    text.lines()
-        .skip_while(|line| !line.contains(&format!("Warning: {summary}")))
-        .take_while(|line| !line.starts_with('╵'))
-        .collect()
+/// The text of the `summary` warning in Terraform's output, up to the next
+/// diagnostic, with every run of blanks and line breaks as one space
+/// (Terraform wraps and aligns the text).
+fn warning_text(text: &str, summary: &str) -> String {
+    let mut lines = text
+        .lines()
+        .map(|line| line.trim_start_matches(['│', '╷', '╵', ' ']).trim_end())
+        .skip_while(|line| *line != format!("Warning: {summary}"));
+    let head = lines.next().unwrap_or_default().to_owned();
+    let body: Vec<&str> = lines
+        .take_while(|line| !line.starts_with("Warning: ") && !line.starts_with("Error: "))
+        .filter(|line| !line.is_empty())
+        .collect();
+    format!("{head} {}", body.join(" "))
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Warnings that do not stop the plan, on the attribute at fault, and the
@@ -371,19 +382,22 @@ output "secret_manifest" {{
   sensitive = true
 }}
 "#,
-        hosts(3_500).join(", ")
+        hosts(1_700).join(", ")
     );
     for_each_terraform(|tf| {
         let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", &config)]);
         let text = work.run_ok(&["plan"]).combined();
-        let typo = warning_box(&text, "Unit name looks like a typo");
+        let typo = warning_text(&text, "Unit name looks like a typo");
+        assert!(typo.contains("did you mean \"kubelet\""), "{text}");
         assert!(
-            typo.iter().any(|l| l.contains("did you mean \"kubelet\"")),
+            typo.contains("3: units = [\"containerd\", \"kublet\"]"),
+            "no snippet at units:\n{typo}"
+        );
+        let long = warning_text(&text, "Very long drop-in line");
+        assert!(
+            long.contains("6: data \"clusterproxy_systemd_dropin\" \"long\" {"),
             "{text}"
         );
-        assert!(typo.iter().any(|l| l.contains("units")), "{text}");
-        let long = warning_box(&text, "Very long drop-in line");
-        assert!(!long.is_empty(), "{text}");
         let outputs = run_cycle(&work, &Cycle::default());
         assert_eq!(
             outputs["typo_units"],
@@ -563,7 +577,7 @@ data "clusterproxy_pod_env" "x" {
             .into(),
             "Invalid systemd unit name",
             "units",
-            Some("would read as an option"),
+            Some("starts with `-`"),
         ),
         (
             r#"data "clusterproxy_capi_kubeadm" "x" {
@@ -619,7 +633,7 @@ data "clusterproxy_pod_env" "x" {
         (
             format!(
                 "data \"clusterproxy_systemd_dropin\" \"x\" {{\n  http_proxy = \"http://proxy.corp.example:3128\"\n  extra = [{}]\n}}\n",
-                hosts(50_000).join(", ")
+                hosts(25_000).join(", ")
             ),
             "Line too long for systemd",
             "data \"clusterproxy_systemd_dropin\" \"x\" {",
