@@ -6,13 +6,18 @@
 //! - RHEL-like and Amazon Linux: `/etc/pki/ca-trust/source/anchors/`, then
 //!   `update-ca-trust extract` (p11-kit's ca-certificates on Fedora/RHEL).
 //! - Flatcar: `/etc/ssl/certs/*.pem`, then `update-ca-certificates`
-//!   (Flatcar's own script, which rehashes `/etc/ssl/certs`).
+//!   (Flatcar's own script, which rehashes `/etc/ssl/certs`; flatcar.org docs,
+//!   "Adding custom certificate authorities").
 //! - Photon: `/etc/ssl/certs/*.pem`, then `rehash_ca_certificates.sh`, as
 //!   TKG does for its proxy CA on Photon nodes (vmware-tanzu/tanzu-framework
 //!   932fd7cf0aee269a73f446669815e17a53dd06ad,
 //!   `providers/ytt/03_customizations/http_proxy_ca_cert.yaml`: the file at
 //!   `/etc/ssl/certs/tkg-custom-ca.pem`, then `rehash_ca_certificates.sh`
 //!   "For Photon OS").
+//!
+//! The Debian path is verified by execution (the test machine's real
+//! `update-ca-certificates`, in an isolated root); the others follow the
+//! vendors' documented procedure and are not executed here.
 
 use crate::domain::trusted_ca::TrustedCa;
 
