@@ -631,6 +631,26 @@ data "clusterproxy_pod_env" "x" {
             Some("debian"),
         ),
         (
+            r#"data "clusterproxy_systemd_dropin" "x" {
+  http_proxy = "http://proxy.corp.example:3128"
+  os_family  = "rhel"
+}"#
+            .into(),
+            "Set without trusted_ca",
+            "os_family",
+            None,
+        ),
+        (
+            r#"data "clusterproxy_pod_env" "x" {
+  http_proxy      = "http://proxy.corp.example:3128"
+  config_map_name = "proxy-ca"
+}"#
+            .into(),
+            "Set without trusted_ca",
+            "config_map_name",
+            None,
+        ),
+        (
             format!(
                 "data \"clusterproxy_systemd_dropin\" \"x\" {{\n  http_proxy = \"http://proxy.corp.example:3128\"\n  extra = [{}]\n}}\n",
                 hosts(25_000).join(", ")

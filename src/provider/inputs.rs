@@ -324,9 +324,36 @@ pub fn os_family_attribute() -> Attribute {
         "os_family",
         Type::String,
         Value::string(OsFamily::NAMES[0]),
-        "OS family of the nodes, for the `trusted_ca` bundle: `debian` (Debian and Ubuntu: `/usr/local/share/ca-certificates/clusterproxy-proxy-ca.crt`, `update-ca-certificates`), `rhel` (RHEL-like and Amazon Linux: `/etc/pki/ca-trust/source/anchors/clusterproxy-proxy-ca.crt`, `update-ca-trust extract`), `flatcar` (`/etc/ssl/certs/clusterproxy-proxy-ca.pem`, `update-ca-certificates`) or `photon` (`/etc/ssl/certs/clusterproxy-proxy-ca.pem`, `rehash_ca_certificates.sh`, as TKG does). Defaults to `debian`.",
+        "OS family of the nodes, for the `trusted_ca` bundle: `debian` (Debian and Ubuntu: `/usr/local/share/ca-certificates/clusterproxy-proxy-ca.crt`, `update-ca-certificates`), `rhel` (RHEL-like and Amazon Linux: `/etc/pki/ca-trust/source/anchors/clusterproxy-proxy-ca.crt`, `update-ca-trust extract`), `flatcar` (`/etc/ssl/certs/clusterproxy-proxy-ca.pem`, `update-ca-certificates`) or `photon` (`/etc/ssl/certs/clusterproxy-proxy-ca.pem`, `rehash_ca_certificates.sh`, as TKG does). Defaults to `debian`; setting it without a `trusted_ca` is an error.",
     )
     .validator(OneOf(&OsFamily::NAMES))
+}
+
+/// Plan-time check of inputs that only shape the `trusted_ca` outputs:
+/// each of `names` set while the configuration certainly has no CA (neither
+/// `trusted_ca` nor the profile's, both known) is an error on it, as an input
+/// that would be accepted and ignored.
+pub fn validate_ca_only_inputs(config: &Value, names: &[&str], diags: &mut Diagnostics) {
+    let absent = |v: Option<&Value>| v.is_none_or(Value::is_null);
+    let no_ca = match config.get_attr("profile") {
+        Some(profile) if profile.is_unknown() => false,
+        Some(profile) if !profile.is_null() => absent(profile.get_attr("trusted_ca")),
+        _ => absent(config.get_attr("trusted_ca")),
+    };
+    if !no_ca {
+        return;
+    }
+    for name in names {
+        if config.get_attr(name).is_some_and(|v| !v.is_null()) {
+            diags.push(
+                Diagnostic::error(
+                    "Set without trusted_ca",
+                    format!("`{name}` only shapes what is rendered for the trusted CA bundle; set `trusted_ca` (or a profile with one) or remove `{name}`."),
+                )
+                .at(AttributePath::attribute(*name)),
+            );
+        }
+    }
 }
 
 /// The configured OS family (the default when unset).

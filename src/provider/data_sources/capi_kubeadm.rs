@@ -92,6 +92,7 @@ impl DataSource for CapiKubeadm {
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
         inputs::validate_proxy_and_units(config, diags);
+        inputs::validate_ca_only_inputs(config, &["os_family"], diags);
         let names = [("cluster_name", 63), ("namespace", 63)];
         let findings: Vec<_> = names
             .iter()

@@ -33,8 +33,8 @@ impl DataSource for PodEnv {
         let env_type = Type::list(convert::string_object_type(&["name", "value"]));
         let mut attributes = inputs::proxy_attributes();
         attributes.extend([
-            Attribute::with_default("config_map_name", Type::String, Value::string("clusterproxy-trusted-ca"), "Name of the ConfigMap that carries the `trusted_ca` bundle (a DNS-1123 label)."),
-            Attribute::optional("namespace", Type::String, "Namespace written into the ConfigMap manifest (a DNS-1123 label); omitted when null. The ConfigMap must live in the namespace of the pods that mount it."),
+            Attribute::with_default("config_map_name", Type::String, Value::string("clusterproxy-trusted-ca"), "Name of the ConfigMap that carries the `trusted_ca` bundle (a DNS-1123 label); setting it without a `trusted_ca` is an error."),
+            Attribute::optional("namespace", Type::String, "Namespace written into the ConfigMap manifest (a DNS-1123 label); omitted when null; setting it without a `trusted_ca` is an error. The ConfigMap must live in the namespace of the pods that mount it."),
             Attribute::computed(
                 "env",
                 env_type.clone(),
@@ -55,6 +55,7 @@ impl DataSource for PodEnv {
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
         inputs::validate_proxy(config, diags);
+        inputs::validate_ca_only_inputs(config, &["config_map_name", "namespace"], diags);
         let findings: Vec<_> = ["config_map_name", "namespace"]
             .iter()
             .filter_map(|field| {

@@ -74,6 +74,7 @@ impl DataSource for SystemdDropin {
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
         inputs::validate_proxy_and_units(config, diags);
+        inputs::validate_ca_only_inputs(config, &["os_family"], diags);
     }
 
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
