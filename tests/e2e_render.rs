@@ -641,6 +641,17 @@ data "clusterproxy_pod_env" "x" {
             None,
         ),
         (
+            r#"data "clusterproxy_capi_kubeadm" "x" {
+  http_proxy     = "http://proxy.corp.example:3128"
+  cluster_name   = "prod"
+  base64_content = true
+}"#
+            .into(),
+            "base64_content with cluster_name",
+            "base64_content",
+            None,
+        ),
+        (
             r#"data "clusterproxy_pod_env" "x" {
   http_proxy      = "http://proxy.corp.example:3128"
   config_map_name = "proxy-ca"

@@ -3,7 +3,7 @@
 use crate::domain::render::capi::{cluster_values, secret_manifest, Content, Kubeadm};
 use crate::domain::render::{k8s, systemd, Secrets};
 use crate::framework::data_source::DataSource;
-use crate::framework::diagnostics::{AttributePath, Diagnostics};
+use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::schema::{Attribute, Schema};
 use crate::framework::value::{Type, Value};
 use crate::provider::{convert, inputs};
@@ -55,7 +55,7 @@ impl DataSource for CapiKubeadm {
         attributes.extend([
             inputs::units_attribute(),
             inputs::os_family_attribute(),
-            Attribute::with_default("base64_content", Type::Bool, Value::bool(false), "Write inline file contents base64-encoded (`encoding: base64`)."),
+            Attribute::with_default("base64_content", Type::Bool, Value::bool(false), "Write inline file contents base64-encoded (`encoding: base64`); an error with `cluster_name`, where no file is inline."),
             Attribute::optional(
                 "cluster_name",
                 Type::String,
@@ -102,6 +102,19 @@ impl DataSource for CapiKubeadm {
             })
             .collect();
         convert::push_findings(&findings, &AttributePath::root(), diags);
+        if convert::boolean(config, "base64_content")
+            && config
+                .get_attr("cluster_name")
+                .is_some_and(|c| !c.is_null())
+        {
+            diags.push(
+                Diagnostic::error(
+                    "base64_content with cluster_name",
+                    "With `cluster_name` every file comes from the Secret and none is inline; remove `base64_content`.",
+                )
+                .at(AttributePath::attribute("base64_content")),
+            );
+        }
     }
 
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
