@@ -23,6 +23,9 @@ fn apply_example(
     let provider = example("provider/provider.tf");
     let config = example(&format!("data-sources/{data_source}/data-source.tf"));
     let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", &config)]);
+    if config.contains("proxy-ca.pem") {
+        work.write_file("proxy-ca.pem", &certificate(&[]));
+    }
     let needs_password = config.contains("proxy_password");
     let cycle = if needs_password {
         work.write_file(
@@ -67,36 +70,124 @@ fn systemd_dropin_example() {
             dropins[2]["path"],
             "/etc/systemd/system/docker.service.d/http-proxy.conf"
         );
+        assert!(dropins.iter().all(|d| d["permissions"] == "0600"));
         let content = dropins[0]["content"].as_str().unwrap();
         assert!(
             content.contains(&PASSWORD_ENCODED.replace('%', "%%")),
             "{content}"
         );
+        let ca_files = outputs["ca_files"].as_array().unwrap();
+        assert_eq!(
+            ca_files[0]["path"],
+            "/usr/local/share/ca-certificates/clusterproxy-proxy-ca.crt"
+        );
+        assert_eq!(ca_files[0]["permissions"], "0644");
+        assert!(ca_files[0]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("-----BEGIN CERTIFICATE-----\n"));
         assert_eq!(
             outputs["commands"],
             serde_json::json!([
+                "update-ca-certificates",
                 "systemctl daemon-reload",
-                "systemctl restart containerd.service",
-                "systemctl restart kubelet.service",
-                "systemctl restart docker.service"
+                "systemctl restart -- 'containerd.service'",
+                "systemctl restart -- 'kubelet.service'",
+                "systemctl restart -- 'docker.service'"
             ])
         );
     });
 }
 
+/// The Secret variant: the kubeadm YAML holds no credential in any form and
+/// no inline content; every unit gets its drop-in from the Secret, files with
+/// credentials are 0600, the CA bundle comes from the Secret too, and the
+/// environment file, sourced by `sh`, yields exactly the variables.
 #[test]
 fn capi_kubeadm_example() {
     for_each_terraform(|tf| {
         let outputs = apply_example(tf, "clusterproxy_capi_kubeadm");
-        let spec: serde_json::Value =
-            serde_yaml_ng::from_str(outputs["kubeadm_config_spec"].as_str().unwrap()).unwrap();
-        assert_eq!(spec["files"].as_array().unwrap().len(), 2);
-        let exports = spec["preKubeadmCommands"].as_array().unwrap();
-        assert_eq!(exports[0], "systemctl daemon-reload");
-        assert!(exports[2]
-            .as_str()
+        let yaml = outputs["kubeadm_config_spec"].as_str().unwrap();
+        for secret in [PASSWORD, PASSWORD_ENCODED] {
+            for form in harness::secret_forms(secret) {
+                assert!(!yaml.contains(&form), "{form:?} in the KCP YAML:\n{yaml}");
+            }
+        }
+        let spec: serde_json::Value = serde_yaml_ng::from_str(yaml).unwrap();
+        let files = spec["files"].as_array().unwrap();
+        assert!(files.iter().all(|f| f.get("content").is_none()), "{yaml}");
+        let manifest: serde_json::Value =
+            serde_yaml_ng::from_str(outputs["secret_manifest"].as_str().unwrap()).unwrap();
+        assert_eq!(manifest["metadata"]["name"], "prod-1-systemd-proxy");
+        let from_secret = |path: &str| -> (String, String) {
+            let file = files
+                .iter()
+                .find(|f| f["path"] == path)
+                .unwrap_or_else(|| panic!("no {path}"));
+            assert_eq!(
+                file["contentFrom"]["secret"]["name"],
+                "prod-1-systemd-proxy"
+            );
+            let key = file["contentFrom"]["secret"]["key"].as_str().unwrap();
+            let data = manifest["data"][key].as_str().unwrap();
+            let content = base64::engine::general_purpose::STANDARD
+                .decode(data)
+                .unwrap();
+            (
+                String::from_utf8(content).unwrap(),
+                file["permissions"].as_str().unwrap().to_owned(),
+            )
+        };
+        for unit in ["containerd.service", "kubelet.service"] {
+            let (dropin, mode) =
+                from_secret(&format!("/etc/systemd/system/{unit}.d/http-proxy.conf"));
+            assert!(
+                dropin.contains(&PASSWORD_ENCODED.replace('%', "%%")),
+                "{dropin}"
+            );
+            assert_eq!(mode, "0600");
+        }
+        let (ca, mode) = from_secret("/usr/local/share/ca-certificates/clusterproxy-proxy-ca.crt");
+        assert!(ca.starts_with("-----BEGIN CERTIFICATE-----"));
+        assert_eq!(mode, "0644");
+        let (env_file, mode) = from_secret("/etc/clusterproxy/proxy.env");
+        assert_eq!(mode, "0600");
+        let commands = spec["preKubeadmCommands"].as_array().unwrap();
+        assert_eq!(
+            *commands,
+            serde_json::json!([
+                "update-ca-certificates",
+                "systemctl daemon-reload",
+                "systemctl restart -- 'containerd.service'",
+                ". '/etc/clusterproxy/proxy.env'"
+            ])
+            .as_array()
             .unwrap()
-            .starts_with("export HTTP_PROXY='http://svc-k8s:p%2540ss"));
+            .clone()
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("proxy.env");
+        std::fs::write(&path, &env_file).unwrap();
+        let out = std::process::Command::new("sh")
+            .args(["-c", ". \"$1\" && env", "sh"])
+            .arg(&path)
+            .env_clear()
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let env = String::from_utf8(out.stdout).unwrap();
+        let url = format!("http://svc-k8s:{PASSWORD_ENCODED}@proxy.corp.example:3128");
+        for name in ["HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy"] {
+            assert!(
+                env.lines().any(|l| l == format!("{name}={url}")),
+                "{name}:\n{env}"
+            );
+        }
+        let no_proxy = env
+            .lines()
+            .find_map(|l| l.strip_prefix("NO_PROXY="))
+            .unwrap();
+        assert!(no_proxy.contains("registry.corp.example") && no_proxy.contains("10.96.0.0/12"));
         let review: serde_json::Value =
             serde_yaml_ng::from_str(outputs["review"].as_str().unwrap()).unwrap();
         assert!(!review.to_string().contains("p%2540ss"));
@@ -115,6 +206,13 @@ fn tkg_config_example() {
             "registry.corp.example,vcenter.corp.example,cluster.local"
         );
         assert_eq!(outputs["tkg_no_proxy"], config["TKG_NO_PROXY"]);
+        // TKG appends SERVICE_CIDR and CLUSTER_CIDR: emitted, as they are
+        // left out of TKG_NO_PROXY.
+        assert_eq!(config["SERVICE_CIDR"], "100.64.0.0/13");
+        assert_eq!(config["CLUSTER_CIDR"], "100.96.0.0/11");
+        let trust = &outputs["cluster_class_trust_variable"]["additionalTrustedCAs"];
+        assert_eq!(trust[0]["name"], "proxy");
+        assert_eq!(trust[0]["data"], config["TKG_PROXY_CA_CERT"]);
         assert_eq!(
             outputs["appended_by_tkg"],
             serde_json::json!([
@@ -150,7 +248,7 @@ fn pod_env_example() {
         let env = outputs["env"].as_array().unwrap();
         let names: Vec<&str> = env.iter().map(|e| e["name"].as_str().unwrap()).collect();
         assert_eq!(
-            names,
+            names[..6],
             [
                 "HTTP_PROXY",
                 "http_proxy",
@@ -165,6 +263,36 @@ fn pod_env_example() {
             .as_str()
             .unwrap()
             .contains("svc-apps:***@"));
+        for (index, name) in ["SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS"]
+            .iter()
+            .enumerate()
+        {
+            assert_eq!(env[6 + index]["name"], *name);
+            assert_eq!(env[6 + index]["value"], "/etc/clusterproxy/ca/ca.crt");
+        }
+        let config_map: serde_json::Value =
+            serde_yaml_ng::from_str(outputs["ca_config_map"].as_str().unwrap()).unwrap();
+        assert_eq!(config_map["kind"], "ConfigMap");
+        assert_eq!(config_map["metadata"]["name"], "proxy-ca");
+        assert_eq!(config_map["metadata"]["namespace"], "apps");
+        assert!(config_map["data"]["ca.crt"]
+            .as_str()
+            .unwrap()
+            .starts_with("-----BEGIN CERTIFICATE-----"));
+        let volumes: serde_json::Value =
+            serde_yaml_ng::from_str(outputs["volumes"].as_str().unwrap()).unwrap();
+        let mounts: serde_json::Value =
+            serde_yaml_ng::from_str(outputs["volume_mounts"].as_str().unwrap()).unwrap();
+        assert_eq!(volumes["volumes"][0]["configMap"]["name"], "proxy-ca");
+        assert_eq!(
+            mounts["volumeMounts"][0]["name"],
+            volumes["volumes"][0]["name"]
+        );
+        assert_eq!(
+            mounts["volumeMounts"][0]["mountPath"],
+            "/etc/clusterproxy/ca"
+        );
+        assert_eq!(mounts["volumeMounts"][0]["readOnly"], true);
     });
 }
 
@@ -185,14 +313,109 @@ fn aks_with_ca(pem: &str) -> String {
     )
 }
 
+/// `count` distinct host names, as HCL strings.
+fn hosts(count: usize) -> Vec<String> {
+    (0..count)
+        .map(|i| format!("\"host-{i}.corp.example\""))
+        .collect()
+}
+
+/// The text of the `summary` warning in Terraform's output, up to the next
+/// diagnostic, with every run of blanks and line breaks as one space
+/// (Terraform wraps and aligns the text).
+fn warning_text(text: &str, summary: &str) -> String {
+    let mut lines = text
+        .lines()
+        .map(|line| line.trim_start_matches(['│', '╷', '╵', ' ']).trim_end())
+        .skip_while(|line| *line != format!("Warning: {summary}"));
+    let head = lines.next().unwrap_or_default().to_owned();
+    let body: Vec<&str> = lines
+        .take_while(|line| !line.starts_with("Warning: ") && !line.starts_with("Error: "))
+        .filter(|line| !line.is_empty())
+        .collect();
+    format!("{head} {}", body.join(" "))
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Warnings that do not stop the plan, on the attribute at fault, and the
+/// renderings they concern: a unit name one letter away from `kubelet`, a
+/// drop-in line over 64 KiB; a proxy URL without a port renders the
+/// scheme's port; a namespace `yes` is quoted in the Secret manifest.
+#[test]
+fn renderer_warnings_ports_and_quoting() {
+    let provider = example("provider/provider.tf");
+    let config = format!(
+        r#"data "clusterproxy_systemd_dropin" "typo" {{
+  http_proxy = "http://proxy.corp.example:3128"
+  units      = ["containerd", "kublet"]
+}}
+
+data "clusterproxy_systemd_dropin" "long" {{
+  http_proxy = "http://proxy.corp.example:3128"
+  extra      = [{}]
+}}
+
+data "clusterproxy_pod_env" "portless" {{
+  http_proxy  = "http://proxy.corp.example"
+  https_proxy = "https://proxy.corp.example/"
+}}
+
+data "clusterproxy_capi_kubeadm" "yes" {{
+  http_proxy   = "http://proxy.corp.example:3128"
+  cluster_name = "prod"
+  namespace    = "yes"
+}}
+
+output "typo_units" {{
+  value = [for d in data.clusterproxy_systemd_dropin.typo.dropins_redacted : d.unit]
+}}
+
+output "env" {{
+  value     = data.clusterproxy_pod_env.portless.env
+  sensitive = true
+}}
+
+output "secret_manifest" {{
+  value     = data.clusterproxy_capi_kubeadm.yes.secret_manifest
+  sensitive = true
+}}
+"#,
+        hosts(1_700).join(", ")
+    );
+    for_each_terraform(|tf| {
+        let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", &config)]);
+        let text = work.run_ok(&["plan"]).combined();
+        let typo = warning_text(&text, "Unit name looks like a typo");
+        assert!(typo.contains("did you mean \"kubelet\""), "{text}");
+        assert!(
+            typo.contains("3: units = [\"containerd\", \"kublet\"]"),
+            "no snippet at units:\n{typo}"
+        );
+        let long = warning_text(&text, "Very long drop-in line");
+        assert!(
+            long.contains("6: data \"clusterproxy_systemd_dropin\" \"long\" {"),
+            "{text}"
+        );
+        let outputs = run_cycle(&work, &Cycle::default());
+        assert_eq!(
+            outputs["typo_units"],
+            serde_json::json!(["containerd.service", "kublet.service"])
+        );
+        assert_eq!(outputs["env"][0]["value"], "http://proxy.corp.example:80");
+        assert_eq!(outputs["env"][2]["value"], "https://proxy.corp.example:443");
+        let manifest = outputs["secret_manifest"].as_str().unwrap();
+        assert!(manifest.contains("namespace: \"yes\"\n"), "{manifest}");
+    });
+}
+
 /// Each platform rule fails the plan with a diagnostic on the attribute at fault.
 #[test]
 fn renderer_bad_input_is_a_diagnostic() {
     let provider = example("provider/provider.tf");
     let ca = base64::engine::general_purpose::STANDARD.encode("not a certificate");
-    let long_list: Vec<String> = (0..800)
-        .map(|i| format!("\"host-{i}.corp.example\""))
-        .collect();
+    let long_list = hosts(800);
     // (configuration, diagnostic summary, the line Terraform's snippet must
     // show: the attribute or the block, text the diagnostic must mention)
     let cases: Vec<(String, &str, &str, Option<&str>)> = vec![
@@ -345,6 +568,107 @@ data "clusterproxy_pod_env" "x" {
             "password without username",
             "password",
             None,
+        ),
+        (
+            r#"data "clusterproxy_systemd_dropin" "x" {
+  http_proxy = "http://proxy.corp.example:3128"
+  units      = ["containerd", "-Hroot@attacker.example:x.service"]
+}"#
+            .into(),
+            "Invalid systemd unit name",
+            "units",
+            Some("starts with `-`"),
+        ),
+        (
+            r#"data "clusterproxy_capi_kubeadm" "x" {
+  http_proxy = "http://proxy.corp.example:3128"
+  units      = ["getty@"]
+}"#
+            .into(),
+            "Template unit without an instance",
+            "units",
+            None,
+        ),
+        (
+            r#"data "clusterproxy_capi_kubeadm" "x" {
+  http_proxy   = "http://proxy.corp.example:3128"
+  cluster_name = "prod"
+  namespace    = "Yes"
+}"#
+            .into(),
+            "Invalid Kubernetes name",
+            "namespace",
+            Some("DNS-1123"),
+        ),
+        (
+            r#"data "clusterproxy_capi_kubeadm" "x" {
+  http_proxy   = "http://proxy.corp.example:3128"
+  cluster_name = "Prod_1"
+}"#
+            .into(),
+            "Invalid Kubernetes name",
+            "cluster_name",
+            None,
+        ),
+        (
+            r#"data "clusterproxy_pod_env" "x" {
+  http_proxy = "http://proxy.corp.example:3128"
+  namespace  = "apps!"
+}"#
+            .into(),
+            "Invalid Kubernetes name",
+            "namespace",
+            None,
+        ),
+        (
+            r#"data "clusterproxy_systemd_dropin" "x" {
+  http_proxy = "http://proxy.corp.example:3128"
+  os_family  = "ubuntu"
+}"#
+            .into(),
+            "Invalid value",
+            "os_family",
+            Some("debian"),
+        ),
+        (
+            r#"data "clusterproxy_systemd_dropin" "x" {
+  http_proxy = "http://proxy.corp.example:3128"
+  os_family  = "rhel"
+}"#
+            .into(),
+            "Set without trusted_ca",
+            "os_family",
+            None,
+        ),
+        (
+            r#"data "clusterproxy_capi_kubeadm" "x" {
+  http_proxy     = "http://proxy.corp.example:3128"
+  cluster_name   = "prod"
+  base64_content = true
+}"#
+            .into(),
+            "base64_content with cluster_name",
+            "base64_content",
+            None,
+        ),
+        (
+            r#"data "clusterproxy_pod_env" "x" {
+  http_proxy      = "http://proxy.corp.example:3128"
+  config_map_name = "proxy-ca"
+}"#
+            .into(),
+            "Set without trusted_ca",
+            "config_map_name",
+            None,
+        ),
+        (
+            format!(
+                "data \"clusterproxy_systemd_dropin\" \"x\" {{\n  http_proxy = \"http://proxy.corp.example:3128\"\n  extra = [{}]\n}}\n",
+                hosts(25_000).join(", ")
+            ),
+            "Line too long for systemd",
+            "data \"clusterproxy_systemd_dropin\" \"x\" {",
+            Some("LONG_LINE_MAX"),
         ),
     ];
     for_each_terraform(|tf| {

@@ -15,7 +15,12 @@
 //! encoded), so `%`, `@`, `:`, `/`, `"`, `\`, `$` and spaces are all safe.
 //!
 //! Normalisation: scheme and host are lowercased, a trailing `/` is dropped,
-//! an explicit port is kept as written (without leading zeros).
+//! an explicit port is kept as written (without leading zeros), and a URL
+//! without a port gets the scheme's default port written out (`http` 80,
+//! `https` 443, RFC 9110 section 4.2). Clients disagree on a missing port:
+//! Go and Python use the scheme's port, curl uses 1080 for an `http://` proxy
+//! without one (libcurl's documented proxy port default), so every rendered URL
+//! carries its port.
 
 use std::fmt;
 use std::net::{Ipv4Addr, Ipv6Addr};
@@ -44,6 +49,14 @@ pub enum ProxyScheme {
 }
 
 impl ProxyScheme {
+    /// The port a URL of this scheme means when it names none.
+    pub fn default_port(self) -> u16 {
+        match self {
+            ProxyScheme::Http => 80,
+            ProxyScheme::Https => 443,
+        }
+    }
+
     /// The lowercase scheme name.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -148,7 +161,7 @@ impl fmt::Debug for ProxyCredentials {
 pub struct ProxyUrl {
     scheme: ProxyScheme,
     host: ProxyHost,
-    port: Option<u16>,
+    port: u16,
     credentials: Option<ProxyCredentials>,
 }
 
@@ -209,7 +222,7 @@ impl ProxyUrl {
             Err(detail) => return fail("invalid proxy host", detail),
         };
         let port = match port_text {
-            None => None,
+            None => scheme.default_port(),
             Some(p) if !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()) => {
                 match p.parse::<u16>() {
                     Ok(0) | Err(_) => {
@@ -218,7 +231,7 @@ impl ProxyUrl {
                             format!("Port {p:?} is not in 1-65535."),
                         )
                     }
-                    Ok(n) => Some(n),
+                    Ok(n) => n,
                 }
             }
             Some(p) => {
@@ -252,8 +265,8 @@ impl ProxyUrl {
         &self.host
     }
 
-    /// Explicit port, if any.
-    pub fn port(&self) -> Option<u16> {
+    /// The port: as written, or the scheme's default.
+    pub fn port(&self) -> u16 {
         self.port
     }
 
@@ -262,12 +275,9 @@ impl ProxyUrl {
         self.credentials.as_ref()
     }
 
-    /// `host[:port]` as it appears in the URL.
+    /// `host:port`, the port always written.
     pub fn host_port(&self) -> String {
-        match self.port {
-            Some(port) => format!("{}:{port}", self.host),
-            None => self.host.to_string(),
-        }
+        format!("{}:{}", self.host, self.port)
     }
 
     /// Full URL including percent-encoded credentials: a SECRET when
@@ -388,7 +398,7 @@ mod tests {
         assert_eq!(url.to_secret_string(), "http://proxy.example.com:3128");
         assert_eq!(
             parse("https://10.0.0.1").unwrap().to_plain_string(),
-            "https://10.0.0.1"
+            "https://10.0.0.1:443"
         );
     }
 
@@ -469,12 +479,39 @@ mod tests {
     fn username_only_and_missing_username() {
         let creds = ProxyCredentials::new("bob", "").unwrap();
         let url = parse("http://proxy").unwrap().with_credentials(creds);
-        assert_eq!(url.to_secret_string(), "http://bob@proxy");
+        assert_eq!(url.to_secret_string(), "http://bob@proxy:80");
         assert_eq!(ProxyCredentials::new("", "").unwrap(), None);
         assert_eq!(
             ProxyCredentials::new("", "x").unwrap_err().field,
             "password"
         );
+    }
+
+    /// curl takes 1080 for a proxy URL without a port, Go and Python the
+    /// scheme's port: the rendered URL always names the port.
+    #[test]
+    fn a_missing_port_becomes_the_schemes_default() {
+        for (text, want) in [
+            ("http://proxy.corp.example", "http://proxy.corp.example:80"),
+            (
+                "https://proxy.corp.example/",
+                "https://proxy.corp.example:443",
+            ),
+            ("http://[2001:db8::1]", "http://[2001:db8::1]:80"),
+            (
+                "http://proxy.corp.example:80",
+                "http://proxy.corp.example:80",
+            ),
+            (
+                "https://proxy.corp.example:3129",
+                "https://proxy.corp.example:3129",
+            ),
+        ] {
+            let url = parse(text).unwrap();
+            assert_eq!(url.to_plain_string(), want);
+            assert_eq!(url.to_redacted_string(), want);
+        }
+        assert_eq!(parse("http://p").unwrap(), parse("http://p:80").unwrap());
     }
 
     #[test]

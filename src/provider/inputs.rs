@@ -3,9 +3,10 @@
 
 use crate::domain::no_proxy::{self, Cloud, Cluster, Dialect, MergeOptions, Merged};
 use crate::domain::profile::{Profile, ProfileInput};
+use crate::domain::render::trust::OsFamily;
 use crate::domain::render::{systemd, ProxySettings};
 use crate::domain::Finding;
-use crate::framework::diagnostics::{AttributePath, Diagnostics};
+use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::schema::{Attribute, NoNullElements, OneOf, SizeAtLeast};
 use crate::framework::value::{Type, Value};
 use crate::provider::convert;
@@ -296,18 +297,68 @@ pub fn units_attribute() -> Attribute {
         "units",
         Type::list(Type::String),
         convert::string_list(&systemd::DEFAULT_UNITS),
-        "systemd units whose environment gets the proxy settings (`docker`, `crio`, `teleport`... or `.service` names; sockets, timers and other unit types are refused). Defaults to `containerd` and `kubelet`.",
+        "systemd units whose environment gets the proxy settings (`docker`, `crio`, `teleport`... or `.service` names, instances such as `getty@tty1` and systemd escapes such as `foo\\x2dbar` included). Names follow systemd's unit name grammar; a name starting with `-`, a template without an instance, and sockets, timers and other unit types are refused; a name one letter away from a well-known unit (`kublet`) gets a warning. Defaults to `containerd` and `kubelet`.",
     )
     .validator(NoNullElements)
 }
 
-/// The full unit names of `units`; invalid names are errors on their element.
+/// The `os_family` attribute of the node renderers: where the CA bundle goes
+/// and which command makes the OS trust it.
+pub fn os_family_attribute() -> Attribute {
+    Attribute::with_default(
+        "os_family",
+        Type::String,
+        Value::string(OsFamily::NAMES[0]),
+        "OS family of the nodes, for the `trusted_ca` bundle: `debian` (Debian and Ubuntu: `/usr/local/share/ca-certificates/clusterproxy-proxy-ca.crt`, `update-ca-certificates`), `rhel` (RHEL-like and Amazon Linux: `/etc/pki/ca-trust/source/anchors/clusterproxy-proxy-ca.crt`, `update-ca-trust extract`), `flatcar` (`/etc/ssl/certs/clusterproxy-proxy-ca.pem`, `update-ca-certificates`) or `photon` (`/etc/ssl/certs/clusterproxy-proxy-ca.pem`, `rehash_ca_certificates.sh`, as TKG does). Defaults to `debian`; setting it without a `trusted_ca` is an error.",
+    )
+    .validator(OneOf(&OsFamily::NAMES))
+}
+
+/// Plan-time check of inputs that only shape the `trusted_ca` outputs:
+/// each of `names` set while the configuration certainly has no CA (neither
+/// `trusted_ca` nor the profile's, both known) is an error on it, as an input
+/// that would be accepted and ignored.
+pub fn validate_ca_only_inputs(config: &Value, names: &[&str], diags: &mut Diagnostics) {
+    let absent = |v: Option<&Value>| v.is_none_or(Value::is_null);
+    let no_ca = match config.get_attr("profile") {
+        Some(profile) if profile.is_unknown() => false,
+        Some(profile) if !profile.is_null() => absent(profile.get_attr("trusted_ca")),
+        _ => absent(config.get_attr("trusted_ca")),
+    };
+    if !no_ca {
+        return;
+    }
+    for name in names {
+        if config.get_attr(name).is_some_and(|v| !v.is_null()) {
+            diags.push(
+                Diagnostic::error(
+                    "Set without trusted_ca",
+                    format!("`{name}` only shapes what is rendered for the trusted CA bundle; set `trusted_ca` (or a profile with one) or remove `{name}`."),
+                )
+                .at(AttributePath::attribute(*name)),
+            );
+        }
+    }
+}
+
+/// The configured OS family (the default when unset).
+pub fn read_os_family(config: &Value) -> OsFamily {
+    convert::string(config, "os_family")
+        .and_then(|name| OsFamily::from_name(&name))
+        .unwrap_or(OsFamily::Debian)
+}
+
+/// The full unit names of `units`; invalid names are errors on their
+/// element, names that look like typos of well-known units warnings.
 pub fn read_units(config: &Value, diags: &mut Diagnostics) -> Option<Vec<String>> {
     let mut units = Vec::new();
     let mut findings = Vec::new();
     for (index, name) in convert::strings(config, "units").iter().enumerate() {
         match systemd::unit_name("units", index, name.trim()) {
-            Ok(unit) => units.push(unit),
+            Ok(unit) => {
+                findings.extend(systemd::typo_warning("units", index, &unit));
+                units.push(unit);
+            }
             Err(f) => findings.push(f),
         }
     }
@@ -320,7 +371,7 @@ pub fn read_units(config: &Value, diags: &mut Diagnostics) -> Option<Vec<String>
         ));
     }
     convert::push_findings(&findings, &AttributePath::root(), diags);
-    findings.is_empty().then_some(units)
+    (!findings.iter().any(Finding::is_error)).then_some(units)
 }
 
 /// The proxy settings and the unit names; errors of both are reported.

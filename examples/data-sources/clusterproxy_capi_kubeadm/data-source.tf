@@ -3,10 +3,18 @@ variable "proxy_password" {
   sensitive = true
 }
 
-data "clusterproxy_capi_kubeadm" "workers" {
+# The Secret variant: the credentials travel only in the Secret
+# "prod-1-systemd-proxy"; the KubeadmControlPlane and KubeadmConfigTemplate
+# reference it through contentFrom and hold no credential.
+data "clusterproxy_capi_kubeadm" "prod" {
   http_proxy = "http://proxy.corp.example:3128"
   username   = "svc-k8s"
   password   = var.proxy_password
+  trusted_ca = file("${path.module}/proxy-ca.pem")
+  os_family  = "debian"
+
+  cluster_name = "prod-1"
+  namespace    = "org-acme"
 
   installation   = ["registry.corp.example"]
   pod_cidrs      = ["192.168.0.0/16"]
@@ -18,10 +26,16 @@ data "clusterproxy_capi_kubeadm" "workers" {
 # Paste under spec.kubeadmConfigSpec (KubeadmControlPlane) or
 # spec.template.spec (KubeadmConfigTemplate).
 output "kubeadm_config_spec" {
-  value     = data.clusterproxy_capi_kubeadm.workers.yaml
+  value     = data.clusterproxy_capi_kubeadm.prod.yaml
+  sensitive = true
+}
+
+# Apply to the management cluster next to the Cluster.
+output "secret_manifest" {
+  value     = data.clusterproxy_capi_kubeadm.prod.secret_manifest
   sensitive = true
 }
 
 output "review" {
-  value = data.clusterproxy_capi_kubeadm.workers.yaml_redacted
+  value = data.clusterproxy_capi_kubeadm.prod.yaml_redacted
 }

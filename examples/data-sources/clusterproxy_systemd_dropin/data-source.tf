@@ -8,6 +8,11 @@ data "clusterproxy_systemd_dropin" "node" {
   username   = "svc-k8s"
   password   = var.proxy_password
 
+  # The TLS-inspecting proxy's CA: written to the node and trusted by the OS
+  # (os_family decides where and how) before containerd and kubelet restart.
+  trusted_ca = file("${path.module}/proxy-ca.pem")
+  os_family  = "debian"
+
   installation  = ["registry.corp.example", ".corp.example"]
   pod_cidrs     = ["192.168.0.0/16"]
   service_cidrs = ["10.96.0.0/12"]
@@ -20,8 +25,13 @@ output "containerd_dropin" {
   value = data.clusterproxy_systemd_dropin.node.dropins_redacted[0].content
 }
 
+# Write ca_files and dropins first, then run the commands in order.
 output "commands" {
   value = data.clusterproxy_systemd_dropin.node.commands
+}
+
+output "ca_files" {
+  value = data.clusterproxy_systemd_dropin.node.ca_files
 }
 
 # Feed the real content to your node provisioning (cloud-init, Ignition...).

@@ -7,6 +7,7 @@ data "clusterproxy_tkg_config" "workload" {
   http_proxy = "http://proxy.corp.example:3128"
   username   = "svc-k8s"
   password   = var.proxy_password
+  trusted_ca = file("${path.module}/proxy-ca.pem")
 
   installation   = ["registry.corp.example", "vcenter.corp.example"]
   pod_cidrs      = ["100.96.0.0/11"]
@@ -21,6 +22,11 @@ data "clusterproxy_tkg_config" "workload" {
 output "cluster_config" {
   value     = data.clusterproxy_tkg_config.workload.yaml
   sensitive = true
+}
+
+# For a class-based cluster: the `trust` variable of spec.topology.variables.
+output "cluster_class_trust_variable" {
+  value = jsondecode(data.clusterproxy_tkg_config.workload.cluster_class_trust_variable)
 }
 
 output "tkg_no_proxy" {

@@ -1,14 +1,17 @@
 //! Cluster API kubeadm bootstrap: `files` entries and `preKubeadmCommands` for
 //! KubeadmControlPlane and KubeadmConfigTemplate, the `contentFrom.secret`
 //! variant with its Secret (Giant Swarm: `<cluster>-systemd-proxy`, key
-//! `containerdProxy`) and the `<cluster>-cluster-values` `cluster.proxy` values.
+//! `containerdProxy`), where every file comes from the Secret, the credentials
+//! included, and the commands only source a file; and the
+//! `<cluster>-cluster-values` `cluster.proxy` values.
 //! CAPI's limits are enforced.
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use serde_json::{json, Value};
 
-use super::{shell, systemd, ProxySettings, Secrets};
+use super::trust::{self, OsFamily};
+use super::{shell, systemd, yaml, ProxySettings, Secrets};
 use crate::domain::Finding;
 
 /// Longest `content` CAPI accepts.
@@ -83,23 +86,68 @@ impl File {
 /// The kubeadm pieces.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Kubeadm {
-    /// `files` entries, one drop-in per unit.
+    /// `files` entries: one drop-in per unit, the CA bundle when there is
+    /// one, and in the Secret variant the environment file.
     pub files: Vec<File>,
-    /// `preKubeadmCommands`: daemon-reload, restart of the units other than
-    /// kubelet (kubeadm starts it), and `export` lines so kubeadm passes the
-    /// variables into the static pods.
+    /// `preKubeadmCommands`: the trust store update (with a CA), daemon-reload,
+    /// restart of the units other than kubelet (kubeadm starts it), then the
+    /// variables for kubeadm, which passes them into the static pods:
+    /// `export` lines, or in the Secret variant `.` of the environment file.
     pub pre_kubeadm_commands: Vec<String>,
 }
 
+/// Where the Secret variant puts the environment file that the commands source.
+pub const ENV_FILE_PATH: &str = "/etc/clusterproxy/proxy.env";
+/// Key of the environment file in the Secret.
+pub const ENV_KEY: &str = "proxyEnv";
+/// Key of the CA bundle in the Secret.
+pub const CA_KEY: &str = "trustedCa";
+
+/// The Secret key of the drop-in for `unit`: `<name>Proxy`
+/// (`containerdProxy` as Giant Swarm names it). Characters a Secret key
+/// cannot hold (`@`, `:`, `\`) and `_` itself become `_xx` (hex), so that
+/// two units never share a key.
+pub fn secret_key(unit: &str) -> String {
+    let base = unit.strip_suffix(".service").unwrap_or(unit);
+    let mut key = String::with_capacity(base.len() + 5);
+    for b in base.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'-' || b == b'.' {
+            key.push(char::from(b));
+        } else {
+            key.push_str(&format!("_{b:02x}"));
+        }
+    }
+    key + "Proxy"
+}
+
+/// The environment file the Secret variant's commands source: `export` lines.
+pub fn env_file(settings: &ProxySettings, secrets: Secrets) -> String {
+    let mut out = "# Proxy settings for kubeadm, managed by Terraform (clusterproxy).\n".to_owned();
+    for line in shell::exports(&settings.variables(secrets)) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
 impl Kubeadm {
-    /// Inline drop-ins for `units` (full unit names).
+    /// Inline drop-ins for `units` (full unit names), the CA bundle for `os`.
     pub fn inline(
         settings: &ProxySettings,
         units: &[String],
+        os: OsFamily,
         base64: bool,
         secrets: Secrets,
     ) -> Result<Self, Vec<Finding>> {
-        let files = units
+        let inline = |content: String| Content::Inline {
+            content: if base64 {
+                STANDARD.encode(&content)
+            } else {
+                content
+            },
+            base64,
+        };
+        let mut files: Vec<File> = units
             .iter()
             .map(|unit| {
                 let dropin = systemd::dropin(settings, unit, secrets);
@@ -107,38 +155,62 @@ impl Kubeadm {
                     path: dropin.path,
                     owner: dropin.owner.to_owned(),
                     permissions: dropin.permissions.to_owned(),
-                    content: Content::Inline {
-                        content: if base64 {
-                            STANDARD.encode(&dropin.content)
-                        } else {
-                            dropin.content
-                        },
-                        base64,
-                    },
+                    content: inline(dropin.content),
                 }
             })
             .collect();
-        Self::checked(files, commands(settings, units, secrets))
+        if let Some(ca) = &settings.trusted_ca {
+            let ca = trust::ca_file(ca, os);
+            files.push(File {
+                path: ca.path.to_owned(),
+                owner: ca.owner.to_owned(),
+                permissions: ca.permissions.to_owned(),
+                content: inline(ca.content),
+            });
+        }
+        let mut commands = apply(settings, units, os);
+        commands.extend(shell::exports(&settings.variables(secrets)));
+        Self::checked(files, commands)
     }
 
-    /// The containerd drop-in from a Secret (`<cluster>-systemd-proxy`).
+    /// Every file from the Secret `<cluster>-systemd-proxy` through
+    /// `contentFrom.secret`: a drop-in per unit, the environment file that the
+    /// commands source, and the CA bundle for `os`. Nothing in the result
+    /// holds a credential.
     pub fn from_secret(
         settings: &ProxySettings,
         cluster: &str,
-        secrets: Secrets,
+        units: &[String],
+        os: OsFamily,
     ) -> Result<Self, Vec<Finding>> {
-        let unit = "containerd.service".to_owned();
-        let dropin = systemd::dropin(settings, &unit, Secrets::Redact);
-        let file = File {
-            path: dropin.path,
-            owner: dropin.owner.to_owned(),
-            permissions: dropin.permissions.to_owned(),
+        let from = |path: String, permissions: &str, key: String| File {
+            path,
+            owner: "root:root".to_owned(),
+            permissions: permissions.to_owned(),
             content: Content::Secret {
                 name: secret_name(cluster),
-                key: SECRET_KEY.to_owned(),
+                key,
             },
         };
-        Self::checked(vec![file], commands(settings, &[unit], secrets))
+        let mut files: Vec<File> = units
+            .iter()
+            .map(|unit| {
+                let dropin = systemd::dropin(settings, unit, Secrets::Redact);
+                from(dropin.path, dropin.permissions, secret_key(unit))
+            })
+            .collect();
+        files.push(from(
+            ENV_FILE_PATH.to_owned(),
+            systemd::permissions(settings),
+            ENV_KEY.to_owned(),
+        ));
+        if let Some(ca) = &settings.trusted_ca {
+            let ca = trust::ca_file(ca, os);
+            files.push(from(ca.path.to_owned(), ca.permissions, CA_KEY.to_owned()));
+        }
+        let mut commands = apply(settings, units, os);
+        commands.push(format!(". {}", shell::quote(ENV_FILE_PATH)));
+        Self::checked(files, commands)
     }
 
     fn checked(files: Vec<File>, pre_kubeadm_commands: Vec<String>) -> Result<Self, Vec<Finding>> {
@@ -203,22 +275,20 @@ impl Kubeadm {
     /// The fragment to put under `kubeadmConfigSpec` (YAML).
     pub fn to_yaml(&self) -> String {
         let files: Vec<Value> = self.files.iter().map(File::to_json).collect();
-        serde_yaml_ng::to_string(
-            &json!({"files": files, "preKubeadmCommands": self.pre_kubeadm_commands}),
-        )
-        .unwrap_or_default()
+        yaml::to_string(&json!({"files": files, "preKubeadmCommands": self.pre_kubeadm_commands}))
     }
 }
 
-fn commands(settings: &ProxySettings, units: &[String], secrets: Secrets) -> Vec<String> {
+/// The trust store update (with a CA), daemon-reload and the restarts of the
+/// units but kubelet.
+fn apply(settings: &ProxySettings, units: &[String], os: OsFamily) -> Vec<String> {
     let restart: Vec<String> = units
         .iter()
         .filter(|u| u.as_str() != "kubelet.service")
         .cloned()
         .collect();
-    let mut out = systemd::apply_commands(&restart);
-    out.extend(shell::exports(&settings.variables(secrets)));
-    out
+    let trust = settings.trusted_ca.as_ref().map(|_| os.trust_command());
+    systemd::apply_commands(&restart, trust)
 }
 
 /// `<cluster>-systemd-proxy`.
@@ -226,22 +296,35 @@ pub fn secret_name(cluster: &str) -> String {
     format!("{cluster}-systemd-proxy")
 }
 
-/// The Secret holding the containerd drop-in (YAML manifest).
+/// The Secret the Secret variant's files come from (YAML manifest): a
+/// drop-in per unit, the environment file and the CA bundle.
 pub fn secret_manifest(
     settings: &ProxySettings,
     cluster: &str,
     namespace: &str,
+    units: &[String],
     secrets: Secrets,
 ) -> String {
-    let dropin = systemd::dropin(settings, "containerd.service", secrets);
+    let mut data = serde_json::Map::new();
+    for unit in units {
+        let dropin = systemd::dropin(settings, unit, secrets);
+        data.insert(secret_key(unit), json!(STANDARD.encode(dropin.content)));
+    }
+    data.insert(
+        ENV_KEY.to_owned(),
+        json!(STANDARD.encode(env_file(settings, secrets))),
+    );
+    if let Some(ca) = &settings.trusted_ca {
+        data.insert(CA_KEY.to_owned(), json!(STANDARD.encode(ca.to_pem())));
+    }
     let manifest = json!({
         "apiVersion": "v1",
         "kind": "Secret",
         "metadata": {"name": secret_name(cluster), "namespace": namespace},
         "type": "Opaque",
-        "data": {SECRET_KEY: STANDARD.encode(dropin.content)},
+        "data": data,
     });
-    serde_yaml_ng::to_string(&manifest).unwrap_or_default()
+    yaml::to_string(&manifest)
 }
 
 /// The `cluster.proxy` values of `<cluster>-cluster-values` (YAML).
@@ -254,13 +337,15 @@ pub fn cluster_values(settings: &ProxySettings, secrets: Secrets) -> String {
         "https": url(&settings.https_proxy),
         "noProxy": settings.no_proxy_value(),
     }}});
-    serde_yaml_ng::to_string(&values).unwrap_or_default()
+    yaml::to_string(&values)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::render::tests::{golden, settings};
+    use crate::domain::render::tests::{golden, settings, NASTY_PASSWORD};
+    use crate::domain::render::trust::tests::{ca_and_leaf, run_isolated};
+    use crate::domain::trusted_ca::TrustedCa;
 
     fn units() -> Vec<String> {
         vec!["containerd.service".into(), "kubelet.service".into()]
@@ -269,7 +354,8 @@ mod tests {
     #[test]
     fn yaml_parses_back_and_matches_golden() {
         let s = settings();
-        let kubeadm = Kubeadm::inline(&s, &units(), false, Secrets::Include).unwrap();
+        let kubeadm =
+            Kubeadm::inline(&s, &units(), OsFamily::Debian, false, Secrets::Include).unwrap();
         let yaml = kubeadm.to_yaml();
         golden("capi/kubeadm.yaml", &yaml);
         let parsed: Value = serde_yaml_ng::from_str(&yaml).unwrap();
@@ -277,6 +363,7 @@ mod tests {
             parsed["files"][0]["path"],
             "/etc/systemd/system/containerd.service.d/http-proxy.conf"
         );
+        assert_eq!(parsed["files"][0]["permissions"], "0600");
         assert_eq!(
             parsed["files"][1]["content"],
             systemd::dropin(&s, "kubelet.service", Secrets::Include).content
@@ -284,9 +371,10 @@ mod tests {
         assert_eq!(parsed["preKubeadmCommands"][0], "systemctl daemon-reload");
         assert_eq!(
             parsed["preKubeadmCommands"][1],
-            "systemctl restart containerd.service"
+            "systemctl restart -- 'containerd.service'"
         );
-        let encoded = Kubeadm::inline(&s, &units(), true, Secrets::Include).unwrap();
+        let encoded =
+            Kubeadm::inline(&s, &units(), OsFamily::Debian, true, Secrets::Include).unwrap();
         let Content::Inline {
             content,
             base64: true,
@@ -307,52 +395,156 @@ mod tests {
     #[test]
     fn pre_kubeadm_commands_export_the_values_in_a_real_shell() {
         let s = settings();
-        for kubeadm in [
-            Kubeadm::inline(&s, &units(), false, Secrets::Include).unwrap(),
-            Kubeadm::from_secret(&s, "prod", Secrets::Include).unwrap(),
+        let kubeadm =
+            Kubeadm::inline(&s, &units(), OsFamily::Debian, false, Secrets::Include).unwrap();
+        let script = kubeadm.pre_kubeadm_commands.join("\n");
+        let check = std::process::Command::new("sh")
+            .args(["-n", "-c", &script])
+            .status()
+            .unwrap();
+        assert!(check.success(), "sh -n rejects:\n{script}");
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("systemctl() {{ :; }}\n{script}\nenv"))
+            .env_clear()
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{script}");
+        let env = String::from_utf8(out.stdout).unwrap();
+        for (name, value) in s.variables(Secrets::Include) {
+            let line = format!("{name}={value}");
+            assert!(env.lines().any(|l| l == line), "{line} missing:\n{env}");
+        }
+    }
+
+    /// The files of `kubeadm` with their content taken from the Secret
+    /// `manifest` (as CAPI's contentFrom does): (path, content, mode).
+    fn files_from_secret(kubeadm: &Kubeadm, manifest: &str) -> Vec<(String, String, String)> {
+        let secret: Value = serde_yaml_ng::from_str(manifest).unwrap();
+        kubeadm
+            .files
+            .iter()
+            .map(|file| {
+                let Content::Secret { name, key } = &file.content else {
+                    panic!("{} is inline", file.path)
+                };
+                assert_eq!(secret["metadata"]["name"], json!(name));
+                let data = secret["data"][key]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("no key {key}"));
+                let content = String::from_utf8(STANDARD.decode(data).unwrap()).unwrap();
+                (file.path.clone(), content, file.permissions.clone())
+            })
+            .collect()
+    }
+
+    /// The Secret variant: no credential in the kubeadm pieces in any form,
+    /// every unit gets its drop-in, credentials files are 0600, and run in an
+    /// isolated root with the files in place, the commands make the system
+    /// trust the CA and give kubeadm exactly the variables.
+    #[test]
+    fn secret_variant_keeps_credentials_in_the_secret_and_works_on_a_node() {
+        let (ca, leaf) = ca_and_leaf();
+        let mut s = settings();
+        let units = vec![
+            "containerd.service".to_owned(),
+            "kubelet.service".to_owned(),
+            r"foo\x2dbar@a_b.service".to_owned(),
+        ];
+        golden(
+            "capi/secret.yaml",
+            &secret_manifest(&s, "prod", "org-acme", &units, Secrets::Include),
+        );
+        s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &ca).unwrap());
+        let kubeadm = Kubeadm::from_secret(&s, "prod", &units, OsFamily::Debian).unwrap();
+        let yaml = kubeadm.to_yaml();
+        golden("capi/kubeadm-secret.yaml", &yaml);
+        let encoded_password = NASTY_PASSWORD.replace('%', "%25");
+        for form in [NASTY_PASSWORD, "p%2540ss", &encoded_password, "svc-proxy:"] {
+            assert!(!yaml.contains(form), "{form} in\n{yaml}");
+        }
+        assert!(kubeadm
+            .files
+            .iter()
+            .all(|f| matches!(f.content, Content::Secret { .. })));
+        let manifest = secret_manifest(&s, "prod", "org-acme", &units, Secrets::Include);
+        let files = files_from_secret(&kubeadm, &manifest);
+        for unit in &units {
+            let path = format!("/etc/systemd/system/{unit}.d/http-proxy.conf");
+            let (_, content, mode) = files.iter().find(|(p, ..)| *p == path).expect(&path);
+            assert_eq!(
+                *content,
+                systemd::dropin(&s, unit, Secrets::Include).content
+            );
+            assert_eq!(mode, "0600");
+        }
+        let env_mode = &files.iter().find(|(p, ..)| p == ENV_FILE_PATH).unwrap().2;
+        assert_eq!(env_mode, "0600");
+        let script = format!("{}\nenv", kubeadm.pre_kubeadm_commands.join("\n"));
+        let (before, after, log) = run_isolated(&files, &script, &leaf);
+        assert!(!before && after, "{log}");
+        for (name, value) in s.variables(Secrets::Include) {
+            let line = format!("{name}={value}");
+            assert!(log.lines().any(|l| l == line), "{line} missing:\n{log}");
+        }
+        assert!(
+            log.contains("systemctl restart -- foo\\x2dbar@a_b.service"),
+            "{log}"
+        );
+        assert!(!log.contains("systemctl restart -- kubelet"), "{log}");
+    }
+
+    #[test]
+    fn secret_keys_are_valid_and_distinct() {
+        let keys: Vec<String> = [
+            "containerd.service",
+            "a_b.service",
+            "a@b.service",
+            r"a\x40b.service",
+            "a_40b.service",
+        ]
+        .iter()
+        .map(|u| secret_key(u))
+        .collect();
+        assert_eq!(keys[0], "containerdProxy");
+        for key in &keys {
+            assert!(
+                key.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-._".contains(&b)),
+                "{key}"
+            );
+        }
+        let mut unique = keys.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), keys.len(), "{keys:?}");
+    }
+
+    #[test]
+    fn inline_variant_writes_the_ca_before_the_restarts() {
+        let (ca, _) = ca_and_leaf();
+        let mut s = settings();
+        s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &ca).unwrap());
+        for (os, command) in [
+            (OsFamily::Debian, "update-ca-certificates"),
+            (OsFamily::Rhel, "update-ca-trust extract"),
+            (OsFamily::Flatcar, "update-ca-certificates"),
+            (OsFamily::Photon, "rehash_ca_certificates.sh"),
         ] {
-            let script = kubeadm.pre_kubeadm_commands.join("\n");
-            let check = std::process::Command::new("sh")
-                .args(["-n", "-c", &script])
-                .status()
-                .unwrap();
-            assert!(check.success(), "sh -n rejects:\n{script}");
-            let out = std::process::Command::new("sh")
-                .arg("-c")
-                .arg(format!("systemctl() {{ :; }}\n{script}\nenv"))
-                .env_clear()
-                .output()
-                .unwrap();
-            assert!(out.status.success(), "{script}");
-            let env = String::from_utf8(out.stdout).unwrap();
-            for (name, value) in s.variables(Secrets::Include) {
-                let line = format!("{name}={value}");
-                assert!(env.lines().any(|l| l == line), "{line} missing:\n{env}");
-            }
+            let kubeadm = Kubeadm::inline(&s, &units(), os, false, Secrets::Include).unwrap();
+            assert_eq!(kubeadm.pre_kubeadm_commands[0], command);
+            let file = kubeadm.files.last().unwrap();
+            assert_eq!(
+                (file.path.as_str(), file.permissions.as_str()),
+                (os.ca_path(), "0644")
+            );
         }
     }
 
     #[test]
-    fn secret_variant_and_cluster_values() {
+    fn cluster_values() {
         let s = settings();
-        let kubeadm = Kubeadm::from_secret(&s, "prod", Secrets::Include).unwrap();
-        assert_eq!(
-            kubeadm.files[0].to_json()["contentFrom"]["secret"],
-            json!({"name": "prod-systemd-proxy", "key": "containerdProxy"})
-        );
-        let manifest = secret_manifest(&s, "prod", "org-acme", Secrets::Include);
-        golden("capi/secret.yaml", &manifest);
-        let parsed: Value = serde_yaml_ng::from_str(&manifest).unwrap();
-        let data = STANDARD
-            .decode(parsed["data"]["containerdProxy"].as_str().unwrap())
-            .unwrap();
-        assert_eq!(
-            data,
-            systemd::dropin(&s, "containerd.service", Secrets::Include)
-                .content
-                .as_bytes()
-        );
-        let values = cluster_values(&s, Secrets::Include);
+        let values = super::cluster_values(&s, Secrets::Include);
         golden("capi/cluster-values.yaml", &values);
         let parsed: Value = serde_yaml_ng::from_str(&values).unwrap();
         assert_eq!(parsed["cluster"]["proxy"]["noProxy"], s.no_proxy_value());
@@ -362,7 +554,8 @@ mod tests {
     fn enforces_capi_limits() {
         let mut s = settings();
         s.no_proxy = (0..800).map(|i| format!("host-{i}.corp.example")).collect();
-        let errors = Kubeadm::inline(&s, &units(), false, Secrets::Include).unwrap_err();
+        let errors =
+            Kubeadm::inline(&s, &units(), OsFamily::Debian, false, Secrets::Include).unwrap_err();
         assert!(errors
             .iter()
             .any(|f| f.summary == "File content too long for CAPI" && f.index == Some(0)));
@@ -370,7 +563,8 @@ mod tests {
             "containerd.service".to_owned(),
             "containerd.service".to_owned(),
         ];
-        let errors = Kubeadm::inline(&settings(), &dup, false, Secrets::Include).unwrap_err();
+        let errors = Kubeadm::inline(&settings(), &dup, OsFamily::Debian, false, Secrets::Include)
+            .unwrap_err();
         assert_eq!(errors[0].summary, "Duplicate file path");
     }
 }

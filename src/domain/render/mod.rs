@@ -4,10 +4,13 @@
 
 pub mod aks;
 pub mod capi;
+pub mod k8s;
 pub mod pod_env;
 pub mod shell;
 pub mod systemd;
 pub mod tkg;
+pub mod trust;
+pub mod yaml;
 
 use super::proxy_url::ProxyUrl;
 use super::trusted_ca::TrustedCa;

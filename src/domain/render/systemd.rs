@@ -5,7 +5,7 @@
 //! backslash and `%` doubled (systemd expands `%` specifiers; a percent-encoded
 //! password would otherwise fail to load).
 
-use super::{ProxySettings, Secrets};
+use super::{shell, ProxySettings, Secrets};
 use crate::domain::Finding;
 
 /// The units proxied when none are named.
@@ -17,6 +17,34 @@ pub const DROPIN_NAME: &str = "http-proxy.conf";
 /// Path of the system-wide `DefaultEnvironment=` drop-in.
 pub const DEFAULT_ENVIRONMENT_PATH: &str = "/etc/systemd/system.conf.d/http-proxy.conf";
 
+/// systemd's longest unit file line (`LONG_LINE_MAX`, 1 MiB, in
+/// src/basic/fileio.h; the unit file parser reads lines with that limit and
+/// refuses the file past it).
+pub const LONG_LINE_MAX: usize = 1024 * 1024;
+
+/// A line this long gets a warning: far below [`LONG_LINE_MAX`], and a sign
+/// that the NO_PROXY list grows towards the limits.
+pub const LONG_LINE_WARNING: usize = 64 * 1024;
+
+/// The longest single environment string the Linux kernel passes to a new
+/// program (`MAX_ARG_STRLEN`, 32 pages of 4 KiB, include/uapi/linux/binfmts.h):
+/// execve fails with E2BIG past it, so the service would not start.
+pub const MAX_ARG_STRLEN: usize = 32 * 4096;
+
+/// Well-known units: a name one edit away from one of these is likely a typo.
+pub const WELL_KNOWN_UNITS: [&str; 10] = [
+    "containerd",
+    "kubelet",
+    "docker",
+    "crio",
+    "cri-docker",
+    "podman",
+    "k3s",
+    "k3s-agent",
+    "rke2-server",
+    "rke2-agent",
+];
+
 /// One drop-in file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Dropin {
@@ -26,7 +54,7 @@ pub struct Dropin {
     pub path: String,
     /// Owner, `user:group`.
     pub owner: &'static str,
-    /// Octal permissions: 0640 (credentials may be inside).
+    /// Octal permissions: 0600 when it holds credentials, 0644 otherwise.
     pub permissions: &'static str,
     /// File content.
     pub content: String,
@@ -46,29 +74,18 @@ pub fn escape(value: &str) -> String {
     out
 }
 
-/// The full unit name: `containerd` → `containerd.service`; `.service` names
-/// are kept. Invalid names, and units of other types (sockets, timers...: no
-/// process of theirs reads a `[Service]` environment), are an error on
-/// `field[index]`.
+/// The full unit name: `containerd` becomes `containerd.service`; `.service`
+/// names are kept. The name must follow systemd's unit name grammar
+/// (`unit_name_is_valid()` in src/basic/unit-name.c: at most 255
+/// characters, letters, digits and `:-_.\` before the suffix, `@` once to
+/// separate a template from its instance); a template without an instance
+/// cannot run, and a name starting with `-` is refused as well, which systemd
+/// accepts but `systemctl` would take for an option. Units of other types
+/// (sockets, timers...: no process of theirs reads a `[Service]`
+/// environment) are refused. Errors are on `field[index]`.
 pub fn unit_name(field: &str, index: usize, name: &str) -> Result<String, Finding> {
     let fail =
         |summary: &str, detail: String| Err(Finding::error(field, Some(index), summary, detail));
-    let full = if name.ends_with(".service") {
-        name.to_owned()
-    } else {
-        format!("{name}.service")
-    };
-    let valid = !name.is_empty()
-        && full.len() <= 255
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '-' | '_' | '.' | '@' | '\\'));
-    if !valid {
-        return fail(
-            "Invalid systemd unit name",
-            format!("{name:?} is not a unit name (letters, digits and `:-_.@\\` only, at most 255 characters with `.service`)."),
-        );
-    }
     let other_type = [
         ".socket",
         ".target",
@@ -89,7 +106,88 @@ pub fn unit_name(field: &str, index: usize, name: &str) -> Result<String, Findin
             format!("{name:?} is a {} unit; the proxy environment goes to the service that runs the process (e.g. {:?}).", &suffix[1..], format!("{}.service", &name[..name.len() - suffix.len()])),
         );
     }
-    Ok(full)
+    let prefix = name.strip_suffix(".service").unwrap_or(name);
+    let full = format!("{prefix}.service");
+    let grammar =
+        "letters, digits and `:-_.\\` with at most one `@`, at most 255 characters with `.service`";
+    if prefix.is_empty()
+        || full.len() > 255
+        || !prefix
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '-' | '_' | '.' | '@' | '\\'))
+    {
+        return fail(
+            "Invalid systemd unit name",
+            format!("{name:?} is not a unit name ({grammar})."),
+        );
+    }
+    if prefix.starts_with('-') {
+        return fail(
+            "Invalid systemd unit name",
+            format!("{name:?} starts with `-`, which `systemctl` would read as an option."),
+        );
+    }
+    match prefix.find('@') {
+        Some(0) => fail(
+            "Invalid systemd unit name",
+            format!("{name:?} has no name before `@`."),
+        ),
+        Some(at) if prefix[at + 1..].contains('@') => fail(
+            "Invalid systemd unit name",
+            format!("{name:?} has more than one `@` ({grammar})."),
+        ),
+        Some(at) if at + 1 == prefix.len() => fail(
+            "Template unit without an instance",
+            format!(
+                "{name:?} is a template; name an instance such as {:?}.",
+                format!("{prefix}instance.service")
+            ),
+        ),
+        _ => Ok(full),
+    }
+}
+
+/// Optimal string alignment distance (edits: insert, delete, substitute,
+/// swap two neighbours), for short names.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            d[i][j] = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+            }
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+/// A warning on `field[index]` when the full unit name `unit` is one edit
+/// away from a well-known unit (`kublet`, `containred`) without being one.
+pub fn typo_warning(field: &str, index: usize, unit: &str) -> Option<Finding> {
+    let base = unit.strip_suffix(".service").unwrap_or(unit);
+    if WELL_KNOWN_UNITS.contains(&base) {
+        return None;
+    }
+    let known = WELL_KNOWN_UNITS
+        .iter()
+        .find(|known| edit_distance(base, known) == 1)?;
+    Some(Finding::warning(
+        field,
+        Some(index),
+        "Unit name looks like a typo",
+        format!("{base:?} is one letter away from the well-known unit {known:?}; did you mean {known:?}? The drop-in is rendered for {unit:?} as written."),
+    ))
 }
 
 /// One quoted assignment, `"NAME=value"` with the value escaped, as
@@ -106,6 +204,20 @@ fn assignments(settings: &ProxySettings, secrets: Secrets) -> Vec<String> {
         .collect()
 }
 
+/// Octal permissions of a file that holds the settings: 0600 when the proxy
+/// URLs carry credentials (as Giant Swarm's charts write them), 0644 otherwise.
+pub fn permissions(settings: &ProxySettings) -> &'static str {
+    let credentials = [&settings.http_proxy, &settings.https_proxy]
+        .into_iter()
+        .flatten()
+        .any(|url| url.credentials().is_some());
+    if credentials {
+        "0600"
+    } else {
+        "0644"
+    }
+}
+
 /// The drop-in for `unit` (a full unit name).
 pub fn dropin(settings: &ProxySettings, unit: &str, secrets: Secrets) -> Dropin {
     let mut content =
@@ -119,7 +231,7 @@ pub fn dropin(settings: &ProxySettings, unit: &str, secrets: Secrets) -> Dropin 
         unit: unit.to_owned(),
         path: format!("/etc/systemd/system/{unit}.d/{DROPIN_NAME}"),
         owner: "root:root",
-        permissions: "0640",
+        permissions: permissions(settings),
         content,
     }
 }
@@ -137,10 +249,57 @@ pub fn default_environment(settings: &ProxySettings, secrets: Secrets) -> String
     )
 }
 
-/// The commands that apply the drop-ins: one daemon-reload, then a restart per unit.
-pub fn apply_commands(units: &[String]) -> Vec<String> {
-    std::iter::once("systemctl daemon-reload".to_owned())
-        .chain(units.iter().map(|u| format!("systemctl restart {u}")))
+/// The limits the settings meet in systemd and the kernel: an error when a
+/// variable is longer than [`MAX_ARG_STRLEN`] (the service could not start)
+/// or a line of `content` reaches [`LONG_LINE_MAX`] (systemd refuses the
+/// file), a warning when a line passes [`LONG_LINE_WARNING`]. The findings
+/// concern the merged NO_PROXY list as a whole (no field).
+pub fn check_limits(settings: &ProxySettings, content: &str) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for (name, value) in settings.variables(Secrets::Redact) {
+        let length = name.len() + 1 + value.len();
+        if length >= MAX_ARG_STRLEN {
+            findings.push(Finding::error(
+                "",
+                None,
+                "Environment variable too long",
+                format!("{name} would be {length} bytes; Linux refuses to start a program with an environment string of {MAX_ARG_STRLEN} bytes or more (MAX_ARG_STRLEN). Shorten the NO_PROXY list (aggregate CIDRs, use domain suffixes)."),
+            ));
+        }
+    }
+    let longest = content.lines().map(str::len).max().unwrap_or(0);
+    if longest >= LONG_LINE_MAX {
+        findings.push(Finding::error(
+            "",
+            None,
+            "Line too long for systemd",
+            format!("A line of the drop-in is {longest} bytes; systemd refuses unit files with lines of {LONG_LINE_MAX} bytes or more (LONG_LINE_MAX), and the unit would not load. Shorten the NO_PROXY list."),
+        ));
+    } else if longest > LONG_LINE_WARNING {
+        findings.push(Finding::warning(
+            "",
+            None,
+            "Very long drop-in line",
+            format!("A line of the drop-in is {longest} bytes. systemd refuses lines of {LONG_LINE_MAX} bytes and Linux environment strings of {MAX_ARG_STRLEN} bytes; consider aggregating CIDRs or using domain suffixes."),
+        ));
+    }
+    findings
+}
+
+/// The commands that apply the drop-ins: the trust store update when a CA
+/// file is written (`trust_command`), one daemon-reload, then a restart per
+/// unit, `--` before the name and the name shell-quoted, so that no name is
+/// read as an option and systemd escapes (`\x2d`) reach systemctl intact.
+pub fn apply_commands(units: &[String], trust_command: Option<&str>) -> Vec<String> {
+    trust_command
+        .map(str::to_owned)
+        .into_iter()
+        .chain(std::iter::once("systemctl daemon-reload".to_owned()))
+        .chain(
+            units
+                .iter()
+                .map(|u| format!("systemctl restart -- {}", shell::quote(u))),
+        )
         .collect()
 }
 
@@ -186,6 +345,140 @@ mod tests {
             Some(2)
         );
         assert!(unit_name("units", 0, "").is_err());
+        assert_eq!(
+            unit_name("units", 0, r"foo\x2dbar").unwrap(),
+            r"foo\x2dbar.service"
+        );
+        assert_eq!(
+            unit_name("units", 0, "getty@tty1").unwrap(),
+            "getty@tty1.service"
+        );
+    }
+
+    /// A leading `-` would be a `systemctl` option (`-H host` runs the
+    /// command on another machine); templates, a bare `@` or two `@` are
+    /// outside systemd's grammar.
+    #[test]
+    fn unit_names_that_systemctl_would_misread_are_refused() {
+        for (name, summary) in [
+            (
+                "-Hroot@attacker.example:x.service",
+                "Invalid systemd unit name",
+            ),
+            ("--help", "Invalid systemd unit name"),
+            ("-", "Invalid systemd unit name"),
+            ("getty@", "Template unit without an instance"),
+            ("getty@.service", "Template unit without an instance"),
+            ("@x", "Invalid systemd unit name"),
+            ("a@b@c", "Invalid systemd unit name"),
+            (".service", "Invalid systemd unit name"),
+            ("a/b", "Invalid systemd unit name"),
+            ("a'b", "Invalid systemd unit name"),
+        ] {
+            let error = unit_name("units", 3, name).expect_err(name);
+            assert_eq!(
+                (error.summary.as_str(), error.index),
+                (summary, Some(3)),
+                "{name}"
+            );
+        }
+    }
+
+    /// The commands reach a real `systemctl` argv through `sh` as intended:
+    /// `--` first, the escape `\x2d` and `@` intact.
+    #[test]
+    fn commands_pass_unit_names_intact_through_sh() {
+        let units = vec![
+            r"foo\x2dbar.service".to_owned(),
+            "getty@tty1.service".to_owned(),
+            "containerd.service".to_owned(),
+        ];
+        let commands = apply_commands(&units, Some("update-ca-certificates"));
+        assert_eq!(commands[0], "update-ca-certificates");
+        assert_eq!(commands[1], "systemctl daemon-reload");
+        let bin = tempfile::tempdir().unwrap();
+        for tool in ["systemctl", "update-ca-certificates"] {
+            let path = bin.path().join(tool);
+            std::fs::write(
+                &path,
+                format!("#!/bin/sh\nprintf '{tool}'\nprintf ' <%s>' \"$@\"\necho\n"),
+            )
+            .unwrap();
+            std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+                .unwrap();
+        }
+        let out = Command::new("sh")
+            .args(["-c", &commands.join("\n")])
+            .env("PATH", format!("{}:/usr/bin:/bin", bin.path().display()))
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            "update-ca-certificates <>\nsystemctl <daemon-reload>\nsystemctl <restart> <--> <foo\\x2dbar.service>\nsystemctl <restart> <--> <getty@tty1.service>\nsystemctl <restart> <--> <containerd.service>\n"
+        );
+    }
+
+    #[test]
+    fn names_one_edit_from_a_well_known_unit_get_a_warning() {
+        for (name, known) in [
+            ("kublet.service", "kubelet"),
+            ("containred.service", "containerd"),
+            ("dockerr.service", "docker"),
+            ("cri0.service", "crio"),
+        ] {
+            let warning = typo_warning("units", 1, name).expect(name);
+            assert!(!warning.is_error());
+            assert_eq!(warning.index, Some(1));
+            assert!(
+                warning.detail.contains(&format!("did you mean {known:?}")),
+                "{}",
+                warning.detail
+            );
+        }
+        for name in [
+            "kubelet.service",
+            "k3s-agent.service",
+            "teleport.service",
+            "crio.service",
+            "kubeletx2.service",
+        ] {
+            assert_eq!(typo_warning("units", 0, name), None, "{name}");
+        }
+    }
+
+    /// systemd itself refuses a drop-in whose line reaches LONG_LINE_MAX and
+    /// loads one just below; our check draws the line at the same place.
+    #[test]
+    fn line_limit_matches_systemd() {
+        let mut s = settings();
+        s.http_proxy = None;
+        s.https_proxy = None;
+        let line = |length: usize| {
+            format!(
+                "[Service]\nEnvironment=\"A={}\"\n",
+                "a".repeat(length - "Environment=\"A=\"".len())
+            )
+        };
+        let (pairs, log) = analyze(&line(LONG_LINE_MAX - 1));
+        assert_eq!(pairs.len(), 1, "{log}");
+        assert!(check_limits(&s, &line(LONG_LINE_MAX - 1))
+            .iter()
+            .all(|f| !f.is_error()));
+        let (pairs, _) = analyze(&line(LONG_LINE_MAX));
+        assert!(pairs.is_empty());
+        let findings = check_limits(&s, &line(LONG_LINE_MAX));
+        assert_eq!(findings[0].summary, "Line too long for systemd");
+        let warned = check_limits(&s, &line(LONG_LINE_WARNING + 1));
+        assert_eq!(
+            (warned[0].summary.as_str(), warned[0].is_error()),
+            ("Very long drop-in line", false)
+        );
+        assert!(check_limits(&s, &line(LONG_LINE_WARNING)).is_empty());
+        s.no_proxy = vec!["a".repeat(MAX_ARG_STRLEN)];
+        assert!(check_limits(&s, "")
+            .iter()
+            .any(|f| f.summary == "Environment variable too long"));
     }
 
     #[test]
@@ -194,6 +487,17 @@ mod tests {
         golden(
             "systemd/containerd.conf",
             &dropin(&s, "containerd.service", Secrets::Include).content,
+        );
+        assert_eq!(
+            dropin(&s, "containerd.service", Secrets::Include).permissions,
+            "0600"
+        );
+        let mut anonymous = s.clone();
+        anonymous.http_proxy = anonymous.http_proxy.map(|u| u.with_credentials(None));
+        anonymous.https_proxy = anonymous.https_proxy.map(|u| u.with_credentials(None));
+        assert_eq!(
+            dropin(&anonymous, "containerd.service", Secrets::Include).permissions,
+            "0644"
         );
         golden(
             "systemd/kubelet-redacted.conf",

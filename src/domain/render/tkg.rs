@@ -1,28 +1,35 @@
 //! TKG: the cluster-config variables (`TKG_HTTP_PROXY`...), as a map and a
-//! YAML file, the ClusterClass `proxy` variable, TKG's validation rules, and
-//! the entries TKG appends to TKG_NO_PROXY itself.
+//! YAML file, the ClusterClass `proxy` and `trust` variables, TKG's
+//! validation rules, and the entries TKG appends to TKG_NO_PROXY itself.
+//!
+//! Sources (vmware-tanzu/tanzu-framework at
+//! 932fd7cf0aee269a73f446669815e17a53dd06ad): `get_no_proxy()` in
+//! `providers/ytt/lib/helpers.star` appends to TKG_NO_PROXY the AWS_VPC_CIDR
+//! or AZURE_VNET_CIDR and 169.254.0.0/16 (and 168.63.129.16 on Azure) by
+//! PROVIDER_TYPE, then SERVICE_CIDR, CLUSTER_CIDR, `localhost`, `127.0.0.1`,
+//! `::1` when TKG_IP_FAMILY has IPv6, `.svc` and `.svc.cluster.local`.
+//! Only entries that TKG appends from variables rendered here, or always,
+//! are left out of TKG_NO_PROXY: SERVICE_CIDR and CLUSTER_CIDR are emitted
+//! with the proxy variables, the other variables are the user's, so their
+//! entries stay in the list. `trust_variable()` follows
+//! `providers/yttcc/lib/config_variable_association.star`: TKG_PROXY_CA_CERT
+//! becomes `trust.additionalTrustedCAs` item `{name: proxy, data: <base64 PEM>}`.
 
 use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use super::{ProxySettings, Secrets};
-use crate::domain::no_proxy::{Cloud, Destination, Dialect};
+use super::{yaml, ProxySettings, Secrets};
+use crate::domain::no_proxy::{Destination, Dialect};
 use crate::domain::Finding;
 
-/// What TKG knows about the cluster (it appends entries from these).
+/// What TKG is told about the cluster.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TkgCluster {
-    /// SERVICE_CIDR.
+    /// SERVICE_CIDR, emitted when set.
     pub service_cidrs: Vec<String>,
-    /// CLUSTER_CIDR (pods).
+    /// CLUSTER_CIDR (pods), emitted when set.
     pub pod_cidrs: Vec<String>,
-    /// The AWS VPC or Azure VNet CIDR blocks.
-    pub network_cidrs: Vec<String>,
-    /// The infrastructure.
-    pub cloud: Option<Cloud>,
-    /// Whether the cluster is IPv6.
-    pub ipv6: bool,
     /// VSPHERE_SERVER, which must bypass the proxy.
     pub vsphere_server: Option<String>,
     /// TKG_NODE_SYSTEM_WIDE_PROXY.
@@ -38,33 +45,19 @@ pub struct TkgConfig {
     pub appended: Vec<String>,
     /// TKG_NO_PROXY as a list.
     pub no_proxy: Vec<String>,
-    /// The whole merged list, for the ClusterClass `proxy` variable: the
-    /// class template only de-duplicates and sorts it, appending nothing.
+    /// The whole merged list, for the ClusterClass `proxy` variable.
     pub merged: Vec<String>,
+    /// TKG_PROXY_CA_CERT, for the ClusterClass `trust` variable.
+    ca_base64: Option<String>,
 }
 
-/// The entries TKG appends to TKG_NO_PROXY.
+/// The entries TKG appends to TKG_NO_PROXY given the variables rendered here
+/// (SERVICE_CIDR, CLUSTER_CIDR) and those it always appends.
 pub fn appended(cluster: &TkgCluster) -> Vec<String> {
     let mut out = Vec::new();
-    match cluster.cloud {
-        Some(Cloud::Aws) => {
-            out.extend(cluster.network_cidrs.iter().cloned());
-            out.push("169.254.0.0/16".to_owned());
-        }
-        Some(Cloud::Azure) => {
-            out.extend(cluster.network_cidrs.iter().cloned());
-            out.push("169.254.0.0/16".to_owned());
-            out.push("168.63.129.16".to_owned());
-        }
-        _ => {}
-    }
     out.extend(cluster.service_cidrs.iter().cloned());
     out.extend(cluster.pod_cidrs.iter().cloned());
-    out.extend(["localhost", "127.0.0.1"].map(str::to_owned));
-    if cluster.ipv6 {
-        out.push("::1".to_owned());
-    }
-    out.extend([".svc", ".svc.cluster.local"].map(str::to_owned));
+    out.extend(["localhost", "127.0.0.1", ".svc", ".svc.cluster.local"].map(str::to_owned));
     out
 }
 
@@ -127,15 +120,23 @@ impl TkgConfig {
             ("TKG_HTTPS_PROXY", json!(ProxySettings::url(https, secrets))),
             ("TKG_NO_PROXY", json!(no_proxy.join(","))),
         ];
-        if let Some(ca) = &settings.trusted_ca {
-            variables.push(("TKG_PROXY_CA_CERT", json!(ca.to_base64_pem())));
+        let ca_base64 = settings.trusted_ca.as_ref().map(|ca| ca.to_base64_pem());
+        if let Some(ca) = &ca_base64 {
+            variables.push(("TKG_PROXY_CA_CERT", json!(ca)));
         }
         variables.push(("TKG_NODE_SYSTEM_WIDE_PROXY", json!(cluster.system_wide)));
+        if !cluster.service_cidrs.is_empty() {
+            variables.push(("SERVICE_CIDR", json!(cluster.service_cidrs.join(","))));
+        }
+        if !cluster.pod_cidrs.is_empty() {
+            variables.push(("CLUSTER_CIDR", json!(cluster.pod_cidrs.join(","))));
+        }
         Ok(Self {
             variables,
             appended,
             no_proxy,
             merged: settings.no_proxy.clone(),
+            ca_base64,
         })
     }
 
@@ -155,7 +156,16 @@ impl TkgConfig {
     /// The cluster configuration file fragment (YAML, keys sorted).
     pub fn to_yaml(&self) -> String {
         let map: BTreeMap<&str, &Value> = self.variables.iter().map(|(k, v)| (*k, v)).collect();
-        serde_yaml_ng::to_string(&map).unwrap_or_default()
+        yaml::to_string(&serde_json::to_value(map).unwrap_or_default())
+    }
+
+    /// The ClusterClass `trust` variable value with the proxy CA
+    /// (`additionalTrustedCAs`: `name` `proxy`, `data` the base64 PEM, which
+    /// the class writes to `/etc/ssl/certs/tkg-custom-ca.pem`), when there is one.
+    pub fn trust_variable(&self) -> Option<Value> {
+        self.ca_base64
+            .as_ref()
+            .map(|data| json!({"additionalTrustedCAs": [{"name": "proxy", "data": data}]}))
     }
 
     /// The ClusterClass `proxy` variable value, with the whole merged list
@@ -209,6 +219,7 @@ mod tests {
                 "127.0.0.1"
             ]
         );
+        assert!(!config.appended.contains(&".svc.cluster.local".to_owned()));
         assert_eq!(
             config.no_proxy,
             [
@@ -238,6 +249,75 @@ mod tests {
         assert_eq!(
             config.string_variables()["TKG_NODE_SYSTEM_WIDE_PROXY"],
             "false"
+        );
+    }
+
+    /// TKG appends SERVICE_CIDR and CLUSTER_CIDR from its own variables: the
+    /// CIDRs left out of TKG_NO_PROXY are the ones emitted here; nothing TKG
+    /// appends only from variables not rendered here (VPC CIDRs, `::1`,
+    /// cloud ranges) is left out.
+    #[test]
+    fn emits_the_cidrs_it_leaves_out_and_keeps_what_tkg_may_not_add() {
+        let config = TkgConfig::new(&with_vcenter(), &cluster(), Secrets::Redact).unwrap();
+        let vars = config.string_variables();
+        assert_eq!(vars["SERVICE_CIDR"], "10.96.0.0/12");
+        assert_eq!(vars["CLUSTER_CIDR"], "192.168.0.0/16");
+        let mut s = with_vcenter();
+        s.no_proxy
+            .extend(["::1", "169.254.0.0/16", "10.0.0.0/16"].map(str::to_owned));
+        let bare = TkgCluster {
+            vsphere_server: Some("vcenter.corp.example".into()),
+            ..TkgCluster::default()
+        };
+        let config = TkgConfig::new(&s, &bare, Secrets::Redact).unwrap();
+        let vars = config.string_variables();
+        assert!(!vars.contains_key("SERVICE_CIDR") && !vars.contains_key("CLUSTER_CIDR"));
+        for kept in [
+            "10.96.0.0/12",
+            "192.168.0.0/16",
+            "::1",
+            "169.254.0.0/16",
+            "10.0.0.0/16",
+        ] {
+            assert!(config.no_proxy.contains(&kept.to_owned()), "{kept} lost");
+        }
+        // Every merged entry is either in TKG_NO_PROXY or re-added by TKG.
+        let with_cidrs = TkgConfig::new(&s, &cluster(), Secrets::Redact).unwrap();
+        for entry in &s.no_proxy {
+            assert!(
+                with_cidrs.no_proxy.contains(entry) || appended(&cluster()).contains(entry),
+                "{entry}"
+            );
+        }
+        assert_eq!(with_cidrs.trust_variable(), None);
+    }
+
+    #[test]
+    fn trust_variable_carries_the_proxy_ca() {
+        let mut s = with_vcenter();
+        let pem = crate::domain::trusted_ca::tests::bundle(true);
+        s.trusted_ca =
+            Some(crate::domain::trusted_ca::TrustedCa::parse("trusted_ca", &pem).unwrap());
+        let config = TkgConfig::new(&s, &cluster(), Secrets::Redact).unwrap();
+        let trust = config.trust_variable().unwrap();
+        let data = trust["additionalTrustedCAs"][0]["data"].as_str().unwrap();
+        assert_eq!(trust["additionalTrustedCAs"][0]["name"], "proxy");
+        assert_eq!(
+            json!(data),
+            config
+                .variables
+                .iter()
+                .find(|(k, _)| *k == "TKG_PROXY_CA_CERT")
+                .unwrap()
+                .1
+        );
+        use base64::Engine as _;
+        let decoded = base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(decoded).unwrap(),
+            s.trusted_ca.unwrap().to_pem()
         );
     }
 

@@ -1,9 +1,9 @@
 //! `clusterproxy_capi_kubeadm`: the Cluster API kubeadm bootstrap pieces.
 
 use crate::domain::render::capi::{cluster_values, secret_manifest, Content, Kubeadm};
-use crate::domain::render::Secrets;
+use crate::domain::render::{k8s, systemd, Secrets};
 use crate::framework::data_source::DataSource;
-use crate::framework::diagnostics::Diagnostics;
+use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::schema::{Attribute, Schema};
 use crate::framework::value::{Type, Value};
 use crate::provider::{convert, inputs};
@@ -54,28 +54,29 @@ impl DataSource for CapiKubeadm {
         let mut attributes = inputs::proxy_attributes();
         attributes.extend([
             inputs::units_attribute(),
-            Attribute::with_default("base64_content", Type::Bool, Value::bool(false), "Write file contents base64-encoded (`encoding: base64`)."),
+            inputs::os_family_attribute(),
+            Attribute::with_default("base64_content", Type::Bool, Value::bool(false), "Write inline file contents base64-encoded (`encoding: base64`); an error with `cluster_name`, where no file is inline."),
             Attribute::optional(
                 "cluster_name",
                 Type::String,
-                "Cluster name. When set, the containerd drop-in comes from the Secret `<cluster_name>-systemd-proxy` (key `containerdProxy`, Giant Swarm style) through `contentFrom.secret`, and `secret_manifest` and `cluster_values_yaml` are rendered.",
+                "Cluster name (a DNS-1123 label: it is a label value in Cluster API). When set, every file comes from the Secret `<cluster_name>-systemd-proxy` through `contentFrom.secret`: the drop-in of each unit (key `<unit>Proxy`, e.g. `containerdProxy` as Giant Swarm names it), the environment file `/etc/clusterproxy/proxy.env` (key `proxyEnv`) that `pre_kubeadm_commands` source for kubeadm, and with `trusted_ca` the CA bundle (key `trustedCa`); `files`, `pre_kubeadm_commands` and `yaml` then hold no credential. `secret_manifest` and `cluster_values_yaml` are rendered.",
             ),
-            Attribute::with_default("namespace", Type::String, Value::string("default"), "Namespace of the Secret."),
+            Attribute::with_default("namespace", Type::String, Value::string("default"), "Namespace of the Secret (a DNS-1123 label)."),
             Attribute::computed(
                 "files",
                 Type::list(convert::string_object_type(&FILE_ATTRIBUTES)),
-                "`files` entries for KubeadmControlPlane `spec.kubeadmConfigSpec` and KubeadmConfigTemplate `spec.template.spec`: `path`, `owner`, `permissions`, and `content` (with `encoding`) or `secret_name`/`secret_key`. Holds the credentials.",
+                "`files` entries for KubeadmControlPlane `spec.kubeadmConfigSpec` and KubeadmConfigTemplate `spec.template.spec`: `path`, `owner`, `permissions` (`0600` for files with credentials, `0644` otherwise), and `content` (with `encoding`) or `secret_name`/`secret_key`. With `trusted_ca`, the CA bundle for `os_family` comes last. Holds the credentials without `cluster_name`.",
             )
             .sensitive(),
             Attribute::computed(
                 "pre_kubeadm_commands",
                 Type::list(Type::String),
-                "`preKubeadmCommands`: `systemctl daemon-reload`, a restart of each unit but kubelet, and shell-safe `export` lines so kubeadm passes the variables into the static pods. Holds the credentials.",
+                "`preKubeadmCommands`: with `trusted_ca` the trust store update of `os_family`, `systemctl daemon-reload`, `systemctl restart -- '<unit>'` for each unit but kubelet, then the variables for kubeadm (which passes them into the static pods): shell-safe `export` lines, or with `cluster_name` `. '/etc/clusterproxy/proxy.env'`. Holds the credentials without `cluster_name`.",
             )
             .sensitive(),
             Attribute::computed("yaml", Type::String, "`files` and `preKubeadmCommands` as a YAML fragment for `kubeadmConfigSpec`. Holds the credentials.").sensitive(),
             Attribute::computed("yaml_redacted", Type::String, "`yaml` with the proxy password replaced by `***`, for review."),
-            Attribute::computed("secret_manifest", Type::String, "The Secret `<cluster_name>-systemd-proxy` holding the containerd drop-in (null without `cluster_name`). Holds the credentials.").sensitive(),
+            Attribute::computed("secret_manifest", Type::String, "The Secret `<cluster_name>-systemd-proxy` holding the drop-ins, the environment file and the CA bundle (null without `cluster_name`). Holds the credentials.").sensitive(),
             Attribute::computed(
                 "cluster_values_yaml",
                 Type::String,
@@ -89,14 +90,49 @@ impl DataSource for CapiKubeadm {
         )
     }
 
+    fn validate(&self, config: &Value, diags: &mut Diagnostics) {
+        inputs::validate_ca_only_inputs(config, &["os_family"], diags);
+        let names = [("cluster_name", 63), ("namespace", 63)];
+        let findings: Vec<_> = names
+            .iter()
+            .filter_map(|(field, max)| {
+                let value = convert::string(config, field)?;
+                k8s::dns1123_label(field, &value, *max).err()
+            })
+            .collect();
+        convert::push_findings(&findings, &AttributePath::root(), diags);
+        if convert::boolean(config, "base64_content")
+            && config
+                .get_attr("cluster_name")
+                .is_some_and(|c| !c.is_null())
+        {
+            diags.push(
+                Diagnostic::error(
+                    "base64_content with cluster_name",
+                    "With `cluster_name` every file comes from the Secret and none is inline; remove `base64_content`.",
+                )
+                .at(AttributePath::attribute("base64_content")),
+            );
+        }
+    }
+
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let (proxy, units) = inputs::read_proxy_and_units(config, diags)?;
         let settings = &proxy.settings;
         let cluster_name = convert::string(config, "cluster_name");
         let base64 = convert::boolean(config, "base64_content");
+        let os = inputs::read_os_family(config);
+        let limits = systemd::check_limits(
+            settings,
+            &systemd::dropin(settings, &units[0], Secrets::Include).content,
+        );
+        inputs::push_render_findings(&limits, &proxy, diags);
+        if limits.iter().any(crate::domain::Finding::is_error) {
+            return None;
+        }
         let build = |secrets| match &cluster_name {
-            Some(name) => Kubeadm::from_secret(settings, name, secrets),
-            None => Kubeadm::inline(settings, &units, base64, secrets),
+            Some(name) => Kubeadm::from_secret(settings, name, &units, os),
+            None => Kubeadm::inline(settings, &units, os, base64, secrets),
         };
         let secret = build(Secrets::Include)
             .map_err(|findings| inputs::push_render_findings(&findings, &proxy, diags))
@@ -116,7 +152,7 @@ impl DataSource for CapiKubeadm {
             Value::opt_string(
                 cluster_name
                     .as_deref()
-                    .map(|c| secret_manifest(settings, c, &namespace, Secrets::Include)),
+                    .map(|c| secret_manifest(settings, c, &namespace, &units, Secrets::Include)),
             ),
         );
         state.set_attr(

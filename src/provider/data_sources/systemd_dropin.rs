@@ -1,6 +1,6 @@
 //! `clusterproxy_systemd_dropin`: systemd drop-ins that give services the proxy environment.
 
-use crate::domain::render::{systemd, Secrets};
+use crate::domain::render::{systemd, trust, Secrets};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::schema::{Attribute, Schema};
@@ -12,6 +12,7 @@ use crate::provider::{convert, inputs};
 pub struct SystemdDropin;
 
 const FILE_ATTRIBUTES: [&str; 5] = ["unit", "path", "owner", "permissions", "content"];
+const CA_FILE_ATTRIBUTES: [&str; 4] = ["path", "owner", "permissions", "content"];
 
 fn files(
     settings: &crate::domain::render::ProxySettings,
@@ -40,10 +41,11 @@ impl DataSource for SystemdDropin {
         let mut attributes = inputs::proxy_attributes();
         attributes.extend([
             inputs::units_attribute(),
+            inputs::os_family_attribute(),
             Attribute::computed(
                 "dropins",
                 file_type.clone(),
-                "One drop-in per unit: `unit`, `path` (`/etc/systemd/system/<unit>.d/http-proxy.conf`), `owner` (`root:root`), `permissions` (`0640`) and `content`: a `[Service]` section with `HTTP_PROXY`, `http_proxy`, `HTTPS_PROXY`, `https_proxy`, `NO_PROXY` and `no_proxy` as `Environment=` assignments (`\\` and `\"` escaped, `%` doubled). Holds the credentials.",
+                "One drop-in per unit: `unit`, `path` (`/etc/systemd/system/<unit>.d/http-proxy.conf`), `owner` (`root:root`), `permissions` (`0600` when the proxy URLs carry credentials, `0644` otherwise) and `content`: a `[Service]` section with `HTTP_PROXY`, `http_proxy`, `HTTPS_PROXY`, `https_proxy`, `NO_PROXY` and `no_proxy` as `Environment=` assignments (`\\` and `\"` escaped, `%` doubled). Holds the credentials.",
             )
             .sensitive(),
             Attribute::computed("dropins_redacted", file_type, "`dropins` with the proxy password replaced by `***`, for review."),
@@ -54,21 +56,50 @@ impl DataSource for SystemdDropin {
             )
             .sensitive(),
             Attribute::computed(
+                "ca_files",
+                Type::list(convert::string_object_type(&CA_FILE_ATTRIBUTES)),
+                "With `trusted_ca`, the bundle file to write for `os_family` (`path`, `owner` `root:root`, `permissions` `0644`, `content`: the canonical PEM); empty without it. Write it before running `commands`.",
+            ),
+            Attribute::computed(
                 "commands",
                 Type::list(Type::String),
-                "Commands that apply the drop-ins: `systemctl daemon-reload`, then a restart of each unit.",
+                "Commands that apply the files, in order: with `trusted_ca` the trust store update of `os_family` (e.g. `update-ca-certificates`), `systemctl daemon-reload`, then `systemctl restart -- '<unit>'` for each unit (`--` and single quotes, so that no name is read as an option and escapes reach systemctl intact through `sh`).",
             ),
         ]);
         Schema::new(
-            "Renders systemd drop-ins that set the proxy environment (upper- and lowercase variables, the merged NO_PROXY) for containerd, kubelet or any other unit. Known at plan time whenever its inputs are.",
+            "Renders systemd drop-ins that set the proxy environment (upper- and lowercase variables, the merged NO_PROXY) for containerd, kubelet or any other unit, and with `trusted_ca` the CA bundle file and the command that makes the node's OS trust it. A drop-in line of 1 MiB or more (systemd's `LONG_LINE_MAX`) or a variable of 128 KiB or more (Linux's `MAX_ARG_STRLEN`) is an error, a line over 64 KiB a warning. Known at plan time whenever its inputs are.",
             attributes,
         )
+    }
+
+    fn validate(&self, config: &Value, diags: &mut Diagnostics) {
+        inputs::validate_ca_only_inputs(config, &["os_family"], diags);
     }
 
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let (proxy, units) = inputs::read_proxy_and_units(config, diags)?;
         let settings = &proxy.settings;
+        let os = inputs::read_os_family(config);
+        let limits = systemd::check_limits(
+            settings,
+            &systemd::dropin(settings, &units[0], Secrets::Include).content,
+        );
+        inputs::push_render_findings(&limits, &proxy, diags);
+        if limits.iter().any(crate::domain::Finding::is_error) {
+            return None;
+        }
+        let ca_files = convert::objects(settings.trusted_ca.iter().map(|ca| {
+            let file = trust::ca_file(ca, os);
+            vec![
+                ("path", Value::string(file.path)),
+                ("owner", Value::string(file.owner)),
+                ("permissions", Value::string(file.permissions)),
+                ("content", Value::string(file.content)),
+            ]
+        }));
+        let trust_command = settings.trusted_ca.as_ref().map(|_| os.trust_command());
         let mut state = config.clone();
+        state.set_attr("ca_files", ca_files);
         state.set_attr("dropins", files(settings, &units, Secrets::Include));
         state.set_attr("dropins_redacted", files(settings, &units, Secrets::Redact));
         state.set_attr(
@@ -77,7 +108,7 @@ impl DataSource for SystemdDropin {
         );
         state.set_attr(
             "commands",
-            convert::string_list(&systemd::apply_commands(&units)),
+            convert::string_list(&systemd::apply_commands(&units, trust_command)),
         );
         Some(state)
     }

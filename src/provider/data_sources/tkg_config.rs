@@ -25,7 +25,7 @@ impl DataSource for TkgConfigSource {
             Attribute::computed(
                 "variables",
                 Type::map(Type::String),
-                "TKG_HTTP_PROXY_ENABLED, TKG_HTTP_PROXY, TKG_HTTPS_PROXY, TKG_NO_PROXY, TKG_PROXY_CA_CERT (base64 PEM, when `trusted_ca` is set) and TKG_NODE_SYSTEM_WIDE_PROXY. Holds the credentials.",
+                "TKG_HTTP_PROXY_ENABLED, TKG_HTTP_PROXY, TKG_HTTPS_PROXY, TKG_NO_PROXY, TKG_PROXY_CA_CERT (base64 PEM, when `trusted_ca` is set), TKG_NODE_SYSTEM_WIDE_PROXY, and SERVICE_CIDR and CLUSTER_CIDR (comma-joined `service_cidrs` and `pod_cidrs`, when set: TKG appends them to TKG_NO_PROXY itself, so they are left out of it). Holds the credentials.",
             )
             .sensitive(),
             Attribute::computed("yaml", Type::String, "The variables as a cluster configuration file fragment (keys sorted). Holds the credentials.").sensitive(),
@@ -36,11 +36,16 @@ impl DataSource for TkgConfigSource {
                 "The ClusterClass `proxy` variable value as JSON: `httpProxy`, `httpsProxy`, `noProxy` (the whole merged list: the class template only de-duplicates and sorts it, so nothing is left to TKG) and `systemWide`. Holds the credentials.",
             )
             .sensitive(),
+            Attribute::computed(
+                "cluster_class_trust_variable",
+                Type::String,
+                "With `trusted_ca`, the ClusterClass `trust` variable value as JSON: `{\"additionalTrustedCAs\": [{\"name\": \"proxy\", \"data\": <base64 PEM>}]}`, the shape TKG's CLI gives TKG_PROXY_CA_CERT (tanzu-framework `providers/yttcc/lib/config_variable_association.star`); null without it.",
+            ),
             Attribute::computed("no_proxy", Type::String, "TKG_NO_PROXY: the merged list without the entries TKG appends itself."),
             Attribute::computed(
                 "appended_by_tkg",
                 Type::list(Type::String),
-                "Entries of the merged list left out of TKG_NO_PROXY because TKG appends them itself (service and pod CIDRs, localhost, 127.0.0.1, ::1, .svc, .svc.cluster.local, and on AWS/Azure the `node_cidrs` as VPC/VNet CIDRs, 169.254.0.0/16, 168.63.129.16).",
+                "Entries of the merged list left out of TKG_NO_PROXY because TKG appends them itself: the service and pod CIDRs (emitted as SERVICE_CIDR and CLUSTER_CIDR), `localhost`, `127.0.0.1`, `.svc` and `.svc.cluster.local`. Entries TKG appends only from variables not rendered here (VPC/VNet CIDRs, `::1`, cloud ranges) stay in TKG_NO_PROXY.",
             ),
         ]);
         Schema::new(
@@ -54,9 +59,6 @@ impl DataSource for TkgConfigSource {
         let cluster = TkgCluster {
             service_cidrs: proxy.cluster.service_cidrs.clone(),
             pod_cidrs: proxy.cluster.pod_cidrs.clone(),
-            network_cidrs: proxy.cluster.node_cidrs.clone(),
-            cloud: proxy.cluster.cloud,
-            ipv6: proxy.cluster.is_ipv6(),
             vsphere_server: convert::string(config, "vsphere_server"),
             system_wide: convert::boolean(config, "system_wide"),
         };
@@ -79,6 +81,10 @@ impl DataSource for TkgConfigSource {
         state.set_attr(
             "cluster_class_variable",
             Value::string(secret.cluster_class_variable().to_string()),
+        );
+        state.set_attr(
+            "cluster_class_trust_variable",
+            Value::opt_string(secret.trust_variable().map(|v| v.to_string())),
         );
         state.set_attr("no_proxy", Value::string(secret.no_proxy.join(",")));
         state.set_attr("appended_by_tkg", convert::string_list(&secret.appended));
