@@ -206,8 +206,8 @@ pub struct Release {
 
 impl Release {
     /// The test binary (without debug info) packaged for linux_amd64,
-    /// SHA256SUMS signed with a new key. Made once per binary and
-    /// `scripts/release` and shared by the test processes
+    /// SHA256SUMS signed with a new key. Made once per binary, harness and
+    /// `scripts/release`, and shared by the test processes
     /// through `CARGO_TARGET_TMPDIR`; never modify it: see [`Release::copy`].
     pub fn shared() -> Release {
         let binary = Path::new(env!("CARGO_BIN_EXE_terraform-provider-clusterproxy"));
@@ -218,8 +218,16 @@ impl Release {
             .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
             .map_or(0, |age| age.as_nanos());
         let script = std::fs::read(repo_path("scripts/release")).expect("scripts/release");
-        let key =
-            sha256_hex(format!("{}-{modified}-{}", meta.len(), sha256_hex(&script)).as_bytes());
+        let harness = include_str!("mod.rs").as_bytes();
+        let key = sha256_hex(
+            format!(
+                "{}-{modified}-{}-{}",
+                meta.len(),
+                sha256_hex(&script),
+                sha256_hex(harness)
+            )
+            .as_bytes(),
+        );
         let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("install-release");
         let done = root.join(&key[..16]);
         if !done.join("key.json").is_file() {
@@ -244,6 +252,11 @@ impl Release {
             _temp: None,
             key,
         }
+    }
+
+    /// The binary [`Release::shared`] packaged (the test binary without debug info).
+    pub fn binary(&self) -> PathBuf {
+        self.out.parent().expect("release dir").join(ASSET_PREFIX)
     }
 
     fn build_in(dir: PathBuf) -> Release {
