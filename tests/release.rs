@@ -153,6 +153,12 @@ fn release_sign_needs_a_key() {
                 && stderr.contains("GPG_PRIVATE_KEY must hold an ASCII-armored secret key"),
             "sign with GPG_PRIVATE_KEY={key:?}: {stderr}"
         );
+        for suffix in ["SHA256SUMS", "SHA256SUMS.sig"] {
+            assert!(
+                !release.asset(suffix).exists(),
+                "a failed sign left {suffix} behind"
+            );
+        }
     }
 }
 
