@@ -230,8 +230,14 @@ impl Release {
         );
         let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("install-release");
         let done = root.join(&key[..16]);
+        std::fs::create_dir_all(&root).expect("create cache dir");
+        // One builder at a time; the others wait and then find it done.
+        let lock = std::fs::File::create(root.join("lock")).expect("lock file");
+        // SAFETY: flock on a file descriptor this function owns; released
+        // when `lock` is closed.
+        let locked = unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&lock), libc::LOCK_EX) };
+        assert_eq!(locked, 0, "flock {}", root.display());
         if !done.join("key.json").is_file() {
-            std::fs::create_dir_all(&root).expect("create cache dir");
             let building = tempfile::Builder::new()
                 .prefix("building-")
                 .tempdir_in(&root)
@@ -242,9 +248,17 @@ impl Release {
                 serde_json::to_vec(&release.key).expect("key JSON"),
             )
             .expect("write key");
-            // Another test process may have finished first; either copy will do.
-            let _ = std::fs::rename(building.keep(), &done);
+            std::fs::rename(building.keep(), &done).expect("publish the release");
+            // Releases of older binaries are of no further use, nor builds
+            // that a killed test process left behind.
+            for entry in std::fs::read_dir(&root).into_iter().flatten().flatten() {
+                let name = entry.file_name();
+                if name != done.file_name().unwrap() && entry.path().is_dir() {
+                    let _ = std::fs::remove_dir_all(entry.path());
+                }
+            }
         }
+        drop(lock);
         let key = serde_json::from_slice(&std::fs::read(done.join("key.json")).expect("read key"))
             .expect("key JSON");
         Release {
