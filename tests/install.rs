@@ -325,19 +325,16 @@ fn filesystem_mirrors_per_readme() {
         let gnupg = unpacked.scratch("gnupg");
         std::fs::set_permissions(&gnupg, std::os::unix::fs::PermissionsExt::from_mode(0o700))
             .expect("chmod GNUPGHOME");
-        let mut import = std::process::Command::new("gpg");
-        import
-            .args(["--batch", "--quiet", "--homedir"])
-            .arg(&gnupg)
-            .arg("--import")
-            .stdin(std::process::Stdio::piped());
-        let mut child = import.spawn().expect("spawn gpg");
-        std::io::Write::write_all(
-            &mut child.stdin.take().unwrap(),
-            release.key.public_armor.as_bytes(),
-        )
-        .expect("write key");
-        assert!(child.wait().expect("gpg").success(), "gpg --import failed");
+        // The user's keyring holds the project's public key (no agent needed).
+        let public_key = unpacked.scratch("key").join("release.asc");
+        std::fs::write(&public_key, &release.key.public_armor).expect("write key");
+        run_checked(
+            std::process::Command::new("gpg")
+                .args(["--batch", "--quiet", "--homedir"])
+                .arg(&gnupg)
+                .arg("--import")
+                .arg(&public_key),
+        );
         let script = readme_block("air-gapped");
         assert!(
             script.contains(&format!("VERSION={}\n", version())),
@@ -370,11 +367,5 @@ fn filesystem_mirrors_per_readme() {
             tf.version_string()
         );
         unpacked.plan_apply_quickstart();
-        let gpg_agent = std::process::Command::new("gpgconf")
-            .arg("--homedir")
-            .arg(&gnupg)
-            .args(["--kill", "gpg-agent"])
-            .output();
-        drop(gpg_agent);
     });
 }
