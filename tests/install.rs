@@ -1,0 +1,371 @@
+//! E2E install tests: `terraform init` installs the provider from the
+//! artifacts `scripts/release` makes (as `make release` does), with real
+//! Terraform 1.11 and 1.0.3 and no `dev_overrides`, through the provider
+//! registry protocol, a network mirror and filesystem mirrors (packed and
+//! unpacked); `terraform providers lock` and `providers mirror`; tampered
+//! artifacts are refused. The README's mirror commands run verbatim.
+
+#[path = "e2e/mod.rs"]
+mod harness;
+#[path = "install/mod.rs"]
+mod install;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use harness::for_each_terraform;
+use install::*;
+
+/// The provider address at the test registry.
+fn registry_address(server: &HttpsServer) -> String {
+    format!("{}/{NAMESPACE}/{TYPE}", server.host())
+}
+
+/// CLI configuration that installs everything directly from its origin
+/// registry (the default, spelled out so no implied mirror is used).
+const DIRECT_ONLY: &str = "provider_installation {\n  direct {}\n}\n";
+
+#[test]
+fn registry_protocol_install_records_verified_hashes() {
+    let release = Release::shared();
+    let expected = release.registry_hashes();
+    for_each_terraform(|tf| {
+        let tls = TestTls::new();
+        let server = registry_server(&tls, &release, &release.key, Tamper::None);
+        let work = InstallDir::new(tf, &tls, DIRECT_ONLY);
+        let address = registry_address(&server);
+        work.write_quickstart(&address);
+
+        let init = work.run_ok(&["init"]);
+        assert!(
+            init.stdout
+                .contains(&format!("key ID {}", release.key.key_id)),
+            "init on {} does not report the signing key:\n{}",
+            tf.version_string(),
+            init.combined()
+        );
+        let requests = server.requests();
+        for path in [
+            "/.well-known/terraform.json".to_owned(),
+            format!("/v1/providers/{NAMESPACE}/{TYPE}/versions"),
+            format!(
+                "/v1/providers/{NAMESPACE}/{TYPE}/{}/download/linux/amd64",
+                version()
+            ),
+            format!("/files/{}", release.zip_name()),
+            format!("/files/{}", release.asset_name("SHA256SUMS")),
+            format!("/files/{}", release.asset_name("SHA256SUMS.sig")),
+        ] {
+            assert!(
+                requests.contains(&path),
+                "no request for {path} on {}: {requests:?}",
+                tf.version_string()
+            );
+        }
+        assert_eq!(
+            locked_hashes(&work.lock_file(), &address),
+            expected,
+            "lock file hashes on {}",
+            tf.version_string()
+        );
+        work.plan_apply_quickstart();
+
+        // `terraform providers lock` against the registry records the same.
+        let fresh = InstallDir::new(tf, &tls, DIRECT_ONLY);
+        fresh.write_quickstart(&address);
+        fresh.run_ok(&["providers", "lock", "-platform=linux_amd64"]);
+        assert_eq!(
+            locked_hashes(&fresh.lock_file(), &address),
+            expected,
+            "providers lock hashes on {}",
+            tf.version_string()
+        );
+    });
+}
+
+/// A registry server for the assets of `release` that announces `key`.
+fn registry_server(tls: &TestTls, release: &Release, key: &GpgKey, tamper: Tamper) -> HttpsServer {
+    // The handler needs the server's URL, known once it listens: a slot
+    // filled right after the start (no request arrives before init runs).
+    let slot: Arc<OnceLock<Arc<Handler>>> = Arc::new(OnceLock::new());
+    let handler: Arc<Handler> = {
+        let slot = slot.clone();
+        Arc::new(move |path: &str| slot.get().and_then(|handler| handler(path)))
+    };
+    let server = HttpsServer::start(tls, handler);
+    let _ = slot.set(registry_handler(release, key, server.base_url(), tamper));
+    server
+}
+
+#[test]
+fn tampered_artifacts_are_refused() {
+    let release = Release::shared();
+    let foreign = release.copy();
+    foreign.sign_with(&GpgKey::generate("stranger"));
+    let cases: [(&Release, Tamper, &str); 4] = [
+        (&release, Tamper::Zip, "archive has incorrect checksum"),
+        (
+            &release,
+            Tamper::Shasum,
+            "checksum list has unexpected SHA-256 hash",
+        ),
+        (
+            &release,
+            Tamper::SumsAfterSigning,
+            "error checking signature",
+        ),
+        (
+            &foreign,
+            Tamper::None,
+            "authentication signature from unknown issuer",
+        ),
+    ];
+    for_each_terraform(|tf| {
+        for (served, tamper, needle) in &cases {
+            let tls = TestTls::new();
+            // The registry announces the release's own key.
+            let server = registry_server(&tls, served, &release.key, *tamper);
+            let work = InstallDir::new(tf, &tls, DIRECT_ONLY);
+            work.write_quickstart(&registry_address(&server));
+            let run = work.run(&["init"]);
+            let text = run.combined();
+            assert!(
+                run.code != 0 && text.contains(needle),
+                "init with {tamper:?} (signed by {}) on {} did not fail with {needle:?}:\n{text}",
+                served.key.key_id,
+                tf.version_string()
+            );
+            assert!(
+                !work
+                    .path()
+                    .join(".terraform/providers")
+                    .join(server.host())
+                    .exists()
+                    || find_binaries(&work.path().join(".terraform/providers")).is_empty(),
+                "a refused provider was installed on {}",
+                tf.version_string()
+            );
+        }
+    });
+}
+
+/// Provider binaries below `dir`.
+fn find_binaries(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                found.extend(find_binaries(&path));
+            } else if path
+                .file_name()
+                .is_some_and(|name| name.to_string_lossy().starts_with(ASSET_PREFIX))
+            {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+/// The provider's public source address, as examples/quickstart spells it.
+fn public_address() -> String {
+    format!("{PUBLIC_HOST}/{NAMESPACE}/{TYPE}")
+}
+
+/// CLI configuration that answers service discovery for the public
+/// registry's host with the test registry (a `host` block), so the README's
+/// commands, written for the public address, run unchanged.
+fn public_registry_at(server: &HttpsServer) -> String {
+    format!(
+        "host \"{PUBLIC_HOST}\" {{\n  services = {{\n    \"providers.v1\" = \"{}/v1/providers/\"\n  }}\n}}\n",
+        server.base_url()
+    )
+}
+
+/// Runs the README's `providers mirror` block in a copy of the quickstart
+/// against a test registry holding `release`; checks the mirror it wrote.
+fn mirror_per_readme(
+    tf: &harness::Terraform,
+    tls: &TestTls,
+    release: &Release,
+    places: &Placeholders,
+) {
+    let registry = registry_server(tls, release, &release.key, Tamper::None);
+    let work = InstallDir::new(tf, tls, &public_registry_at(&registry));
+    work.write_quickstart(&public_address());
+    work.run_script(&places.apply(&readme_block("mirror")), &work.path(), &[]);
+    let dir = places
+        .mirror_dir
+        .join("providers")
+        .join(PUBLIC_HOST)
+        .join(NAMESPACE)
+        .join(TYPE);
+    let index: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("index.json")).expect("index.json"))
+            .expect("index JSON");
+    assert_eq!(
+        index,
+        serde_json::json!({"versions": {version(): {}}}),
+        "mirror index on {}",
+        tf.version_string()
+    );
+    let zip = std::fs::read(dir.join(release.zip_name())).expect("mirrored zip");
+    assert_eq!(
+        zip,
+        release.asset_bytes("linux_amd64.zip"),
+        "mirrored zip differs"
+    );
+}
+
+#[test]
+fn network_mirror_per_readme() {
+    let release = Release::shared();
+    let h1 = h1_hash_of_zip(&release.zip());
+    for_each_terraform(|tf| {
+        let tls = TestTls::new();
+        let root = tempfile::tempdir().expect("temp dir");
+        let mirror = HttpsServer::start(&tls, static_handler(root.path().to_path_buf(), "/"));
+        let places = Placeholders {
+            mirror_dir: root.path().to_path_buf(),
+            mirror_url: mirror.base_url(),
+        };
+        mirror_per_readme(tf, &tls, &release, &places);
+        let version_json: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(
+                root.path()
+                    .join("providers")
+                    .join(public_address())
+                    .join(format!("{}.json", version())),
+            )
+            .expect("VERSION.json"),
+        )
+        .expect("VERSION.json is JSON");
+        assert_eq!(
+            version_json,
+            serde_json::json!({"archives": {"linux_amd64": {
+                "hashes": [h1],
+                "url": release.zip_name(),
+            }}}),
+            "providers mirror wrote another {}.json on {}",
+            version(),
+            tf.version_string()
+        );
+
+        let work = InstallDir::new(
+            tf,
+            &tls,
+            &places.apply(&readme_block("network-mirror-config")),
+        );
+        work.write_quickstart(&public_address());
+        work.run_script(
+            &places.apply(&readme_block("network-mirror-init")),
+            &work.path(),
+            &[],
+        );
+        let requests = mirror.requests();
+        assert!(
+            requests.contains(&format!("/providers/{}/index.json", public_address())),
+            "the network mirror was not asked on {}: {requests:?}",
+            tf.version_string()
+        );
+        assert_eq!(
+            locked_hashes(&work.lock_file(), &public_address()),
+            BTreeSet::from([h1.clone()]),
+            "network mirror lock hashes on {}",
+            tf.version_string()
+        );
+        work.plan_apply_quickstart();
+    });
+}
+
+#[test]
+fn filesystem_mirrors_per_readme() {
+    let release = Release::shared();
+    let h1 = h1_hash_of_zip(&release.zip());
+    for_each_terraform(|tf| {
+        let tls = TestTls::new();
+        let root = tempfile::tempdir().expect("temp dir");
+        let places = Placeholders {
+            mirror_dir: root.path().to_path_buf(),
+            mirror_url: "https://127.0.0.1:9".to_owned(),
+        };
+        // Packed: the zips `terraform providers mirror` wrote.
+        mirror_per_readme(tf, &tls, &release, &places);
+        let packed = InstallDir::new(
+            tf,
+            &tls,
+            &places.apply(&readme_block("filesystem-mirror-config")),
+        );
+        packed.write_quickstart(&public_address());
+        packed.run_script(
+            &places.apply(&readme_block("filesystem-mirror-init")),
+            &packed.path(),
+            &[],
+        );
+        assert_eq!(
+            locked_hashes(&packed.lock_file(), &public_address()),
+            BTreeSet::from([h1.clone()]),
+            "packed filesystem mirror lock hashes on {}",
+            tf.version_string()
+        );
+        packed.plan_apply_quickstart();
+
+        // Unpacked, from the release assets as downloaded, checked with gpg.
+        let unpacked = InstallDir::new(tf, &tls, &places.apply(&readme_block("air-gapped-config")));
+        let downloads = unpacked.scratch("downloads");
+        for suffix in ["linux_amd64.zip", "SHA256SUMS", "SHA256SUMS.sig"] {
+            std::fs::copy(
+                release.asset(suffix),
+                downloads.join(release.asset_name(suffix)),
+            )
+            .expect("copy asset");
+        }
+        let gnupg = unpacked.scratch("gnupg");
+        std::fs::set_permissions(&gnupg, std::os::unix::fs::PermissionsExt::from_mode(0o700))
+            .expect("chmod GNUPGHOME");
+        // The user's keyring holds the project's public key (no agent needed).
+        let public_key = unpacked.scratch("key").join("release.asc");
+        std::fs::write(&public_key, &release.key.public_armor).expect("write key");
+        run_checked(
+            std::process::Command::new("gpg")
+                .args(["--batch", "--quiet", "--homedir"])
+                .arg(&gnupg)
+                .arg("--import")
+                .arg(&public_key),
+        );
+        let script = readme_block("air-gapped");
+        assert!(
+            script.contains(&format!("VERSION={}\n", version())),
+            "the README's air-gapped VERSION is not {}",
+            version()
+        );
+        unpacked.run_script(&places.apply(&script), &downloads, &[("GNUPGHOME", &gnupg)]);
+        let binary_dir = root
+            .path()
+            .join("unpacked")
+            .join(public_address())
+            .join(version())
+            .join("linux_amd64");
+        assert_eq!(
+            h1_hash(&binary_dir),
+            h1,
+            "unpacked tree and zip hash differently"
+        );
+
+        unpacked.write_quickstart(&public_address());
+        unpacked.run_script(
+            &places.apply(&readme_block("air-gapped-init")),
+            &unpacked.path(),
+            &[],
+        );
+        assert_eq!(
+            locked_hashes(&unpacked.lock_file(), &public_address()),
+            BTreeSet::from([h1.clone()]),
+            "unpacked filesystem mirror lock hashes on {}",
+            tf.version_string()
+        );
+        unpacked.plan_apply_quickstart();
+    });
+}
