@@ -4,6 +4,7 @@
 
 pub mod aks;
 pub mod capi;
+pub mod drift;
 pub mod giantswarm;
 pub mod id;
 pub mod systemd;
@@ -321,7 +322,8 @@ fn added_by(field: &str, entry: &str) -> String {
         | "node_cidrs"
         | "apiserver_host"
         | "apiserver_ip"
-        | "control_plane_endpoint" => format!("added by the renderers from `{field}`"),
+        | "control_plane_endpoint"
+        | "extra" => format!("added by the renderers from `{field}`"),
         // An entry the platform adds itself: the importer's reason.
         why => why.to_owned(),
     }
