@@ -14,6 +14,7 @@ mod oracle;
 use clusterproxy::domain::import::{self, id, Imported};
 use clusterproxy::domain::no_proxy::{self, Cluster, Dialect, MergeOptions, Source};
 use clusterproxy::domain::profile::{Profile, ProfileInput};
+use clusterproxy::domain::render::tkg::{TkgCluster, TkgConfig};
 use clusterproxy::domain::render::{capi, systemd, ProxySettings, Secrets};
 use oracle::{decide, Case};
 
@@ -446,7 +447,20 @@ fn render_then_import_gives_the_same_profile() {
             kubeadm.lines().map(|l| format!("    {l}\n")).collect::<String>()
         );
         let values = capi::cluster_values(&settings, Secrets::Include);
-        for (kind, text) in [("systemd", dropin), ("capi", kcp), ("giantswarm", values)] {
+        let tkg_cluster = TkgCluster {
+            service_cidrs: i.facts.service_cidrs.clone(),
+            pod_cidrs: i.facts.pod_cidrs.clone(),
+            ..TkgCluster::default()
+        };
+        let tkg_config = TkgConfig::new(&settings, &tkg_cluster, Secrets::Include)
+            .unwrap_or_else(|f| panic!("{}: {f:?}", expected.file))
+            .to_yaml();
+        for (kind, text) in [
+            ("systemd", dropin),
+            ("capi", kcp),
+            ("giantswarm", values),
+            ("tkg", tkg_config),
+        ] {
             let back = import::parse_with(kind, &text, &i.facts)
                 .unwrap_or_else(|f| panic!("{} as {kind}: {f:?}", expected.file));
             let q = profile(&back);
