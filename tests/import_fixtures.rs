@@ -1,161 +1,599 @@
-//! Import fixtures for every kind, clean and messy: what each importer reads,
-//! keeps as installation-wide, and leaves out (with the reason).
+//! The import corpus: fixtures in the shapes today's platforms produce (each
+//! cites its upstream source in its header), one or more per kind and per
+//! class of problem. For each: what is kept, what is left out (every entry
+//! with its reason), and three properties:
+//! - the imported settings make a valid profile, and rendering that profile
+//!   with the same cluster facts and importing the result gives it back;
+//! - nothing the artifact sends direct goes through the proxy after import,
+//!   per client, decided by the real clients (tests/oracle);
+//! - bad artifacts are a diagnostic, never a panic.
 
-use clusterproxy::domain::import::{parse, Imported};
+#[path = "oracle/mod.rs"]
+mod oracle;
 
-fn import(kind: &str, file: &str) -> Imported {
-    let path = format!(
+use clusterproxy::domain::import::{self, id, Imported};
+use clusterproxy::domain::no_proxy::{self, Cluster, Dialect, MergeOptions, Source};
+use clusterproxy::domain::profile::{Profile, ProfileInput};
+use clusterproxy::domain::render::tkg::{TkgCluster, TkgConfig};
+use clusterproxy::domain::render::{capi, systemd, ProxySettings, Secrets};
+use oracle::{decide, Case};
+
+fn fixture(kind: &str, file: &str) -> String {
+    format!(
         "{}/tests/fixtures/import/{kind}/{file}",
         env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).unwrap();
-    parse(kind, &text).unwrap_or_else(|e| panic!("{path}: {e:?}"))
+    )
 }
 
-fn dropped(imported: &Imported) -> Vec<&str> {
-    imported.dropped.iter().map(|d| d.entry.as_str()).collect()
+/// Imports through the import ID, as `terraform import` does.
+fn import_id(kind: &str, facts: &str, file: &str) -> Result<Imported, String> {
+    let facts = if facts.is_empty() {
+        String::new()
+    } else {
+        format!("({facts})")
+    };
+    let id =
+        id::parse(&format!("{kind}{facts}:file:{}", fixture(kind, file))).map_err(|f| f.detail)?;
+    import::parse_with(&id.kind, &id.text, &id.facts).map_err(|f| {
+        f.iter()
+            .map(|f| f.detail.clone())
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
 }
 
-#[test]
-fn aks_show_output() {
-    let i = import("aks", "az-aks-show.json");
-    assert_eq!(i.name, "prod-weu-1");
-    assert_eq!(
-        i.http_proxy.as_deref(),
-        Some("http://proxy.corp.example:3128")
-    );
-    assert_eq!(
-        i.no_proxy,
-        ["registry.corp.example", ".corp.example", "10.20.0.0/16"]
-    );
-    assert_eq!(
-        dropped(&i),
-        [
+/// One corpus entry and what its import must give.
+struct Expected {
+    kind: &'static str,
+    file: &'static str,
+    /// Cluster facts of the import ID (without parentheses).
+    facts: &'static str,
+    name: &'static str,
+    http_proxy: &'static str,
+    https_proxy: Option<&'static str>,
+    credentials: (Option<&'static str>, Option<&'static str>),
+    kept: &'static [&'static str],
+    dropped: &'static [&'static str],
+    /// Substrings of the warnings, in order.
+    warnings: &'static [&'static str],
+}
+
+const PROXY: &str = "http://proxy.corp.example:3128";
+
+const CORPUS: &[Expected] = &[
+    Expected {
+        kind: "aks",
+        file: "az-aks-show.json",
+        facts: "",
+        name: "prod-weu-1",
+        http_proxy: PROXY,
+        https_proxy: Some(PROXY),
+        credentials: (None, None),
+        kept: &["registry.corp.example", ".corp.example", "10.20.0.0/16"],
+        dropped: &["10.96.0.0/12", "konnectivity", "localhost", "registry.corp.example"],
+        warnings: &[],
+    },
+    Expected {
+        kind: "aks",
+        file: "http-proxy-config.json",
+        facts: "",
+        name: "aks",
+        http_proxy: PROXY,
+        https_proxy: Some("http://proxy.corp.example:3129"),
+        credentials: (None, None),
+        kept: &["registry.corp.example"],
+        dropped: &["169.254.169.254", "168.63.129.16"],
+        warnings: &[],
+    },
+    Expected {
+        kind: "giantswarm",
+        file: "cluster-aws-values.yaml",
+        facts: "",
+        name: "gs-eu1",
+        http_proxy: "http://proxy.corp.example:4000",
+        https_proxy: Some("http://proxy.corp.example:4000"),
+        credentials: (None, None),
+        kept: &["registry.corp.example", "local", ".corp.example", "10.123.0.0/16"],
+        dropped: &["100.64.0.0/16", "172.31.0.0/16", "gs-eu1.gigantic.corp.example"],
+        warnings: &[],
+    },
+    Expected {
+        kind: "giantswarm",
+        file: "userconfig-configmap.yaml",
+        facts: "pod_cidrs=10.244.0.0/16;service_cidrs=10.96.0.0/12",
+        name: "gs-eu2",
+        http_proxy: PROXY,
+        https_proxy: Some(PROXY),
+        credentials: (Some("svc-gs"), Some("s:cret")),
+        kept: &["registry.corp.example", "10.0.0.0/8"],
+        dropped: &[],
+        warnings: &[],
+    },
+    Expected {
+        kind: "giantswarm",
+        file: "cluster-values-secret.yaml",
+        facts: "",
+        name: "gs-prod",
+        http_proxy: PROXY,
+        https_proxy: Some(PROXY),
+        credentials: (None, None),
+        kept: &["10.96.0.0/12", "192.168.0.0/16", "registry.corp.example", "svc"],
+        dropped: &["cluster.local", "gs-prod.gigantic.corp.example", "127.0.0.1", "localhost"],
+        warnings: &["10.96.0.0/12, 192.168.0.0/16 could not be classified"],
+    },
+    Expected {
+        kind: "giantswarm",
+        file: "cluster-values-secret.yaml",
+        facts: "service_cidrs=10.96.0.0/12;pod_cidrs=192.168.0.0/16",
+        name: "gs-prod",
+        http_proxy: PROXY,
+        https_proxy: Some(PROXY),
+        credentials: (None, None),
+        kept: &["registry.corp.example", "svc"],
+        dropped: &[
+            "cluster.local",
             "10.96.0.0/12",
-            "konnectivity",
-            "localhost",
-            "registry.corp.example",
-            // effectiveNoProxy entries missing from noProxy: added by AKS.
-            "10.224.0.0/16",
             "192.168.0.0/16",
-            "168.63.129.16",
-            "169.254.169.254",
-            "prod-weu-1-abc123.hcp.westeurope.azmk8s.io",
-            "127.0.0.1"
-        ]
-    );
-    assert!(i.dropped[4].reason.starts_with("added by AKS"));
-    assert_eq!(i.dropped[0].reason, "service CIDR of this cluster");
-    assert_eq!(
-        i.dropped[1].reason,
-        "AKS's in-cluster konnectivity service, injected by AKS"
-    );
-    assert_eq!(i.dropped[3].reason, "duplicate");
-}
-
-#[test]
-fn aks_bare_http_proxy_config() {
-    let i = import("aks", "http-proxy-config.json");
-    assert_eq!(i.name, "aks");
-    assert_eq!(
-        i.https_proxy.as_deref(),
-        Some("http://proxy.corp.example:3129")
-    );
-    assert_eq!(i.no_proxy, ["registry.corp.example"]);
-    assert_eq!(dropped(&i), ["169.254.169.254", "168.63.129.16"]);
-    let pem = std::fs::read_to_string(format!(
-        "{}/tests/fixtures/import/aks/trusted-ca.pem",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap();
-    assert_eq!(i.trusted_ca.as_deref(), Some(pem.as_str()));
-}
-
-#[test]
-fn tkg_cluster_config() {
-    let i = import("tkg", "cluster-config.yaml");
-    assert_eq!(i.name, "tkg-prod-1");
-    assert_eq!(
-        (i.username.as_deref(), i.password.as_deref()),
-        (Some("svc-k8s"), Some("s3cr@t"))
-    );
-    assert_eq!(
-        i.no_proxy,
-        ["registry.corp.example", "vcenter.corp.example"]
-    );
-    assert_eq!(
-        dropped(&i),
-        [
+            "gs-prod.gigantic.corp.example",
+            "127.0.0.1",
+            "localhost",
+        ],
+        warnings: &[],
+    },
+    Expected {
+        kind: "giantswarm",
+        file: "systemd-proxy-secret.yaml",
+        facts: "",
+        name: "gs-prod",
+        http_proxy: PROXY,
+        https_proxy: Some(PROXY),
+        credentials: (None, None),
+        kept: &["registry.corp.example", "10.20.0.0/16"],
+        dropped: &[],
+        warnings: &["10.20.0.0/16 could not be classified"],
+    },
+    Expected {
+        kind: "capi",
+        file: "tkg-cluster-and-kcp.yaml",
+        facts: "",
+        name: "tkg-wc1",
+        http_proxy: "http://tkg-proxy.corp.example:3128",
+        https_proxy: Some("http://tkg-proxy.corp.example:3128"),
+        credentials: (None, None),
+        kept: &["vcenter.corp.example", "registry.corp.example"],
+        dropped: &[
+            "100.96.0.0/11",
+            "100.64.0.0/13",
+            "localhost",
+            "127.0.0.1",
+            ".svc",
+            ".svc.cluster.local",
+            "10.10.0.5",
+        ],
+        warnings: &[],
+    },
+    Expected {
+        kind: "capi",
+        file: "kubeadm-control-plane.yaml",
+        facts: "",
+        name: "capi-prod",
+        http_proxy: PROXY,
+        https_proxy: Some(PROXY),
+        credentials: (None, None),
+        kept: &["registry.corp.example", ".corp.example"],
+        dropped: &["192.168.0.0/16", "10.96.0.0/12", "localhost", "127.0.0.1", ".svc"],
+        warnings: &[],
+    },
+    Expected {
+        kind: "capi",
+        file: "kubeadm-config-template-base64.yaml",
+        facts: "",
+        name: "capi-prod-md-0",
+        http_proxy: PROXY,
+        https_proxy: Some(PROXY),
+        credentials: (Some("svc-k8s"), Some("pa$$")),
+        kept: &["registry.corp.example"],
+        dropped: &["cluster.local"],
+        warnings: &[],
+    },
+    Expected {
+        kind: "capi",
+        file: "kubeadm-config-template-exports.yaml",
+        facts: "",
+        name: "capi-edge-md-0",
+        http_proxy: PROXY,
+        https_proxy: Some(PROXY),
+        credentials: (None, None),
+        kept: &["registry.corp.example", "10.0.0.0/8"],
+        dropped: &[],
+        warnings: &["10.0.0.0/8 could not be classified"],
+    },
+    Expected {
+        kind: "capi",
+        file: "eks-anywhere-cluster.yaml",
+        facts: "",
+        name: "eksa-prod",
+        http_proxy: "http://proxy.corp.example:8888",
+        https_proxy: Some("http://proxy.corp.example:8888"),
+        credentials: (None, None),
+        kept: &[".corp.example", "10.20.0.0/16", "local"],
+        dropped: &["10.20.30.40"],
+        warnings: &["http_proxy: written without a scheme", "https_proxy: written without a scheme"],
+    },
+    Expected {
+        kind: "tkg",
+        file: "cluster-config.yaml",
+        facts: "",
+        name: "tkg-prod-1",
+        http_proxy: PROXY,
+        https_proxy: Some(PROXY),
+        credentials: (Some("svc-k8s"), Some("s3cr@t")),
+        kept: &["registry.corp.example", "vcenter.corp.example"],
+        dropped: &[
             "100.64.0.0/13",
             "100.96.0.0/11",
             "localhost",
             "127.0.0.1",
             ".svc",
             ".svc.cluster.local",
-            "registry.corp.example"
-        ]
-    );
-}
+            "registry.corp.example",
+        ],
+        warnings: &[],
+    },
+    Expected {
+        kind: "tkg",
+        file: "aws-cluster-config.yaml",
+        facts: "",
+        name: "tkg-aws-1",
+        http_proxy: PROXY,
+        https_proxy: Some(PROXY),
+        credentials: (None, None),
+        kept: &["registry.corp.example", "local"],
+        dropped: &["169.254.0.0/16", ".svc", "localhost", "10.0.0.0/16"],
 
-#[test]
-fn capi_inline_base64_and_exports() {
-    let i = import("capi", "kubeadm-control-plane.yaml");
-    assert_eq!(i.name, "capi-prod");
-    assert_eq!(i.no_proxy, ["registry.corp.example", ".corp.example"]);
-    assert!(i
-        .dropped
-        .iter()
-        .any(|d| d.entry == "192.168.0.0/16" && d.reason == "pod CIDR of this cluster"));
-    let i = import("capi", "kubeadm-config-template-base64.yaml");
-    assert_eq!(i.name, "capi-prod-md-0");
-    assert_eq!(i.password.as_deref(), Some("pa$$"));
-    assert_eq!(i.no_proxy, ["registry.corp.example"]);
-    let i = import("capi", "kubeadm-config-template-exports.yaml");
-    assert_eq!(i.no_proxy, ["registry.corp.example", "10.0.0.0/8"]);
+        warnings: &[],
+    },
+    Expected {
+        kind: "systemd",
+        file: "messy.conf",
+        facts: "",
+        name: "systemd",
+        http_proxy: PROXY,
+        https_proxy: Some(PROXY),
+        credentials: (Some("svc-k8s"), Some("p@ss word")),
+        kept: &["registry.corp.example", ".corp.example", "10.96.0.0/12"],
+        dropped: &["localhost", "127.0.0.1", "registry.corp.example", "cluster.local"],
+        warnings: &["10.96.0.0/12 could not be classified"],
+    },
+    Expected {
+        kind: "systemd",
+        file: "messy.conf",
+        facts: "service_cidrs=10.96.0.0/12",
+        name: "systemd",
+        http_proxy: PROXY,
+        https_proxy: Some(PROXY),
+        credentials: (Some("svc-k8s"), Some("p@ss word")),
+        kept: &["registry.corp.example", ".corp.example"],
+        dropped: &["10.96.0.0/12", "localhost", "127.0.0.1", "registry.corp.example", "cluster.local"],
+        warnings: &[],
+    },
+    Expected {
+        kind: "systemd",
+        file: "docker-http-proxy.conf",
+        facts: "",
+        name: "systemd",
+        http_proxy: PROXY,
+        https_proxy: Some(PROXY),
+        credentials: (Some("build@corp"), Some("s;cret x")),
+        kept: &["127.0.0.0/8", "docker-registry.corp.example", ".corp.example"],
+        dropped: &["localhost"],
+        warnings: &[],
+    },
+    Expected {
+        kind: "systemd",
+        file: "scheme-less.conf",
+        facts: "",
+        name: "systemd",
+        http_proxy: "http://proxy.corp.example:8888",
+        https_proxy: Some("http://proxy.corp.example:8888"),
+        credentials: (None, None),
+        kept: &[".corp.example", "local", "169.254.169.254"],
+        dropped: &[],
+        warnings: &[
+            "http_proxy: written without a scheme (proxy.corp.example:8888); read as http://proxy.corp.example:8888",
+            "https_proxy: written without a scheme",
+        ],
+    },
+    Expected {
+        kind: "systemd",
+        file: "scheme-less.conf",
+        facts: "cloud=aws",
+        name: "systemd",
+        http_proxy: "http://proxy.corp.example:8888",
+        https_proxy: Some("http://proxy.corp.example:8888"),
+        credentials: (None, None),
+        kept: &[".corp.example", "local"],
+        dropped: &["169.254.169.254"],
+        warnings: &["http_proxy: written without a scheme", "https_proxy: written without a scheme"],
+    },
+    Expected {
+        kind: "systemd",
+        file: "http-only.conf",
+        facts: "",
+        name: "systemd",
+        http_proxy: PROXY,
+        https_proxy: None,
+        credentials: (None, None),
+        kept: &["registry.corp.example"],
+        dropped: &[],
+        warnings: &[],
+    },
+];
+
+fn check(expected: &Expected) -> Imported {
+    let label = format!("{}:{} ({})", expected.kind, expected.file, expected.facts);
+    let i = import_id(expected.kind, expected.facts, expected.file)
+        .unwrap_or_else(|e| panic!("{label}: {e}"));
+    assert_eq!(i.name, expected.name, "{label}");
     assert_eq!(
-        i.https_proxy.as_deref(),
-        Some("http://proxy.corp.example:3128")
+        i.http_proxy.as_deref(),
+        Some(expected.http_proxy),
+        "{label}"
     );
-}
-
-#[test]
-fn systemd_messy_dropin() {
-    let i = import("systemd", "messy.conf");
+    assert_eq!(i.https_proxy.as_deref(), expected.https_proxy, "{label}");
     assert_eq!(
         (i.username.as_deref(), i.password.as_deref()),
-        (Some("svc-k8s"), Some("p@ss word"))
+        expected.credentials,
+        "{label}"
     );
+    assert_eq!(i.no_proxy, expected.kept, "{label}");
+    let dropped: Vec<&str> = i.dropped.iter().map(|d| d.entry.as_str()).collect();
+    assert_eq!(dropped, expected.dropped, "{label}: {:?}", i.dropped);
+    assert!(i.dropped.iter().all(|d| !d.reason.is_empty()), "{label}");
     assert_eq!(
-        i.no_proxy,
-        ["registry.corp.example", ".corp.example", "10.96.0.0/12"]
+        i.warnings.len(),
+        expected.warnings.len(),
+        "{label}: {:?}",
+        i.warnings
     );
-    assert_eq!(
-        dropped(&i),
-        [
-            "localhost",
-            "127.0.0.1",
-            "registry.corp.example",
-            "cluster.local",
-            "169.254.169.254"
-        ]
-    );
+    for (warning, needle) in i.warnings.iter().zip(expected.warnings) {
+        assert!(warning.contains(needle), "{label}: {warning}");
+    }
+    let note = i.note();
+    for d in &i.dropped {
+        assert!(
+            note.contains(&format!("  - {}: {}", d.entry, d.reason)),
+            "{label}: {note}"
+        );
+    }
+    if let Some(password) = &i.password {
+        assert!(
+            !note.contains(password.as_str()),
+            "{label}: the note shows the password"
+        );
+    }
+    i
 }
 
 #[test]
-fn giantswarm_secrets() {
-    let i = import("giantswarm", "cluster-values-secret.yaml");
-    assert_eq!(i.name, "gs-prod");
+fn corpus_imports_as_expected() {
+    for expected in CORPUS {
+        check(expected);
+    }
+}
+
+#[test]
+fn each_class_has_its_own_fixture() {
+    // `local` covers every *.local host: kept, not "covered by the cluster domain".
+    let gs = check(&CORPUS[2]);
+    assert!(gs.no_proxy.contains(&"local".to_owned()));
+    // The current chart's keys, and `enabled: false` is a diagnostic.
+    let off = import_id("giantswarm", "", "proxy-disabled.yaml").unwrap_err();
+    assert!(off.contains("enabled` is false"), "{off}");
+    // CAPI: the Cluster's clusterNetwork separates the CIDRs, and names the profile.
+    let tkg = check(&CORPUS[7]);
+    assert_eq!(tkg.facts.pod_cidrs, ["100.96.0.0/11"]);
     assert_eq!(
-        i.no_proxy,
-        ["10.96.0.0/12", "192.168.0.0/16", "registry.corp.example"]
+        tkg.facts.control_plane_endpoint.as_deref(),
+        Some("10.10.0.5")
     );
-    assert!(i
-        .dropped
-        .iter()
-        .any(|d| d.entry == "gs-prod.gigantic.corp.example"));
-    let i = import("giantswarm", "systemd-proxy-secret.yaml");
-    assert_eq!(i.name, "gs-prod");
-    assert_eq!(i.no_proxy, ["registry.corp.example", "10.20.0.0/16"]);
+    // An HTTP-only drop-in keeps its meaning unless the user accepts the change.
+    let mut http_only = check(&CORPUS[CORPUS.len() - 1]);
+    assert!(http_only.https_direct);
+    let refused = http_only.clone().keep_meaning(false).unwrap_err();
+    assert!(
+        refused.detail.contains("HTTPS direct"),
+        "{}",
+        refused.detail
+    );
+    http_only.keep_meaning(true).unwrap();
+    assert!(http_only
+        .note()
+        .contains("the profile sends it through http://proxy.corp.example:3128"));
+    // Invalid percent-encoding is refused, never read as U+FFFD.
+    let bad = import_id("systemd", "", "bad-percent.conf").unwrap_err();
+    assert!(
+        bad.contains("not UTF-8") && !bad.contains('\u{fffd}'),
+        "{bad}"
+    );
+}
+
+/// The profile a user writes for the imported settings.
+fn profile(i: &Imported) -> Profile {
+    Profile::new(&ProfileInput {
+        http_proxy: i.http_proxy.clone(),
+        https_proxy: i.https_proxy.clone(),
+        username: i.username.clone(),
+        password: i.password.clone(),
+        no_proxy: i.no_proxy.clone(),
+        trusted_ca: i.trusted_ca.clone(),
+    })
+    .unwrap_or_else(|f| panic!("{}: imported settings make no profile: {f:?}", i.name))
+}
+
+/// The merged list the renderers write for the profile and the facts.
+fn rendered_no_proxy(no_proxy: &[String], facts: &Cluster, platform: &[String]) -> Vec<String> {
+    let cluster = Cluster {
+        installation: no_proxy.to_vec(),
+        ..facts.clone()
+    };
+    let mut sources = cluster.sources().unwrap();
+    sources.push(Source::list("platform", platform.to_vec()));
+    no_proxy::merge(&sources, &MergeOptions::default())
+        .unwrap()
+        .list
+}
+
+/// Renders the imported profile as artifacts of its kind, the way the
+/// renderer data sources do, and imports them back with the same facts.
+#[test]
+fn render_then_import_gives_the_same_profile() {
+    for expected in CORPUS.iter().filter(|e| e.https_proxy.is_some()) {
+        let i = check(expected);
+        let p = profile(&i);
+        let settings = ProxySettings {
+            http_proxy: p.http_proxy.clone(),
+            https_proxy: p.https_proxy.clone(),
+            no_proxy: rendered_no_proxy(&p.no_proxy, &i.facts, &[]),
+            trusted_ca: p.trusted_ca.clone(),
+        };
+        let dropin = systemd::dropin(&settings, "containerd.service", Secrets::Include).content;
+        let kubeadm = capi::Kubeadm::inline(
+            &settings,
+            &["containerd.service".to_owned()],
+            true,
+            Secrets::Include,
+        )
+        .unwrap()
+        .to_yaml();
+        let kcp = format!(
+            "apiVersion: controlplane.cluster.x-k8s.io/v1beta1\nkind: KubeadmControlPlane\nmetadata:\n  name: x\nspec:\n  kubeadmConfigSpec:\n{}",
+            kubeadm.lines().map(|l| format!("    {l}\n")).collect::<String>()
+        );
+        let values = capi::cluster_values(&settings, Secrets::Include);
+        let tkg_cluster = TkgCluster {
+            service_cidrs: i.facts.service_cidrs.clone(),
+            pod_cidrs: i.facts.pod_cidrs.clone(),
+            ..TkgCluster::default()
+        };
+        let tkg_config = TkgConfig::new(&settings, &tkg_cluster, Secrets::Include)
+            .unwrap_or_else(|f| panic!("{}: {f:?}", expected.file))
+            .to_yaml();
+        for (kind, text) in [
+            ("systemd", dropin),
+            ("capi", kcp),
+            ("giantswarm", values),
+            ("tkg", tkg_config),
+        ] {
+            let back = import::parse_with(kind, &text, &i.facts)
+                .unwrap_or_else(|f| panic!("{} as {kind}: {f:?}", expected.file));
+            let q = profile(&back);
+            let label = format!("{} rendered as {kind}", expected.file);
+            assert_eq!(q.http_proxy, p.http_proxy, "{label}");
+            assert_eq!(q.https_proxy, p.https_proxy, "{label}");
+            assert_eq!(q.no_proxy, p.no_proxy, "{label}: {:?}", back.dropped);
+            assert_eq!(
+                (back.username.as_deref(), back.password.as_deref()),
+                (i.username.as_deref(), i.password.as_deref()),
+                "{label}"
+            );
+            // Of these artifacts only TKG's variables carry the CA
+            // (TKG_PROXY_CA_CERT); the others deliver it as a separate file.
+            if kind == "tkg" || p.trusted_ca.is_none() {
+                assert_eq!(q.fingerprint, p.fingerprint, "{label}");
+            }
+        }
+    }
+}
+
+/// URLs that probe an entry: the host itself, a subdomain, an address in a block.
+fn probes(entry: &str) -> Vec<String> {
+    let parsed = no_proxy::Entry::parse(entry).unwrap().entry;
+    let text = parsed.to_string();
+    let (host, port) = match text.rsplit_once(':') {
+        Some((h, p)) if !h.contains(':') || h.ends_with(']') => (h.to_owned(), Some(p.to_owned())),
+        _ => (text.clone(), None),
+    };
+    let with_port = |h: &str| match &port {
+        Some(p) => vec![format!("http://{h}:{p}/"), format!("http://{h}/")],
+        None => vec![format!("http://{h}/"), format!("https://{h}/")],
+    };
+    if let Ok(net) = host.parse::<ipnet::IpNet>() {
+        let inside = net.hosts().nth(1).unwrap_or(net.addr());
+        return match inside {
+            std::net::IpAddr::V6(a) => with_port(&format!("[{a}]")),
+            std::net::IpAddr::V4(a) => with_port(&a.to_string()),
+        };
+    }
+    if let Ok(std::net::IpAddr::V6(a)) = host.trim_matches(['[', ']']).parse() {
+        return with_port(&format!("[{a}]"));
+    }
+    let bare = host.trim_start_matches('.');
+    let mut out = with_port(bare);
+    out.extend(with_port(&format!("a.{bare}")));
+    out
+}
+
+/// Per client, with the real clients: every URL the artifact's own NO_PROXY
+/// sends direct is still sent direct by what the renderers write from the
+/// imported profile and the same facts (plus what the platform adds itself).
+#[test]
+fn import_never_sends_through_the_proxy_what_the_artifact_sends_direct() {
+    let mut questions: Vec<(String, String, String, String)> = Vec::new();
+    for expected in CORPUS {
+        let i = check(expected);
+        let before: Vec<String> = i
+            .no_proxy
+            .iter()
+            .chain(i.dropped.iter().map(|d| &d.entry))
+            .cloned()
+            .collect();
+        let after = rendered_no_proxy(&profile(&i).no_proxy, &i.facts, &i.platform);
+        let mut urls: Vec<String> = before.iter().flat_map(|e| probes(e)).collect();
+        urls.extend(
+            ["http://printer.local/", "https://kubernetes.default.svc/"].map(str::to_owned),
+        );
+        urls.sort();
+        urls.dedup();
+        for url in urls {
+            questions.push((
+                expected.file.to_owned(),
+                before.join(","),
+                after.join(","),
+                url,
+            ));
+        }
+    }
+    for dialect in Dialect::ALL {
+        let setting = |list: &str| -> String {
+            if dialect != Dialect::Java {
+                return list.to_owned();
+            }
+            let entries: Vec<String> = list.split(',').map(str::to_owned).collect();
+            let merged =
+                no_proxy::merge(&[Source::list("", entries)], &MergeOptions::default()).unwrap();
+            no_proxy::setting_for(dialect, &merged)
+        };
+        let cases: Vec<Case> = questions
+            .iter()
+            .flat_map(|(_, before, after, url)| {
+                [setting(before), setting(after)].map(|s| Case {
+                    setting: s,
+                    url: url.clone(),
+                })
+            })
+            .collect();
+        let real = decide(dialect, &cases);
+        let widened: Vec<String> = questions
+            .iter()
+            .zip(real.chunks(2))
+            .filter(|(_, d)| d[0] && !d[1])
+            .map(|((file, before, after, url), _)| {
+                format!("{dialect} {file}: {url} direct with {before:?}, proxied with {after:?}")
+            })
+            .collect();
+        assert!(widened.is_empty(), "{}", widened.join("\n"));
+    }
 }
 
 #[test]
@@ -169,6 +607,63 @@ fn unreadable_input_is_an_error() {
         ("systemd", "[Service]\nExecStart=/bin/true"),
         ("giantswarm", "kind: Secret\nmetadata:\n  name: x\n"),
     ] {
-        assert!(parse(kind, text).is_err(), "{kind}: {text:?}");
+        assert!(import::parse(kind, text).is_err(), "{kind}: {text:?}");
+    }
+}
+
+/// Hostile sizes and nesting are refused before the parser runs, in bounded
+/// CPU time (the issue measured 78 s for 100k-deep `{` and 80 s for a 500 KB
+/// Giant Swarm YAML; the bound is 1 s per MB).
+#[test]
+fn hostile_inputs_take_bounded_time() {
+    let cpu = || {
+        let mut usage = std::mem::MaybeUninit::<libc::rusage>::uninit();
+        // SAFETY: getrusage fills the struct it is given.
+        unsafe { libc::getrusage(libc::RUSAGE_THREAD, usage.as_mut_ptr()) };
+        // SAFETY: initialised by the call above.
+        let usage = unsafe { usage.assume_init() };
+        usage.ru_utime.tv_sec as f64
+            + usage.ru_utime.tv_usec as f64 / 1e6
+            + usage.ru_stime.tv_sec as f64
+            + usage.ru_stime.tv_usec as f64 / 1e6
+    };
+    let entries: Vec<String> = (0..30_000)
+        .map(|n| format!("host{n}.corp.example"))
+        .collect();
+    let big_gs = format!(
+        "global:\n  connectivity:\n    proxy:\n      httpProxy: {PROXY}\n      httpsProxy: {PROXY}\n      noProxy: \"{}\"\n",
+        entries.join(",")
+    );
+    assert!(big_gs.len() > 500_000);
+    let inputs: Vec<(&str, String)> = vec![
+        ("giantswarm", big_gs),
+        ("capi", "{".repeat(100_000)),
+        ("aks", "[".repeat(100_000)),
+        ("tkg", format!("a: {}", "[".repeat(1_000_000))),
+        (
+            "systemd",
+            format!(
+                "[Service]\nEnvironment=\"HTTP_PROXY={PROXY}\" \"NO_PROXY={}\"\n",
+                entries.join(",")
+            ),
+        ),
+    ];
+    for (kind, text) in inputs {
+        let started = cpu();
+        let result = import::parse(kind, &text);
+        let seconds = cpu() - started;
+        let megabytes = text.len() as f64 / 1e6;
+        eprintln!(
+            "{kind}: {} bytes, {seconds:.3} s CPU, ok={}",
+            text.len(),
+            result.is_ok()
+        );
+        // Unoptimised test builds run the NO_PROXY parser (IDNA) about 10
+        // times slower than the release binary: a generous bound there.
+        let per_mb = if cfg!(debug_assertions) { 3.0 } else { 1.0 };
+        assert!(
+            seconds <= per_mb * megabytes.max(1.0),
+            "{kind}: {seconds:.3} s CPU for {megabytes:.2} MB"
+        );
     }
 }

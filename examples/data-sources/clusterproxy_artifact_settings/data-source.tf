@@ -12,14 +12,24 @@ resource "clusterproxy_profile" "corp" {
   no_proxy    = ["registry.corp.example", ".corp.example", "10.96.0.0/12"]
 }
 
-# What a node really has, e.g. fetched with `ssh node cat ...` into a file.
+# What a node really has, e.g. fetched with `ssh node cat ...` into a file,
+# compared with what the renderers write from the profile for this cluster:
+# give the same cluster inputs as the renderer (here the pod CIDR), so that
+# the entries the renderer adds never count as drift.
 data "clusterproxy_artifact_settings" "node" {
-  kind    = "systemd"
-  content = file("${path.module}/http-proxy.conf")
+  kind      = "systemd"
+  content   = file("${path.module}/http-proxy.conf")
+  profile   = clusterproxy_profile.corp.settings
+  pod_cidrs = ["192.168.0.0/16"]
 }
 
 output "in_sync" {
-  value = data.clusterproxy_artifact_settings.node.fingerprint == clusterproxy_profile.corp.fingerprint
+  value = data.clusterproxy_artifact_settings.node.in_sync
+}
+
+# One line per field that differs, e.g. "password differs." (never the value).
+output "differences" {
+  value = data.clusterproxy_artifact_settings.node.differences
 }
 
 output "dropped" {

@@ -5,13 +5,26 @@
 use base64::Engine as _;
 use serde_json::Value;
 
-use super::{documents, error, systemd, text_at, Found};
+use super::{
+    documents, error, systemd, text_at, Found, CLUSTER_DOMAIN, CONTROL_PLANE, POD_CIDR,
+    SERVICE_CIDR,
+};
 use crate::domain::Finding;
 
-/// Reads the proxy settings of the first kubeadm config that has them.
+/// Reads the proxy settings of the first kubeadm config that has them. The
+/// cluster's networks come from a `Cluster` in the same manifest
+/// (`spec.clusterNetwork.pods.cidrBlocks`, `.services.cidrBlocks`,
+/// `.serviceDomain`, `spec.controlPlaneEndpoint`; cluster-api
+/// api/v1beta1/cluster_types.go, `ClusterNetwork`), which TKG, EKS Anywhere
+/// and Giant Swarm fill, else from the kubeadm `clusterConfiguration.networking`.
+/// The profile is named after the cluster.
 pub fn read(text: &str) -> Result<Found, Finding> {
-    for document in documents(text)? {
-        let spec = match text_at(&document, &["kind"]) {
+    let documents = documents(text)?;
+    let cluster = documents
+        .iter()
+        .find(|d| text_at(d, &["kind"]) == Some("Cluster"));
+    for document in &documents {
+        let spec = match text_at(document, &["kind"]) {
             Some("KubeadmControlPlane") => document.pointer("/spec/kubeadmConfigSpec"),
             Some("KubeadmConfigTemplate") => document.pointer("/spec/template/spec"),
             Some("KubeadmConfig") => document.get("spec"),
@@ -25,40 +38,111 @@ pub fn read(text: &str) -> Result<Found, Finding> {
                 None => continue,
             },
         };
-        found.cluster_name = document
-            .pointer("/metadata/labels/cluster.x-k8s.io~1cluster-name")
-            .or_else(|| document.pointer("/metadata/name"))
+        found.cluster_name = cluster
+            .and_then(|c| c.pointer("/metadata/name"))
+            .or_else(|| document.pointer("/metadata/labels/cluster.x-k8s.io~1cluster-name"))
             .and_then(Value::as_str)
-            .map(str::to_owned);
-        for (pointer, why) in [
-            (
-                "/clusterConfiguration/networking/podSubnet",
-                "pod CIDR of this cluster",
-            ),
-            (
-                "/clusterConfiguration/networking/serviceSubnet",
-                "service CIDR of this cluster",
-            ),
-            (
-                "/clusterConfiguration/controlPlaneEndpoint",
-                "control-plane endpoint of this cluster",
-            ),
-        ] {
-            if let Some(value) = spec.pointer(pointer).and_then(Value::as_str) {
-                for part in value.split(',') {
-                    let host = part
-                        .rsplit_once(':')
-                        .filter(|(h, p)| !h.contains(':') && p.bytes().all(|b| b.is_ascii_digit()))
-                        .map_or(part, |(h, _)| h);
-                    found.cluster_entries.push((host.trim().to_owned(), why));
-                }
-            }
+            .map(str::to_owned)
+            .or_else(|| {
+                text_at(document, &["metadata", "name"])
+                    .map(|n| n.strip_suffix("-control-plane").unwrap_or(n).to_owned())
+            });
+        if let Some(cluster) = cluster {
+            cluster_facts(cluster, &mut found.cluster_entries);
         }
+        kubeadm_facts(spec, &mut found.cluster_entries);
+        return Ok(found);
+    }
+    if let Some(found) = cluster.and_then(eks_anywhere) {
         return Ok(found);
     }
     Err(error(
-        "No KubeadmControlPlane, KubeadmConfigTemplate or KubeadmConfig with proxy settings found.",
+        "No KubeadmControlPlane, KubeadmConfigTemplate or KubeadmConfig with proxy settings, nor an EKS Anywhere Cluster with `proxyConfiguration`, found.",
     ))
+}
+
+/// An EKS Anywhere `Cluster` (anywhere.eks.amazonaws.com): its
+/// `spec.proxyConfiguration` (`httpProxy`, `httpsProxy`, `noProxy` list;
+/// aws/eks-anywhere pkg/api/v1alpha1/cluster_types.go, `ProxyConfiguration`),
+/// whose documented proxies have no scheme, and its networks and
+/// `controlPlaneConfiguration.endpoint.host`.
+fn eks_anywhere(cluster: &Value) -> Option<Found> {
+    let proxy = cluster.pointer("/spec/proxyConfiguration")?;
+    let mut found = Found {
+        cluster_name: text_at(cluster, &["metadata", "name"]).map(str::to_owned),
+        http_proxy: text_at(proxy, &["httpProxy"]).map(str::to_owned),
+        https_proxy: text_at(proxy, &["httpsProxy"]).map(str::to_owned),
+        no_proxy: proxy
+            .get("noProxy")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        ..Found::default()
+    };
+    cluster_facts(cluster, &mut found.cluster_entries);
+    if let Some(host) = cluster
+        .pointer("/spec/controlPlaneConfiguration/endpoint/host")
+        .and_then(Value::as_str)
+    {
+        found.cluster_entries.push((host.to_owned(), CONTROL_PLANE));
+    }
+    Some(found)
+}
+
+/// Facts of a CAPI `Cluster`.
+fn cluster_facts(cluster: &Value, out: &mut Vec<(String, &'static str)>) {
+    for (pointer, why) in [
+        ("/spec/clusterNetwork/pods/cidrBlocks", POD_CIDR),
+        ("/spec/clusterNetwork/services/cidrBlocks", SERVICE_CIDR),
+    ] {
+        for cidr in cluster
+            .pointer(pointer)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+        {
+            out.push((cidr.to_owned(), why));
+        }
+    }
+    if let Some(domain) = cluster
+        .pointer("/spec/clusterNetwork/serviceDomain")
+        .and_then(Value::as_str)
+    {
+        out.push((domain.to_owned(), CLUSTER_DOMAIN));
+    }
+    if let Some(host) = cluster
+        .pointer("/spec/controlPlaneEndpoint/host")
+        .and_then(Value::as_str)
+    {
+        out.push((host.to_owned(), CONTROL_PLANE));
+    }
+}
+
+/// Facts of a kubeadm `clusterConfiguration`.
+fn kubeadm_facts(spec: &Value, out: &mut Vec<(String, &'static str)>) {
+    for (pointer, why) in [
+        ("/clusterConfiguration/networking/podSubnet", POD_CIDR),
+        (
+            "/clusterConfiguration/networking/serviceSubnet",
+            SERVICE_CIDR,
+        ),
+        ("/clusterConfiguration/networking/dnsDomain", CLUSTER_DOMAIN),
+        ("/clusterConfiguration/controlPlaneEndpoint", CONTROL_PLANE),
+    ] {
+        if let Some(value) = spec.pointer(pointer).and_then(Value::as_str) {
+            for part in value.split(',') {
+                let host = part
+                    .rsplit_once(':')
+                    .filter(|(h, p)| !h.contains(':') && p.bytes().all(|b| b.is_ascii_digit()))
+                    .map_or(part, |(h, _)| h);
+                out.push((host.trim().to_owned(), why));
+            }
+        }
+    }
 }
 
 fn from_files(spec: &Value) -> Result<Option<Found>, Finding> {

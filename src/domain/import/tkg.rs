@@ -1,6 +1,8 @@
 //! Import from a TKG cluster configuration file (`TKG_HTTP_PROXY`...).
 
-use super::{documents, error, split_list, Found};
+use super::{documents, error, split_list, Found, CONTROL_PLANE, POD_CIDR, SERVICE_CIDR};
+use crate::domain::no_proxy::Cloud;
+use crate::domain::render::tkg::{appended, TkgCluster};
 use crate::domain::Finding;
 
 /// Reads the proxy variables and the cluster's CIDRs.
@@ -36,19 +38,28 @@ pub fn read(text: &str) -> Result<Found, Finding> {
         _ => None,
     };
     let mut cluster_entries = Vec::new();
-    for (key, why) in [
-        (
-            "SERVICE_CIDR",
-            "service CIDR of this cluster, appended by TKG",
-        ),
-        ("CLUSTER_CIDR", "pod CIDR of this cluster, appended by TKG"),
-    ] {
+    for (key, why) in [("SERVICE_CIDR", SERVICE_CIDR), ("CLUSTER_CIDR", POD_CIDR)] {
         for cidr in get(key).map(|v| split_list(&v)).unwrap_or_default() {
             cluster_entries.push((cidr, why));
         }
     }
+    // TKG appends these to TKG_NO_PROXY itself (the same list the TKG
+    // renderer leaves out); INFRASTRUCTURE_PROVIDER names the cloud.
+    let cloud = get("INFRASTRUCTURE_PROVIDER").and_then(|p| Cloud::from_name(p.trim()));
+    let network_cidrs = ["AWS_VPC_CIDR", "AZURE_VNET_CIDR"]
+        .into_iter()
+        .filter_map(&get)
+        .flat_map(|v| split_list(&v))
+        .collect();
+    for entry in appended(&TkgCluster {
+        cloud,
+        network_cidrs,
+        ..TkgCluster::default()
+    }) {
+        cluster_entries.push((entry, "appended by TKG itself"));
+    }
     if let Some(server) = get("VSPHERE_CONTROL_PLANE_ENDPOINT") {
-        cluster_entries.push((server, "control-plane endpoint of this cluster"));
+        cluster_entries.push((server, CONTROL_PLANE));
     }
     Ok(Found {
         cluster_name: get("CLUSTER_NAME"),

@@ -202,26 +202,9 @@ fn stored_inputs(stored: &Value, no_proxy: Value) -> Value {
     )
 }
 
-/// Splits an import ID `[<name>=]<kind>:<path or inline content>`.
-fn parse_import_id(id: &str) -> Result<(Option<&str>, &str, String), String> {
-    let (name, rest) = match id.split_once('=') {
-        Some((name, rest)) if !name.contains(':') && !name.contains(char::is_whitespace) => {
-            (Some(name), rest)
-        }
-        _ => (None, id),
-    };
-    let (kind, source) = rest
-        .split_once(':')
-        .filter(|(kind, _)| import::KINDS.contains(kind))
-        .ok_or_else(|| format!("The import ID must be `[<name>=]<kind>:<path or inline content>` with kind one of {}.", import::KINDS.join(", ")))?;
-    let path = std::path::Path::new(source.trim());
-    let text = if !source.contains('\n') && path.is_file() {
-        std::fs::read_to_string(path)
-            .map_err(|e| format!("Cannot read {}: {e}.", path.display()))?
-    } else {
-        source.to_owned()
-    };
-    Ok((name, kind, text))
+/// Parses an import ID (syntax in [`import::id`]) and reads its artifact.
+fn parse_import_id(id: &str) -> Result<import::id::ImportId, crate::domain::Finding> {
+    import::id::parse(id)
 }
 
 impl Resource for ProfileResource {
@@ -296,17 +279,26 @@ impl Resource for ProfileResource {
     }
 
     fn import(&self, id: &str, diags: &mut Diagnostics) -> Option<Value> {
-        let (name, kind, text) = parse_import_id(id)
-            .map_err(|why| diags.push(Diagnostic::error("Invalid import ID", why)))
+        let root = AttributePath::root();
+        let id = parse_import_id(id)
+            .map_err(|f| convert::push_findings(&[f], &root, diags))
             .ok()?;
-        let imported = import::parse(kind, &text)
-            .map_err(|findings| convert::push_findings(&findings, &AttributePath::root(), diags))
+        let mut imported = import::parse_with(&id.kind, &id.text, &id.facts)
+            .and_then(|mut i| {
+                i.keep_meaning(id.https_through_proxy)
+                    .map_err(|f| vec![f])?;
+                Ok(i)
+            })
+            .map_err(|findings| convert::push_findings(&findings, &root, diags))
             .ok()?;
+        let name = id
+            .name
+            .unwrap_or_else(|| std::mem::take(&mut imported.name));
         let no_proxy =
             (!imported.no_proxy.is_empty()).then(|| convert::string_set(&imported.no_proxy));
         let mut state = Value::object(
             [
-                ("name", Value::string(name.unwrap_or(&imported.name))),
+                ("name", Value::string(&name)),
                 ("description", Value::null()),
                 ("http_proxy", Value::opt_string(imported.http_proxy.clone())),
                 (
@@ -325,7 +317,7 @@ impl Resource for ProfileResource {
             return None;
         }
         diags.push(Diagnostic::warning(
-            format!("Imported proxy settings from {kind}"),
+            format!("Imported proxy settings from {} into {name:?}", id.kind),
             imported.note(),
         ));
         Some(state)
@@ -400,15 +392,12 @@ mod tests {
 
     #[test]
     fn import_ids() {
-        let (name, kind, text) = parse_import_id("corp=systemd:[Service]").unwrap();
+        let id = parse_import_id("corp=systemd:[Service]").unwrap();
         assert_eq!(
-            (name, kind, text.as_str()),
-            (Some("corp"), "systemd", "[Service]")
+            (id.name.as_deref(), id.kind.as_str()),
+            (Some("corp"), "systemd")
         );
-        let (name, kind, _) = parse_import_id("aks:{\"httpProxy\": \"http://p:1\"}").unwrap();
-        assert_eq!((name, kind), (None, "aks"));
         assert!(parse_import_id("nope:x").is_err());
-        assert!(parse_import_id("x").is_err());
     }
 
     /// A version-1 state as the previous release wrote it: `no_proxy` a

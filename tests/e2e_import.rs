@@ -1,0 +1,349 @@
+//! End-to-end import with real Terraform 1.11 and 1.0.3, one fixture of the
+//! corpus per kind (giantswarm, capi, tkg, systemd) with cluster facts in the
+//! import ID: the natural configuration creates the profile, importing the
+//! artifact yields exactly that state and an empty plan (CLI import, and from
+//! Terraform 1.5 an import block and -generate-config-out), and the import note is
+//! readable in the output. Also: the drift data source round trip, and bad
+//! import IDs (missing file, FIFO) as prompt diagnostics that write no state.
+
+#[path = "e2e/mod.rs"]
+mod harness;
+
+use harness::{
+    example, for_each_terraform, hcl_string, run_cycle, Cycle, Feature, ImportStep, Workdir,
+};
+use serde_json::Value;
+
+fn fixture(path: &str) -> String {
+    format!(
+        "{}/tests/fixtures/import/{path}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// One fixture per kind, the import ID facts, and the configuration that matches.
+struct Case {
+    kind: &'static str,
+    facts: &'static str,
+    path: &'static str,
+    attributes: &'static str,
+    password: Option<&'static str>,
+    /// Lines the import note must hold.
+    note: &'static [&'static str],
+}
+
+const CASES: &[Case] = &[
+    Case {
+        kind: "giantswarm",
+        facts: "",
+        path: "giantswarm/cluster-aws-values.yaml",
+        attributes: r#"name        = "gs-eu1"
+  http_proxy  = "http://proxy.corp.example:4000"
+  https_proxy = "http://proxy.corp.example:4000"
+  no_proxy    = ["registry.corp.example", "local", ".corp.example", "10.123.0.0/16"]"#,
+        password: None,
+        note: &[
+            "Kept as installation-wide NO_PROXY (4): registry.corp.example, local, .corp.example, 10.123.0.0/16.",
+            "  - 100.64.0.0/16: added by the renderers from `pod_cidrs`",
+            "  - pod_cidrs = [\"100.64.0.0/16\"]",
+        ],
+    },
+    Case {
+        kind: "capi",
+        facts: "",
+        path: "capi/tkg-cluster-and-kcp.yaml",
+        attributes: r#"name        = "tkg-wc1"
+  http_proxy  = "http://tkg-proxy.corp.example:3128"
+  https_proxy = "http://tkg-proxy.corp.example:3128"
+  no_proxy    = ["vcenter.corp.example", "registry.corp.example"]"#,
+        password: None,
+        note: &[
+            "  - 10.10.0.5: added by the renderers from `control_plane_endpoint`",
+            "  - control_plane_endpoint = \"10.10.0.5\"",
+        ],
+    },
+    Case {
+        kind: "tkg",
+        facts: "cloud=aws",
+        path: "tkg/aws-cluster-config.yaml",
+        attributes: r#"name        = "tkg-aws-1"
+  http_proxy  = "http://proxy.corp.example:3128"
+  https_proxy = "http://proxy.corp.example:3128"
+  no_proxy    = ["registry.corp.example", "local"]"#,
+        password: None,
+        note: &["  - 169.254.0.0/16: appended by TKG itself", "  - cloud = \"aws\""],
+    },
+    Case {
+        kind: "systemd",
+        facts: "service_cidrs=10.96.0.0/12;pod_cidrs=192.168.0.0/16",
+        path: "systemd/messy.conf",
+        attributes: r#"name        = "systemd"
+  http_proxy  = "http://proxy.corp.example:3128"
+  https_proxy = "http://proxy.corp.example:3128"
+  username    = "svc-k8s"
+  no_proxy    = ["registry.corp.example", ".corp.example"]"#,
+        password: Some("p@ss word"),
+        note: &[
+            "  - 10.96.0.0/12: added by the renderers from `service_cidrs`",
+            "  - registry.corp.example: duplicate",
+        ],
+    },
+];
+
+fn case_workdir(tf: &harness::Terraform, case: &Case, extra: &str) -> Workdir {
+    let main = format!(
+        "variable \"proxy_password\" {{\n  type      = string\n  sensitive = true\n  default   = null\n}}\n\nresource \"clusterproxy_profile\" \"imported\" {{\n  {}\n  password    = var.proxy_password\n}}\n{extra}",
+        case.attributes
+    );
+    let work = Workdir::from_files(
+        tf,
+        &[
+            ("provider.tf", &example("provider/provider.tf")),
+            ("main.tf", &main),
+        ],
+    );
+    let password = case.password.map_or("null".to_owned(), hcl_string);
+    work.write_file("test.tfvars", &format!("proxy_password = {password}\n"));
+    work
+}
+
+fn id(case: &Case) -> String {
+    let facts = if case.facts.is_empty() {
+        String::new()
+    } else {
+        format!("({})", case.facts)
+    };
+    format!("{}{facts}:file:{}", case.kind, fixture(case.path))
+}
+
+/// The detail of the import warning, from `plan -json` with an import block
+/// (>= 1.5) or from the `terraform import` output (1.0.3, where the CLI
+/// prints it in a box: the box is taken off).
+fn import_note(tf: &harness::Terraform, case: &Case) -> String {
+    if tf.supports(Feature::ImportBlock) {
+        let block = format!(
+            "import {{\n  to = clusterproxy_profile.imported\n  id = {}\n}}\n",
+            hcl_string(&id(case))
+        );
+        let work = case_workdir(tf, case, &block);
+        let run = work.run_ok(&["plan", "-json", "-var-file=test.tfvars"]);
+        let notes: Vec<String> = run
+            .stdout
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter(|m| m["type"] == "diagnostic" && m["diagnostic"]["severity"] == "warning")
+            .filter(|m| {
+                m["diagnostic"]["summary"].as_str().is_some_and(|s| {
+                    s.starts_with(&format!("Imported proxy settings from {}", case.kind))
+                })
+            })
+            .map(|m| {
+                m["diagnostic"]["detail"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned()
+            })
+            .collect();
+        assert_eq!(notes.len(), 1, "{}: {}", case.path, run.stdout);
+        notes[0].clone()
+    } else {
+        let work = case_workdir(tf, case, "");
+        let run = work.run_ok(&[
+            "import",
+            "-no-color",
+            "-var-file=test.tfvars",
+            "clusterproxy_profile.imported",
+            &id(case),
+        ]);
+        run.combined()
+            .lines()
+            .map(|l| {
+                l.trim_start_matches(['│', '╷', '╵'])
+                    .strip_prefix(' ')
+                    .unwrap_or(l)
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+#[test]
+fn import_of_each_kind_with_cluster_facts() {
+    for_each_terraform(|tf| {
+        for case in CASES {
+            let work = case_workdir(tf, case, "");
+            run_cycle(
+                &work,
+                &Cycle {
+                    var_file: Some("test.tfvars".into()),
+                    import: Some(ImportStep {
+                        address: "clusterproxy_profile.imported".into(),
+                        id: id(case),
+                    }),
+                },
+            );
+            // Terraform may wrap long lines: compare with whitespace collapsed.
+            let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+            let note = flat(&import_note(tf, case));
+            for line in case.note {
+                assert!(
+                    note.contains(&flat(line)),
+                    "{} on {}: the note lacks {line:?}:\n{note}",
+                    case.path,
+                    tf.version_string()
+                );
+            }
+            if let Some(password) = case.password {
+                assert!(!note.contains(password), "the note shows the password");
+            }
+        }
+    });
+}
+
+/// A node holding exactly what the renderer wrote (with pod and service
+/// CIDRs) is in sync; a node with another password or another NO_PROXY is
+/// not, and the differing field is named without its value.
+#[test]
+fn artifact_settings_round_trip_with_cluster_inputs() {
+    let main = r#"variable "proxy_password" {
+  type      = string
+  sensitive = true
+}
+
+resource "clusterproxy_profile" "corp" {
+  name       = "corp"
+  http_proxy = "http://proxy.corp.example:3128"
+  username   = "svc-k8s"
+  password   = var.proxy_password
+  no_proxy   = ["registry.corp.example", ".corp.example"]
+}
+
+locals {
+  cluster = {
+    pod_cidrs     = ["10.244.0.0/16"]
+    service_cidrs = ["10.96.0.0/12"]
+    apiserver_ip  = "10.0.0.10"
+  }
+}
+
+data "clusterproxy_systemd_dropin" "node" {
+  http_proxy    = "http://proxy.corp.example:3128"
+  username      = "svc-k8s"
+  password      = var.proxy_password
+  installation  = ["registry.corp.example", ".corp.example"]
+  pod_cidrs     = local.cluster.pod_cidrs
+  service_cidrs = local.cluster.service_cidrs
+  apiserver_ip  = local.cluster.apiserver_ip
+}
+
+data "clusterproxy_artifact_settings" "faithful" {
+  kind          = "systemd"
+  content       = data.clusterproxy_systemd_dropin.node.dropins[0].content
+  profile       = clusterproxy_profile.corp.settings
+  pod_cidrs     = local.cluster.pod_cidrs
+  service_cidrs = local.cluster.service_cidrs
+  apiserver_ip  = local.cluster.apiserver_ip
+}
+
+data "clusterproxy_artifact_settings" "other_password" {
+  kind          = "systemd"
+  content       = replace(data.clusterproxy_systemd_dropin.node.dropins[0].content, "svc-k8s:s3cr", "svc-k8s:x")
+  profile       = clusterproxy_profile.corp.settings
+  pod_cidrs     = local.cluster.pod_cidrs
+  service_cidrs = local.cluster.service_cidrs
+  apiserver_ip  = local.cluster.apiserver_ip
+}
+
+data "clusterproxy_artifact_settings" "other_list" {
+  kind          = "systemd"
+  content       = replace(data.clusterproxy_systemd_dropin.node.dropins[0].content, ".corp.example,", ".corp2.example,")
+  profile       = clusterproxy_profile.corp.settings
+  pod_cidrs     = local.cluster.pod_cidrs
+  service_cidrs = local.cluster.service_cidrs
+  apiserver_ip  = local.cluster.apiserver_ip
+}
+
+output "faithful" {
+  value = [data.clusterproxy_artifact_settings.faithful.in_sync, data.clusterproxy_artifact_settings.faithful.differences]
+}
+
+output "other_password" {
+  value = [data.clusterproxy_artifact_settings.other_password.in_sync, data.clusterproxy_artifact_settings.other_password.differences]
+}
+
+output "other_list" {
+  value = [data.clusterproxy_artifact_settings.other_list.in_sync, data.clusterproxy_artifact_settings.other_list.differences]
+}
+"#;
+    for_each_terraform(|tf| {
+        let work = Workdir::from_files(
+            tf,
+            &[
+                ("provider.tf", &example("provider/provider.tf")),
+                ("main.tf", main),
+            ],
+        );
+        work.write_file("test.tfvars", "proxy_password = \"s3cr@t\"\n");
+        let outputs = run_cycle(
+            &work,
+            &Cycle {
+                var_file: Some("test.tfvars".into()),
+                import: None,
+            },
+        );
+        assert_eq!(outputs["faithful"], serde_json::json!([true, []]));
+        assert_eq!(
+            outputs["other_password"],
+            serde_json::json!([false, ["password differs."]])
+        );
+        assert_eq!(
+            outputs["other_list"],
+            serde_json::json!([false, ["no_proxy differs: in the artifact only: [.corp2.example]; in the profile only: [.corp.example]."]])
+        );
+        work.assert_secret_absent(&["plan", "-var-file=test.tfvars"], "s3cr@t");
+    });
+}
+
+/// Bad import IDs are diagnostics, promptly (a FIFO is never opened for a
+/// blocking read), and write no state.
+#[test]
+fn bad_import_sources_are_diagnostics() {
+    for_each_terraform(|tf| {
+        let case = &CASES[3];
+        let work = case_workdir(tf, case, "");
+        let fifo = work.path().join("fifo");
+        let c_path = std::ffi::CString::new(fifo.display().to_string()).unwrap();
+        // SAFETY: mkfifo reads a NUL-terminated path, valid for the call.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        let missing = format!("systemd:file:{}/nope.conf", work.path().display());
+        let fifo_id = format!("systemd:{}", fifo.display());
+        let deep = format!("capi:inline:{}", "[".repeat(100_000));
+        let http_only = format!("systemd:file:{}", fixture("systemd/http-only.conf"));
+        for (id, needle) in [
+            (missing.as_str(), "File not found"),
+            (fifo_id.as_str(), "not a regular file"),
+            (deep.as_str(), "nests"),
+            (http_only.as_str(), "https_through_proxy=true"),
+            ("systemd(pods=10.0.0.0/8):inline:x", "Unknown cluster fact"),
+        ] {
+            let started = std::time::Instant::now();
+            work.expect_failure(
+                &[
+                    "import",
+                    "-var-file=test.tfvars",
+                    "clusterproxy_profile.imported",
+                    id,
+                ],
+                needle,
+            );
+            assert!(started.elapsed() < std::time::Duration::from_secs(60));
+            assert!(
+                !work.path().join("terraform.tfstate").exists()
+                    || !std::fs::read_to_string(work.path().join("terraform.tfstate"))
+                        .unwrap()
+                        .contains("clusterproxy_profile"),
+                "a failed import wrote state"
+            );
+        }
+    });
+}
