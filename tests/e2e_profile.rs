@@ -115,7 +115,7 @@ const IMPORT_CASES: &[ImportCase] = &[
         attributes: r#"name        = "gs-prod"
   http_proxy  = "http://proxy.corp.example:3128"
   https_proxy = "http://proxy.corp.example:3128"
-  no_proxy    = ["10.96.0.0/12", "192.168.0.0/16", "registry.corp.example"]"#,
+  no_proxy    = ["10.96.0.0/12", "192.168.0.0/16", "registry.corp.example", "svc"]"#,
         password: None,
     },
 ];

@@ -70,7 +70,19 @@ const CORPUS: &[Expected] = &[
         https_proxy: Some(PROXY),
         credentials: (None, None),
         kept: &["registry.corp.example", ".corp.example", "10.20.0.0/16"],
-        dropped: &["10.96.0.0/12", "konnectivity", "localhost", "registry.corp.example"],
+        dropped: &[
+            "10.96.0.0/12",
+            "konnectivity",
+            "localhost",
+            "registry.corp.example",
+            // effectiveNoProxy entries missing from noProxy: added by AKS.
+            "10.224.0.0/16",
+            "192.168.0.0/16",
+            "168.63.129.16",
+            "169.254.169.254",
+            "prod-weu-1-abc123.hcp.westeurope.azmk8s.io",
+            "127.0.0.1",
+        ],
         warnings: &[],
     },
     Expected {
@@ -248,8 +260,10 @@ const CORPUS: &[Expected] = &[
         http_proxy: PROXY,
         https_proxy: Some(PROXY),
         credentials: (None, None),
-        kept: &["registry.corp.example", "local"],
-        dropped: &["169.254.0.0/16", ".svc", "localhost", "10.0.0.0/16"],
+        // The VPC CIDR and 169.254.0.0/16 stay: TKG appends them only from
+        // variables the TKG renderer does not emit.
+        kept: &["registry.corp.example", "169.254.0.0/16", "local", "10.0.0.0/16"],
+        dropped: &[".svc", "localhost"],
 
         warnings: &[],
     },
@@ -461,6 +475,7 @@ fn render_then_import_gives_the_same_profile() {
         let kubeadm = capi::Kubeadm::inline(
             &settings,
             &["containerd.service".to_owned()],
+            clusterproxy::domain::render::trust::OsFamily::Debian,
             true,
             Secrets::Include,
         )

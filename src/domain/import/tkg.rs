@@ -1,7 +1,6 @@
 //! Import from a TKG cluster configuration file (`TKG_HTTP_PROXY`...).
 
 use super::{documents, error, split_list, Found, CONTROL_PLANE, POD_CIDR, SERVICE_CIDR};
-use crate::domain::no_proxy::Cloud;
 use crate::domain::render::tkg::{appended, TkgCluster};
 use crate::domain::Finding;
 
@@ -43,19 +42,10 @@ pub fn read(text: &str) -> Result<Found, Finding> {
             cluster_entries.push((cidr, why));
         }
     }
-    // TKG appends these to TKG_NO_PROXY itself (the same list the TKG
-    // renderer leaves out); INFRASTRUCTURE_PROVIDER names the cloud.
-    let cloud = get("INFRASTRUCTURE_PROVIDER").and_then(|p| Cloud::from_name(p.trim()));
-    let network_cidrs = ["AWS_VPC_CIDR", "AZURE_VNET_CIDR"]
-        .into_iter()
-        .filter_map(&get)
-        .flat_map(|v| split_list(&v))
-        .collect();
-    for entry in appended(&TkgCluster {
-        cloud,
-        network_cidrs,
-        ..TkgCluster::default()
-    }) {
+    // TKG always appends these to TKG_NO_PROXY itself (the same list the TKG
+    // renderer leaves out). What it appends from other variables (VPC/VNet
+    // CIDRs) stays in the profile: the renderer does not emit those.
+    for entry in appended(&TkgCluster::default()) {
         cluster_entries.push((entry, "appended by TKG itself"));
     }
     if let Some(server) = get("VSPHERE_CONTROL_PLANE_ENDPOINT") {

@@ -72,10 +72,6 @@ impl DataSource for ArtifactSettings {
         )
     }
 
-    fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        inputs::validate_cluster(config, diags);
-    }
-
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let kind = convert::string(config, "kind").unwrap_or_default();
         let content = convert::string(config, "content").unwrap_or_default();
