@@ -63,7 +63,7 @@ impl DataSource for NoProxy {
             Attribute::computed(
                 "entries",
                 Type::list(Type::String),
-                "The merged NO_PROXY list, in source order: installation, pod, service and node CIDRs, cluster domain, apiserver host and IP, control-plane endpoint host, `localhost`, `127.0.0.1`, `::1` (IPv6 clusters), `.svc`, the `kubernetes` Service ClusterIP, cloud metadata endpoints, extra. Entries are normalised (trimmed, lowercased, punycode, no trailing dot, `*.x` as `.x`, canonical addresses and CIDRs), semantic duplicates removed, entries covered by another entry for every client dropped, and the extra forms some clients need added (`.x` beside `x` for `node`, `[v6]` for `python` and `node`).",
+                "The merged NO_PROXY list, in source order: installation, pod, service and node CIDRs, cluster domain, apiserver host and IP, control-plane endpoint host, `localhost`, `127.0.0.1`, `::1` (IPv6 clusters), `.svc`, the `kubernetes` Service ClusterIP, cloud metadata endpoints, extra. Entries are normalised (trimmed, lowercased, punycode, no trailing dot, `*.x` as `.x`, canonical addresses and CIDRs), semantic duplicates removed, entries covered by another entry for every client dropped, and the extra forms some clients need added (`.x` beside `x` for `node`, `[v6]` for `python`, `node` and `undici`).",
             ),
             Attribute::computed("no_proxy", Type::String, "`entries` joined with commas: the value for `NO_PROXY` and `no_proxy`."),
             Attribute::computed(
