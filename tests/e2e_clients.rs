@@ -157,14 +157,27 @@ output "undici_warnings" {
             .collect();
         sorted.sort_unstable();
         assert_eq!(outputs["default_renderings"], json!(sorted));
-        assert_eq!(outputs["undici"], json!(".corp.example,[fd00::1]"));
+        // The platform defaults (cluster domain, localhost, .svc) follow.
+        assert_eq!(
+            outputs["undici"],
+            json!(".corp.example,[fd00::1],cluster.local,localhost,127.0.0.1,.svc")
+        );
         assert_eq!(
             outputs["undici_entries"],
-            json!([".corp.example", "fd00::1", "[fd00::1]", "10.0.0.0/8"])
+            json!([
+                ".corp.example",
+                "fd00::1",
+                "[fd00::1]",
+                "10.0.0.0/8",
+                "cluster.local",
+                "localhost",
+                "127.0.0.1",
+                ".svc"
+            ])
         );
         assert_eq!(
             outputs["undici_warnings"],
-            json!([".corp.example", "10.0.0.0/8"])
+            json!([".corp.example", "10.0.0.0/8", ".svc"])
         );
     });
 }
