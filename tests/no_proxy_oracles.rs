@@ -444,6 +444,18 @@ fn ruby_net_http_decides_as_find_proxy() {
     );
 }
 
+/// The libcurl oracle decides as the curl binary does (one process per case,
+/// so on the class table and a sample of generated cases).
+#[test]
+fn libcurl_decides_as_the_curl_binary() {
+    let mut cases = class_cases(Dialect::Curl);
+    cases.extend(generated(Dialect::Curl, 150, seed()));
+    assert_eq!(
+        oracle::python("curl-cli", &cases),
+        oracle::python("curl", &cases)
+    );
+}
+
 #[test]
 fn wget_model_matches_wget() {
     assert_model_matches(Dialect::Wget);

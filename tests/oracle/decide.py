@@ -147,29 +147,11 @@ def wget_batch(no_proxy, urls):
     return decisions
 
 
-def httpx_decision(no_proxy, url):
-    import httpx
-
-    os.environ.clear()
-    os.environ.update(env_for(no_proxy))
-    try:
-        client = httpx.Client(trust_env=True)
-    except (httpx.InvalidURL, ValueError):
-        return None
-    with client:
-        try:
-            target = httpx.URL(url)
-        except httpx.InvalidURL:
-            return None
-        return client._transport_for_url(target) is client._transport
-
-
 DECIDERS = {
     "urllib": urllib_decision,
     "requests": requests_decision,
     "curl": libcurl_decision,
     "curl-cli": curl_decision,
-    "httpx": httpx_decision,
 }
 
 

@@ -140,9 +140,10 @@ fn go(cases: &[Case]) -> Vec<Decision> {
     decisions
 }
 
-fn python(client: &str, cases: &[Case]) -> Vec<Decision> {
+/// The decisions of the Python driver's `client` (see tests/oracle/decide.py).
+pub fn python(client: &str, cases: &[Case]) -> Vec<Decision> {
     let script = dir().join("decide.py");
-    let mut command = if matches!(client, "curl" | "wget") {
+    let mut command = if matches!(client, "curl" | "curl-cli" | "wget") {
         isolated("python3", &[script.to_str().unwrap(), client])
     } else {
         let mut command = Command::new("python3");
