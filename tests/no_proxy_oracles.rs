@@ -61,6 +61,8 @@ const URL_IPS: &[&str] = &[
     "[::ffff:127.0.0.1]",
     "[::ffff:a01:203]",
     "[::10.1.2.3]",
+    "[fe80::1%25eth0]",
+    "[FE80::1%25eth0]",
 ];
 
 /// IP and CIDR entries: IPv4, IPv6, mapped, compatible, zone-scoped.
@@ -82,6 +84,8 @@ const ENTRY_IPS: &[&str] = &[
     "::ffff:10.0.0.0/104",
     "::10.1.2.3",
     "fe80::1%eth0",
+    "fe80::1%25eth0",
+    "fe80::1",
 ];
 
 /// Entries in odd shapes.
@@ -281,6 +285,9 @@ fn facts(dialect: Dialect) -> Vec<Case> {
             ("a.example\tb.example", "http://b.example/"),
             ("a.example;b.example", "http://b.example/"),
             ("example.com:443", "https://example.com:443/"),
+            ("fe80::1", "http://[fe80::1%25eth0]/"),
+            ("fe80::1%eth0", "http://[fe80::1%25eth0]/"),
+            ("fe80::1%25eth0", "http://[fe80::1%25eth0]/"),
         ],
     };
     facts
@@ -664,6 +671,18 @@ const CLASSES: &[(&str, &str, &str, &str)] = &[
         "http://[fd00:0::1]/",
     ),
     ("IPv6 CIDR", "fd00::/8", "fd00::/8", "http://[fd00::1]/"),
+    (
+        "zone-scoped IPv6 URL, its address listed",
+        "fe80::1",
+        "[fe80::1]",
+        "http://[fe80::1%25eth0]/",
+    ),
+    (
+        "zone-scoped IPv6 URL, zone entry",
+        "fe80::1%eth0",
+        "[fe80::1%25eth0]",
+        "http://[fe80::1%25eth0]/",
+    ),
     (
         "`host:port`, default port implied",
         "example.com:443",

@@ -11,7 +11,8 @@ per case: "direct" or "proxy". The client is the first argument:
             socket, so nothing is sent anywhere
   curl-cli  the curl binary, classified from its verbose output (slower)
   wget      the wget binary, classified from its debug output; consecutive
-            cases with the same setting run in one wget process (-i)
+            cases with the same setting run in one wget process (-i); a URL
+            wget rejects ("Invalid URL") is answered "refused"
 curl and wget run inside a network namespace of their own (see
 tests/oracle/mod.rs): the proxy is a closed port on 127.0.0.1, and nothing can
 leave the namespace.
@@ -20,6 +21,7 @@ leave the namespace.
 import ctypes
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -127,17 +129,24 @@ def wget_batch(no_proxy, urls):
         out = subprocess.run(
             ["wget", "-d", "--tries=1", "--timeout=2", "-O", "/dev/null", "-i", listing.name],
             env=env_for(no_proxy), capture_output=True, text=True, errors="replace").stderr
+    # URLs wget rejects get no block of their own, only this line.
+    invalid = set(re.findall(r": Invalid URL (\S+): ", out))
     blocks = []
     for line in out.splitlines():
         if line.startswith("--") and "--  " in line:
             blocks.append([])
         elif blocks:
             blocks[-1].append(line)
-    if len(blocks) != len(urls):
-        raise SystemExit("wget: %d answers for %d urls %r:\n%s" % (len(blocks), len(urls), no_proxy, out))
+    valid = [u for u in urls if u not in invalid]
+    if len(blocks) != len(valid):
+        raise SystemExit("wget: %d answers for %d urls %r:\n%s" % (len(blocks), len(valid), no_proxy, out))
+    blocks.reverse()
     decisions = []
-    for url, block in zip(urls, blocks):
-        text = "\n".join(block)
+    for url in urls:
+        if url in invalid:
+            decisions.append(None)
+            continue
+        text = "\n".join(blocks.pop())
         if "127.0.0.1:%d" % PROXY_PORT in text:
             decisions.append(False)
         elif "Resolving" in text or "Connecting to" in text:

@@ -38,7 +38,9 @@ async function main () {
     try {
       await fetch(c.url, { dispatcher: agent });
     } catch (e) {
-      if (chosen === null && !(e instanceof TypeError && e.cause === undefined)) throw e;
+      // A URL fetch cannot parse: TypeError("Failed to parse URL ...").
+      const unparsable = e instanceof TypeError && /^Failed to parse URL/.test(e.message);
+      if (chosen === null && !unparsable) throw e;
     }
     process.stdout.write((chosen ?? 'refused') + '\n');
   }

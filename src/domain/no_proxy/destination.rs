@@ -48,7 +48,7 @@ impl Destination {
         let (host, port) = split_authority(authority)
             .ok_or_else(|| format!("{text:?} has no valid host and port"))?;
         let written = host.to_owned();
-        let host = host.to_lowercase();
+        let host = host.split("%25").next().unwrap_or(host).to_lowercase();
         let host = host.strip_suffix('.').unwrap_or(&host).to_owned();
         let host = match host.parse::<IpAddr>() {
             Ok(ip) => DestinationHost::Ip(ip),
@@ -116,6 +116,16 @@ impl Destination {
         }
     }
 
+    /// The zone ID of a zone-scoped IPv6 host (`[fe80::1%25eth0]`), as written.
+    pub fn zone(&self) -> Option<&str> {
+        self.written.split_once("%25").map(|(_, zone)| zone)
+    }
+
+    /// The written host without its zone ID.
+    pub fn written_address(&self) -> &str {
+        self.written.split("%25").next().unwrap_or(&self.written)
+    }
+
     /// The IP literal, if the host is one.
     pub fn ip(&self) -> Option<IpAddr> {
         match self.host {
@@ -129,7 +139,20 @@ fn split_authority(authority: &str) -> Option<(&str, Option<u16>)> {
     let parse_port = |p: &str| p.parse::<u16>().ok().filter(|p| *p > 0);
     if let Some(rest) = authority.strip_prefix('[') {
         let (inside, after) = rest.split_once(']')?;
-        inside.parse::<std::net::Ipv6Addr>().ok()?;
+        let (address, zone) = match inside.split_once("%25") {
+            Some((address, zone)) => (address, Some(zone)),
+            None => (inside, None),
+        };
+        address.parse::<std::net::Ipv6Addr>().ok()?;
+        // RFC 6874: a zone ID of unreserved characters after `%25`.
+        if zone.is_some_and(|z| {
+            z.is_empty()
+                || !z
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-._~".contains(&b))
+        }) {
+            return None;
+        }
         return match after {
             "" => Some((inside, None)),
             _ => Some((inside, Some(parse_port(after.strip_prefix(':')?)?))),
@@ -177,6 +200,10 @@ mod tests {
         let d = Destination::parse("https://[::FFFF:10.0.0.1]/").unwrap();
         assert_eq!(d.written_url_host(), "[::FFFF:10.0.0.1]");
         assert_eq!(d.url(), "https://[::FFFF:10.0.0.1]/");
+        let d = Destination::parse("http://[FE80::1%25eth0]:8080/").unwrap();
+        assert_eq!(d.ip(), Some("fe80::1".parse().unwrap()));
+        assert_eq!((d.zone(), d.written_address()), (Some("eth0"), "FE80::1"));
+        assert_eq!(d.url(), "http://[FE80::1%25eth0]:8080/");
         let d = Destination::parse("10.96.0.1").unwrap();
         assert_eq!((d.scheme, d.port()), ("https", 443));
         assert_eq!(d.to_string(), "https://10.96.0.1:443/");
@@ -200,6 +227,9 @@ mod tests {
             "x:port",
             "a b",
             "http://[x]/",
+            "http://[fe80::1%25]/",
+            "http://[fe80::1%eth0]/",
+            "http://[fe80::1%25e/0]/",
         ] {
             assert!(Destination::parse(bad).is_err(), "{bad:?}");
         }

@@ -150,7 +150,14 @@ impl Dialect {
     /// What this client does with a request for `destination` when its
     /// setting is `list`.
     pub fn decide(self, list: &str, destination: &Destination) -> Decision {
-        if self == Dialect::Ruby && !destination.written.is_ascii() {
+        let refused = match self {
+            // URI rejects non-ASCII hosts and zone IDs.
+            Dialect::Ruby => !destination.written.is_ascii() || destination.zone().is_some(),
+            // wget's and the WHATWG URL parsers reject zone IDs.
+            Dialect::Wget | Dialect::Undici => destination.zone().is_some(),
+            _ => false,
+        };
+        if refused {
             return Decision::Refused;
         }
         let direct = match self {
@@ -185,7 +192,8 @@ impl fmt::Display for Dialect {
 /// written (case-sensitive) `localhost` and loopback addresses are always
 /// direct; a trailing dot is part of the name on both sides.
 fn go(list: &str, d: &Destination) -> bool {
-    let host = go_idna(&d.written);
+    // url.Hostname(): the zone's `%25` unescaped, so `fe80::1%eth0` is no IP.
+    let host = go_idna(&d.written.replacen("%25", "%", 1));
     let ip = host.parse::<IpAddr>().ok().map(|ip| ip.to_canonical());
     if host == "localhost" || ip.is_some_and(|ip| ip.is_loopback()) {
         return true;
@@ -298,7 +306,8 @@ fn curl(list: &str, d: &Destination) -> bool {
         return true;
     }
     let name = match d.ip() {
-        Some(IpAddr::V6(ip)) => curl_ipv6_name(ip, &d.written),
+        // curl keeps a zone ID apart (scope id), so only the address is compared.
+        Some(IpAddr::V6(ip)) => curl_ipv6_name(ip, d.written_address()),
         _ => d.bare_host(),
     };
     let bytes = list.as_bytes();
@@ -435,11 +444,13 @@ fn c_atoi(text: &str) -> u32 {
 }
 
 /// The `host[:port]` urllib passes to its bypass check: the URL's netloc as
-/// written (IPv6 in brackets, Unicode as written, port only when written).
+/// written and percent-decoded (IPv6 in brackets, a zone's `%25` as `%`,
+/// Unicode as written, port only when written).
 fn python_request_host(d: &Destination) -> String {
+    let host = d.written_url_host().replacen("%25", "%", 1);
     match d.explicit_port {
-        Some(port) => format!("{}:{port}", d.written_url_host()),
-        None => d.written_url_host(),
+        Some(port) => format!("{host}:{port}"),
+        None => host,
     }
 }
 
@@ -686,6 +697,11 @@ fn java(list: &str, d: &Destination) -> bool {
 /// or `*` match as raw suffixes (a leading `*` removed), others match the host
 /// exactly. The host is the WHATWG URL's (proxy-from-env 2 parses with `new URL`).
 fn node(list: &str, d: &Destination) -> bool {
+    let Some(host) = whatwg_host(d) else {
+        // proxy-from-env answers "no proxy" for a URL that does not parse,
+        // whatever the setting.
+        return true;
+    };
     let list = list.to_lowercase();
     if list.is_empty() {
         return false;
@@ -693,10 +709,6 @@ fn node(list: &str, d: &Destination) -> bool {
     if list == "*" {
         return true;
     }
-    let Some(host) = whatwg_host(d) else {
-        // proxy-from-env answers "no proxy" for a URL that does not parse.
-        return true;
-    };
     let port = u32::from(d.port());
     !list
         .split(|c: char| c == ',' || c.is_whitespace())
@@ -768,6 +780,9 @@ fn undici(list: &str, d: &Destination) -> bool {
 /// trailing dot kept, IPv4 dotted, IPv6 compressed in brackets; `None` when
 /// the URL does not parse.
 fn whatwg_host(d: &Destination) -> Option<String> {
+    if d.zone().is_some() {
+        return None;
+    }
     Some(match d.ip() {
         Some(IpAddr::V6(ip)) => format!("[{}]", whatwg_ipv6(ip)),
         Some(ip) => ip.to_string(),
@@ -901,6 +916,27 @@ mod tests {
                 "http://[::10.1.2.3]/",
                 Decision::Direct,
             ),
+            (Node, "", "http://[fe80::1%25eth0]/", Decision::Direct),
+            (
+                Python,
+                "[fe80::1%eth0]",
+                "http://[fe80::1%25eth0]/",
+                Decision::Direct,
+            ),
+            (
+                Go,
+                "fe80::1%eth0",
+                "http://[fe80::1%25eth0]/",
+                Decision::Direct,
+            ),
+            (Go, "fe80::1", "http://[fe80::1%25eth0]/", Decision::Proxy),
+            (
+                Curl,
+                "fe80::1",
+                "http://[fe80::1%25eth0]/",
+                Decision::Direct,
+            ),
+            (Undici, "*", "http://[fe80::1%25eth0]/", Decision::Refused),
             (
                 Undici,
                 "example.com",
