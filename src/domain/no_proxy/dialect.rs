@@ -70,22 +70,28 @@ impl Dialect {
     ];
 
     /// The clients targeted when none are named: the eight of the first
-    /// release, so that adding a client never changes an existing merged list.
-    pub const DEFAULT: [Dialect; 8] = [
-        Dialect::Go,
-        Dialect::Curl,
-        Dialect::Python,
-        Dialect::Requests,
-        Dialect::Ruby,
-        Dialect::Wget,
-        Dialect::Java,
-        Dialect::Node,
-    ];
+    /// release (the start of [`Dialect::ALL`]), so that adding a client never
+    /// changes an existing merged list.
+    pub const DEFAULT: [Dialect; 8] = {
+        let mut out = [Dialect::Go; 8];
+        let mut i = 0;
+        while i < out.len() {
+            out[i] = Self::ALL[i];
+            i += 1;
+        }
+        out
+    };
 
     /// The names of [`Dialect::DEFAULT`].
-    pub const DEFAULT_NAMES: [&'static str; 8] = [
-        "go", "curl", "python", "requests", "ruby", "wget", "java", "node",
-    ];
+    pub const DEFAULT_NAMES: [&'static str; 8] = {
+        let mut out = [""; 8];
+        let mut i = 0;
+        while i < out.len() {
+            out[i] = Self::NAMES[i];
+            i += 1;
+        }
+        out
+    };
 
     /// The name used in configuration (`go`, `curl`, ...).
     pub fn name(self) -> &'static str {
@@ -716,14 +722,7 @@ fn node(list: &str, d: &Destination) -> bool {
             if entry.is_empty() {
                 return true;
             }
-            let (entry_host, entry_port) = match entry.rsplit_once(':') {
-                Some((h, p))
-                    if !h.is_empty() && !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) =>
-                {
-                    (h, p.parse::<u32>().unwrap_or(u32::MAX))
-                }
-                _ => (entry, 0),
-            };
+            let (entry_host, entry_port) = js_host_port(entry);
             if entry_port != 0 && entry_port != port {
                 return true;
             }
@@ -733,6 +732,17 @@ fn node(list: &str, d: &Destination) -> bool {
             let suffix = entry_host.strip_prefix('*').unwrap_or(entry_host);
             !host.ends_with(suffix)
         })
+}
+
+/// An entry split as `/^(.+):(\d+)$/` (proxy-from-env and undici): the host
+/// and the port, 0 (any port) when there is none.
+fn js_host_port(entry: &str) -> (&str, u32) {
+    match entry.rsplit_once(':') {
+        Some((h, p)) if !h.is_empty() && !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => {
+            (h, p.parse::<u32>().unwrap_or(u32::MAX))
+        }
+        _ => (entry, 0),
+    }
 }
 
 /// undici `EnvHttpProxyAgent`: the whole value `*` bypasses all; entries split
@@ -756,14 +766,7 @@ fn undici(list: &str, d: &Destination) -> bool {
         return true;
     }
     entries.any(|entry| {
-        let (name, entry_port) = match entry.rsplit_once(':') {
-            Some((h, p))
-                if !h.is_empty() && !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) =>
-            {
-                (h, p.parse::<u32>().unwrap_or(u32::MAX))
-            }
-            _ => (entry, 0),
-        };
+        let (name, entry_port) = js_host_port(entry);
         if entry_port != 0 && entry_port != port {
             return false;
         }
@@ -980,7 +983,10 @@ mod tests {
     #[test]
     fn default_is_the_original_eight() {
         assert_eq!(Dialect::DEFAULT.map(Dialect::name), Dialect::DEFAULT_NAMES);
-        assert_eq!(Dialect::DEFAULT[..], Dialect::ALL[..8]);
+        assert_eq!(
+            Dialect::DEFAULT_NAMES,
+            ["go", "curl", "python", "requests", "ruby", "wget", "java", "node"]
+        );
     }
 
     #[test]
