@@ -41,9 +41,14 @@ def env_for(no_proxy):
     return env
 
 
+def use_setting(no_proxy):
+    """In-process clients read the environment on every decision: only
+    no_proxy changes (main() reduced the environment to the proxy variables)."""
+    os.environ["no_proxy"] = no_proxy
+
+
 def urllib_decision(no_proxy, url):
-    os.environ.clear()
-    os.environ.update(env_for(no_proxy))
+    use_setting(no_proxy)
     host = urllib.request.Request(url).host
     return bool(urllib.request.proxy_bypass(host))
 
@@ -51,8 +56,7 @@ def urllib_decision(no_proxy, url):
 def requests_decision(no_proxy, url):
     import requests.utils
 
-    os.environ.clear()
-    os.environ.update(env_for(no_proxy))
+    use_setting(no_proxy)
     return bool(requests.utils.should_bypass_proxies(url, no_proxy=no_proxy))
 
 
@@ -92,8 +96,7 @@ def libcurl_decision(no_proxy, url):
         libcurl.curl_easy_init.restype = ctypes.c_void_p
         libcurl.curl_slist_append.restype = ctypes.c_void_p
         libcurl.curl_slist_append.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-    os.environ.clear()
-    os.environ.update(env_for(no_proxy))
+    use_setting(no_proxy)
     ports = []
 
     def opensocket(_client, _purpose, address):
@@ -183,6 +186,9 @@ def main():
             i = j
         return
     decide = DECIDERS[client]
+    os.environ.clear()
+    os.environ.update({k: v for k, v in saved.items() if k in ("PATH", "HOME", "LANG")})
+    os.environ.update(no_proxy="", http_proxy=PROXY, https_proxy=PROXY, HTTPS_PROXY=PROXY)
     out = []
     for case in cases:
         out.append(answer(decide(case["no_proxy"], case["url"])))

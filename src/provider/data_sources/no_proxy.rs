@@ -46,7 +46,7 @@ impl DataSource for NoProxy {
             Attribute::optional(
                 "must_bypass",
                 Type::list(Type::String),
-                "Destinations that must never go through the proxy: URLs (`https://host:port/`), `host`, `host:port` or IP addresses; without a scheme `https` is assumed.",
+                "Destinations that must never go through the proxy: URLs (`https://host:port/`), `host`, `host:port` or IP addresses (zone-scoped IPv6 as `[fe80::1%25eth0]`); without a scheme `https` is assumed. Each is checked as written, since clients differ on case, a trailing dot, the IDN spelling and IPv4-mapped addresses (see the NO_PROXY clients guide).",
             ),
             Attribute::with_default(
                 "default_checks",
