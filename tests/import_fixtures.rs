@@ -12,6 +12,7 @@
 mod oracle;
 
 use clusterproxy::domain::import::{self, id, Imported};
+use clusterproxy::domain::no_proxy::dialect::Decision;
 use clusterproxy::domain::no_proxy::{self, Cluster, Dialect, MergeOptions, Source};
 use clusterproxy::domain::profile::{Profile, ProfileInput};
 use clusterproxy::domain::render::tkg::{TkgCluster, TkgConfig};
@@ -602,7 +603,7 @@ fn import_never_sends_through_the_proxy_what_the_artifact_sends_direct() {
         let widened: Vec<String> = questions
             .iter()
             .zip(real.chunks(2))
-            .filter(|(_, d)| d[0] && !d[1])
+            .filter(|(_, d)| d[0] == Decision::Direct && d[1] == Decision::Proxy)
             .map(|((file, before, after, url), _)| {
                 format!("{dialect} {file}: {url} direct with {before:?}, proxied with {after:?}")
             })

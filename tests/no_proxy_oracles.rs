@@ -1,18 +1,31 @@
-//! Differential tests: for hand-picked and generated (setting, URL) pairs, our
-//! model of each client (`Dialect::bypasses`) decides exactly as the real
-//! client does (tests/oracle). Also checks that each client's rendering of a
+//! Differential tests: for hand-picked, regression and generated (setting,
+//! URL) pairs, our model of each client (`Dialect::decide`) decides exactly as
+//! the real client does (tests/oracle). The generators reach every class a
+//! cluster sends (case variants, trailing dots, IDN in both spellings,
+//! IPv4-mapped and -compatible IPv6, ports written explicitly, blanks, odd
+//! separators, `*` in odd places, `.` and `*.` entries) for every client.
+//! Each run prints per client the seed, the number of cases and of
+//! disagreements; disagreements fail the test and are appended to
+//! tests/no_proxy_oracles.regressions, replayed by every later run.
+//! `ORACLE_SEED` replays a seed, `ORACLE_CASES` sets the generated cases per
+//! client (default 10,000). Also checks that each client's rendering of a
 //! merged list makes the real client bypass every destination the coverage
 //! check says it bypasses.
 
 mod oracle;
 
+use std::io::Write;
+use std::path::PathBuf;
+
+use clusterproxy::domain::no_proxy::dialect::Decision;
 use clusterproxy::domain::no_proxy::{self, Cluster, Destination, Dialect, MergeOptions};
 use oracle::{decide, Case};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
-use proptest::test_runner::{Config, TestRunner};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
-const HOSTS: &[&str] = &[
+/// Host names of entries and URLs: plain, nested, IDN in both spellings.
+const NAMES: &[&str] = &[
     "example.com",
     "a.example.com",
     "b.a.example.com",
@@ -20,71 +33,172 @@ const HOSTS: &[&str] = &[
     "kubernetes.default.svc",
     "kubernetes.default.svc.cluster.local",
     "cluster.local",
-    "registry.corp.example",
+    "svc",
     "localhost",
+    "corp.example",
+    "bücher.example",
+    "a.bücher.example",
+    "xn--bcher-kva.example",
+    "a.xn--bcher-kva.example",
+];
+
+/// IP hosts of URLs (IPv6 in brackets), mapped and compatible forms included.
+const URL_IPS: &[&str] = &[
     "10.1.2.3",
     "10.96.0.1",
-    "192.168.1.1",
     "127.0.0.1",
+    "127.0.0.5",
+    "192.168.1.1",
     "169.254.169.254",
     "[::1]",
     "[fd00::1]",
+    "[FD00::1]",
+    "[fd00:0::1]",
     "[fd00::abcd]",
     "[2001:db8::5]",
+    "[::ffff:10.1.2.3]",
+    "[::FFFF:10.96.0.1]",
+    "[::ffff:127.0.0.1]",
+    "[::ffff:a01:203]",
+    "[::10.1.2.3]",
+    "[fe80::1%25eth0]",
+    "[FE80::1%25eth0]",
 ];
 
-const ENTRIES: &[&str] = &[
-    "example.com",
-    ".example.com",
-    "*.example.com",
-    "a.example.com",
-    "example.com:8080",
-    "Example.COM.",
-    ".svc",
-    "svc",
-    "cluster.local",
-    ".cluster.local",
-    "corp.example",
-    "*",
-    "localhost",
-    "10.0.0.0/8",
-    "10.96.0.0/12",
+/// IP and CIDR entries: IPv4, IPv6, mapped, compatible, zone-scoped.
+const ENTRY_IPS: &[&str] = &[
     "10.1.2.3",
     "10.1.2.3/32",
-    "10.1.2.3:8080",
+    "10.0.0.0/8",
+    "10.96.0.0/12",
     "192.168.0.0/16",
+    "127.0.0.1",
     "169.254.169.254",
-    "fd00::/8",
     "fd00::1",
     "[fd00::1]",
-    "[fd00::1]:8080",
+    "FD00::1",
+    "fd00::/8",
     "2001:db8::/32",
     "::1",
-    " a.example.com ",
-    "",
+    "::ffff:10.1.2.3",
+    "::ffff:10.0.0.0/104",
+    "::10.1.2.3",
+    "fe80::1%eth0",
+    "fe80::1%25eth0",
+    "fe80::1",
 ];
 
-const JAVA_PATTERNS: &[&str] = &[
-    "example.com",
-    "*.example.com",
-    "*example.com",
-    "a.example.*",
-    "10.*",
-    "10.1.2.3",
-    "192.168.*",
-    "*.svc",
-    "*.cluster.local",
-    "[fd00::1]",
-    "fd00::1",
+/// Entries in odd shapes.
+const ODD: &[&str] = &[
     "*",
-    "KUBERNETES.default.svc",
+    ".",
+    "*.",
+    "*example.com",
+    "example.*",
+    "*.*",
+    "a.*.com",
+    "",
+    " ",
+    "*,",
+    ":8080",
 ];
 
-fn urls() -> impl Strategy<Value = String> {
+/// A host name in a case variant, with or without a trailing dot.
+fn spelled_name() -> impl Strategy<Value = String> {
+    (
+        prop::sample::select(NAMES.to_vec()),
+        prop::sample::select(vec!["lower", "upper", "capital"]),
+        prop::bool::weighted(0.2),
+    )
+        .prop_map(|(name, case, dot)| {
+            let mut name = match case {
+                "upper" => name.to_uppercase(),
+                "capital" => {
+                    let mut chars = name.chars();
+                    chars
+                        .next()
+                        .map(|c| c.to_uppercase().collect::<String>() + chars.as_str())
+                        .unwrap_or_default()
+                }
+                _ => name.to_owned(),
+            };
+            if dot {
+                name.push('.');
+            }
+            name
+        })
+}
+
+/// An optional `:port`, default ports included.
+fn port() -> impl Strategy<Value = String> {
+    prop::sample::select(vec!["", "", "", ":80", ":443", ":8080"]).prop_map(str::to_owned)
+}
+
+/// One NO_PROXY entry, with leading and trailing blanks at times.
+fn entry() -> impl Strategy<Value = String> {
+    let name = (
+        prop::sample::select(vec!["", "", ".", "*."]),
+        spelled_name(),
+        port(),
+    )
+        .prop_map(|(prefix, name, port)| format!("{prefix}{name}{port}"));
+    let ip = (prop::sample::select(ENTRY_IPS.to_vec()), port()).prop_map(|(ip, port)| {
+        match (ip.contains(':') && !ip.starts_with('['), port.as_str()) {
+            (_, "") => ip.to_owned(),
+            (true, port) => format!("[{ip}]{port}"),
+            (false, port) => format!("{ip}{port}"),
+        }
+    });
+    let odd = prop::sample::select(ODD.to_vec()).prop_map(str::to_owned);
+    let blank = || prop::sample::select(vec!["", "", "", "", " ", "\t", "  "]);
+    (prop_oneof![5 => name, 3 => ip, 1 => odd], blank(), blank())
+        .prop_map(|(entry, before, after)| format!("{before}{entry}{after}"))
+}
+
+/// A NO_PROXY value: entries joined by commas, blanks, tabs or `;`.
+fn no_proxy_setting() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        (
+            entry(),
+            prop::sample::select(vec![",", ",", ",", ",", ", ", " ", "\t", ";", ",,"]),
+        ),
+        1..5,
+    )
+    .prop_map(|parts| {
+        let mut out = String::new();
+        for (i, (entry, separator)) in parts.iter().enumerate() {
+            if i > 0 {
+                out.push_str(separator);
+            }
+            out.push_str(entry);
+        }
+        out
+    })
+}
+
+/// A Java `http.nonProxyHosts` value: `|`-separated patterns with `*` at the
+/// ends (or in odd places), names in case variants and IDN spellings.
+fn java_setting() -> impl Strategy<Value = String> {
+    let pattern = prop_oneof![
+        4 => (prop::sample::select(vec!["", "", "*.", "*"]), spelled_name(), prop::sample::select(vec!["", "", "*"]))
+            .prop_map(|(a, n, b)| format!("{a}{n}{b}")),
+        2 => prop::sample::select(vec!["10.*", "10.1.2.3", "192.168.*", "127.*", "[fd00::1]", "fd00::1", "[::ffff:10.1.2.3]", "::ffff:10.1.2.3", "*", "a*b", "", " example.com"])
+            .prop_map(str::to_owned),
+    ];
+    prop::collection::vec(pattern, 1..4).prop_map(|p| p.join("|"))
+}
+
+/// A URL: scheme, a host (name spelled any way, IPv4, IPv6 in any form), a port
+/// (none, the scheme's default written out, the other default, or 8080).
+fn url() -> impl Strategy<Value = String> {
+    let host = prop_oneof![
+        3 => spelled_name(),
+        2 => prop::sample::select(URL_IPS.to_vec()).prop_map(str::to_owned),
+    ];
     (
         prop::sample::select(vec!["http", "https"]),
-        prop::sample::select(HOSTS.to_vec()),
-        prop::sample::select(vec![None, Some(80u16), Some(443), Some(8080)]),
+        host,
+        prop::sample::select(vec![None, None, Some(80u16), Some(443), Some(8080)]),
     )
         .prop_map(|(scheme, host, port)| match port {
             Some(port) => format!("{scheme}://{host}:{port}/"),
@@ -92,39 +206,38 @@ fn urls() -> impl Strategy<Value = String> {
         })
 }
 
-fn generated(dialect: Dialect, count: usize) -> Vec<Case> {
+/// URLs per generated setting: Go and wget read their setting once per
+/// process, so their drivers start one process per setting.
+const URLS_PER_SETTING: usize = 25;
+
+fn generated(dialect: Dialect, count: usize, seed: u64) -> Vec<Case> {
     let setting = if dialect == Dialect::Java {
-        prop::collection::vec(prop::sample::select(JAVA_PATTERNS.to_vec()), 1..4)
-            .prop_map(|p| p.join("|"))
-            .boxed()
+        java_setting().boxed()
     } else {
-        (
-            prop::collection::vec(prop::sample::select(ENTRIES.to_vec()), 1..5),
-            prop::bool::ANY,
-        )
-            .prop_map(|(e, spaced)| e.join(if spaced { ", " } else { "," }))
-            .boxed()
+        no_proxy_setting().boxed()
     };
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    bytes[8] = dialect as u8;
     let mut runner = TestRunner::new_with_rng(
         Config::default(),
-        proptest::test_runner::TestRng::deterministic_rng(
-            proptest::test_runner::RngAlgorithm::ChaCha,
-        ),
+        TestRng::from_seed(RngAlgorithm::ChaCha, &bytes),
     );
-    (0..count)
-        .map(|_| {
-            let (setting, url) = (setting.clone(), urls())
-                .new_tree(&mut runner)
-                .unwrap()
-                .current();
-            Case { setting, url }
-        })
-        .collect()
+    let mut cases = Vec::with_capacity(count);
+    while cases.len() < count {
+        let setting = setting.new_tree(&mut runner).unwrap().current();
+        for _ in 0..URLS_PER_SETTING.min(count - cases.len()) {
+            cases.push(Case {
+                setting: setting.clone(),
+                url: url().new_tree(&mut runner).unwrap().current(),
+            });
+        }
+    }
+    cases
 }
 
-/// Facts from shared/reference/no-proxy-semantics.md, per client, plus the
-/// generated pairs.
-fn cases(dialect: Dialect) -> Vec<Case> {
+/// Facts from shared/reference/no-proxy-semantics.md, per client.
+fn facts(dialect: Dialect) -> Vec<Case> {
     let facts: &[(&str, &str)] = match dialect {
         Dialect::Java => &[
             ("*.example.com", "http://a.example.com/"),
@@ -152,45 +265,153 @@ fn cases(dialect: Dialect) -> Vec<Case> {
                 "cluster.local",
                 "https://kubernetes.default.svc.cluster.local/",
             ),
+            // The classes of issue 14, one regression case each.
+            ("", "http://LOCALHOST/"),
+            ("", "http://localhost./"),
+            ("xn--bcher-kva.example", "http://bücher.example/"),
+            ("bücher.example", "http://xn--bcher-kva.example/"),
+            ("bücher.example", "http://bücher.example/"),
+            ("10.0.0.0/8", "http://[::ffff:10.0.0.1]/"),
+            ("10.0.0.1", "http://[::ffff:10.0.0.1]/"),
+            ("10.0.0.0/8", "http://[::10.0.0.1]/"),
+            (
+                "cluster.local",
+                "https://kubernetes.default.svc.cluster.local./",
+            ),
+            ("example.com.", "http://example.com/"),
+            ("example.com.", "http://example.com./"),
+            (".", "http://example.com./"),
+            ("a.example b.example", "http://b.example/"),
+            ("a.example\tb.example", "http://b.example/"),
+            ("a.example;b.example", "http://b.example/"),
+            ("example.com:443", "https://example.com:443/"),
+            ("fe80::1", "http://[fe80::1%25eth0]/"),
+            ("fe80::1%eth0", "http://[fe80::1%25eth0]/"),
+            ("fe80::1%25eth0", "http://[fe80::1%25eth0]/"),
         ],
     };
-    let mut cases: Vec<Case> = facts
+    facts
         .iter()
         .map(|(s, u)| Case {
             setting: (*s).to_owned(),
             url: (*u).to_owned(),
         })
-        .collect();
-    cases.extend(generated(dialect, 300));
-    cases
+        .collect()
 }
 
-fn differences(dialect: Dialect, cases: &[Case], real: &[bool]) -> Vec<String> {
+fn regressions_file() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/no_proxy_oracles.regressions")
+}
+
+/// Cases kept from earlier disagreements: JSON lines {client, no_proxy, url}.
+fn regressions(dialect: Dialect) -> Vec<Case> {
+    let text = std::fs::read_to_string(regressions_file()).unwrap_or_default();
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("regression line is JSON"))
+        .filter(|v| v["client"] == dialect.name())
+        .map(|v| Case {
+            setting: v["no_proxy"].as_str().unwrap().to_owned(),
+            url: v["url"].as_str().unwrap().to_owned(),
+        })
+        .collect()
+}
+
+fn seed() -> u64 {
+    std::env::var("ORACLE_SEED")
+        .ok()
+        .map(|s| s.parse().expect("ORACLE_SEED is a number"))
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos() as u64
+        })
+}
+
+fn generated_count() -> usize {
+    std::env::var("ORACLE_CASES")
+        .ok()
+        .map(|s| s.parse().expect("ORACLE_CASES is a number"))
+        .unwrap_or(10_000)
+}
+
+/// Our model's decision: a URL our parser rejects counts as refused.
+fn model(dialect: Dialect, case: &Case) -> Decision {
+    match Destination::parse(&case.url) {
+        Ok(destination) => dialect.decide(&case.setting, &destination),
+        Err(_) => Decision::Refused,
+    }
+}
+
+fn differences(dialect: Dialect, cases: &[Case], real: &[Decision]) -> Vec<(Case, String)> {
     cases
         .iter()
         .zip(real)
         .filter_map(|(case, real)| {
-            let ours = dialect.bypasses(&case.setting, &Destination::parse(&case.url).unwrap());
+            let ours = model(dialect, case);
             (ours != *real).then(|| {
-                format!(
-                    "{dialect}: setting {:?} url {} real={real} ours={ours}",
-                    case.setting, case.url
+                (
+                    case.clone(),
+                    format!(
+                        "{dialect}: setting {:?} url {} real={real:?} ours={ours:?}",
+                        case.setting, case.url
+                    ),
                 )
             })
         })
         .collect()
 }
 
+/// Appends disagreements to the regressions file, once each.
+fn keep(dialect: Dialect, diffs: &[(Case, String)]) {
+    let known = regressions(dialect);
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(regressions_file())
+        .unwrap();
+    for (case, _) in diffs {
+        if !known.contains(case) {
+            let line = serde_json::json!({"client": dialect.name(), "no_proxy": case.setting, "url": case.url});
+            writeln!(file, "{line}").unwrap();
+        }
+    }
+}
+
 fn assert_model_matches(dialect: Dialect) {
-    let cases = cases(dialect);
+    let seed = seed();
+    let count = generated_count();
+    let fixed: Vec<Case> = facts(dialect)
+        .into_iter()
+        .chain(regressions(dialect))
+        .collect();
+    let mut cases = fixed.clone();
+    cases.extend(generated(dialect, count, seed));
+    let started = std::time::Instant::now();
     let real = decide(dialect, &cases);
     let diffs = differences(dialect, &cases, &real);
+    eprintln!(
+        "oracle {dialect}: seed {seed}: {count} generated + {} fixed cases, {} disagreements, {:.1}s",
+        fixed.len(),
+        diffs.len(),
+        started.elapsed().as_secs_f64()
+    );
+    if !diffs.is_empty() {
+        keep(dialect, &diffs);
+    }
     assert!(
         diffs.is_empty(),
-        "{} of {} cases differ:\n{}",
+        "{} of {} cases differ (seed {seed}; kept in {}):\n{}",
         diffs.len(),
         cases.len(),
-        diffs.join("\n")
+        regressions_file().display(),
+        diffs
+            .iter()
+            .map(|d| d.1.as_str())
+            .take(40)
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }
 
@@ -219,6 +440,29 @@ fn ruby_model_matches_uri_find_proxy() {
     assert_model_matches(Dialect::Ruby);
 }
 
+/// Ruby's Net::HTTP decides as URI#find_proxy on every generated case, so it
+/// needs no dialect of its own.
+#[test]
+fn ruby_net_http_decides_as_find_proxy() {
+    let cases = generated(Dialect::Ruby, 2_000, seed());
+    assert_eq!(
+        oracle::ruby("net_http", &cases),
+        oracle::ruby("find_proxy", &cases)
+    );
+}
+
+/// The libcurl oracle decides as the curl binary does (one process per case,
+/// so on the class table and a sample of generated cases).
+#[test]
+fn libcurl_decides_as_the_curl_binary() {
+    let mut cases = class_cases(Dialect::Curl);
+    cases.extend(generated(Dialect::Curl, 150, seed()));
+    assert_eq!(
+        oracle::python("curl-cli", &cases),
+        oracle::python("curl", &cases)
+    );
+}
+
 #[test]
 fn wget_model_matches_wget() {
     assert_model_matches(Dialect::Wget);
@@ -234,8 +478,14 @@ fn node_model_matches_proxy_from_env() {
     assert_model_matches(Dialect::Node);
 }
 
+#[test]
+fn undici_model_matches_env_http_proxy_agent() {
+    assert_model_matches(Dialect::Undici);
+}
+
 /// For a dual-stack cluster merged for every client, each real client
-/// bypasses exactly the checked destinations the coverage check says it does.
+/// bypasses exactly the checked destinations the coverage check says it does,
+/// for the default destinations and for odd spellings of them.
 #[test]
 fn coverage_check_agrees_with_real_clients() {
     let cluster = Cluster {
@@ -251,9 +501,22 @@ fn coverage_check_agrees_with_real_clients() {
         cloud: Some(no_proxy::Cloud::Aws),
         ..Cluster::default()
     };
-    let options = MergeOptions::default();
+    let options = MergeOptions {
+        targets: Dialect::ALL.into_iter().collect(),
+        ..MergeOptions::default()
+    };
     let merged = no_proxy::merge(&cluster.sources().unwrap(), &options).unwrap();
-    let destinations = cluster.default_destinations();
+    let mut destinations = cluster.default_destinations();
+    // Spellings a cluster sends that clients read differently (issue 14).
+    for url in [
+        "https://kubernetes.default.svc.cluster.local./",
+        "https://KUBERNETES.default.svc/",
+        "http://[::ffff:10.96.0.1]/",
+        "http://LOCALHOST:8080/",
+        "https://registry.corp.example.:443/",
+    ] {
+        destinations.push(Destination::parse(url).unwrap());
+    }
     let gaps = no_proxy::gaps(&merged, &options.targets, &destinations);
     for dialect in Dialect::ALL {
         let setting = no_proxy::setting_for(dialect, &merged);
@@ -261,11 +524,12 @@ fn coverage_check_agrees_with_real_clients() {
             .iter()
             .map(|d| Case {
                 setting: setting.clone(),
-                url: d.to_string(),
+                url: d.url(),
             })
             .collect();
         let real = decide(dialect, &cases);
         for (destination, real) in destinations.iter().zip(real) {
+            let real = real == Decision::Direct;
             let gap = gaps
                 .iter()
                 .any(|g| g.dialect == dialect && g.destination == destination.to_string());
@@ -275,4 +539,327 @@ fn coverage_check_agrees_with_real_clients() {
             );
         }
     }
+}
+
+/// The classes of the client table (docs/guides/no_proxy_clients.md): what is
+/// tested, the NO_PROXY value, the `http.nonProxyHosts` value for Java, the URL.
+const CLASSES: &[(&str, &str, &str, &str)] = &[
+    (
+        "`localhost` in capitals, nothing listed",
+        "",
+        "x.invalid",
+        "http://LOCALHOST/",
+    ),
+    (
+        "`localhost.` (trailing dot), nothing listed",
+        "",
+        "x.invalid",
+        "http://localhost./",
+    ),
+    (
+        "IPv4-mapped loopback, nothing listed",
+        "",
+        "x.invalid",
+        "http://[::ffff:127.0.0.1]/",
+    ),
+    (
+        "name with a trailing dot, its parent listed",
+        "cluster.local",
+        "*.cluster.local",
+        "https://kubernetes.default.svc.cluster.local./",
+    ),
+    (
+        "entry with a trailing dot, name without",
+        "example.com.",
+        "example.com.",
+        "http://example.com/",
+    ),
+    (
+        "entry and name with a trailing dot",
+        "example.com.",
+        "example.com.",
+        "http://example.com./",
+    ),
+    (
+        "`.` entry, name with a trailing dot",
+        ".",
+        "*.",
+        "http://example.com./",
+    ),
+    (
+        "empty element, name with a trailing dot",
+        "a.example,,b.example",
+        "a.example||b.example",
+        "http://example.com./",
+    ),
+    (
+        "entry in capitals",
+        "EXAMPLE.com",
+        "EXAMPLE.com",
+        "http://example.com/",
+    ),
+    (
+        "name in capitals",
+        "example.com",
+        "example.com",
+        "http://EXAMPLE.COM/",
+    ),
+    (
+        "punycode entry, Unicode name",
+        "xn--bcher-kva.example",
+        "xn--bcher-kva.example",
+        "http://bücher.example/",
+    ),
+    (
+        "Unicode entry, punycode name",
+        "bücher.example",
+        "bücher.example",
+        "http://xn--bcher-kva.example/",
+    ),
+    (
+        "Unicode entry, Unicode name",
+        "bücher.example",
+        "bücher.example",
+        "http://bücher.example/",
+    ),
+    (
+        "IPv4 CIDR, IPv4-mapped IPv6 address",
+        "10.0.0.0/8",
+        "10.*",
+        "http://[::ffff:10.0.0.1]/",
+    ),
+    (
+        "IPv4 address, IPv4-mapped IPv6 address",
+        "10.0.0.1",
+        "10.0.0.1",
+        "http://[::ffff:10.0.0.1]/",
+    ),
+    (
+        "IPv4-mapped entry, IPv4 address",
+        "::ffff:10.0.0.1",
+        "::ffff:10.0.0.1",
+        "http://10.0.0.1/",
+    ),
+    (
+        "IPv4 CIDR, IPv4-compatible IPv6 address",
+        "10.0.0.0/8",
+        "10.*",
+        "http://[::10.0.0.1]/",
+    ),
+    (
+        "IPv4 CIDR, IPv4 address",
+        "10.0.0.0/8",
+        "10.*",
+        "http://10.1.2.3/",
+    ),
+    (
+        "IPv6 address, bare",
+        "fd00::1",
+        "fd00::1",
+        "http://[fd00::1]/",
+    ),
+    (
+        "IPv6 address, bracketed",
+        "[fd00::1]",
+        "[fd00::1]",
+        "http://[fd00::1]/",
+    ),
+    (
+        "IPv6 address, other spelling of the URL's",
+        "fd00::1",
+        "fd00::1",
+        "http://[fd00:0::1]/",
+    ),
+    ("IPv6 CIDR", "fd00::/8", "fd00::/8", "http://[fd00::1]/"),
+    (
+        "zone-scoped IPv6 URL, its address listed",
+        "fe80::1",
+        "[fe80::1]",
+        "http://[fe80::1%25eth0]/",
+    ),
+    (
+        "zone-scoped IPv6 URL, zone entry",
+        "fe80::1%eth0",
+        "[fe80::1%25eth0]",
+        "http://[fe80::1%25eth0]/",
+    ),
+    (
+        "`host:port`, default port implied",
+        "example.com:443",
+        "example.com:443",
+        "https://example.com/",
+    ),
+    (
+        "`host:port`, default port written",
+        "example.com:443",
+        "example.com:443",
+        "https://example.com:443/",
+    ),
+    (
+        "`host:port`, other port",
+        "example.com:8080",
+        "example.com:8080",
+        "http://example.com/",
+    ),
+    (
+        "leading and trailing blanks",
+        " example.com ",
+        " example.com ",
+        "http://example.com/",
+    ),
+    (
+        "space separator",
+        "a.example example.com",
+        "a.example example.com",
+        "http://example.com/",
+    ),
+    (
+        "tab separator",
+        "a.example\texample.com",
+        "a.example\texample.com",
+        "http://example.com/",
+    ),
+    (
+        "`;` separator",
+        "a.example;example.com",
+        "a.example;example.com",
+        "http://example.com/",
+    ),
+    ("`*` as the whole value", "*", "*", "http://example.com/"),
+    (
+        "`*` among other entries",
+        "a.example,*",
+        "a.example|*",
+        "http://example.com/",
+    ),
+    (
+        "`*.` entry, name with a trailing dot",
+        "*.",
+        "*.",
+        "http://example.com./",
+    ),
+    (
+        "`*example.com` (no dot after `*`)",
+        "*example.com",
+        "*example.com",
+        "http://a.example.com/",
+    ),
+    (
+        "`.example.com`, the domain itself",
+        ".example.com",
+        "*.example.com",
+        "http://example.com/",
+    ),
+    (
+        "`*.example.com`, a subdomain",
+        "*.example.com",
+        "*.example.com",
+        "http://a.example.com/",
+    ),
+    (
+        "`example.com`, a subdomain",
+        "example.com",
+        "example.com",
+        "http://a.example.com/",
+    ),
+];
+
+fn class_cases(dialect: Dialect) -> Vec<Case> {
+    CLASSES
+        .iter()
+        .map(|(_, setting, java, url)| Case {
+            setting: (if dialect == Dialect::Java {
+                java
+            } else {
+                setting
+            })
+            .to_string(),
+            url: (*url).to_owned(),
+        })
+        .collect()
+}
+
+/// Markdown code span for a table cell (tabs shown as `\t`, empty as `""`,
+/// `|` escaped for the table).
+fn code(text: &str) -> String {
+    let text = text.replace('|', "\\|");
+    let text = text.as_str();
+    match text {
+        "" => "`\"\"`".to_owned(),
+        _ if text.starts_with(' ') || text.ends_with(' ') => {
+            format!("`\"{}\"`", text.replace('\t', "\\t"))
+        }
+        _ => format!("`{}`", text.replace('\t', "\\t")),
+    }
+}
+
+/// The guide page: every class against every client, from the models.
+fn client_table() -> String {
+    let mut out = String::from(
+        "---\npage_title: \"NO_PROXY: how each client reads it\"\nsubcategory: \"\"\ndescription: |-\n  Every client the provider models, against every class of setting and destination that clients read differently.\n---\n\n# NO_PROXY: how each client reads it\n\n",
+    );
+    out.push_str("There is no NO_PROXY standard. This table shows what each modelled client does with a request for the URL when its setting is the NO_PROXY value (Java: the `http.nonProxyHosts` value) of the row: `direct`, `proxy`, or `refused` (the client rejects the URL). It is generated from the provider's client models, and the test that generates it (`tests/no_proxy_oracles.rs`, `client_table`) asks the real clients the same questions and fails on any difference; the same models are checked against the real clients on at least 10,000 generated cases per client on every test run.\n\n");
+    out.push_str("Clients: `go` (net/http, x/net/http/httpproxy), `curl` (libcurl 7.88), `python` (urllib), `requests` (2.34), `ruby` (URI#find_proxy; Net::HTTP decides the same), `wget` (GNU wget 1.21), `java` (OpenJDK DefaultProxySelector), `node` (proxy-from-env 2), `undici` (Node fetch through undici's EnvHttpProxyAgent). The default `clients` of the data source and functions is the first eight; name `undici` to include it.\n\n");
+    out.push_str("| class | NO_PROXY | Java setting | URL |");
+    for dialect in Dialect::ALL {
+        out.push_str(&format!(" {dialect} |"));
+    }
+    out.push_str("\n|---|---|---|---|");
+    for _ in Dialect::ALL {
+        out.push_str("---|");
+    }
+    out.push('\n');
+    let decisions: Vec<Vec<Decision>> = Dialect::ALL
+        .iter()
+        .map(|d| class_cases(*d).iter().map(|c| model(*d, c)).collect())
+        .collect();
+    for (row, (class, setting, java, url)) in CLASSES.iter().enumerate() {
+        out.push_str(&format!(
+            "| {class} | {} | {} | `{url}` |",
+            code(setting),
+            code(java)
+        ));
+        for column in &decisions {
+            let cell = match column[row] {
+                Decision::Direct => "direct",
+                Decision::Proxy => "proxy",
+                Decision::Refused => "refused",
+            };
+            out.push_str(&format!(" {cell} |"));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The client table in docs/ is what the models answer, and every cell is what
+/// the real client answers. `UPDATE_DOCS=1` rewrites the page.
+#[test]
+fn client_table_matches_models_and_real_clients() {
+    for dialect in Dialect::ALL {
+        let cases = class_cases(dialect);
+        let real = decide(dialect, &cases);
+        let diffs = differences(dialect, &cases, &real);
+        assert!(
+            diffs.is_empty(),
+            "{}",
+            diffs
+                .iter()
+                .map(|d| d.1.as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/guides/no_proxy_clients.md");
+    let table = client_table();
+    if std::env::var_os("UPDATE_DOCS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &table).unwrap();
+    }
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap_or_default(),
+        table,
+        "{} is out of date; run `make generate`",
+        path.display()
+    );
 }

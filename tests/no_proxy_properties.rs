@@ -34,6 +34,23 @@ const ENTRIES: &[&str] = &[
     "fd00::1",
     "[fd00::1]:8080",
     "*",
+    // Classes clients read differently (issue 14): case, trailing dots,
+    // IDN in both spellings, IPv4-mapped and -compatible IPv6, ports,
+    // blanks, `.` and `*.` forms.
+    "EXAMPLE.com",
+    "cluster.local.",
+    ".Cluster.Local.",
+    "LOCALHOST",
+    "bücher.example",
+    "xn--bcher-kva.example",
+    ".bücher.example",
+    "::ffff:10.1.2.3",
+    "::ffff:10.0.0.0/104",
+    "::10.1.2.3",
+    "example.com:443",
+    "example.com:80",
+    " example.com ",
+    "\t.svc",
 ];
 
 const URLS: &[&str] = &[
@@ -53,6 +70,20 @@ const URLS: &[&str] = &[
     "http://[fd00::1]/",
     "http://[fd00::1]:8080/",
     "http://[fd00::2]/",
+    "http://LOCALHOST/",
+    "http://localhost./",
+    "https://kubernetes.default.svc.cluster.local./",
+    "https://KUBERNETES.default.svc/",
+    "http://EXAMPLE.com/",
+    "http://example.com./",
+    "http://bücher.example/",
+    "http://a.xn--bcher-kva.example/",
+    "http://[::ffff:10.1.2.3]/",
+    "http://[::10.1.2.3]/",
+    "https://example.com:443/",
+    "http://example.com:80/",
+    "http://[FD00::1]/",
+    "http://[fd00:0::1]:8080/",
 ];
 
 fn entries() -> impl Strategy<Value = Vec<String>> {
@@ -64,7 +95,7 @@ fn entries() -> impl Strategy<Value = Vec<String>> {
 
 fn options() -> impl Strategy<Value = MergeOptions> {
     (
-        prop::sample::subsequence(Dialect::ALL.to_vec(), 1..=8),
+        prop::sample::subsequence(Dialect::ALL.to_vec(), 1..=Dialect::ALL.len()),
         any::<bool>(),
     )
         .prop_map(|(targets, aggregate)| MergeOptions {

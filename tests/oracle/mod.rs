@@ -1,16 +1,19 @@
 //! Real-client oracles for the NO_PROXY differential tests: each decision
 //! ("would this client bypass the proxy for this URL with this setting?") is
 //! made by the real client, never by our reading of it. Drivers live beside
-//! this file. Nothing leaves loopback: the proxy is a closed port on
-//! 127.0.0.1, curl's direct connections are redirected to another closed
-//! loopback port, and curl, wget and Ruby run in a network namespace of their
-//! own (`unshare -rn`) whose only interface is loopback.
+//! this file; each decides a whole batch of cases in one process (Go and wget:
+//! one process per distinct setting, as they read it once). Nothing leaves
+//! loopback: the proxy is a closed port on 127.0.0.1, libcurl never opens a
+//! socket (its socket callback records the port it would connect to), undici's
+//! inner dispatchers are recorders, and curl, wget and Ruby run in a network
+//! namespace of their own (`unshare -rn`) whose only interface is loopback.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
+use clusterproxy::domain::no_proxy::dialect::Decision;
 use clusterproxy::domain::no_proxy::Dialect;
 
 /// One question: the setting (NO_PROXY, or `http.nonProxyHosts` for Java) and the URL.
@@ -37,7 +40,7 @@ fn scratch() -> PathBuf {
 }
 
 /// Runs `command` with `input` on stdin and returns one decision per output line.
-fn run(mut command: Command, input: &str, expected: usize) -> Vec<bool> {
+fn run(mut command: Command, input: &str, expected: usize) -> Vec<Decision> {
     let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -50,11 +53,12 @@ fn run(mut command: Command, input: &str, expected: usize) -> Vec<bool> {
     let output = child.wait_with_output().unwrap();
     writer.join().unwrap().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
-    let decisions: Vec<bool> = stdout
+    let decisions: Vec<Decision> = stdout
         .lines()
         .map(|line| match line {
-            "direct" => true,
-            "proxy" => false,
+            "direct" => Decision::Direct,
+            "proxy" => Decision::Proxy,
+            "refused" => Decision::Refused,
             other => panic!("oracle {command:?} answered {other:?}"),
         })
         .collect();
@@ -108,8 +112,8 @@ fn go_binary() -> &'static Path {
 }
 
 /// Go reads its environment once per process: one process per distinct setting.
-fn go(cases: &[Case]) -> Vec<bool> {
-    let mut decisions = vec![false; cases.len()];
+fn go(cases: &[Case]) -> Vec<Decision> {
+    let mut decisions = vec![Decision::Refused; cases.len()];
     let mut settings: Vec<&str> = cases.iter().map(|c| c.setting.as_str()).collect();
     settings.sort_unstable();
     settings.dedup();
@@ -136,9 +140,10 @@ fn go(cases: &[Case]) -> Vec<bool> {
     decisions
 }
 
-fn python(client: &str, cases: &[Case]) -> Vec<bool> {
+/// The decisions of the Python driver's `client` (see tests/oracle/decide.py).
+pub fn python(client: &str, cases: &[Case]) -> Vec<Decision> {
     let script = dir().join("decide.py");
-    let mut command = if matches!(client, "curl" | "wget") {
+    let mut command = if matches!(client, "curl" | "curl-cli" | "wget") {
         isolated("python3", &[script.to_str().unwrap(), client])
     } else {
         let mut command = Command::new("python3");
@@ -150,7 +155,7 @@ fn python(client: &str, cases: &[Case]) -> Vec<bool> {
     run(command, &json_lines(cases), cases.len())
 }
 
-fn java(cases: &[Case]) -> Vec<bool> {
+fn java(cases: &[Case]) -> Vec<Decision> {
     let mut command = Command::new("java");
     command.arg(dir().join("NonProxyHosts.java"));
     let input: String = cases
@@ -160,8 +165,25 @@ fn java(cases: &[Case]) -> Vec<bool> {
     run(command, &input, cases.len())
 }
 
-/// The real client's decisions (true = direct) for `cases`.
-pub fn decide(dialect: Dialect, cases: &[Case]) -> Vec<bool> {
+fn node(script: &str, cases: &[Case]) -> Vec<Decision> {
+    let mut command = Command::new("node");
+    command.arg(dir().join(script));
+    command.env("NODE_PATH", tools().join("node/node_modules"));
+    run(command, &json_lines(cases), cases.len())
+}
+
+/// Ruby's decisions through `mode`: `find_proxy` (URI) or `net_http`.
+pub fn ruby(mode: &str, cases: &[Case]) -> Vec<Decision> {
+    let script = dir().join("decide.rb");
+    run(
+        isolated("ruby", &[script.to_str().unwrap(), mode]),
+        &json_lines(cases),
+        cases.len(),
+    )
+}
+
+/// The real client's decisions for `cases`.
+pub fn decide(dialect: Dialect, cases: &[Case]) -> Vec<Decision> {
     if cases.is_empty() {
         return Vec::new();
     }
@@ -172,19 +194,8 @@ pub fn decide(dialect: Dialect, cases: &[Case]) -> Vec<bool> {
         Dialect::Requests => python("requests", cases),
         Dialect::Wget => python("wget", cases),
         Dialect::Java => java(cases),
-        Dialect::Ruby => {
-            let script = dir().join("decide.rb");
-            run(
-                isolated("ruby", &[script.to_str().unwrap()]),
-                &json_lines(cases),
-                cases.len(),
-            )
-        }
-        Dialect::Node => {
-            let mut command = Command::new("node");
-            command.arg(dir().join("decide.js"));
-            command.env("NODE_PATH", tools().join("node/node_modules"));
-            run(command, &json_lines(cases), cases.len())
-        }
+        Dialect::Ruby => ruby("find_proxy", cases),
+        Dialect::Node => node("decide.js", cases),
+        Dialect::Undici => node("decide_undici.js", cases),
     }
 }

@@ -1,5 +1,7 @@
 //! The coverage check: which destinations that must bypass the proxy would
-//! still go through it, per target client.
+//! still go through it, per target client. Each destination is handed to the
+//! client's model as written; only the model normalises it, and only as the
+//! client does.
 
 use std::collections::BTreeSet;
 
@@ -47,4 +49,77 @@ pub fn gaps(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::no_proxy::{merge, MergeOptions, Source};
+
+    fn gaps_for(entries: &[&str], targets: &[Dialect], url: &str) -> Vec<Gap> {
+        let options = MergeOptions {
+            targets: targets.iter().copied().collect(),
+            ..MergeOptions::default()
+        };
+        let raw = entries.iter().map(|e| (*e).to_owned()).collect();
+        let merged = merge(&[Source::list("x", raw)], &options).unwrap();
+        gaps(
+            &merged,
+            &options.targets,
+            &[Destination::parse(url).unwrap()],
+        )
+    }
+
+    /// Go proxies a name written with a trailing dot even when its domain is
+    /// listed: the check reports it instead of normalising the dot away.
+    #[test]
+    fn trailing_dot_destination_is_a_gap_for_go() {
+        let url = "https://kubernetes.default.svc.cluster.local./";
+        assert_eq!(
+            gaps_for(&[".cluster.local"], &[Dialect::Go], url),
+            [Gap {
+                dialect: Dialect::Go,
+                destination: "https://kubernetes.default.svc.cluster.local.:443/".into(),
+            }]
+        );
+        assert!(gaps_for(&[".cluster.local"], &[Dialect::Curl], url).is_empty());
+        let plain = "https://kubernetes.default.svc.cluster.local/";
+        assert!(gaps_for(&[".cluster.local"], &[Dialect::Go], plain).is_empty());
+    }
+
+    /// Case, IDN spelling and IPv4-mapped addresses reach each model as written.
+    #[test]
+    fn destinations_reach_the_models_as_written() {
+        // Go's loopback shortcut compares the host as written.
+        assert_eq!(
+            gaps_for(&["example.com"], &[Dialect::Go], "http://LOCALHOST/").len(),
+            1
+        );
+        assert_eq!(
+            gaps_for(&["example.com"], &[Dialect::Go], "http://localhost/").len(),
+            0
+        );
+        assert_eq!(
+            gaps_for(&["10.0.0.0/8"], &[Dialect::Go], "http://[::ffff:10.0.0.1]/").len(),
+            0
+        );
+        assert_eq!(
+            gaps_for(
+                &["10.0.0.0/8"],
+                &[Dialect::Curl],
+                "http://[::ffff:10.0.0.1]/"
+            )
+            .len(),
+            1
+        );
+        assert_eq!(
+            gaps_for(
+                &["bücher.example"],
+                &[Dialect::Python],
+                "http://bücher.example/"
+            )
+            .len(),
+            1
+        );
+    }
 }

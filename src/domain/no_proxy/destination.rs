@@ -1,5 +1,7 @@
 //! Destinations whose proxy decision is checked: a URL, `host`, `host:port`
-//! or an IP address. Without a scheme, `https` is assumed.
+//! or an IP address. Without a scheme, `https` is assumed. A destination keeps
+//! its host exactly as written (case, trailing dot, Unicode or punycode): the
+//! clients differ in how they normalise it, so only each client's model may.
 
 use std::fmt;
 use std::net::IpAddr;
@@ -18,8 +20,11 @@ pub enum DestinationHost {
 pub struct Destination {
     /// `http` or `https`.
     pub scheme: &'static str,
-    /// The host.
+    /// The host, normalised (lowercase, punycode, no trailing dot): what the
+    /// merge and the renderers compare with entries.
     pub host: DestinationHost,
+    /// The host as written, without IPv6 brackets: what each client reads.
+    pub written: String,
     /// The port written in the URL, if any.
     pub explicit_port: Option<u16>,
 }
@@ -42,7 +47,8 @@ impl Destination {
             .map_or(authority, |(_, host)| host);
         let (host, port) = split_authority(authority)
             .ok_or_else(|| format!("{text:?} has no valid host and port"))?;
-        let host = host.to_lowercase();
+        let written = host.to_owned();
+        let host = host.split("%25").next().unwrap_or(host).to_lowercase();
         let host = host.strip_suffix('.').unwrap_or(&host).to_owned();
         let host = match host.parse::<IpAddr>() {
             Ok(ip) => DestinationHost::Ip(ip),
@@ -64,6 +70,7 @@ impl Destination {
         Ok(Self {
             scheme,
             host,
+            written,
             explicit_port: port,
         })
     }
@@ -91,6 +98,34 @@ impl Destination {
         }
     }
 
+    /// The host as written, IPv6 in brackets: the host part of [`Destination::url`].
+    pub fn written_url_host(&self) -> String {
+        if self.written.contains(':') {
+            format!("[{}]", self.written)
+        } else {
+            self.written.clone()
+        }
+    }
+
+    /// The destination as a URL a client is given: the host as written, the
+    /// port only when written.
+    pub fn url(&self) -> String {
+        match self.explicit_port {
+            Some(port) => format!("{}://{}:{port}/", self.scheme, self.written_url_host()),
+            None => format!("{}://{}/", self.scheme, self.written_url_host()),
+        }
+    }
+
+    /// The zone ID of a zone-scoped IPv6 host (`[fe80::1%25eth0]`), as written.
+    pub fn zone(&self) -> Option<&str> {
+        self.written.split_once("%25").map(|(_, zone)| zone)
+    }
+
+    /// The written host without its zone ID.
+    pub fn written_address(&self) -> &str {
+        self.written.split("%25").next().unwrap_or(&self.written)
+    }
+
     /// The IP literal, if the host is one.
     pub fn ip(&self) -> Option<IpAddr> {
         match self.host {
@@ -104,7 +139,20 @@ fn split_authority(authority: &str) -> Option<(&str, Option<u16>)> {
     let parse_port = |p: &str| p.parse::<u16>().ok().filter(|p| *p > 0);
     if let Some(rest) = authority.strip_prefix('[') {
         let (inside, after) = rest.split_once(']')?;
-        inside.parse::<std::net::Ipv6Addr>().ok()?;
+        let (address, zone) = match inside.split_once("%25") {
+            Some((address, zone)) => (address, Some(zone)),
+            None => (inside, None),
+        };
+        address.parse::<std::net::Ipv6Addr>().ok()?;
+        // RFC 6874: a zone ID of unreserved characters after `%25`.
+        if zone.is_some_and(|z| {
+            z.is_empty()
+                || !z
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-._~".contains(&b))
+        }) {
+            return None;
+        }
         return match after {
             "" => Some((inside, None)),
             _ => Some((inside, Some(parse_port(after.strip_prefix(':')?)?))),
@@ -122,9 +170,15 @@ fn split_authority(authority: &str) -> Option<(&str, Option<u16>)> {
 }
 
 impl fmt::Display for Destination {
-    /// The destination as a URL with an explicit port.
+    /// The destination as a URL with an explicit port and the host as written.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}://{}:{}/", self.scheme, self.url_host(), self.port())
+        write!(
+            f,
+            "{}://{}:{}/",
+            self.scheme,
+            self.written_url_host(),
+            self.port()
+        )
     }
 }
 
@@ -136,10 +190,20 @@ mod tests {
     fn parses_urls_hosts_and_addresses() {
         let d = Destination::parse("HTTP://User:pw@Example.COM.:8080/x?y").unwrap();
         assert_eq!(d.host, DestinationHost::Name("example.com".into()));
+        assert_eq!(d.written, "Example.COM.");
+        assert_eq!(d.url(), "http://Example.COM.:8080/");
+        assert_eq!(d.to_string(), "http://Example.COM.:8080/");
         assert_eq!(
             (d.scheme, d.port(), d.explicit_port),
             ("http", 8080, Some(8080))
         );
+        let d = Destination::parse("https://[::FFFF:10.0.0.1]/").unwrap();
+        assert_eq!(d.written_url_host(), "[::FFFF:10.0.0.1]");
+        assert_eq!(d.url(), "https://[::FFFF:10.0.0.1]/");
+        let d = Destination::parse("http://[FE80::1%25eth0]:8080/").unwrap();
+        assert_eq!(d.ip(), Some("fe80::1".parse().unwrap()));
+        assert_eq!((d.zone(), d.written_address()), (Some("eth0"), "FE80::1"));
+        assert_eq!(d.url(), "http://[FE80::1%25eth0]:8080/");
         let d = Destination::parse("10.96.0.1").unwrap();
         assert_eq!((d.scheme, d.port()), ("https", 443));
         assert_eq!(d.to_string(), "https://10.96.0.1:443/");
@@ -163,6 +227,9 @@ mod tests {
             "x:port",
             "a b",
             "http://[x]/",
+            "http://[fe80::1%25]/",
+            "http://[fe80::1%eth0]/",
+            "http://[fe80::1%25e/0]/",
         ] {
             assert!(Destination::parse(bad).is_err(), "{bad:?}");
         }

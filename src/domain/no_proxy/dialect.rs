@@ -3,7 +3,11 @@
 //! checked against the real client by the differential tests
 //! (tests/no_proxy_oracles.rs). Versions modelled: Go net/http (x/net
 //! httpproxy), curl >= 7.86, CPython urllib, requests, Ruby URI, GNU wget >= 1.20,
-//! OpenJDK DefaultProxySelector (http.nonProxyHosts), Node proxy-from-env.
+//! OpenJDK DefaultProxySelector (http.nonProxyHosts), Node proxy-from-env,
+//! Node fetch through undici's EnvHttpProxyAgent.
+//!
+//! Each model starts from the destination's host as written and normalises it
+//! only as its client does (case, trailing dot, IDNA, IPv4-mapped IPv6).
 
 use std::fmt;
 use std::net::IpAddr;
@@ -31,11 +35,24 @@ pub enum Dialect {
     Java,
     /// Node.js proxy-from-env (axios, npm, ...).
     Node,
+    /// Node's fetch through undici's `EnvHttpProxyAgent` (undici >= 6.14).
+    Undici,
+}
+
+/// What a client does with a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// Connects directly.
+    Direct,
+    /// Sends it through the proxy.
+    Proxy,
+    /// Refuses the URL (Ruby's URI rejects non-ASCII hosts).
+    Refused,
 }
 
 impl Dialect {
     /// Every dialect, in documentation order.
-    pub const ALL: [Dialect; 8] = [
+    pub const ALL: [Dialect; 9] = [
         Dialect::Go,
         Dialect::Curl,
         Dialect::Python,
@@ -44,12 +61,37 @@ impl Dialect {
         Dialect::Wget,
         Dialect::Java,
         Dialect::Node,
+        Dialect::Undici,
     ];
 
     /// Every dialect name, in the order of [`Dialect::ALL`].
-    pub const NAMES: [&'static str; 8] = [
-        "go", "curl", "python", "requests", "ruby", "wget", "java", "node",
+    pub const NAMES: [&'static str; 9] = [
+        "go", "curl", "python", "requests", "ruby", "wget", "java", "node", "undici",
     ];
+
+    /// The clients targeted when none are named: the eight of the first
+    /// release (the start of [`Dialect::ALL`]), so that adding a client never
+    /// changes an existing merged list.
+    pub const DEFAULT: [Dialect; 8] = {
+        let mut out = [Dialect::Go; 8];
+        let mut i = 0;
+        while i < out.len() {
+            out[i] = Self::ALL[i];
+            i += 1;
+        }
+        out
+    };
+
+    /// The names of [`Dialect::DEFAULT`].
+    pub const DEFAULT_NAMES: [&'static str; 8] = {
+        let mut out = [""; 8];
+        let mut i = 0;
+        while i < out.len() {
+            out[i] = Self::NAMES[i];
+            i += 1;
+        }
+        out
+    };
 
     /// The name used in configuration (`go`, `curl`, ...).
     pub fn name(self) -> &'static str {
@@ -66,6 +108,31 @@ impl Dialect {
         self != Dialect::Java
     }
 
+    /// True when the client honours `*` (at least as the whole value).
+    pub fn understands_any(self) -> bool {
+        !matches!(self, Dialect::Wget | Dialect::Ruby)
+    }
+
+    /// True when the client matches IPv6 literals only in brackets
+    /// (`[fd00::1]`), so the shared list needs that form too.
+    pub fn needs_bracketed_ipv6(self) -> bool {
+        matches!(self, Dialect::Python | Dialect::Node | Dialect::Undici)
+    }
+
+    /// True when `name` matches only the name itself, so the shared list needs
+    /// `.name` too for its subdomains.
+    pub fn needs_dot_form(self) -> bool {
+        self == Dialect::Node
+    }
+
+    /// True when the client honours `host:port` entries.
+    pub fn supports_ports(self) -> bool {
+        matches!(
+            self,
+            Dialect::Go | Dialect::Python | Dialect::Ruby | Dialect::Node | Dialect::Undici
+        )
+    }
+
     /// True when a CIDR entry of the family (`ipv6`) covers IP-literal
     /// destinations in this client (Ruby cannot write IPv6 entries at all;
     /// curl 7.88 never matches IPv6 CIDR entries).
@@ -73,7 +140,9 @@ impl Dialect {
         match self {
             Dialect::Go => true,
             Dialect::Curl | Dialect::Requests | Dialect::Ruby => !ipv6,
-            Dialect::Python | Dialect::Wget | Dialect::Java | Dialect::Node => false,
+            Dialect::Python | Dialect::Wget | Dialect::Java | Dialect::Node | Dialect::Undici => {
+                false
+            }
         }
     }
 
@@ -81,7 +150,23 @@ impl Dialect {
     /// or through the proxy (false), when its setting is `list` (the NO_PROXY
     /// value; for Java the `http.nonProxyHosts` value).
     pub fn bypasses(self, list: &str, destination: &Destination) -> bool {
-        match self {
+        self.decide(list, destination) == Decision::Direct
+    }
+
+    /// What this client does with a request for `destination` when its
+    /// setting is `list`.
+    pub fn decide(self, list: &str, destination: &Destination) -> Decision {
+        let refused = match self {
+            // URI rejects non-ASCII hosts and zone IDs.
+            Dialect::Ruby => !destination.written.is_ascii() || destination.zone().is_some(),
+            // wget's and the WHATWG URL parsers reject zone IDs.
+            Dialect::Wget | Dialect::Undici => destination.zone().is_some(),
+            _ => false,
+        };
+        if refused {
+            return Decision::Refused;
+        }
+        let direct = match self {
             Dialect::Go => go(list, destination),
             Dialect::Curl => curl(list, destination),
             Dialect::Python => python_urllib(list, &python_request_host(destination)),
@@ -90,6 +175,12 @@ impl Dialect {
             Dialect::Wget => wget(list, destination),
             Dialect::Java => java(list, destination),
             Dialect::Node => node(list, destination),
+            Dialect::Undici => undici(list, destination),
+        };
+        if direct {
+            Decision::Direct
+        } else {
+            Decision::Proxy
         }
     }
 }
@@ -100,14 +191,20 @@ impl fmt::Display for Dialect {
     }
 }
 
-/// Go: `*` anywhere bypasses all; CIDRs and IPs match IP-literal hosts only;
-/// `x` matches x and its subdomains, `.x` and `*.x` subdomains only; optional
-/// `:port`; localhost and loopback addresses are always direct.
+/// Go (x/net/http/httpproxy): `*` anywhere bypasses all; CIDRs and IPs match
+/// IP-literal hosts only, IPv4-mapped IPv6 addresses counting as IPv4; `x`
+/// matches x and its subdomains, `.x` and `*.x` subdomains only, Unicode
+/// entries and hosts converted to punycode; optional `:port`; the host as
+/// written (case-sensitive) `localhost` and loopback addresses are always
+/// direct; a trailing dot is part of the name on both sides.
 fn go(list: &str, d: &Destination) -> bool {
-    let host = d.bare_host();
-    if host == "localhost" || d.ip().is_some_and(|ip| ip.is_loopback()) {
+    // url.Hostname(): the zone's `%25` unescaped, so `fe80::1%eth0` is no IP.
+    let host = go_idna(&d.written.replacen("%25", "%", 1));
+    let ip = host.parse::<IpAddr>().ok().map(|ip| ip.to_canonical());
+    if host == "localhost" || ip.is_some_and(|ip| ip.is_loopback()) {
         return true;
     }
+    let host = host.trim().to_lowercase();
     let port = d.port().to_string();
     for raw in list.split(',') {
         let entry = raw.trim().to_lowercase();
@@ -118,7 +215,7 @@ fn go(list: &str, d: &Destination) -> bool {
             return true;
         }
         if let Some(net) = go_parse_cidr(&entry) {
-            if d.ip().is_some_and(|ip| net.contains(&ip)) {
+            if ip.is_some_and(|ip| net.contains(&ip)) {
                 return true;
             }
             continue;
@@ -129,8 +226,8 @@ fn go(list: &str, d: &Destination) -> bool {
             None => (entry.as_str(), ""),
         };
         let port_ok = entry_port.is_empty() || entry_port == port;
-        if let Ok(ip) = entry_host.parse::<IpAddr>() {
-            if d.ip() == Some(ip) && port_ok {
+        if let Ok(entry_ip) = entry_host.parse::<IpAddr>() {
+            if ip == Some(entry_ip.to_canonical()) && port_ok {
                 return true;
             }
             continue;
@@ -140,14 +237,30 @@ fn go(list: &str, d: &Destination) -> bool {
             .filter(|h| h.starts_with('.'))
             .unwrap_or(entry_host);
         let (suffix, match_host) = match entry_host.strip_prefix('.') {
-            Some(_) => (entry_host.to_owned(), false),
-            None => (format!(".{entry_host}"), true),
+            Some(_) => (go_idna(entry_host), false),
+            None => (go_idna(&format!(".{entry_host}")), true),
         };
         if (host.ends_with(&suffix) || (match_host && host == suffix[1..])) && port_ok {
             return true;
         }
     }
     false
+}
+
+/// Go's `idnaASCII`: ASCII text unchanged, other text through IDNA's lookup
+/// profile (UTS 46 non-transitional, STD3 rules), unchanged when that fails.
+fn go_idna(text: &str) -> String {
+    if text.is_ascii() {
+        return text.to_owned();
+    }
+    idna::uts46::Uts46::new()
+        .to_ascii(
+            text.as_bytes(),
+            idna::uts46::AsciiDenyList::STD3,
+            idna::uts46::Hyphens::Check,
+            idna::uts46::DnsLength::Ignore,
+        )
+        .map_or_else(|_| text.to_owned(), |ascii| ascii.into_owned())
 }
 
 /// Go's net.ParseCIDR accepts host bits (the network is what counts).
@@ -157,7 +270,15 @@ fn go_parse_cidr(entry: &str) -> Option<IpNet> {
     if prefix.is_empty() || !prefix.bytes().all(|b| b.is_ascii_digit()) || prefix.len() > 3 {
         return None;
     }
-    IpNet::new(addr, prefix.parse().ok()?).ok()
+    let net = IpNet::new(addr, prefix.parse().ok()?).ok()?.trunc();
+    // Go's IPNet.Contains reads an IPv4-mapped network as IPv4.
+    match net {
+        IpNet::V6(v6) if v6.prefix_len() >= 96 => match v6.network().to_ipv4_mapped() {
+            Some(v4) => IpNet::new(IpAddr::V4(v4), v6.prefix_len() - 96).ok(),
+            None => Some(net),
+        },
+        _ => Some(net),
+    }
 }
 
 /// Go's net.SplitHostPort: `None` where Go reports an error.
@@ -177,8 +298,9 @@ fn go_split_host_port(entry: &str) -> Option<(&str, &str)> {
     Some((host, port))
 }
 
-/// curl (lib/noproxy.c): `*` only as the whole value; tokens end at a blank or
-/// comma and a blank not followed by a comma ends the list; host tokens lose
+/// curl (lib/noproxy.c): `*` only as the whole value; tokens are separated by
+/// blanks and commas (7.88 warns about blanks but keeps reading); the host is
+/// the punycode name curl connects to; host tokens lose
 /// one leading and one trailing dot and match the name or a dot-bounded tail;
 /// IPv4 tokens (with optional `/bits`) and exact IPv6 tokens match IP-literal
 /// hosts (IPv6 CIDR tokens never match in curl 7.88); no ports.
@@ -189,7 +311,11 @@ fn curl(list: &str, d: &Destination) -> bool {
     if list.eq_ignore_ascii_case("*") {
         return true;
     }
-    let name = d.bare_host();
+    let name = match d.ip() {
+        // curl keeps a zone ID apart (scope id), so only the address is compared.
+        Some(IpAddr::V6(ip)) => curl_ipv6_name(ip, d.written_address()),
+        _ => d.bare_host(),
+    };
     let bytes = list.as_bytes();
     let blank = |b: u8| b == b' ' || b == b'\t';
     let mut p = 0;
@@ -208,9 +334,6 @@ fn curl(list: &str, d: &Destination) -> bool {
         while p < bytes.len() && blank(bytes[p]) {
             p += 1;
         }
-        if p >= bytes.len() || bytes[p] != b',' {
-            break;
-        }
         while p < bytes.len() && bytes[p] == b',' {
             p += 1;
         }
@@ -220,7 +343,7 @@ fn curl(list: &str, d: &Destination) -> bool {
 
 fn curl_token_matches(token: &str, name: &str, ip: Option<IpAddr>) -> bool {
     match ip {
-        None => {
+        None | Some(IpAddr::V6(_)) => {
             let name = name.strip_suffix('.').unwrap_or(name);
             let token = token.strip_suffix('.').unwrap_or(token);
             let token = token.strip_prefix('.').unwrap_or(token);
@@ -250,11 +373,71 @@ fn curl_token_matches(token: &str, name: &str, ip: Option<IpAddr>) -> bool {
                     let mask = u32::MAX << (32 - bits);
                     (u32::from(ip) ^ u32::from(net)) & mask == 0
                 }
-                (IpAddr::V6(ip), Ok(IpAddr::V6(net))) => !token.contains('/') && ip == net,
                 _ => false,
             }
         }
     }
+}
+
+/// The name curl checks for an IPv6 host: its URL parser rewrites the address
+/// with `inet_ntop` into the buffer of the written text, so the normal form
+/// replaces the written one only when it is shorter; noproxy.c then compares
+/// it as a host name (which is why IPv6 CIDR tokens never match).
+fn curl_ipv6_name(ip: std::net::Ipv6Addr, written: &str) -> String {
+    let normal = inet_ntop6(ip);
+    if normal.len() < written.len() {
+        normal
+    } else {
+        written.to_owned()
+    }
+}
+
+/// glibc's `inet_ntop(AF_INET6)`: the first longest run of two or more zero
+/// groups compressed, IPv4-mapped and IPv4-compatible addresses dotted.
+fn inet_ntop6(ip: std::net::Ipv6Addr) -> String {
+    let w = ip.segments();
+    let (start, len) = longest_zero_run(&w);
+    let mut out = String::new();
+    let mut i = 0;
+    while i < 8 {
+        if len > 0 && i == start {
+            out.push(':');
+            if i == 0 {
+                out.push(':');
+            }
+            i += len;
+            continue;
+        }
+        if i == 6
+            && start == 0
+            && (len == 6 || (len == 7 && w[7] != 1) || (len == 5 && w[5] == 0xffff))
+        {
+            let [a, b] = w[6].to_be_bytes();
+            let [c, e] = w[7].to_be_bytes();
+            out.push_str(&format!("{a}.{b}.{c}.{e}"));
+            break;
+        }
+        out.push_str(&format!("{:x}", w[i]));
+        if i < 7 {
+            out.push(':');
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The first longest run of two or more zero groups: (start, length), length 0 if none.
+fn longest_zero_run(groups: &[u16; 8]) -> (usize, usize) {
+    let (mut best, mut best_len) = (0, 0);
+    let mut i = 0;
+    while i < 8 {
+        let run = groups[i..].iter().take_while(|g| **g == 0).count();
+        if run >= 2 && run > best_len {
+            (best, best_len) = (i, run);
+        }
+        i += run.max(1);
+    }
+    (best, best_len)
 }
 
 /// C `atoi` for the digits curl reads after `/`.
@@ -266,18 +449,21 @@ fn c_atoi(text: &str) -> u32 {
         })
 }
 
-/// The `host[:port]` urllib passes to its bypass check (the URL's netloc host,
-/// IPv6 in brackets, port only when written).
+/// The `host[:port]` urllib passes to its bypass check: the URL's netloc as
+/// written and percent-decoded (IPv6 in brackets, a zone's `%25` as `%`,
+/// Unicode as written, port only when written).
 fn python_request_host(d: &Destination) -> String {
+    let host = d.written_url_host().replacen("%25", "%", 1);
     match d.explicit_port {
-        Some(port) => format!("{}:{port}", d.url_host()),
-        None => d.url_host(),
+        Some(port) => format!("{host}:{port}"),
+        None => host,
     }
 }
 
 /// CPython urllib `proxy_bypass_environment`: `*` only as the whole value;
-/// entries lose leading dots and match the host (with or without port)
-/// exactly or as a dot-bounded suffix. No CIDRs.
+/// non-blank entries lose leading dots and match the host (with or without
+/// port) exactly or as a dot-bounded suffix, compared as written (no IDNA, a
+/// trailing dot kept), ignoring case. No CIDRs.
 fn python_urllib(list: &str, host: &str) -> bool {
     if list == "*" {
         return true;
@@ -285,10 +471,13 @@ fn python_urllib(list: &str, host: &str) -> bool {
     let host = host.to_lowercase();
     let host_only = python_split_port(&host);
     for raw in list.split(',') {
-        let name = raw.trim().trim_start_matches('.').to_lowercase();
+        let name = raw.trim();
         if name.is_empty() {
             continue;
         }
+        // Emptiness is tested before the dots go: `.` matches every name
+        // written with a trailing dot.
+        let name = name.trim_start_matches('.').to_lowercase();
         if host_only == name || host == name {
             return true;
         }
@@ -319,8 +508,9 @@ fn requests(list: &str, d: &Destination) -> bool {
         .filter(|e| !e.is_empty())
         .map(str::to_owned)
         .collect();
-    let host = d.bare_host();
-    match d.ip() {
+    // urlparse's hostname: as written, lowercase, without brackets.
+    let host = d.written.to_lowercase();
+    match host.parse::<std::net::Ipv4Addr>().ok().map(IpAddr::V4) {
         Some(IpAddr::V4(ip)) => {
             for entry in &entries {
                 if let Some(net) = requests_cidr(entry) {
@@ -372,9 +562,10 @@ fn requests_cidr(entry: &str) -> Option<IpNet> {
 /// `:`, `,` and blanks, with an optional `:port`; `.x` matches names ending in
 /// `.x`; `x` matches x and its subdomains; an IP or CIDR entry matches the
 /// destination's address. Ruby resolves host names to find that address; this
-/// model only knows the addresses of IP literals (and that localhost is loopback).
+/// model only knows the addresses of IP literals (and that localhost, in any
+/// case, is loopback). Non-ASCII hosts are refused by URI itself.
 fn ruby(list: &str, d: &Destination) -> bool {
-    let host = d.bare_host();
+    let host = d.written.to_lowercase();
     if host == "localhost" || d.ip().is_some_and(|ip| ip.is_loopback()) {
         return true;
     }
@@ -435,14 +626,27 @@ fn ruby_ipaddr(text: &str) -> Option<IpNet> {
     }
 }
 
-/// GNU wget `sufmatch`: each comma-separated entry (leading blanks skipped, trailing kept)
-/// matches the host exactly, as a dot-bounded suffix, or (with a leading dot)
-/// as a plain suffix.
+/// GNU wget `sepstring` and `sufmatch`: the value splits at commas, blanks after
+/// a comma skipped (the first entry keeps its leading blanks, every entry its
+/// trailing ones, empty entries stay); each entry matches the host (lowercase
+/// punycode, a trailing dot kept) exactly, as a dot-bounded suffix, or (with a
+/// leading dot) as a plain suffix; so an empty entry matches every host written
+/// with a trailing dot.
 fn wget(list: &str, d: &Destination) -> bool {
-    let host = d.bare_host();
+    let host = ascii_lowercase_host(d);
+    if list.is_empty() {
+        return false;
+    }
+    let c_isspace = |c: char| matches!(c, ' ' | '\t' | '\n' | '\x0b' | '\x0c' | '\r');
     list.split(',')
-        .map(str::trim_start)
-        .filter(|e| !e.is_empty())
+        .enumerate()
+        .map(|(i, e)| {
+            if i == 0 {
+                e
+            } else {
+                e.trim_start_matches(c_isspace)
+            }
+        })
         .any(|entry| {
             let entry = entry.to_lowercase();
             if entry.len() > host.len() || !host.ends_with(&entry) {
@@ -453,18 +657,27 @@ fn wget(list: &str, d: &Destination) -> bool {
         })
 }
 
+/// The host as wget sees it: lowercase, Unicode names in punycode, a trailing
+/// dot kept, IPv6 as written (no brackets).
+fn ascii_lowercase_host(d: &Destination) -> String {
+    if d.written.is_ascii() {
+        return d.written.to_ascii_lowercase();
+    }
+    idna::domain_to_ascii(&d.written).unwrap_or_else(|_| d.written.to_lowercase())
+}
+
 /// The patterns OpenJDK always appends to `http.nonProxyHosts`.
 pub const JAVA_DEFAULT_NON_PROXY_HOSTS: &str = "localhost|127.*|[::1]|0.0.0.0|[::0]";
 
 /// OpenJDK DefaultProxySelector: `|`-separated patterns, each an exact,
-/// case-insensitive match of the URI host (IPv6 in brackets), with `*` allowed at
+/// case-insensitive match of the URI host as written (IPv6 in brackets), with `*` allowed at
 /// the start and/or end; the JDK defaults are appended to a non-empty value (an
 /// empty value disables them too).
 fn java(list: &str, d: &Destination) -> bool {
     if list.is_empty() {
         return false;
     }
-    let host = d.url_host().to_lowercase();
+    let host = d.written_url_host().to_lowercase();
     let all = format!("{list}|{JAVA_DEFAULT_NON_PROXY_HOSTS}");
     all.split('|').filter(|p| !p.is_empty()).any(|pattern| {
         let pattern = pattern.to_lowercase();
@@ -488,8 +701,13 @@ fn java(list: &str, d: &Destination) -> bool {
 /// Node proxy-from-env: `*` as the whole value bypasses all; entries split at
 /// commas and blanks; `host:port` restricts the port; entries starting with `.`
 /// or `*` match as raw suffixes (a leading `*` removed), others match the host
-/// exactly (IPv6 hosts keep their brackets).
+/// exactly. The host is the WHATWG URL's (proxy-from-env 2 parses with `new URL`).
 fn node(list: &str, d: &Destination) -> bool {
+    let Some(host) = whatwg_host(d) else {
+        // proxy-from-env answers "no proxy" for a URL that does not parse,
+        // whatever the setting.
+        return true;
+    };
     let list = list.to_lowercase();
     if list.is_empty() {
         return false;
@@ -497,7 +715,6 @@ fn node(list: &str, d: &Destination) -> bool {
     if list == "*" {
         return true;
     }
-    let host = d.url_host();
     let port = u32::from(d.port());
     !list
         .split(|c: char| c == ',' || c.is_whitespace())
@@ -505,14 +722,7 @@ fn node(list: &str, d: &Destination) -> bool {
             if entry.is_empty() {
                 return true;
             }
-            let (entry_host, entry_port) = match entry.rsplit_once(':') {
-                Some((h, p))
-                    if !h.is_empty() && !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) =>
-                {
-                    (h, p.parse::<u32>().unwrap_or(u32::MAX))
-                }
-                _ => (entry, 0),
-            };
+            let (entry_host, entry_port) = js_host_port(entry);
             if entry_port != 0 && entry_port != port {
                 return true;
             }
@@ -522,6 +732,81 @@ fn node(list: &str, d: &Destination) -> bool {
             let suffix = entry_host.strip_prefix('*').unwrap_or(entry_host);
             !host.ends_with(suffix)
         })
+}
+
+/// An entry split as `/^(.+):(\d+)$/` (proxy-from-env and undici): the host
+/// and the port, 0 (any port) when there is none.
+fn js_host_port(entry: &str) -> (&str, u32) {
+    match entry.rsplit_once(':') {
+        Some((h, p)) if !h.is_empty() && !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => {
+            (h, p.parse::<u32>().unwrap_or(u32::MAX))
+        }
+        _ => (entry, 0),
+    }
+}
+
+/// undici `EnvHttpProxyAgent`: the whole value `*` bypasses all; entries split
+/// at commas and white space, `host:port` (the port being the digits after the
+/// last `:`) restricts the port, a leading `.` or `*.` is removed; an entry
+/// matches the host or a dot-bounded tail of it. The host is the WHATWG URL's
+/// (lowercase punycode, a trailing dot kept, IPv6 compressed in brackets).
+fn undici(list: &str, d: &Destination) -> bool {
+    let Some(host) = whatwg_host(d) else {
+        return false;
+    };
+    let port = u32::from(d.port());
+    let mut entries = list
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|e| !e.is_empty())
+        .peekable();
+    if entries.peek().is_none() {
+        return false;
+    }
+    if list == "*" {
+        return true;
+    }
+    entries.any(|entry| {
+        let (name, entry_port) = js_host_port(entry);
+        if entry_port != 0 && entry_port != port {
+            return false;
+        }
+        let name = name
+            .strip_prefix("*.")
+            .or_else(|| name.strip_prefix('.'))
+            .unwrap_or(name);
+        let name = name.to_lowercase();
+        host == name || host.ends_with(&format!(".{name}"))
+    })
+}
+
+/// The host of the WHATWG URL (Node's `new URL`): lowercase punycode with a
+/// trailing dot kept, IPv4 dotted, IPv6 compressed in brackets; `None` when
+/// the URL does not parse.
+fn whatwg_host(d: &Destination) -> Option<String> {
+    if d.zone().is_some() {
+        return None;
+    }
+    Some(match d.ip() {
+        Some(IpAddr::V6(ip)) => format!("[{}]", whatwg_ipv6(ip)),
+        Some(ip) => ip.to_string(),
+        None => idna::domain_to_ascii(&d.written).ok()?,
+    })
+}
+
+/// The WHATWG URL serialisation of an IPv6 address: lowercase hex groups, the
+/// first longest run of two or more zero groups compressed, no dotted quad.
+fn whatwg_ipv6(ip: std::net::Ipv6Addr) -> String {
+    let groups = ip.segments();
+    let hex = |gs: &[u16]| {
+        gs.iter()
+            .map(|g| format!("{g:x}"))
+            .collect::<Vec<_>>()
+            .join(":")
+    };
+    match longest_zero_run(&groups) {
+        (_, 0) => hex(&groups),
+        (start, len) => format!("{}::{}", hex(&groups[..start]), hex(&groups[start + len..])),
+    }
 }
 
 #[cfg(test)]
@@ -538,6 +823,170 @@ mod tests {
             assert_eq!(Dialect::from_name(d.name()), Some(d));
         }
         assert_eq!(Dialect::from_name("perl"), None);
+    }
+
+    /// One case per class of issue 14, per client it applies to; each was a
+    /// disagreement with the real client before the models read hosts as written.
+    #[test]
+    fn issue_14_classes_hold() {
+        use Dialect::*;
+        let cases: &[(Dialect, &str, &str, Decision)] = &[
+            (Go, "", "http://LOCALHOST/", Decision::Proxy),
+            (Go, "", "http://localhost/", Decision::Direct),
+            (
+                Go,
+                "bücher.example",
+                "http://xn--bcher-kva.example/",
+                Decision::Direct,
+            ),
+            (
+                Go,
+                "10.0.0.0/8",
+                "http://[::ffff:10.0.0.1]/",
+                Decision::Direct,
+            ),
+            (
+                Go,
+                "::ffff:10.0.0.0/104",
+                "http://10.1.2.3/",
+                Decision::Direct,
+            ),
+            (Go, "10.0.0.0/8", "http://[::10.0.0.1]/", Decision::Proxy),
+            (
+                Go,
+                ".cluster.local",
+                "https://kubernetes.default.svc.cluster.local./",
+                Decision::Proxy,
+            ),
+            (Go, "example.com.", "http://example.com./", Decision::Direct),
+            (
+                Python,
+                "example.com",
+                "http://example.com./",
+                Decision::Proxy,
+            ),
+            (Python, ".", "http://example.com./", Decision::Direct),
+            (
+                Python,
+                "xn--bcher-kva.example",
+                "http://bücher.example/",
+                Decision::Proxy,
+            ),
+            (
+                Python,
+                "bücher.example",
+                "http://BÜCHER.example/",
+                Decision::Direct,
+            ),
+            (
+                Requests,
+                "xn--bcher-kva.example",
+                "http://bücher.example/",
+                Decision::Proxy,
+            ),
+            (
+                Curl,
+                "a.example b.example",
+                "http://b.example/",
+                Decision::Direct,
+            ),
+            (
+                Curl,
+                "a.example;b.example",
+                "http://b.example/",
+                Decision::Proxy,
+            ),
+            (
+                Curl,
+                "::ffff:10.1.2.3",
+                "http://[::ffff:a01:203]/",
+                Decision::Proxy,
+            ),
+            (Curl, "fd00::1", "http://[fd00:0::1]/", Decision::Direct),
+            (Wget, "a,,b", "http://example.com./", Decision::Direct),
+            (Wget, " example.com", "http://example.com/", Decision::Proxy),
+            (Ruby, "", "http://bücher.example/", Decision::Refused),
+            (Ruby, "", "http://LOCALHOST/", Decision::Direct),
+            (
+                Node,
+                "[::10.1.2.3]",
+                "http://[::10.1.2.3]/",
+                Decision::Proxy,
+            ),
+            (
+                Node,
+                "[::a01:203]",
+                "http://[::10.1.2.3]/",
+                Decision::Direct,
+            ),
+            (Node, "", "http://[fe80::1%25eth0]/", Decision::Direct),
+            (
+                Python,
+                "[fe80::1%eth0]",
+                "http://[fe80::1%25eth0]/",
+                Decision::Direct,
+            ),
+            (
+                Go,
+                "fe80::1%eth0",
+                "http://[fe80::1%25eth0]/",
+                Decision::Direct,
+            ),
+            (Go, "fe80::1", "http://[fe80::1%25eth0]/", Decision::Proxy),
+            (
+                Curl,
+                "fe80::1",
+                "http://[fe80::1%25eth0]/",
+                Decision::Direct,
+            ),
+            (Undici, "*", "http://[fe80::1%25eth0]/", Decision::Refused),
+            (
+                Undici,
+                "example.com",
+                "http://a.example.com/",
+                Decision::Direct,
+            ),
+            (
+                Undici,
+                ".example.com",
+                "http://example.com/",
+                Decision::Direct,
+            ),
+            (Undici, "a,*", "http://example.com/", Decision::Proxy),
+            (Undici, "fd00::1", "http://[fd00::1]/", Decision::Proxy),
+            (
+                Undici,
+                "[fd00::1]:80",
+                "http://[fd00:0::1]/",
+                Decision::Direct,
+            ),
+        ];
+        for (dialect, list, url, want) in cases {
+            let d = Destination::parse(url).unwrap();
+            assert_eq!(dialect.decide(list, &d), *want, "{dialect} {list:?} {url}");
+        }
+    }
+
+    #[test]
+    fn ipv6_serialisations() {
+        let ip = |s: &str| s.parse::<std::net::Ipv6Addr>().unwrap();
+        assert_eq!(inet_ntop6(ip("::ffff:a01:203")), "::ffff:10.1.2.3");
+        assert_eq!(inet_ntop6(ip("::a01:203")), "::10.1.2.3");
+        assert_eq!(inet_ntop6(ip("::1")), "::1");
+        assert_eq!(inet_ntop6(ip("fd00:0:0:1::")), "fd00:0:0:1::");
+        assert_eq!(inet_ntop6(ip("1:0:0:2:0:0:0:3")), "1:0:0:2::3");
+        assert_eq!(whatwg_ipv6(ip("::ffff:10.1.2.3")), "::ffff:a01:203");
+        assert_eq!(whatwg_ipv6(ip("fd00:0::1")), "fd00::1");
+        assert_eq!(whatwg_ipv6(ip("1:2:3:4:5:6:7:8")), "1:2:3:4:5:6:7:8");
+    }
+
+    #[test]
+    fn default_is_the_original_eight() {
+        assert_eq!(Dialect::DEFAULT.map(Dialect::name), Dialect::DEFAULT_NAMES);
+        assert_eq!(
+            Dialect::DEFAULT_NAMES,
+            ["go", "curl", "python", "requests", "ruby", "wget", "java", "node"]
+        );
     }
 
     #[test]

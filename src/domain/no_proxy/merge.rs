@@ -58,7 +58,7 @@ pub struct MergeOptions {
 impl Default for MergeOptions {
     fn default() -> Self {
         Self {
-            targets: Dialect::ALL.into_iter().collect(),
+            targets: Dialect::DEFAULT.into_iter().collect(),
             aggregate_cidrs: false,
         }
     }
@@ -147,10 +147,7 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
     if !errors.is_empty() {
         return Err(errors);
     }
-    let star_understood = options
-        .targets
-        .iter()
-        .all(|d| !matches!(d, Dialect::Wget | Dialect::Ruby));
+    let star_understood = options.targets.iter().all(|d| d.understands_any());
     if let Some(star) = entries.iter().position(|e| e.host == Host::Any) {
         if star_understood {
             warnings.push(Finding::warning(
@@ -384,8 +381,8 @@ fn aggregate(entries: Vec<Entry>, ipv6: bool) -> Vec<Entry> {
 /// The shared list: canonical forms plus the forms some targets need (no
 /// `.localhost`: names below localhost are loopback by definition, RFC 6761).
 fn shared_list(entries: &[Entry], targets: &BTreeSet<Dialect>) -> Vec<String> {
-    let node = targets.contains(&Dialect::Node);
-    let bracketed_v6 = node || targets.contains(&Dialect::Python);
+    let node = targets.iter().any(|d| d.needs_dot_form());
+    let bracketed_v6 = targets.iter().any(|d| d.needs_bracketed_ipv6());
     let mut out = Vec::with_capacity(entries.len());
     let mut emitted: HashSet<String> = HashSet::new();
     let mut push = |text: String| {

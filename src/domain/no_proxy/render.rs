@@ -77,7 +77,7 @@ fn forms(dialect: Dialect, entry: &Entry) -> (Vec<String>, Option<String>) {
         Dialect::Go => (vec![canonical], None),
         Dialect::Java => java_forms(entry),
         _ => {
-            let port_note = entry.port.filter(|_| !supports_ports(dialect)).map(|_| {
+            let port_note = entry.port.filter(|_| !dialect.supports_ports()).map(|_| {
                 format!("{dialect} ignores ports in entries; the entry applies to every port.")
             });
             let host_only = Entry {
@@ -92,13 +92,6 @@ fn forms(dialect: Dialect, entry: &Entry) -> (Vec<String>, Option<String>) {
             (forms, note.or(port_note))
         }
     }
-}
-
-fn supports_ports(dialect: Dialect) -> bool {
-    matches!(
-        dialect,
-        Dialect::Go | Dialect::Python | Dialect::Ruby | Dialect::Node
-    )
 }
 
 /// Forms for the dialects that read NO_PROXY (other than Go, which reads the canonical text).
@@ -120,7 +113,7 @@ fn env_forms(dialect: Dialect, entry: &Entry) -> (Vec<String>, Option<String>) {
                 Vec::new(),
                 Some("Ruby splits entries at `:`, so IPv6 addresses cannot be written; the entry is left out.".to_owned()),
             ),
-            Dialect::Python | Dialect::Node => (
+            Dialect::Python | Dialect::Node | Dialect::Undici => (
                 vec![match entry.port {
                     Some(port) => format!("[{ip}]:{port}"),
                     None => format!("[{ip}]"),
@@ -137,7 +130,7 @@ fn env_forms(dialect: Dialect, entry: &Entry) -> (Vec<String>, Option<String>) {
             let port = entry.port.map(|p| format!(":{p}")).unwrap_or_default();
             match (dialect, subdomains_only) {
                 (Dialect::Node, false) => (vec![format!("{name}{port}"), format!(".{name}{port}")], None),
-                (Dialect::Curl | Dialect::Python | Dialect::Requests, true) => (
+                (Dialect::Curl | Dialect::Python | Dialect::Requests | Dialect::Undici, true) => (
                     vec![canonical],
                     Some(format!("{dialect} ignores the leading dot: {name} itself also bypasses the proxy.")),
                 ),

@@ -81,13 +81,17 @@ fn plain_is_safe(text: &str) -> bool {
 }
 
 /// Whether `text` can be a literal block scalar: several lines of printable
-/// characters, the first not starting with a space (no indentation
-/// indicator needed) and exactly one final newline or none.
+/// characters, the first non-empty one not starting with a space (no
+/// indentation indicator needed: the reader takes the indentation from it)
+/// and exactly one final newline or none.
 fn literal_is_safe(text: &str) -> bool {
     let body = text.strip_suffix('\n').unwrap_or(text);
     body.contains('\n')
         && !body.ends_with('\n')
-        && !body.starts_with([' ', '\t'])
+        && body
+            .split('\n')
+            .find(|line| !line.is_empty())
+            .is_none_or(|line| !line.starts_with([' ', '\t']))
         && body.lines().all(|line| !line.ends_with([' ', '\t']))
         && body.chars().all(|c| c == '\n' || !unprintable(c))
 }
@@ -278,6 +282,8 @@ mod tests {
             "@x",
             "`x",
             "|",
+            "\n a",
+            "\n\n\tb\nc",
             ">",
             "'q'",
             "\"q\"",

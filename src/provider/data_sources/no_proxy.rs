@@ -46,7 +46,7 @@ impl DataSource for NoProxy {
             Attribute::optional(
                 "must_bypass",
                 Type::list(Type::String),
-                "Destinations that must never go through the proxy: URLs (`https://host:port/`), `host`, `host:port` or IP addresses; without a scheme `https` is assumed.",
+                "Destinations that must never go through the proxy: URLs (`https://host:port/`), `host`, `host:port` or IP addresses (zone-scoped IPv6 as `[fe80::1%25eth0]`); without a scheme `https` is assumed. Each is checked as written, since clients differ on case, a trailing dot, the IDN spelling and IPv4-mapped addresses (see the NO_PROXY clients guide).",
             )
             .validator(NoNullElements),
             Attribute::with_default(
@@ -64,7 +64,7 @@ impl DataSource for NoProxy {
             Attribute::computed(
                 "entries",
                 Type::list(Type::String),
-                "The merged NO_PROXY list, in source order: installation, pod, service and node CIDRs, cluster domain, apiserver host and IP, control-plane endpoint host, `localhost`, `127.0.0.1`, `::1` (IPv6 clusters), `.svc`, the `kubernetes` Service ClusterIP, cloud metadata endpoints, extra. Entries are normalised (trimmed, lowercased, punycode, no trailing dot, `*.x` as `.x`, canonical addresses and CIDRs), semantic duplicates removed, entries covered by another entry for every client dropped, and the extra forms some clients need added (`.x` beside `x` for `node`, `[v6]` for `python` and `node`).",
+                "The merged NO_PROXY list, in source order: installation, pod, service and node CIDRs, cluster domain, apiserver host and IP, control-plane endpoint host, `localhost`, `127.0.0.1`, `::1` (IPv6 clusters), `.svc`, the `kubernetes` Service ClusterIP, cloud metadata endpoints, extra. Entries are normalised (trimmed, lowercased, punycode, no trailing dot, `*.x` as `.x`, canonical addresses and CIDRs), semantic duplicates removed, entries covered by another entry for every client dropped, and the extra forms some clients need added (`.x` beside `x` for `node`, `[v6]` for `python`, `node` and `undici`).",
             ),
             Attribute::computed("no_proxy", Type::String, "`entries` joined with commas: the value for `NO_PROXY` and `no_proxy`."),
             Attribute::computed(

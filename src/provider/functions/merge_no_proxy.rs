@@ -14,7 +14,7 @@ pub struct MergeNoProxy;
 /// The target clients named by a list argument (all when null).
 pub fn clients_argument(value: &Value, index: usize) -> Result<BTreeSet<Dialect>, FunctionError> {
     let Some(items) = value.elements() else {
-        return Ok(Dialect::ALL.into_iter().collect());
+        return Ok(Dialect::DEFAULT.into_iter().collect());
     };
     let mut targets = BTreeSet::new();
     for item in items {
@@ -33,7 +33,7 @@ pub fn clients_argument(value: &Value, index: usize) -> Result<BTreeSet<Dialect>
     if targets.is_empty() {
         return Err(FunctionError::argument(
             index,
-            "List at least one client, or pass null for all.",
+            "List at least one client, or pass null for the default clients.",
         ));
     }
     Ok(targets)
@@ -56,7 +56,7 @@ impl Function for MergeNoProxy {
                 Parameter {
                     name: "clients",
                     ty: Type::list(Type::String),
-                    description: "Clients that read the result (`go`, `curl`, `python`, `requests`, `ruby`, `wget`, `java`, `node`); null for all.",
+                    description: "Clients that read the result (`go`, `curl`, `python`, `requests`, `ruby`, `wget`, `java`, `node`, `undici`); null for every client but `undici`.",
                     allow_null: true,
                 },
             ],

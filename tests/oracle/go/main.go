@@ -1,7 +1,7 @@
 // Oracle driver for Go's net/http ProxyFromEnvironment. Go reads the proxy
 // environment once per process, so the NO_PROXY value comes from the
-// environment and the URLs, one per line, from stdin; prints "direct" or
-// "proxy" per URL.
+// environment and the URLs, one per line, from stdin; prints "direct",
+// "proxy" or "refused" (url.Parse rejects the URL) per URL.
 package main
 
 import (
@@ -17,7 +17,7 @@ func main() {
 	for in.Scan() {
 		u, err := url.Parse(in.Text())
 		if err != nil {
-			fmt.Println("error", err)
+			fmt.Println("refused")
 			continue
 		}
 		proxy, err := http.ProxyFromEnvironment(&http.Request{URL: u})

@@ -1,0 +1,183 @@
+//! End-to-end tests of the client models through `clusterproxy_no_proxy` with
+//! real Terraform 1.11 and 1.0.3: the coverage check reports a destination
+//! spelled the way a client reads differently (a trailing-dot name for Go),
+//! `fail_on_gap` fails the plan on it, the default client set stays the
+//! original eight, and the `undici` client gets its own rendering.
+
+#[path = "e2e/mod.rs"]
+mod harness;
+
+use harness::{example, for_each_terraform, run_cycle, Cycle, Workdir};
+use serde_json::{json, Value};
+
+/// A data source checking one destination for `clients`.
+fn checked(clients: &str, destination: &str, fail: bool) -> String {
+    format!(
+        r#"
+data "clusterproxy_no_proxy" "check" {{
+  cluster_domain = "cluster.local"
+  clients        = {clients}
+  default_checks = false
+  must_bypass    = ["{destination}"]
+  fail_on_gap    = {fail}
+}}
+
+output "gaps" {{
+  value = data.clusterproxy_no_proxy.check.gaps
+}}
+
+output "checked" {{
+  value = data.clusterproxy_no_proxy.check.checked
+}}
+"#
+    )
+}
+
+/// The error diagnostics of a `terraform plan -json` run: `(summary, detail)`.
+fn error_diagnostics(stdout: &str) -> Vec<(String, String)> {
+    stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|message| message["type"] == "diagnostic" && message["@level"] == "error")
+        .map(|message| {
+            let diagnostic = &message["diagnostic"];
+            (
+                diagnostic["summary"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+                diagnostic["detail"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// Real Go sends `kubernetes.default.svc.cluster.local.` (trailing dot, as
+/// pods write it to skip search domains) through the proxy although
+/// `.cluster.local` is listed: the coverage check reports the gap, and with
+/// `fail_on_gap` the plan fails. Without the dot there is no gap.
+#[test]
+fn trailing_dot_destination_is_a_gap_for_go() {
+    let provider = example("provider/provider.tf");
+    let dotted = "https://kubernetes.default.svc.cluster.local./";
+    let gap = "https://kubernetes.default.svc.cluster.local.:443/";
+    for_each_terraform(|tf| {
+        let work = Workdir::from_files(
+            tf,
+            &[
+                ("provider.tf", &provider),
+                ("main.tf", &checked(r#"["go"]"#, dotted, true)),
+            ],
+        );
+        let run = work.run(&["plan", "-json"]);
+        assert_ne!(run.code, 0, "plan succeeded on {}", tf.version_string());
+        let errors = error_diagnostics(&run.stdout);
+        assert!(
+            errors
+                .iter()
+                .any(|(summary, detail)| summary == "NO_PROXY coverage gap"
+                    && detail.contains(&format!("go would proxy {gap}"))),
+            "{errors:?}\n{}",
+            run.combined()
+        );
+
+        let work = Workdir::from_files(
+            tf,
+            &[
+                ("provider.tf", &provider),
+                ("main.tf", &checked(r#"["go"]"#, dotted, false)),
+            ],
+        );
+        let outputs = run_cycle(&work, &Cycle::default());
+        assert_eq!(outputs["checked"], json!([gap]));
+        assert_eq!(
+            outputs["gaps"],
+            json!([{"client": "go", "destination": gap}])
+        );
+
+        let plain = "https://kubernetes.default.svc.cluster.local/";
+        let work = Workdir::from_files(
+            tf,
+            &[
+                ("provider.tf", &provider),
+                ("main.tf", &checked(r#"["go"]"#, plain, true)),
+            ],
+        );
+        let outputs = run_cycle(&work, &Cycle::default());
+        assert_eq!(outputs["gaps"], json!([]));
+    });
+}
+
+/// The default `clients` is the original eight (adding `undici` changed no
+/// merged list), and `undici` named explicitly gets its rendering and the
+/// bracketed IPv6 form in the shared list.
+#[test]
+fn default_clients_stay_the_original_eight_and_undici_is_opt_in() {
+    let provider = example("provider/provider.tf");
+    let config = r#"
+data "clusterproxy_no_proxy" "default" {
+  installation = [".corp.example", "fd00::1", "10.0.0.0/8"]
+}
+
+data "clusterproxy_no_proxy" "undici" {
+  installation = [".corp.example", "fd00::1", "10.0.0.0/8"]
+  clients      = ["go", "undici"]
+}
+
+output "default_clients" {
+  value = data.clusterproxy_no_proxy.default.clients
+}
+
+output "default_renderings" {
+  value = keys(data.clusterproxy_no_proxy.default.renderings)
+}
+
+output "undici" {
+  value = data.clusterproxy_no_proxy.undici.renderings["undici"]
+}
+
+output "undici_entries" {
+  value = data.clusterproxy_no_proxy.undici.entries
+}
+
+output "undici_warnings" {
+  value = [for w in data.clusterproxy_no_proxy.undici.client_warnings : w.entry if w.client == "undici"]
+}
+"#;
+    for_each_terraform(|tf| {
+        let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", config)]);
+        let outputs = run_cycle(&work, &Cycle::default());
+        let eight = json!(["go", "curl", "python", "requests", "ruby", "wget", "java", "node"]);
+        assert_eq!(outputs["default_clients"], eight);
+        let mut sorted: Vec<&str> = eight
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        sorted.sort_unstable();
+        assert_eq!(outputs["default_renderings"], json!(sorted));
+        // The platform defaults (cluster domain, localhost, .svc) follow.
+        assert_eq!(
+            outputs["undici"],
+            json!(".corp.example,[fd00::1],cluster.local,localhost,127.0.0.1,.svc")
+        );
+        assert_eq!(
+            outputs["undici_entries"],
+            json!([
+                ".corp.example",
+                "fd00::1",
+                "[fd00::1]",
+                "10.0.0.0/8",
+                "cluster.local",
+                "localhost",
+                "127.0.0.1",
+                ".svc"
+            ])
+        );
+        assert_eq!(
+            outputs["undici_warnings"],
+            json!([".corp.example", "10.0.0.0/8", ".svc"])
+        );
+    });
+}
