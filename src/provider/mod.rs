@@ -47,6 +47,10 @@ impl Provider for ClusterProxy {
             Arc::new(data_sources::aks_http_proxy_config::AksHttpProxyConfig),
             Arc::new(data_sources::pod_env::PodEnv),
             Arc::new(data_sources::artifact_settings::ArtifactSettings),
+            Arc::new(data_sources::openshift_proxy::OpenShiftProxySource),
+            Arc::new(data_sources::eksa_proxy_config::EksaProxyConfig),
+            Arc::new(data_sources::kyverno_policy::KyvernoPolicy),
+            Arc::new(data_sources::helm_values::HelmValues),
         ]
     }
 
