@@ -314,3 +314,63 @@ fn platform_rules_are_diagnostics() {
         );
     });
 }
+
+/// The OpenShift importer's round trip: the configuration that matches the
+/// artifact (the cluster Proxy with its CA ConfigMap; an install-config)
+/// creates a profile, and importing the artifact, by CLI and (>= 1.5) by
+/// import block, yields exactly that state and an empty plan.
+#[test]
+fn openshift_import_matches_its_configuration() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let ca = std::fs::read_to_string(format!("{root}/tests/fixtures/import/aks/trusted-ca.pem"))
+        .unwrap();
+    let cases = [
+        (
+            "proxy-cluster.yaml",
+            r#"name        = "openshift"
+  http_proxy  = "http://proxy.corp.example:3128"
+  https_proxy = "http://proxy.corp.example:3128"
+  username    = "svc-ocp"
+  password    = var.proxy_password
+  no_proxy    = [".corp.example", "registry.corp.example"]
+  trusted_ca  = file("${path.module}/ca.pem")"#,
+            "\"s3cr@t\"",
+        ),
+        (
+            "install-config.yaml",
+            r#"name        = "ocp-prod"
+  http_proxy  = "http://proxy.corp.example:3128"
+  https_proxy = "http://proxy.corp.example:3129"
+  password    = var.proxy_password
+  no_proxy    = [".corp.example", "10.20.0.0/16"]
+  trusted_ca  = file("${path.module}/ca.pem")"#,
+            "null",
+        ),
+    ];
+    for_each_terraform(|tf| {
+        for (file, attributes, password) in &cases {
+            let main = format!(
+                "variable \"proxy_password\" {{\n  type      = string\n  sensitive = true\n  default   = null\n}}\n\nresource \"clusterproxy_profile\" \"imported\" {{\n  {attributes}\n}}\n"
+            );
+            let work = Workdir::from_files(
+                tf,
+                &[
+                    ("provider.tf", &example("provider/provider.tf")),
+                    ("main.tf", &main),
+                ],
+            );
+            work.write_file("test.tfvars", &format!("proxy_password = {password}\n"));
+            work.write_file("ca.pem", &ca);
+            run_cycle(
+                &work,
+                &Cycle {
+                    var_file: Some("test.tfvars".into()),
+                    import: Some(harness::ImportStep {
+                        address: "clusterproxy_profile.imported".into(),
+                        id: format!("openshift:{root}/tests/fixtures/import/openshift/{file}"),
+                    }),
+                },
+            );
+        }
+    });
+}
