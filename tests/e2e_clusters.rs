@@ -205,6 +205,11 @@ fn helm_values_example() {
             cluster["cluster"]["proxy"]["http"],
             "http://svc-charts:***@proxy.corp.example:3128"
         );
+        let global = yaml(&outputs["global_proxy_redacted"]);
+        assert_eq!(
+            global["global"]["proxy"],
+            "http://svc-charts:***@proxy.corp.example:3128"
+        );
         let env = yaml(&outputs["extra_env_redacted"]);
         assert_eq!(env["extraEnv"][4]["name"], "NO_PROXY");
     });

@@ -32,6 +32,10 @@ output "giantswarm_cluster_redacted" {
   value = data.clusterproxy_helm_values.charts.giantswarm_cluster_yaml_redacted
 }
 
+output "global_proxy_redacted" {
+  value = data.clusterproxy_helm_values.charts.global_proxy_yaml_redacted
+}
+
 output "extra_env_redacted" {
   value = data.clusterproxy_helm_values.charts.extra_env_yaml_redacted
 }

@@ -8,6 +8,10 @@
 //!   helm/cluster-aws/values.schema.json): `global.connectivity.proxy`
 //!   `{enabled, httpProxy, httpsProxy, noProxy}` and the older cluster-values
 //!   `cluster.proxy` `{http, https, noProxy}` that chart-operator reads;
+//! - `global.proxy`, one proxy URL, as New Relic's charts read it
+//!   (newrelic/helm-charts library/common-library templates/_proxy.tpl,
+//!   `newrelic.common.proxy`: `proxy`, else `global.proxy`); those charts take
+//!   no NO_PROXY list and talk HTTPS, so the value is the HTTPS proxy;
 //! - `extraEnv` and `env` lists of `name`/`value` objects, as many charts take.
 
 use std::net::IpAddr;
@@ -111,6 +115,16 @@ pub fn giantswarm_cluster(settings: &ProxySettings, secrets: Secrets) -> String 
     yaml::to_string(&json!({"cluster": {"proxy": Value::Object(proxy)}}))
 }
 
+/// New Relic's `global.proxy`: the HTTPS proxy URL (the HTTP one when
+/// only that is set).
+pub fn global_proxy(settings: &ProxySettings, secrets: Secrets) -> String {
+    let proxy = settings
+        .https_proxy
+        .as_ref()
+        .or(settings.http_proxy.as_ref());
+    yaml::to_string(&json!({"global": {"proxy": url(&proxy.cloned(), secrets)}}))
+}
+
 /// An `extraEnv:` list (the pod env entries, CA variables included).
 pub fn extra_env(settings: &ProxySettings, secrets: Secrets) -> String {
     yaml::to_string(&json!({"extraEnv": pod_env::env_json(settings, secrets)}))
@@ -152,6 +166,12 @@ mod tests {
         assert_eq!(
             old["cluster"]["proxy"]["http"],
             "http://svc-proxy:***@proxy.corp.example:3128"
+        );
+
+        let global: Value = serde_yaml_ng::from_str(&global_proxy(&s, Secrets::Redact)).unwrap();
+        assert_eq!(
+            global["global"]["proxy"],
+            "http://svc-proxy:***@proxy.corp.example:3129"
         );
 
         let env: Value = serde_yaml_ng::from_str(&extra_env(&s, Secrets::Redact)).unwrap();

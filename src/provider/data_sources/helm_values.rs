@@ -14,10 +14,11 @@ pub struct HelmValues;
 
 /// The shapes: attribute name, description, renderer.
 type Render = fn(&crate::domain::render::ProxySettings, &[String], Secrets) -> String;
-const SHAPES: [(&str, &str, Render); 4] = [
+const SHAPES: [(&str, &str, Render); 5] = [
     ("cert_manager", "cert-manager (jetstack/cert-manager chart, v1.16 values): top-level `http_proxy`, `https_proxy` and `no_proxy`, the merged list plus the `kubernetes` Service ClusterIP (first address of each of `service_cidrs`), which cert-manager needs literally.", |s, services, secrets| helm::cert_manager(s, services, secrets)),
     ("giantswarm_global", "Giant Swarm's `cluster` chart (cluster-aws, cluster-azure, ...): `global.connectivity.proxy` with `enabled: true`, `httpProxy`, `httpsProxy` and `noProxy` (comma-joined).", |s, _, secrets| helm::giantswarm_global(s, secrets)),
     ("giantswarm_cluster", "Giant Swarm's older cluster-values `cluster.proxy` with `http`, `https` and `noProxy`, as chart-operator and the default apps read it.", |s, _, secrets| helm::giantswarm_cluster(s, secrets)),
+    ("global_proxy", "New Relic's charts (newrelic/helm-charts common library): `global.proxy`, one proxy URL, the HTTPS proxy (these charts take no NO_PROXY list).", |s, _, secrets| helm::global_proxy(s, secrets)),
     ("extra_env", "An `extraEnv:` list of `name`/`value` objects (the `clusterproxy_pod_env` variables, CA variables included with `trusted_ca`), for charts that take extra container env.", |s, _, secrets| helm::extra_env(s, secrets)),
 ];
 
@@ -44,7 +45,7 @@ impl DataSource for HelmValues {
             ));
         }
         Schema::new(
-            "Renders the proxy settings as Helm values in the common shapes: cert-manager, Giant Swarm's `global.connectivity.proxy` and `cluster.proxy`, and an `extraEnv` list (`clusterproxy_pod_env` has the `env` list). Known at plan time whenever its inputs are.",
+            "Renders the proxy settings as Helm values in the common shapes: cert-manager, Giant Swarm's `global.connectivity.proxy` and `cluster.proxy`, New Relic's `global.proxy`, and an `extraEnv` list (`clusterproxy_pod_env` has the `env` list). Known at plan time whenever its inputs are.",
             attributes,
         )
     }
