@@ -289,7 +289,7 @@ fn platform_rules_are_diagnostics() {
 }"#,
             "Invalid Kubernetes name",
             "excluded_namespaces",
-            Some("\"Flux\""),
+            Some("Flux"),
         ),
     ];
     for_each_terraform(|tf| {

@@ -261,7 +261,21 @@ for text in json.load(sys.stdin):
             container["volumeMounts"][0]["mountPath"],
             pod_env::CA_MOUNT_PATH
         );
-        // Kyverno substitutes `{{...}}`: only our one variable may appear.
+        // Kyverno substitutes `{{...}}`: only our one variable may appear,
+        // even when the credentials are made of Kyverno expressions.
         assert_eq!(text.matches("{{").count(), 1);
+        let credentials = crate::domain::proxy_url::ProxyCredentials::new(
+            "{{request.object.metadata.name}}",
+            "{{ serviceAccountName }}",
+        )
+        .unwrap();
+        s.http_proxy = s
+            .http_proxy
+            .map(|u| u.with_credentials(credentials.clone()));
+        s.https_proxy = s.https_proxy.map(|u| u.with_credentials(credentials));
+        for secrets in [Secrets::Include, Secrets::Redact] {
+            let text = cluster_policy(&s, &options(), secrets);
+            assert_eq!(text.matches('{').count(), 2, "{text}");
+        }
     }
 }
