@@ -136,6 +136,7 @@ pub fn cluster_policy(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::render::openshift::tests::fixed_ca;
     use crate::domain::render::tests::{golden, settings};
     use crate::domain::trusted_ca::{tests::bundle, TrustedCa};
 
@@ -209,7 +210,7 @@ for text in json.load(sys.stdin):
         let mut s = settings();
         let plain = cluster_policy(&s, &options(), Secrets::Redact);
         golden("kyverno/cluster-policy.yaml", &plain);
-        s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &bundle(true)).unwrap());
+        s.trusted_ca = Some(fixed_ca());
         let with_ca = cluster_policy(&s, &options(), Secrets::Redact);
         golden("kyverno/cluster-policy-ca.yaml", &with_ca);
         let mut no_exclusions = options();

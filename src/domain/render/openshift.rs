@@ -355,10 +355,20 @@ fn endpoint_problem(endpoint: &str) -> Option<&'static str> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::domain::render::tests::{golden, settings};
-    use crate::domain::trusted_ca::{tests::bundle, TrustedCa};
+    use crate::domain::trusted_ca::TrustedCa;
+
+    /// A fixed CA (tests/fixtures/import/aks/trusted-ca.pem), so golden
+    /// files that hold the bundle stay byte-stable.
+    pub(crate) fn fixed_ca() -> TrustedCa {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/import/aks/trusted-ca.pem"
+        );
+        TrustedCa::parse("trusted_ca", &std::fs::read_to_string(path).unwrap()).unwrap()
+    }
 
     fn cluster() -> OpenShiftCluster {
         OpenShiftCluster {
@@ -374,7 +384,7 @@ mod tests {
     #[test]
     fn renders_install_config_proxy_and_ca() {
         let mut s = settings();
-        s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &bundle(true)).unwrap());
+        s.trusted_ca = Some(fixed_ca());
         let endpoints = vec!["https://quay.io/".to_owned()];
         let proxy = OpenShiftProxy::new(&s, &endpoints, &cluster()).unwrap();
         let install = proxy.install_config(Secrets::Redact);
