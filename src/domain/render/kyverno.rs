@@ -108,10 +108,7 @@ pub fn cluster_policy(
         mutate["exclude"] = json!({"any": [annotation]});
     }
     rules.push(mutate);
-    let mut spec = json!({
-        "background": false,
-        "rules": rules,
-    });
+    let mut spec = json!({ "rules": rules });
     if generate_existing {
         spec["generateExisting"] = json!(true);
     }
@@ -218,7 +215,7 @@ for text in json.load(sys.stdin):
         let secret = cluster_policy(&s, &no_exclusions, Secrets::Include);
         // A field Kyverno does not know, and a wrong type, are caught.
         let unknown = with_ca.replace("synchronize:", "synchronise:");
-        let wrong_type = plain.replace("background: false", "background: [x]");
+        let wrong_type = with_ca.replace("generateExisting: true", "generateExisting: [x]");
         assert_eq!(
             kyverno_schema_check(&[&plain, &with_ca, &secret, &unknown, &wrong_type]),
             [true, true, true, false, false]
