@@ -24,7 +24,8 @@ use crate::domain::no_proxy::Cloud;
 use crate::domain::proxy_url::{ProxyHost, ProxyUrl};
 use crate::domain::Finding;
 
-/// Name of the ConfigMap that carries the trusted CA (as OpenShift documents it).
+/// Name of the ConfigMap that carries the trusted CA: the installer's name
+/// for the one it makes from `additionalTrustBundle` (pkg/asset/manifests/proxy.go).
 pub const CA_CONFIG_MAP: &str = "user-ca-bundle";
 /// Namespace of that ConfigMap.
 pub const CA_NAMESPACE: &str = "openshift-config";
@@ -207,7 +208,11 @@ impl OpenShiftProxy {
     /// set of its own entries and the `spec.noProxy` entries, sorted
     /// bytewise, duplicates and empty entries dropped
     /// (`MergeUserSystemNoProxy`, pkg/util/proxyconfig/no_proxy.go, commit
-    /// bb6b493740e3). With `noProxy = "*"` the operator reports `*`.
+    /// bb6b493740e3; the installer computes the same set for the first
+    /// status, openshift/installer pkg/asset/manifests/proxy.go
+    /// `BuildNoProxySet`, `createNoProxy`). With `noProxy = "*"` the status
+    /// is `*`. Not modelled: 168.63.129.16 on Azure clouds other than the
+    /// public one, Azure Stack's ARM endpoint, OpenStack and PowerVC metadata.
     pub fn status_no_proxy(&self, cluster: &OpenShiftCluster) -> Vec<String> {
         if self.no_proxy.iter().any(|e| e == "*") {
             return vec!["*".to_owned()];
