@@ -376,6 +376,9 @@ fn openshift_import_matches_its_configuration() {
                     }),
                 },
             );
+            for secret in ["s3cr@t", "s3cr%40t"] {
+                work.assert_secret_absent(&["plan", "-var-file=test.tfvars"], secret);
+            }
         }
     });
 }
