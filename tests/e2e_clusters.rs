@@ -198,6 +198,25 @@ fn helm_values_example() {
             .split(',')
             .collect();
         assert!(list.contains(&"10.96.0.1"), "{list:?}");
+        // The CA: cert-manager mounts the ConfigMap and points SSL_CERT_FILE at it.
+        assert_eq!(cert_manager["volumes"][0]["configMap"]["name"], "proxy-ca");
+        let mount = cert_manager["volumeMounts"][0]["mountPath"]
+            .as_str()
+            .unwrap();
+        assert_eq!(cert_manager["extraEnv"][0]["name"], "SSL_CERT_FILE");
+        assert_eq!(
+            cert_manager["extraEnv"][0]["value"],
+            format!("{mount}/ca.crt")
+        );
+        let ca = yaml(&outputs["ca_config_map"]);
+        assert_eq!(
+            ca["metadata"],
+            json!({"name": "proxy-ca", "namespace": "cert-manager"})
+        );
+        assert!(ca["data"]["ca.crt"]
+            .as_str()
+            .unwrap()
+            .starts_with("-----BEGIN CERTIFICATE-----\n"));
         let global = yaml(&outputs["giantswarm_global_redacted"]);
         assert_eq!(global["global"]["connectivity"]["proxy"]["enabled"], true);
         let cluster = yaml(&outputs["giantswarm_cluster_redacted"]);
@@ -290,6 +309,16 @@ fn platform_rules_are_diagnostics() {
             "Invalid Kubernetes name",
             "excluded_namespaces",
             Some("Flux"),
+        ),
+        (
+            r#"data "clusterproxy_helm_values" "x" {
+  http_proxy    = "http://proxy.corp.example:3128"
+  service_cidrs = ["10.96.0.0/12"]
+  namespace     = "Cert_Manager"
+}"#,
+            "Invalid Kubernetes name",
+            "namespace",
+            Some("Cert_Manager"),
         ),
     ];
     for_each_terraform(|tf| {

@@ -7,11 +7,20 @@ data "clusterproxy_helm_values" "charts" {
   http_proxy = "http://proxy.corp.example:3128"
   username   = "svc-charts"
   password   = var.proxy_password
+  trusted_ca = file("${path.module}/proxy-ca.pem")
 
   installation  = ["registry.corp.example"]
   pod_cidrs     = ["192.168.0.0/16"]
   service_cidrs = ["10.96.0.0/12"]
   clients       = ["go"]
+
+  # The ConfigMap with the CA, in cert-manager's namespace.
+  config_map_name = "proxy-ca"
+  namespace       = "cert-manager"
+}
+
+output "ca_config_map" {
+  value = data.clusterproxy_helm_values.charts.ca_config_map_yaml
 }
 
 # helm_release "cert-manager" { values = [data.clusterproxy_helm_values.charts.cert_manager_yaml] }

@@ -1,7 +1,8 @@
 //! Helm values in the shapes charts commonly read:
 //! - cert-manager (jetstack/cert-manager chart, values.yaml of v1.16:
 //!   top-level `http_proxy`, `https_proxy`, `no_proxy` strings, set on the
-//!   controller). cert-manager talks to the API server by the `kubernetes`
+//!   controller; with a trusted CA, its `volumes`, `volumeMounts` and
+//!   `extraEnv` mount the bundle and point `SSL_CERT_FILE` at it). cert-manager talks to the API server by the `kubernetes`
 //!   Service ClusterIP, and host names do not match IP connections, so its
 //!   `no_proxy` always holds that literal address (cert-manager issue 4173);
 //! - Giant Swarm's `cluster` chart (giantswarm/cluster-aws
@@ -68,10 +69,13 @@ fn url(which: &Option<ProxyUrl>, secrets: Secrets) -> Value {
         .map_or(Value::Null, |u| json!(ProxySettings::url(u, secrets)))
 }
 
-/// cert-manager's values: `http_proxy`, `https_proxy`, `no_proxy`.
+/// cert-manager's values: `http_proxy`, `https_proxy`, `no_proxy`, and with
+/// a trusted CA the ConfigMap `config_map` mounted read-only at
+/// [`pod_env::CA_MOUNT_PATH`] with `SSL_CERT_FILE` (Go's variable) pointing at it.
 pub fn cert_manager(
     settings: &ProxySettings,
     service_cidrs: &[String],
+    config_map: &str,
     secrets: Secrets,
 ) -> String {
     let mut values = serde_json::Map::new();
@@ -85,6 +89,20 @@ pub fn cert_manager(
         "no_proxy".into(),
         json!(cert_manager_no_proxy(settings, service_cidrs).join(",")),
     );
+    if settings.trusted_ca.is_some() {
+        values.insert(
+            "volumes".into(),
+            json!([{"name": pod_env::CA_VOLUME, "configMap": {"name": config_map}}]),
+        );
+        values.insert(
+            "volumeMounts".into(),
+            json!([{"name": pod_env::CA_VOLUME, "mountPath": pod_env::CA_MOUNT_PATH, "readOnly": true}]),
+        );
+        values.insert(
+            "extraEnv".into(),
+            json!([{"name": "SSL_CERT_FILE", "value": pod_env::ca_file_path()}]),
+        );
+    }
     yaml::to_string(&Value::Object(values))
 }
 
@@ -139,7 +157,7 @@ mod tests {
     fn shapes_parse_back() {
         let s = settings();
         let services = vec!["10.96.0.0/12".to_owned()];
-        let cm = cert_manager(&s, &services, Secrets::Redact);
+        let cm = cert_manager(&s, &services, "proxy-ca", Secrets::Redact);
         golden("helm/cert-manager.yaml", &cm);
         let v: Value = serde_yaml_ng::from_str(&cm).unwrap();
         let list: Vec<&str> = v["no_proxy"].as_str().unwrap().split(',').collect();
@@ -149,6 +167,26 @@ mod tests {
             "http://svc-proxy:***@proxy.corp.example:3128"
         );
         assert!(cert_manager_findings(&services).is_empty());
+        assert!(v.get("volumes").is_none());
+        let mut with_ca = s.clone();
+        with_ca.trusted_ca = Some(crate::domain::render::openshift::tests::fixed_ca());
+        let v: Value = serde_yaml_ng::from_str(&cert_manager(
+            &with_ca,
+            &services,
+            "proxy-ca",
+            Secrets::Redact,
+        ))
+        .unwrap();
+        assert_eq!(v["volumes"][0]["configMap"]["name"], "proxy-ca");
+        assert_eq!(v["volumes"][0]["name"], v["volumeMounts"][0]["name"]);
+        assert_eq!(
+            v["extraEnv"][0]["value"],
+            format!(
+                "{}/{}",
+                v["volumeMounts"][0]["mountPath"].as_str().unwrap(),
+                pod_env::CA_KEY
+            )
+        );
         assert_eq!(cert_manager_findings(&[])[0].field, "service_cidrs");
 
         let gs = giantswarm_global(&s, Secrets::Include);
