@@ -238,6 +238,7 @@ fn helm_values_example() {
 #[test]
 fn platform_rules_are_diagnostics() {
     let provider = example("provider/provider.tf");
+    let ca = certificate();
     let cases: Vec<(&str, &str, &str, Option<&str>)> = vec![
         (
             r#"data "clusterproxy_openshift_proxy" "x" {
@@ -293,6 +294,15 @@ fn platform_rules_are_diagnostics() {
             Some("httpProxy"),
         ),
         (
+            r#"data "clusterproxy_eksa_proxy_config" "x" {
+  http_proxy = "http://proxy.corp.example:3128"
+  trusted_ca = file("${path.module}/ca.pem")
+}"#,
+            "EKS Anywhere has no place for a proxy CA",
+            "trusted_ca",
+            None,
+        ),
+        (
             r#"data "clusterproxy_kyverno_policy" "x" {
   http_proxy         = "http://proxy.corp.example:3128"
   opt_out_annotation = "corp.example/no proxy"
@@ -324,6 +334,7 @@ fn platform_rules_are_diagnostics() {
     for_each_terraform(|tf| {
         for (config, summary, at, mentions) in &cases {
             let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", config)]);
+            work.write_file("ca.pem", &ca);
             let run = work.expect_diagnostic_at(&["plan"], summary, at);
             let text = run.combined();
             if let Some(mentions) = mentions {

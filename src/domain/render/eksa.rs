@@ -34,9 +34,18 @@ pub struct EksaCluster {
     pub endpoint_host: Option<String>,
 }
 
-/// Checks EKS Anywhere's rules: both proxies present.
+/// Checks EKS Anywhere's rules: both proxies present, and no trusted CA
+/// (`ProxyConfiguration` has no field for one).
 pub fn validate(settings: &ProxySettings) -> Vec<Finding> {
     let mut findings = Vec::new();
+    if settings.trusted_ca.is_some() {
+        findings.push(Finding::error(
+            "trusted_ca",
+            None,
+            "EKS Anywhere has no place for a proxy CA",
+            "EKS Anywhere's proxyConfiguration has only httpProxy, httpsProxy and noProxy; trust the proxy's CA in the node image (or the OS configuration of the provider) and leave `trusted_ca` unset here.",
+        ));
+    }
     for (field, url, key) in [
         ("http_proxy", &settings.http_proxy, "httpProxy"),
         ("https_proxy", &settings.https_proxy, "httpsProxy"),
@@ -118,11 +127,11 @@ mod tests {
     }
 
     #[test]
-    fn both_proxies_are_required() {
+    fn both_proxies_are_required_and_no_ca() {
         let mut s = settings();
         s.http_proxy = None;
-        let findings = validate(&s);
-        assert_eq!(findings.len(), 1);
-        assert_eq!(findings[0].field, "http_proxy");
+        s.trusted_ca = Some(crate::domain::render::openshift::tests::fixed_ca());
+        let fields: Vec<String> = validate(&s).into_iter().map(|f| f.field).collect();
+        assert_eq!(fields, ["trusted_ca", "http_proxy"]);
     }
 }

@@ -33,7 +33,7 @@ impl DataSource for EksaProxyConfig {
             Attribute::computed("node_no_proxy", Type::list(Type::String), "The list EKS Anywhere writes onto the nodes (Bottlerocket, Ubuntu/RHEL drop-ins and etcdadm alike): `pod_cidrs`, `service_cidrs`, `noProxy`, localhost, 127.0.0.1, .svc and the control-plane endpoint host (`control_plane_endpoint`), duplicates kept as EKS Anywhere keeps them."),
         ]);
         Schema::new(
-            "Renders EKS Anywhere's `proxyConfiguration` for the Cluster spec and enforces its rules (both `httpProxy` and `httpsProxy`, each with a port). EKS Anywhere also resolves a proxy host name on the admin machine when it validates the spec. Known at plan time whenever its inputs are.",
+            "Renders EKS Anywhere's `proxyConfiguration` for the Cluster spec and enforces its rules (both `httpProxy` and `httpsProxy`, each with a port; no `trusted_ca`, for which proxyConfiguration has no field). EKS Anywhere also resolves a proxy host name on the admin machine when it validates the spec. Known at plan time whenever its inputs are.",
             attributes,
         )
     }
