@@ -63,6 +63,10 @@ pub fn renderers() -> Vec<Arc<dyn DataSource>> {
         Arc::new(data_sources::tkg_config::TkgConfigSource),
         Arc::new(data_sources::aks_http_proxy_config::AksHttpProxyConfig),
         Arc::new(data_sources::pod_env::PodEnv),
+        Arc::new(data_sources::openshift_proxy::OpenShiftProxySource),
+        Arc::new(data_sources::eksa_proxy_config::EksaProxyConfig),
+        Arc::new(data_sources::kyverno_policy::KyvernoPolicy),
+        Arc::new(data_sources::helm_values::HelmValues),
     ]
 }
 

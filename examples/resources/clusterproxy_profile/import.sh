@@ -6,7 +6,9 @@
 #           configuration file), capi (KubeadmControlPlane / KubeadmConfigTemplate,
 #           with the Cluster when at hand, or an EKS Anywhere Cluster), systemd
 #           (drop-in), giantswarm (cluster chart values, userconfig ConfigMap,
-#           cluster-values or systemd-proxy Secret).
+#           cluster-values or systemd-proxy Secret), openshift (the Proxy
+#           object with its trustedCA ConfigMap, an install-config, or the
+#           cluster-config-v1 ConfigMap).
 # (facts)   the cluster inputs the renderers get, `key=value` separated by `;`,
 #           lists by `,`: pod_cidrs, service_cidrs, node_cidrs, cluster_domain
 #           (default cluster.local), apiserver_host, apiserver_ip,

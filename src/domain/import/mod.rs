@@ -7,6 +7,7 @@ pub mod capi;
 pub mod drift;
 pub mod giantswarm;
 pub mod id;
+pub mod openshift;
 pub mod systemd;
 pub mod tkg;
 
@@ -20,7 +21,7 @@ use super::trusted_ca::TrustedCa;
 use super::Finding;
 
 /// The kinds of artifact that can be imported.
-pub const KINDS: [&str; 5] = ["aks", "tkg", "capi", "systemd", "giantswarm"];
+pub const KINDS: [&str; 6] = ["aks", "tkg", "capi", "systemd", "giantswarm", "openshift"];
 
 /// Largest artifact read or parsed: 4 MiB. Larger inputs are refused before
 /// any parsing, so every import takes bounded time.
@@ -222,6 +223,7 @@ pub fn parse_with(kind: &str, text: &str, facts: &Cluster) -> Result<Imported, V
         "capi" => capi::read(text),
         "systemd" => systemd::read(text),
         "giantswarm" => giantswarm::read(text),
+        "openshift" => openshift::read(text),
         other => Err(error(format!(
             "Unknown import kind {other:?}; use one of {}.",
             KINDS.join(", ")

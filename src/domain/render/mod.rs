@@ -4,7 +4,11 @@
 
 pub mod aks;
 pub mod capi;
+pub mod eksa;
+pub mod helm;
 pub mod k8s;
+pub mod kyverno;
+pub mod openshift;
 pub mod pod_env;
 pub mod shell;
 pub mod systemd;

@@ -1,0 +1,222 @@
+//! Helm values in the shapes charts commonly read:
+//! - cert-manager (jetstack/cert-manager chart, values.yaml of v1.16:
+//!   top-level `http_proxy`, `https_proxy`, `no_proxy` strings, set on the
+//!   controller; with a trusted CA, its `volumes`, `volumeMounts` and
+//!   `extraEnv` mount the bundle and point `SSL_CERT_FILE` at it). cert-manager talks to the API server by the `kubernetes`
+//!   Service ClusterIP, and host names do not match IP connections, so its
+//!   `no_proxy` always holds that literal address (cert-manager issue 4173);
+//! - Giant Swarm's `cluster` chart (giantswarm/cluster-aws
+//!   helm/cluster-aws/values.schema.json): `global.connectivity.proxy`
+//!   `{enabled, httpProxy, httpsProxy, noProxy}` and the older cluster-values
+//!   `cluster.proxy` `{http, https, noProxy}` that chart-operator reads;
+//! - `global.proxy`, one proxy URL, as New Relic's charts read it
+//!   (newrelic/helm-charts library/common-library templates/_proxy.tpl,
+//!   `newrelic.common.proxy`: `proxy`, else `global.proxy`); those charts take
+//!   no NO_PROXY list and talk HTTPS, so the value is the HTTPS proxy;
+//! - `extraEnv` and `env` lists of `name`/`value` objects, as many charts take.
+
+use std::net::IpAddr;
+
+use ipnet::IpNet;
+use serde_json::{json, Value};
+
+use super::{pod_env, yaml, ProxySettings, Secrets};
+use crate::domain::proxy_url::ProxyUrl;
+use crate::domain::Finding;
+
+/// The first address of each service CIDR: the `kubernetes` Service ClusterIP.
+pub fn kubernetes_cluster_ips(service_cidrs: &[String]) -> Vec<String> {
+    service_cidrs
+        .iter()
+        .filter_map(|c| c.trim().parse::<IpNet>().ok())
+        .filter(|n| n.prefix_len() < n.max_prefix_len())
+        .map(|n| match n.network() {
+            IpAddr::V4(a) => IpAddr::V4((u32::from(a) + 1).into()).to_string(),
+            IpAddr::V6(a) => IpAddr::V6((u128::from(a) + 1).into()).to_string(),
+        })
+        .collect()
+}
+
+/// cert-manager's list: the merged list, plus each `kubernetes` ClusterIP
+/// it lacks (the merge may have left it out as covered by a CIDR).
+pub fn cert_manager_no_proxy(settings: &ProxySettings, service_cidrs: &[String]) -> Vec<String> {
+    let mut list = settings.no_proxy.clone();
+    for ip in kubernetes_cluster_ips(service_cidrs) {
+        if !list.contains(&ip) {
+            list.push(ip);
+        }
+    }
+    list
+}
+
+/// A warning when cert-manager's values cannot hold the ClusterIP.
+pub fn cert_manager_findings(service_cidrs: &[String]) -> Vec<Finding> {
+    if kubernetes_cluster_ips(service_cidrs).is_empty() {
+        vec![Finding::warning(
+            "service_cidrs",
+            None,
+            "cert-manager needs the kubernetes ClusterIP",
+            "cert-manager reaches the API server by the `kubernetes` Service ClusterIP; without `service_cidrs` its `no_proxy` cannot list that address, and its API calls may go through the proxy.",
+        )]
+    } else {
+        Vec::new()
+    }
+}
+
+fn url(which: &Option<ProxyUrl>, secrets: Secrets) -> Value {
+    which
+        .as_ref()
+        .map_or(Value::Null, |u| json!(ProxySettings::url(u, secrets)))
+}
+
+/// cert-manager's values: `http_proxy`, `https_proxy`, `no_proxy`, and with
+/// a trusted CA the ConfigMap `config_map` mounted read-only at
+/// [`pod_env::CA_MOUNT_PATH`] with `SSL_CERT_FILE` (Go's variable) pointing at it.
+pub fn cert_manager(
+    settings: &ProxySettings,
+    service_cidrs: &[String],
+    config_map: &str,
+    secrets: Secrets,
+) -> String {
+    let mut values = serde_json::Map::new();
+    if settings.http_proxy.is_some() {
+        values.insert("http_proxy".into(), url(&settings.http_proxy, secrets));
+    }
+    if settings.https_proxy.is_some() {
+        values.insert("https_proxy".into(), url(&settings.https_proxy, secrets));
+    }
+    values.insert(
+        "no_proxy".into(),
+        json!(cert_manager_no_proxy(settings, service_cidrs).join(",")),
+    );
+    if settings.trusted_ca.is_some() {
+        values.insert(
+            "volumes".into(),
+            json!([{"name": pod_env::CA_VOLUME, "configMap": {"name": config_map}}]),
+        );
+        values.insert(
+            "volumeMounts".into(),
+            json!([{"name": pod_env::CA_VOLUME, "mountPath": pod_env::CA_MOUNT_PATH, "readOnly": true}]),
+        );
+        values.insert(
+            "extraEnv".into(),
+            json!([{"name": "SSL_CERT_FILE", "value": pod_env::ca_file_path()}]),
+        );
+    }
+    yaml::to_string(&Value::Object(values))
+}
+
+/// Giant Swarm's `global.connectivity.proxy` values.
+pub fn giantswarm_global(settings: &ProxySettings, secrets: Secrets) -> String {
+    let mut proxy = serde_json::Map::new();
+    proxy.insert("enabled".into(), json!(true));
+    if settings.http_proxy.is_some() {
+        proxy.insert("httpProxy".into(), url(&settings.http_proxy, secrets));
+    }
+    if settings.https_proxy.is_some() {
+        proxy.insert("httpsProxy".into(), url(&settings.https_proxy, secrets));
+    }
+    proxy.insert("noProxy".into(), json!(settings.no_proxy_value()));
+    yaml::to_string(&json!({"global": {"connectivity": {"proxy": Value::Object(proxy)}}}))
+}
+
+/// The older `cluster.proxy` values of the cluster-values Secret.
+pub fn giantswarm_cluster(settings: &ProxySettings, secrets: Secrets) -> String {
+    let mut proxy = serde_json::Map::new();
+    if settings.http_proxy.is_some() {
+        proxy.insert("http".into(), url(&settings.http_proxy, secrets));
+    }
+    if settings.https_proxy.is_some() {
+        proxy.insert("https".into(), url(&settings.https_proxy, secrets));
+    }
+    proxy.insert("noProxy".into(), json!(settings.no_proxy_value()));
+    yaml::to_string(&json!({"cluster": {"proxy": Value::Object(proxy)}}))
+}
+
+/// New Relic's `global.proxy`: the HTTPS proxy URL (the HTTP one when
+/// only that is set).
+pub fn global_proxy(settings: &ProxySettings, secrets: Secrets) -> String {
+    let proxy = settings
+        .https_proxy
+        .as_ref()
+        .or(settings.http_proxy.as_ref());
+    yaml::to_string(&json!({"global": {"proxy": url(&proxy.cloned(), secrets)}}))
+}
+
+/// An `extraEnv:` list (the pod env entries, CA variables included).
+pub fn extra_env(settings: &ProxySettings, secrets: Secrets) -> String {
+    yaml::to_string(&json!({"extraEnv": pod_env::env_json(settings, secrets)}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::render::tests::{golden, settings};
+
+    #[test]
+    fn shapes_parse_back() {
+        let s = settings();
+        let services = vec!["10.96.0.0/12".to_owned()];
+        let cm = cert_manager(&s, &services, "proxy-ca", Secrets::Redact);
+        golden("helm/cert-manager.yaml", &cm);
+        let v: Value = serde_yaml_ng::from_str(&cm).unwrap();
+        let list: Vec<&str> = v["no_proxy"].as_str().unwrap().split(',').collect();
+        assert!(list.contains(&"10.96.0.1"), "{list:?}");
+        assert_eq!(
+            v["http_proxy"],
+            "http://svc-proxy:***@proxy.corp.example:3128"
+        );
+        assert!(cert_manager_findings(&services).is_empty());
+        assert!(v.get("volumes").is_none());
+        let mut with_ca = s.clone();
+        with_ca.trusted_ca = Some(crate::domain::render::openshift::tests::fixed_ca());
+        let v: Value = serde_yaml_ng::from_str(&cert_manager(
+            &with_ca,
+            &services,
+            "proxy-ca",
+            Secrets::Redact,
+        ))
+        .unwrap();
+        assert_eq!(v["volumes"][0]["configMap"]["name"], "proxy-ca");
+        assert_eq!(v["volumes"][0]["name"], v["volumeMounts"][0]["name"]);
+        assert_eq!(
+            v["extraEnv"][0]["value"],
+            format!(
+                "{}/{}",
+                v["volumeMounts"][0]["mountPath"].as_str().unwrap(),
+                pod_env::CA_KEY
+            )
+        );
+        assert_eq!(cert_manager_findings(&[])[0].field, "service_cidrs");
+
+        let gs = giantswarm_global(&s, Secrets::Include);
+        golden(
+            "helm/giantswarm-global.yaml",
+            &giantswarm_global(&s, Secrets::Redact),
+        );
+        let v: Value = serde_yaml_ng::from_str(&gs).unwrap();
+        let proxy = &v["global"]["connectivity"]["proxy"];
+        assert_eq!(proxy["enabled"], true);
+        assert_eq!(proxy["noProxy"], s.no_proxy_value());
+        assert!(proxy["httpsProxy"].as_str().unwrap().contains("p%2540ss"));
+
+        let old: Value = serde_yaml_ng::from_str(&giantswarm_cluster(&s, Secrets::Redact)).unwrap();
+        assert_eq!(
+            old["cluster"]["proxy"]["http"],
+            "http://svc-proxy:***@proxy.corp.example:3128"
+        );
+
+        let global: Value = serde_yaml_ng::from_str(&global_proxy(&s, Secrets::Redact)).unwrap();
+        assert_eq!(
+            global["global"]["proxy"],
+            "http://svc-proxy:***@proxy.corp.example:3129"
+        );
+
+        let env: Value = serde_yaml_ng::from_str(&extra_env(&s, Secrets::Redact)).unwrap();
+        assert_eq!(env["extraEnv"], pod_env::env_json(&s, Secrets::Redact));
+        assert_eq!(
+            kubernetes_cluster_ips(&["fd00::/108".into(), "10.0.0.0/32".into()]),
+            ["fd00::1"]
+        );
+    }
+}

@@ -1,0 +1,279 @@
+//! Kyverno: a `ClusterPolicy` (`kyverno.io/v1`) that mutates new pods to
+//! carry the proxy environment, as Giant Swarm's kyverno-policies-connectivity
+//! does: excluded namespaces (kube-system by default), an opt-out annotation,
+//! and with a trusted CA a `generate` rule that keeps a ConfigMap with the
+//! bundle in every namespace, plus the volume, mounts and CA variables.
+//!
+//! Fields follow Kyverno 1.13's ClusterPolicy CRD (`spec.rules[].match.any[]
+//! .resources.{kinds,operations}`, `exclude.any[].resources.{namespaces,
+//! annotations}`, `mutate.patchStrategicMerge`, `generate.{apiVersion,kind,
+//! name,namespace,synchronize,data}`, `spec.generateExisting`); the tests
+//! check them against the models generated from that CRD (PyPI
+//! `cloudcoil.models.kyverno` 1.13.4.0).
+
+use serde_json::{json, Value};
+
+use super::{pod_env, yaml, ProxySettings, Secrets};
+
+/// Namespaces excluded when none are given.
+pub const DEFAULT_EXCLUDED: [&str; 1] = ["kube-system"];
+/// The annotation that opts a pod out when set to `"true"`.
+pub const DEFAULT_OPT_OUT: &str = "clusterproxy.io/no-proxy-env";
+
+/// Options of the policy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicyOptions {
+    /// `metadata.name` of the ClusterPolicy.
+    pub name: String,
+    /// Namespaces whose pods are left alone.
+    pub excluded_namespaces: Vec<String>,
+    /// Annotation key that opts a pod out with the value `"true"`.
+    pub opt_out_annotation: String,
+    /// Name of the CA ConfigMap kept in every namespace.
+    pub config_map_name: String,
+}
+
+/// The container patch: the env entries (merged by name) and, with a CA, the mount.
+fn container_patch(settings: &ProxySettings, secrets: Secrets) -> Value {
+    let mut container = json!({
+        "(name)": "*",
+        "env": pod_env::env_json(settings, secrets),
+    });
+    if settings.trusted_ca.is_some() {
+        container["volumeMounts"] = json!([{
+            "name": pod_env::CA_VOLUME,
+            "mountPath": pod_env::CA_MOUNT_PATH,
+            "readOnly": true,
+        }]);
+    }
+    container
+}
+
+/// The ClusterPolicy manifest.
+pub fn cluster_policy(
+    settings: &ProxySettings,
+    options: &PolicyOptions,
+    secrets: Secrets,
+) -> String {
+    let container = container_patch(settings, secrets);
+    let mut pod_spec = json!({
+        "containers": [container],
+    });
+    if settings.trusted_ca.is_some() {
+        pod_spec["volumes"] = json!([{
+            "name": pod_env::CA_VOLUME,
+            "configMap": {"name": options.config_map_name},
+        }]);
+    }
+    let exclude = |kind_extra: Option<Value>| {
+        let mut any = Vec::new();
+        if !options.excluded_namespaces.is_empty() {
+            any.push(json!({"resources": {"namespaces": options.excluded_namespaces}}));
+        }
+        if let Some(extra) = kind_extra {
+            any.push(extra);
+        }
+        json!({ "any": any })
+    };
+    let mut mutate = json!({
+        "name": "inject-proxy-env",
+        "match": {"any": [{"resources": {"kinds": ["Pod"], "operations": ["CREATE"]}}]},
+        "exclude": exclude(Some(json!({"resources": {"annotations": {options.opt_out_annotation.as_str(): "true"}}}))),
+        "mutate": {"patchStrategicMerge": {"spec": pod_spec}},
+    });
+    let mut rules = Vec::new();
+    let mut generate_existing = false;
+    if let Some(ca) = &settings.trusted_ca {
+        let mut rule = json!({
+            "name": "trusted-ca-config-map",
+            "match": {"any": [{"resources": {"kinds": ["Namespace"]}}]},
+            "generate": {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "name": options.config_map_name,
+                "namespace": "{{request.object.metadata.name}}",
+                "synchronize": true,
+                "data": {"data": {pod_env::CA_KEY: ca.to_pem()}},
+            },
+        });
+        if !options.excluded_namespaces.is_empty() {
+            rule["exclude"] = exclude(None);
+        }
+        rules.push(rule);
+        generate_existing = true;
+    }
+    if options.excluded_namespaces.is_empty() {
+        // Only the opt-out annotation remains.
+        let annotation = mutate["exclude"]["any"][0].clone();
+        mutate["exclude"] = json!({"any": [annotation]});
+    }
+    rules.push(mutate);
+    let mut spec = json!({ "rules": rules });
+    if generate_existing {
+        spec["generateExisting"] = json!(true);
+    }
+    yaml::to_string(&json!({
+        "apiVersion": "kyverno.io/v1",
+        "kind": "ClusterPolicy",
+        "metadata": {
+            "name": options.name,
+            "annotations": {
+                "policies.kyverno.io/title": "Proxy environment",
+                "policies.kyverno.io/description": format!(
+                    "Adds HTTP_PROXY, HTTPS_PROXY and NO_PROXY (both cases){} to every container of new pods, except in excluded namespaces and pods annotated {}: \"true\".",
+                    if settings.trusted_ca.is_some() { " and the proxy's CA" } else { "" },
+                    options.opt_out_annotation
+                ),
+            },
+        },
+        "spec": spec,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::render::openshift::tests::fixed_ca;
+    use crate::domain::render::tests::{golden, settings};
+    use crate::domain::trusted_ca::{tests::bundle, TrustedCa};
+
+    fn options() -> PolicyOptions {
+        PolicyOptions {
+            name: "clusterproxy-env".into(),
+            excluded_namespaces: vec!["kube-system".into(), "flux-system".into()],
+            opt_out_annotation: DEFAULT_OPT_OUT.into(),
+            config_map_name: "clusterproxy-trusted-ca".into(),
+        }
+    }
+
+    /// Checks ClusterPolicies against Kyverno 1.13.4's CRD models (pydantic,
+    /// from PyPI `cloudcoil.models.kyverno`, installed into
+    /// `.tools/kyverno-python` by scripts/install-test-tools), in one Python
+    /// run: whether each validates and dumps back to itself (so no field was
+    /// unknown to the schema).
+    pub(crate) fn kyverno_schema_check(manifests: &[&str]) -> Vec<bool> {
+        let site = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools/kyverno-python");
+        assert!(
+            site.is_dir(),
+            "{} is missing: run scripts/install-test-tools",
+            site.display()
+        );
+        let script = r#"
+import sys, json, yaml
+from cloudcoil.models.kyverno import v1
+def strip(d):
+    if isinstance(d, dict):
+        return {k: strip(v) for k, v in d.items() if v not in ({}, [])}
+    if isinstance(d, list):
+        return [strip(v) for v in d]
+    return d
+for text in json.load(sys.stdin):
+    doc = yaml.safe_load(text)
+    try:
+        policy = v1.ClusterPolicy.model_validate(doc)
+    except Exception as e:
+        print("invalid", str(e).replace("\n", " "), file=sys.stderr)
+        print("bad")
+        continue
+    back = json.loads(policy.model_dump_json(by_alias=True, exclude_unset=True))
+    print("ok" if strip(back) == strip(doc) else "bad")
+"#;
+        use std::io::Write as _;
+        let mut child = std::process::Command::new("python3")
+            .arg("-c")
+            .arg(script)
+            .env("PYTHONPATH", &site)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let input = serde_json::to_vec(manifests).unwrap();
+        child.stdin.take().unwrap().write_all(&input).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| l == "ok")
+            .collect()
+    }
+
+    #[test]
+    fn policy_validates_against_kyverno_crd() {
+        let mut s = settings();
+        let plain = cluster_policy(&s, &options(), Secrets::Redact);
+        golden("kyverno/cluster-policy.yaml", &plain);
+        s.trusted_ca = Some(fixed_ca());
+        let with_ca = cluster_policy(&s, &options(), Secrets::Redact);
+        golden("kyverno/cluster-policy-ca.yaml", &with_ca);
+        let mut no_exclusions = options();
+        no_exclusions.excluded_namespaces.clear();
+        let secret = cluster_policy(&s, &no_exclusions, Secrets::Include);
+        // A field Kyverno does not know, and a wrong type, are caught.
+        let unknown = with_ca.replace("synchronize:", "synchronise:");
+        let wrong_type = with_ca.replace("generateExisting: true", "generateExisting: [x]");
+        assert_eq!(
+            kyverno_schema_check(&[&plain, &with_ca, &secret, &unknown, &wrong_type]),
+            [true, true, true, false, false]
+        );
+    }
+
+    #[test]
+    fn policy_content() {
+        let mut s = settings();
+        s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &bundle(true)).unwrap());
+        let text = cluster_policy(&s, &options(), Secrets::Include);
+        let doc: Value = serde_yaml_ng::from_str(&text).unwrap();
+        let rules = doc["spec"]["rules"].as_array().unwrap();
+        assert_eq!(
+            rules[0]["generate"]["data"]["data"][pod_env::CA_KEY],
+            s.trusted_ca.as_ref().unwrap().to_pem()
+        );
+        let mutate = &rules[1];
+        assert_eq!(
+            mutate["exclude"]["any"][0]["resources"]["namespaces"],
+            json!(["kube-system", "flux-system"])
+        );
+        assert_eq!(
+            mutate["exclude"]["any"][1]["resources"]["annotations"][DEFAULT_OPT_OUT],
+            "true"
+        );
+        let container = &mutate["mutate"]["patchStrategicMerge"]["spec"]["containers"][0];
+        let env: Vec<(String, String)> = container["env"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                (
+                    e["name"].as_str().unwrap().to_owned(),
+                    e["value"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        assert_eq!(env, pod_env::env(&s, Secrets::Include));
+        assert_eq!(
+            container["volumeMounts"][0]["mountPath"],
+            pod_env::CA_MOUNT_PATH
+        );
+        // Kyverno substitutes `{{...}}`: only our one variable may appear,
+        // even when the credentials are made of Kyverno expressions.
+        assert_eq!(text.matches("{{").count(), 1);
+        let credentials = crate::domain::proxy_url::ProxyCredentials::new(
+            "{{request.object.metadata.name}}",
+            "{{ serviceAccountName }}",
+        )
+        .unwrap();
+        s.http_proxy = s
+            .http_proxy
+            .map(|u| u.with_credentials(credentials.clone()));
+        s.https_proxy = s.https_proxy.map(|u| u.with_credentials(credentials));
+        for secrets in [Secrets::Include, Secrets::Redact] {
+            let text = cluster_policy(&s, &options(), secrets);
+            assert_eq!(text.matches('{').count(), 2, "{text}");
+        }
+    }
+}
