@@ -4,10 +4,15 @@
 
 pub mod aks;
 pub mod capi;
+pub mod cloud_init;
+pub mod ignition;
 pub mod k8s;
+pub mod kubespray;
 pub mod pod_env;
+pub mod rke2;
 pub mod shell;
 pub mod systemd;
+pub mod talos;
 pub mod tkg;
 pub mod trust;
 pub mod yaml;
