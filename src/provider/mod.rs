@@ -47,6 +47,11 @@ impl Provider for ClusterProxy {
             Arc::new(data_sources::aks_http_proxy_config::AksHttpProxyConfig),
             Arc::new(data_sources::pod_env::PodEnv),
             Arc::new(data_sources::artifact_settings::ArtifactSettings),
+            Arc::new(data_sources::cloud_init::CloudInit),
+            Arc::new(data_sources::ignition::Ignition),
+            Arc::new(data_sources::rke2::Rke2),
+            Arc::new(data_sources::talos::Talos),
+            Arc::new(data_sources::kubespray::Kubespray),
         ]
     }
 

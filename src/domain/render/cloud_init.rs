@@ -70,7 +70,7 @@ pub fn user_data(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::domain::render::tests::{golden, settings, NASTY_PASSWORD};
     use crate::domain::trusted_ca::TrustedCa;
@@ -83,7 +83,8 @@ mod tests {
         ]
     }
 
-    fn with_ca() -> ProxySettings {
+    /// The test settings with a freshly generated CA as `trusted_ca`.
+    pub(crate) fn with_ca() -> ProxySettings {
         let mut s = settings();
         let (ca, _) = trust::tests::ca_and_leaf();
         s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &ca).unwrap());

@@ -121,6 +121,30 @@ pub fn trust_unit(units: &[String], variant: Variant) -> String {
     )
 }
 
+/// The `storage` and `systemd` sections shared by Ignition and Butane, with
+/// each file's text turned into its `contents` by `contents`.
+fn sections(
+    settings: &ProxySettings,
+    units: &[String],
+    variant: Variant,
+    secrets: Secrets,
+    contents: fn(String) -> Value,
+) -> serde_json::Map<String, Value> {
+    let files: Vec<Value> = files(settings, units, variant, secrets)
+        .into_iter()
+        .map(|f| json!({"path": f.path, "mode": f.mode, "overwrite": true, "contents": contents(f.content)}))
+        .collect();
+    let mut out = serde_json::Map::new();
+    out.insert("storage".into(), json!({"files": files}));
+    if settings.trusted_ca.is_some() {
+        out.insert(
+            "systemd".into(),
+            json!({"units": [{"name": TRUST_UNIT, "enabled": true, "contents": trust_unit(units, variant)}]}),
+        );
+    }
+    out
+}
+
 /// The Ignition config as JSON (keys sorted, no insignificant whitespace).
 pub fn config(
     settings: &ProxySettings,
@@ -128,29 +152,15 @@ pub fn config(
     variant: Variant,
     secrets: Secrets,
 ) -> String {
-    let files: Vec<Value> = files(settings, units, variant, secrets)
-        .into_iter()
-        .map(|f| {
-            json!({
-                "path": f.path,
-                "mode": f.mode,
-                "overwrite": true,
-                "contents": {"source": format!("data:;base64,{}", STANDARD.encode(f.content))},
-            })
-        })
-        .collect();
-    let mut document = json!({
-        "ignition": {"version": IGNITION_VERSION},
-        "storage": {"files": files},
-    });
-    if settings.trusted_ca.is_some() {
-        document["systemd"] = json!({"units": [{
-            "name": TRUST_UNIT,
-            "enabled": true,
-            "contents": trust_unit(units, variant),
-        }]});
-    }
-    document.to_string()
+    let mut document = sections(
+        settings,
+        units,
+        variant,
+        secrets,
+        |text| json!({"source": format!("data:;base64,{}", STANDARD.encode(text))}),
+    );
+    document.insert("ignition".into(), json!({"version": IGNITION_VERSION}));
+    Value::Object(document).to_string()
 }
 
 /// The same config as Butane YAML, for teams that keep Butane sources.
@@ -161,37 +171,23 @@ pub fn butane(
     secrets: Secrets,
 ) -> String {
     let (name, version) = variant.butane();
-    let files: Vec<Value> = files(settings, units, variant, secrets)
-        .into_iter()
-        .map(|f| {
-            json!({
-                "path": f.path,
-                "mode": f.mode,
-                "overwrite": true,
-                "contents": {"inline": f.content},
-            })
-        })
-        .collect();
-    let mut document = json!({
-        "variant": name,
-        "version": version,
-        "storage": {"files": files},
-    });
-    if settings.trusted_ca.is_some() {
-        document["systemd"] = json!({"units": [{
-            "name": TRUST_UNIT,
-            "enabled": true,
-            "contents": trust_unit(units, variant),
-        }]});
-    }
-    yaml::to_string(&document)
+    let mut document = sections(
+        settings,
+        units,
+        variant,
+        secrets,
+        |text| json!({"inline": text}),
+    );
+    document.insert("variant".into(), json!(name));
+    document.insert("version".into(), json!(version));
+    yaml::to_string(&Value::Object(document))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::render::cloud_init::tests::with_ca;
     use crate::domain::render::tests::{golden, settings, NASTY_PASSWORD};
-    use crate::domain::trusted_ca::TrustedCa;
     use std::process::Command;
 
     fn units() -> Vec<String> {
@@ -199,13 +195,6 @@ mod tests {
             "containerd.service".to_owned(),
             "kubelet.service".to_owned(),
         ]
-    }
-
-    fn with_ca() -> ProxySettings {
-        let mut s = settings();
-        let (ca, _) = trust::tests::ca_and_leaf();
-        s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &ca).unwrap());
-        s
     }
 
     /// The real `ignition-validate` (Debian's ignition 2.14) on `config`:

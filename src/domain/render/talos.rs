@@ -95,17 +95,9 @@ pub fn patch(settings: &ProxySettings, minor: u32, secrets: Secrets) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::render::cloud_init::tests::with_ca;
     use crate::domain::render::tests::{golden, settings};
-    use crate::domain::render::trust;
-    use crate::domain::trusted_ca::TrustedCa;
     use serde::Deserialize as _;
-
-    fn with_ca() -> ProxySettings {
-        let mut s = settings();
-        let (ca, _) = trust::tests::ca_and_leaf();
-        s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &ca).unwrap());
-        s
-    }
 
     fn documents(text: &str) -> Vec<Value> {
         serde_yaml_ng::Deserializer::from_str(text)
