@@ -9,7 +9,7 @@
 mod harness;
 
 use base64::Engine as _;
-use harness::{example, for_each_terraform, hcl_string, run_cycle, Cycle, Workdir};
+use harness::{example, for_each_terraform, hcl_string, run_cycle, Cycle, ImportStep, Workdir};
 use serde::Deserialize as _;
 use std::process::Command;
 
@@ -305,5 +305,52 @@ fn node_renderer_bad_input_is_a_diagnostic() {
             let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", config)]);
             work.expect_diagnostic_at(&["plan"], summary, attribute);
         }
+    });
+}
+
+/// The RKE2/k3s import kind: the configuration that matches a k3s
+/// environment file (credentials in its `CONTAINERD_*` URLs) creates a
+/// profile; importing the file, by CLI and (Terraform >= 1.5) by import
+/// block with and without generated configuration, yields exactly that state
+/// and an empty plan.
+#[test]
+fn rke2_env_file_import_round_trip() {
+    let fixture = format!(
+        "{}/tests/fixtures/import/rke2/k3s.service.env",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let main = r#"variable "proxy_password" {
+  type      = string
+  sensitive = true
+}
+
+resource "clusterproxy_profile" "imported" {
+  name        = "rke2"
+  http_proxy  = "http://proxy.corp.example:3128"
+  https_proxy = "http://proxy.corp.example:3128"
+  username    = "svc-k8s"
+  password    = var.proxy_password
+  no_proxy    = ["127.0.0.0/8", "10.0.0.0/8", "registry.corp.example", ".corp.example", "10.42.0.0/16", "10.43.0.0/16"]
+}
+"#;
+    for_each_terraform(|tf| {
+        let work = Workdir::from_files(
+            tf,
+            &[
+                ("provider.tf", &example("provider/provider.tf")),
+                ("main.tf", main),
+            ],
+        );
+        work.write_file("test.tfvars", "proxy_password = \"s3cr@t\"\n");
+        run_cycle(
+            &work,
+            &Cycle {
+                var_file: Some("test.tfvars".into()),
+                import: Some(ImportStep {
+                    address: "clusterproxy_profile.imported".into(),
+                    id: format!("rke2:{fixture}"),
+                }),
+            },
+        );
     });
 }

@@ -5,6 +5,7 @@
 pub mod aks;
 pub mod capi;
 pub mod giantswarm;
+pub mod rke2;
 pub mod systemd;
 pub mod tkg;
 
@@ -15,7 +16,7 @@ use super::proxy_url::ProxyUrl;
 use super::Finding;
 
 /// The kinds of artifact that can be imported.
-pub const KINDS: [&str; 5] = ["aks", "tkg", "capi", "systemd", "giantswarm"];
+pub const KINDS: [&str; 6] = ["aks", "tkg", "capi", "systemd", "giantswarm", "rke2"];
 
 /// Proxy settings read from an artifact, before classification.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -90,6 +91,7 @@ pub fn parse(kind: &str, text: &str) -> Result<Imported, Vec<Finding>> {
         "capi" => capi::read(text),
         "systemd" => systemd::read(text),
         "giantswarm" => giantswarm::read(text),
+        "rke2" => rke2::read(text),
         other => Err(error(format!(
             "Unknown import kind {other:?}; use one of {}.",
             KINDS.join(", ")

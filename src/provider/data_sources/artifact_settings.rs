@@ -25,7 +25,7 @@ impl DataSource for ArtifactSettings {
                 Attribute::required(
                     "kind",
                     Type::String,
-                    "Artifact kind: `aks` (`az aks show -o json` or an httpProxyConfig), `tkg` (cluster configuration file), `capi` (KubeadmControlPlane / KubeadmConfigTemplate), `systemd` (drop-in) or `giantswarm` (cluster-values or systemd-proxy Secret).",
+                    "Artifact kind: `aks` (`az aks show -o json` or an httpProxyConfig), `tkg` (cluster configuration file), `capi` (KubeadmControlPlane / KubeadmConfigTemplate), `systemd` (drop-in), `giantswarm` (cluster-values or systemd-proxy Secret) or `rke2` (RKE2 or k3s environment file, `CONTAINERD_*` variables included).",
                 )
                 .validator(OneOf(&KINDS)),
                 Attribute::required("content", Type::String, "The artifact's text, e.g. `file(\"cluster-config.yaml\")`. Sensitive: artifacts often hold proxy credentials.").sensitive(),
