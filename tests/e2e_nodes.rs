@@ -300,11 +300,30 @@ fn node_renderer_bad_input_is_a_diagnostic() {
             "units",
         ),
     ];
+    let warned = r#"data "clusterproxy_rke2" "x" {
+  http_proxy = "http://proxy.corp.example:3128"
+  pod_cidrs  = ["10.42.0.0/16"]
+  scope      = "all"
+}"#;
     for_each_terraform(|tf| {
         for (config, summary, attribute) in &cases {
             let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", config)]);
             work.expect_diagnostic_at(&["plan"], summary, attribute);
         }
+        // A warning does not stop the plan, and points at `scope`.
+        let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", warned)]);
+        let text = work.run_ok(&["plan"]).combined();
+        let warning: Vec<&str> = text
+            .lines()
+            .skip_while(|l| !l.contains("Warning: In-cluster traffic would go to the proxy"))
+            .take_while(|l| !l.starts_with('╵'))
+            .collect();
+        assert!(
+            warning
+                .iter()
+                .any(|l| l.contains("scope") && l.contains("= \"all\"")),
+            "{text}"
+        );
     });
 }
 

@@ -167,6 +167,42 @@ pub(crate) mod tests {
         assert!(!redacted.contains("p%%2540ss") && !redacted.contains(NASTY_PASSWORD));
     }
 
+    /// What cloud-init does with the document, done for real in an isolated
+    /// root (trust::tests::run_isolated): the `write_files` entries written
+    /// with their permissions, then the `runcmd` commands run by `sh` with
+    /// the real `update-ca-certificates` (systemctl stubbed): a leaf the
+    /// proxy CA signed verifies afterwards and not before.
+    #[test]
+    fn files_and_commands_make_the_node_trust_the_ca() {
+        let (ca, leaf) = trust::tests::ca_and_leaf();
+        let mut s = settings();
+        s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &ca).unwrap());
+        let parsed: Value =
+            serde_yaml_ng::from_str(&user_data(&s, &units(), OsFamily::Debian, Secrets::Include))
+                .unwrap();
+        let files: Vec<(String, String, String)> = parsed["write_files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                let field = |name: &str| f[name].as_str().unwrap().to_owned();
+                (field("path"), field("content"), field("permissions"))
+            })
+            .collect();
+        let script: Vec<&str> = parsed["runcmd"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        let (before, after, log) = trust::tests::run_isolated(&files, &script.join("\n"), &leaf);
+        assert!(!before && after, "{log}");
+        assert!(
+            log.contains("systemctl restart -- containerd.service"),
+            "{log}"
+        );
+    }
+
     #[test]
     fn golden_files() {
         golden(

@@ -17,6 +17,7 @@
 //! `sh`) remove the quotes and the backslash before `"`, `\`, `` ` `` and `$`.
 
 use super::{ProxySettings, Secrets};
+use crate::domain::Finding;
 
 /// The distribution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,6 +130,30 @@ pub fn variables(
         .filter(|(name, _)| name.chars().all(|c| !c.is_ascii_lowercase()))
         .map(|(name, value)| (format!("{}{name}", scope.prefix()), value))
         .collect()
+}
+
+/// The platform rule of `scope = all`: the kubelet and the rke2/k3s
+/// process then send every address missing from NO_PROXY to the proxy, so
+/// without the cluster's pod and service CIDRs their in-cluster traffic
+/// (apiserver Service IP, webhooks, metrics) leaks to the proxy. A warning
+/// on `scope` naming the missing inputs.
+pub fn check(scope: Scope, has_pod_cidrs: bool, has_service_cidrs: bool) -> Option<Finding> {
+    let missing: Vec<&str> = [
+        ("pod_cidrs", has_pod_cidrs),
+        ("service_cidrs", has_service_cidrs),
+    ]
+    .into_iter()
+    .filter(|(_, present)| !present)
+    .map(|(name, _)| name)
+    .collect();
+    (scope == Scope::All && !missing.is_empty()).then(|| {
+        Finding::warning(
+            "scope",
+            None,
+            "In-cluster traffic would go to the proxy",
+            format!("With scope \"all\" the kubelet and the rke2/k3s process read NO_PROXY, which lacks the cluster's {}; set them (RKE2 and k3s default to 10.42.0.0/16 and 10.43.0.0/16), or use scope \"containerd\".", missing.join(" and ")),
+        )
+    })
 }
 
 /// `value` in double quotes with `"`, `\`, `` ` `` and `$` escaped.
@@ -270,6 +295,19 @@ mod tests {
             Distribution::K3s.env_path(Role::Agent),
             "/etc/systemd/system/k3s-agent.service.env"
         );
+    }
+
+    #[test]
+    fn scope_all_without_cluster_cidrs_warns() {
+        let warning = check(Scope::All, true, false).unwrap();
+        assert!(!warning.is_error() && warning.field == "scope");
+        assert!(
+            warning.detail.contains("service_cidrs"),
+            "{}",
+            warning.detail
+        );
+        assert_eq!(check(Scope::All, true, true), None);
+        assert_eq!(check(Scope::Containerd, false, false), None);
     }
 
     #[test]

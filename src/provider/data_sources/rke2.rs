@@ -34,7 +34,7 @@ impl DataSource for Rke2 {
                 "scope",
                 Type::String,
                 Value::string(Scope::NAMES[0]),
-                "Which components get the proxy. `containerd` (the default): `CONTAINERD_HTTP_PROXY`, `CONTAINERD_HTTPS_PROXY`, `CONTAINERD_NO_PROXY`, which RKE2 and k3s pass to their containerd only, so image pulls use the proxy while the rke2/k3s process, its kubelet, apiserver and etcd never do (needs k3s v1.24.2 / RKE2 v1.24.2 or later, where `CONTAINERD_NO_PROXY` is no longer shadowed by `NO_PROXY`). `all`: `HTTP_PROXY`, `HTTPS_PROXY`, `NO_PROXY`, read by the rke2/k3s process, its kubelet and the containerd it starts; then every in-cluster address must be in NO_PROXY or the kubelet's and apiserver's traffic goes to the proxy.",
+                "Which components get the proxy. `containerd` (the default): `CONTAINERD_HTTP_PROXY`, `CONTAINERD_HTTPS_PROXY`, `CONTAINERD_NO_PROXY`, which RKE2 and k3s pass to their containerd only, so image pulls use the proxy while the rke2/k3s process, its kubelet, apiserver and etcd never do (needs k3s v1.24.2 / RKE2 v1.24.2 or later, where `CONTAINERD_NO_PROXY` is no longer shadowed by `NO_PROXY`). `all`: `HTTP_PROXY`, `HTTPS_PROXY`, `NO_PROXY`, read by the rke2/k3s process, its kubelet and the containerd it starts; then every in-cluster address must be in NO_PROXY or the kubelet's and apiserver's traffic goes to the proxy: without `pod_cidrs` or `service_cidrs` this scope gets a warning.",
             )
             .validator(OneOf(&Scope::NAMES)),
             Attribute::computed("path", Type::String, "Where the file goes: `/etc/default/rke2-server`, `/etc/default/rke2-agent`, `/etc/systemd/system/k3s.service.env` or `/etc/systemd/system/k3s-agent.service.env`, read by the unit's `EnvironmentFile=`."),
@@ -70,7 +70,12 @@ impl DataSource for Rke2 {
         let role = choice(config, "role", Role::from_name, Role::Server);
         let scope = choice(config, "scope", Scope::from_name, Scope::Containerd);
         let content = rke2::env_file(settings, scope, Secrets::Include);
-        let limits = systemd::check_limits(settings, &content);
+        let mut limits = systemd::check_limits(settings, &content);
+        limits.extend(rke2::check(
+            scope,
+            !proxy.cluster.pod_cidrs.is_empty(),
+            !proxy.cluster.service_cidrs.is_empty(),
+        ));
         inputs::push_render_findings(&limits, &proxy, diags);
         if limits.iter().any(crate::domain::Finding::is_error) {
             return None;
