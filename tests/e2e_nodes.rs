@@ -276,6 +276,14 @@ fn node_renderer_bad_input_is_a_diagnostic() {
             "inventory_hosts",
         ),
         (
+            r#"data "clusterproxy_kubespray" "x" {
+  http_proxy                     = "http://proxy.corp.example:3128"
+  loadbalancer_apiserver_address = "lb.corp.example"
+}"#,
+            "Load balancer address is not an IP address",
+            "loadbalancer_apiserver_address",
+        ),
+        (
             r#"data "clusterproxy_rke2" "x" {
   http_proxy = "http://proxy.corp.example:3128"
   scope      = "kubelet"

@@ -18,6 +18,7 @@
 use serde_json::{json, Value};
 
 use super::{yaml, ProxySettings, Secrets};
+use crate::domain::Finding;
 
 /// kubespray's default `kube_service_addresses`.
 pub const DEFAULT_SERVICE_ADDRESSES: &str = "10.233.0.0/18";
@@ -40,6 +41,37 @@ pub struct Inventory {
     pub service_addresses: String,
     /// `kube_pods_subnet`.
     pub pods_subnet: String,
+}
+
+/// kubespray's inventory rules for what lands in `no_proxy`: each host's
+/// `access_ip` (or `ip`) and `loadbalancer_apiserver.address` are IP
+/// addresses (kubespray uses them as such for etcd, kubelet and the
+/// apiserver load balancer, and writes them into `no_proxy` as written).
+/// Errors on `inventory_hosts` (naming the host) and
+/// `loadbalancer_apiserver_address`.
+pub fn check_inventory(hosts: &[(String, String)], loadbalancer: Option<&str>) -> Vec<Finding> {
+    let is_ip = |text: &str| text.parse::<std::net::IpAddr>().is_ok();
+    let mut findings: Vec<Finding> = hosts
+        .iter()
+        .filter(|(_, address)| !is_ip(address))
+        .map(|(name, address)| {
+            Finding::error(
+                "inventory_hosts",
+                None,
+                "Inventory host address is not an IP address",
+                format!("Host {name:?} has address {address:?}; kubespray takes each host's `access_ip` (or `ip`) as an IP address and writes it into `no_proxy`."),
+            )
+        })
+        .collect();
+    if let Some(address) = loadbalancer.filter(|a| !is_ip(a)) {
+        findings.push(Finding::error(
+            "loadbalancer_apiserver_address",
+            None,
+            "Load balancer address is not an IP address",
+            format!("{address:?} is not an IP address; `loadbalancer_apiserver.address` is one, and its name goes to `apiserver_loadbalancer_domain_name`."),
+        ));
+    }
+    findings
 }
 
 /// The `no_proxy` kubespray generates with `additional_no_proxy` set to
@@ -119,6 +151,22 @@ mod tests {
             generated_no_proxy(&bare, ""),
             "127.0.0.1,localhost,10.233.0.0/18,10.233.64.0/18,svc,svc.cluster.local"
         );
+    }
+
+    #[test]
+    fn inventory_rules() {
+        let hosts = [
+            ("cp1".to_owned(), "10.0.0.1".to_owned()),
+            ("n1".to_owned(), "n1.corp".to_owned()),
+        ];
+        let findings = check_inventory(&hosts, Some("lb.corp"));
+        let fields: Vec<&str> = findings.iter().map(|f| f.field.as_str()).collect();
+        assert_eq!(
+            fields,
+            ["inventory_hosts", "loadbalancer_apiserver_address"]
+        );
+        assert!(findings[0].detail.contains("\"n1\""));
+        assert!(check_inventory(&hosts[..1], Some("fd00::1")).is_empty());
     }
 
     /// Parsed back by a YAML reader, the variables are exactly the settings.

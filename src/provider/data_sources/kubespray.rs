@@ -2,7 +2,6 @@
 
 use crate::domain::render::kubespray::{self, Inventory};
 use crate::domain::render::Secrets;
-use crate::domain::Finding;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
 use crate::framework::schema::{Attribute, Schema};
@@ -13,31 +12,28 @@ use crate::provider::{convert, inputs};
 #[derive(Debug, Clone, Copy)]
 pub struct Kubespray;
 
-/// The inventory hosts as (name, address); errors for an address that is no IP.
-fn hosts(config: &Value) -> Result<Vec<(String, String)>, Vec<Finding>> {
-    let mut hosts = Vec::new();
-    let mut findings = Vec::new();
+/// The inventory hosts as (name, address), unknown addresses left out, and
+/// the load balancer address.
+fn inventory_inputs(config: &Value) -> (Vec<(String, String)>, Option<String>) {
     let entries = config.get_attr("inventory_hosts").and_then(Value::entries);
-    for (name, value) in entries.into_iter().flatten() {
-        if value.is_unknown() {
-            continue;
-        }
-        let address = value.as_str().unwrap_or_default();
-        if address.parse::<std::net::IpAddr>().is_err() {
-            findings.push(Finding::error(
-                "inventory_hosts",
-                None,
-                "Inventory host address is not an IP address",
-                format!("Host {name:?} has address {address:?}; kubespray writes each host's `access_ip` (or `ip`) into `no_proxy`, which must be an IP address."),
-            ));
-        }
-        hosts.push((name.clone(), address.to_owned()));
-    }
-    if findings.is_empty() {
-        Ok(hosts)
-    } else {
-        Err(findings)
-    }
+    let hosts = entries
+        .into_iter()
+        .flatten()
+        .filter(|(_, value)| !value.is_unknown())
+        .map(|(name, value)| (name.clone(), value.as_str().unwrap_or_default().to_owned()))
+        .collect();
+    (
+        hosts,
+        convert::string(config, "loadbalancer_apiserver_address"),
+    )
+}
+
+/// The inventory, checked by kubespray's rules; errors as diagnostics.
+fn checked_inventory(config: &Value, diags: &mut Diagnostics) -> Option<Vec<(String, String)>> {
+    let (hosts, loadbalancer) = inventory_inputs(config);
+    let findings = kubespray::check_inventory(&hosts, loadbalancer.as_deref());
+    convert::push_findings(&findings, &AttributePath::root(), diags);
+    findings.is_empty().then_some(hosts)
 }
 
 impl DataSource for Kubespray {
@@ -48,8 +44,8 @@ impl DataSource for Kubespray {
     fn schema(&self) -> Schema {
         let mut attributes = inputs::proxy_attributes();
         attributes.extend([
-            Attribute::optional("inventory_hosts", Type::map(Type::String), "Hosts of the `k8s_cluster`, `etcd` and `calico_rr` groups: inventory name to `access_ip` (or `ip`). Only shapes `effective_no_proxy`: kubespray adds these itself."),
-            Attribute::optional("loadbalancer_apiserver_address", Type::String, "`loadbalancer_apiserver.address`, when the inventory defines `loadbalancer_apiserver`; kubespray then adds it and `apiserver_loadbalancer_domain_name`."),
+            Attribute::optional("inventory_hosts", Type::map(Type::String), "Hosts of the `k8s_cluster`, `etcd` and `calico_rr` groups: inventory name to `access_ip` (or `ip`), an IP address. Only shapes `effective_no_proxy`: kubespray adds these itself."),
+            Attribute::optional("loadbalancer_apiserver_address", Type::String, "`loadbalancer_apiserver.address` (an IP address), when the inventory defines `loadbalancer_apiserver`; kubespray then adds it and `apiserver_loadbalancer_domain_name`."),
             Attribute::with_default("apiserver_loadbalancer_domain_name", Type::String, Value::string("lb-apiserver.kubernetes.local"), "`apiserver_loadbalancer_domain_name` (kubespray's default `lb-apiserver.kubernetes.local`); used with `loadbalancer_apiserver_address`."),
             Attribute::computed(
                 "group_vars",
@@ -72,14 +68,11 @@ impl DataSource for Kubespray {
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
         inputs::validate_proxy(config, diags);
-        if let Err(findings) = hosts(config) {
-            convert::push_findings(&findings, &AttributePath::root(), diags);
-        }
+        checked_inventory(config, diags);
     }
 
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let hosts = hosts(config)
-            .map_err(|findings| convert::push_findings(&findings, &AttributePath::root(), diags));
+        let hosts = checked_inventory(config, diags);
         let proxy = inputs::read_proxy(config, diags)?;
         let settings = &proxy.settings;
         let first = |name: &str, default: &str| {
@@ -89,7 +82,7 @@ impl DataSource for Kubespray {
                 .unwrap_or_else(|| default.to_owned())
         };
         let inventory = Inventory {
-            hosts: hosts.ok()?,
+            hosts: hosts?,
             loadbalancer: convert::string(config, "loadbalancer_apiserver_address").map(
                 |address| {
                     let name = convert::string(config, "apiserver_loadbalancer_domain_name")
