@@ -313,25 +313,40 @@ fn node_renderer_bad_input_is_a_diagnostic() {
   pod_cidrs  = ["10.42.0.0/16"]
   scope      = "all"
 }"#;
+    let hosts: Vec<String> = (0..150)
+        .map(|i| format!("\"host-{i}.corp.example\""))
+        .collect();
+    let large = format!(
+        "data \"clusterproxy_cloud_init\" \"x\" {{\n  http_proxy = \"http://proxy.corp.example:3128\"\n  extra      = [{}]\n  cloud      = \"aws\"\n}}\n",
+        hosts.join(", ")
+    );
     for_each_terraform(|tf| {
         for (config, summary, attribute) in &cases {
             let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", config)]);
             work.expect_diagnostic_at(&["plan"], summary, attribute);
         }
-        // A warning does not stop the plan, and points at `scope`.
-        let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", warned)]);
-        let text = work.run_ok(&["plan"]).combined();
-        let warning: Vec<&str> = text
-            .lines()
-            .skip_while(|l| !l.contains("Warning: In-cluster traffic would go to the proxy"))
-            .take_while(|l| !l.starts_with('╵'))
-            .collect();
-        assert!(
-            warning
-                .iter()
-                .any(|l| l.contains("scope") && l.contains("= \"all\"")),
-            "{text}"
-        );
+        // Warnings do not stop the plan, and point at their attribute.
+        for (config, summary, line) in [
+            (
+                warned.to_owned(),
+                "In-cluster traffic would go to the proxy",
+                "= \"all\"",
+            ),
+            (
+                large.clone(),
+                "User data larger than EC2 accepts",
+                "= \"aws\"",
+            ),
+        ] {
+            let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", &config)]);
+            let text = work.run_ok(&["plan"]).combined();
+            let warning: Vec<&str> = text
+                .lines()
+                .skip_while(|l| !l.contains(&format!("Warning: {summary}")))
+                .take_while(|l| !l.starts_with('╵'))
+                .collect();
+            assert!(warning.iter().any(|l| l.contains(line)), "{text}");
+        }
     });
 }
 

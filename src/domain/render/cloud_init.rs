@@ -14,9 +14,30 @@ use serde_json::{json, Value};
 
 use super::trust::{self, OsFamily};
 use super::{systemd, yaml, ProxySettings, Secrets};
+use crate::domain::no_proxy::Cloud;
+use crate::domain::Finding;
 
 /// The header line cloud-init requires on cloud-config user data.
 pub const HEADER: &str = "#cloud-config\n";
+
+/// EC2's limit on user data: 16 KB in raw form, before base64 encoding
+/// (AWS EC2 User Guide, "Run commands when you launch an EC2 instance with
+/// user data input").
+pub const EC2_USER_DATA_LIMIT: usize = 16 * 1024;
+
+/// The platform rule on size: on `cloud = "aws"`, user data over
+/// [`EC2_USER_DATA_LIMIT`] is refused by EC2 unless compressed (cloud-init
+/// reads gzip-compressed user data). A warning on `cloud`.
+pub fn check_size(user_data: &str, cloud: Option<Cloud>) -> Option<Finding> {
+    (cloud == Some(Cloud::Aws) && user_data.len() > EC2_USER_DATA_LIMIT).then(|| {
+        Finding::warning(
+            "cloud",
+            None,
+            "User data larger than EC2 accepts",
+            format!("The user data is {} bytes; EC2 takes at most {EC2_USER_DATA_LIMIT} bytes before base64 encoding. Compress it (cloud-init reads gzip user data; e.g. `gzip = true` in a `cloudinit_config`), or shorten the NO_PROXY list or the units.", user_data.len()),
+        )
+    })
+}
 
 /// The files a node needs: with a trusted CA its bundle for `os`, then one
 /// drop-in per unit, as (path, owner, permissions, content).
@@ -201,6 +222,15 @@ pub(crate) mod tests {
             log.contains("systemctl restart -- containerd.service"),
             "{log}"
         );
+    }
+
+    #[test]
+    fn ec2_size_limit_warns_on_aws_only() {
+        let big = "x".repeat(EC2_USER_DATA_LIMIT + 1);
+        let warning = check_size(&big, Some(Cloud::Aws)).unwrap();
+        assert!(!warning.is_error() && warning.field == "cloud");
+        assert_eq!(check_size(&big, Some(Cloud::Azure)), None);
+        assert_eq!(check_size(&big[1..], Some(Cloud::Aws)), None);
     }
 
     #[test]

@@ -48,7 +48,7 @@ impl DataSource for CloudInit {
             Attribute::computed("runcmd", Type::list(Type::String), "The `runcmd` commands alone, in order, for user data you assemble yourself."),
         ]);
         Schema::new(
-            "Renders cloud-init user data (`write_files` and `runcmd`) that gives systemd units such as containerd and kubelet the proxy environment with the merged NO_PROXY, and with `trusted_ca` makes the node's OS trust the proxy's CA. The document passes `cloud-init schema`. systemd's line and environment limits apply as in `clusterproxy_systemd_dropin`. Known at plan time whenever its inputs are.",
+            "Renders cloud-init user data (`write_files` and `runcmd`) that gives systemd units such as containerd and kubelet the proxy environment with the merged NO_PROXY, and with `trusted_ca` makes the node's OS trust the proxy's CA. The document passes `cloud-init schema`. With `cloud = \"aws\"`, user data over EC2's 16 KB limit gets a warning (compress it). systemd's line and environment limits apply as in `clusterproxy_systemd_dropin`. Known at plan time whenever its inputs are.",
             attributes,
         )
     }
@@ -64,16 +64,11 @@ impl DataSource for CloudInit {
         if !dropin_limits_hold(&proxy, &units, diags) {
             return None;
         }
+        let user_data = cloud_init::user_data(settings, &units, os, Secrets::Include);
+        let size = cloud_init::check_size(&user_data, proxy.cluster.cloud);
+        inputs::push_render_findings(&Vec::from_iter(size), &proxy, diags);
         let mut state = config.clone();
-        state.set_attr(
-            "user_data",
-            Value::string(cloud_init::user_data(
-                settings,
-                &units,
-                os,
-                Secrets::Include,
-            )),
-        );
+        state.set_attr("user_data", Value::string(user_data));
         state.set_attr(
             "user_data_redacted",
             Value::string(cloud_init::user_data(settings, &units, os, Secrets::Redact)),
