@@ -284,6 +284,14 @@ fn node_renderer_bad_input_is_a_diagnostic() {
             "loadbalancer_apiserver_address",
         ),
         (
+            r#"data "clusterproxy_kubespray" "x" {
+  http_proxy                         = "http://proxy.corp.example:3128"
+  apiserver_loadbalancer_domain_name = " "
+}"#,
+            "Invalid value",
+            "apiserver_loadbalancer_domain_name",
+        ),
+        (
             r#"data "clusterproxy_rke2" "x" {
   http_proxy = "http://proxy.corp.example:3128"
   scope      = "kubelet"

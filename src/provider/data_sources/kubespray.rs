@@ -4,7 +4,7 @@ use crate::domain::render::kubespray::{self, Inventory};
 use crate::domain::render::Secrets;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
-use crate::framework::schema::{Attribute, Schema};
+use crate::framework::schema::{Attribute, NotBlank, Schema};
 use crate::framework::value::{Type, Value};
 use crate::provider::{convert, inputs};
 
@@ -46,7 +46,7 @@ impl DataSource for Kubespray {
         attributes.extend([
             Attribute::optional("inventory_hosts", Type::map(Type::String), "Hosts of the `k8s_cluster`, `etcd` and `calico_rr` groups: inventory name to `access_ip` (or `ip`), an IP address. Only shapes `effective_no_proxy`: kubespray adds these itself."),
             Attribute::optional("loadbalancer_apiserver_address", Type::String, "`loadbalancer_apiserver.address` (an IP address), when the inventory defines `loadbalancer_apiserver`; kubespray then adds it and `apiserver_loadbalancer_domain_name`."),
-            Attribute::with_default("apiserver_loadbalancer_domain_name", Type::String, Value::string("lb-apiserver.kubernetes.local"), "`apiserver_loadbalancer_domain_name` (kubespray's default `lb-apiserver.kubernetes.local`); used with `loadbalancer_apiserver_address`."),
+            Attribute::with_default("apiserver_loadbalancer_domain_name", Type::String, Value::string("lb-apiserver.kubernetes.local"), "`apiserver_loadbalancer_domain_name` (kubespray's default `lb-apiserver.kubernetes.local`); used with `loadbalancer_apiserver_address`.").validator(NotBlank),
             Attribute::computed(
                 "group_vars",
                 Type::String,
