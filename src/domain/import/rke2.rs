@@ -89,6 +89,15 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Any text, also with quotes, backslashes and multi-byte characters
+        /// around `=`, is read or refused without a panic.
+        #[test]
+        fn never_panics(text in r#"([A-Z_]{0,20}=?["'\\é;# a-z:/,.]{0,30}\n?){0,5}"#) {
+            let _ = read(&text);
+        }
+    }
+
     #[test]
     fn quoting_and_conflicts() {
         let found = read("K3S_TOKEN='x'\n# c\n; c\nHTTP_PROXY='http://a:1/'\nCONTAINERD_NO_PROXY=\"a,b\\\"c\"  \n").unwrap();
