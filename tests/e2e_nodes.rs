@@ -167,7 +167,14 @@ fn rke2_example() {
         assert_eq!(outputs["permissions"], "0600");
         assert_eq!(
             outputs["commands"],
-            serde_json::json!(["systemctl restart -- 'rke2-agent.service'"])
+            serde_json::json!([
+                "update-ca-certificates",
+                "systemctl restart -- 'rke2-agent.service'"
+            ])
+        );
+        assert_eq!(
+            outputs["ca_files"][0]["path"],
+            "/usr/local/share/ca-certificates/clusterproxy-proxy-ca.crt"
         );
         // Sourced by `sh`, the file sets exactly the containerd variables.
         let content = outputs["content"].as_str().unwrap();
@@ -246,6 +253,14 @@ fn kubespray_example() {
             .as_str()
             .unwrap()
             .contains(PASSWORD_ENCODED));
+        assert_eq!(
+            outputs["ca_files"][0]["path"],
+            "/etc/pki/ca-trust/source/anchors/clusterproxy-proxy-ca.crt"
+        );
+        assert_eq!(
+            outputs["ca_commands"],
+            serde_json::json!(["update-ca-trust extract"])
+        );
         let effective = outputs["effective_no_proxy"].as_str().unwrap();
         assert_eq!(
             effective,

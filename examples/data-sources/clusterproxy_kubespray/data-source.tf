@@ -8,6 +8,11 @@ data "clusterproxy_kubespray" "cluster" {
   username   = "svc-k8s"
   password   = var.proxy_password
 
+  # kubespray has no proxy CA variable: ca_files and ca_commands are for a
+  # play that runs before cluster.yml.
+  trusted_ca = file("${path.module}/proxy-ca.pem")
+  os_family  = "rhel"
+
   installation  = ["registry.corp.example", ".corp.example"]
   pod_cidrs     = ["10.233.64.0/18"]
   service_cidrs = ["10.233.0.0/18"]
@@ -32,4 +37,12 @@ output "group_vars_redacted" {
 
 output "effective_no_proxy" {
   value = data.clusterproxy_kubespray.cluster.effective_no_proxy
+}
+
+output "ca_files" {
+  value = data.clusterproxy_kubespray.cluster.ca_files
+}
+
+output "ca_commands" {
+  value = data.clusterproxy_kubespray.cluster.ca_commands
 }

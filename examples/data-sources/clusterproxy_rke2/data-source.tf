@@ -8,6 +8,10 @@ data "clusterproxy_rke2" "agent" {
   username   = "svc-k8s"
   password   = var.proxy_password
 
+  # containerd verifies the TLS-inspecting proxy against the OS trust store.
+  trusted_ca = file("${path.module}/proxy-ca.pem")
+  os_family  = "debian"
+
   installation  = ["registry.corp.example", ".corp.example"]
   node_cidrs    = ["10.0.0.0/16"]
   pod_cidrs     = ["10.42.0.0/16"]
@@ -34,6 +38,11 @@ output "content" {
 
 output "content_redacted" {
   value = data.clusterproxy_rke2.agent.content_redacted
+}
+
+# Write ca_files and the env file, then run the commands in order.
+output "ca_files" {
+  value = data.clusterproxy_rke2.agent.ca_files
 }
 
 output "commands" {

@@ -54,6 +54,9 @@ impl DataSource for Kubespray {
             )
             .sensitive(),
             Attribute::computed("group_vars_redacted", Type::String, "`group_vars` with the proxy password replaced by `***`, for review."),
+            inputs::os_family_attribute(),
+            super::rke2::ca_files_attribute(),
+            Attribute::computed("ca_commands", Type::list(Type::String), "With `trusted_ca`, the trust store update of `os_family` to run on every node after writing `ca_files` (e.g. with Ansible's `copy` and `command` modules before `cluster.yml`: kubespray has no variable for a proxy CA); empty without it."),
             Attribute::computed(
                 "effective_no_proxy",
                 Type::String,
@@ -61,7 +64,7 @@ impl DataSource for Kubespray {
             ),
         ]);
         Schema::new(
-            "Renders kubespray `group_vars` for a proxy with the merged NO_PROXY as `additional_no_proxy`, and models the `no_proxy` kubespray generates from the inventory, so that what the nodes get can be reviewed before a run. Known at plan time whenever its inputs are.",
+            "Renders kubespray `group_vars` for a proxy with the merged NO_PROXY as `additional_no_proxy`, and models the `no_proxy` kubespray generates from the inventory, so that what the nodes get can be reviewed before a run. With `trusted_ca`, the CA bundle file for `os_family` and its trust command, for a play of your own (kubespray has no proxy CA variable). Known at plan time whenever its inputs are.",
             attributes,
         )
     }
@@ -104,6 +107,13 @@ impl DataSource for Kubespray {
                 Value::string(kubespray::group_vars(settings, secrets)),
             );
         }
+        let os = inputs::read_os_family(config);
+        state.set_attr("ca_files", super::rke2::ca_files(settings, os));
+        let trust_command = settings.trusted_ca.as_ref().map(|_| os.trust_command());
+        state.set_attr(
+            "ca_commands",
+            convert::string_list(&Vec::from_iter(trust_command)),
+        );
         state.set_attr(
             "effective_no_proxy",
             Value::string(kubespray::generated_no_proxy(

@@ -1,12 +1,38 @@
 //! `clusterproxy_rke2`: the environment file of an RKE2 or k3s node.
 
 use crate::domain::render::rke2::{self, Distribution, Role, Scope};
-use crate::domain::render::{systemd, Secrets};
+use crate::domain::render::trust::{self, OsFamily};
+use crate::domain::render::{systemd, ProxySettings, Secrets};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::schema::{Attribute, OneOf, Schema};
 use crate::framework::value::{Type, Value};
 use crate::provider::{convert, inputs};
+
+const CA_FILE_ATTRIBUTES: [&str; 4] = ["path", "owner", "permissions", "content"];
+
+/// The `ca_files` attribute: the CA bundle file for `os_family`, for nodes
+/// whose OS trust store the platform's own components read.
+pub(crate) fn ca_files_attribute() -> Attribute {
+    Attribute::computed(
+        "ca_files",
+        Type::list(convert::string_object_type(&CA_FILE_ATTRIBUTES)),
+        "With `trusted_ca`, the bundle file to write for `os_family` (`path`, `owner` `root:root`, `permissions` `0644`, `content`: the canonical PEM); empty without it. Write it, then run the trust store update of `os_family` (in `commands`) before the services restart: containerd and the other Go components verify the proxy's certificates against the OS trust store.",
+    )
+}
+
+/// The value of [`ca_files_attribute`].
+pub(crate) fn ca_files(settings: &ProxySettings, os: OsFamily) -> Value {
+    convert::objects(settings.trusted_ca.iter().map(|ca| {
+        let file = trust::ca_file(ca, os);
+        vec![
+            ("path", Value::string(file.path)),
+            ("owner", Value::string(file.owner)),
+            ("permissions", Value::string(file.permissions)),
+            ("content", Value::string(file.content)),
+        ]
+    }))
+}
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
@@ -46,10 +72,12 @@ impl DataSource for Rke2 {
             )
             .sensitive(),
             Attribute::computed("content_redacted", Type::String, "`content` with the proxy password replaced by `***`, for review."),
-            Attribute::computed("commands", Type::list(Type::String), "Commands that apply the file: `systemctl restart -- '<unit>'` for the unit of `distribution` and `role` (no daemon-reload: the unit file itself is unchanged)."),
+            inputs::os_family_attribute(),
+            ca_files_attribute(),
+            Attribute::computed("commands", Type::list(Type::String), "Commands that apply the files, in order: with `trusted_ca` the trust store update of `os_family`, then `systemctl restart -- '<unit>'` for the unit of `distribution` and `role` (no daemon-reload: the unit file itself is unchanged)."),
         ]);
         Schema::new(
-            "Renders the environment file of an RKE2 or k3s node with the proxy and the merged NO_PROXY, for containerd only (`CONTAINERD_*`, the default) or for every component. Give the cluster's node, pod and service CIDRs as inputs: the merged list carries them explicitly, so the file does not depend on what a given RKE2 or k3s release adds on its own. Known at plan time whenever its inputs are.",
+            "Renders the environment file of an RKE2 or k3s node with the proxy and the merged NO_PROXY, for containerd only (`CONTAINERD_*`, the default) or for every component. With `trusted_ca`, the CA bundle file for `os_family` and the command that makes the OS trust it. Give the cluster's node, pod and service CIDRs as inputs: the merged list carries them explicitly, so the file does not depend on what a given RKE2 or k3s release adds on its own. Known at plan time whenever its inputs are.",
             attributes,
         )
     }
@@ -88,9 +116,16 @@ impl DataSource for Rke2 {
             "content_redacted",
             Value::string(rke2::env_file(settings, scope, Secrets::Redact)),
         );
+        let os = inputs::read_os_family(config);
+        state.set_attr("ca_files", ca_files(settings, os));
         let unit = distribution.unit(role).to_owned();
-        let restart = systemd::apply_commands(&[unit], None).split_off(1);
-        state.set_attr("commands", convert::string_list(&restart));
+        let trust_command = settings.trusted_ca.as_ref().map(|_| os.trust_command());
+        // apply_commands orders trust, daemon-reload, restarts; no unit file changes here.
+        let commands: Vec<String> = systemd::apply_commands(&[unit], trust_command)
+            .into_iter()
+            .filter(|c| c != "systemctl daemon-reload")
+            .collect();
+        state.set_attr("commands", convert::string_list(&commands));
         Some(state)
     }
 }
