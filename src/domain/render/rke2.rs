@@ -9,9 +9,10 @@
 //! the rke2/k3s process, its embedded kubelet and the containerd it starts;
 //! `CONTAINERD_HTTP_PROXY`, `CONTAINERD_HTTPS_PROXY` and `CONTAINERD_NO_PROXY`
 //! are passed to containerd only (with the prefix removed), so image pulls
-//! use the proxy and nothing else does. The `CONTAINERD_` variables were
-//! added in k3s v1.22.2 (k3s-io/k3s#3552), and `CONTAINERD_NO_PROXY` could be
-//! shadowed by `NO_PROXY` until v1.24.2 (k3s-io/k3s#5642).
+//! use the proxy and nothing else does. The `CONTAINERD_` variables came
+//! with k3s-io/k3s#3552; `NO_PROXY` could shadow `CONTAINERD_NO_PROXY` until
+//! the fix of k3s-io/k3s#5642 (validated in k3s v1.24.2-rc1). RKE2 runs the
+//! k3s agent code, so the same holds there.
 //!
 //! Values are written `NAME="value"`: systemd's environment file reader (and
 //! `sh`) remove the quotes and the backslash before `"`, `\`, `` ` `` and `$`.
