@@ -683,3 +683,40 @@ fn hostile_inputs_take_bounded_time() {
         );
     }
 }
+
+#[test]
+fn k3s_env_file_with_containerd_variables() {
+    let i = import("rke2", "k3s.service.env");
+    assert_eq!(i.name, "rke2");
+    assert_eq!(
+        i.http_proxy.as_deref(),
+        Some("http://proxy.corp.example:3128")
+    );
+    assert_eq!(
+        (i.username.as_deref(), i.password.as_deref()),
+        (Some("svc-k8s"), Some("s3cr@t"))
+    );
+    assert_eq!(
+        i.no_proxy,
+        [
+            "127.0.0.0/8",
+            "10.0.0.0/8",
+            "registry.corp.example",
+            ".corp.example",
+            "10.42.0.0/16",
+            "10.43.0.0/16"
+        ]
+    );
+    assert_eq!(dropped(&i), [".svc", ".cluster.local", "localhost"]);
+}
+
+#[test]
+fn rke2_server_env_file() {
+    let i = import("rke2", "rke2-server");
+    assert_eq!(
+        i.https_proxy.as_deref(),
+        Some("http://proxy.corp.example:3129")
+    );
+    assert_eq!(i.username, None);
+    assert!(i.no_proxy.contains(&"registry.corp.example".to_owned()));
+}

@@ -67,6 +67,11 @@ pub fn renderers() -> Vec<Arc<dyn DataSource>> {
         Arc::new(data_sources::eksa_proxy_config::EksaProxyConfig),
         Arc::new(data_sources::kyverno_policy::KyvernoPolicy),
         Arc::new(data_sources::helm_values::HelmValues),
+        Arc::new(data_sources::cloud_init::CloudInit),
+        Arc::new(data_sources::ignition::Ignition),
+        Arc::new(data_sources::rke2::Rke2),
+        Arc::new(data_sources::talos::Talos),
+        Arc::new(data_sources::kubespray::Kubespray),
     ]
 }
 

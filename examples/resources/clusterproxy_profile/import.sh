@@ -8,7 +8,8 @@
 #           (drop-in), giantswarm (cluster chart values, userconfig ConfigMap,
 #           cluster-values or systemd-proxy Secret), openshift (the Proxy
 #           object with its trustedCA ConfigMap, an install-config, or the
-#           cluster-config-v1 ConfigMap).
+#           cluster-config-v1 ConfigMap), rke2 (RKE2 /etc/default/rke2-* or k3s
+#           *.service.env environment file).
 # (facts)   the cluster inputs the renderers get, `key=value` separated by `;`,
 #           lists by `,`: pod_cidrs, service_cidrs, node_cidrs, cluster_domain
 #           (default cluster.local), apiserver_host, apiserver_ip,

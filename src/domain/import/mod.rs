@@ -8,6 +8,7 @@ pub mod drift;
 pub mod giantswarm;
 pub mod id;
 pub mod openshift;
+pub mod rke2;
 pub mod systemd;
 pub mod tkg;
 
@@ -21,7 +22,15 @@ use super::trusted_ca::TrustedCa;
 use super::Finding;
 
 /// The kinds of artifact that can be imported.
-pub const KINDS: [&str; 6] = ["aks", "tkg", "capi", "systemd", "giantswarm", "openshift"];
+pub const KINDS: [&str; 7] = [
+    "aks",
+    "tkg",
+    "capi",
+    "systemd",
+    "giantswarm",
+    "openshift",
+    "rke2",
+];
 
 /// Largest artifact read or parsed: 4 MiB. Larger inputs are refused before
 /// any parsing, so every import takes bounded time.
@@ -224,6 +233,7 @@ pub fn parse_with(kind: &str, text: &str, facts: &Cluster) -> Result<Imported, V
         "systemd" => systemd::read(text),
         "giantswarm" => giantswarm::read(text),
         "openshift" => openshift::read(text),
+        "rke2" => rke2::read(text),
         other => Err(error(format!(
             "Unknown import kind {other:?}; use one of {}.",
             KINDS.join(", ")

@@ -4,14 +4,19 @@
 
 pub mod aks;
 pub mod capi;
+pub mod cloud_init;
 pub mod eksa;
 pub mod helm;
+pub mod ignition;
 pub mod k8s;
+pub mod kubespray;
 pub mod kyverno;
 pub mod openshift;
 pub mod pod_env;
+pub mod rke2;
 pub mod shell;
 pub mod systemd;
+pub mod talos;
 pub mod tkg;
 pub mod trust;
 pub mod yaml;

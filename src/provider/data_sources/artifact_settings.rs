@@ -32,7 +32,7 @@ impl DataSource for ArtifactSettings {
             Attribute::required(
                 "kind",
                 Type::String,
-                "Artifact kind: `aks` (`az aks show -o json` or an httpProxyConfig), `tkg` (cluster configuration file), `capi` (KubeadmControlPlane / KubeadmConfigTemplate, with the Cluster when at hand, or an EKS Anywhere Cluster), `systemd` (drop-in), `giantswarm` (cluster chart values, userconfig ConfigMap, cluster-values or systemd-proxy Secret) or `openshift` (the `config.openshift.io/v1` Proxy with its trustedCA ConfigMap, an install-config, or the `cluster-config-v1` ConfigMap).",
+                "Artifact kind: `aks` (`az aks show -o json` or an httpProxyConfig), `tkg` (cluster configuration file), `capi` (KubeadmControlPlane / KubeadmConfigTemplate, with the Cluster when at hand, or an EKS Anywhere Cluster), `systemd` (drop-in), `giantswarm` (cluster chart values, userconfig ConfigMap, cluster-values or systemd-proxy Secret) `openshift` (the `config.openshift.io/v1` Proxy with its trustedCA ConfigMap, an install-config, or the `cluster-config-v1` ConfigMap) or `rke2` (RKE2 `/etc/default/rke2-*` or k3s `*.service.env` environment file).",
             )
             .validator(OneOf(&KINDS)),
             Attribute::required("content", Type::String, "The artifact's text, e.g. `file(\"cluster-config.yaml\")`, at most 4 MiB. Sensitive: artifacts often hold proxy credentials.").sensitive(),

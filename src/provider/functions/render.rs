@@ -107,7 +107,7 @@ impl Function for Render {
                 Parameter {
                     name: "platform",
                     ty: Type::String,
-                    description: "The renderer: `systemd_dropin`, `capi_kubeadm`, `tkg_config`, `aks_http_proxy_config` or `pod_env` (the data source of the same name without the `clusterproxy_` prefix).",
+                    description: "The renderer: the name of a renderer data source without the `clusterproxy_` prefix (`systemd_dropin`, `capi_kubeadm`, `tkg_config`, `aks_http_proxy_config`, `pod_env`, `openshift_proxy`, `eksa_proxy_config`, `kyverno_policy`, `helm_values`, `cloud_init`, `ignition`, `rke2`, `talos`, `kubespray`).",
                     allow_null: false,
                 },
                 Parameter {
@@ -263,6 +263,15 @@ mod tests {
             typed.1.get_attr("pod_cidrs").is_none(),
             "inputs are not echoed"
         );
+    }
+
+    /// The documented platform list names every renderer.
+    #[test]
+    fn platform_parameter_names_every_renderer() {
+        let description = Render.signature().parameters[PLATFORM].description;
+        for platform in platforms() {
+            assert!(description.contains(&format!("`{platform}`")), "{platform}");
+        }
     }
 
     #[test]

@@ -1,0 +1,421 @@
+//! End-to-end tests of the node renderers (cloud-init, Ignition/Butane,
+//! RKE2/k3s, Talos, kubespray) with real Terraform 1.11 and 1.0.3: each docs
+//! example passes the full cycle with an empty second plan, the applied
+//! outputs pass the platform's own validator or parse back to the intended
+//! values, the proxy password never shows in plan output or trace logs, and
+//! each platform rule is a diagnostic on its attribute.
+
+#[path = "e2e/mod.rs"]
+mod harness;
+
+use base64::Engine as _;
+use harness::{example, for_each_terraform, hcl_string, run_cycle, Cycle, ImportStep, Workdir};
+use serde::Deserialize as _;
+use std::process::Command;
+
+/// A password with every character that needs care: `%`, `"`, `\`, `$`, space.
+const PASSWORD: &str = r#"p%40ss "w\rd" $HOME x"#;
+/// The same, percent-encoded as it appears inside proxy URLs.
+const PASSWORD_ENCODED: &str = "p%2540ss%20%22w%5Crd%22%20%24HOME%20x";
+
+/// A self-signed CA certificate as PEM.
+fn certificate() -> String {
+    let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let key = rcgen::KeyPair::generate().unwrap();
+    params.self_signed(&key).unwrap().pem()
+}
+
+/// Applies the docs example of `data_source` with the password in a var
+/// file (full cycle: known at plan time, empty second plan, destroy), checks
+/// that plan output and trace logs never show the password in any form,
+/// and returns the outputs.
+fn apply_example(
+    tf: &harness::Terraform,
+    data_source: &str,
+) -> serde_json::Map<String, serde_json::Value> {
+    let provider = example("provider/provider.tf");
+    let config = example(&format!("data-sources/{data_source}/data-source.tf"));
+    let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", &config)]);
+    if config.contains("proxy-ca.pem") {
+        work.write_file("proxy-ca.pem", &certificate());
+    }
+    work.write_file(
+        "test.tfvars",
+        &format!("proxy_password = {}\n", hcl_string(PASSWORD)),
+    );
+    let outputs = run_cycle(
+        &work,
+        &Cycle {
+            var_file: Some("test.tfvars".into()),
+            import: None,
+        },
+    );
+    let in_dropins = PASSWORD_ENCODED.replace('%', "%%");
+    for secret in [PASSWORD, PASSWORD_ENCODED, &in_dropins] {
+        work.assert_secret_absent(&["plan", "-var-file=test.tfvars"], secret);
+    }
+    outputs
+}
+
+/// Writes `content` to a temporary file and runs `program args... file`:
+/// whether it succeeded, and its output.
+fn run_on_file(program: &str, args: &[&str], content: &str) -> (bool, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("input");
+    std::fs::write(&path, content).unwrap();
+    let out = Command::new(program)
+        .args(args)
+        .arg(&path)
+        .output()
+        .unwrap_or_else(|e| panic!("{program} runs (scripts/install-test-tools): {e}"));
+    let log =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success(), log)
+}
+
+#[test]
+fn cloud_init_example() {
+    for_each_terraform(|tf| {
+        let outputs = apply_example(tf, "clusterproxy_cloud_init");
+        let user_data = outputs["user_data"].as_str().unwrap();
+        for document in [user_data, outputs["user_data_redacted"].as_str().unwrap()] {
+            let (ok, log) = run_on_file("cloud-init", &["schema", "--config-file"], document);
+            assert!(ok && log.contains("Valid"), "{log}\n{document}");
+        }
+        let parsed: serde_json::Value = serde_yaml_ng::from_str(user_data).unwrap();
+        let files = parsed["write_files"].as_array().unwrap();
+        assert_eq!(
+            files[0]["path"],
+            "/etc/pki/ca-trust/source/anchors/clusterproxy-proxy-ca.crt"
+        );
+        assert_eq!(
+            files[1]["path"],
+            "/etc/systemd/system/containerd.service.d/http-proxy.conf"
+        );
+        assert_eq!(files[1]["permissions"], "0600");
+        let dropin = files[1]["content"].as_str().unwrap();
+        assert!(
+            dropin.contains(&PASSWORD_ENCODED.replace('%', "%%")),
+            "{dropin}"
+        );
+        assert!(dropin.contains("169.254.169.254"), "{dropin}");
+        assert_eq!(
+            outputs["runcmd"],
+            serde_json::json!([
+                "update-ca-trust extract",
+                "systemctl daemon-reload",
+                "systemctl restart -- 'containerd.service'",
+                "systemctl restart -- 'kubelet.service'"
+            ])
+        );
+        assert_eq!(parsed["runcmd"], outputs["runcmd"]);
+        assert!(outputs["user_data_redacted"]
+            .as_str()
+            .unwrap()
+            .contains("svc-k8s:***@proxy.corp.example:3128"));
+    });
+}
+
+#[test]
+fn ignition_example() {
+    for_each_terraform(|tf| {
+        let outputs = apply_example(tf, "clusterproxy_ignition");
+        let config = outputs["config"].as_str().unwrap();
+        for document in [config, outputs["config_redacted"].as_str().unwrap()] {
+            let (ok, log) = run_on_file("ignition-validate", &[], document);
+            assert!(ok, "{log}\n{document}");
+        }
+        let parsed: serde_json::Value = serde_json::from_str(config).unwrap();
+        assert_eq!(parsed["ignition"]["version"], "3.3.0");
+        let files = parsed["storage"]["files"].as_array().unwrap();
+        assert_eq!(files[0]["path"], "/etc/ssl/certs/clusterproxy-proxy-ca.pem");
+        assert_eq!(files[0]["mode"], 420);
+        assert_eq!(files[1]["mode"], 384);
+        let source = files[1]["contents"]["source"].as_str().unwrap();
+        let dropin = base64::engine::general_purpose::STANDARD
+            .decode(source.strip_prefix("data:;base64,").unwrap())
+            .unwrap();
+        let dropin = String::from_utf8(dropin).unwrap();
+        assert!(dropin.starts_with("# Proxy settings for containerd.service"));
+        assert!(
+            dropin.contains(&PASSWORD_ENCODED.replace('%', "%%")),
+            "{dropin}"
+        );
+        assert_eq!(
+            parsed["systemd"]["units"][0]["name"],
+            "clusterproxy-trust-ca.service"
+        );
+        let butane: serde_json::Value =
+            serde_yaml_ng::from_str(outputs["butane_redacted"].as_str().unwrap()).unwrap();
+        assert_eq!(
+            (&butane["variant"], &butane["version"]),
+            (&"flatcar".into(), &"1.0.0".into())
+        );
+        assert!(butane["storage"]["files"][1]["contents"]["inline"]
+            .as_str()
+            .unwrap()
+            .contains("svc-k8s:***@"));
+    });
+}
+
+#[test]
+fn rke2_example() {
+    for_each_terraform(|tf| {
+        let outputs = apply_example(tf, "clusterproxy_rke2");
+        assert_eq!(outputs["path"], "/etc/default/rke2-agent");
+        assert_eq!(outputs["permissions"], "0600");
+        assert_eq!(
+            outputs["commands"],
+            serde_json::json!([
+                "update-ca-certificates",
+                "systemctl restart -- 'rke2-agent.service'"
+            ])
+        );
+        assert_eq!(
+            outputs["ca_files"][0]["path"],
+            "/usr/local/share/ca-certificates/clusterproxy-proxy-ca.crt"
+        );
+        // Sourced by `sh`, the file sets exactly the containerd variables.
+        let content = outputs["content"].as_str().unwrap();
+        let out = Command::new("sh")
+            .args(["-c", &format!("{content}\nset")])
+            .env_clear()
+            .output()
+            .unwrap();
+        let set = String::from_utf8(out.stdout).unwrap();
+        let names: Vec<&str> = set
+            .lines()
+            .filter_map(|l| l.split_once('=').map(|(n, _)| n))
+            .filter(|n| n.contains("PROXY"))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "CONTAINERD_HTTPS_PROXY",
+                "CONTAINERD_HTTP_PROXY",
+                "CONTAINERD_NO_PROXY"
+            ]
+        );
+        assert!(content.contains(PASSWORD_ENCODED), "{content}");
+        assert!(content.contains("10.43.0.0/16"), "{content}");
+        assert!(outputs["content_redacted"]
+            .as_str()
+            .unwrap()
+            .contains("CONTAINERD_HTTP_PROXY=\"http://svc-k8s:***@proxy.corp.example:3128\""));
+    });
+}
+
+#[test]
+fn talos_example() {
+    for_each_terraform(|tf| {
+        let outputs = apply_example(tf, "clusterproxy_talos");
+        let documents: Vec<serde_json::Value> =
+            serde_yaml_ng::Deserializer::from_str(outputs["patch"].as_str().unwrap())
+                .map(|d| serde_json::Value::deserialize(d).unwrap())
+                .collect();
+        assert_eq!(documents.len(), 2);
+        let env = documents[0]["machine"]["env"].as_object().unwrap();
+        assert_eq!(
+            env.keys().collect::<Vec<_>>(),
+            ["http_proxy", "https_proxy", "no_proxy"]
+        );
+        assert!(env["http_proxy"]
+            .as_str()
+            .unwrap()
+            .contains(PASSWORD_ENCODED));
+        assert!(env["no_proxy"].as_str().unwrap().contains("10.5.0.2"));
+        assert_eq!(documents[1]["kind"], "TrustedRootsConfig");
+        assert!(documents[1]["certificates"]
+            .as_str()
+            .unwrap()
+            .starts_with("-----BEGIN CERTIFICATE-----\n"));
+        assert!(!outputs["patch_redacted"]
+            .as_str()
+            .unwrap()
+            .contains(PASSWORD_ENCODED));
+    });
+}
+
+#[test]
+fn kubespray_example() {
+    for_each_terraform(|tf| {
+        let outputs = apply_example(tf, "clusterproxy_kubespray");
+        let vars: serde_json::Value =
+            serde_yaml_ng::from_str(outputs["group_vars"].as_str().unwrap()).unwrap();
+        let additional = vars["additional_no_proxy"].as_str().unwrap();
+        let entries: Vec<&str> = additional.split(',').collect();
+        for entry in [".corp.example", "10.233.0.0/18", "localhost"] {
+            assert!(entries.contains(&entry), "{additional}");
+        }
+        assert!(vars.get("no_proxy").is_none());
+        assert!(vars["http_proxy"]
+            .as_str()
+            .unwrap()
+            .contains(PASSWORD_ENCODED));
+        assert_eq!(
+            outputs["ca_files"][0]["path"],
+            "/etc/pki/ca-trust/source/anchors/clusterproxy-proxy-ca.crt"
+        );
+        assert_eq!(
+            outputs["ca_commands"],
+            serde_json::json!(["update-ca-trust extract"])
+        );
+        let effective = outputs["effective_no_proxy"].as_str().unwrap();
+        assert_eq!(
+            effective,
+            format!("lb-apiserver.kubernetes.local,10.0.0.10,10.0.0.11,cp1,cp1.cluster.local,10.0.0.21,node1,node1.cluster.local,{additional},127.0.0.1,localhost,10.233.0.0/18,10.233.64.0/18,svc,svc.cluster.local")
+        );
+    });
+}
+
+/// Each platform rule fails the plan with a diagnostic on the attribute at fault.
+#[test]
+fn node_renderer_bad_input_is_a_diagnostic() {
+    let provider = example("provider/provider.tf");
+    let cases: Vec<(&str, &str, &str)> = vec![
+        (
+            r#"data "clusterproxy_talos" "x" {
+  http_proxy    = "http://proxy.corp.example:3128"
+  talos_version = "2.0"
+}"#,
+            "Invalid Talos version",
+            "talos_version",
+        ),
+        (
+            r#"data "clusterproxy_kubespray" "x" {
+  http_proxy      = "http://proxy.corp.example:3128"
+  inventory_hosts = { node1 = "node1.corp.example" }
+}"#,
+            "Inventory host address is not an IP address",
+            "inventory_hosts",
+        ),
+        (
+            r#"data "clusterproxy_kubespray" "x" {
+  http_proxy                     = "http://proxy.corp.example:3128"
+  loadbalancer_apiserver_address = "lb.corp.example"
+}"#,
+            "Load balancer address is not an IP address",
+            "loadbalancer_apiserver_address",
+        ),
+        (
+            r#"data "clusterproxy_kubespray" "x" {
+  http_proxy                         = "http://proxy.corp.example:3128"
+  apiserver_loadbalancer_domain_name = " "
+}"#,
+            "Invalid value",
+            "apiserver_loadbalancer_domain_name",
+        ),
+        (
+            r#"data "clusterproxy_rke2" "x" {
+  http_proxy = "http://proxy.corp.example:3128"
+  scope      = "kubelet"
+}"#,
+            "Invalid value",
+            "scope",
+        ),
+        (
+            r#"data "clusterproxy_ignition" "x" {
+  http_proxy = "http://proxy.corp.example:3128"
+  units      = ["containerd", "docker.socket"]
+}"#,
+            "Not a service unit",
+            "units",
+        ),
+        (
+            r#"data "clusterproxy_cloud_init" "x" {
+  http_proxy = "http://proxy.corp.example:3128"
+  units      = ["-Hroot@attacker.example"]
+}"#,
+            "Invalid systemd unit name",
+            "units",
+        ),
+    ];
+    let warned = r#"data "clusterproxy_rke2" "x" {
+  http_proxy = "http://proxy.corp.example:3128"
+  pod_cidrs  = ["10.42.0.0/16"]
+  scope      = "all"
+}"#;
+    let hosts: Vec<String> = (0..150)
+        .map(|i| format!("\"host-{i}.corp.example\""))
+        .collect();
+    let large = format!(
+        "data \"clusterproxy_cloud_init\" \"x\" {{\n  http_proxy = \"http://proxy.corp.example:3128\"\n  extra      = [{}]\n  cloud      = \"aws\"\n}}\n",
+        hosts.join(", ")
+    );
+    for_each_terraform(|tf| {
+        for (config, summary, attribute) in &cases {
+            let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", config)]);
+            work.expect_diagnostic_at(&["plan"], summary, attribute);
+        }
+        // Warnings do not stop the plan, and point at their attribute.
+        for (config, summary, line) in [
+            (
+                warned.to_owned(),
+                "In-cluster traffic would go to the proxy",
+                "= \"all\"",
+            ),
+            (
+                large.clone(),
+                "User data larger than EC2 accepts",
+                "= \"aws\"",
+            ),
+        ] {
+            let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", &config)]);
+            let text = work.run_ok(&["plan"]).combined();
+            let warning: Vec<&str> = text
+                .lines()
+                .skip_while(|l| !l.contains(&format!("Warning: {summary}")))
+                .take_while(|l| !l.starts_with('╵'))
+                .collect();
+            assert!(warning.iter().any(|l| l.contains(line)), "{text}");
+        }
+    });
+}
+
+/// The RKE2/k3s import kind: the configuration that matches a k3s
+/// environment file (credentials in its `CONTAINERD_*` URLs) creates a
+/// profile; importing the file, by CLI and (Terraform >= 1.5) by import
+/// block with and without generated configuration, yields exactly that state
+/// and an empty plan.
+#[test]
+fn rke2_env_file_import_round_trip() {
+    let fixture = format!(
+        "{}/tests/fixtures/import/rke2/k3s.service.env",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let main = r#"variable "proxy_password" {
+  type      = string
+  sensitive = true
+}
+
+resource "clusterproxy_profile" "imported" {
+  name        = "rke2"
+  http_proxy  = "http://proxy.corp.example:3128"
+  https_proxy = "http://proxy.corp.example:3128"
+  username    = "svc-k8s"
+  password    = var.proxy_password
+  no_proxy    = ["127.0.0.0/8", "10.0.0.0/8", "registry.corp.example", ".corp.example", "10.42.0.0/16", "10.43.0.0/16"]
+}
+"#;
+    for_each_terraform(|tf| {
+        let work = Workdir::from_files(
+            tf,
+            &[
+                ("provider.tf", &example("provider/provider.tf")),
+                ("main.tf", main),
+            ],
+        );
+        work.write_file("test.tfvars", "proxy_password = \"s3cr@t\"\n");
+        run_cycle(
+            &work,
+            &Cycle {
+                var_file: Some("test.tfvars".into()),
+                import: Some(ImportStep {
+                    address: "clusterproxy_profile.imported".into(),
+                    id: format!("rke2:{fixture}"),
+                }),
+            },
+        );
+    });
+}
