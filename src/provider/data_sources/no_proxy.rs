@@ -69,12 +69,12 @@ impl DataSource for NoProxy {
             Attribute::computed(
                 "renderings",
                 Type::map(Type::String),
-                "Per client, the setting that gives it the intended meaning as closely as it can express: a NO_PROXY value, or for `java` the `http.nonProxyHosts` value (`|`-separated, `*.x` patterns, octet-aligned IPv4 blocks as `a.b.*`).",
+                "Per client listed in `clients`, the setting that gives it the intended meaning as closely as it can express: a NO_PROXY value, or for `java` the `http.nonProxyHosts` value (`|`-separated, `*.x` patterns, octet-aligned IPv4 blocks as `a.b.*`). Cost: one string about the size of `no_proxy` per listed client in the state and every plan; list only the clients that run in the cluster to keep them small.",
             ),
             Attribute::computed(
                 "client_warnings",
                 Type::list(client_warning_type()),
-                "Per client, the entries it cannot express or reads differently (`client`, `entry`, `message`).",
+                "Per client listed in `clients`, the entries it cannot express or reads differently (`client`, `entry`, `message`), in the order of `entries`. Cost: one object per (client, entry) concerned, so it grows with the number of listed clients that lack a feature the list uses (CIDR blocks, IPv6, ports, `.x`).",
             ),
             Attribute::computed(
                 "subsumed",
