@@ -17,7 +17,11 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
-    let mut client = runtime.block_on(plugin.provider());
+    // Terraform accepts messages up to 64 MiB (tonic clients default to 4 MiB).
+    let mut client = runtime
+        .block_on(plugin.provider())
+        .max_decoding_message_size(64 << 20)
+        .max_encoding_message_size(64 << 20);
     let pid = plugin.child.id();
     println!("| entries | wall min / median / max | plugin CPU per call | per entry | response |");
     println!("|---|---|---|---|---|");
