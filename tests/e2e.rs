@@ -60,7 +60,7 @@ fn quickstart_example() {
         let outputs = run_cycle(&work, &Cycle::default());
         assert_eq!(
             outputs["no_proxy"],
-            ".corp.example,10.20.0.0/16,192.168.0.0/16,10.96.0.0/12,cluster.local,.cluster.local,localhost,127.0.0.1,.svc,10.96.0.1"
+            "cluster.local,.cluster.local,.corp.example,localhost,.svc,10.20.0.0/16,10.96.0.0/12,10.96.0.1,127.0.0.1,192.168.0.0/16"
         );
     });
 }
@@ -76,14 +76,17 @@ fn no_proxy_data_source_example() {
         let outputs = run_cycle(&work, &Cycle::default());
         assert_eq!(
             outputs["no_proxy"],
-            ".corp.example,10.20.0.0/16,192.168.0.0/16,10.96.0.0/12,10.30.0.0/24,cluster.local,localhost,127.0.0.1,.svc,10.96.0.1,169.254.169.254"
+            "cluster.local,.corp.example,localhost,.svc,10.20.0.0/16,10.30.0.0/24,10.96.0.0/12,10.96.0.1,127.0.0.1,169.254.169.254,192.168.0.0/16"
         );
         let java = outputs["java_non_proxy_hosts"].as_str().unwrap();
         assert!(
-            java.starts_with("*.corp.example|10.20.*|192.168.*|10.96.*|10.97.*"),
+            java.starts_with("cluster.local|*.cluster.local|*.corp.example|localhost|*.localhost|*.svc|10.20.*|10.30.0.*|10.96.*|10.97.*"),
             "{java}"
         );
-        assert!(java.ends_with("|10.30.0.*|cluster.local|*.cluster.local|localhost|*.localhost|127.0.0.1|*.svc|10.96.0.1|169.254.169.254"), "{java}");
+        assert!(
+            java.ends_with("|10.111.*|10.96.0.1|127.0.0.1|169.254.169.254|192.168.*"),
+            "{java}"
+        );
         assert_eq!(outputs["gaps"], serde_json::json!([]));
     });
 }

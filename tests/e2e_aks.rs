@@ -148,7 +148,10 @@ fn corpus_effective_no_proxy_separates_what_aks_added() {
             .unwrap_or_else(|| panic!("{entry} not dropped: {:?}", i.dropped))
     };
     assert!(reason("10.240.0.0/16").starts_with("added by AKS"));
-    assert_eq!(reason("10.244.0.0/16"), "added by the renderers from `pod_cidrs`");
+    assert_eq!(
+        reason("10.244.0.0/16"),
+        "added by the renderers from `pod_cidrs`"
+    );
     assert_eq!(
         reason("prod-weu-2-k3x9q2ab.hcp.westeurope.azmk8s.io"),
         "apiserver FQDN of this cluster, injected by AKS"

@@ -66,7 +66,9 @@ fn profile_example_cycle_and_import() {
             "{dropin}"
         );
         assert!(
-            dropin.contains("NO_PROXY=.corp.example,10.96.0.0/12,192.168.0.0/16,cluster.local"),
+            dropin.contains(
+                "NO_PROXY=cluster.local,.cluster.local,.corp.example,localhost,.svc,10.96.0.0/12,127.0.0.1,192.168.0.0/16\""
+            ),
             "{dropin}"
         );
     });

@@ -203,7 +203,7 @@ fn tkg_config_example() {
         assert_eq!(config["TKG_HTTP_PROXY_ENABLED"], true);
         assert_eq!(
             config["TKG_NO_PROXY"],
-            "registry.corp.example,vcenter.corp.example,cluster.local"
+            "cluster.local,registry.corp.example,vcenter.corp.example"
         );
         assert_eq!(outputs["tkg_no_proxy"], config["TKG_NO_PROXY"]);
         // TKG appends SERVICE_CIDR and CLUSTER_CIDR: emitted, as they are
@@ -216,11 +216,11 @@ fn tkg_config_example() {
         assert_eq!(
             outputs["appended_by_tkg"],
             serde_json::json!([
-                "100.96.0.0/11",
-                "100.64.0.0/13",
                 "localhost",
-                "127.0.0.1",
-                ".svc"
+                ".svc",
+                "100.64.0.0/13",
+                "100.96.0.0/11",
+                "127.0.0.1"
             ])
         );
     });

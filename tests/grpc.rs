@@ -1,6 +1,7 @@
 //! Protocol tests through a gRPC client of our own over the mutually
 //! authenticated unix socket: concurrent ReadDataSource calls, StopProvider,
-//! GRPCController.Shutdown, and the `--debug` mode.
+//! GRPCController.Shutdown, SIGTERM and a closed connection during a long
+//! call, and the `--debug` mode.
 
 mod support;
 
@@ -16,7 +17,10 @@ use clusterproxy::framework::plugin::MAGIC_COOKIE_KEY;
 use clusterproxy::framework::proto::provider_client::ProviderClient;
 use clusterproxy::framework::proto::{get_provider_schema, stop_provider};
 use clusterproxy::framework::value::Type;
-use support::{plain_channel, read_no_proxy_request, terminate, Plugin, BINARY};
+use support::{
+    cpu_time, mixed_entries, plain_channel, read_no_proxy_request, read_no_proxy_request_with,
+    terminate, Plugin, BINARY,
+};
 
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
@@ -269,4 +273,122 @@ fn debug_mode_prints_reattach_line_and_serves() {
         assert!(schema.resource_schemas.contains_key("clusterproxy_profile"));
     });
     terminate(&mut child);
+}
+
+/// A ReadDataSource that runs for a minute or more when nothing stops it:
+/// 20k entries checked against 500 destinations for every client.
+fn long_read_request() -> clusterproxy::framework::proto::read_data_source::Request {
+    let destinations: Vec<String> = (0..500)
+        .map(|i| format!("https://d-{i}.outside.example/"))
+        .collect();
+    read_no_proxy_request_with(&mixed_entries(20_000), &destinations)
+}
+
+/// Waits until the plugin has spent `cpu` of CPU time (so the long call is
+/// running, whatever the machine's load), at most 60 s.
+fn wait_until_busy(plugin: &Plugin, cpu: Duration) {
+    let started = Instant::now();
+    while cpu_time(plugin.child.id()) < cpu {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the plugin never got busy"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Waits for the plugin to exit, at most 1 s after `since`; returns how long it took.
+fn exit_within_one_second(plugin: &mut Plugin, since: Instant, cause: &str) -> Duration {
+    loop {
+        if let Some(status) = plugin.child.try_wait().unwrap() {
+            assert!(status.success(), "{status:?}");
+            return since.elapsed();
+        }
+        assert!(
+            since.elapsed() < Duration::from_secs(1),
+            "still running 1 s after {cause}"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// SIGTERM during a long ReadDataSource cancels it: the process is gone within 1 s.
+#[test]
+fn sigterm_during_a_long_read_exits_within_one_second() {
+    let mut plugin = Plugin::start();
+    let runtime = runtime();
+    let mut client = runtime.block_on(plugin.provider());
+    let call = runtime.spawn(async move { client.read_data_source(long_read_request()).await });
+    wait_until_busy(&plugin, Duration::from_millis(600));
+    let sent = Instant::now();
+    Command::new("kill")
+        .arg("-TERM")
+        .arg(plugin.child.id().to_string())
+        .status()
+        .unwrap();
+    exit_within_one_second(&mut plugin, sent, "SIGTERM");
+    // The call ends with the cancellation diagnostic or a closed connection, never a state.
+    if let Ok(Ok(response)) = runtime.block_on(call) {
+        let response = response.into_inner();
+        assert!(response.state.is_none());
+        assert_eq!(response.diagnostics[0].summary, "Provider stopped");
+    }
+}
+
+/// The host going away (its connection closed, as when Terraform is killed)
+/// during a long ReadDataSource ends the plugin within 1 s.
+#[test]
+fn closed_connection_during_a_long_read_ends_the_plugin() {
+    let mut plugin = Plugin::start();
+    let runtime = runtime();
+    let mut client = runtime.block_on(plugin.provider());
+    runtime.spawn(async move { client.read_data_source(long_read_request()).await });
+    wait_until_busy(&plugin, Duration::from_millis(600));
+    let closed = Instant::now();
+    // Dropping the runtime ends the call and closes the connection.
+    drop(runtime);
+    exit_within_one_second(&mut plugin, closed, "the connection closed");
+    assert!(
+        !std::path::Path::new(&plugin.socket).exists(),
+        "socket left behind"
+    );
+}
+
+/// StopProvider cancels a long ReadDataSource within 1 s with a diagnostic;
+/// the plugin keeps serving the calls that follow.
+#[test]
+fn stop_provider_cancels_a_long_read() {
+    let mut plugin = Plugin::start();
+    let runtime = runtime();
+    let client = runtime.block_on(plugin.provider());
+    let mut reader = client.clone();
+    let call = runtime.spawn(async move { reader.read_data_source(long_read_request()).await });
+    wait_until_busy(&plugin, Duration::from_millis(600));
+    let sent = Instant::now();
+    runtime.block_on(async {
+        let stop = client
+            .clone()
+            .stop_provider(stop_provider::Request {})
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(stop.error, "");
+        let response = call.await.unwrap().unwrap().into_inner();
+        assert!(
+            sent.elapsed() < Duration::from_secs(1),
+            "{:?}",
+            sent.elapsed()
+        );
+        assert!(response.state.is_none());
+        assert_eq!(response.diagnostics[0].summary, "Provider stopped");
+        let next = client
+            .clone()
+            .read_data_source(read_no_proxy_request())
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(next.diagnostics.is_empty(), "{:?}", next.diagnostics);
+        assert!(next.state.is_some());
+    });
+    terminate(&mut plugin.child);
 }

@@ -686,7 +686,7 @@ fn hostile_inputs_take_bounded_time() {
 
 #[test]
 fn k3s_env_file_with_containerd_variables() {
-    let i = import("rke2", "k3s.service.env");
+    let i = import_id("rke2", "", "k3s.service.env").unwrap();
     assert_eq!(i.name, "rke2");
     assert_eq!(
         i.http_proxy.as_deref(),
@@ -707,12 +707,13 @@ fn k3s_env_file_with_containerd_variables() {
             "10.43.0.0/16"
         ]
     );
-    assert_eq!(dropped(&i), [".svc", ".cluster.local", "localhost"]);
+    let dropped: Vec<&str> = i.dropped.iter().map(|d| d.entry.as_str()).collect();
+    assert_eq!(dropped, [".svc", ".cluster.local", "localhost"]);
 }
 
 #[test]
 fn rke2_server_env_file() {
-    let i = import("rke2", "rke2-server");
+    let i = import_id("rke2", "", "rke2-server").unwrap();
     assert_eq!(
         i.https_proxy.as_deref(),
         Some("http://proxy.corp.example:3129")

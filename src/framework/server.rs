@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use tonic::{Request, Response, Status};
@@ -22,6 +22,32 @@ use super::provider::Provider;
 use super::resource::Resource;
 use super::schema::Schema;
 use super::value::{json, msgpack, Type, Value};
+use crate::domain::cancel;
+
+/// The cancellation flags of the requests in flight, by request id.
+static IN_FLIGHT: Mutex<BTreeMap<u64, cancel::Flag>> = Mutex::new(BTreeMap::new());
+
+/// Cancels every request in flight (StopProvider, a stop signal, the host
+/// gone): each stops at its next cancellation point and answers with an
+/// error diagnostic. Requests that arrive later run normally.
+pub fn cancel_in_flight() {
+    let in_flight = IN_FLIGHT.lock().unwrap_or_else(PoisonError::into_inner);
+    for flag in in_flight.values() {
+        flag.cancel();
+    }
+}
+
+/// Runs `work` on this thread; inside a multi-threaded runtime the worker
+/// hands its other tasks (signals, other connections) to another thread first.
+fn blocking<R>(work: impl FnOnce() -> R) -> R {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    match Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(work)
+        }
+        _ => work(),
+    }
+}
 
 /// Largest message Terraform and this server exchange (Terraform's own limit).
 pub const MAX_MESSAGE_SIZE: usize = 64 * 1024 * 1024;
@@ -112,7 +138,8 @@ impl ProviderServer {
             .collect()
     }
 
-    /// Runs one RPC body with logging, timing and panic protection.
+    /// Runs one RPC body with logging, timing, panic protection and
+    /// cancellation ([`cancel_in_flight`]: its result is then discarded).
     fn handle<T>(
         &self,
         rpc: &'static str,
@@ -145,8 +172,29 @@ impl ProviderServer {
         let started = Instant::now();
         tracing::debug!("received request");
         let mut diags = Diagnostics::new();
-        let result = catch_unwind(AssertUnwindSafe(|| body(&mut diags)));
+        let flag = cancel::Flag::new();
+        IN_FLIGHT
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(request_id, flag.clone());
+        let result = blocking(|| {
+            catch_unwind(AssertUnwindSafe(|| {
+                cancel::scope(&flag, || body(&mut diags))
+            }))
+        });
+        IN_FLIGHT
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&request_id);
         let result = match result {
+            Ok(_) if flag.is_cancelled() => {
+                diags = Diagnostics::new();
+                diags.push(Diagnostic::error(
+                    "Provider stopped",
+                    format!("The provider was asked to stop (StopProvider, a signal, or Terraform closed its connection) while handling {rpc}; the request was cancelled."),
+                ));
+                None
+            }
             Ok(value) => Some(value),
             Err(_) => {
                 diags.push(Diagnostic::error(
@@ -725,7 +773,7 @@ impl proto::provider_server::Provider for ProviderServer {
         &self,
         _request: Request<proto::stop_provider::Request>,
     ) -> Result<Response<proto::stop_provider::Response>, Status> {
-        // Every operation is short and local: there is nothing to interrupt.
+        cancel_in_flight();
         Ok(Response::new(proto::stop_provider::Response {
             error: String::new(),
         }))

@@ -1,7 +1,7 @@
 //! Inputs shared by several data sources: the cluster's NO_PROXY inputs and
 //! the proxy settings (directly or as a `clusterproxy_profile`'s `settings`).
 
-use crate::domain::no_proxy::{self, Cloud, Cluster, Dialect, MergeOptions, Merged};
+use crate::domain::no_proxy::{self, Cloud, Cluster, Dialect, MergeOptions, Merged, Origins};
 use crate::domain::profile::{Profile, ProfileInput};
 use crate::domain::render::trust::OsFamily;
 use crate::domain::render::{systemd, ProxySettings};
@@ -119,6 +119,8 @@ pub struct ProxyInputs {
     pub settings: ProxySettings,
     /// The cluster inputs.
     pub cluster: Cluster,
+    /// The input behind each entry of `settings.no_proxy`.
+    pub origins: Origins,
     /// Whether the proxy fields came from `profile`.
     pub from_profile: bool,
 }
@@ -242,6 +244,7 @@ pub fn read_proxy(config: &Value, diags: &mut Diagnostics) -> Option<ProxyInputs
             trusted_ca: profile.trusted_ca,
         },
         cluster,
+        origins: merged.origins,
         from_profile,
     })
 }
@@ -270,13 +273,11 @@ pub fn push_proxy_findings(findings: &[Finding], from_profile: bool, diags: &mut
 /// `profile.no_proxy[0]`...), or quotes it when it comes from no input
 /// (a platform default); the others as [`push_proxy_findings`].
 pub fn push_render_findings(findings: &[Finding], proxy: &ProxyInputs, diags: &mut Diagnostics) {
-    let sources = proxy.cluster.sources().unwrap_or_default();
     for finding in findings {
         let traced = (finding.field == "no_proxy")
             .then_some(finding.index)
             .flatten()
-            .and_then(|index| proxy.settings.no_proxy.get(index))
-            .and_then(|entry| no_proxy::origin(&sources, entry));
+            .and_then(|index| proxy.origins.get(index));
         match traced {
             Some((field, index)) => {
                 let located = Finding {

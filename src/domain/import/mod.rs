@@ -849,11 +849,11 @@ mod tests {
         let started = std::time::Instant::now();
         for kind in KINDS {
             let err = parse(kind, &deep).unwrap_err();
-            // A drop-in is read line by line, never as YAML.
-            let expected = if kind == "systemd" {
-                "No `Environment=`"
-            } else {
-                "nests"
+            // Drop-ins and environment files are read line by line, never as YAML.
+            let expected = match kind {
+                "systemd" => "No `Environment=`",
+                "rke2" => "not a `NAME=value` assignment",
+                _ => "nests",
             };
             assert!(
                 err[0].detail.contains(expected),

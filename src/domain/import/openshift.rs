@@ -85,21 +85,9 @@ fn from_install_config(config: &Value) -> Result<Found, Finding> {
     let name = text_at(config, &["metadata", "name"]);
     let mut entries = operator_generic();
     for (pointer, key, why) in [
-        (
-            "/networking/clusterNetwork",
-            Some("cidr"),
-            super::POD_CIDR,
-        ),
-        (
-            "/networking/serviceNetwork",
-            None,
-            super::SERVICE_CIDR,
-        ),
-        (
-            "/networking/machineNetwork",
-            Some("cidr"),
-            super::NODE_CIDR,
-        ),
+        ("/networking/clusterNetwork", Some("cidr"), super::POD_CIDR),
+        ("/networking/serviceNetwork", None, super::SERVICE_CIDR),
+        ("/networking/machineNetwork", Some("cidr"), super::NODE_CIDR),
     ] {
         for item in config
             .pointer(pointer)
@@ -197,12 +185,12 @@ mod tests {
         assert_eq!(
             reasons,
             [
-                ("10.0.0.0/16", "node CIDR of this cluster"),
+                ("10.0.0.0/16", "added by the renderers from `node_cidrs`"),
                 (
                     "api-int.ocp-prod.corp.example",
                     "added by OpenShift's network operator"
                 ),
-                ("172.30.0.0/16", "service CIDR of this cluster"),
+                ("172.30.0.0/16", "added by the renderers from `service_cidrs`"),
             ]
         );
         assert!(bare.trusted_ca.is_some());

@@ -9,6 +9,7 @@ use super::destination::Destination;
 use super::dialect::Dialect;
 use super::merge::Merged;
 use super::render::render;
+use crate::domain::cancel;
 
 /// A destination one client would still send through the proxy.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -30,7 +31,8 @@ pub fn setting_for(dialect: Dialect, merged: &Merged) -> String {
 }
 
 /// Every (client, destination) pair in which the destination would be proxied,
-/// ordered by client then by the order of `destinations`.
+/// ordered by client then by the order of `destinations`. Stops early when the
+/// computation is cancelled ([`cancel::requested`]).
 pub fn gaps(
     merged: &Merged,
     targets: &BTreeSet<Dialect>,
@@ -40,6 +42,9 @@ pub fn gaps(
     for dialect in targets {
         let setting = setting_for(*dialect, merged);
         for destination in destinations {
+            if cancel::requested() {
+                return out;
+            }
             if !dialect.bypasses(&setting, destination) {
                 out.push(Gap {
                     dialect: *dialect,

@@ -6,6 +6,13 @@
 //! `:port` (IPv6 with a port must be bracketed). Normalisation trims, lowercases,
 //! converts to punycode, removes a trailing dot, writes `*.x` as `.x`, and
 //! writes `/32` and `/128` blocks as plain addresses.
+//!
+//! Canonical order (the order of every merged list, stable across releases):
+//! `*` first; then host names and domains, by name (byte order of the
+//! lowercase punycode text), `name` before `.name`, without a port before
+//! with one, ports ascending; then IPv4 addresses and blocks, then IPv6 ones,
+//! each numerically by network address, a block before the addresses and
+//! longer prefixes it starts with (shorter prefix first), without a port before with one.
 
 use std::cmp::Ordering;
 use std::fmt;
@@ -14,7 +21,7 @@ use std::net::IpAddr;
 use ipnet::IpNet;
 
 /// What an entry matches, before any port restriction.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Host {
     /// `*`: every destination.
     Any,
@@ -303,9 +310,44 @@ impl PartialOrd for Entry {
     }
 }
 
+/// The sort key of the canonical order (see the module documentation);
+/// variants compare in declaration order.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+enum OrderKey<'a> {
+    Any,
+    Domain(&'a str, bool, Option<u16>),
+    V4(u32, u8, Option<u16>),
+    V6(u128, u8, Option<u16>),
+}
+
+impl Entry {
+    fn order_key(&self) -> OrderKey<'_> {
+        let net = |addr: IpAddr, prefix: u8| match addr {
+            IpAddr::V4(a) => OrderKey::V4(u32::from(a), prefix, self.port),
+            IpAddr::V6(a) => OrderKey::V6(u128::from(a), prefix, self.port),
+        };
+        match &self.host {
+            Host::Any => OrderKey::Any,
+            Host::Domain {
+                name,
+                subdomains_only,
+            } => OrderKey::Domain(name, *subdomains_only, self.port),
+            Host::Ip(ip) => net(*ip, if ip.is_ipv4() { 32 } else { 128 }),
+            Host::Cidr(block) => net(block.network(), block.prefix_len()),
+        }
+    }
+
+    /// True when the sorted slice `sorted` holds `.name` (with `port`).
+    pub fn sorted_contains_subdomains(sorted: &[Entry], name: &str, port: Option<u16>) -> bool {
+        let key = OrderKey::Domain(name, true, port);
+        sorted.binary_search_by(|e| e.order_key().cmp(&key)).is_ok()
+    }
+}
+
 impl Ord for Entry {
+    /// The canonical order.
     fn cmp(&self, other: &Self) -> Ordering {
-        (&self.host, self.port).cmp(&(&other.host, other.port))
+        self.order_key().cmp(&other.order_key())
     }
 }
 
@@ -389,6 +431,58 @@ mod tests {
             .unwrap_err()
             .detail
             .contains("10.0.0.0/8"));
+    }
+
+    /// Pins the canonical order: changing it changes every rendered output,
+    /// so it must stay the same across releases.
+    #[test]
+    fn canonical_order_is_pinned() {
+        let mut list: Vec<Entry> = [
+            "fd00::1",
+            "10.0.0.1:80",
+            "b.example",
+            "10.0.0.1",
+            "*",
+            ".a.example",
+            "a.example:443",
+            "10.0.0.0/8",
+            "fd00::/8",
+            "9.255.255.255",
+            "a.example",
+            "[fd00::1]:80",
+            "a-b.example",
+            "10.0.0.0/24",
+            "::1",
+            "127.0.0.1",
+        ]
+        .iter()
+        .map(|raw| Entry::parse(raw).unwrap().entry)
+        .collect();
+        list.sort();
+        let texts: Vec<String> = list.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            texts,
+            [
+                "*",
+                "a-b.example",
+                "a.example",
+                "a.example:443",
+                ".a.example",
+                "b.example",
+                "9.255.255.255",
+                "10.0.0.0/8",
+                "10.0.0.0/24",
+                "10.0.0.1",
+                "10.0.0.1:80",
+                "127.0.0.1",
+                "::1",
+                "fd00::/8",
+                "fd00::1",
+                "[fd00::1]:80",
+            ]
+        );
+        assert!(Entry::sorted_contains_subdomains(&list, "a.example", None));
+        assert!(!Entry::sorted_contains_subdomains(&list, "b.example", None));
     }
 
     #[test]

@@ -1,9 +1,12 @@
-//! Merging sources into one list: parse and normalise every entry, drop
-//! semantic duplicates (first occurrence wins), drop entries another entry
-//! covers for every target client, optionally aggregate CIDR blocks, and
-//! write the shared NO_PROXY list every target client reads correctly.
+//! Merging sources into one list: parse and normalise every entry, put the
+//! entries in the canonical order (see [`super::entry`]) and drop semantic
+//! duplicates (the first input spelling an entry is its origin), drop entries
+//! another entry covers for every target client, optionally aggregate CIDR
+//! blocks, and write the shared NO_PROXY list every target client reads
+//! correctly. The result depends only on the set of entries, never on the
+//! order or spelling of the inputs. Linear apart from the one sort.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::net::IpAddr;
 
 use ipnet::IpNet;
@@ -11,7 +14,7 @@ use ipnet::IpNet;
 use super::dialect::Dialect;
 use super::entry::{Entry, Host};
 use super::render::java_cidr_patterns;
-use crate::domain::Finding;
+use crate::domain::{cancel, Finding};
 
 /// One input list, named by its field (the Terraform attribute).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,15 +76,47 @@ pub struct Subsumed {
     pub covered_by: String,
 }
 
+/// One input element: the position of its source and its index there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Origin {
+    source: usize,
+    index: usize,
+}
+
+/// The input element behind each element of a merged list, recorded while
+/// merging (so tracing a finding back costs nothing).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Origins {
+    /// Per source: its field and whether findings carry the element index.
+    fields: Vec<(String, bool)>,
+    /// Per element of [`Merged::list`].
+    of: Vec<Option<Origin>>,
+}
+
+impl Origins {
+    /// The input that first gave element `index` of the shared list, as
+    /// (field, element index). The extra forms some clients need (`.x`,
+    /// `[v6]`) come from the input of the entry they stand beside. `None` for
+    /// built-in defaults and aggregated blocks no input spells.
+    pub fn get(&self, index: usize) -> Option<(&str, Option<usize>)> {
+        let origin = (*self.of.get(index)?)?;
+        let (field, indexed) = self.fields.get(origin.source)?;
+        Some((field.as_str(), indexed.then_some(origin.index)))
+    }
+}
+
 /// The result of a merge.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Merged {
-    /// Canonical entries, in source order.
+    /// Canonical entries, in the canonical order.
     pub entries: Vec<Entry>,
-    /// The shared NO_PROXY list: the canonical entries plus the extra forms
-    /// some target clients need (`.x` beside `x` for Node, `[v6]` for Python and Node).
+    /// The shared NO_PROXY list: the canonical entries, each followed by the
+    /// extra forms some target clients need (`.x` after `x` for Node, `[v6]`
+    /// after `v6` for Python and Node).
     pub list: Vec<String>,
-    /// Entries left out as covered.
+    /// Where each element of `list` came from.
+    pub origins: Origins,
+    /// Entries left out as covered, in the canonical order.
     pub subsumed: Vec<Subsumed>,
     /// Normalisations and remarks worth a warning.
     pub warnings: Vec<Finding>,
@@ -101,54 +136,63 @@ pub fn normalize(field: &str, index: usize, raw: &str) -> Result<String, Finding
         .map_err(|r| Finding::error(field, Some(index), r.summary, r.detail))
 }
 
-/// Where an entry of a merged list came from: the first input entry whose
-/// canonical form is `entry`, as (field, index). `None` when no input spells
-/// it that way (built-in defaults, aggregated blocks, extra client forms).
-pub fn origin<'a>(sources: &'a [Source], entry: &str) -> Option<(&'a str, Option<usize>)> {
-    sources
-        .iter()
-        .filter(|source| !source.field.is_empty())
-        .find_map(|source| {
-            source
-                .entries
-                .iter()
-                .position(|raw| Entry::parse(raw).is_ok_and(|p| p.entry.to_string() == entry))
-                .map(|index| (source.field.as_str(), source.indexed.then_some(index)))
-        })
+/// The error a cancelled merge returns (its caller discards it).
+fn cancelled() -> Vec<Finding> {
+    vec![Finding::error(
+        "",
+        None,
+        "Cancelled",
+        "The merge was cancelled before it finished.",
+    )]
 }
 
-/// Merges `sources` in order. Returns every error when any entry is invalid.
+/// Merges `sources` (in priority order: the first input spelling an entry is
+/// its origin). Returns every error when any entry is invalid.
 pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<Finding>> {
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
-    let mut seen = HashSet::new();
-    let mut entries = Vec::new();
-    for source in sources {
+    let total = sources.iter().map(|s| s.entries.len()).sum();
+    let mut parsed: Vec<(Entry, Option<Origin>)> = Vec::with_capacity(total);
+    for (position, source) in sources.iter().enumerate() {
         for (index, raw) in source.entries.iter().enumerate() {
-            let index = source.indexed.then_some(index);
+            if cancel::requested() {
+                return Err(cancelled());
+            }
+            let at = source.indexed.then_some(index);
             match Entry::parse(raw) {
-                Ok(parsed) => {
-                    for note in parsed.notes {
+                Ok(entry) => {
+                    for note in entry.notes {
                         warnings.push(Finding::warning(
                             &source.field,
-                            index,
+                            at,
                             "NO_PROXY entry rewritten",
                             note,
                         ));
                     }
-                    if seen.insert(parsed.entry.clone()) {
-                        entries.push(parsed.entry);
-                    }
+                    // Built-in defaults (no field) are no one's input.
+                    let origin = (!source.field.is_empty()).then_some(Origin {
+                        source: position,
+                        index,
+                    });
+                    parsed.push((entry.entry, origin));
                 }
-                Err(r) => errors.push(Finding::error(&source.field, index, r.summary, r.detail)),
+                Err(r) => errors.push(Finding::error(&source.field, at, r.summary, r.detail)),
             }
         }
     }
     if !errors.is_empty() {
         return Err(errors);
     }
+    // Stable: of equal entries, the first user input's stays (before a built-in default's).
+    parsed.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.is_none().cmp(&b.1.is_none())));
+    parsed.dedup_by(|later, first| later.0 == first.0);
+    let (entries, origins): (Vec<Entry>, Vec<Option<Origin>>) = parsed.into_iter().unzip();
+    let fields = sources
+        .iter()
+        .map(|s| (s.field.clone(), s.indexed))
+        .collect();
     let star_understood = options.targets.iter().all(|d| d.understands_any());
-    if let Some(star) = entries.iter().position(|e| e.host == Host::Any) {
+    if entries.first().is_some_and(|e| e.host == Host::Any) {
         if star_understood {
             warnings.push(Finding::warning(
                 "",
@@ -156,18 +200,23 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
                 "NO_PROXY contains `*`",
                 "`*` sends every destination around the proxy; the other entries are left out because curl and Python only honour `*` as the whole value.",
             ));
-            let subsumed = entries
+            let subsumed = entries[1..]
                 .iter()
-                .filter(|e| e.host != Host::Any)
                 .map(|e| Subsumed {
                     entry: e.to_string(),
                     covered_by: "*".to_owned(),
                 })
                 .collect();
-            let any = vec![entries.swap_remove(star)];
+            let entries = vec![Entry {
+                host: Host::Any,
+                port: None,
+            }];
+            let origins = vec![origins[0]];
+            let (list, of) = shared_list(&entries, &origins, &options.targets)?;
             return Ok(Merged {
-                list: shared_list(&any, &options.targets),
-                entries: any,
+                list,
+                origins: Origins { fields, of },
+                entries,
                 subsumed,
                 warnings,
             });
@@ -179,7 +228,7 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
             "wget and Ruby do not understand `*`, so the other entries are kept for them; curl and Python then ignore `*`, because they only honour it as the whole value.",
         ));
     }
-    let (mut entries, subsumed) = drop_covered(entries, &options.targets);
+    let (mut entries, mut origins, subsumed) = drop_covered(entries, origins, &options.targets)?;
     if options.aggregate_cidrs {
         let families: Vec<bool> = [false, true]
             .into_iter()
@@ -194,11 +243,13 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
             ));
         }
         for ipv6 in families {
-            entries = aggregate(entries, ipv6);
+            (entries, origins) = aggregate(entries, origins, ipv6);
         }
     }
+    let (list, of) = shared_list(&entries, &origins, &options.targets)?;
     Ok(Merged {
-        list: shared_list(&entries, &options.targets),
+        list,
+        origins: Origins { fields, of },
         entries,
         subsumed,
         warnings,
@@ -217,11 +268,22 @@ struct Covers<'a> {
 
 impl<'a> Covers<'a> {
     fn new(entries: &'a [Entry]) -> Self {
+        let mut counts = [0usize; 4];
+        for entry in entries.iter().filter(|e| e.port.is_none()) {
+            match &entry.host {
+                Host::Domain {
+                    subdomains_only, ..
+                } => counts[usize::from(*subdomains_only)] += 1,
+                Host::Ip(_) => counts[2] += 1,
+                Host::Cidr(_) => counts[3] += 1,
+                Host::Any => {}
+            }
+        }
         let mut covers = Covers {
-            domains: HashSet::new(),
-            subdomains: HashSet::new(),
-            ips: HashSet::new(),
-            cidrs: HashSet::new(),
+            domains: HashSet::with_capacity(counts[0]),
+            subdomains: HashSet::with_capacity(counts[1]),
+            ips: HashSet::with_capacity(counts[2]),
+            cidrs: HashSet::with_capacity(counts[3]),
             prefixes_v4: BTreeSet::new(),
             prefixes_v6: BTreeSet::new(),
         };
@@ -328,86 +390,121 @@ impl<'a> Covers<'a> {
 }
 
 /// Leaves out every entry another entry covers for all targets.
-fn drop_covered(entries: Vec<Entry>, targets: &BTreeSet<Dialect>) -> (Vec<Entry>, Vec<Subsumed>) {
+#[allow(clippy::type_complexity)]
+fn drop_covered(
+    entries: Vec<Entry>,
+    origins: Vec<Option<Origin>>,
+    targets: &BTreeSet<Dialect>,
+) -> Result<(Vec<Entry>, Vec<Option<Origin>>, Vec<Subsumed>), Vec<Finding>> {
     let covers = Covers::new(&entries);
-    let verdicts: Vec<Option<String>> = entries.iter().map(|e| covers.cover(e, targets)).collect();
+    let mut verdicts: Vec<Option<String>> = Vec::with_capacity(entries.len());
+    for entry in &entries {
+        if cancel::requested() {
+            return Err(cancelled());
+        }
+        verdicts.push(covers.cover(entry, targets));
+    }
     drop(covers);
     let mut kept = Vec::with_capacity(entries.len());
+    let mut kept_origins = Vec::with_capacity(entries.len());
     let mut subsumed = Vec::new();
-    for (entry, cover) in entries.into_iter().zip(verdicts) {
+    for ((entry, origin), cover) in entries.into_iter().zip(origins).zip(verdicts) {
         match cover {
             Some(covered_by) => subsumed.push(Subsumed {
                 entry: entry.to_string(),
                 covered_by,
             }),
-            None => kept.push(entry),
+            None => {
+                kept.push(entry);
+                kept_origins.push(origin);
+            }
         }
     }
-    (kept, subsumed)
+    Ok((kept, kept_origins, subsumed))
 }
 
 /// Replaces the port-less addresses and blocks of one family by their
-/// aggregation, placed where the first of them stood.
-fn aggregate(entries: Vec<Entry>, ipv6: bool) -> Vec<Entry> {
-    let is_net = |e: &Entry| {
-        e.port.is_none() && matches!(e.host, Host::Ip(_) | Host::Cidr(_)) && e.is_ipv6() == ipv6
+/// aggregation, in the canonical order; a block that was an input keeps its origin.
+fn aggregate(
+    entries: Vec<Entry>,
+    origins: Vec<Option<Origin>>,
+    ipv6: bool,
+) -> (Vec<Entry>, Vec<Option<Origin>>) {
+    let net_of = |e: &Entry| match e.host {
+        Host::Ip(ip) if e.port.is_none() && e.is_ipv6() == ipv6 => Some(IpNet::from(ip)),
+        Host::Cidr(net) if e.is_ipv6() == ipv6 => Some(net),
+        _ => None,
     };
-    let Some(first) = entries.iter().position(is_net) else {
-        return entries;
-    };
-    let nets: Vec<IpNet> = entries
-        .iter()
-        .filter(|e| is_net(e))
-        .filter_map(|e| match &e.host {
-            Host::Ip(ip) => Some(IpNet::from(*ip)),
-            Host::Cidr(net) => Some(*net),
-            _ => None,
-        })
-        .collect();
-    let aggregated = IpNet::aggregate(&nets).into_iter().map(|net| Entry {
-        host: if net.prefix_len() == net.max_prefix_len() {
+    let mut inputs: HashMap<IpNet, Option<Origin>> = HashMap::new();
+    let mut out: Vec<(Entry, Option<Origin>)> = Vec::with_capacity(entries.len());
+    for (entry, origin) in entries.into_iter().zip(origins) {
+        match net_of(&entry) {
+            Some(net) => {
+                inputs.insert(net, origin);
+            }
+            None => out.push((entry, origin)),
+        }
+    }
+    let nets: Vec<IpNet> = inputs.keys().copied().collect();
+    out.extend(IpNet::aggregate(&nets).into_iter().map(|net| {
+        let host = if net.prefix_len() == net.max_prefix_len() {
             Host::Ip(net.addr())
         } else {
             Host::Cidr(net)
-        },
-        port: None,
-    });
-    let mut out: Vec<Entry> = entries[..first].to_vec();
-    out.extend(aggregated);
-    out.extend(entries[first..].iter().filter(|e| !is_net(e)).cloned());
-    out
+        };
+        (
+            Entry { host, port: None },
+            inputs.get(&net).copied().flatten(),
+        )
+    }));
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out.into_iter().unzip()
 }
 
-/// The shared list: canonical forms plus the forms some targets need (no
-/// `.localhost`: names below localhost are loopback by definition, RFC 6761).
-fn shared_list(entries: &[Entry], targets: &BTreeSet<Dialect>) -> Vec<String> {
+/// The shared list and the origin of each element: canonical forms, each
+/// followed by the forms some targets need (no `.localhost`: names below
+/// localhost are loopback by definition, RFC 6761).
+#[allow(clippy::type_complexity)]
+fn shared_list(
+    entries: &[Entry],
+    origins: &[Option<Origin>],
+    targets: &BTreeSet<Dialect>,
+) -> Result<(Vec<String>, Vec<Option<Origin>>), Vec<Finding>> {
     let node = targets.iter().any(|d| d.needs_dot_form());
     let bracketed_v6 = targets.iter().any(|d| d.needs_bracketed_ipv6());
-    let mut out = Vec::with_capacity(entries.len());
-    let mut emitted: HashSet<String> = HashSet::new();
-    let mut push = |text: String| {
-        if emitted.insert(text.clone()) {
-            out.push(text);
+    let mut list = Vec::with_capacity(entries.len());
+    let mut of = Vec::with_capacity(entries.len());
+    for (entry, origin) in entries.iter().zip(origins) {
+        if cancel::requested() {
+            return Err(cancelled());
         }
-    };
-    for entry in entries {
-        push(entry.to_string());
-        match (&entry.host, entry.port) {
+        list.push(entry.to_string());
+        of.push(*origin);
+        let extra = match (&entry.host, entry.port) {
             (
                 Host::Domain {
                     name,
                     subdomains_only: false,
                 },
                 port,
-            ) if node && name != "localhost" => push(match port {
-                Some(port) => format!(".{name}:{port}"),
-                None => format!(".{name}"),
-            }),
-            (Host::Ip(IpAddr::V6(ip)), None) if bracketed_v6 => push(format!("[{ip}]")),
-            _ => {}
+            ) if node
+                && name != "localhost"
+                && !Entry::sorted_contains_subdomains(entries, name, port) =>
+            {
+                Some(match port {
+                    Some(port) => format!(".{name}:{port}"),
+                    None => format!(".{name}"),
+                })
+            }
+            (Host::Ip(IpAddr::V6(ip)), None) if bracketed_v6 => Some(format!("[{ip}]")),
+            _ => None,
+        };
+        if let Some(extra) = extra {
+            list.push(extra);
+            of.push(*origin);
         }
     }
-    out
+    Ok((list, of))
 }
 
 #[cfg(test)]
@@ -425,31 +522,61 @@ mod tests {
         }
     }
 
-    #[test]
-    fn origin_names_the_first_input_spelling_an_entry() {
-        let sources = [
-            Source {
-                field: String::new(),
-                entries: vec!["localhost".to_owned()],
-                indexed: true,
-            },
-            source("installation", &["Registry.Corp.Example.", "10.0.0.0/8"]),
-            source("extra", &["localhost", "registry.corp.example"]),
-        ];
-        assert_eq!(
-            origin(&sources, "registry.corp.example"),
-            Some(("installation", Some(0)))
-        );
-        assert_eq!(origin(&sources, "localhost"), Some(("extra", Some(0))));
-        assert_eq!(
-            origin(&sources, "10.0.0.0/8"),
-            Some(("installation", Some(1)))
-        );
-        assert_eq!(origin(&sources, "10.0.0.0/7"), None);
+    /// The origin of each list element, as the merge recorded it.
+    fn located<'m>(merged: &'m Merged, entry: &str) -> Option<(&'m str, Option<usize>)> {
+        let index = merged.list.iter().position(|e| e == entry).unwrap();
+        merged.origins.get(index)
     }
 
     #[test]
-    fn dedupes_semantically_in_source_order() {
+    fn origin_names_the_first_input_spelling_an_entry() {
+        let sources = [
+            source("", &["localhost"]),
+            source("installation", &["Registry.Corp.Example.", "10.0.0.0/8"]),
+            Source::single("apiserver_host", Some("127.0.0.1".to_owned())),
+            source(
+                "extra",
+                &["localhost", "registry.corp.example", "b.example"],
+            ),
+            source("", &["c.example"]),
+        ];
+        let merged = merge(&sources, &MergeOptions::default()).unwrap();
+        let at = |entry| located(&merged, entry);
+        assert_eq!(at("registry.corp.example"), Some(("installation", Some(0))));
+        assert_eq!(
+            at(".registry.corp.example"),
+            Some(("installation", Some(0)))
+        );
+        assert_eq!(at("localhost"), Some(("extra", Some(0))));
+        assert_eq!(at("10.0.0.0/8"), Some(("installation", Some(1))));
+        assert_eq!(at("127.0.0.1"), Some(("apiserver_host", None)));
+        assert_eq!(at("b.example"), Some(("extra", Some(2))));
+        assert_eq!(at("c.example"), None);
+    }
+
+    #[test]
+    fn node_form_is_not_repeated_when_the_input_has_it() {
+        let merged = merge(
+            &[source(
+                "extra",
+                &[".x.example:80", "x.example:80", "x.example:81"],
+            )],
+            &targets(&[Dialect::Node]),
+        )
+        .unwrap();
+        assert_eq!(
+            merged.list,
+            [
+                "x.example:80",
+                "x.example:81",
+                ".x.example:81",
+                ".x.example:80"
+            ]
+        );
+    }
+
+    #[test]
+    fn dedupes_semantically_in_canonical_order() {
         let merged = merge(
             &[
                 source(
@@ -471,7 +598,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             merged.list,
-            ["registry.corp.example", "10.0.0.1", "fd00::1", "b.example"]
+            ["b.example", "registry.corp.example", "10.0.0.1", "fd00::1"]
         );
     }
 
@@ -491,12 +618,12 @@ mod tests {
             ],
         )];
         let go = merge(&sources, &targets(&[Dialect::Go, Dialect::Curl])).unwrap();
-        assert_eq!(go.list, ["corp.example", "10.0.0.0/8", ".svc"]);
+        assert_eq!(go.list, ["corp.example", ".svc", "10.0.0.0/8"]);
         assert_eq!(go.subsumed.len(), 5);
         let python = merge(&sources, &targets(&[Dialect::Go, Dialect::Python])).unwrap();
         assert_eq!(
             python.list,
-            ["corp.example", "10.0.0.0/8", "10.1.2.3", ".svc"]
+            ["corp.example", ".svc", "10.0.0.0/8", "10.1.2.3"]
         );
         let node = merge(&sources, &targets(&[Dialect::Node])).unwrap();
         assert_eq!(
@@ -504,9 +631,9 @@ mod tests {
             [
                 "corp.example",
                 ".corp.example",
+                ".svc",
                 "10.0.0.0/8",
-                "10.1.2.3",
-                ".svc"
+                "10.1.2.3"
             ]
         );
     }
@@ -540,7 +667,7 @@ mod tests {
         assert_eq!(merged.list, ["*"]);
         assert_eq!(merged.warnings.len(), 1);
         let merged = merge(&sources, &MergeOptions::default()).unwrap();
-        assert_eq!(merged.list, ["a.example", ".a.example", "*"]);
+        assert_eq!(merged.list, ["*", "a.example", ".a.example"]);
         assert!(merged.warnings[0].detail.contains("wget and Ruby"));
     }
 
@@ -567,8 +694,8 @@ mod tests {
                 "a.example",
                 "10.0.0.0/24",
                 "10.0.1.0",
-                "fd00::/64",
-                "10.0.1.1:80"
+                "10.0.1.1:80",
+                "fd00::/64"
             ]
         );
         options.targets.insert(Dialect::Curl);
@@ -579,9 +706,9 @@ mod tests {
                 "a.example",
                 "10.0.0.0/24",
                 "10.0.1.0",
+                "10.0.1.1:80",
                 "fd00::/65",
-                "fd00::8000:0:0:0/65",
-                "10.0.1.1:80"
+                "fd00::8000:0:0:0/65"
             ]
         );
         options.targets.insert(Dialect::Python);

@@ -15,5 +15,5 @@ pub use coverage::{gaps, setting_for, Gap};
 pub use destination::Destination;
 pub use dialect::Dialect;
 pub use entry::{Entry, Host};
-pub use merge::{merge, normalize, origin, MergeOptions, Merged, Source, Subsumed};
+pub use merge::{merge, normalize, MergeOptions, Merged, Origins, Source, Subsumed};
 pub use render::{render, ClientWarning, Rendering};

@@ -2,12 +2,14 @@
 //! gives that client the meaning of the canonical (Go) list as closely as it
 //! can express it, and warnings for what it cannot.
 
+use std::collections::HashSet;
 use std::net::IpAddr;
 
 use ipnet::{IpNet, Ipv4Net};
 
 use super::dialect::Dialect;
 use super::entry::{Entry, Host};
+use crate::domain::cancel;
 
 /// The most patterns one CIDR block may expand to in Java's syntax.
 const JAVA_MAX_EXPANSION: u32 = 256;
@@ -34,30 +36,35 @@ pub struct ClientWarning {
     pub message: String,
 }
 
-/// Renders `entries` for `dialect`.
+/// Renders `entries` for `dialect` (linear: the first of equal forms stays).
+/// Stops early when the computation is cancelled ([`cancel::requested`]).
 pub fn render(dialect: Dialect, entries: &[Entry]) -> Rendering {
-    let mut parts: Vec<String> = Vec::new();
+    let mut parts: Vec<String> = Vec::with_capacity(entries.len());
     let mut warnings = Vec::new();
     for entry in entries {
-        let canonical = entry.to_string();
+        if cancel::requested() {
+            break;
+        }
         let (forms, message) = forms(dialect, entry);
         if let Some(message) = message {
             warnings.push(ClientWarning {
                 dialect,
-                entry: canonical,
+                entry: entry.to_string(),
                 message,
             });
         }
-        for form in forms {
-            if !parts.contains(&form) {
-                parts.push(form);
-            }
-        }
+        parts.extend(forms);
     }
+    let mut emitted: HashSet<&str> = HashSet::with_capacity(parts.len());
+    let unique: Vec<&str> = parts
+        .iter()
+        .map(String::as_str)
+        .filter(|part| emitted.insert(part))
+        .collect();
     let separator = if dialect == Dialect::Java { "|" } else { "," };
     Rendering {
         dialect,
-        value: parts.join(separator),
+        value: unique.join(separator),
         warnings,
     }
 }

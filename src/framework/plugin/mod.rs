@@ -21,7 +21,7 @@ use services::grpc_broker_server::{GrpcBroker, GrpcBrokerServer};
 use services::grpc_controller_server::{GrpcController, GrpcControllerServer};
 use services::grpc_stdio_server::{GrpcStdio, GrpcStdioServer};
 use services::{ConnInfo, Empty, StdioData};
-use stream::PluginStream;
+use stream::{Connections, Io, PluginStream};
 
 /// Environment variable and value Terraform sets for its plugins.
 pub const MAGIC_COOKIE_KEY: &str = "TF_PLUGIN_MAGIC_COOKIE";
@@ -72,7 +72,11 @@ pub fn run(provider_address: &str, routes: tonic::service::Routes) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    match runtime.block_on(serve(provider_address, routes, debug)) {
+    let result = runtime.block_on(serve(provider_address, routes, debug));
+    // A handler that has not reached a cancellation point yet must not hold
+    // the process: leave it behind.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(50));
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("plugin error: {error}");
@@ -158,25 +162,37 @@ async fn serve(
 
     let acceptor = tls.map(|t| tokio_rustls::TlsAcceptor::from(t.config));
     let (sender, receiver) = tokio::sync::mpsc::channel::<Result<PluginStream, std::io::Error>>(16);
+    let connections = Connections::default();
+    let counted = connections.clone();
     tokio::spawn(async move {
         while let Ok((socket, _)) = listener.accept().await {
+            let open = counted.open();
             let sender = sender.clone();
             let acceptor = acceptor.clone();
             tokio::spawn(async move {
-                let stream = match acceptor {
-                    None => PluginStream::Plain(socket),
+                let io = match acceptor {
+                    None => Io::Plain(socket),
                     Some(acceptor) => match acceptor.accept(socket).await {
-                        Ok(tls) => PluginStream::Tls(Box::new(tls)),
+                        Ok(tls) => Io::Tls(Box::new(tls)),
                         Err(error) => {
                             tracing::warn!(%error, "refused a connection");
                             return;
                         }
                     },
                 };
-                let _ = sender.send(Ok(stream)).await;
+                let _ = sender.send(Ok(PluginStream::new(io, open))).await;
             });
         }
     });
+    // Terraform keeps one connection for the plugin's lifetime: when every
+    // connection is gone, so is Terraform (killed, or done without Shutdown).
+    // In debug mode Terraform attaches and detaches at will.
+    let host_gone = async move {
+        if debug {
+            std::future::pending::<()>().await;
+        }
+        connections.all_gone(HOST_GONE_GRACE).await;
+    };
 
     let routes = routes
         .add_service(health_service)
@@ -192,8 +208,11 @@ async fn serve(
             () = stop.notified() => {}
             () = received(terminate.as_mut()) => {}
             () = received(interrupt.as_mut()) => {}
+            () = host_gone => {}
         }
-        // End the open stdio streams, then give in-flight calls a grace period.
+        // Cancel the calls in flight, end the open stdio streams, then give
+        // the calls a grace period to answer.
+        crate::framework::server::cancel_in_flight();
         stop.notify_waiters();
         stopping_now.notify_one();
     };
@@ -213,8 +232,13 @@ async fn serve(
     result
 }
 
-/// How long in-flight calls may run on after a stop request or signal.
-const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+/// How long cancelled in-flight calls may take to answer after a stop
+/// request or signal.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// How long the plugin waits for a new connection once every connection has
+/// closed before it concludes its host is gone.
+const HOST_GONE_GRACE: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// Resolves when `signal` (if any) is delivered; never without one.
 async fn received(signal: Option<&mut tokio::signal::unix::Signal>) {
@@ -233,6 +257,7 @@ impl GrpcController for Controller {
     async fn shutdown(&self, _request: Request<Empty>) -> Result<Response<Empty>, Status> {
         let notify = self.0.clone();
         // Answer first, then stop: the host waits at most 2 s before killing us.
+        crate::framework::server::cancel_in_flight();
         tokio::spawn(async move {
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
             notify.notify_waiters();

@@ -1,20 +1,84 @@
-//! One accepted plugin connection: TLS (normal) or plain (debug mode).
+//! One accepted plugin connection: TLS (normal) or plain (debug mode), and
+//! the count of open connections (the plugin stops when its host is gone).
 
 use std::io;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::UnixStream;
+use tokio::sync::watch;
 use tokio_rustls::server::TlsStream;
 use tonic::transport::server::Connected;
 
-/// A connection tonic can serve.
-pub enum PluginStream {
+/// The open connections: accepted sockets not yet closed.
+#[derive(Debug, Clone)]
+pub struct Connections(Arc<watch::Sender<usize>>);
+
+impl Default for Connections {
+    fn default() -> Self {
+        Self(Arc::new(watch::Sender::new(0)))
+    }
+}
+
+impl Connections {
+    /// Counts one accepted socket until the returned guard is dropped.
+    pub fn open(&self) -> Open {
+        self.0.send_modify(|n| *n += 1);
+        Open(self.0.clone())
+    }
+
+    /// Resolves once a connection was open and then every connection stayed
+    /// closed for `grace` (the host is gone; it keeps one connection for the
+    /// plugin's lifetime).
+    pub async fn all_gone(&self, grace: Duration) {
+        let mut count = self.0.subscribe();
+        if count.wait_for(|n| *n > 0).await.is_err() {
+            return;
+        }
+        loop {
+            if count.wait_for(|n| *n == 0).await.is_err() {
+                return;
+            }
+            tokio::time::sleep(grace).await;
+            if *count.borrow_and_update() == 0 {
+                return;
+            }
+        }
+    }
+}
+
+/// One open connection, counted in [`Connections`] while it lives.
+#[derive(Debug)]
+pub struct Open(Arc<watch::Sender<usize>>);
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n -= 1);
+    }
+}
+
+/// The transport of a connection.
+pub enum Io {
     /// Debug mode: no TLS.
     Plain(UnixStream),
     /// AutoMTLS.
     Tls(Box<TlsStream<UnixStream>>),
+}
+
+/// A connection tonic can serve, counted while it is open.
+pub struct PluginStream {
+    io: Io,
+    _open: Open,
+}
+
+impl PluginStream {
+    /// The connection over `io`, counted by `open`.
+    pub fn new(io: Io, open: Open) -> Self {
+        Self { io, _open: open }
+    }
 }
 
 impl Connected for PluginStream {
@@ -28,9 +92,9 @@ impl AsyncRead for PluginStream {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            PluginStream::Plain(s) => Pin::new(s).poll_read(cx, buf),
-            PluginStream::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
+        match &mut self.get_mut().io {
+            Io::Plain(s) => Pin::new(s).poll_read(cx, buf),
+            Io::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
         }
     }
 }
@@ -41,23 +105,23 @@ impl AsyncWrite for PluginStream {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        match self.get_mut() {
-            PluginStream::Plain(s) => Pin::new(s).poll_write(cx, buf),
-            PluginStream::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
+        match &mut self.get_mut().io {
+            Io::Plain(s) => Pin::new(s).poll_write(cx, buf),
+            Io::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
         }
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            PluginStream::Plain(s) => Pin::new(s).poll_flush(cx),
-            PluginStream::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
+        match &mut self.get_mut().io {
+            Io::Plain(s) => Pin::new(s).poll_flush(cx),
+            Io::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
         }
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            PluginStream::Plain(s) => Pin::new(s).poll_shutdown(cx),
-            PluginStream::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
+        match &mut self.get_mut().io {
+            Io::Plain(s) => Pin::new(s).poll_shutdown(cx),
+            Io::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
         }
     }
 }

@@ -53,10 +53,6 @@ impl DataSource for CloudInit {
         )
     }
 
-    fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        inputs::validate_proxy_and_units(config, diags);
-    }
-
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let (proxy, units) = inputs::read_proxy_and_units(config, diags)?;
         let settings = &proxy.settings;

@@ -38,10 +38,6 @@ impl DataSource for EksaProxyConfig {
         )
     }
 
-    fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        inputs::validate_proxy(config, diags);
-    }
-
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let proxy = inputs::read_proxy(config, diags)?;
         let findings = eksa::validate(&proxy.settings);

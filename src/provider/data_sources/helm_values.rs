@@ -63,7 +63,6 @@ impl DataSource for HelmValues {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        inputs::validate_proxy(config, diags);
         let findings: Vec<_> = ["config_map_name", "namespace"]
             .iter()
             .filter_map(|field| {

@@ -70,7 +70,6 @@ impl DataSource for Kubespray {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        inputs::validate_proxy(config, diags);
         checked_inventory(config, diags);
     }
 

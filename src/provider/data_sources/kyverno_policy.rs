@@ -6,7 +6,7 @@ use crate::domain::render::{k8s, Secrets};
 use crate::domain::Finding;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
-use crate::framework::schema::{Attribute, Schema};
+use crate::framework::schema::{Attribute, NoNullElements, Schema};
 use crate::framework::value::{Type, Value};
 use crate::provider::{convert, inputs};
 
@@ -52,7 +52,7 @@ impl DataSource for KyvernoPolicy {
         let mut attributes = inputs::proxy_attributes();
         attributes.extend([
             Attribute::with_default("policy_name", Type::String, Value::string("clusterproxy-proxy-env"), "`metadata.name` of the ClusterPolicy (a DNS-1123 label)."),
-            Attribute::with_default("excluded_namespaces", Type::list(Type::String), convert::string_list(&kyverno::DEFAULT_EXCLUDED), "Namespaces whose pods are left alone (and, with `trusted_ca`, get no CA ConfigMap). Defaults to `kube-system`, as Giant Swarm's kyverno-policies-connectivity does; an empty list excludes none."),
+            Attribute::with_default("excluded_namespaces", Type::list(Type::String), convert::string_list(&kyverno::DEFAULT_EXCLUDED), "Namespaces whose pods are left alone (and, with `trusted_ca`, get no CA ConfigMap). Defaults to `kube-system`, as Giant Swarm's kyverno-policies-connectivity does; an empty list excludes none.").validator(NoNullElements),
             Attribute::with_default("opt_out_annotation", Type::String, Value::string(kyverno::DEFAULT_OPT_OUT), "Pods annotated with this key and the value `\"true\"` are left alone."),
             Attribute::with_default("config_map_name", Type::String, Value::string("clusterproxy-trusted-ca"), "With `trusted_ca`: the ConfigMap the policy keeps in every namespace (a `generate` rule with `synchronize`), mounted at `/etc/clusterproxy/ca`."),
             Attribute::computed("policy_yaml", Type::String, "The ClusterPolicy (`kyverno.io/v1`): a `mutate` rule on pod CREATE that adds `HTTP_PROXY`, `http_proxy`, `HTTPS_PROXY`, `https_proxy`, `NO_PROXY`, `no_proxy` (the merged list) to every container (`spec.containers`; init containers are left as they are), and with `trusted_ca` the volume, the mount and `SSL_CERT_FILE`, `REQUESTS_CA_BUNDLE`, `NODE_EXTRA_CA_CERTS`, plus the `generate` rule for the ConfigMap. Existing pods change only when recreated. Holds the credentials.").sensitive(),
@@ -65,8 +65,6 @@ impl DataSource for KyvernoPolicy {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        inputs::validate_proxy(config, diags);
-        convert::null_elements(config, "excluded_namespaces", diags);
         let mut findings: Vec<Finding> = ["policy_name", "config_map_name"]
             .iter()
             .filter_map(|field| {

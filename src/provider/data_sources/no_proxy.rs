@@ -64,18 +64,18 @@ impl DataSource for NoProxy {
             Attribute::computed(
                 "entries",
                 Type::list(Type::String),
-                "The merged NO_PROXY list, in source order: installation, pod, service and node CIDRs, cluster domain, apiserver host and IP, control-plane endpoint host, `localhost`, `127.0.0.1`, `::1` (IPv6 clusters), `.svc`, the `kubernetes` Service ClusterIP, cloud metadata endpoints, extra. Entries are normalised (trimmed, lowercased, punycode, no trailing dot, `*.x` as `.x`, canonical addresses and CIDRs), semantic duplicates removed, entries covered by another entry for every client dropped, and the extra forms some clients need added (`.x` beside `x` for `node`, `[v6]` for `python`, `node` and `undici`).",
+                "The merged NO_PROXY list of the inputs (installation, pod, service and node CIDRs, cluster domain, apiserver host and IP, control-plane endpoint host, `localhost`, `127.0.0.1`, `::1` (IPv6 clusters), `.svc`, the `kubernetes` Service ClusterIP, cloud metadata endpoints, extra). Entries are normalised (trimmed, lowercased, punycode, no trailing dot, `*.x` as `.x`, canonical addresses and CIDRs), semantic duplicates removed, entries covered by another entry for every client dropped, and the extra forms some clients need added right after their entry (`.x` after `x` for `node`, `[v6]` for `python`, `node` and `undici`). The list is in one canonical order, stable across releases, so that no reordering, duplicate, or equivalent spelling of any input changes it: `*` first; host names and domains by name (byte order), `x` before `x:port` before `.x`; then IPv4 and then IPv6 addresses and blocks numerically by network address, a block before the addresses it starts with.",
             ),
             Attribute::computed("no_proxy", Type::String, "`entries` joined with commas: the value for `NO_PROXY` and `no_proxy`."),
             Attribute::computed(
                 "renderings",
                 Type::map(Type::String),
-                "Per client, the setting that gives it the intended meaning as closely as it can express: a NO_PROXY value, or for `java` the `http.nonProxyHosts` value (`|`-separated, `*.x` patterns, octet-aligned IPv4 blocks as `a.b.*`).",
+                "Per client listed in `clients`, the setting that gives it the intended meaning as closely as it can express: a NO_PROXY value, or for `java` the `http.nonProxyHosts` value (`|`-separated, `*.x` patterns, octet-aligned IPv4 blocks as `a.b.*`). Cost: one string about the size of `no_proxy` per listed client in the state and every plan; list only the clients that run in the cluster to keep them small.",
             ),
             Attribute::computed(
                 "client_warnings",
                 Type::list(client_warning_type()),
-                "Per client, the entries it cannot express or reads differently (`client`, `entry`, `message`).",
+                "Per client listed in `clients`, the entries it cannot express or reads differently (`client`, `entry`, `message`), in the order of `entries`. Cost: one object per (client, entry) concerned, so it grows with the number of listed clients that lack a feature the list uses (CIDR blocks, IPv6, ports, `.x`).",
             ),
             Attribute::computed(
                 "subsumed",

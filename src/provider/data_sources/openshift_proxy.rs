@@ -6,7 +6,7 @@ use crate::domain::render::openshift::{OpenShiftCluster, OpenShiftProxy};
 use crate::domain::render::Secrets;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
-use crate::framework::schema::{Attribute, Schema};
+use crate::framework::schema::{Attribute, NoNullElements, Schema};
 use crate::framework::value::{Type, Value};
 use crate::provider::{convert, inputs};
 
@@ -22,7 +22,7 @@ impl DataSource for OpenShiftProxySource {
     fn schema(&self) -> Schema {
         let mut attributes = inputs::proxy_attributes();
         attributes.extend([
-            Attribute::optional("readiness_endpoints", Type::list(Type::String), "`spec.readinessEndpoints`: `http://` or `https://` URLs the operator probes through the proxy before it accepts the configuration."),
+            Attribute::optional("readiness_endpoints", Type::list(Type::String), "`spec.readinessEndpoints`: `http://` or `https://` URLs the operator probes through the proxy before it accepts the configuration.").validator(NoNullElements),
             Attribute::optional("api_internal_host", Type::String, "Host of the cluster's internal API URL (`api-int.<cluster name>.<base domain>`), which the operator adds to `status.noProxy`."),
             Attribute::optional("aws_region", Type::String, "AWS region of the cluster (with `cloud = \"aws\"`): the operator adds `.<region>.compute.internal` (`.ec2.internal` in us-east-1)."),
             Attribute::computed("install_config_yaml", Type::String, "The `install-config.yaml` fragment: `proxy:` (`httpProxy`, `httpsProxy`, `noProxy`) and, with `trusted_ca`, `additionalTrustBundle`. Holds the credentials.").sensitive(),
@@ -37,11 +37,6 @@ impl DataSource for OpenShiftProxySource {
             "Renders OpenShift's proxy settings and enforces OpenShift's rules (installer and cluster-network-operator): `http://` httpProxy, `http://` or `https://` httpsProxy, no proxy IP inside the pod or service networks, noProxy entries that are IPs, CIDRs or domain names (no wildcards, no ports; `*` only alone), `http(s)://` readiness endpoints. Known at plan time whenever its inputs are.",
             attributes,
         )
-    }
-
-    fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        inputs::validate_proxy(config, diags);
-        convert::null_elements(config, "readiness_endpoints", diags);
     }
 
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {

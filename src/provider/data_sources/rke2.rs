@@ -82,10 +82,6 @@ impl DataSource for Rke2 {
         )
     }
 
-    fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        inputs::validate_proxy(config, diags);
-    }
-
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let proxy = inputs::read_proxy(config, diags)?;
         let settings = &proxy.settings;

@@ -40,7 +40,6 @@ impl DataSource for Talos {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        inputs::validate_proxy(config, diags);
         if let Some(version) = convert::string(config, "talos_version") {
             if let Err(finding) = talos::minor("talos_version", &version) {
                 convert::push_findings(&[finding], &AttributePath::root(), diags);

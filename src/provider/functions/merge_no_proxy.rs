@@ -50,7 +50,7 @@ impl Function for MergeNoProxy {
                 Parameter {
                     name: "lists",
                     ty: Type::list(Type::list(Type::String)),
-                    description: "NO_PROXY lists in priority order; the first occurrence of an entry wins.",
+                    description: "NO_PROXY lists; their order, and the order of their entries, do not matter.",
                     allow_null: false,
                 },
                 Parameter {
@@ -62,7 +62,7 @@ impl Function for MergeNoProxy {
             ],
             returns: Type::list(Type::String),
             summary: "Merge NO_PROXY lists",
-            description: "Merges NO_PROXY lists into one normalised list, exactly as the `clusterproxy_no_proxy` data source does with its `extra` input but without any cluster or platform defaults: entries normalised, semantic duplicates removed, entries covered for every client dropped, extra forms some clients need added.",
+            description: "Merges NO_PROXY lists into one normalised list, exactly as the `clusterproxy_no_proxy` data source does with its `extra` input but without any cluster or platform defaults: entries normalised, semantic duplicates removed, entries covered for every client dropped, extra forms some clients need added, in the data source's canonical order.",
         }
     }
 
