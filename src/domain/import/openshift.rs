@@ -190,7 +190,10 @@ mod tests {
                     "api-int.ocp-prod.corp.example",
                     "added by OpenShift's network operator"
                 ),
-                ("172.30.0.0/16", "added by the renderers from `service_cidrs`"),
+                (
+                    "172.30.0.0/16",
+                    "added by the renderers from `service_cidrs`"
+                ),
             ]
         );
         assert!(bare.trusted_ca.is_some());
