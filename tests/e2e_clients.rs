@@ -157,27 +157,27 @@ output "undici_warnings" {
             .collect();
         sorted.sort_unstable();
         assert_eq!(outputs["default_renderings"], json!(sorted));
-        // The platform defaults (cluster domain, localhost, .svc) follow.
+        // In the canonical order: names, then IPv4, then IPv6.
         assert_eq!(
             outputs["undici"],
-            json!(".corp.example,[fd00::1],cluster.local,localhost,127.0.0.1,.svc")
+            json!("cluster.local,.corp.example,localhost,.svc,127.0.0.1,[fd00::1]")
         );
         assert_eq!(
             outputs["undici_entries"],
             json!([
-                ".corp.example",
-                "fd00::1",
-                "[fd00::1]",
-                "10.0.0.0/8",
                 "cluster.local",
+                ".corp.example",
                 "localhost",
+                ".svc",
+                "10.0.0.0/8",
                 "127.0.0.1",
-                ".svc"
+                "fd00::1",
+                "[fd00::1]"
             ])
         );
         assert_eq!(
             outputs["undici_warnings"],
-            json!([".corp.example", "10.0.0.0/8", ".svc"])
+            json!([".corp.example", ".svc", "10.0.0.0/8"])
         );
     });
 }

@@ -72,7 +72,7 @@ fn openshift_proxy_example() {
         let no_proxy = install["proxy"]["noProxy"].as_str().unwrap();
         // registry.corp.example is covered by .corp.example for every client.
         assert!(
-            no_proxy.starts_with(".corp.example,10.128.0.0/14,"),
+            no_proxy.starts_with("cluster.local,.cluster.local,.corp.example,localhost,.svc,10.0.0.0/16,10.128.0.0/14,"),
             "{no_proxy}"
         );
         assert!(!no_proxy.contains(' '));

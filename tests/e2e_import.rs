@@ -69,9 +69,11 @@ const CASES: &[Case] = &[
         attributes: r#"name        = "tkg-aws-1"
   http_proxy  = "http://proxy.corp.example:3128"
   https_proxy = "http://proxy.corp.example:3128"
-  no_proxy    = ["registry.corp.example", "local"]"#,
+  no_proxy    = ["registry.corp.example", "local", "10.0.0.0/16", "169.254.0.0/16"]"#,
         password: None,
-        note: &["  - 169.254.0.0/16: appended by TKG itself", "  - cloud = \"aws\""],
+        // The VPC CIDR and 169.254.0.0/16 stay: TKG appends them only from
+        // variables the TKG renderer does not emit.
+        note: &["  - cloud = \"aws\""],
     },
     Case {
         kind: "systemd",

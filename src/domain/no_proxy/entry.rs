@@ -9,8 +9,9 @@
 //!
 //! Canonical order (the order of every merged list, stable across releases):
 //! `*` first; then host names and domains, by name (byte order of the
-//! lowercase punycode text), `name` before `.name`, without a port before
-//! with one, ports ascending; then IPv4 addresses and blocks, then IPv6 ones,
+//! lowercase punycode text), then by port (none first, then ascending), then
+//! `name` before `.name` (so `name`, `.name`, `name:80`, `.name:80`: the `.name`
+//! form some clients need stands right after its entry); then IPv4 addresses and blocks, then IPv6 ones,
 //! each numerically by network address, a block before the addresses and
 //! longer prefixes it starts with (shorter prefix first), without a port before with one.
 
@@ -315,7 +316,7 @@ impl PartialOrd for Entry {
 #[derive(PartialEq, Eq, PartialOrd, Ord)]
 enum OrderKey<'a> {
     Any,
-    Domain(&'a str, bool, Option<u16>),
+    Domain(&'a str, Option<u16>, bool),
     V4(u32, u8, Option<u16>),
     V6(u128, u8, Option<u16>),
 }
@@ -331,7 +332,7 @@ impl Entry {
             Host::Domain {
                 name,
                 subdomains_only,
-            } => OrderKey::Domain(name, *subdomains_only, self.port),
+            } => OrderKey::Domain(name, self.port, *subdomains_only),
             Host::Ip(ip) => net(*ip, if ip.is_ipv4() { 32 } else { 128 }),
             Host::Cidr(block) => net(block.network(), block.prefix_len()),
         }
@@ -339,7 +340,7 @@ impl Entry {
 
     /// True when the sorted slice `sorted` holds `.name` (with `port`).
     pub fn sorted_contains_subdomains(sorted: &[Entry], name: &str, port: Option<u16>) -> bool {
-        let key = OrderKey::Domain(name, true, port);
+        let key = OrderKey::Domain(name, port, true);
         sorted.binary_search_by(|e| e.order_key().cmp(&key)).is_ok()
     }
 }
@@ -466,8 +467,8 @@ mod tests {
                 "*",
                 "a-b.example",
                 "a.example",
-                "a.example:443",
                 ".a.example",
+                "a.example:443",
                 "b.example",
                 "9.255.255.255",
                 "10.0.0.0/8",

@@ -568,9 +568,9 @@ mod tests {
             merged.list,
             [
                 "x.example:80",
+                ".x.example:80",
                 "x.example:81",
-                ".x.example:81",
-                ".x.example:80"
+                ".x.example:81"
             ]
         );
     }
