@@ -7,7 +7,7 @@
 #[path = "e2e/mod.rs"]
 mod harness;
 
-use harness::{example, for_each_terraform, hcl_string, run_cycle, Cycle, Workdir};
+use harness::{example, for_each_terraform, run_cycle, Cycle, Workdir};
 use serde_json::{json, Value};
 
 /// A password with characters that need care: `%`, `"`, `\`, `$`, space.
@@ -24,31 +24,13 @@ fn certificate() -> String {
     params.self_signed(&key).unwrap().pem()
 }
 
-/// Applies the docs example of `data_source` (password in a var file, CA
-/// file beside it), checks that plan output and trace logs never show the
-/// password, and returns the outputs.
-fn apply_example(tf: &harness::Terraform, data_source: &str) -> serde_json::Map<String, Value> {
-    let provider = example("provider/provider.tf");
-    let config = example(&format!("data-sources/{data_source}/data-source.tf"));
-    let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", &config)]);
-    if config.contains("proxy-ca.pem") {
-        work.write_file("proxy-ca.pem", &certificate());
-    }
-    work.write_file(
-        "test.tfvars",
-        &format!("proxy_password = {}\n", hcl_string(PASSWORD)),
-    );
-    let outputs = run_cycle(
-        &work,
-        &Cycle {
-            var_file: Some("test.tfvars".into()),
-            import: None,
-        },
-    );
-    for secret in [PASSWORD, PASSWORD_ENCODED] {
-        work.assert_secret_absent(&["plan", "-var-file=test.tfvars"], secret);
-    }
-    outputs
+/// The docs example of `data_source`, applied by the harness with this
+/// file's password and CA.
+fn apply_example(
+    tf: &harness::Terraform,
+    data_source: &str,
+) -> serde_json::Map<String, serde_json::Value> {
+    harness::apply_data_source_example(tf, data_source, PASSWORD, PASSWORD_ENCODED, &certificate())
 }
 
 fn yaml(text: &Value) -> Value {

@@ -9,7 +9,7 @@
 mod harness;
 
 use base64::Engine as _;
-use harness::{example, for_each_terraform, hcl_string, run_cycle, Cycle, ImportStep, Workdir};
+use harness::{example, for_each_terraform, run_cycle, Cycle, ImportStep, Workdir};
 use serde::Deserialize as _;
 use std::process::Command;
 
@@ -26,36 +26,13 @@ fn certificate() -> String {
     params.self_signed(&key).unwrap().pem()
 }
 
-/// Applies the docs example of `data_source` with the password in a var
-/// file (full cycle: known at plan time, empty second plan, destroy), checks
-/// that plan output and trace logs never show the password in any form,
-/// and returns the outputs.
+/// The docs example of `data_source`, applied by the harness with this
+/// file's password and CA.
 fn apply_example(
     tf: &harness::Terraform,
     data_source: &str,
 ) -> serde_json::Map<String, serde_json::Value> {
-    let provider = example("provider/provider.tf");
-    let config = example(&format!("data-sources/{data_source}/data-source.tf"));
-    let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", &config)]);
-    if config.contains("proxy-ca.pem") {
-        work.write_file("proxy-ca.pem", &certificate());
-    }
-    work.write_file(
-        "test.tfvars",
-        &format!("proxy_password = {}\n", hcl_string(PASSWORD)),
-    );
-    let outputs = run_cycle(
-        &work,
-        &Cycle {
-            var_file: Some("test.tfvars".into()),
-            import: None,
-        },
-    );
-    let in_dropins = PASSWORD_ENCODED.replace('%', "%%");
-    for secret in [PASSWORD, PASSWORD_ENCODED, &in_dropins] {
-        work.assert_secret_absent(&["plan", "-var-file=test.tfvars"], secret);
-    }
-    outputs
+    harness::apply_data_source_example(tf, data_source, PASSWORD, PASSWORD_ENCODED, &certificate())
 }
 
 /// Writes `content` to a temporary file and runs `program args... file`:

@@ -7,47 +7,26 @@
 mod harness;
 
 use base64::Engine as _;
-use harness::{example, for_each_terraform, hcl_string, run_cycle, Cycle, Workdir};
+use harness::{example, for_each_terraform, run_cycle, Cycle, Workdir};
 
 /// A password with every character that needs care: `%`, `"`, `\`, `$`, space.
 const PASSWORD: &str = r#"p%40ss "w\rd" $HOME x"#;
 /// The same, percent-encoded as it appears inside proxy URLs.
 const PASSWORD_ENCODED: &str = "p%2540ss%20%22w%5Crd%22%20%24HOME%20x";
 
-/// Applies the docs example of `data_source` with the password in a var file,
-/// checks that plan output and trace logs never show the password, and returns the outputs.
+/// The docs example of `data_source`, applied by the harness with this
+/// file's password and CA.
 fn apply_example(
     tf: &harness::Terraform,
     data_source: &str,
 ) -> serde_json::Map<String, serde_json::Value> {
-    let provider = example("provider/provider.tf");
-    let config = example(&format!("data-sources/{data_source}/data-source.tf"));
-    let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", &config)]);
-    if config.contains("proxy-ca.pem") {
-        work.write_file("proxy-ca.pem", &certificate(&[]));
-    }
-    let needs_password = config.contains("proxy_password");
-    let cycle = if needs_password {
-        work.write_file(
-            "test.tfvars",
-            &format!("proxy_password = {}\n", hcl_string(PASSWORD)),
-        );
-        Cycle {
-            var_file: Some("test.tfvars".into()),
-            import: None,
-        }
-    } else {
-        Cycle::default()
-    };
-    let outputs = run_cycle(&work, &cycle);
-    if needs_password {
-        // As is, in proxy URLs, and in URLs inside systemd drop-ins (`%%`).
-        let in_dropins = PASSWORD_ENCODED.replace('%', "%%");
-        for secret in [PASSWORD, PASSWORD_ENCODED, &in_dropins] {
-            work.assert_secret_absent(&["plan", "-var-file=test.tfvars"], secret);
-        }
-    }
-    outputs
+    harness::apply_data_source_example(
+        tf,
+        data_source,
+        PASSWORD,
+        PASSWORD_ENCODED,
+        &certificate(&[]),
+    )
 }
 
 #[test]

@@ -639,6 +639,48 @@ pub fn secret_forms(secret: &str) -> Vec<String> {
     forms
 }
 
+/// Applies the docs example of `data_source` through the whole cycle (known at
+/// plan time, empty second plan, refresh-only, destroy), with `password` in a
+/// var file when the example reads `proxy_password` and `ca_pem` as
+/// `proxy-ca.pem` when it reads that file. Checks that plan output and trace
+/// logs never show the password as is, percent-encoded (`password_encoded`)
+/// or as systemd writes it (`%` doubled), and returns the outputs.
+pub fn apply_data_source_example(
+    tf: &Terraform,
+    data_source: &str,
+    password: &str,
+    password_encoded: &str,
+    ca_pem: &str,
+) -> serde_json::Map<String, Value> {
+    let provider = example("provider/provider.tf");
+    let config = example(&format!("data-sources/{data_source}/data-source.tf"));
+    let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", &config)]);
+    if config.contains("proxy-ca.pem") {
+        work.write_file("proxy-ca.pem", ca_pem);
+    }
+    let needs_password = config.contains("proxy_password");
+    let cycle = if needs_password {
+        work.write_file(
+            "test.tfvars",
+            &format!("proxy_password = {}\n", hcl_string(password)),
+        );
+        Cycle {
+            var_file: Some("test.tfvars".into()),
+            import: None,
+        }
+    } else {
+        Cycle::default()
+    };
+    let outputs = run_cycle(&work, &cycle);
+    if needs_password {
+        let in_dropins = password_encoded.replace('%', "%%");
+        for secret in [password, password_encoded, &in_dropins] {
+            work.assert_secret_absent(&["plan", "-var-file=test.tfvars"], secret);
+        }
+    }
+    outputs
+}
+
 /// An import step: the resource address and the import ID.
 #[derive(Debug, Clone)]
 pub struct ImportStep {
