@@ -876,6 +876,27 @@ output "renders" {{
                 "username = \"svc-k8s\"\n  password = var.proxy_password",
             ),
         );
+        // A bad argument is an error on that argument.
+        let bad = r#"
+output "x" {
+  value = provider::clusterproxy::render("nope", null, null)
+}
+"#;
+        let work_bad = Workdir::from_files(
+            tf,
+            &[
+                ("provider.tf", &example("provider/provider.tf")),
+                ("main.tf", bad),
+            ],
+        );
+        work_bad.expect_failure(&["plan"], "Invalid value for \"settings\" parameter");
+        let bad = r#"
+output "x" {
+  value = provider::clusterproxy::render("nope", { http_proxy = "http://p:1", https_proxy = null, username = null, password = null, no_proxy = [], trusted_ca = null }, null)
+}
+"#;
+        work_bad.write_file("main.tf", bad);
+        work_bad.expect_failure(&["plan"], "Invalid value for \"platform\" parameter");
         for command in [&["plan", vars[0]][..], &["apply", "-auto-approve", vars[0]]] {
             let run = work.expect_failure(command, "Invalid value for \"settings\" parameter");
             assert!(
