@@ -309,9 +309,8 @@ output "fingerprint" {{
     });
 }
 
-#[test]
-fn profile_state_upgrade_from_version_0() {
-    let config = r#"
+/// The configuration the stored states of earlier schema versions match.
+const UPGRADED_CONFIG: &str = r#"
 variable "proxy_password" {
   type      = string
   sensitive = true
@@ -325,37 +324,54 @@ resource "clusterproxy_profile" "corp" {
   no_proxy   = ["registry.corp.example", "10.0.0.0/8"]
 }
 "#;
-    for_each_terraform(|tf| {
-        let work = workdir(tf, config);
-        let state = serde_json::json!({
-            "version": 4,
-            "terraform_version": "1.0.3",
-            "serial": 1,
-            "lineage": "5b0a4f0e-7c3e-4c21-9f6a-0d6c3f2b9a11",
-            "outputs": {},
-            "resources": [{
-                "mode": "managed",
-                "type": "clusterproxy_profile",
-                "name": "corp",
-                "provider": "provider[\"registry.terraform.io/clusterproxy/clusterproxy\"]",
-                "instances": [{
-                    "schema_version": 0,
-                    "attributes": {
-                        "id": "corp",
-                        "name": "corp",
-                        "description": null,
-                        "http_proxy": "http://proxy.corp.example:3128",
-                        "https_proxy": null,
-                        "username": "svc-k8s",
-                        "password": PASSWORD,
-                        "no_proxy": "registry.corp.example, 10.0.0.0/8",
-                        "trusted_ca": null
-                    },
-                    "sensitive_attributes": [[{"type": "get_attr", "value": "password"}]]
-                }]
+
+/// A state file holding `clusterproxy_profile.corp` as an earlier release
+/// wrote it: `attributes` under `schema_version`, `sensitive` attributes marked.
+fn stored_state(schema_version: i64, attributes: serde_json::Value, sensitive: &[&str]) -> String {
+    let marks: Vec<serde_json::Value> = sensitive
+        .iter()
+        .map(|name| serde_json::json!([{"type": "get_attr", "value": name}]))
+        .collect();
+    serde_json::json!({
+        "version": 4,
+        "terraform_version": "1.0.3",
+        "serial": 1,
+        "lineage": "5b0a4f0e-7c3e-4c21-9f6a-0d6c3f2b9a11",
+        "outputs": {},
+        "resources": [{
+            "mode": "managed",
+            "type": "clusterproxy_profile",
+            "name": "corp",
+            "provider": "provider[\"registry.terraform.io/clusterproxy/clusterproxy\"]",
+            "instances": [{
+                "schema_version": schema_version,
+                "attributes": attributes,
+                "sensitive_attributes": marks
             }]
+        }]
+    })
+    .to_string()
+}
+
+#[test]
+fn profile_state_upgrade_from_version_0() {
+    for_each_terraform(|tf| {
+        let work = workdir(tf, UPGRADED_CONFIG);
+        let attributes = serde_json::json!({
+            "id": "corp",
+            "name": "corp",
+            "description": null,
+            "http_proxy": "http://proxy.corp.example:3128",
+            "https_proxy": null,
+            "username": "svc-k8s",
+            "password": PASSWORD,
+            "no_proxy": "registry.corp.example, 10.0.0.0/8",
+            "trusted_ca": null
         });
-        work.write_file("terraform.tfstate", &state.to_string());
+        work.write_file(
+            "terraform.tfstate",
+            &stored_state(0, attributes, &["password"]),
+        );
         // The upgrade itself succeeds on plan; Terraform 1.0 then plans a
         // one-time in-place update that only marks the new computed
         // attributes sensitive.
@@ -378,73 +394,41 @@ resource "clusterproxy_profile" "corp" {
 /// fingerprint no longer depends on the password.
 #[test]
 fn profile_state_upgrade_from_version_1_keeps_the_revision() {
-    let config = r#"
-variable "proxy_password" {
-  type      = string
-  sensitive = true
-}
-
-resource "clusterproxy_profile" "corp" {
-  name       = "corp"
-  http_proxy = "http://proxy.corp.example:3128"
-  username   = "svc-k8s"
-  password   = var.proxy_password
-  no_proxy   = ["registry.corp.example", "10.0.0.0/8"]
-}
-"#;
     let url = "http://svc-k8s:p%40ss%20word@proxy.corp.example:3128";
     let entries = ["registry.corp.example", "10.0.0.0/8"];
     for_each_terraform(|tf| {
-        let work = workdir(tf, config);
-        let state = serde_json::json!({
-            "version": 4,
-            "terraform_version": "1.0.3",
-            "serial": 3,
-            "lineage": "6c1b5f1f-8d4f-4d32-a0e7-1e7d4a3c0b22",
-            "outputs": {},
-            "resources": [{
-                "mode": "managed",
-                "type": "clusterproxy_profile",
-                "name": "corp",
-                "provider": "provider[\"registry.terraform.io/clusterproxy/clusterproxy\"]",
-                "instances": [{
-                    "schema_version": 1,
-                    "attributes": {
-                        "id": "corp",
-                        "name": "corp",
-                        "description": null,
-                        "http_proxy": "http://proxy.corp.example:3128",
-                        "https_proxy": null,
-                        "username": "svc-k8s",
-                        "password": PASSWORD,
-                        "no_proxy": entries,
-                        "trusted_ca": null,
-                        "normalized_http_proxy": "http://proxy.corp.example:3128",
-                        "normalized_https_proxy": "http://proxy.corp.example:3128",
-                        "normalized_no_proxy": entries,
-                        "http_proxy_url": url,
-                        "https_proxy_url": url,
-                        "fingerprint": v1_fingerprint(url, &entries),
-                        "revision": 3,
-                        "settings": {
-                            "http_proxy": "http://proxy.corp.example:3128",
-                            "https_proxy": "http://proxy.corp.example:3128",
-                            "username": "svc-k8s",
-                            "password": PASSWORD,
-                            "no_proxy": entries,
-                            "trusted_ca": null
-                        }
-                    },
-                    "sensitive_attributes": [
-                        [{"type": "get_attr", "value": "password"}],
-                        [{"type": "get_attr", "value": "http_proxy_url"}],
-                        [{"type": "get_attr", "value": "https_proxy_url"}],
-                        [{"type": "get_attr", "value": "settings"}]
-                    ]
-                }]
-            }]
+        let work = workdir(tf, UPGRADED_CONFIG);
+        let attributes = serde_json::json!({
+            "id": "corp",
+            "name": "corp",
+            "description": null,
+            "http_proxy": "http://proxy.corp.example:3128",
+            "https_proxy": null,
+            "username": "svc-k8s",
+            "password": PASSWORD,
+            "no_proxy": entries,
+            "trusted_ca": null,
+            "normalized_http_proxy": "http://proxy.corp.example:3128",
+            "normalized_https_proxy": "http://proxy.corp.example:3128",
+            "normalized_no_proxy": entries,
+            "http_proxy_url": url,
+            "https_proxy_url": url,
+            "fingerprint": v1_fingerprint(url, &entries),
+            "revision": 3,
+            "settings": {
+                "http_proxy": "http://proxy.corp.example:3128",
+                "https_proxy": "http://proxy.corp.example:3128",
+                "username": "svc-k8s",
+                "password": PASSWORD,
+                "no_proxy": entries,
+                "trusted_ca": null
+            }
         });
-        work.write_file("terraform.tfstate", &state.to_string());
+        let sensitive = ["password", "http_proxy_url", "https_proxy_url", "settings"];
+        work.write_file(
+            "terraform.tfstate",
+            &stored_state(1, attributes, &sensitive),
+        );
         work.assert_no_resource_changes(&["-var-file=test.tfvars"]);
         work.run_ok(&["apply", "-auto-approve", "-var-file=test.tfvars"]);
         let upgraded = work.resource_values("clusterproxy_profile.corp");
