@@ -7,31 +7,11 @@
 #[path = "e2e/mod.rs"]
 mod harness;
 
-use harness::{example, for_each_terraform, run_cycle, Cycle, Workdir};
+use harness::{
+    apply_data_source_example, ca_certificate, example, for_each_terraform, run_cycle, Cycle,
+    Workdir, EXAMPLE_PASSWORD_ENCODED as PASSWORD_ENCODED,
+};
 use serde_json::{json, Value};
-
-/// A password with characters that need care: `%`, `"`, `\`, `$`, space.
-const PASSWORD: &str = r#"p%40ss "w\rd" $HOME x"#;
-/// The same, percent-encoded as it appears inside proxy URLs.
-const PASSWORD_ENCODED: &str = "p%2540ss%20%22w%5Crd%22%20%24HOME%20x";
-
-/// A self-signed CA certificate as PEM.
-fn certificate() -> String {
-    let mut params =
-        rcgen::CertificateParams::new(vec!["proxy-ca.corp.example".to_owned()]).unwrap();
-    params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    let key = rcgen::KeyPair::generate().unwrap();
-    params.self_signed(&key).unwrap().pem()
-}
-
-/// The docs example of `data_source`, applied by the harness with this
-/// file's password and CA.
-fn apply_example(
-    tf: &harness::Terraform,
-    data_source: &str,
-) -> serde_json::Map<String, serde_json::Value> {
-    harness::apply_data_source_example(tf, data_source, PASSWORD, PASSWORD_ENCODED, &certificate())
-}
 
 fn yaml(text: &Value) -> Value {
     serde_yaml_ng::from_str(text.as_str().expect("a string output")).expect("valid YAML")
@@ -40,7 +20,7 @@ fn yaml(text: &Value) -> Value {
 #[test]
 fn openshift_proxy_example() {
     for_each_terraform(|tf| {
-        let outputs = apply_example(tf, "clusterproxy_openshift_proxy");
+        let outputs = apply_data_source_example(tf, "clusterproxy_openshift_proxy");
         let install = yaml(&outputs["install_config"]);
         let http = install["proxy"]["httpProxy"].as_str().unwrap();
         assert_eq!(
@@ -112,7 +92,7 @@ fn openshift_proxy_example() {
 #[test]
 fn eksa_proxy_config_example() {
     for_each_terraform(|tf| {
-        let outputs = apply_example(tf, "clusterproxy_eksa_proxy_config");
+        let outputs = apply_data_source_example(tf, "clusterproxy_eksa_proxy_config");
         let spec = yaml(&outputs["cluster_spec"]);
         let proxy = &spec["spec"]["proxyConfiguration"];
         assert_eq!(
@@ -135,7 +115,7 @@ fn eksa_proxy_config_example() {
 #[test]
 fn kyverno_policy_example() {
     for_each_terraform(|tf| {
-        let outputs = apply_example(tf, "clusterproxy_kyverno_policy");
+        let outputs = apply_data_source_example(tf, "clusterproxy_kyverno_policy");
         let policy = yaml(&outputs["policy"]);
         assert_eq!(policy["apiVersion"], "kyverno.io/v1");
         assert_eq!(policy["kind"], "ClusterPolicy");
@@ -166,7 +146,7 @@ fn kyverno_policy_example() {
 #[test]
 fn helm_values_example() {
     for_each_terraform(|tf| {
-        let outputs = apply_example(tf, "clusterproxy_helm_values");
+        let outputs = apply_data_source_example(tf, "clusterproxy_helm_values");
         let cert_manager = yaml(&outputs["cert_manager"]);
         assert_eq!(
             cert_manager["https_proxy"],
@@ -220,7 +200,7 @@ fn helm_values_example() {
 #[test]
 fn platform_rules_are_diagnostics() {
     let provider = example("provider/provider.tf");
-    let ca = certificate();
+    let ca = ca_certificate(&["proxy-ca.corp.example"]);
     let cases: Vec<(&str, &str, &str, Option<&str>)> = vec![
         (
             r#"data "clusterproxy_openshift_proxy" "x" {

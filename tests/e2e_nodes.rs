@@ -9,31 +9,12 @@
 mod harness;
 
 use base64::Engine as _;
-use harness::{example, for_each_terraform, run_cycle, Cycle, ImportStep, Workdir};
+use harness::{
+    apply_data_source_example, example, for_each_terraform, run_cycle, Cycle, ImportStep, Workdir,
+    EXAMPLE_PASSWORD_ENCODED as PASSWORD_ENCODED,
+};
 use serde::Deserialize as _;
 use std::process::Command;
-
-/// A password with every character that needs care: `%`, `"`, `\`, `$`, space.
-const PASSWORD: &str = r#"p%40ss "w\rd" $HOME x"#;
-/// The same, percent-encoded as it appears inside proxy URLs.
-const PASSWORD_ENCODED: &str = "p%2540ss%20%22w%5Crd%22%20%24HOME%20x";
-
-/// A self-signed CA certificate as PEM.
-fn certificate() -> String {
-    let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-    params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    let key = rcgen::KeyPair::generate().unwrap();
-    params.self_signed(&key).unwrap().pem()
-}
-
-/// The docs example of `data_source`, applied by the harness with this
-/// file's password and CA.
-fn apply_example(
-    tf: &harness::Terraform,
-    data_source: &str,
-) -> serde_json::Map<String, serde_json::Value> {
-    harness::apply_data_source_example(tf, data_source, PASSWORD, PASSWORD_ENCODED, &certificate())
-}
 
 /// Writes `content` to a temporary file and runs `program args... file`:
 /// whether it succeeded, and its output.
@@ -54,7 +35,7 @@ fn run_on_file(program: &str, args: &[&str], content: &str) -> (bool, String) {
 #[test]
 fn cloud_init_example() {
     for_each_terraform(|tf| {
-        let outputs = apply_example(tf, "clusterproxy_cloud_init");
+        let outputs = apply_data_source_example(tf, "clusterproxy_cloud_init");
         let user_data = outputs["user_data"].as_str().unwrap();
         for document in [user_data, outputs["user_data_redacted"].as_str().unwrap()] {
             let (ok, log) = run_on_file("cloud-init", &["schema", "--config-file"], document);
@@ -97,7 +78,7 @@ fn cloud_init_example() {
 #[test]
 fn ignition_example() {
     for_each_terraform(|tf| {
-        let outputs = apply_example(tf, "clusterproxy_ignition");
+        let outputs = apply_data_source_example(tf, "clusterproxy_ignition");
         let config = outputs["config"].as_str().unwrap();
         for document in [config, outputs["config_redacted"].as_str().unwrap()] {
             let (ok, log) = run_on_file("ignition-validate", &[], document);
@@ -139,7 +120,7 @@ fn ignition_example() {
 #[test]
 fn rke2_example() {
     for_each_terraform(|tf| {
-        let outputs = apply_example(tf, "clusterproxy_rke2");
+        let outputs = apply_data_source_example(tf, "clusterproxy_rke2");
         assert_eq!(outputs["path"], "/etc/default/rke2-agent");
         assert_eq!(outputs["permissions"], "0600");
         assert_eq!(
@@ -186,7 +167,7 @@ fn rke2_example() {
 #[test]
 fn talos_example() {
     for_each_terraform(|tf| {
-        let outputs = apply_example(tf, "clusterproxy_talos");
+        let outputs = apply_data_source_example(tf, "clusterproxy_talos");
         let documents: Vec<serde_json::Value> =
             serde_yaml_ng::Deserializer::from_str(outputs["patch"].as_str().unwrap())
                 .map(|d| serde_json::Value::deserialize(d).unwrap())
@@ -217,7 +198,7 @@ fn talos_example() {
 #[test]
 fn kubespray_example() {
     for_each_terraform(|tf| {
-        let outputs = apply_example(tf, "clusterproxy_kubespray");
+        let outputs = apply_data_source_example(tf, "clusterproxy_kubespray");
         let vars: serde_json::Value =
             serde_yaml_ng::from_str(outputs["group_vars"].as_str().unwrap()).unwrap();
         let additional = vars["additional_no_proxy"].as_str().unwrap();

@@ -7,32 +7,15 @@
 mod harness;
 
 use base64::Engine as _;
-use harness::{example, for_each_terraform, run_cycle, Cycle, Workdir};
-
-/// A password with every character that needs care: `%`, `"`, `\`, `$`, space.
-const PASSWORD: &str = r#"p%40ss "w\rd" $HOME x"#;
-/// The same, percent-encoded as it appears inside proxy URLs.
-const PASSWORD_ENCODED: &str = "p%2540ss%20%22w%5Crd%22%20%24HOME%20x";
-
-/// The docs example of `data_source`, applied by the harness with this
-/// file's password and CA.
-fn apply_example(
-    tf: &harness::Terraform,
-    data_source: &str,
-) -> serde_json::Map<String, serde_json::Value> {
-    harness::apply_data_source_example(
-        tf,
-        data_source,
-        PASSWORD,
-        PASSWORD_ENCODED,
-        &certificate(&[]),
-    )
-}
+use harness::{
+    apply_data_source_example, ca_certificate, example, for_each_terraform, run_cycle, Cycle,
+    Workdir, EXAMPLE_PASSWORD as PASSWORD, EXAMPLE_PASSWORD_ENCODED as PASSWORD_ENCODED,
+};
 
 #[test]
 fn systemd_dropin_example() {
     for_each_terraform(|tf| {
-        let outputs = apply_example(tf, "clusterproxy_systemd_dropin");
+        let outputs = apply_data_source_example(tf, "clusterproxy_systemd_dropin");
         let review = outputs["containerd_dropin"].as_str().unwrap();
         assert!(
             review.starts_with("# Proxy settings for containerd.service"),
@@ -85,7 +68,7 @@ fn systemd_dropin_example() {
 #[test]
 fn capi_kubeadm_example() {
     for_each_terraform(|tf| {
-        let outputs = apply_example(tf, "clusterproxy_capi_kubeadm");
+        let outputs = apply_data_source_example(tf, "clusterproxy_capi_kubeadm");
         let yaml = outputs["kubeadm_config_spec"].as_str().unwrap();
         for secret in [PASSWORD, PASSWORD_ENCODED] {
             for form in harness::secret_forms(secret) {
@@ -176,7 +159,7 @@ fn capi_kubeadm_example() {
 #[test]
 fn tkg_config_example() {
     for_each_terraform(|tf| {
-        let outputs = apply_example(tf, "clusterproxy_tkg_config");
+        let outputs = apply_data_source_example(tf, "clusterproxy_tkg_config");
         let config: serde_json::Value =
             serde_yaml_ng::from_str(outputs["cluster_config"].as_str().unwrap()).unwrap();
         assert_eq!(config["TKG_HTTP_PROXY_ENABLED"], true);
@@ -208,7 +191,7 @@ fn tkg_config_example() {
 #[test]
 fn aks_http_proxy_config_example() {
     for_each_terraform(|tf| {
-        let outputs = apply_example(tf, "clusterproxy_aks_http_proxy_config");
+        let outputs = apply_data_source_example(tf, "clusterproxy_aks_http_proxy_config");
         let json: serde_json::Value =
             serde_json::from_str(outputs["az_http_proxy_config_json"].as_str().unwrap()).unwrap();
         assert_eq!(json["httpProxy"], "http://proxy.corp.example:3128");
@@ -223,7 +206,7 @@ fn aks_http_proxy_config_example() {
 #[test]
 fn pod_env_example() {
     for_each_terraform(|tf| {
-        let outputs = apply_example(tf, "clusterproxy_pod_env");
+        let outputs = apply_data_source_example(tf, "clusterproxy_pod_env");
         let env = outputs["env"].as_array().unwrap();
         let names: Vec<&str> = env.iter().map(|e| e["name"].as_str().unwrap()).collect();
         assert_eq!(
@@ -273,16 +256,6 @@ fn pod_env_example() {
         );
         assert_eq!(mounts["volumeMounts"][0]["readOnly"], true);
     });
-}
-
-/// A self-signed CA certificate as PEM, with `sans` as subjectAltNames.
-fn certificate(sans: &[&str]) -> String {
-    let mut params =
-        rcgen::CertificateParams::new(sans.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>())
-            .unwrap();
-    params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    let key = rcgen::KeyPair::generate().unwrap();
-    params.self_signed(&key).unwrap().pem()
 }
 
 /// An AKS data source with `trusted_ca` set to `pem` (a heredoc).
@@ -399,7 +372,7 @@ fn renderer_bad_input_is_a_diagnostic() {
     // show: the attribute or the block, text the diagnostic must mention)
     let cases: Vec<(String, &str, &str, Option<&str>)> = vec![
         (
-            aks_with_ca(&certificate(&[])),
+            aks_with_ca(&ca_certificate(&[])),
             "CA certificate without subjectAltName",
             "trusted_ca",
             None,
@@ -407,7 +380,7 @@ fn renderer_bad_input_is_a_diagnostic() {
         (
             aks_with_ca(
                 &(0..21)
-                    .map(|_| certificate(&["proxy-ca.corp.example"]))
+                    .map(|_| ca_certificate(&["proxy-ca.corp.example"]))
                     .collect::<String>(),
             ),
             "Too many CA certificates for AKS",
