@@ -329,6 +329,7 @@ macro_rules! model {
         }
 
         impl $crate::framework::model::Model for $name {
+            #[allow(clippy::vec_init_then_push)]
             fn attributes() -> Vec<$crate::framework::schema::Attribute> {
                 let mut attributes = Vec::new();
                 $( $crate::__model_field!(attribute [$($spec)*] $field $fty, attributes); )*
