@@ -210,9 +210,18 @@ impl<T: Field> Field for Vec<T> {
     }
 }
 
-/// A set, its elements in the order they were read or given.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// A set, its elements in the order they were read or given (equality
+/// ignores the order, as for [`Value::Set`]).
+#[derive(Debug, Clone, Default)]
 pub struct Set<T>(pub Vec<T>);
+
+impl<T: PartialEq> PartialEq for Set<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.len() == other.0.len()
+            && self.0.iter().all(|x| other.0.contains(x))
+            && other.0.iter().all(|y| self.0.contains(y))
+    }
+}
 
 impl<T: Field> Field for Set<T> {
     fn ty() -> Type {
@@ -511,6 +520,8 @@ mod tests {
             ])]))
         );
         assert_eq!(Config::read(&value), config);
+        assert_eq!(Set(vec![1_i64, 2]), Set(vec![2, 1]));
+        assert_ne!(Set(vec![1_i64, 2]), Set(vec![2, 3]));
         let state = with(&object(&[("other", Value::bool(false))]), &config);
         assert_eq!(state.get_attr("other"), Some(&Value::bool(false)));
         assert_eq!(state.get_attr("count"), Some(&Value::int(7)));

@@ -379,7 +379,6 @@ impl Resource for ProfileResource {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::framework::value::Number;
 
     #[test]
     fn import_ids() {
@@ -400,11 +399,8 @@ mod tests {
         .into_bytes()
     }
 
-    fn number(state: &Value, name: &str) -> Option<i64> {
-        state
-            .get_attr(name)
-            .and_then(Value::as_number)
-            .and_then(Number::as_i64)
+    fn revision(state: &Value) -> Option<i64> {
+        Computed::read(state).revision
     }
 
     #[test]
@@ -414,10 +410,10 @@ mod tests {
             .upgrade_state(1, &v1_state("7", ""), &mut diags)
             .unwrap();
         assert!(!diags.has_errors(), "{diags:?}");
-        assert_eq!(number(&state, "revision"), Some(7));
+        assert_eq!(revision(&state), Some(7));
         assert_eq!(
-            state.get_attr("no_proxy"),
-            Some(&Set(vec!["10.0.0.0/8".to_owned(), "B.example".to_owned()]).value())
+            Inputs::read(&state).no_proxy,
+            Some(Set(vec!["10.0.0.0/8".to_owned(), "B.example".to_owned()]))
         );
         assert_eq!(Inputs::read(&state).description.as_deref(), Some("d"));
         assert_eq!(Inputs::read(&state).password.as_deref(), Some("p w"));
@@ -480,7 +476,7 @@ mod tests {
             Computed::read(&state).https_proxy_url.as_deref(),
             Some("http://u:p@proxy.corp.example:3128")
         );
-        assert_eq!(number(&state, "revision"), Some(1));
+        assert_eq!(revision(&state), Some(1));
         assert!(ProfileResource
             .upgrade_state(7, v0, &mut Diagnostics::new())
             .is_none());
@@ -488,33 +484,29 @@ mod tests {
 
     #[test]
     fn computed_values_keep_the_revision_until_settings_change() {
-        let config = Value::object(
-            [
-                ("name", Value::string("corp")),
-                (
-                    "http_proxy",
-                    Value::string("http://proxy.corp.example:3128"),
-                ),
-                ("description", Value::string("one")),
-            ]
-            .map(|(k, v)| (k.to_owned(), v)),
-        );
+        let config = Inputs {
+            name: Some("corp".to_owned()),
+            http_proxy: Some("http://proxy.corp.example:3128".to_owned()),
+            description: Some("one".to_owned()),
+            ..Inputs::default()
+        }
+        .value();
         let mut diags = Diagnostics::new();
         let mut first = config.clone();
         let profile = Profile::new(&Inputs::read(&config).input()).unwrap();
         compute(&mut first, &profile, None, &mut diags);
         let mut renamed = first.clone();
-        renamed.set_attr("description", Value::string("two"));
+        renamed.set_attr(Inputs::description, Value::string("two"));
         compute(&mut renamed, &profile, Some(&first), &mut diags);
-        assert_eq!(renamed.get_attr("revision"), first.get_attr("revision"));
+        assert_eq!(revision(&renamed), revision(&first));
         let mut changed = renamed.clone();
         changed.set_attr(
-            "http_proxy",
+            Inputs::http_proxy,
             Value::string("http://proxy2.corp.example:3128"),
         );
         let profile = Profile::new(&Inputs::read(&changed).input()).unwrap();
         compute(&mut changed, &profile, Some(&renamed), &mut diags);
-        assert_eq!(number(&changed, "revision"), Some(2));
+        assert_eq!(revision(&changed), Some(2));
         assert!(!diags.has_errors(), "{diags:?}");
     }
 }
