@@ -325,13 +325,18 @@ impl RendererInputs {
     }
 }
 
+/// The field of the renderers' findings about an entry of the merged
+/// NO_PROXY list (index: the entry's position), which no attribute holds as
+/// such; not the profile's `no_proxy` input ([`Settings::no_proxy`]).
+const MERGED_LIST: &str = "no_proxy";
+
 /// Adds findings about proxy settings: fields of the profile live under
 /// `profile`; findings about the merged list (`no_proxy`) quote the entry and
 /// point at no attribute.
 pub fn push_proxy_findings(findings: &[Finding], from_profile: bool, diags: &mut Diagnostics) {
     for finding in findings {
         let mut finding = finding.clone();
-        let prefix = if finding.field == Settings::no_proxy {
+        let prefix = if finding.field == MERGED_LIST {
             finding.field.clear();
             finding.index = None;
             AttributePath::root()
@@ -355,7 +360,7 @@ pub fn push_render_findings(findings: &[Finding], proxy: &ProxyInputs, diags: &m
         InstallationFrom::Attribute
     };
     for finding in findings {
-        let traced = (finding.field == Settings::no_proxy)
+        let traced = (finding.field == MERGED_LIST)
             .then_some(finding.index)
             .flatten()
             .and_then(|index| proxy.origins.get(index));
