@@ -54,7 +54,7 @@ fn strings(value: &Value) -> Vec<String> {
 /// The canonical set of a NO_PROXY list, as the engine spells entries.
 fn canonical(list: &[String]) -> BTreeSet<String> {
     list.iter()
-        .map(|e| normalize("", 0, e).unwrap_or_else(|_| e.clone()))
+        .map(|e| normalize(None, e).unwrap_or_else(|_| e.clone()))
         .collect()
 }
 
@@ -79,8 +79,13 @@ fn render(imported: &Imported, cluster: &Cluster) -> HttpProxyConfig {
         .unwrap()
         .list;
     let url = |u: &Option<String>| {
-        u.as_deref()
-            .map(|u| clusterproxy::domain::proxy_url::ProxyUrl::parse("http_proxy", u).unwrap())
+        u.as_deref().map(|u| {
+            clusterproxy::domain::proxy_url::ProxyUrl::parse(
+                clusterproxy::domain::Input::HttpProxy,
+                u,
+            )
+            .unwrap()
+        })
     };
     let settings = ProxySettings {
         http_proxy: url(&imported.http_proxy),
@@ -89,7 +94,7 @@ fn render(imported: &Imported, cluster: &Cluster) -> HttpProxyConfig {
         trusted_ca: imported
             .trusted_ca
             .as_deref()
-            .map(|pem| TrustedCa::parse("trusted_ca", pem).unwrap()),
+            .map(|pem| TrustedCa::parse(pem).unwrap()),
     };
     HttpProxyConfig::new(&settings, &AksCluster::from(cluster)).unwrap()
 }

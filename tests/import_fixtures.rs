@@ -17,6 +17,7 @@ use clusterproxy::domain::no_proxy::{self, Cluster, Dialect, MergeOptions, Sourc
 use clusterproxy::domain::profile::{Profile, ProfileInput};
 use clusterproxy::domain::render::tkg::{TkgCluster, TkgConfig};
 use clusterproxy::domain::render::{capi, systemd, ProxySettings, Secrets};
+use clusterproxy::domain::Input;
 use oracle::{decide, Case};
 
 fn fixture(kind: &str, file: &str) -> String {
@@ -453,7 +454,7 @@ fn rendered_no_proxy(no_proxy: &[String], facts: &Cluster, platform: &[String]) 
         ..facts.clone()
     };
     let mut sources = cluster.sources().unwrap();
-    sources.push(Source::list("platform", platform.to_vec()));
+    sources.push(Source::list(Input::Platform("platform"), platform.to_vec()));
     no_proxy::merge(&sources, &MergeOptions::default())
         .unwrap()
         .list
@@ -586,8 +587,11 @@ fn import_never_sends_through_the_proxy_what_the_artifact_sends_direct() {
                 return list.to_owned();
             }
             let entries: Vec<String> = list.split(',').map(str::to_owned).collect();
-            let merged =
-                no_proxy::merge(&[Source::list("", entries)], &MergeOptions::default()).unwrap();
+            let merged = no_proxy::merge(
+                &[Source::list(Input::Defaults, entries)],
+                &MergeOptions::default(),
+            )
+            .unwrap();
             no_proxy::setting_for(dialect, &merged)
         };
         let cases: Vec<Case> = questions

@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 use clusterproxy::domain::no_proxy::{
     gaps, merge, render, Cluster, Destination, Dialect, MergeOptions, Merged, Source,
 };
+use clusterproxy::domain::Input;
 use proptest::prelude::*;
 
 /// Canonical entries of every kind, chosen so that some cover others.
@@ -145,9 +146,9 @@ fn arrange(entries: &[&str], seed: u64) -> [Vec<String>; 3] {
 fn sources(lists: [Vec<String>; 3]) -> Vec<Source> {
     let [a, b, c] = lists;
     vec![
-        Source::list("installation", a),
-        Source::list("pod_cidrs", b),
-        Source::list("extra", c),
+        Source::list(Input::Installation, a),
+        Source::list(Input::PodCidrs, b),
+        Source::list(Input::Extra, c),
     ]
 }
 

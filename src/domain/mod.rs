@@ -5,8 +5,6 @@ pub mod cancel;
 pub mod no_proxy;
 pub mod profile;
 
-use std::fmt;
-
 /// How serious a [`Finding`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
@@ -16,17 +14,112 @@ pub enum Severity {
     Warning,
 }
 
-/// A problem or remark about user input, located by the input field it
-/// concerns (named like the Terraform attribute that carries it, e.g.
-/// `pod_cidrs`) and, for list inputs, the element index.
+/// A domain input a [`Finding`] can be about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Input {
+    /// Proxy for `http://` destinations.
+    HttpProxy,
+    /// Proxy for `https://` destinations.
+    HttpsProxy,
+    /// Proxy user name.
+    Username,
+    /// Proxy password.
+    Password,
+    /// CA bundle of the proxy.
+    TrustedCa,
+    /// A profile's stored revision.
+    Revision,
+    /// Installation-wide NO_PROXY entries (a profile's NO_PROXY list).
+    Installation,
+    /// Pod network CIDR blocks.
+    PodCidrs,
+    /// Service network CIDR blocks.
+    ServiceCidrs,
+    /// Node network CIDR blocks.
+    NodeCidrs,
+    /// Cluster DNS domain.
+    ClusterDomain,
+    /// API server host.
+    ApiserverHost,
+    /// API server address.
+    ApiserverIp,
+    /// Control-plane endpoint.
+    ControlPlaneEndpoint,
+    /// Cloud whose metadata endpoints bypass the proxy.
+    Cloud,
+    /// Further NO_PROXY entries of a cluster.
+    Extra,
+    /// The entries every cluster gets (loopback, in-cluster names, the
+    /// `kubernetes` Service address): no one's input.
+    Defaults,
+    /// An entry a platform adds itself, with the importer's reason.
+    Platform(&'static str),
+    /// The NO_PROXY list of an imported document.
+    Artifact,
+    /// The `n`th of several NO_PROXY lists merged as they are.
+    List(usize),
+    /// The merged NO_PROXY list (element: its position there), which no
+    /// input holds as such.
+    Merged,
+    /// Whether to aggregate CIDR blocks.
+    AggregateCidrs,
+    /// systemd units that get the proxy settings.
+    Units,
+    /// vSphere server of a TKG cluster.
+    VsphereServer,
+    /// Kubespray inventory hosts.
+    InventoryHosts,
+    /// Kubespray's API server load balancer address.
+    LoadbalancerApiserverAddress,
+    /// URLs the OpenShift operator probes through the proxy.
+    ReadinessEndpoints,
+    /// AWS region of an OpenShift cluster.
+    AwsRegion,
+    /// Which RKE2 components get the proxy.
+    Scope,
+}
+
+/// Where in the inputs a [`Finding`] points: an input and, for a list, the
+/// element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Location {
+    /// The input.
+    pub input: Input,
+    /// Element index inside a list input, when the finding is about one element.
+    pub index: Option<usize>,
+}
+
+impl Location {
+    /// Element `index` of the list `input`.
+    pub fn element(input: Input, index: usize) -> Self {
+        Self {
+            input,
+            index: Some(index),
+        }
+    }
+}
+
+impl From<Input> for Location {
+    fn from(input: Input) -> Self {
+        Self { input, index: None }
+    }
+}
+
+impl From<Input> for Option<Location> {
+    fn from(input: Input) -> Self {
+        Some(input.into())
+    }
+}
+
+/// A problem or remark about user input, located by the input it concerns.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Finding {
     /// Error or warning.
     pub severity: Severity,
-    /// Input field the finding is about; empty when it concerns the whole input.
-    pub field: String,
-    /// Element index inside a list field, when the finding is about one element.
-    pub index: Option<usize>,
+    /// The input (and element) the finding is about; `None` when it is about
+    /// the whole of what was read or rendered (an imported document, a value
+    /// checked on its own, the rendered output).
+    pub location: Option<Location>,
     /// One-line summary.
     pub summary: String,
     /// Longer explanation, quoting the offending value where that is not secret.
@@ -34,37 +127,33 @@ pub struct Finding {
 }
 
 impl Finding {
-    /// An error about `field` (and element `index`, if any).
+    /// An error about `at` (an [`Input`], a [`Location`] or `None`).
     pub fn error(
-        field: impl Into<String>,
-        index: Option<usize>,
+        at: impl Into<Option<Location>>,
         summary: impl Into<String>,
         detail: impl Into<String>,
     ) -> Self {
-        Self::new(Severity::Error, field, index, summary, detail)
+        Self::new(Severity::Error, at.into(), summary, detail)
     }
 
-    /// A warning about `field` (and element `index`, if any).
+    /// A warning about `at` (an [`Input`], a [`Location`] or `None`).
     pub fn warning(
-        field: impl Into<String>,
-        index: Option<usize>,
+        at: impl Into<Option<Location>>,
         summary: impl Into<String>,
         detail: impl Into<String>,
     ) -> Self {
-        Self::new(Severity::Warning, field, index, summary, detail)
+        Self::new(Severity::Warning, at.into(), summary, detail)
     }
 
     fn new(
         severity: Severity,
-        field: impl Into<String>,
-        index: Option<usize>,
+        location: Option<Location>,
         summary: impl Into<String>,
         detail: impl Into<String>,
     ) -> Self {
         Self {
             severity,
-            field: field.into(),
-            index,
+            location,
             summary: summary.into(),
             detail: detail.into(),
         }
@@ -73,15 +162,6 @@ impl Finding {
     /// True for [`Severity::Error`].
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
-    }
-}
-
-impl fmt::Display for Finding {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.index {
-            Some(i) => write!(f, "{}[{}]: {}", self.field, i, self.summary),
-            None => write!(f, "{}: {}", self.field, self.summary),
-        }
     }
 }
 

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use super::no_proxy::{merge, MergeOptions, Source};
 use super::proxy_url::{ProxyCredentials, ProxyUrl};
 use super::trusted_ca::TrustedCa;
-use super::Finding;
+use super::{Finding, Input};
 
 /// The non-secret settings that decide how a cluster reaches the proxy: all
 /// a profile's fingerprint covers. The password is deliberately absent.
@@ -116,14 +116,13 @@ pub struct Profile {
 }
 
 impl Profile {
-    /// Validates and normalises; findings name the input field (and index).
+    /// Validates and normalises; findings name the input (and element).
     pub fn new(input: &ProfileInput) -> Result<Self, Vec<Finding>> {
         let mut findings = Vec::new();
-        let mut present = |field: &str, v: &Option<String>| match v.as_deref() {
+        let mut present = |input: Input, field: &str, v: &Option<String>| match v.as_deref() {
             Some(text) if text.trim().is_empty() => {
                 findings.push(Finding::error(
-                    field,
-                    None,
+                    input,
                     "Empty value",
                     format!("`{field}` is set to an empty string. Leave it unset (null) when there is none: an empty value is never taken as unset."),
                 ));
@@ -131,19 +130,19 @@ impl Profile {
             }
             other => other.map(str::to_owned),
         };
-        let http_text = present("http_proxy", &input.http_proxy);
-        let https_text = present("https_proxy", &input.https_proxy);
-        let username = present("username", &input.username);
-        let password = present("password", &input.password);
-        let ca_text = present("trusted_ca", &input.trusted_ca);
+        let http_text = present(Input::HttpProxy, "http_proxy", &input.http_proxy);
+        let https_text = present(Input::HttpsProxy, "https_proxy", &input.https_proxy);
+        let username = present(Input::Username, "username", &input.username);
+        let password = present(Input::Password, "password", &input.password);
+        let ca_text = present(Input::TrustedCa, "trusted_ca", &input.trusted_ca);
         let credentials =
             ProxyCredentials::new(&username.unwrap_or_default(), &password.unwrap_or_default())
                 .unwrap_or_else(|f| {
                     findings.push(f);
                     None
                 });
-        let mut parse = |field: &str, text: Option<String>| {
-            text.and_then(|t| match ProxyUrl::parse(field, &t) {
+        let mut parse = |input: Input, text: Option<String>| {
+            text.and_then(|t| match ProxyUrl::parse(input, &t) {
                 Ok(url) => Some(url.with_credentials(credentials.clone())),
                 Err(f) => {
                     findings.push(f);
@@ -151,24 +150,20 @@ impl Profile {
                 }
             })
         };
-        let http_proxy = parse("http_proxy", http_text);
-        let https_proxy = parse("https_proxy", https_text).or_else(|| http_proxy.clone());
+        let http_proxy = parse(Input::HttpProxy, http_text);
+        let https_proxy = parse(Input::HttpsProxy, https_text).or_else(|| http_proxy.clone());
         if http_proxy.is_none() && https_proxy.is_none() && findings.is_empty() {
             findings.push(Finding::error(
-                "http_proxy",
-                None,
+                Input::HttpProxy,
                 "No proxy configured",
                 "Set `http_proxy`, `https_proxy` or both.",
             ));
         }
-        let trusted_ca = ca_text.and_then(|pem| {
-            TrustedCa::parse("trusted_ca", &pem)
-                .map_err(|f| findings.push(f))
-                .ok()
-        });
+        let trusted_ca =
+            ca_text.and_then(|pem| TrustedCa::parse(&pem).map_err(|f| findings.push(f)).ok());
         let options = MergeOptions::default();
         let no_proxy = match merge(
-            &[Source::list("no_proxy", input.no_proxy.clone())],
+            &[Source::list(Input::Installation, input.no_proxy.clone())],
             &options,
         ) {
             Ok(merged) => merged.entries.iter().map(ToString::to_string).collect(),
@@ -220,8 +215,7 @@ impl Profile {
         };
         if stored.revision < 1 {
             return Err(Finding::error(
-                "revision",
-                None,
+                Input::Revision,
                 "Invalid stored revision",
                 format!("The stored revision is {}; a revision is a positive integer. Remove the resource from the state and import it again.", stored.revision),
             ));
@@ -235,8 +229,7 @@ impl Profile {
         }
         stored.revision.checked_add(1).ok_or_else(|| {
             Finding::error(
-                "revision",
-                None,
+                Input::Revision,
                 "Revision overflow",
                 format!("The stored revision {} is the largest there is; it cannot move again. Replace the profile (a new name starts at 1).", stored.revision),
             )
@@ -247,6 +240,7 @@ impl Profile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::Location;
 
     fn settings<'a>(no_proxy: &'a [String], http: Option<&'a str>) -> PublicSettings<'a> {
         PublicSettings {
@@ -375,14 +369,14 @@ mod tests {
             ..ProfileInput::default()
         };
         let errors = Profile::new(&input).unwrap_err();
-        let located: Vec<_> = errors.iter().map(|f| (f.field.as_str(), f.index)).collect();
+        let located: Vec<_> = errors.iter().map(|f| f.location).collect();
         assert_eq!(
             located,
             [
-                ("password", None),
-                ("http_proxy", None),
-                ("trusted_ca", None),
-                ("no_proxy", Some(1))
+                Some(Input::Password.into()),
+                Some(Input::HttpProxy.into()),
+                Some(Input::TrustedCa.into()),
+                Some(Location::element(Input::Installation, 1))
             ]
         );
     }
@@ -393,18 +387,18 @@ mod tests {
     #[test]
     fn empty_strings_are_errors_on_their_field() {
         for field in [
-            "http_proxy",
-            "https_proxy",
-            "username",
-            "password",
-            "trusted_ca",
+            Input::HttpProxy,
+            Input::HttpsProxy,
+            Input::Username,
+            Input::Password,
+            Input::TrustedCa,
         ] {
             let mut input = input("secret");
             let slot = match field {
-                "http_proxy" => &mut input.http_proxy,
-                "https_proxy" => &mut input.https_proxy,
-                "username" => &mut input.username,
-                "password" => &mut input.password,
+                Input::HttpProxy => &mut input.http_proxy,
+                Input::HttpsProxy => &mut input.https_proxy,
+                Input::Username => &mut input.username,
+                Input::Password => &mut input.password,
                 _ => &mut input.trusted_ca,
             };
             *slot = Some(" ".into());
@@ -412,12 +406,12 @@ mod tests {
             assert!(
                 errors
                     .iter()
-                    .any(|f| f.field == field && f.summary == "Empty value"),
-                "{field}: {errors:?}"
+                    .any(|f| f.location == Some(field.into()) && f.summary == "Empty value"),
+                "{field:?}: {errors:?}"
             );
             assert!(
                 errors.iter().all(|f| f.summary != "No proxy configured"),
-                "{field}: {errors:?}"
+                "{field:?}: {errors:?}"
             );
         }
     }
@@ -456,8 +450,8 @@ mod tests {
                 .revision(Some(&stored(bad, &profile, &urls)))
                 .unwrap_err();
             assert_eq!(
-                (error.field.as_str(), error.summary.as_str()),
-                ("revision", "Invalid stored revision")
+                (error.location, error.summary.as_str()),
+                (Some(Input::Revision.into()), "Invalid stored revision")
             );
         }
         assert_eq!(

@@ -27,7 +27,7 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
-use super::Finding;
+use super::{Finding, Input};
 
 /// Bytes that RFC 3986 userinfo must percent-encode: everything but unreserved.
 const USERINFO_ENCODE: &AsciiSet = &NON_ALPHANUMERIC
@@ -96,14 +96,13 @@ pub struct ProxyCredentials {
 
 impl ProxyCredentials {
     /// Builds credentials from raw (not percent-encoded) values. An empty
-    /// username with a password is an error (field `password`, the one set); both empty
+    /// username with a password is an error (on `password`, the one set); both empty
     /// gives `Ok(None)`.
     pub fn new(username: &str, password: &str) -> Result<Option<Self>, Finding> {
         match (username.is_empty(), password.is_empty()) {
             (true, true) => Ok(None),
             (true, false) => Err(Finding::error(
-                "password",
-                None,
+                Input::Password,
                 "password without username",
                 "A proxy password was given but no username; set `username` or remove `password`.",
             )),
@@ -166,11 +165,10 @@ pub struct ProxyUrl {
 }
 
 impl ProxyUrl {
-    /// Parses and validates `text` as a proxy URL. `field` names the input
-    /// attribute in the returned finding. Credentials in the URL are an error.
-    pub fn parse(field: &str, text: &str) -> Result<Self, Finding> {
-        let fail =
-            |summary: &str, detail: String| Err(Finding::error(field, None, summary, detail));
+    /// Parses and validates `text`, the value of `input`, as a proxy URL;
+    /// findings are on `input`. Credentials in the URL are an error.
+    pub fn parse(input: Input, text: &str) -> Result<Self, Finding> {
+        let fail = |summary: &str, detail: String| Err(Finding::error(input, summary, detail));
         let trimmed = text.trim();
         if trimmed.is_empty() {
             return fail("empty proxy URL", "The proxy URL is empty.".into());
@@ -389,7 +387,7 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Result<ProxyUrl, Finding> {
-        ProxyUrl::parse("http_proxy", text)
+        ProxyUrl::parse(Input::HttpProxy, text)
     }
 
     #[test]
@@ -434,7 +432,7 @@ mod tests {
         ] {
             let finding = parse(bad).expect_err(bad);
             assert!(finding.is_error());
-            assert_eq!(finding.field, "http_proxy");
+            assert_eq!(finding.location, Some(Input::HttpProxy.into()));
         }
     }
 
@@ -482,8 +480,8 @@ mod tests {
         assert_eq!(url.to_secret_string(), "http://bob@proxy:80");
         assert_eq!(ProxyCredentials::new("", "").unwrap(), None);
         assert_eq!(
-            ProxyCredentials::new("", "x").unwrap_err().field,
-            "password"
+            ProxyCredentials::new("", "x").unwrap_err().location,
+            Some(Input::Password.into())
         );
     }
 

@@ -7,7 +7,7 @@ use base64::Engine as _;
 use x509_parser::extensions::GeneralName;
 use x509_parser::pem::Pem;
 
-use super::Finding;
+use super::{Finding, Input};
 
 /// One certificate of a bundle.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,13 +26,14 @@ pub struct TrustedCa {
 }
 
 impl TrustedCa {
-    /// Parses a PEM bundle (`field` names the input in findings; blanks around
+    /// Parses a PEM bundle (findings are on [`Input::TrustedCa`]; blanks around
     /// lines and CRLF endings are tolerated). Anything but
     /// `CERTIFICATE` blocks, an empty bundle or an unparseable certificate is an error.
     /// A certificate repeated in the bundle is kept once (first place), so
     /// that it is not counted twice against platform limits.
-    pub fn parse(field: &str, pem: &str) -> Result<Self, Finding> {
-        let fail = |summary: &str, detail: String| Finding::error(field, None, summary, detail);
+    pub fn parse(pem: &str) -> Result<Self, Finding> {
+        let fail =
+            |summary: &str, detail: String| Finding::error(Input::TrustedCa, summary, detail);
         let cleaned: String = pem
             .lines()
             .map(|line| format!("{}\n", line.trim()))
@@ -138,22 +139,19 @@ pub(crate) mod tests {
     fn parses_and_canonicalises() {
         let pem = bundle(true);
         let messy = format!("\r\n  {}\r\n", pem.replace('\n', "\r\n"));
-        let ca = TrustedCa::parse("trusted_ca", &messy).unwrap();
+        let ca = TrustedCa::parse(&messy).unwrap();
         assert_eq!(ca.certificates().len(), 1);
         assert!(ca.certificates()[0].has_san);
         assert!(ca.certificates()[0].subject.contains("Corp Proxy CA"));
-        assert_eq!(
-            TrustedCa::parse("trusted_ca", &pem).unwrap().to_pem(),
-            ca.to_pem()
-        );
+        assert_eq!(TrustedCa::parse(&pem).unwrap().to_pem(), ca.to_pem());
         assert_eq!(
             STANDARD.decode(ca.to_base64_pem()).unwrap(),
             ca.to_pem().as_bytes()
         );
-        let two = TrustedCa::parse("trusted_ca", &format!("{pem}{}", bundle(false))).unwrap();
+        let two = TrustedCa::parse(&format!("{pem}{}", bundle(false))).unwrap();
         assert_eq!(two.certificates().len(), 2);
         assert!(!two.certificates()[1].has_san);
-        let repeated = TrustedCa::parse("trusted_ca", &format!("{pem}{messy}{pem}")).unwrap();
+        let repeated = TrustedCa::parse(&format!("{pem}{messy}{pem}")).unwrap();
         assert_eq!(repeated.to_pem(), ca.to_pem());
     }
 
@@ -176,9 +174,9 @@ pub(crate) mod tests {
             ),
         ];
         for (pem, want) in cases {
-            let err = TrustedCa::parse("trusted_ca", pem).unwrap_err();
+            let err = TrustedCa::parse(pem).unwrap_err();
             assert_eq!(err.summary, want, "{pem:?}");
-            assert_eq!(err.field, "trusted_ca");
+            assert_eq!(err.location, Some(Input::TrustedCa.into()));
         }
     }
 }

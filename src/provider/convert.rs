@@ -1,30 +1,108 @@
 //! Conversions between framework diagnostics/values and domain findings/lists.
 
-use crate::domain::{Finding, Severity};
+use crate::domain::{Finding, Input, Location, Severity};
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::value::Value;
+use crate::provider::data_sources::{kubespray, no_proxy, openshift_proxy, rke2, tkg_config};
+use crate::provider::functions::merge_no_proxy;
+use crate::provider::inputs::{ClusterConfig, ClusterInputs, RendererInputs, Settings, UnitsInput};
+use crate::provider::resources::profile;
+
+/// Where a configuration holds the proxy settings, hence where findings
+/// about them point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettingsAt {
+    /// Attributes named as in `clusterproxy_profile` (the installation list
+    /// is `no_proxy`), under the prefix: the profile resource, a profile's
+    /// `settings`, an imported artifact.
+    Profile,
+    /// A renderer's own attributes (the installation list is `installation`).
+    Renderer,
+    /// A renderer's `profile` attribute (its `settings`).
+    RendererProfile,
+}
+
+/// The attribute path of a finding's location in a configuration whose
+/// inputs live under `prefix`, with the proxy settings placed as `settings`
+/// says: `prefix` itself for a finding about the whole (no location, or the
+/// imported document's list), `None` for inputs no attribute holds (the
+/// merged list, built-in and platform defaults).
+pub fn path(
+    location: Option<Location>,
+    prefix: &AttributePath,
+    settings: SettingsAt,
+) -> Option<AttributePath> {
+    let Some(Location { input, index }) = location else {
+        return Some(prefix.clone());
+    };
+    let at = |name: &str| prefix.clone().attr(name);
+    let proxy = |name: &str| match settings {
+        SettingsAt::RendererProfile => AttributePath::attribute(RendererInputs::profile).attr(name),
+        SettingsAt::Profile | SettingsAt::Renderer => at(name),
+    };
+    let path = match input {
+        Input::HttpProxy => proxy(Settings::http_proxy),
+        Input::HttpsProxy => proxy(Settings::https_proxy),
+        Input::Username => proxy(Settings::username),
+        Input::Password => proxy(Settings::password),
+        Input::TrustedCa => proxy(Settings::trusted_ca),
+        Input::Installation if settings == SettingsAt::Renderer => at(ClusterConfig::installation),
+        Input::Installation => proxy(Settings::no_proxy),
+        Input::Revision => at(profile::Computed::revision),
+        Input::PodCidrs => at(ClusterInputs::pod_cidrs),
+        Input::ServiceCidrs => at(ClusterInputs::service_cidrs),
+        Input::NodeCidrs => at(ClusterInputs::node_cidrs),
+        Input::ClusterDomain => at(ClusterInputs::cluster_domain),
+        Input::ApiserverHost => at(ClusterInputs::apiserver_host),
+        Input::ApiserverIp => at(ClusterInputs::apiserver_ip),
+        Input::ControlPlaneEndpoint => at(ClusterInputs::control_plane_endpoint),
+        Input::Cloud => at(ClusterInputs::cloud),
+        Input::Extra => at(ClusterInputs::extra),
+        Input::AggregateCidrs => at(no_proxy::Config::aggregate_cidrs),
+        Input::List(n) => at(merge_no_proxy::LISTS).index(n),
+        Input::Units => at(UnitsInput::units),
+        Input::VsphereServer => at(tkg_config::Config::vsphere_server),
+        Input::InventoryHosts => at(kubespray::Config::inventory_hosts),
+        Input::LoadbalancerApiserverAddress => {
+            at(kubespray::Config::loadbalancer_apiserver_address)
+        }
+        Input::ReadinessEndpoints => at(openshift_proxy::Config::readiness_endpoints),
+        Input::AwsRegion => at(openshift_proxy::Config::aws_region),
+        Input::Scope => at(rke2::Config::scope),
+        Input::Artifact => return Some(prefix.clone()),
+        Input::Merged | Input::Defaults | Input::Platform(_) => return None,
+    };
+    Some(match index {
+        Some(index) => path.index(index),
+        None => path,
+    })
+}
+
+/// The diagnostic of a finding, at `path`.
+fn diagnostic(finding: &Finding, path: Option<AttributePath>) -> Diagnostic {
+    let diagnostic = match finding.severity {
+        Severity::Error => Diagnostic::error(&finding.summary, &finding.detail),
+        Severity::Warning => Diagnostic::warning(&finding.summary, &finding.detail),
+    };
+    match path {
+        Some(path) if !path.steps().is_empty() => diagnostic.at(path),
+        _ => diagnostic,
+    }
+}
 
 /// Adds domain findings as diagnostics pointing at their attribute (and
-/// element). `prefix` is the path of the object the findings' fields live in
-/// (root for top-level attributes).
-pub fn push_findings(findings: &[Finding], prefix: &AttributePath, diags: &mut Diagnostics) {
+/// element): see [`path`].
+pub fn push_findings(
+    findings: &[Finding],
+    prefix: &AttributePath,
+    settings: SettingsAt,
+    diags: &mut Diagnostics,
+) {
     for finding in findings {
-        let mut path = prefix.clone();
-        if !finding.field.is_empty() {
-            path = path.attr(&finding.field);
-        }
-        if let Some(index) = finding.index {
-            path = path.index(index);
-        }
-        let diagnostic = match finding.severity {
-            Severity::Error => Diagnostic::error(&finding.summary, &finding.detail),
-            Severity::Warning => Diagnostic::warning(&finding.summary, &finding.detail),
-        };
-        diags.push(if path.steps().is_empty() {
-            diagnostic
-        } else {
-            diagnostic.at(path)
-        });
+        diags.push(diagnostic(
+            finding,
+            path(finding.location, prefix, settings),
+        ));
     }
 }
 

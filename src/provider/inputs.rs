@@ -4,13 +4,13 @@
 use crate::domain::no_proxy::{self, Cloud, Cluster, Dialect, MergeOptions, Merged, Origins};
 use crate::domain::profile::{Profile, ProfileInput};
 use crate::domain::render::trust::{self, OsFamily};
-use crate::domain::render::{systemd, ProxySettings};
-use crate::domain::Finding;
+use crate::domain::render::{k8s, systemd, ProxySettings};
+use crate::domain::{Finding, Input, Location};
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::model::Maybe;
 use crate::framework::schema::{NoNullElements, OneOf, SizeAtLeast};
 use crate::framework::value::Value;
-use crate::provider::convert;
+use crate::provider::convert::{self, SettingsAt};
 
 /// Description of `installation`, taken by the renderers and `clusterproxy_no_proxy`.
 const INSTALLATION: &str =
@@ -79,22 +79,13 @@ impl ClusterConfig {
     }
 }
 
-/// Where the `installation` entries of a merge came from, hence where
-/// findings about them point.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum InstallationFrom {
-    /// The `installation` attribute.
-    Attribute,
-    /// The `no_proxy` list of the `profile` attribute.
-    Profile,
-}
-
 /// Merges the cluster's sources; findings become diagnostics on their
-/// attributes (`profile.no_proxy` for the installation list of a profile).
+/// attributes (the installation list under `profile` with
+/// [`SettingsAt::RendererProfile`]).
 pub fn merge_cluster(
     cluster: &Cluster,
     options: &MergeOptions,
-    installation: InstallationFrom,
+    settings: SettingsAt,
     diags: &mut Diagnostics,
 ) -> Option<Merged> {
     match cluster
@@ -102,40 +93,14 @@ pub fn merge_cluster(
         .and_then(|sources| no_proxy::merge(&sources, options))
     {
         Ok(merged) => {
-            push_cluster_findings(&merged.warnings, installation, diags);
+            convert::push_findings(&merged.warnings, &AttributePath::root(), settings, diags);
             Some(merged)
         }
         Err(findings) => {
-            push_cluster_findings(&findings, installation, diags);
+            convert::push_findings(&findings, &AttributePath::root(), settings, diags);
             None
         }
     }
-}
-
-/// Adds findings about the cluster inputs; `installation` entries taken from
-/// the profile point at `profile.no_proxy`.
-fn push_cluster_findings(
-    findings: &[Finding],
-    installation: InstallationFrom,
-    diags: &mut Diagnostics,
-) {
-    let (from_profile, rest): (Vec<Finding>, Vec<Finding>) =
-        findings.iter().cloned().partition(|f| {
-            installation == InstallationFrom::Profile && f.field == ClusterConfig::installation
-        });
-    convert::push_findings(&rest, &AttributePath::root(), diags);
-    let renamed: Vec<Finding> = from_profile
-        .into_iter()
-        .map(|f| Finding {
-            field: Settings::no_proxy.to_owned(),
-            ..f
-        })
-        .collect();
-    convert::push_findings(
-        &renamed,
-        &AttributePath::attribute(RendererInputs::profile),
-        diags,
-    );
 }
 
 crate::object! {
@@ -236,23 +201,41 @@ pub struct ProxyInputs {
     pub cluster: Cluster,
     /// The input behind each entry of `settings.no_proxy`.
     pub origins: Origins,
-    /// Whether the proxy fields came from `profile`.
-    pub from_profile: bool,
+    /// Where the proxy settings came from.
+    pub settings_at: SettingsAt,
 }
 
-/// Names of the proxy settings in both [`RendererInputs`] and [`Settings`].
-const PROXY_FIELDS: [&str; 5] = [
-    Settings::http_proxy,
-    Settings::https_proxy,
-    Settings::username,
-    Settings::password,
-    Settings::trusted_ca,
-];
+impl ProxyInputs {
+    /// Adds a renderer's findings: one about an entry of the merged list
+    /// points at the input that holds the entry (`extra[2]`,
+    /// `profile.no_proxy[0]`...), or at no attribute when it comes from no
+    /// input (a platform default); see [`convert::path`] for the others.
+    pub fn push_findings(&self, findings: &[Finding], diags: &mut Diagnostics) {
+        let traced: Vec<Finding> = findings
+            .iter()
+            .map(|finding| match finding.location {
+                Some(Location {
+                    input: Input::Merged,
+                    index: Some(index),
+                }) => Finding {
+                    location: self.origins.get(index).or(finding.location),
+                    ..finding.clone()
+                },
+                _ => finding.clone(),
+            })
+            .collect();
+        convert::push_findings(&traced, &AttributePath::root(), self.settings_at, diags);
+    }
+}
 
 impl RendererInputs {
     /// Reads and validates the proxy settings and merges the NO_PROXY.
     pub fn resolve(&self, diags: &mut Diagnostics) -> Option<ProxyInputs> {
-        let from_profile = !self.profile.is_null();
+        let settings_at = if self.profile.is_null() {
+            SettingsAt::Renderer
+        } else {
+            SettingsAt::RendererProfile
+        };
         let (input, installation) = match self.profile.known() {
             Some(settings) => (
                 ProfileInput {
@@ -274,15 +257,13 @@ impl RendererInputs {
             ),
         };
         let profile = Profile::new(&input)
-            .map_err(|findings| push_proxy_findings(&findings, from_profile, diags))
+            .map_err(|findings| {
+                convert::push_findings(&findings, &AttributePath::root(), settings_at, diags)
+            })
             .ok();
         let cluster = self.cluster.cluster(installation);
-        let source = if from_profile {
-            InstallationFrom::Profile
-        } else {
-            InstallationFrom::Attribute
-        };
-        let merged = merge_cluster(&cluster, &self.clients.merge_options(false), source, diags)?;
+        let options = self.clients.merge_options(false);
+        let merged = merge_cluster(&cluster, &options, settings_at, diags)?;
         let profile = profile?;
         Some(ProxyInputs {
             settings: ProxySettings {
@@ -293,7 +274,7 @@ impl RendererInputs {
             },
             cluster,
             origins: merged.origins,
-            from_profile,
+            settings_at,
         })
     }
 
@@ -325,59 +306,6 @@ impl RendererInputs {
     }
 }
 
-/// The field of the renderers' findings about an entry of the merged
-/// NO_PROXY list (index: the entry's position), which no attribute holds as
-/// such; not the profile's `no_proxy` input ([`Settings::no_proxy`]).
-const MERGED_LIST: &str = "no_proxy";
-
-/// Adds findings about proxy settings: fields of the profile live under
-/// `profile`; findings about the merged list (`no_proxy`) quote the entry and
-/// point at no attribute.
-pub fn push_proxy_findings(findings: &[Finding], from_profile: bool, diags: &mut Diagnostics) {
-    for finding in findings {
-        let mut finding = finding.clone();
-        let prefix = if finding.field == MERGED_LIST {
-            finding.field.clear();
-            finding.index = None;
-            AttributePath::root()
-        } else if from_profile && PROXY_FIELDS.contains(&finding.field.as_str()) {
-            AttributePath::attribute(RendererInputs::profile)
-        } else {
-            AttributePath::root()
-        };
-        convert::push_findings(std::slice::from_ref(&finding), &prefix, diags);
-    }
-}
-
-/// Adds a renderer's findings: one about an entry of the merged list
-/// (`no_proxy[i]`) points at the input that holds the entry (`extra[2]`,
-/// `profile.no_proxy[0]`...), or quotes it when it comes from no input
-/// (a platform default); the others as [`push_proxy_findings`].
-pub fn push_render_findings(findings: &[Finding], proxy: &ProxyInputs, diags: &mut Diagnostics) {
-    let installation = if proxy.from_profile {
-        InstallationFrom::Profile
-    } else {
-        InstallationFrom::Attribute
-    };
-    for finding in findings {
-        let traced = (finding.field == MERGED_LIST)
-            .then_some(finding.index)
-            .flatten()
-            .and_then(|index| proxy.origins.get(index));
-        match traced {
-            Some((field, index)) => {
-                let located = Finding {
-                    field: field.to_owned(),
-                    index,
-                    ..finding.clone()
-                };
-                push_cluster_findings(&[located], installation, diags);
-            }
-            None => push_proxy_findings(std::slice::from_ref(finding), proxy.from_profile, diags),
-        }
-    }
-}
-
 crate::model! {
     /// The systemd units of the node renderers.
     pub struct UnitsInput {
@@ -397,9 +325,9 @@ impl UnitsInput {
         let mut units = Vec::new();
         let mut findings = Vec::new();
         for (index, name) in self.units.iter().enumerate() {
-            match systemd::unit_name(Self::units, index, name.trim()) {
+            match systemd::unit_name(index, name.trim()) {
                 Ok(unit) => {
-                    findings.extend(systemd::typo_warning(Self::units, index, &unit));
+                    findings.extend(systemd::typo_warning(index, &unit));
                     units.push(unit);
                 }
                 Err(f) => findings.push(f),
@@ -407,13 +335,13 @@ impl UnitsInput {
         }
         if units.is_empty() && findings.is_empty() {
             findings.push(Finding::error(
-                Self::units,
-                None,
+                Input::Units,
                 "No units",
                 "List at least one systemd unit.",
             ));
         }
-        convert::push_findings(&findings, &AttributePath::root(), diags);
+        let root = AttributePath::root();
+        convert::push_findings(&findings, &root, SettingsAt::Renderer, diags);
         (!findings.iter().any(Finding::is_error)).then_some(units)
     }
 }
@@ -443,6 +371,17 @@ impl OsFamilyInput {
     /// The input for [`RendererInputs::validate_ca_only_inputs`].
     pub fn ca_only(&self) -> (&'static str, bool) {
         (Self::os_family, !self.os_family.is_null())
+    }
+}
+
+/// Checks Kubernetes object names, given as (attribute, value), as DNS-1123
+/// labels; each invalid one is an error on its attribute.
+pub fn check_names(names: &[(&str, &Maybe<String>)], diags: &mut Diagnostics) {
+    for (name, value) in names {
+        if let Some(Err(finding)) = value.known().map(|v| k8s::dns1123_label(v, 63)) {
+            let path = AttributePath::attribute(*name);
+            convert::push_findings(&[finding], &path, SettingsAt::Renderer, diags);
+        }
     }
 }
 

@@ -85,12 +85,12 @@ pub fn read(text: &str) -> Result<Found, Finding> {
         "AKS's in-cluster konnectivity service, injected by AKS",
     ));
     let mut no_proxy = strings(config.get("noProxy"));
-    let canonical = |entry: &str| normalize("", 0, entry).unwrap_or_else(|_| entry.to_owned());
+    let canonical = |entry: &str| normalize(None, entry).unwrap_or_else(|_| entry.to_owned());
     let configured: Vec<String> = no_proxy.iter().map(|e| canonical(e)).collect();
     // Only entries the engine reads: one it cannot is AKS's own business and
     // must not fail the import of what the user configured.
     for entry in strings(config.get("effectiveNoProxy")) {
-        let Ok(entry_canonical) = normalize("", 0, &entry) else {
+        let Ok(entry_canonical) = normalize(None, &entry) else {
             continue;
         };
         if !configured.contains(&entry_canonical) {
@@ -153,7 +153,7 @@ fn trusted_ca(config: &serde_json::Value) -> Result<Option<String>, Finding> {
             "`{key}` does not decode to PEM text: it is not a CA certificate bundle."
         ))
     })?;
-    TrustedCa::parse(key, &pem).map_err(|f| {
+    TrustedCa::parse(&pem).map_err(|f| {
         error(format!(
             "`{key}` is not a CA certificate bundle: {} ({})",
             f.summary,

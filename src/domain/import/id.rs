@@ -53,11 +53,11 @@ pub const FACTS: [&str; 9] = [
 ];
 
 fn invalid(detail: impl Into<String>) -> Finding {
-    Finding::error("", None, "Invalid import ID", detail)
+    Finding::error(None, "Invalid import ID", detail)
 }
 
 fn unreadable(detail: impl Into<String>) -> Finding {
-    Finding::error("", None, "Cannot read the artifact", detail)
+    Finding::error(None, "Cannot read the artifact", detail)
 }
 
 /// Parses an import ID and reads the artifact it names.
@@ -141,14 +141,14 @@ fn read_facts(text: &str, cluster: &mut Cluster) -> Result<bool, Finding> {
                 .map(str::to_owned)
                 .collect();
             for (index, item) in items.iter().enumerate() {
-                normalize(key, index, item).map_err(|f| {
+                normalize(None, item).map_err(|f| {
                     invalid(format!("`{key}` element {index} ({item:?}): {}", f.detail))
                 })?;
             }
             Ok(items)
         };
         let single = || -> Result<Option<String>, Finding> {
-            normalize(key, 0, value)
+            normalize(None, value)
                 .map_err(|f| invalid(format!("`{key}` ({value:?}): {}", f.detail)))?;
             Ok(Some(value.to_owned()))
         };

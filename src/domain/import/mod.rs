@@ -19,7 +19,7 @@ use percent_encoding::percent_decode_str;
 use super::no_proxy::{merge, normalize, Cloud, Cluster, MergeOptions, Source};
 use super::proxy_url::ProxyUrl;
 use super::trusted_ca::TrustedCa;
-use super::Finding;
+use super::{Finding, Input, Location};
 
 /// The kinds of artifact that can be imported.
 pub const KINDS: [&str; 7] = [
@@ -261,7 +261,7 @@ fn check_size(text: &str) -> Result<(), Finding> {
 
 /// An import error.
 pub(crate) fn error(detail: impl Into<String>) -> Finding {
-    Finding::error("", None, "Cannot import proxy settings", detail)
+    Finding::error(None, "Cannot import proxy settings", detail)
 }
 
 /// A proxy URL split into (normalised URL without credentials, user,
@@ -273,7 +273,7 @@ type SplitUrl = (String, Option<String>, Option<String>, Option<String>);
 /// scheme is read as `http://`, as Go's `httpproxy` (FromEnvironment:
 /// "if the proxy URL has no scheme, http is assumed"), curl and containerd
 /// do, and as EKS Anywhere documents `proxyConfiguration`; the warning says so.
-fn split_url(field: &str, text: &str) -> Result<SplitUrl, Finding> {
+fn split_url(input: Input, field: &str, text: &str) -> Result<SplitUrl, Finding> {
     let text = text.trim();
     let (scheme, rest, assumed) = match text.split_once("://") {
         Some((scheme, rest)) => (scheme, rest, false),
@@ -284,7 +284,7 @@ fn split_url(field: &str, text: &str) -> Result<SplitUrl, Finding> {
         Some((userinfo, host)) => (Some(userinfo), host),
         None => (None, authority),
     };
-    let url = ProxyUrl::parse(field, &format!("{scheme}://{host}{tail}"))
+    let url = ProxyUrl::parse(input, &format!("{scheme}://{host}{tail}"))
         .map_err(|f| error(format!("{field}: {}", f.detail)))?;
     let decode = |part: &str, s: &str| -> Result<String, Finding> {
         percent_decode_str(s)
@@ -319,25 +319,29 @@ fn split_url(field: &str, text: &str) -> Result<SplitUrl, Finding> {
 }
 
 /// Where an entry the renderers (or the platform) add comes from, in words.
-fn added_by(field: &str, entry: &str) -> String {
-    match field {
-        "" => match entry {
+fn added_by(input: Input, entry: &str) -> String {
+    let from = |name: &str| format!("added by the renderers from `{name}`");
+    match input {
+        Input::Defaults => match entry {
             "localhost" | "127.0.0.1" => "loopback, added for every cluster".to_owned(),
             "::1" => "loopback, added for IPv6 clusters".to_owned(),
             ".svc" => "in-cluster service names, added for every cluster".to_owned(),
             _ => "the `kubernetes` Service ClusterIP, added from `service_cidrs`".to_owned(),
         },
-        "cluster_domain" => "the cluster domain (`cluster_domain`)".to_owned(),
-        "cloud" => "cloud metadata endpoint, added from `cloud`".to_owned(),
-        "pod_cidrs"
-        | "service_cidrs"
-        | "node_cidrs"
-        | "apiserver_host"
-        | "apiserver_ip"
-        | "control_plane_endpoint"
-        | "extra" => format!("added by the renderers from `{field}`"),
+        Input::ClusterDomain => "the cluster domain (`cluster_domain`)".to_owned(),
+        Input::Cloud => "cloud metadata endpoint, added from `cloud`".to_owned(),
+        Input::PodCidrs => from("pod_cidrs"),
+        Input::ServiceCidrs => from("service_cidrs"),
+        Input::NodeCidrs => from("node_cidrs"),
+        Input::ApiserverHost => from("apiserver_host"),
+        Input::ApiserverIp => from("apiserver_ip"),
+        Input::ControlPlaneEndpoint => from("control_plane_endpoint"),
+        Input::Extra => from("extra"),
         // An entry the platform adds itself: the importer's reason.
-        why => why.to_owned(),
+        Input::Platform(why) => why.to_owned(),
+        Input::Installation => from("installation"),
+        // Only the cluster's inputs and the platform add entries.
+        _ => String::new(),
     }
 }
 
@@ -345,13 +349,13 @@ fn added_by(field: &str, entry: &str) -> String {
 fn classify(kind: &str, found: Found, facts: Cluster) -> Result<Imported, Vec<Finding>> {
     let mut findings = Vec::new();
     let mut warnings = Vec::new();
-    let mut parse = |field: &str, text: &Option<String>| match text
+    let mut parse = |input: Input, field: &str, text: &Option<String>| match text
         .as_deref()
         .map(str::trim)
         .filter(|t| !t.is_empty())
     {
         None => None,
-        Some(t) => match split_url(field, t) {
+        Some(t) => match split_url(input, field, t) {
             Ok((url, user, password, warning)) => {
                 warnings.extend(warning);
                 Some((url, user, password))
@@ -362,8 +366,8 @@ fn classify(kind: &str, found: Found, facts: Cluster) -> Result<Imported, Vec<Fi
             }
         },
     };
-    let http = parse("http_proxy", &found.http_proxy);
-    let https = parse("https_proxy", &found.https_proxy);
+    let http = parse(Input::HttpProxy, "http_proxy", &found.http_proxy);
+    let https = parse(Input::HttpsProxy, "https_proxy", &found.https_proxy);
     if http.is_none() && https.is_none() && findings.is_empty() {
         findings.push(error(
             "The artifact sets no proxy (neither HTTP_PROXY nor HTTPS_PROXY).",
@@ -384,7 +388,7 @@ fn classify(kind: &str, found: Found, facts: Cluster) -> Result<Imported, Vec<Fi
             "tkg" => "TKG_PROXY_CA_CERT",
             _ => "the trusted CA",
         };
-        if let Err(f) = TrustedCa::parse("trusted_ca", pem) {
+        if let Err(f) = TrustedCa::parse(pem) {
             findings.push(error(format!(
                 "`{field}` is not a usable CA bundle: {} ({})",
                 f.summary, f.detail
@@ -397,7 +401,7 @@ fn classify(kind: &str, found: Found, facts: Cluster) -> Result<Imported, Vec<Fi
         if raw.trim().is_empty() {
             continue;
         }
-        match normalize("no_proxy", index, raw) {
+        match normalize(Location::element(Input::Artifact, index), raw) {
             Ok(entry) => entries.push(entry),
             Err(f) => findings.push(error(format!(
                 "NO_PROXY entry {index} ({raw:?}): {}",
@@ -456,7 +460,7 @@ fn with_artifact_facts(
     let mut platform: Vec<(String, &'static str)> = Vec::new();
     for (raw, why) in declared {
         let value = raw.trim().to_owned();
-        if value.is_empty() || normalize("", 0, &value).is_err() {
+        if value.is_empty() || normalize(None, &value).is_err() {
             continue;
         }
         let push = |list: &mut Vec<String>| {
@@ -498,18 +502,19 @@ fn split_entries(
 ) -> Result<(Vec<String>, Vec<Dropped>), Vec<Finding>> {
     let mut sources = facts.sources()?;
     for (entry, why) in platform {
-        sources.push(Source::single(why, Some(entry.clone())));
+        sources.push(Source::single(Input::Platform(why), Some(entry.clone())));
     }
     let mut added: HashMap<String, String> = HashMap::new();
     for source in &sources {
         for raw in &source.entries {
-            let canonical = normalize(&source.field, 0, raw).map_err(|f| vec![f])?;
+            let canonical =
+                normalize(Location::element(source.input, 0), raw).map_err(|f| vec![f])?;
             added
                 .entry(canonical.clone())
-                .or_insert_with(|| added_by(&source.field, &canonical));
+                .or_insert_with(|| added_by(source.input, &canonical));
         }
     }
-    sources.push(Source::list("artifact", entries.to_vec()));
+    sources.push(Source::list(Input::Artifact, entries.to_vec()));
     let merged = merge(&sources, &MergeOptions::default())?;
     let present: HashSet<String> = merged.entries.iter().map(ToString::to_string).collect();
     let covered: HashMap<&str, &str> = merged

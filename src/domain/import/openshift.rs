@@ -209,7 +209,7 @@ mod tests {
         use crate::domain::render::Secrets;
         use crate::domain::trusted_ca::{tests::bundle, TrustedCa};
         let mut s = settings();
-        s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &bundle(true)).unwrap());
+        s.trusted_ca = Some(TrustedCa::parse(&bundle(true)).unwrap());
         let rendered = OpenShiftProxy::new(&s, &[], &OpenShiftCluster::default()).unwrap();
         let manifest = format!(
             "{}---\n{}",

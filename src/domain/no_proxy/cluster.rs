@@ -13,7 +13,7 @@ use ipnet::IpNet;
 
 use super::destination::Destination;
 use super::merge::Source;
-use crate::domain::Finding;
+use crate::domain::{Finding, Input};
 
 /// A cloud whose metadata endpoints must bypass the proxy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -96,15 +96,14 @@ impl Cluster {
                 .is_some_and(|ip| ip.is_ipv6())
     }
 
-    /// The host part of the control-plane endpoint, or an error on that field.
+    /// The host part of the control-plane endpoint, or an error on it.
     fn control_plane_host(&self) -> Result<Option<(String, Option<u16>)>, Finding> {
         let Some(text) = self.control_plane_endpoint.as_deref() else {
             return Ok(None);
         };
         let destination = Destination::parse(text).map_err(|why| {
             Finding::error(
-                "control_plane_endpoint",
-                None,
+                Input::ControlPlaneEndpoint,
                 "Invalid control-plane endpoint",
                 format!("{why}; give a host, host:port or https URL."),
             )
@@ -136,17 +135,17 @@ impl Cluster {
             })
             .unwrap_or_default();
         Ok(vec![
-            Source::list("installation", self.installation.clone()),
-            Source::list("pod_cidrs", self.pod_cidrs.clone()),
-            Source::list("service_cidrs", self.service_cidrs.clone()),
-            Source::list("node_cidrs", self.node_cidrs.clone()),
-            Source::single("cluster_domain", self.cluster_domain.clone()),
-            Source::single("apiserver_host", self.apiserver_host.clone()),
-            Source::single("apiserver_ip", self.apiserver_ip.clone()),
-            Source::single("control_plane_endpoint", endpoint.map(|(host, _)| host)),
-            Source::list("", defaults),
-            Source::list("cloud", metadata),
-            Source::list("extra", self.extra.clone()),
+            Source::list(Input::Installation, self.installation.clone()),
+            Source::list(Input::PodCidrs, self.pod_cidrs.clone()),
+            Source::list(Input::ServiceCidrs, self.service_cidrs.clone()),
+            Source::list(Input::NodeCidrs, self.node_cidrs.clone()),
+            Source::single(Input::ClusterDomain, self.cluster_domain.clone()),
+            Source::single(Input::ApiserverHost, self.apiserver_host.clone()),
+            Source::single(Input::ApiserverIp, self.apiserver_ip.clone()),
+            Source::single(Input::ControlPlaneEndpoint, endpoint.map(|(host, _)| host)),
+            Source::list(Input::Defaults, defaults),
+            Source::list(Input::Cloud, metadata),
+            Source::list(Input::Extra, self.extra.clone()),
         ])
     }
 

@@ -14,13 +14,13 @@ use ipnet::IpNet;
 use super::dialect::Dialect;
 use super::entry::{Entry, Host};
 use super::render::java_cidr_patterns;
-use crate::domain::{cancel, Finding};
+use crate::domain::{cancel, Finding, Input, Location};
 
-/// One input list, named by its field (the Terraform attribute).
+/// One input list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Source {
-    /// Input field name, used in findings; empty for built-in defaults.
-    pub field: String,
+    /// The input, where findings point.
+    pub input: Input,
     /// Raw entries.
     pub entries: Vec<String>,
     /// Whether findings carry the element index (false for single-value fields).
@@ -28,19 +28,19 @@ pub struct Source {
 }
 
 impl Source {
-    /// A list field.
-    pub fn list(field: &str, entries: Vec<String>) -> Self {
+    /// A list input.
+    pub fn list(input: Input, entries: Vec<String>) -> Self {
         Self {
-            field: field.to_owned(),
+            input,
             entries,
             indexed: true,
         }
     }
 
-    /// A single-value field (absent when `None`).
-    pub fn single(field: &str, entry: Option<String>) -> Self {
+    /// A single-value input (absent when `None`).
+    pub fn single(input: Input, entry: Option<String>) -> Self {
         Self {
-            field: field.to_owned(),
+            input,
             entries: entry.into_iter().collect(),
             indexed: false,
         }
@@ -87,21 +87,24 @@ struct Origin {
 /// merging (so tracing a finding back costs nothing).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Origins {
-    /// Per source: its field and whether findings carry the element index.
-    fields: Vec<(String, bool)>,
+    /// Per source: its input and whether findings carry the element index.
+    inputs: Vec<(Input, bool)>,
     /// Per element of [`Merged::list`].
     of: Vec<Option<Origin>>,
 }
 
 impl Origins {
-    /// The input that first gave element `index` of the shared list, as
-    /// (field, element index). The extra forms some clients need (`.x`,
+    /// The input (and element) that first gave element `index` of the
+    /// shared list. The extra forms some clients need (`.x`,
     /// `[v6]`) come from the input of the entry they stand beside. `None` for
     /// built-in defaults and aggregated blocks no input spells.
-    pub fn get(&self, index: usize) -> Option<(&str, Option<usize>)> {
+    pub fn get(&self, index: usize) -> Option<Location> {
         let origin = (*self.of.get(index)?)?;
-        let (field, indexed) = self.fields.get(origin.source)?;
-        Some((field.as_str(), indexed.then_some(origin.index)))
+        let (input, indexed) = *self.inputs.get(origin.source)?;
+        Some(Location {
+            input,
+            index: indexed.then_some(origin.index),
+        })
     }
 }
 
@@ -129,17 +132,16 @@ impl Merged {
     }
 }
 
-/// Normalises one entry to its canonical text; errors name the field and index.
-pub fn normalize(field: &str, index: usize, raw: &str) -> Result<String, Finding> {
+/// Normalises one entry to its canonical text; errors are on `at`.
+pub fn normalize(at: impl Into<Option<Location>>, raw: &str) -> Result<String, Finding> {
     Entry::parse(raw)
         .map(|parsed| parsed.entry.to_string())
-        .map_err(|r| Finding::error(field, Some(index), r.summary, r.detail))
+        .map_err(|r| Finding::error(at, r.summary, r.detail))
 }
 
 /// The error a cancelled merge returns (its caller discards it).
 fn cancelled() -> Vec<Finding> {
     vec![Finding::error(
-        "",
         None,
         "Cancelled",
         "The merge was cancelled before it finished.",
@@ -158,25 +160,23 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
             if cancel::requested() {
                 return Err(cancelled());
             }
-            let at = source.indexed.then_some(index);
+            let at = Location {
+                input: source.input,
+                index: source.indexed.then_some(index),
+            };
             match Entry::parse(raw) {
                 Ok(entry) => {
                     for note in entry.notes {
-                        warnings.push(Finding::warning(
-                            &source.field,
-                            at,
-                            "NO_PROXY entry rewritten",
-                            note,
-                        ));
+                        warnings.push(Finding::warning(at, "NO_PROXY entry rewritten", note));
                     }
-                    // Built-in defaults (no field) are no one's input.
-                    let origin = (!source.field.is_empty()).then_some(Origin {
+                    // Built-in defaults are no one's input.
+                    let origin = (source.input != Input::Defaults).then_some(Origin {
                         source: position,
                         index,
                     });
                     parsed.push((entry.entry, origin));
                 }
-                Err(r) => errors.push(Finding::error(&source.field, at, r.summary, r.detail)),
+                Err(r) => errors.push(Finding::error(at, r.summary, r.detail)),
             }
         }
     }
@@ -187,15 +187,11 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
     parsed.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.is_none().cmp(&b.1.is_none())));
     parsed.dedup_by(|later, first| later.0 == first.0);
     let (entries, origins): (Vec<Entry>, Vec<Option<Origin>>) = parsed.into_iter().unzip();
-    let fields = sources
-        .iter()
-        .map(|s| (s.field.clone(), s.indexed))
-        .collect();
+    let inputs = sources.iter().map(|s| (s.input, s.indexed)).collect();
     let star_understood = options.targets.iter().all(|d| d.understands_any());
     if entries.first().is_some_and(|e| e.host == Host::Any) {
         if star_understood {
             warnings.push(Finding::warning(
-                "",
                 None,
                 "NO_PROXY contains `*`",
                 "`*` sends every destination around the proxy; the other entries are left out because curl and Python only honour `*` as the whole value.",
@@ -215,14 +211,13 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
             let (list, of) = shared_list(&entries, &origins, &options.targets)?;
             return Ok(Merged {
                 list,
-                origins: Origins { fields, of },
+                origins: Origins { inputs, of },
                 entries,
                 subsumed,
                 warnings,
             });
         }
         warnings.push(Finding::warning(
-            "",
             None,
             "NO_PROXY contains `*`",
             "wget and Ruby do not understand `*`, so the other entries are kept for them; curl and Python then ignore `*`, because they only honour it as the whole value.",
@@ -236,8 +231,7 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
             .collect();
         if families.is_empty() {
             warnings.push(Finding::warning(
-                "aggregate_cidrs",
-                None,
+                Input::AggregateCidrs,
                 "CIDR aggregation skipped",
                 "Aggregating addresses into CIDR blocks is only safe when every client matches CIDR blocks (go for both families; curl, requests and ruby for IPv4); the other clients would lose the literal addresses.",
             ));
@@ -249,7 +243,7 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
     let (list, of) = shared_list(&entries, &origins, &options.targets)?;
     Ok(Merged {
         list,
-        origins: Origins { fields, of },
+        origins: Origins { inputs, of },
         entries,
         subsumed,
         warnings,
@@ -511,8 +505,8 @@ fn shared_list(
 mod tests {
     use super::*;
 
-    fn source(field: &str, raw: &[&str]) -> Source {
-        Source::list(field, raw.iter().map(|s| (*s).to_owned()).collect())
+    fn source(input: Input, raw: &[&str]) -> Source {
+        Source::list(input, raw.iter().map(|s| (*s).to_owned()).collect())
     }
 
     fn targets(names: &[Dialect]) -> MergeOptions {
@@ -523,7 +517,7 @@ mod tests {
     }
 
     /// The origin of each list element, as the merge recorded it.
-    fn located<'m>(merged: &'m Merged, entry: &str) -> Option<(&'m str, Option<usize>)> {
+    fn located(merged: &Merged, entry: &str) -> Option<Location> {
         let index = merged.list.iter().position(|e| e == entry).unwrap();
         merged.origins.get(index)
     }
@@ -531,26 +525,35 @@ mod tests {
     #[test]
     fn origin_names_the_first_input_spelling_an_entry() {
         let sources = [
-            source("", &["localhost"]),
-            source("installation", &["Registry.Corp.Example.", "10.0.0.0/8"]),
-            Source::single("apiserver_host", Some("127.0.0.1".to_owned())),
+            source(Input::Defaults, &["localhost"]),
             source(
-                "extra",
+                Input::Installation,
+                &["Registry.Corp.Example.", "10.0.0.0/8"],
+            ),
+            Source::single(Input::ApiserverHost, Some("127.0.0.1".to_owned())),
+            source(
+                Input::Extra,
                 &["localhost", "registry.corp.example", "b.example"],
             ),
-            source("", &["c.example"]),
+            source(Input::Defaults, &["c.example"]),
         ];
         let merged = merge(&sources, &MergeOptions::default()).unwrap();
         let at = |entry| located(&merged, entry);
-        assert_eq!(at("registry.corp.example"), Some(("installation", Some(0))));
+        assert_eq!(
+            at("registry.corp.example"),
+            Some(Location::element(Input::Installation, 0))
+        );
         assert_eq!(
             at(".registry.corp.example"),
-            Some(("installation", Some(0)))
+            Some(Location::element(Input::Installation, 0))
         );
-        assert_eq!(at("localhost"), Some(("extra", Some(0))));
-        assert_eq!(at("10.0.0.0/8"), Some(("installation", Some(1))));
-        assert_eq!(at("127.0.0.1"), Some(("apiserver_host", None)));
-        assert_eq!(at("b.example"), Some(("extra", Some(2))));
+        assert_eq!(at("localhost"), Some(Location::element(Input::Extra, 0)));
+        assert_eq!(
+            at("10.0.0.0/8"),
+            Some(Location::element(Input::Installation, 1))
+        );
+        assert_eq!(at("127.0.0.1"), Some(Input::ApiserverHost.into()));
+        assert_eq!(at("b.example"), Some(Location::element(Input::Extra, 2)));
         assert_eq!(at("c.example"), None);
     }
 
@@ -558,7 +561,7 @@ mod tests {
     fn node_form_is_not_repeated_when_the_input_has_it() {
         let merged = merge(
             &[source(
-                "extra",
+                Input::Extra,
                 &[".x.example:80", "x.example:80", "x.example:81"],
             )],
             &targets(&[Dialect::Node]),
@@ -580,11 +583,11 @@ mod tests {
         let merged = merge(
             &[
                 source(
-                    "installation",
+                    Input::Installation,
                     &[" Registry.Corp.Example. ", "10.0.0.1/32", "[FD00::1]"],
                 ),
                 source(
-                    "extra",
+                    Input::Extra,
                     &[
                         "registry.corp.example",
                         "10.0.0.1",
@@ -605,7 +608,7 @@ mod tests {
     #[test]
     fn subsumes_only_where_every_target_agrees() {
         let sources = [source(
-            "installation",
+            Input::Installation,
             &[
                 "corp.example",
                 "a.corp.example",
@@ -641,7 +644,7 @@ mod tests {
     #[test]
     fn java_keeps_blocks_it_can_render_inside_ones_it_cannot() {
         let sources = [source(
-            "installation",
+            Input::Installation,
             &[
                 "10.0.0.0/7",
                 "10.96.0.0/12",
@@ -651,14 +654,14 @@ mod tests {
         )];
         let java = merge(&sources, &targets(&[Dialect::Java])).unwrap();
         assert_eq!(java.list, ["10.0.0.0/7", "172.16.0.0/12"]);
-        let odd = [source("installation", &["10.0.0.0/30", "10.0.0.0/31"])];
+        let odd = [source(Input::Installation, &["10.0.0.0/30", "10.0.0.0/31"])];
         let java = merge(&odd, &targets(&[Dialect::Java])).unwrap();
         assert_eq!(java.list, ["10.0.0.0/30"]);
     }
 
     #[test]
     fn star_wins_alone_where_every_target_understands_it() {
-        let sources = [source("extra", &["a.example", "*"])];
+        let sources = [source(Input::Extra, &["a.example", "*"])];
         let merged = merge(
             &sources,
             &targets(&[Dialect::Go, Dialect::Curl, Dialect::Python]),
@@ -674,7 +677,7 @@ mod tests {
     #[test]
     fn aggregates_only_families_every_target_matches() {
         let sources = [source(
-            "installation",
+            Input::Installation,
             &[
                 "a.example",
                 "10.0.0.0/25",
@@ -714,13 +717,16 @@ mod tests {
         options.targets.insert(Dialect::Python);
         let merged = merge(&sources, &options).unwrap();
         assert_eq!(merged.list.len(), 7);
-        assert_eq!(merged.warnings[0].field, "aggregate_cidrs");
+        assert_eq!(
+            merged.warnings[0].location,
+            Some(Input::AggregateCidrs.into())
+        );
     }
 
     #[test]
     fn ipv6_gets_the_bracketed_form_python_and_node_need() {
         let merged = merge(
-            &[source("extra", &["fd00::1"])],
+            &[source(Input::Extra, &["fd00::1"])],
             &targets(&[Dialect::Go, Dialect::Python]),
         )
         .unwrap();
@@ -732,22 +738,22 @@ mod tests {
         let errors = merge(
             &[
                 source(
-                    "installation",
+                    Input::Installation,
                     &["ok.example", "", "https://x.example", "10.0.0.1/8"],
                 ),
-                Source::single("apiserver_host", Some("bad host".to_owned())),
+                Source::single(Input::ApiserverHost, Some("bad host".to_owned())),
             ],
             &MergeOptions::default(),
         )
         .unwrap_err();
-        let located: Vec<_> = errors.iter().map(|f| (f.field.as_str(), f.index)).collect();
+        let located: Vec<_> = errors.iter().map(|f| f.location).collect();
         assert_eq!(
             located,
             [
-                ("installation", Some(1)),
-                ("installation", Some(2)),
-                ("installation", Some(3)),
-                ("apiserver_host", None)
+                Some(Location::element(Input::Installation, 1)),
+                Some(Location::element(Input::Installation, 2)),
+                Some(Location::element(Input::Installation, 3)),
+                Some(Input::ApiserverHost.into())
             ]
         );
     }
@@ -756,14 +762,14 @@ mod tests {
     fn merge_is_idempotent() {
         let once = merge(
             &[source(
-                "x",
+                Input::Extra,
                 &["B.example", "a.b.example", "fd00::/8", "*.c.example"],
             )],
             &MergeOptions::default(),
         )
         .unwrap();
         let twice = merge(
-            &[Source::list("x", once.list.clone())],
+            &[Source::list(Input::Extra, once.list.clone())],
             &MergeOptions::default(),
         )
         .unwrap();

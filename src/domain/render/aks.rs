@@ -36,7 +36,7 @@ use serde_json::{json, Value};
 use super::ProxySettings;
 use crate::domain::no_proxy::{normalize, Cluster};
 use crate::domain::proxy_url::ProxyScheme;
-use crate::domain::Finding;
+use crate::domain::{Finding, Input, Location};
 
 /// At most this many certificates in `trustedCa`.
 pub const MAX_TRUSTED_CA_CERTIFICATES: usize = 20;
@@ -89,22 +89,20 @@ impl HttpProxyConfig {
     pub fn new(settings: &ProxySettings, cluster: &AksCluster) -> Result<Self, Vec<Finding>> {
         let mut findings = Vec::new();
         for (field, url) in [
-            ("http_proxy", &settings.http_proxy),
-            ("https_proxy", &settings.https_proxy),
+            (Input::HttpProxy, &settings.http_proxy),
+            (Input::HttpsProxy, &settings.https_proxy),
         ] {
             let Some(url) = url else { continue };
             if url.credentials().is_some() {
                 findings.push(Finding::error(
-                    "username",
-                    None,
+                    Input::Username,
                     "AKS does not support proxy credentials",
                     "AKS's httpProxyConfig has no user or password; remove `username` and `password` (or use a profile without them).",
                 ));
             }
-            if field == "http_proxy" && url.scheme() != ProxyScheme::Http {
+            if field == Input::HttpProxy && url.scheme() != ProxyScheme::Http {
                 findings.push(Finding::error(
                     field,
-                    None,
                     "AKS needs an http:// httpProxy",
                     "AKS requires the scheme of httpProxy to be http.",
                 ));
@@ -114,8 +112,7 @@ impl HttpProxyConfig {
         for (index, entry) in settings.no_proxy.iter().enumerate() {
             if let Some(why) = aks_entry_problem(entry) {
                 findings.push(Finding::error(
-                    "no_proxy",
-                    Some(index),
+                    Location::element(Input::Merged, index),
                     "NO_PROXY entry AKS rejects",
                     format!("Entry {entry:?} of the merged list: {why}"),
                 ));
@@ -125,8 +122,7 @@ impl HttpProxyConfig {
             let certificates = ca.certificates();
             if certificates.len() > MAX_TRUSTED_CA_CERTIFICATES {
                 findings.push(Finding::error(
-                    "trusted_ca",
-                    None,
+                    Input::TrustedCa,
                     "Too many CA certificates for AKS",
                     format!("AKS accepts at most {MAX_TRUSTED_CA_CERTIFICATES} certificates; the bundle has {}.", certificates.len()),
                 ));
@@ -134,16 +130,14 @@ impl HttpProxyConfig {
             let size = ca.to_pem().len();
             if size > MAX_TRUSTED_CA_BYTES {
                 findings.push(Finding::error(
-                    "trusted_ca",
-                    None,
+                    Input::TrustedCa,
                     "CA bundle too large for AKS",
                     format!("AKS accepts at most 35 KB ({MAX_TRUSTED_CA_BYTES} bytes) of CA certificate content; the bundle is {size} bytes as PEM."),
                 ));
             }
             if let Some(cert) = certificates.iter().find(|c| !c.has_san) {
                 findings.push(Finding::error(
-                    "trusted_ca",
-                    None,
+                    Input::TrustedCa,
                     "CA certificate without subjectAltName",
                     format!(
                         "AKS accepts only certificates with a subjectAltName; {:?} has none.",
@@ -237,7 +231,7 @@ pub fn injected(cluster: &AksCluster) -> Vec<String> {
     out.extend(["konnectivity", "localhost", "127.0.0.1"].map(str::to_owned));
     let mut canonical: Vec<String> = Vec::with_capacity(out.len());
     for entry in out {
-        let entry = normalize("", 0, &entry).unwrap_or(entry);
+        let entry = normalize(None, &entry).unwrap_or(entry);
         if !canonical.contains(&entry) {
             canonical.push(entry);
         }
@@ -496,28 +490,28 @@ mod tests {
         let none = AksCluster::default();
         let errors = HttpProxyConfig::new(&settings(), &none).unwrap_err();
         assert_eq!(errors.len(), 1);
-        assert_eq!(errors[0].field, "username");
+        assert_eq!(errors[0].location, Some(Input::Username.into()));
         let mut s = no_credentials();
         s.no_proxy.push("bad_host.example".into());
         s.no_proxy.push("*".into());
         s.no_proxy.push("*.corp.example".into());
-        s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &bundle(false)).unwrap());
+        s.trusted_ca = Some(TrustedCa::parse(&bundle(false)).unwrap());
         let errors = HttpProxyConfig::new(&s, &none).unwrap_err();
-        let located: Vec<_> = errors.iter().map(|f| (f.field.as_str(), f.index)).collect();
+        let located: Vec<_> = errors.iter().map(|f| f.location).collect();
         assert_eq!(
             located,
             [
-                ("no_proxy", Some(7)),
-                ("no_proxy", Some(8)),
-                ("no_proxy", Some(9)),
-                ("trusted_ca", None)
+                Some(Location::element(Input::Merged, 7)),
+                Some(Location::element(Input::Merged, 8)),
+                Some(Location::element(Input::Merged, 9)),
+                Some(Input::TrustedCa.into())
             ]
         );
         s.no_proxy.truncate(7);
         let mut https = s.clone();
         https.http_proxy = Some(
             crate::domain::proxy_url::ProxyUrl::parse(
-                "http_proxy",
+                Input::HttpProxy,
                 "https://proxy.corp.example:3128",
             )
             .unwrap(),
@@ -525,18 +519,21 @@ mod tests {
         https.trusted_ca = None;
         let errors = HttpProxyConfig::new(&https, &none).unwrap_err();
         assert_eq!(
-            (errors[0].field.as_str(), errors[0].summary.as_str()),
-            ("http_proxy", "AKS needs an http:// httpProxy")
+            (errors[0].location, errors[0].summary.as_str()),
+            (
+                Some(Input::HttpProxy.into()),
+                "AKS needs an http:// httpProxy"
+            )
         );
         let one = bundle(true);
-        s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &one).unwrap());
+        s.trusted_ca = Some(TrustedCa::parse(&one).unwrap());
         let config = HttpProxyConfig::new(&s, &none).unwrap();
         assert!(config.trusted_ca.is_some());
         let big = large_certificate();
         let limit = |count: usize| {
             let mut s = s.clone();
             let pem: String = (0..count).map(|_| large_certificate()).collect();
-            s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &pem).unwrap());
+            s.trusted_ca = Some(TrustedCa::parse(&pem).unwrap());
             HttpProxyConfig::new(&s, &none)
                 .err()
                 .unwrap_or_default()

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use super::trust::{self, OsFamily};
 use super::{shell, systemd, yaml, ProxySettings, Secrets};
-use crate::domain::Finding;
+use crate::domain::{Finding, Input, Location};
 
 /// Longest `content` CAPI accepts.
 pub const MAX_CONTENT: usize = 10240;
@@ -217,8 +217,7 @@ impl Kubeadm {
         let mut findings = Vec::new();
         if files.len() > MAX_FILES {
             findings.push(Finding::error(
-                "units",
-                None,
+                Input::Units,
                 "Too many files",
                 format!("CAPI accepts at most {MAX_FILES} files."),
             ));
@@ -226,16 +225,14 @@ impl Kubeadm {
         for (index, file) in files.iter().enumerate() {
             if file.path.len() > MAX_PATH {
                 findings.push(Finding::error(
-                    "units",
-                    Some(index),
+                    Location::element(Input::Units, index),
                     "Path too long",
                     format!("{} is longer than {MAX_PATH} characters.", file.path),
                 ));
             }
             if files[..index].iter().any(|f| f.path == file.path) {
                 findings.push(Finding::error(
-                    "units",
-                    Some(index),
+                    Location::element(Input::Units, index),
                     "Duplicate file path",
                     format!(
                         "{} is written twice; CAPI rejects duplicate paths.",
@@ -246,8 +243,7 @@ impl Kubeadm {
             if let Content::Inline { content, .. } = &file.content {
                 if content.len() > MAX_CONTENT {
                     findings.push(Finding::error(
-                        "units",
-                        Some(index),
+                        Location::element(Input::Units, index),
                         "File content too long for CAPI",
                         format!("The drop-in for {} is {} characters; CAPI accepts {MAX_CONTENT}. Shorten the NO_PROXY list (e.g. aggregate CIDRs) or use the Secret variant.", file.path, content.len()),
                     ));
@@ -256,7 +252,6 @@ impl Kubeadm {
         }
         if pre_kubeadm_commands.iter().any(|c| c.len() > MAX_COMMAND) {
             findings.push(Finding::error(
-                "",
                 None,
                 "Command too long for CAPI",
                 format!("A preKubeadmCommands item exceeds {MAX_COMMAND} characters."),
@@ -455,7 +450,7 @@ mod tests {
             "capi/secret.yaml",
             &secret_manifest(&s, "prod", "org-acme", &units, Secrets::Include),
         );
-        s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &ca).unwrap());
+        s.trusted_ca = Some(TrustedCa::parse(&ca).unwrap());
         let kubeadm = Kubeadm::from_secret(&s, "prod", &units, OsFamily::Debian).unwrap();
         let yaml = kubeadm.to_yaml();
         golden("capi/kubeadm-secret.yaml", &yaml);
@@ -524,7 +519,7 @@ mod tests {
     fn inline_variant_writes_the_ca_before_the_restarts() {
         let (ca, _) = ca_and_leaf();
         let mut s = settings();
-        s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &ca).unwrap());
+        s.trusted_ca = Some(TrustedCa::parse(&ca).unwrap());
         for (os, command) in [
             (OsFamily::Debian, "update-ca-certificates"),
             (OsFamily::Rhel, "update-ca-trust extract"),
@@ -558,7 +553,8 @@ mod tests {
             Kubeadm::inline(&s, &units(), OsFamily::Debian, false, Secrets::Include).unwrap_err();
         assert!(errors
             .iter()
-            .any(|f| f.summary == "File content too long for CAPI" && f.index == Some(0)));
+            .any(|f| f.summary == "File content too long for CAPI"
+                && f.location == Some(Location::element(Input::Units, 0))));
         let dup = vec![
             "containerd.service".to_owned(),
             "containerd.service".to_owned(),

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use super::trust::{self, OsFamily};
 use super::{systemd, yaml, ProxySettings, Secrets};
 use crate::domain::no_proxy::Cloud;
-use crate::domain::Finding;
+use crate::domain::{Finding, Input};
 
 /// The header line cloud-init requires on cloud-config user data.
 pub const HEADER: &str = "#cloud-config\n";
@@ -31,8 +31,7 @@ pub const EC2_USER_DATA_LIMIT: usize = 16 * 1024;
 pub fn check_size(user_data: &str, cloud: Option<Cloud>) -> Option<Finding> {
     (cloud == Some(Cloud::Aws) && user_data.len() > EC2_USER_DATA_LIMIT).then(|| {
         Finding::warning(
-            "cloud",
-            None,
+            Input::Cloud,
             "User data larger than EC2 accepts",
             format!("The user data is {} bytes; EC2 takes at most {EC2_USER_DATA_LIMIT} bytes before base64 encoding. Compress it (cloud-init reads gzip user data; e.g. `gzip = true` in a `cloudinit_config`), or shorten the NO_PROXY list or the units.", user_data.len()),
         )
@@ -108,7 +107,7 @@ pub(crate) mod tests {
     pub(crate) fn with_ca() -> ProxySettings {
         let mut s = settings();
         let (ca, _) = trust::tests::ca_and_leaf();
-        s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &ca).unwrap());
+        s.trusted_ca = Some(TrustedCa::parse(&ca).unwrap());
         s
     }
 
@@ -197,7 +196,7 @@ pub(crate) mod tests {
     fn files_and_commands_make_the_node_trust_the_ca() {
         let (ca, leaf) = trust::tests::ca_and_leaf();
         let mut s = settings();
-        s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &ca).unwrap());
+        s.trusted_ca = Some(TrustedCa::parse(&ca).unwrap());
         let parsed: Value =
             serde_yaml_ng::from_str(&user_data(&s, &units(), OsFamily::Debian, Secrets::Include))
                 .unwrap();
@@ -228,7 +227,7 @@ pub(crate) mod tests {
     fn ec2_size_limit_warns_on_aws_only() {
         let big = "x".repeat(EC2_USER_DATA_LIMIT + 1);
         let warning = check_size(&big, Some(Cloud::Aws)).unwrap();
-        assert!(!warning.is_error() && warning.field == "cloud");
+        assert!(!warning.is_error() && warning.location == Some(Input::Cloud.into()));
         assert_eq!(check_size(&big, Some(Cloud::Azure)), None);
         assert_eq!(check_size(&big[1..], Some(Cloud::Aws)), None);
     }

@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 
 use super::{yaml, ProxySettings, Secrets};
 use crate::domain::proxy_url::ProxyUrl;
-use crate::domain::Finding;
+use crate::domain::{Finding, Input};
 
 /// What EKS Anywhere adds after the user's `noProxy` (`NoProxyDefaults`).
 pub const DEFAULTS: [&str; 3] = ["localhost", "127.0.0.1", ".svc"];
@@ -40,20 +40,28 @@ pub fn validate(settings: &ProxySettings) -> Vec<Finding> {
     let mut findings = Vec::new();
     if settings.trusted_ca.is_some() {
         findings.push(Finding::error(
-            "trusted_ca",
-            None,
+            Input::TrustedCa,
             "EKS Anywhere has no place for a proxy CA",
             "EKS Anywhere's proxyConfiguration has only httpProxy, httpsProxy and noProxy; trust the proxy's CA in the node image (or the OS configuration of the provider) and leave `trusted_ca` unset here.",
         ));
     }
-    for (field, url, key) in [
-        ("http_proxy", &settings.http_proxy, "httpProxy"),
-        ("https_proxy", &settings.https_proxy, "httpsProxy"),
+    for (input, field, url, key) in [
+        (
+            Input::HttpProxy,
+            "http_proxy",
+            &settings.http_proxy,
+            "httpProxy",
+        ),
+        (
+            Input::HttpsProxy,
+            "https_proxy",
+            &settings.https_proxy,
+            "httpsProxy",
+        ),
     ] {
         if url.is_none() {
             findings.push(Finding::error(
-                field,
-                None,
+                input,
                 "EKS Anywhere needs both proxies",
                 format!("EKS Anywhere rejects a proxyConfiguration without {key}; set `{field}`."),
             ));
@@ -131,7 +139,10 @@ mod tests {
         let mut s = settings();
         s.http_proxy = None;
         s.trusted_ca = Some(crate::domain::render::openshift::tests::fixed_ca());
-        let fields: Vec<String> = validate(&s).into_iter().map(|f| f.field).collect();
-        assert_eq!(fields, ["trusted_ca", "http_proxy"]);
+        let located: Vec<_> = validate(&s).into_iter().map(|f| f.location).collect();
+        assert_eq!(
+            located,
+            [Some(Input::TrustedCa.into()), Some(Input::HttpProxy.into())]
+        );
     }
 }

@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 
 use super::{pod_env, yaml, ProxySettings, Secrets};
 use crate::domain::proxy_url::ProxyUrl;
-use crate::domain::Finding;
+use crate::domain::{Finding, Input};
 
 /// The first address of each service CIDR: the `kubernetes` Service ClusterIP.
 pub fn kubernetes_cluster_ips(service_cidrs: &[String]) -> Vec<String> {
@@ -53,8 +53,7 @@ pub fn cert_manager_no_proxy(settings: &ProxySettings, service_cidrs: &[String])
 pub fn cert_manager_findings(service_cidrs: &[String]) -> Vec<Finding> {
     if kubernetes_cluster_ips(service_cidrs).is_empty() {
         vec![Finding::warning(
-            "service_cidrs",
-            None,
+            Input::ServiceCidrs,
             "cert-manager needs the kubernetes ClusterIP",
             "cert-manager reaches the API server by the `kubernetes` Service ClusterIP; without `service_cidrs` its `no_proxy` cannot list that address, and its API calls may go through the proxy.",
         )]
@@ -187,7 +186,10 @@ mod tests {
                 pod_env::CA_KEY
             )
         );
-        assert_eq!(cert_manager_findings(&[])[0].field, "service_cidrs");
+        assert_eq!(
+            cert_manager_findings(&[])[0].location,
+            Some(Input::ServiceCidrs.into())
+        );
 
         let gs = giantswarm_global(&s, Secrets::Include);
         golden(

@@ -5,8 +5,9 @@ use crate::domain::Finding;
 /// Checks `value` as an RFC 1123 label, as Kubernetes requires of namespace
 /// names (`IsDNS1123Label` in k8s.io/apimachinery `validation.go`): 1 to
 /// `max` characters (63 for a label), lowercase letters, digits and `-`,
-/// starting and ending with a letter or digit. An error on `field` otherwise.
-pub fn dns1123_label(field: &str, value: &str, max: usize) -> Result<(), Finding> {
+/// starting and ending with a letter or digit. An error about the value as a
+/// whole (no location: the caller knows where it is) otherwise.
+pub fn dns1123_label(value: &str, max: usize) -> Result<(), Finding> {
     let valid = !value.is_empty()
         && value.len() <= max
         && value
@@ -18,7 +19,6 @@ pub fn dns1123_label(field: &str, value: &str, max: usize) -> Result<(), Finding
         Ok(())
     } else {
         Err(Finding::error(
-            field,
             None,
             "Invalid Kubernetes name",
             format!("{value:?} is not a DNS-1123 label: 1 to {max} lowercase letters, digits or `-`, starting and ending with a letter or digit."),
@@ -33,7 +33,7 @@ mod tests {
     #[test]
     fn labels() {
         for good in ["default", "org-acme", "a", "yes", "0x1f", &"a".repeat(63)] {
-            assert!(dns1123_label("namespace", good, 63).is_ok(), "{good}");
+            assert!(dns1123_label(good, 63).is_ok(), "{good}");
         }
         for bad in [
             "",
@@ -46,9 +46,9 @@ mod tests {
             "é",
             &"a".repeat(64),
         ] {
-            let error = dns1123_label("namespace", bad, 63).unwrap_err();
-            assert_eq!(error.field, "namespace");
+            let error = dns1123_label(bad, 63).unwrap_err();
+            assert_eq!(error.location, None);
         }
-        assert!(dns1123_label("cluster_name", "abc", 2).is_err());
+        assert!(dns1123_label("abc", 2).is_err());
     }
 }

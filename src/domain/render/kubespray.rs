@@ -18,7 +18,7 @@
 use serde_json::{json, Value};
 
 use super::{yaml, ProxySettings, Secrets};
-use crate::domain::Finding;
+use crate::domain::{Finding, Input};
 
 /// kubespray's default `kube_service_addresses`.
 pub const DEFAULT_SERVICE_ADDRESSES: &str = "10.233.0.0/18";
@@ -56,8 +56,7 @@ pub fn check_inventory(hosts: &[(String, String)], loadbalancer: Option<&str>) -
         .filter(|(_, address)| !is_ip(address))
         .map(|(name, address)| {
             Finding::error(
-                "inventory_hosts",
-                None,
+                Input::InventoryHosts,
                 "Inventory host address is not an IP address",
                 format!("Host {name:?} has address {address:?}; kubespray takes each host's `access_ip` (or `ip`) as an IP address and writes it into `no_proxy`."),
             )
@@ -65,8 +64,7 @@ pub fn check_inventory(hosts: &[(String, String)], loadbalancer: Option<&str>) -
         .collect();
     if let Some(address) = loadbalancer.filter(|a| !is_ip(a)) {
         findings.push(Finding::error(
-            "loadbalancer_apiserver_address",
-            None,
+            Input::LoadbalancerApiserverAddress,
             "Load balancer address is not an IP address",
             format!("{address:?} is not an IP address; `loadbalancer_apiserver.address` is one, and its name goes to `apiserver_loadbalancer_domain_name`."),
         ));
@@ -160,10 +158,13 @@ mod tests {
             ("n1".to_owned(), "n1.corp".to_owned()),
         ];
         let findings = check_inventory(&hosts, Some("lb.corp"));
-        let fields: Vec<&str> = findings.iter().map(|f| f.field.as_str()).collect();
+        let located: Vec<_> = findings.iter().map(|f| f.location).collect();
         assert_eq!(
-            fields,
-            ["inventory_hosts", "loadbalancer_apiserver_address"]
+            located,
+            [
+                Some(Input::InventoryHosts.into()),
+                Some(Input::LoadbalancerApiserverAddress.into())
+            ]
         );
         assert!(findings[0].detail.contains("\"n1\""));
         assert!(check_inventory(&hosts[..1], Some("fd00::1")).is_empty());

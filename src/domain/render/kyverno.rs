@@ -225,7 +225,7 @@ for text in json.load(sys.stdin):
     #[test]
     fn policy_content() {
         let mut s = settings();
-        s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &bundle(true)).unwrap());
+        s.trusted_ca = Some(TrustedCa::parse(&bundle(true)).unwrap());
         let text = cluster_policy(&s, &options(), Secrets::Include);
         let doc: Value = serde_yaml_ng::from_str(&text).unwrap();
         let rules = doc["spec"]["rules"].as_array().unwrap();

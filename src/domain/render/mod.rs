@@ -93,12 +93,18 @@ pub(crate) mod tests {
     /// Settings with credentials and a typical merged list.
     pub(crate) fn settings() -> ProxySettings {
         let credentials = ProxyCredentials::new("svc-proxy", NASTY_PASSWORD).unwrap();
-        let http = ProxyUrl::parse("http_proxy", "http://proxy.corp.example:3128")
-            .unwrap()
-            .with_credentials(credentials.clone());
-        let https = ProxyUrl::parse("https_proxy", "http://proxy.corp.example:3129")
-            .unwrap()
-            .with_credentials(credentials);
+        let http = ProxyUrl::parse(
+            crate::domain::Input::HttpProxy,
+            "http://proxy.corp.example:3128",
+        )
+        .unwrap()
+        .with_credentials(credentials.clone());
+        let https = ProxyUrl::parse(
+            crate::domain::Input::HttpsProxy,
+            "http://proxy.corp.example:3129",
+        )
+        .unwrap()
+        .with_credentials(credentials);
         ProxySettings {
             http_proxy: Some(http),
             https_proxy: Some(https),

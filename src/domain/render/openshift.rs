@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 use super::{yaml, ProxySettings, Secrets};
 use crate::domain::no_proxy::Cloud;
 use crate::domain::proxy_url::{ProxyHost, ProxyUrl};
-use crate::domain::Finding;
+use crate::domain::{Finding, Input, Location};
 
 /// Name of the ConfigMap that carries the trusted CA: the installer's name
 /// for the one it makes from `additionalTrustBundle` (pkg/asset/manifests/proxy.go).
@@ -70,14 +70,17 @@ impl OpenShiftProxy {
     ) -> Result<Self, Vec<Finding>> {
         let mut findings = Vec::new();
         for (field, url, schemes) in [
-            ("http_proxy", &settings.http_proxy, &["http"][..]),
-            ("https_proxy", &settings.https_proxy, &["http", "https"][..]),
+            (Input::HttpProxy, &settings.http_proxy, &["http"][..]),
+            (
+                Input::HttpsProxy,
+                &settings.https_proxy,
+                &["http", "https"][..],
+            ),
         ] {
             let Some(url) = url else { continue };
             if !schemes.contains(&url.scheme().as_str()) {
                 findings.push(Finding::error(
                     field,
-                    None,
                     "Proxy scheme OpenShift rejects",
                     format!(
                         "OpenShift accepts only {} for this proxy; it is {}://.",
@@ -90,8 +93,7 @@ impl OpenShiftProxy {
         }
         if settings.http_proxy.is_none() && settings.https_proxy.is_none() {
             findings.push(Finding::error(
-                "http_proxy",
-                None,
+                Input::HttpProxy,
                 "No proxy",
                 "OpenShift's proxy needs httpProxy or httpsProxy.",
             ));
@@ -109,8 +111,7 @@ impl OpenShiftProxy {
             match entry_form(entry) {
                 Ok(form) => no_proxy.push(form),
                 Err(why) => findings.push(Finding::error(
-                    "no_proxy",
-                    Some(index),
+                    Location::element(Input::Merged, index),
                     "noProxy entry OpenShift rejects",
                     format!("Entry {entry:?} of the merged list: {why}"),
                 )),
@@ -119,8 +120,7 @@ impl OpenShiftProxy {
         for (index, endpoint) in readiness_endpoints.iter().enumerate() {
             if let Some(why) = endpoint_problem(endpoint) {
                 findings.push(Finding::error(
-                    "readiness_endpoints",
-                    Some(index),
+                    Location::element(Input::ReadinessEndpoints, index),
                     "Invalid readiness endpoint",
                     format!("{endpoint:?}: {why}"),
                 ));
@@ -128,8 +128,7 @@ impl OpenShiftProxy {
         }
         if cluster.aws_region.is_some() && cluster.cloud != Some(Cloud::Aws) {
             findings.push(Finding::error(
-                "aws_region",
-                None,
+                Input::AwsRegion,
                 "aws_region without cloud = \"aws\"",
                 "The operator adds the region's node domain only on AWS; set `cloud = \"aws\"` or remove `aws_region`.",
             ));
@@ -267,7 +266,7 @@ pub fn operator_entries(cluster: &OpenShiftCluster) -> Vec<String> {
 
 /// The installer refuses a proxy given by an IP inside the cluster or
 /// service networks.
-fn proxy_in_cluster(field: &str, url: &ProxyUrl, cluster: &OpenShiftCluster) -> Vec<Finding> {
+fn proxy_in_cluster(field: Input, url: &ProxyUrl, cluster: &OpenShiftCluster) -> Vec<Finding> {
     let ip: IpAddr = match url.host() {
         ProxyHost::Ipv4(ip) => (*ip).into(),
         ProxyHost::Ipv6(ip) => (*ip).into(),
@@ -286,7 +285,6 @@ fn proxy_in_cluster(field: &str, url: &ProxyUrl, cluster: &OpenShiftCluster) -> 
     .map(|(what, _)| {
         Finding::error(
             field,
-            None,
             "Proxy inside the cluster",
             format!(
                 "The proxy address {ip} is part of the {what}; the OpenShift installer rejects it."
@@ -372,7 +370,7 @@ pub(crate) mod tests {
             env!("CARGO_MANIFEST_DIR"),
             "/tests/fixtures/import/aks/trusted-ca.pem"
         );
-        TrustedCa::parse("trusted_ca", &std::fs::read_to_string(path).unwrap()).unwrap()
+        TrustedCa::parse(&std::fs::read_to_string(path).unwrap()).unwrap()
     }
 
     fn cluster() -> OpenShiftCluster {
@@ -462,8 +460,8 @@ pub(crate) mod tests {
     fn enforces_openshift_rules() {
         let mut s = settings();
         s.http_proxy =
-            Some(ProxyUrl::parse("http_proxy", "https://proxy.corp.example:3128").unwrap());
-        s.https_proxy = Some(ProxyUrl::parse("https_proxy", "http://10.128.0.9:3128").unwrap());
+            Some(ProxyUrl::parse(Input::HttpProxy, "https://proxy.corp.example:3128").unwrap());
+        s.https_proxy = Some(ProxyUrl::parse(Input::HttpsProxy, "http://10.128.0.9:3128").unwrap());
         s.no_proxy.extend(
             ["*.corp.example", "registry.corp.example:5000", "bad_host"].map(str::to_owned),
         );
@@ -476,18 +474,36 @@ pub(crate) mod tests {
         let errors = OpenShiftProxy::new(&s, &endpoints, &c).unwrap_err();
         let located: Vec<_> = errors
             .iter()
-            .map(|f| (f.field.as_str(), f.index, f.summary.as_str()))
+            .map(|f| (f.location, f.summary.as_str()))
             .collect();
         assert_eq!(
             located,
             [
-                ("http_proxy", None, "Proxy scheme OpenShift rejects"),
-                ("https_proxy", None, "Proxy inside the cluster"),
-                ("no_proxy", Some(7), "noProxy entry OpenShift rejects"),
-                ("no_proxy", Some(8), "noProxy entry OpenShift rejects"),
-                ("no_proxy", Some(9), "noProxy entry OpenShift rejects"),
-                ("readiness_endpoints", Some(0), "Invalid readiness endpoint"),
-                ("aws_region", None, "aws_region without cloud = \"aws\""),
+                (
+                    Some(Input::HttpProxy.into()),
+                    "Proxy scheme OpenShift rejects"
+                ),
+                (Some(Input::HttpsProxy.into()), "Proxy inside the cluster"),
+                (
+                    Some(Location::element(Input::Merged, 7)),
+                    "noProxy entry OpenShift rejects"
+                ),
+                (
+                    Some(Location::element(Input::Merged, 8)),
+                    "noProxy entry OpenShift rejects"
+                ),
+                (
+                    Some(Location::element(Input::Merged, 9)),
+                    "noProxy entry OpenShift rejects"
+                ),
+                (
+                    Some(Location::element(Input::ReadinessEndpoints, 0)),
+                    "Invalid readiness endpoint"
+                ),
+                (
+                    Some(Input::AwsRegion.into()),
+                    "aws_region without cloud = \"aws\""
+                ),
             ]
         );
         assert!(endpoint_problem("quay.io").is_some());

@@ -118,7 +118,7 @@ mod tests {
     fn ca_config_map_volume_mount_and_env_agree() {
         let mut s = settings();
         let pem = crate::domain::trusted_ca::tests::bundle(true);
-        s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &pem).unwrap());
+        s.trusted_ca = Some(TrustedCa::parse(&pem).unwrap());
         let manifest = ca_config_map(&s, "proxy-ca", Some("yes")).unwrap();
         let parsed: Value = serde_yaml_ng::from_str(&manifest).unwrap();
         assert_eq!(parsed["metadata"]["namespace"], "yes");

@@ -6,7 +6,7 @@
 //! password would otherwise fail to load).
 
 use super::{shell, ProxySettings, Secrets};
-use crate::domain::Finding;
+use crate::domain::{Finding, Input, Location};
 
 /// The units proxied when none are named.
 pub const DEFAULT_UNITS: [&str; 2] = ["containerd", "kubelet"];
@@ -82,10 +82,10 @@ pub fn escape(value: &str) -> String {
 /// cannot run, and a name starting with `-` is refused as well, which systemd
 /// accepts but `systemctl` would take for an option. Units of other types
 /// (sockets, timers...: no process of theirs reads a `[Service]`
-/// environment) are refused. Errors are on `field[index]`.
-pub fn unit_name(field: &str, index: usize, name: &str) -> Result<String, Finding> {
-    let fail =
-        |summary: &str, detail: String| Err(Finding::error(field, Some(index), summary, detail));
+/// environment) are refused. Errors are on element `index` of [`Input::Units`].
+pub fn unit_name(index: usize, name: &str) -> Result<String, Finding> {
+    let at = Location::element(Input::Units, index);
+    let fail = |summary: &str, detail: String| Err(Finding::error(at, summary, detail));
     let other_type = [
         ".socket",
         ".target",
@@ -172,9 +172,10 @@ fn edit_distance(a: &str, b: &str) -> usize {
     d[a.len()][b.len()]
 }
 
-/// A warning on `field[index]` when the full unit name `unit` is one edit
-/// away from a well-known unit (`kublet`, `containred`) without being one.
-pub fn typo_warning(field: &str, index: usize, unit: &str) -> Option<Finding> {
+/// A warning on element `index` of [`Input::Units`] when the full unit name
+/// `unit` is one edit away from a well-known unit (`kublet`, `containred`)
+/// without being one.
+pub fn typo_warning(index: usize, unit: &str) -> Option<Finding> {
     let base = unit.strip_suffix(".service").unwrap_or(unit);
     if WELL_KNOWN_UNITS.contains(&base) {
         return None;
@@ -183,8 +184,7 @@ pub fn typo_warning(field: &str, index: usize, unit: &str) -> Option<Finding> {
         .iter()
         .find(|known| edit_distance(base, known) == 1)?;
     Some(Finding::warning(
-        field,
-        Some(index),
+        Location::element(Input::Units, index),
         "Unit name looks like a typo",
         format!("{base:?} is one letter away from the well-known unit {known:?}; did you mean {known:?}? The drop-in is rendered for {unit:?} as written."),
     ))
@@ -253,14 +253,13 @@ pub fn default_environment(settings: &ProxySettings, secrets: Secrets) -> String
 /// variable is longer than [`MAX_ARG_STRLEN`] (the service could not start)
 /// or a line of `content` reaches [`LONG_LINE_MAX`] (systemd refuses the
 /// file), a warning when a line passes [`LONG_LINE_WARNING`]. The findings
-/// concern the merged NO_PROXY list as a whole (no field).
+/// concern the rendered output as a whole (no location).
 pub fn check_limits(settings: &ProxySettings, content: &str) -> Vec<Finding> {
     let mut findings = Vec::new();
     for (name, value) in settings.variables(Secrets::Redact) {
         let length = name.len() + 1 + value.len();
         if length >= MAX_ARG_STRLEN {
             findings.push(Finding::error(
-                "",
                 None,
                 "Environment variable too long",
                 format!("{name} would be {length} bytes; Linux refuses to start a program with an environment string of {MAX_ARG_STRLEN} bytes or more (MAX_ARG_STRLEN). Shorten the NO_PROXY list (aggregate CIDRs, use domain suffixes)."),
@@ -270,14 +269,12 @@ pub fn check_limits(settings: &ProxySettings, content: &str) -> Vec<Finding> {
     let longest = content.lines().map(str::len).max().unwrap_or(0);
     if longest >= LONG_LINE_MAX {
         findings.push(Finding::error(
-            "",
             None,
             "Line too long for systemd",
             format!("A line of the drop-in is {longest} bytes; systemd refuses unit files with lines of {LONG_LINE_MAX} bytes or more (LONG_LINE_MAX), and the unit would not load. Shorten the NO_PROXY list."),
         ));
     } else if longest > LONG_LINE_WARNING {
         findings.push(Finding::warning(
-            "",
             None,
             "Very long drop-in line",
             format!("A line of the drop-in is {longest} bytes. systemd refuses lines of {LONG_LINE_MAX} bytes and Linux environment strings of {MAX_ARG_STRLEN} bytes; consider aggregating CIDRs or using domain suffixes."),
@@ -316,43 +313,37 @@ mod tests {
 
     #[test]
     fn unit_names() {
+        assert_eq!(unit_name(0, "containerd").unwrap(), "containerd.service");
         assert_eq!(
-            unit_name("units", 0, "containerd").unwrap(),
-            "containerd.service"
-        );
-        assert_eq!(
-            unit_name("units", 0, "snap.lxd.daemon").unwrap(),
+            unit_name(0, "snap.lxd.daemon").unwrap(),
             "snap.lxd.daemon.service"
         );
         assert_eq!(
-            unit_name("units", 0, "teleport.service").unwrap(),
+            unit_name(0, "teleport.service").unwrap(),
             "teleport.service"
         );
-        let socket = unit_name("units", 1, "docker.socket").unwrap_err();
+        let socket = unit_name(1, "docker.socket").unwrap_err();
         assert_eq!(
-            (socket.summary.as_str(), socket.index),
-            ("Not a service unit", Some(1))
+            (socket.summary.as_str(), socket.location),
+            (
+                "Not a service unit",
+                Some(Location::element(Input::Units, 1))
+            )
         );
         assert!(
             socket.detail.contains("\"docker.service\""),
             "{}",
             socket.detail
         );
-        assert!(unit_name("units", 0, &"a".repeat(247)).is_ok());
-        assert!(unit_name("units", 0, &"a".repeat(248)).is_err());
+        assert!(unit_name(0, &"a".repeat(247)).is_ok());
+        assert!(unit_name(0, &"a".repeat(248)).is_err());
         assert_eq!(
-            unit_name("units", 2, "bad unit").unwrap_err().index,
-            Some(2)
+            unit_name(2, "bad unit").unwrap_err().location,
+            Some(Location::element(Input::Units, 2))
         );
-        assert!(unit_name("units", 0, "").is_err());
-        assert_eq!(
-            unit_name("units", 0, r"foo\x2dbar").unwrap(),
-            r"foo\x2dbar.service"
-        );
-        assert_eq!(
-            unit_name("units", 0, "getty@tty1").unwrap(),
-            "getty@tty1.service"
-        );
+        assert!(unit_name(0, "").is_err());
+        assert_eq!(unit_name(0, r"foo\x2dbar").unwrap(), r"foo\x2dbar.service");
+        assert_eq!(unit_name(0, "getty@tty1").unwrap(), "getty@tty1.service");
     }
 
     /// A leading `-` would be a `systemctl` option (`-H host` runs the
@@ -375,10 +366,10 @@ mod tests {
             ("a/b", "Invalid systemd unit name"),
             ("a'b", "Invalid systemd unit name"),
         ] {
-            let error = unit_name("units", 3, name).expect_err(name);
+            let error = unit_name(3, name).expect_err(name);
             assert_eq!(
-                (error.summary.as_str(), error.index),
-                (summary, Some(3)),
+                (error.summary.as_str(), error.location),
+                (summary, Some(Location::element(Input::Units, 3))),
                 "{name}"
             );
         }
@@ -427,9 +418,9 @@ mod tests {
             ("dockerr.service", "docker"),
             ("cri0.service", "crio"),
         ] {
-            let warning = typo_warning("units", 1, name).expect(name);
+            let warning = typo_warning(1, name).expect(name);
             assert!(!warning.is_error());
-            assert_eq!(warning.index, Some(1));
+            assert_eq!(warning.location, Some(Location::element(Input::Units, 1)));
             assert!(
                 warning.detail.contains(&format!("did you mean {known:?}")),
                 "{}",
@@ -443,7 +434,7 @@ mod tests {
             "crio.service",
             "kubeletx2.service",
         ] {
-            assert_eq!(typo_warning("units", 0, name), None, "{name}");
+            assert_eq!(typo_warning(0, name), None, "{name}");
         }
     }
 

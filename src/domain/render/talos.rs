@@ -25,9 +25,9 @@ pub const TRUSTED_ROOTS_SINCE: u32 = 10;
 /// The `name` of the `TrustedRootsConfig` document.
 pub const TRUSTED_ROOTS_NAME: &str = "clusterproxy-proxy-ca";
 
-/// The Talos version as a 1.x minor, from `1.10` or `v1.10.3`; an error on
-/// `field` otherwise.
-pub fn minor(field: &str, version: &str) -> Result<u32, Finding> {
+/// The Talos version as a 1.x minor, from `1.10` or `v1.10.3`; an error about
+/// the value as a whole (no location: the caller knows where it is) otherwise.
+pub fn minor(version: &str) -> Result<u32, Finding> {
     let trimmed = version.strip_prefix('v').unwrap_or(version);
     let mut parts = trimmed.split('.');
     let parsed = match (parts.next(), parts.next(), parts.next(), parts.next()) {
@@ -43,7 +43,6 @@ pub fn minor(field: &str, version: &str) -> Result<u32, Finding> {
     };
     parsed.ok_or_else(|| {
         Finding::error(
-            field,
             None,
             "Invalid Talos version",
             format!("{version:?} is not a Talos 1.x version such as \"1.10\" or \"v1.9.5\"."),
@@ -107,14 +106,10 @@ mod tests {
 
     #[test]
     fn versions() {
-        assert_eq!(minor("v", "1.10").unwrap(), 10);
-        assert_eq!(minor("v", "v1.9.5").unwrap(), 9);
+        assert_eq!(minor("1.10").unwrap(), 10);
+        assert_eq!(minor("v1.9.5").unwrap(), 9);
         for bad in ["2.0", "1", "1.x", "1.10.", "v1.+3", "1.10.1.1", ""] {
-            assert_eq!(
-                minor("talos_version", bad).unwrap_err().field,
-                "talos_version",
-                "{bad}"
-            );
+            assert_eq!(minor(bad).unwrap_err().location, None, "{bad}");
         }
     }
 

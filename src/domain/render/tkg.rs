@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 
 use super::{yaml, ProxySettings, Secrets};
 use crate::domain::no_proxy::{Destination, Dialect};
-use crate::domain::Finding;
+use crate::domain::{Finding, Input, Location};
 
 /// What TKG is told about the cluster.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -71,8 +71,7 @@ impl TkgConfig {
         let mut findings = Vec::new();
         let (Some(http), Some(https)) = (&settings.http_proxy, &settings.https_proxy) else {
             return Err(vec![Finding::error(
-                "http_proxy",
-                None,
+                Input::HttpProxy,
                 "TKG needs both proxies",
                 "TKG_HTTP_PROXY and TKG_HTTPS_PROXY must both be set; set `http_proxy` (and `https_proxy` if it differs).",
             )]);
@@ -80,8 +79,7 @@ impl TkgConfig {
         for (index, entry) in settings.no_proxy.iter().enumerate() {
             if entry.contains('*') {
                 findings.push(Finding::error(
-                    "no_proxy",
-                    Some(index),
+                    Location::element(Input::Merged, index),
                     "TKG rejects `*` in TKG_NO_PROXY",
                     format!("Entry {entry:?} of the merged list contains `*`, which TKG refuses."),
                 ));
@@ -90,16 +88,14 @@ impl TkgConfig {
         if let Some(server) = &cluster.vsphere_server {
             let destination = Destination::parse(server).map_err(|why| {
                 vec![Finding::error(
-                    "vsphere_server",
-                    None,
+                    Input::VsphereServer,
                     "Invalid vSphere server",
                     format!("{why}."),
                 )]
             })?;
             if !Dialect::Go.bypasses(&settings.no_proxy_value(), &destination) {
                 findings.push(Finding::error(
-                    "vsphere_server",
-                    None,
+                    Input::VsphereServer,
                     "vSphere server would go through the proxy",
                     format!("TKG requires VSPHERE_SERVER ({}) to be in TKG_NO_PROXY; add it to `extra` or `installation`.", destination.bare_host()),
                 ));
@@ -296,8 +292,7 @@ mod tests {
     fn trust_variable_carries_the_proxy_ca() {
         let mut s = with_vcenter();
         let pem = crate::domain::trusted_ca::tests::bundle(true);
-        s.trusted_ca =
-            Some(crate::domain::trusted_ca::TrustedCa::parse("trusted_ca", &pem).unwrap());
+        s.trusted_ca = Some(crate::domain::trusted_ca::TrustedCa::parse(&pem).unwrap());
         let config = TkgConfig::new(&s, &cluster(), Secrets::Redact).unwrap();
         let trust = config.trust_variable().unwrap();
         let data = trust["additionalTrustedCAs"][0]["data"].as_str().unwrap();
@@ -324,13 +319,13 @@ mod tests {
     #[test]
     fn enforces_tkg_rules() {
         let errors = TkgConfig::new(&settings(), &cluster(), Secrets::Redact).unwrap_err();
-        assert_eq!(errors[0].field, "vsphere_server");
+        assert_eq!(errors[0].location, Some(Input::VsphereServer.into()));
         let mut s = with_vcenter();
         s.no_proxy.push("*".into());
         let errors = TkgConfig::new(&s, &cluster(), Secrets::Redact).unwrap_err();
         assert_eq!(
-            (errors[0].field.as_str(), errors[0].index),
-            ("no_proxy", Some(8))
+            errors[0].location,
+            Some(Location::element(Input::Merged, 8))
         );
         s.http_proxy = None;
         assert_eq!(

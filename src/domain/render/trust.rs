@@ -176,7 +176,7 @@ if {verify}; then echo AFTER=ok; else echo AFTER=fail; fi
     #[test]
     fn debian_file_and_command_make_the_system_trust_the_ca() {
         let (ca, leaf) = ca_and_leaf();
-        let bundle = TrustedCa::parse("trusted_ca", &ca).unwrap();
+        let bundle = TrustedCa::parse(&ca).unwrap();
         let file = ca_file(&bundle, OsFamily::Debian);
         let (before, after, log) = run_isolated(
             &[(

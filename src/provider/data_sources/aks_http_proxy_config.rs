@@ -6,7 +6,7 @@ use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
-use crate::provider::inputs::{self, RendererInputs};
+use crate::provider::inputs::RendererInputs;
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
@@ -64,7 +64,7 @@ impl DataSource for AksHttpProxyConfig {
         let proxy = RendererInputs::read(value).resolve(diags)?;
         let cluster = AksCluster::from(&proxy.cluster);
         let aks = HttpProxyConfig::new(&proxy.settings, &cluster)
-            .map_err(|findings| inputs::push_render_findings(&findings, &proxy, diags))
+            .map_err(|findings| proxy.push_findings(&findings, diags))
             .ok()?;
         Some(model::with(
             value,

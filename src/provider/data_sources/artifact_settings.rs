@@ -9,7 +9,7 @@ use crate::framework::diagnostics::{AttributePath, Diagnostics};
 use crate::framework::model::{self, Field};
 use crate::framework::schema::{OneOf, Schema};
 use crate::framework::value::Value;
-use crate::provider::convert;
+use crate::provider::convert::{self, SettingsAt};
 use crate::provider::inputs::{ClusterInputs, Settings};
 
 /// The data source.
@@ -87,7 +87,9 @@ impl DataSource for ArtifactSettings {
         let content_path = AttributePath::attribute(Config::content);
         let facts = config.cluster.cluster(Vec::new());
         let imported = import::parse_with(&config.kind, &config.content, &facts)
-            .map_err(|findings| convert::push_findings(&findings, &content_path, diags))
+            .map_err(|findings| {
+                convert::push_findings(&findings, &content_path, SettingsAt::Profile, diags)
+            })
             .ok()?;
         let profile = Profile::new(&ProfileInput {
             http_proxy: imported.http_proxy.clone(),
@@ -97,7 +99,9 @@ impl DataSource for ArtifactSettings {
             no_proxy: imported.no_proxy.clone(),
             trusted_ca: imported.trusted_ca.clone(),
         })
-        .map_err(|findings| convert::push_findings(&findings, &content_path, diags))
+        .map_err(|findings| {
+            convert::push_findings(&findings, &content_path, SettingsAt::Profile, diags)
+        })
         .ok()?;
         let (in_sync, differences) = match &config.profile {
             None => (None, Vec::new()),
@@ -107,6 +111,7 @@ impl DataSource for ArtifactSettings {
                         convert::push_findings(
                             &findings,
                             &AttributePath::attribute(Config::profile),
+                            SettingsAt::Profile,
                             diags,
                         )
                     })

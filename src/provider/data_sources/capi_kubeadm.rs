@@ -1,13 +1,12 @@
 //! `clusterproxy_capi_kubeadm`: the Cluster API kubeadm bootstrap pieces.
 
 use crate::domain::render::capi::{cluster_values, secret_manifest, Content, Kubeadm};
-use crate::domain::render::{k8s, systemd, Secrets};
+use crate::domain::render::{systemd, Secrets};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::model::{self, Field, Maybe};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
-use crate::provider::convert;
 use crate::provider::inputs::{self, NodeConfig};
 
 /// The data source.
@@ -110,14 +109,13 @@ impl DataSource for CapiKubeadm {
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
         let config = Config::read(config);
         config.node.validate(diags);
-        let findings: Vec<_> = [
-            (Config::cluster_name, &config.cluster_name),
-            (Config::namespace, &config.namespace),
-        ]
-        .iter()
-        .filter_map(|(field, value)| k8s::dns1123_label(field, value.known()?, 63).err())
-        .collect();
-        convert::push_findings(&findings, &AttributePath::root(), diags);
+        inputs::check_names(
+            &[
+                (Config::cluster_name, &config.cluster_name),
+                (Config::namespace, &config.namespace),
+            ],
+            diags,
+        );
         if config.base64_content && !config.cluster_name.is_null() {
             diags.push(
                 Diagnostic::error(
@@ -140,7 +138,7 @@ impl DataSource for CapiKubeadm {
             settings,
             &systemd::dropin(settings, &units[0], Secrets::Include).content,
         );
-        inputs::push_render_findings(&limits, &proxy, diags);
+        proxy.push_findings(&limits, diags);
         if limits.iter().any(crate::domain::Finding::is_error) {
             return None;
         }
@@ -149,7 +147,7 @@ impl DataSource for CapiKubeadm {
             None => Kubeadm::inline(settings, &units, os, config.base64_content, secrets),
         };
         let secret = build(Secrets::Include)
-            .map_err(|findings| inputs::push_render_findings(&findings, &proxy, diags))
+            .map_err(|findings| proxy.push_findings(&findings, diags))
             .ok()?;
         let redacted = build(Secrets::Redact).ok()?;
         let namespace = config.namespace.known().cloned().unwrap_or_default();

@@ -21,7 +21,7 @@ pub(crate) fn dropin_limits_hold(
         settings,
         &systemd::dropin(settings, &units[0], Secrets::Include).content,
     );
-    inputs::push_render_findings(&limits, proxy, diags);
+    proxy.push_findings(&limits, diags);
     !limits.iter().any(crate::domain::Finding::is_error)
 }
 
@@ -66,7 +66,7 @@ impl DataSource for CloudInit {
         }
         let user_data = cloud_init::user_data(settings, &units, os, Secrets::Include);
         let size = cloud_init::check_size(&user_data, proxy.cluster.cloud);
-        inputs::push_render_findings(&Vec::from_iter(size), &proxy, diags);
+        proxy.push_findings(&Vec::from_iter(size), diags);
         Some(model::with(
             value,
             &State {

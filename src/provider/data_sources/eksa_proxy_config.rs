@@ -8,7 +8,7 @@ use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
-use crate::provider::inputs::{self, RendererInputs};
+use crate::provider::inputs::RendererInputs;
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
@@ -69,7 +69,7 @@ impl DataSource for EksaProxyConfig {
         let proxy = RendererInputs::read(value).resolve(diags)?;
         let findings = eksa::validate(&proxy.settings);
         if !findings.is_empty() {
-            inputs::push_render_findings(&findings, &proxy, diags);
+            proxy.push_findings(&findings, diags);
             return None;
         }
         let settings = &proxy.settings;

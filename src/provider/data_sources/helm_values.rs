@@ -1,14 +1,14 @@
 //! `clusterproxy_helm_values`: proxy settings in the Helm values shapes
 //! charts commonly read.
 
-use crate::domain::render::{helm, k8s, pod_env, Secrets};
+use crate::domain::render::{helm, pod_env, Secrets};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
 use crate::framework::model::{self, Field, Maybe};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
-use crate::provider::convert;
-use crate::provider::inputs::RendererInputs;
+use crate::provider::convert::{self, SettingsAt};
+use crate::provider::inputs::{self, RendererInputs};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
@@ -79,14 +79,13 @@ impl DataSource for HelmValues {
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
         let config = Config::read(config);
-        let findings: Vec<_> = [
-            (Config::config_map_name, &config.config_map_name),
-            (Config::namespace, &config.namespace),
-        ]
-        .iter()
-        .filter_map(|(field, value)| k8s::dns1123_label(field, value.known()?, 63).err())
-        .collect();
-        convert::push_findings(&findings, &AttributePath::root(), diags);
+        inputs::check_names(
+            &[
+                (Config::config_map_name, &config.config_map_name),
+                (Config::namespace, &config.namespace),
+            ],
+            diags,
+        );
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
@@ -96,6 +95,7 @@ impl DataSource for HelmValues {
         convert::push_findings(
             &helm::cert_manager_findings(services),
             &AttributePath::root(),
+            SettingsAt::Renderer,
             diags,
         );
         let config_map = config.config_map_name.known().cloned().unwrap_or_default();

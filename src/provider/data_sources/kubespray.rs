@@ -9,7 +9,7 @@ use crate::framework::diagnostics::{AttributePath, Diagnostics};
 use crate::framework::model::{self, Field, Maybe};
 use crate::framework::schema::{NotBlank, Schema};
 use crate::framework::value::Value;
-use crate::provider::convert;
+use crate::provider::convert::{self, SettingsAt};
 use crate::provider::inputs::{CaFile, OsFamilyInput, RendererInputs};
 
 /// The data source.
@@ -60,7 +60,12 @@ impl Config {
             .collect();
         let findings =
             kubespray::check_inventory(&hosts, self.loadbalancer_apiserver_address.as_deref());
-        convert::push_findings(&findings, &AttributePath::root(), diags);
+        convert::push_findings(
+            &findings,
+            &AttributePath::root(),
+            SettingsAt::Renderer,
+            diags,
+        );
         findings.is_empty().then_some(hosts)
     }
 }

@@ -9,8 +9,8 @@ use crate::framework::diagnostics::{AttributePath, Diagnostics};
 use crate::framework::model::{self, Field, Maybe};
 use crate::framework::schema::{NoNullElements, Schema};
 use crate::framework::value::Value;
-use crate::provider::convert;
-use crate::provider::inputs::RendererInputs;
+use crate::provider::convert::{self, SettingsAt};
+use crate::provider::inputs::{self, RendererInputs};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
@@ -57,13 +57,10 @@ fn annotation_key(value: &str) -> Option<Finding> {
         && name.as_bytes()[0].is_ascii_alphanumeric()
         && name.as_bytes()[name.len() - 1].is_ascii_alphanumeric();
     let prefix_ok = prefix.is_none_or(|p| {
-        !p.is_empty()
-            && p.len() <= 253
-            && p.split('.').all(|l| k8s::dns1123_label("", l, 63).is_ok())
+        !p.is_empty() && p.len() <= 253 && p.split('.').all(|l| k8s::dns1123_label(l, 63).is_ok())
     });
     (!(name_ok && prefix_ok)).then(|| {
         Finding::error(
-            Config::opt_out_annotation,
             None,
             "Invalid annotation key",
             format!("{value:?} is not a Kubernetes annotation key: an optional DNS subdomain prefix and `/`, then 1 to 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit."),
@@ -85,26 +82,30 @@ impl DataSource for KyvernoPolicy {
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
         let config = Config::read(config);
-        let mut findings: Vec<Finding> = [
-            (Config::policy_name, &config.policy_name),
-            (Config::config_map_name, &config.config_map_name),
-        ]
-        .iter()
-        .filter_map(|(field, value)| k8s::dns1123_label(field, value.known()?, 63).err())
-        .collect();
+        inputs::check_names(
+            &[
+                (Config::policy_name, &config.policy_name),
+                (Config::config_map_name, &config.config_map_name),
+            ],
+            diags,
+        );
         for (index, namespace) in config.excluded_namespaces.iter().enumerate() {
             let Some(namespace) = namespace.known() else {
                 continue;
             };
-            if let Err(mut f) = k8s::dns1123_label(Config::excluded_namespaces, namespace, 63) {
-                f.index = Some(index);
-                findings.push(f);
+            if let Err(finding) = k8s::dns1123_label(namespace, 63) {
+                let path = AttributePath::attribute(Config::excluded_namespaces).index(index);
+                convert::push_findings(&[finding], &path, SettingsAt::Renderer, diags);
             }
         }
-        if let Some(key) = config.opt_out_annotation.known() {
-            findings.extend(annotation_key(key));
+        if let Some(finding) = config
+            .opt_out_annotation
+            .known()
+            .and_then(|key| annotation_key(key))
+        {
+            let path = AttributePath::attribute(Config::opt_out_annotation);
+            convert::push_findings(&[finding], &path, SettingsAt::Renderer, diags);
         }
-        convert::push_findings(&findings, &AttributePath::root(), diags);
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {

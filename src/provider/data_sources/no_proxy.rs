@@ -9,7 +9,8 @@ use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::model::{self, Field, Maybe};
 use crate::framework::schema::{NoNullElements, Schema};
 use crate::framework::value::Value;
-use crate::provider::inputs::{self, Clients, ClusterConfig, InstallationFrom};
+use crate::provider::convert::SettingsAt;
+use crate::provider::inputs::{self, Clients, ClusterConfig};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
@@ -114,7 +115,7 @@ impl DataSource for NoProxy {
         let options = config.clients.merge_options(config.aggregate_cidrs);
         let targets = options.targets.clone();
         let cluster = config.cluster.cluster();
-        let merged = inputs::merge_cluster(&cluster, &options, InstallationFrom::Attribute, diags)?;
+        let merged = inputs::merge_cluster(&cluster, &options, SettingsAt::Renderer, diags)?;
         let mut destinations: Vec<Destination> = config
             .must_bypass
             .iter()

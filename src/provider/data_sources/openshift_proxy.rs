@@ -9,7 +9,7 @@ use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field};
 use crate::framework::schema::{NoNullElements, Schema};
 use crate::framework::value::Value;
-use crate::provider::inputs::{self, RendererInputs};
+use crate::provider::inputs::RendererInputs;
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
@@ -73,7 +73,7 @@ impl DataSource for OpenShiftProxySource {
             aws_region: config.aws_region,
         };
         let openshift = OpenShiftProxy::new(&proxy.settings, &config.readiness_endpoints, &cluster)
-            .map_err(|findings| inputs::push_render_findings(&findings, &proxy, diags))
+            .map_err(|findings| proxy.push_findings(&findings, diags))
             .ok()?;
         Some(model::with(
             value,

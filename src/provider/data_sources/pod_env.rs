@@ -1,13 +1,12 @@
 //! `clusterproxy_pod_env`: the proxy environment of a pod's containers.
 
-use crate::domain::render::{k8s, pod_env, ProxySettings, Secrets};
+use crate::domain::render::{pod_env, ProxySettings, Secrets};
 use crate::framework::data_source::DataSource;
-use crate::framework::diagnostics::{AttributePath, Diagnostics};
+use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field, Maybe};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
-use crate::provider::convert;
-use crate::provider::inputs::RendererInputs;
+use crate::provider::inputs::{self, RendererInputs};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
@@ -81,11 +80,7 @@ impl DataSource for PodEnv {
         config
             .proxy
             .validate_ca_only_inputs(&names.map(|(name, value)| (name, !value.is_null())), diags);
-        let findings: Vec<_> = names
-            .iter()
-            .filter_map(|(field, value)| k8s::dns1123_label(field, value.known()?, 63).err())
-            .collect();
-        convert::push_findings(&findings, &AttributePath::root(), diags);
+        inputs::check_names(&names, diags);
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {

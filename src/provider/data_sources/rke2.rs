@@ -8,7 +8,7 @@ use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field};
 use crate::framework::schema::{OneOf, Schema};
 use crate::framework::value::Value;
-use crate::provider::inputs::{self, CaFile, OsFamilyInput, RendererInputs};
+use crate::provider::inputs::{CaFile, OsFamilyInput, RendererInputs};
 
 /// The description of `ca_files` for nodes whose OS trust store the
 /// platform's own components read.
@@ -95,7 +95,7 @@ impl DataSource for Rke2 {
             !proxy.cluster.pod_cidrs.is_empty(),
             !proxy.cluster.service_cidrs.is_empty(),
         ));
-        inputs::push_render_findings(&limits, &proxy, diags);
+        proxy.push_findings(&limits, diags);
         if limits.iter().any(crate::domain::Finding::is_error) {
             return None;
         }

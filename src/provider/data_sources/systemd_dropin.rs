@@ -95,7 +95,7 @@ impl DataSource for SystemdDropin {
             settings,
             &systemd::dropin(settings, &units[0], Secrets::Include).content,
         );
-        inputs::push_render_findings(&limits, &proxy, diags);
+        proxy.push_findings(&limits, diags);
         if limits.iter().any(crate::domain::Finding::is_error) {
             return None;
         }

@@ -6,7 +6,7 @@ use crate::framework::diagnostics::{AttributePath, Diagnostics};
 use crate::framework::model::{self, Field, Maybe};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
-use crate::provider::convert;
+use crate::provider::convert::{self, SettingsAt};
 use crate::provider::inputs::RendererInputs;
 
 /// The data source.
@@ -47,8 +47,9 @@ impl DataSource for Talos {
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
         if let Some(version) = Config::read(config).talos_version.known() {
-            if let Err(finding) = talos::minor(Config::talos_version, version) {
-                convert::push_findings(&[finding], &AttributePath::root(), diags);
+            if let Err(finding) = talos::minor(version) {
+                let path = AttributePath::attribute(Config::talos_version);
+                convert::push_findings(&[finding], &path, SettingsAt::Renderer, diags);
             }
         }
     }
@@ -56,8 +57,10 @@ impl DataSource for Talos {
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let config = Config::read(value);
         let version = config.talos_version.known().cloned().unwrap_or_default();
-        let minor = talos::minor(Config::talos_version, &version)
-            .map_err(|finding| convert::push_findings(&[finding], &AttributePath::root(), diags));
+        let path = AttributePath::attribute(Config::talos_version);
+        let minor = talos::minor(&version).map_err(|finding| {
+            convert::push_findings(&[finding], &path, SettingsAt::Renderer, diags)
+        });
         let proxy = config.proxy.resolve(diags)?;
         let minor = minor.ok()?;
         Some(model::with(

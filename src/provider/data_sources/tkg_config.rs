@@ -9,7 +9,7 @@ use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
-use crate::provider::inputs::{self, RendererInputs};
+use crate::provider::inputs::RendererInputs;
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
@@ -69,7 +69,7 @@ impl DataSource for TkgConfigSource {
             system_wide: config.system_wide,
         };
         let secret = TkgConfig::new(&proxy.settings, &cluster, Secrets::Include)
-            .map_err(|findings| inputs::push_render_findings(&findings, &proxy, diags))
+            .map_err(|findings| proxy.push_findings(&findings, diags))
             .ok()?;
         let redacted = TkgConfig::new(&proxy.settings, &cluster, Secrets::Redact).ok()?;
         Some(model::with(

@@ -3,9 +3,14 @@
 use std::collections::BTreeSet;
 
 use crate::domain::no_proxy::{merge, Dialect, MergeOptions, Source};
+use crate::domain::Input;
+use crate::framework::diagnostics::AttributePath;
 use crate::framework::function::{Function, FunctionError, Parameter, Signature};
 use crate::framework::value::{Type, Value};
-use crate::provider::convert;
+use crate::provider::convert::{self, SettingsAt};
+
+/// The name of the parameter holding the lists.
+pub const LISTS: &str = "lists";
 
 /// The function.
 #[derive(Debug, Clone, Copy)]
@@ -48,7 +53,7 @@ impl Function for MergeNoProxy {
         Signature {
             parameters: vec![
                 Parameter {
-                    name: "lists",
+                    name: LISTS,
                     ty: Type::list(Type::list(Type::String)),
                     description: "NO_PROXY lists; their order, and the order of their entries, do not matter.",
                     allow_null: false,
@@ -82,7 +87,7 @@ impl Function for MergeNoProxy {
                     .iter()
                     .map(|v| v.as_str().unwrap_or_default().to_owned())
                     .collect();
-                Source::list(&format!("lists[{i}]"), entries)
+                Source::list(Input::List(i), entries)
             })
             .collect();
         let options = MergeOptions {
@@ -92,9 +97,14 @@ impl Function for MergeNoProxy {
         match merge(&sources, &options) {
             Ok(merged) => Ok(convert::string_list(&merged.list)),
             Err(findings) => {
+                let root = AttributePath::root();
                 let text: Vec<String> = findings
                     .iter()
-                    .map(|f| format!("{}: {}", f, f.detail))
+                    .map(|f| {
+                        let path = convert::path(f.location, &root, SettingsAt::Renderer)
+                            .unwrap_or_default();
+                        format!("{path}: {}: {}", f.summary, f.detail)
+                    })
                     .collect();
                 Err(FunctionError::argument(0, text.join("\n")))
             }

@@ -9,7 +9,7 @@ use crate::framework::model::{self, Field, Model, Object, Set};
 use crate::framework::resource::Resource;
 use crate::framework::schema::{NoNullElements, NotBlank, PlanModifier, Schema};
 use crate::framework::value::{json, Type, Value};
-use crate::provider::convert;
+use crate::provider::convert::{self, SettingsAt};
 use crate::provider::inputs::Settings;
 
 /// The resource.
@@ -126,7 +126,14 @@ fn inputs_known(value: &Value, with_name: bool) -> bool {
 /// Validates the inputs of `value`; findings become diagnostics.
 fn profile(value: &Value, diags: &mut Diagnostics) -> Option<Profile> {
     Profile::new(&Inputs::read(value).input())
-        .map_err(|findings| convert::push_findings(&findings, &AttributePath::root(), diags))
+        .map_err(|findings| {
+            convert::push_findings(
+                &findings,
+                &AttributePath::root(),
+                SettingsAt::Profile,
+                diags,
+            )
+        })
         .ok()
 }
 
@@ -171,7 +178,12 @@ fn compute(
     let revision = match profile.revision(stored.as_ref()) {
         Ok(revision) => revision,
         Err(finding) => {
-            convert::push_findings(&[finding], &AttributePath::root(), diags);
+            convert::push_findings(
+                &[finding],
+                &AttributePath::root(),
+                SettingsAt::Profile,
+                diags,
+            );
             return false;
         }
     };
@@ -281,7 +293,7 @@ impl Resource for ProfileResource {
     fn import(&self, id: &str, diags: &mut Diagnostics) -> Option<Value> {
         let root = AttributePath::root();
         let id = parse_import_id(id)
-            .map_err(|f| convert::push_findings(&[f], &root, diags))
+            .map_err(|f| convert::push_findings(&[f], &root, SettingsAt::Profile, diags))
             .ok()?;
         let mut imported = import::parse_with(&id.kind, &id.text, &id.facts)
             .and_then(|mut i| {
@@ -289,7 +301,9 @@ impl Resource for ProfileResource {
                     .map_err(|f| vec![f])?;
                 Ok(i)
             })
-            .map_err(|findings| convert::push_findings(&findings, &root, diags))
+            .map_err(|findings| {
+                convert::push_findings(&findings, &root, SettingsAt::Profile, diags)
+            })
             .ok()?;
         let name = id
             .name
