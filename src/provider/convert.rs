@@ -110,3 +110,126 @@ pub fn push_findings(
 pub fn string_list<S: AsRef<str>>(items: &[S]) -> Value {
     Value::list(items.iter().map(|s| Value::string(s.as_ref())).collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shown(location: Option<Location>, prefix: &AttributePath, settings: SettingsAt) -> String {
+        path(location, prefix, settings)
+            .map(|p| p.to_string())
+            .unwrap_or_else(|| "-".to_owned())
+    }
+
+    /// The proxy settings and the installation list are named by where the
+    /// configuration holds them; the other inputs by their attribute.
+    #[test]
+    fn locations_map_to_the_attribute_that_holds_the_input() {
+        let root = AttributePath::root();
+        let content = AttributePath::attribute("content");
+        let installation = Some(Location::element(Input::Installation, 1));
+        let cases = [
+            (installation, &root, SettingsAt::Profile, "no_proxy[1]"),
+            (installation, &root, SettingsAt::Renderer, "installation[1]"),
+            (
+                installation,
+                &root,
+                SettingsAt::RendererProfile,
+                "profile.no_proxy[1]",
+            ),
+            (
+                installation,
+                &content,
+                SettingsAt::Profile,
+                "content.no_proxy[1]",
+            ),
+            (
+                Input::Password.into(),
+                &root,
+                SettingsAt::Renderer,
+                "password",
+            ),
+            (
+                Input::Password.into(),
+                &root,
+                SettingsAt::RendererProfile,
+                "profile.password",
+            ),
+            (
+                Input::Cloud.into(),
+                &root,
+                SettingsAt::RendererProfile,
+                "cloud",
+            ),
+            (
+                Some(Location::element(Input::Extra, 2)),
+                &root,
+                SettingsAt::RendererProfile,
+                "extra[2]",
+            ),
+            (
+                Some(Location::element(Input::Units, 0)),
+                &root,
+                SettingsAt::Renderer,
+                "units[0]",
+            ),
+            (
+                Some(Location::element(Input::List(3), 4)),
+                &root,
+                SettingsAt::Renderer,
+                "lists[3][4]",
+            ),
+            (
+                Input::Revision.into(),
+                &root,
+                SettingsAt::Profile,
+                "revision",
+            ),
+            (None, &content, SettingsAt::Profile, "content"),
+            (None, &root, SettingsAt::Renderer, ""),
+            (
+                Some(Location::element(Input::Artifact, 5)),
+                &content,
+                SettingsAt::Profile,
+                "content",
+            ),
+            (
+                Some(Location::element(Input::Merged, 7)),
+                &root,
+                SettingsAt::Renderer,
+                "-",
+            ),
+            (Input::Defaults.into(), &root, SettingsAt::Renderer, "-"),
+        ];
+        for (location, prefix, settings, want) in cases {
+            assert_eq!(
+                shown(location, prefix, settings),
+                want,
+                "{location:?} {settings:?}"
+            );
+        }
+    }
+
+    /// A finding about the whole, or about an input no attribute holds,
+    /// carries no attribute path; the others carry theirs.
+    #[test]
+    fn diagnostics_carry_a_path_only_where_an_attribute_holds_the_input() {
+        let mut diags = Diagnostics::new();
+        let findings = [
+            Finding::error(Location::element(Input::Merged, 0), "merged", "d"),
+            Finding::warning(None, "whole", "d"),
+            Finding::error(Input::HttpProxy, "proxy", "d"),
+        ];
+        push_findings(
+            &findings,
+            &AttributePath::root(),
+            SettingsAt::RendererProfile,
+            &mut diags,
+        );
+        let paths: Vec<_> = diags
+            .iter()
+            .map(|d| d.path.as_ref().map(ToString::to_string))
+            .collect();
+        assert_eq!(paths, [None, None, Some("profile.http_proxy".to_owned())]);
+    }
+}

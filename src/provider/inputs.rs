@@ -440,3 +440,61 @@ impl NodeConfig {
             .validate_ca_only_inputs(&[self.os_family.ca_only()], diags);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A renderer's finding about a merged entry points at the input
+    /// element that gave it, under `profile` for the profile's list; one
+    /// about a built-in default points at no attribute.
+    #[test]
+    fn merged_entries_are_traced_to_their_input() {
+        let cluster = Cluster {
+            installation: vec!["registry.corp.example".into()],
+            extra: vec!["a.example".into(), "b.example".into()],
+            ..Cluster::default()
+        };
+        let options = MergeOptions::default();
+        let mut diags = Diagnostics::new();
+        for (settings_at, installation) in [
+            (SettingsAt::Renderer, "installation[0]"),
+            (SettingsAt::RendererProfile, "profile.no_proxy[0]"),
+        ] {
+            let merged = merge_cluster(&cluster, &options, settings_at, &mut diags).unwrap();
+            let proxy = ProxyInputs {
+                settings: ProxySettings {
+                    http_proxy: None,
+                    https_proxy: None,
+                    no_proxy: merged.list.clone(),
+                    trusted_ca: None,
+                },
+                cluster: cluster.clone(),
+                origins: merged.origins,
+                settings_at,
+            };
+            let findings: Vec<Finding> = ["b.example", "registry.corp.example", "localhost"]
+                .iter()
+                .map(|entry| {
+                    let index = merged.list.iter().position(|e| e == entry).unwrap();
+                    Finding::error(Location::element(Input::Merged, index), *entry, "")
+                })
+                .collect();
+            let mut diags = Diagnostics::new();
+            proxy.push_findings(&findings, &mut diags);
+            let paths: Vec<_> = diags
+                .iter()
+                .map(|d| d.path.as_ref().map(ToString::to_string))
+                .collect();
+            assert_eq!(
+                paths,
+                [
+                    Some("extra[1]".to_owned()),
+                    Some(installation.to_owned()),
+                    None
+                ]
+            );
+        }
+        assert!(diags.is_empty());
+    }
+}
