@@ -115,95 +115,57 @@ pub fn string_list<S: AsRef<str>>(items: &[S]) -> Value {
 mod tests {
     use super::*;
 
-    fn shown(location: Option<Location>, prefix: &AttributePath, settings: SettingsAt) -> String {
-        path(location, prefix, settings)
-            .map(|p| p.to_string())
-            .unwrap_or_else(|| "-".to_owned())
-    }
-
     /// The proxy settings and the installation list are named by where the
     /// configuration holds them; the other inputs by their attribute.
     #[test]
     fn locations_map_to_the_attribute_that_holds_the_input() {
+        use SettingsAt::{Profile, Renderer, RendererProfile as UnderProfile};
         let root = AttributePath::root();
         let content = AttributePath::attribute("content");
-        let installation = Some(Location::element(Input::Installation, 1));
+        let at = |input, index| Some(Location::element(input, index));
+        let whole = |input: Input| Some(input.into());
         let cases = [
-            (installation, &root, SettingsAt::Profile, "no_proxy[1]"),
-            (installation, &root, SettingsAt::Renderer, "installation[1]"),
+            (at(Input::Installation, 1), &root, Profile, "no_proxy[1]"),
             (
-                installation,
+                at(Input::Installation, 1),
                 &root,
-                SettingsAt::RendererProfile,
+                Renderer,
+                "installation[1]",
+            ),
+            (
+                at(Input::Installation, 1),
+                &root,
+                UnderProfile,
                 "profile.no_proxy[1]",
             ),
             (
-                installation,
+                at(Input::Installation, 1),
                 &content,
-                SettingsAt::Profile,
+                Profile,
                 "content.no_proxy[1]",
             ),
+            (whole(Input::Password), &root, Renderer, "password"),
             (
-                Input::Password.into(),
+                whole(Input::Password),
                 &root,
-                SettingsAt::Renderer,
-                "password",
-            ),
-            (
-                Input::Password.into(),
-                &root,
-                SettingsAt::RendererProfile,
+                UnderProfile,
                 "profile.password",
             ),
-            (
-                Input::Cloud.into(),
-                &root,
-                SettingsAt::RendererProfile,
-                "cloud",
-            ),
-            (
-                Some(Location::element(Input::Extra, 2)),
-                &root,
-                SettingsAt::RendererProfile,
-                "extra[2]",
-            ),
-            (
-                Some(Location::element(Input::Units, 0)),
-                &root,
-                SettingsAt::Renderer,
-                "units[0]",
-            ),
-            (
-                Some(Location::element(Input::List(3), 4)),
-                &root,
-                SettingsAt::Renderer,
-                "lists[3][4]",
-            ),
-            (
-                Input::Revision.into(),
-                &root,
-                SettingsAt::Profile,
-                "revision",
-            ),
-            (None, &content, SettingsAt::Profile, "content"),
-            (None, &root, SettingsAt::Renderer, ""),
-            (
-                Some(Location::element(Input::Artifact, 5)),
-                &content,
-                SettingsAt::Profile,
-                "content",
-            ),
-            (
-                Some(Location::element(Input::Merged, 7)),
-                &root,
-                SettingsAt::Renderer,
-                "-",
-            ),
-            (Input::Defaults.into(), &root, SettingsAt::Renderer, "-"),
+            (whole(Input::Cloud), &root, UnderProfile, "cloud"),
+            (at(Input::Extra, 2), &root, UnderProfile, "extra[2]"),
+            (at(Input::Units, 0), &root, Renderer, "units[0]"),
+            (at(Input::List(3), 4), &root, Renderer, "lists[3][4]"),
+            (whole(Input::Revision), &root, Profile, "revision"),
+            (None, &content, Profile, "content"),
+            (None, &root, Renderer, ""),
+            (at(Input::Artifact, 5), &content, Profile, "content"),
+            (at(Input::Merged, 7), &root, Renderer, "-"),
+            (whole(Input::Defaults), &root, Renderer, "-"),
         ];
         for (location, prefix, settings, want) in cases {
+            let shown = path(location, prefix, settings).map(|p| p.to_string());
             assert_eq!(
-                shown(location, prefix, settings),
+                shown.as_deref().unwrap_or("-"),
                 want,
                 "{location:?} {settings:?}"
             );
