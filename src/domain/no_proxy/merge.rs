@@ -225,7 +225,7 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
             "",
             None,
             "NO_PROXY contains `*`",
-            format!("{} do not bypass every destination for `*` (wget and Ruby ignore it, reqwest applies it to names only), so the other entries are kept for them; curl and Python then ignore `*`, because they only honour it as the whole value.", partial_star(&options.targets)),
+            format!("`*` does not bypass every destination for {} (wget and Ruby ignore it, reqwest applies it to names only), so the other entries are kept for them; curl and Python then ignore `*`, because they only honour it as the whole value.", partial_star(&options.targets)),
         ));
     }
     let (mut entries, mut origins, subsumed) = drop_covered(entries, origins, &options.targets)?;
@@ -683,7 +683,9 @@ mod tests {
         let sources = [source("extra", &["10.0.0.0/8", "*"])];
         let merged = merge(&sources, &targets(&[Dialect::Go, Dialect::Reqwest])).unwrap();
         assert_eq!(merged.list, ["*", "10.0.0.0/8"]);
-        assert!(merged.warnings[0].detail.starts_with("reqwest do not"));
+        assert!(merged.warnings[0]
+            .detail
+            .starts_with("`*` does not bypass every destination for reqwest "));
     }
 
     #[test]
