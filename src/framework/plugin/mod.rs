@@ -116,6 +116,8 @@ async fn serve(
     let path = socket_path();
     let listener = UnixListener::bind(&path)
         .map_err(|e| format!("cannot listen on {}: {e}", path.display()))?;
+    // Removed on every return from here on, early errors included.
+    let _socket = SocketFile(path.clone());
     let tls = if debug {
         None
     } else {
@@ -224,12 +226,20 @@ async fn serve(
         stopping.notified().await;
         tokio::time::sleep(SHUTDOWN_GRACE).await;
     };
-    let result = tokio::select! {
+    tokio::select! {
         result = serving => result.map_err(|e| e.to_string()),
         () = grace_over => Ok(()),
-    };
-    let _ = std::fs::remove_file(&path);
-    result
+    }
+}
+
+/// A bound unix socket's file, removed when dropped: nothing is left in the
+/// socket directory however `serve` returns.
+struct SocketFile(PathBuf);
+
+impl Drop for SocketFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
 }
 
 /// How long cancelled in-flight calls may take to answer after a stop
