@@ -214,7 +214,7 @@ async fn serve(
         }
         // Cancel the calls in flight, end the open stdio streams, then give
         // the calls a grace period to answer.
-        crate::framework::server::cancel_in_flight();
+        crate::framework::server::guard::cancel_in_flight();
         stop.notify_waiters();
         stopping_now.notify_one();
     };
@@ -267,7 +267,7 @@ impl GrpcController for Controller {
     async fn shutdown(&self, _request: Request<Empty>) -> Result<Response<Empty>, Status> {
         let notify = self.0.clone();
         // Answer first, then stop: the host waits at most 2 s before killing us.
-        crate::framework::server::cancel_in_flight();
+        crate::framework::server::guard::cancel_in_flight();
         tokio::spawn(async move {
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
             notify.notify_waiters();
