@@ -9,8 +9,9 @@ mod generated {
 
 pub use generated::*;
 
-use super::diagnostics::{self as diag, Diagnostics};
+use super::diagnostics::{self as diag, Diagnostics, PathStep, Severity};
 use super::function::Signature;
+use super::schema::{self as fw_schema, Mode};
 use super::server::ProviderSchema;
 use super::value::{json, msgpack, Type, Value};
 
@@ -73,16 +74,16 @@ pub fn capabilities() -> ServerCapabilities {
 /// The GetProviderSchema response for `schema`.
 pub fn provider_schema(schema: &ProviderSchema<'_>) -> get_provider_schema::Response {
     get_provider_schema::Response {
-        provider: Some(schema.provider.to_proto()),
+        provider: Some(schema_to_proto(schema.provider)),
         resource_schemas: schema
             .resources
             .iter()
-            .map(|(name, s)| (name.to_string(), s.to_proto()))
+            .map(|(name, s)| (name.to_string(), schema_to_proto(s)))
             .collect(),
         data_source_schemas: schema
             .data_sources
             .iter()
-            .map(|(name, s)| (name.to_string(), s.to_proto()))
+            .map(|(name, s)| (name.to_string(), schema_to_proto(s)))
             .collect(),
         functions: functions(&schema.functions),
         diagnostics: Vec::new(),
@@ -133,5 +134,101 @@ pub fn function_error(error: super::function::FunctionError) -> FunctionError {
     FunctionError {
         text: error.text,
         function_argument: error.argument.map(|i| i as i64),
+    }
+}
+
+/// A schema in the wire form.
+pub fn schema_to_proto(schema: &fw_schema::Schema) -> Schema {
+    Schema {
+        version: schema.version,
+        block: Some(schema::Block {
+            version: schema.version,
+            attributes: schema.attributes.iter().map(attribute_to_proto).collect(),
+            block_types: Vec::new(),
+            description: schema.description.clone(),
+            description_kind: StringKind::Markdown as i32,
+            deprecated: false,
+        }),
+    }
+}
+
+fn attribute_to_proto(attribute: &fw_schema::Attribute) -> schema::Attribute {
+    schema::Attribute {
+        name: attribute.name.clone(),
+        r#type: attribute.ty.to_json_bytes(),
+        description: attribute.description.clone(),
+        required: attribute.mode == Mode::Required,
+        optional: matches!(attribute.mode, Mode::Optional | Mode::OptionalComputed),
+        computed: attribute.mode.is_computed(),
+        sensitive: attribute.sensitive,
+        description_kind: StringKind::Markdown as i32,
+        deprecated: attribute.deprecation.is_some(),
+        write_only: false,
+    }
+}
+
+/// Diagnostics in the wire form.
+pub fn diagnostics_to_proto(diags: &Diagnostics) -> Vec<Diagnostic> {
+    diags
+        .iter()
+        .map(|d| Diagnostic {
+            severity: match d.severity {
+                Severity::Error => diagnostic::Severity::Error,
+                Severity::Warning => diagnostic::Severity::Warning,
+            } as i32,
+            summary: d.summary.clone(),
+            detail: d.detail.clone(),
+            attribute: d.path.as_ref().map(path_to_proto),
+        })
+        .collect()
+}
+
+/// An attribute path in the wire form.
+pub fn path_to_proto(path: &diag::AttributePath) -> AttributePath {
+    use attribute_path::step::Selector;
+    AttributePath {
+        steps: path
+            .steps()
+            .iter()
+            .map(|step| attribute_path::Step {
+                selector: Some(match step {
+                    PathStep::Attribute(name) => Selector::AttributeName(name.clone()),
+                    PathStep::Index(i) => Selector::ElementKeyInt(*i),
+                    PathStep::Key(k) => Selector::ElementKeyString(k.clone()),
+                }),
+            })
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_convert_to_wire_steps() {
+        use attribute_path::step::Selector;
+        let wire = path_to_proto(&diag::AttributePath::attribute("pod_cidrs").index(1));
+        assert_eq!(
+            wire.steps[0].selector,
+            Some(Selector::AttributeName("pod_cidrs".into()))
+        );
+        assert_eq!(wire.steps[1].selector, Some(Selector::ElementKeyInt(1)));
+    }
+
+    #[test]
+    fn diagnostics_convert_with_severity_and_path() {
+        let mut diags = Diagnostics::new();
+        diags.push(diag::Diagnostic::warning("w", ""));
+        diags.push(diag::Diagnostic::error("e", "d").at(diag::AttributePath::attribute("x")));
+        let wire = diagnostics_to_proto(&diags);
+        assert_eq!(wire[0].severity, diagnostic::Severity::Warning as i32);
+        assert_eq!(wire[1].severity, diagnostic::Severity::Error as i32);
+        assert_eq!(
+            (wire[1].summary.as_str(), wire[1].detail.as_str()),
+            ("e", "d")
+        );
+        assert!(wire[0].attribute.is_none());
+        assert_eq!(wire[1].attribute.as_ref().unwrap().steps.len(), 1);
     }
 }

@@ -8,7 +8,7 @@ use super::guard::{self, Subject};
 use super::{ApplyResourceChange, PlanResourceChange, Server, UpgradeResourceState};
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::function::FunctionError;
-use crate::framework::proto::{self, decode, encode};
+use crate::framework::proto::{self, decode, diagnostics_to_proto, encode, path_to_proto};
 use crate::framework::provider::Provider;
 use crate::framework::value::{msgpack, Value};
 
@@ -94,7 +94,7 @@ impl ProviderServer {
         subject: Subject<'_>,
         body: impl FnOnce(&mut Diagnostics) -> Option<()>,
     ) -> Vec<proto::Diagnostic> {
-        guard::run(rpc, subject, body).1.to_proto()
+        diagnostics_to_proto(&guard::run(rpc, subject, body).1)
     }
 
     /// CallFunction's body: decodes the arguments (an undecodable one is
@@ -155,7 +155,7 @@ impl proto::provider_server::Provider for ProviderServer {
         });
         Ok(Response::new(proto::get_metadata::Response {
             server_capabilities: Some(proto::capabilities()),
-            diagnostics: diags.to_proto(),
+            diagnostics: diagnostics_to_proto(&diags),
             data_sources: metadata
                 .data_sources
                 .iter()
@@ -188,7 +188,7 @@ impl proto::provider_server::Provider for ProviderServer {
             proto::provider_schema(&self.server.get_provider_schema())
         });
         let mut response = response.unwrap_or_default();
-        response.diagnostics.extend(diags.to_proto());
+        response.diagnostics.extend(diagnostics_to_proto(&diags));
         Ok(Response::new(response))
     }
 
@@ -275,7 +275,7 @@ impl proto::provider_server::Provider for ProviderServer {
         );
         Ok(Response::new(proto::upgrade_resource_state::Response {
             upgraded_state: state.flatten(),
-            diagnostics: diags.to_proto(),
+            diagnostics: diagnostics_to_proto(&diags),
         }))
     }
 
@@ -319,7 +319,7 @@ impl proto::provider_server::Provider for ProviderServer {
         Ok(Response::new(proto::read_resource::Response {
             // On error Terraform keeps the prior state; never send a half result.
             new_state: if failed { None } else { state.flatten() },
-            diagnostics: diags.to_proto(),
+            diagnostics: diagnostics_to_proto(&diags),
             private: request.private,
         }))
     }
@@ -362,9 +362,9 @@ impl proto::provider_server::Provider for ProviderServer {
         };
         Ok(Response::new(proto::plan_resource_change::Response {
             planned_state,
-            requires_replace: requires_replace.iter().map(|p| p.to_proto()).collect(),
+            requires_replace: requires_replace.iter().map(path_to_proto).collect(),
             planned_private: request.prior_private,
-            diagnostics: diags.to_proto(),
+            diagnostics: diagnostics_to_proto(&diags),
         }))
     }
 
@@ -409,7 +409,7 @@ impl proto::provider_server::Provider for ProviderServer {
                 state.flatten()
             },
             private: request.planned_private,
-            diagnostics: diags.to_proto(),
+            diagnostics: diagnostics_to_proto(&diags),
         }))
     }
 
@@ -440,7 +440,7 @@ impl proto::provider_server::Provider for ProviderServer {
         };
         Ok(Response::new(proto::import_resource_state::Response {
             imported_resources,
-            diagnostics: diags.to_proto(),
+            diagnostics: diagnostics_to_proto(&diags),
         }))
     }
 
@@ -463,7 +463,7 @@ impl proto::provider_server::Provider for ProviderServer {
         let failed = diags.has_errors();
         Ok(Response::new(proto::read_data_source::Response {
             state: if failed { None } else { state.flatten() },
-            diagnostics: diags.to_proto(),
+            diagnostics: diagnostics_to_proto(&diags),
         }))
     }
 
@@ -476,7 +476,7 @@ impl proto::provider_server::Provider for ProviderServer {
         });
         Ok(Response::new(proto::get_functions::Response {
             functions: functions.unwrap_or_default(),
-            diagnostics: diags.to_proto(),
+            diagnostics: diagnostics_to_proto(&diags),
         }))
     }
 
