@@ -15,8 +15,8 @@ use clusterproxy::domain::import::{self, id, Imported};
 use clusterproxy::domain::no_proxy::dialect::Decision;
 use clusterproxy::domain::no_proxy::{self, Cluster, Dialect, MergeOptions, Source};
 use clusterproxy::domain::profile::{Profile, ProfileInput};
-use clusterproxy::domain::render::tkg::{TkgCluster, TkgConfig};
-use clusterproxy::domain::render::{capi, systemd, ProxySettings, Secrets};
+use clusterproxy::domain::render::tkg::Tkg;
+use clusterproxy::domain::render::{capi, systemd, ProxySettings, Renderer, Secrets};
 use oracle::{decide, Case};
 
 fn fixture(kind: &str, file: &str) -> String {
@@ -487,13 +487,10 @@ fn render_then_import_gives_the_same_profile() {
             kubeadm.lines().map(|l| format!("    {l}\n")).collect::<String>()
         );
         let values = capi::cluster_values(&settings, Secrets::Include);
-        let tkg_cluster = TkgCluster {
-            service_cidrs: i.facts.service_cidrs.clone(),
-            pod_cidrs: i.facts.pod_cidrs.clone(),
-            ..TkgCluster::default()
-        };
-        let tkg_config = TkgConfig::new(&settings, &tkg_cluster, Secrets::Include)
+        let tkg_config = Tkg::default()
+            .render(&settings, &i.facts, Secrets::Include)
             .unwrap_or_else(|f| panic!("{}: {f:?}", expected.file))
+            .output
             .to_yaml();
         for (kind, text) in [
             ("systemd", dropin),

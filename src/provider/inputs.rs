@@ -4,7 +4,7 @@
 use crate::domain::no_proxy::{self, Cloud, Cluster, Dialect, MergeOptions, Merged, Origins};
 use crate::domain::profile::{Profile, ProfileInput};
 use crate::domain::render::trust::OsFamily;
-use crate::domain::render::{systemd, ProxySettings};
+use crate::domain::render::{systemd, ProxySettings, Renderer, Secrets};
 use crate::domain::Finding;
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::schema::{Attribute, NoNullElements, OneOf, SizeAtLeast};
@@ -290,6 +290,36 @@ pub fn push_render_findings(findings: &[Finding], proxy: &ProxyInputs, diags: &m
             None => push_proxy_findings(std::slice::from_ref(finding), proxy.from_profile, diags),
         }
     }
+}
+
+/// Runs `renderer` on the configuration's proxy settings and cluster;
+/// findings become diagnostics, `None` on an error.
+pub fn render<R: Renderer>(
+    renderer: &R,
+    proxy: &ProxyInputs,
+    secrets: Secrets,
+    diags: &mut Diagnostics,
+) -> Option<R::Output> {
+    let rendered = renderer
+        .render(&proxy.settings, &proxy.cluster, secrets)
+        .map_err(|findings| push_render_findings(&findings, proxy, diags))
+        .ok()?;
+    push_render_findings(&rendered.warnings, proxy, diags);
+    Some(rendered.output)
+}
+
+/// [`render`] with the credentials and redacted: `(secret, redacted)`,
+/// findings reported once.
+pub fn render_both<R: Renderer>(
+    renderer: &R,
+    proxy: &ProxyInputs,
+    diags: &mut Diagnostics,
+) -> Option<(R::Output, R::Output)> {
+    let secret = render(renderer, proxy, Secrets::Include, diags)?;
+    let redacted = renderer
+        .render(&proxy.settings, &proxy.cluster, Secrets::Redact)
+        .ok()?;
+    Some((secret, redacted.output))
 }
 
 /// The `units` attribute: systemd units to proxy (containerd and kubelet by default).

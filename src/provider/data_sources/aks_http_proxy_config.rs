@@ -1,6 +1,7 @@
 //! `clusterproxy_aks_http_proxy_config`: AKS's `httpProxyConfig`.
 
-use crate::domain::render::aks::{effective, injected, AksCluster, HttpProxyConfig};
+use crate::domain::render::aks::{effective, injected, Aks};
+use crate::domain::render::Secrets;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::schema::{Attribute, Schema};
@@ -53,10 +54,8 @@ impl DataSource for AksHttpProxyConfig {
 
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let proxy = inputs::read_proxy(config, diags)?;
-        let cluster = AksCluster::from(&proxy.cluster);
-        let aks = HttpProxyConfig::new(&proxy.settings, &cluster)
-            .map_err(|findings| inputs::push_render_findings(&findings, &proxy, diags))
-            .ok()?;
+        let cluster = &proxy.cluster;
+        let aks = inputs::render(&Aks, &proxy, Secrets::Include, diags)?;
         let mut state = config.clone();
         state.set_attr(
             "http_proxy_config",
@@ -77,10 +76,10 @@ impl DataSource for AksHttpProxyConfig {
             ]),
         );
         state.set_attr("json", Value::string(aks.to_json_file()));
-        state.set_attr("injected", convert::string_list(&injected(&cluster)));
+        state.set_attr("injected", convert::string_list(&injected(cluster)));
         state.set_attr(
             "effective_no_proxy",
-            convert::string_list(&effective(&aks.no_proxy, &cluster)),
+            convert::string_list(&effective(&aks.no_proxy, cluster)),
         );
         Some(state)
     }

@@ -1,7 +1,6 @@
 //! `clusterproxy_eksa_proxy_config`: EKS Anywhere's `proxyConfiguration`.
 
-use crate::domain::no_proxy::Destination;
-use crate::domain::render::eksa::{self, EksaCluster};
+use crate::domain::render::eksa::Eksa;
 use crate::domain::render::Secrets;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
@@ -40,11 +39,7 @@ impl DataSource for EksaProxyConfig {
 
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let proxy = inputs::read_proxy(config, diags)?;
-        let findings = eksa::validate(&proxy.settings);
-        if !findings.is_empty() {
-            inputs::push_render_findings(&findings, &proxy, diags);
-            return None;
-        }
+        let (secret, redacted) = inputs::render_both(&Eksa, &proxy, diags)?;
         let settings = &proxy.settings;
         let object = |secrets: Secrets| {
             let url = |u: &Option<crate::domain::proxy_url::ProxyUrl>| {
@@ -65,30 +60,12 @@ impl DataSource for EksaProxyConfig {
         let mut state = config.clone();
         state.set_attr("proxy_configuration", object(Secrets::Include));
         state.set_attr("proxy_configuration_redacted", object(Secrets::Redact));
-        state.set_attr(
-            "cluster_spec_yaml",
-            Value::string(eksa::cluster_spec(settings, Secrets::Include)),
-        );
+        state.set_attr("cluster_spec_yaml", Value::string(secret.cluster_spec));
         state.set_attr(
             "cluster_spec_yaml_redacted",
-            Value::string(eksa::cluster_spec(settings, Secrets::Redact)),
+            Value::string(redacted.cluster_spec),
         );
-        // read_proxy has checked the endpoint already.
-        let endpoint_host = proxy
-            .cluster
-            .control_plane_endpoint
-            .as_deref()
-            .and_then(|text| Destination::parse(text).ok())
-            .map(|d| d.bare_host());
-        let cluster = EksaCluster {
-            pod_cidrs: proxy.cluster.pod_cidrs.clone(),
-            service_cidrs: proxy.cluster.service_cidrs.clone(),
-            endpoint_host,
-        };
-        state.set_attr(
-            "node_no_proxy",
-            convert::string_list(&eksa::node_no_proxy(settings, &cluster)),
-        );
+        state.set_attr("node_no_proxy", convert::string_list(&secret.node_no_proxy));
         Some(state)
     }
 }

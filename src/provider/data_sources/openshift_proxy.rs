@@ -2,8 +2,7 @@
 //! the cluster `Proxy` object, the `user-ca-bundle` ConfigMap and the modelled
 //! `status.noProxy`.
 
-use crate::domain::render::openshift::{OpenShiftCluster, OpenShiftProxy};
-use crate::domain::render::Secrets;
+use crate::domain::render::openshift::OpenShift;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::schema::{Attribute, NoNullElements, Schema};
@@ -41,39 +40,30 @@ impl DataSource for OpenShiftProxySource {
 
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let proxy = inputs::read_proxy(config, diags)?;
-        let cluster = OpenShiftCluster {
-            machine_networks: proxy.cluster.node_cidrs.clone(),
-            cluster_networks: proxy.cluster.pod_cidrs.clone(),
-            service_networks: proxy.cluster.service_cidrs.clone(),
+        let openshift = OpenShift {
+            readiness_endpoints: convert::strings(config, "readiness_endpoints"),
             api_internal_host: convert::string(config, "api_internal_host"),
-            cloud: proxy.cluster.cloud,
             aws_region: convert::string(config, "aws_region"),
         };
-        let endpoints = convert::strings(config, "readiness_endpoints");
-        let openshift = OpenShiftProxy::new(&proxy.settings, &endpoints, &cluster)
-            .map_err(|findings| inputs::push_render_findings(&findings, &proxy, diags))
-            .ok()?;
+        let (secret, redacted) = inputs::render_both(&openshift, &proxy, diags)?;
         let mut state = config.clone();
-        for (name, secrets) in [
-            ("install_config_yaml", Secrets::Include),
-            ("install_config_yaml_redacted", Secrets::Redact),
+        for (name, rendered) in [
+            ("install_config_yaml", &secret),
+            ("install_config_yaml_redacted", &redacted),
         ] {
-            state.set_attr(name, Value::string(openshift.install_config(secrets)));
+            state.set_attr(name, Value::string(rendered.install_config()));
         }
-        for (name, secrets) in [
-            ("proxy_yaml", Secrets::Include),
-            ("proxy_yaml_redacted", Secrets::Redact),
-        ] {
-            state.set_attr(name, Value::string(openshift.proxy_manifest(secrets)));
+        for (name, rendered) in [("proxy_yaml", &secret), ("proxy_yaml_redacted", &redacted)] {
+            state.set_attr(name, Value::string(rendered.proxy_manifest()));
         }
         state.set_attr(
             "ca_config_map_yaml",
-            Value::opt_string(openshift.ca_config_map()),
+            Value::opt_string(secret.ca_config_map()),
         );
-        state.set_attr("no_proxy", Value::string(openshift.no_proxy_value()));
+        state.set_attr("no_proxy", Value::string(secret.no_proxy_value()));
         state.set_attr(
             "status_no_proxy",
-            convert::string_list(&openshift.status_no_proxy(&cluster)),
+            convert::string_list(&secret.status_no_proxy),
         );
         Some(state)
     }

@@ -1,7 +1,6 @@
 //! `clusterproxy_tkg_config`: TKG's proxy variables.
 
-use crate::domain::render::tkg::{TkgCluster, TkgConfig};
-use crate::domain::render::Secrets;
+use crate::domain::render::tkg::Tkg;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::schema::{Attribute, Schema};
@@ -56,16 +55,11 @@ impl DataSource for TkgConfigSource {
 
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let proxy = inputs::read_proxy(config, diags)?;
-        let cluster = TkgCluster {
-            service_cidrs: proxy.cluster.service_cidrs.clone(),
-            pod_cidrs: proxy.cluster.pod_cidrs.clone(),
+        let tkg = Tkg {
             vsphere_server: convert::string(config, "vsphere_server"),
             system_wide: convert::boolean(config, "system_wide"),
         };
-        let secret = TkgConfig::new(&proxy.settings, &cluster, Secrets::Include)
-            .map_err(|findings| inputs::push_render_findings(&findings, &proxy, diags))
-            .ok()?;
-        let redacted = TkgConfig::new(&proxy.settings, &cluster, Secrets::Redact).ok()?;
+        let (secret, redacted) = inputs::render_both(&tkg, &proxy, diags)?;
         let mut state = config.clone();
         state.set_attr(
             "variables",
