@@ -1,7 +1,6 @@
 //! `clusterproxy_kubespray`: kubespray `group_vars` and the `no_proxy` it generates.
 
-use crate::domain::render::kubespray::{self, Inventory};
-use crate::domain::render::Secrets;
+use crate::domain::render::kubespray;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
 use crate::framework::schema::{Attribute, NotBlank, Schema};
@@ -77,13 +76,7 @@ impl DataSource for Kubespray {
         let hosts = checked_inventory(config, diags);
         let proxy = inputs::read_proxy(config, diags)?;
         let settings = &proxy.settings;
-        let first = |name: &str, default: &str| {
-            convert::strings(config, name)
-                .into_iter()
-                .next()
-                .unwrap_or_else(|| default.to_owned())
-        };
-        let inventory = Inventory {
+        let kubespray = kubespray::Kubespray {
             hosts: hosts?,
             loadbalancer: convert::string(config, "loadbalancer_apiserver_address").map(
                 |address| {
@@ -92,20 +85,11 @@ impl DataSource for Kubespray {
                     (name, address)
                 },
             ),
-            dns_domain: convert::string(config, "cluster_domain").unwrap_or_default(),
-            service_addresses: first("service_cidrs", kubespray::DEFAULT_SERVICE_ADDRESSES),
-            pods_subnet: first("pod_cidrs", kubespray::DEFAULT_PODS_SUBNET),
         };
+        let (secret, redacted) = inputs::render_both(&kubespray, &proxy, diags)?;
         let mut state = config.clone();
-        for (name, secrets) in [
-            ("group_vars", Secrets::Include),
-            ("group_vars_redacted", Secrets::Redact),
-        ] {
-            state.set_attr(
-                name,
-                Value::string(kubespray::group_vars(settings, secrets)),
-            );
-        }
+        state.set_attr("group_vars", Value::string(secret.group_vars));
+        state.set_attr("group_vars_redacted", Value::string(redacted.group_vars));
         let os = inputs::read_os_family(config);
         state.set_attr("ca_files", super::rke2::ca_files(settings, os));
         let trust_command = settings.trusted_ca.as_ref().map(|_| os.trust_command());
@@ -115,10 +99,7 @@ impl DataSource for Kubespray {
         );
         state.set_attr(
             "effective_no_proxy",
-            Value::string(kubespray::generated_no_proxy(
-                &inventory,
-                &settings.no_proxy_value(),
-            )),
+            Value::string(secret.effective_no_proxy),
         );
         Some(state)
     }

@@ -1,8 +1,8 @@
 //! `clusterproxy_kyverno_policy`: a Kyverno ClusterPolicy that injects the
 //! proxy environment (and the CA) into new pods.
 
-use crate::domain::render::kyverno::{self, PolicyOptions};
-use crate::domain::render::{k8s, Secrets};
+use crate::domain::render::k8s;
+use crate::domain::render::kyverno::{self, Kyverno};
 use crate::domain::Finding;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
@@ -88,29 +88,16 @@ impl DataSource for KyvernoPolicy {
 
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let proxy = inputs::read_proxy(config, diags)?;
-        let options = PolicyOptions {
+        let kyverno = Kyverno {
             name: convert::string(config, "policy_name").unwrap_or_default(),
             excluded_namespaces: convert::strings(config, "excluded_namespaces"),
             opt_out_annotation: convert::string(config, "opt_out_annotation").unwrap_or_default(),
             config_map_name: convert::string(config, "config_map_name").unwrap_or_default(),
         };
+        let (secret, redacted) = inputs::render_both(&kyverno, &proxy, diags)?;
         let mut state = config.clone();
-        state.set_attr(
-            "policy_yaml",
-            Value::string(kyverno::cluster_policy(
-                &proxy.settings,
-                &options,
-                Secrets::Include,
-            )),
-        );
-        state.set_attr(
-            "policy_yaml_redacted",
-            Value::string(kyverno::cluster_policy(
-                &proxy.settings,
-                &options,
-                Secrets::Redact,
-            )),
-        );
+        state.set_attr("policy_yaml", Value::string(secret));
+        state.set_attr("policy_yaml_redacted", Value::string(redacted));
         Some(state)
     }
 }

@@ -1,6 +1,6 @@
 //! `clusterproxy_pod_env`: the proxy environment of a pod's containers.
 
-use crate::domain::render::{k8s, pod_env, ProxySettings, Secrets};
+use crate::domain::render::{k8s, pod_env};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
 use crate::framework::schema::{Attribute, Schema};
@@ -11,17 +11,13 @@ use crate::provider::{convert, inputs};
 #[derive(Debug, Clone, Copy)]
 pub struct PodEnv;
 
-fn env(settings: &ProxySettings, secrets: Secrets) -> Value {
-    convert::objects(
-        pod_env::env(settings, secrets)
-            .into_iter()
-            .map(|(name, value)| {
-                vec![
-                    ("name", Value::string(name)),
-                    ("value", Value::string(value)),
-                ]
-            }),
-    )
+fn env(entries: Vec<(String, String)>) -> Value {
+    convert::objects(entries.into_iter().map(|(name, value)| {
+        vec![
+            ("name", Value::string(name)),
+            ("value", Value::string(value)),
+        ]
+    }))
 }
 
 impl DataSource for PodEnv {
@@ -67,25 +63,20 @@ impl DataSource for PodEnv {
 
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let proxy = inputs::read_proxy(config, diags)?;
-        let settings = &proxy.settings;
+        let renderer = pod_env::PodEnv {
+            config_map_name: convert::string(config, "config_map_name").unwrap_or_default(),
+            namespace: convert::string(config, "namespace"),
+        };
+        let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
         let mut state = config.clone();
-        state.set_attr("env", env(settings, Secrets::Include));
-        state.set_attr("env_redacted", env(settings, Secrets::Redact));
-        state.set_attr(
-            "env_yaml",
-            Value::string(pod_env::env_yaml(settings, Secrets::Include)),
-        );
-        let name = convert::string(config, "config_map_name").unwrap_or_default();
-        let namespace = convert::string(config, "namespace");
+        state.set_attr("env", env(secret.env));
+        state.set_attr("env_redacted", env(redacted.env));
+        state.set_attr("env_yaml", Value::string(secret.env_yaml));
         state.set_attr(
             "ca_config_map_yaml",
-            Value::opt_string(pod_env::ca_config_map(
-                settings,
-                &name,
-                namespace.as_deref(),
-            )),
+            Value::opt_string(secret.ca_config_map),
         );
-        let (volumes, mounts) = pod_env::ca_volumes(settings, &name).unzip();
+        let (volumes, mounts) = secret.ca_volumes.unzip();
         state.set_attr("volumes_yaml", Value::opt_string(volumes));
         state.set_attr("volume_mounts_yaml", Value::opt_string(mounts));
         Some(state)

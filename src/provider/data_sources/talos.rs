@@ -1,6 +1,6 @@
 //! `clusterproxy_talos`: a Talos machine config patch.
 
-use crate::domain::render::{talos, Secrets};
+use crate::domain::render::talos;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
 use crate::framework::schema::{Attribute, Schema};
@@ -52,17 +52,12 @@ impl DataSource for Talos {
         let minor = talos::minor("talos_version", &version)
             .map_err(|finding| convert::push_findings(&[finding], &AttributePath::root(), diags));
         let proxy = inputs::read_proxy(config, diags)?;
-        let minor = minor.ok()?;
+        minor.ok()?;
+        let talos = talos::Talos { version };
+        let (secret, redacted) = inputs::render_both(&talos, &proxy, diags)?;
         let mut state = config.clone();
-        for (name, secrets) in [
-            ("patch", Secrets::Include),
-            ("patch_redacted", Secrets::Redact),
-        ] {
-            state.set_attr(
-                name,
-                Value::string(talos::patch(&proxy.settings, minor, secrets)),
-            );
-        }
+        state.set_attr("patch", Value::string(secret));
+        state.set_attr("patch_redacted", Value::string(redacted));
         Some(state)
     }
 }
