@@ -1,28 +1,12 @@
 //! `clusterproxy_cloud_init`: cloud-init user data that writes the systemd
 //! drop-ins and the trusted CA and restarts the units.
 
-use crate::domain::render::{cloud_init, systemd, Secrets};
+use crate::domain::render::cloud_init;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::schema::{Attribute, Schema};
 use crate::framework::value::{Type, Value};
 use crate::provider::{convert, inputs};
-
-/// systemd's line and environment limits on the drop-ins of `units`, as
-/// diagnostics; false when one is exceeded.
-pub(crate) fn dropin_limits_hold(
-    proxy: &inputs::ProxyInputs,
-    units: &[String],
-    diags: &mut Diagnostics,
-) -> bool {
-    let settings = &proxy.settings;
-    let limits = systemd::check_limits(
-        settings,
-        &systemd::dropin(settings, &units[0], Secrets::Include).content,
-    );
-    inputs::push_render_findings(&limits, proxy, diags);
-    !limits.iter().any(crate::domain::Finding::is_error)
-}
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
@@ -55,24 +39,15 @@ impl DataSource for CloudInit {
 
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let (proxy, units) = inputs::read_proxy_and_units(config, diags)?;
-        let settings = &proxy.settings;
-        let os = inputs::read_os_family(config);
-        if !dropin_limits_hold(&proxy, &units, diags) {
-            return None;
-        }
-        let user_data = cloud_init::user_data(settings, &units, os, Secrets::Include);
-        let size = cloud_init::check_size(&user_data, proxy.cluster.cloud);
-        inputs::push_render_findings(&Vec::from_iter(size), &proxy, diags);
+        let renderer = cloud_init::CloudInit {
+            units,
+            os: inputs::read_os_family(config),
+        };
+        let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
         let mut state = config.clone();
-        state.set_attr("user_data", Value::string(user_data));
-        state.set_attr(
-            "user_data_redacted",
-            Value::string(cloud_init::user_data(settings, &units, os, Secrets::Redact)),
-        );
-        state.set_attr(
-            "runcmd",
-            convert::string_list(&cloud_init::commands(settings, &units, os)),
-        );
+        state.set_attr("user_data", Value::string(secret.user_data));
+        state.set_attr("user_data_redacted", Value::string(redacted.user_data));
+        state.set_attr("runcmd", convert::string_list(&secret.runcmd));
         Some(state)
     }
 }

@@ -2,7 +2,6 @@
 //! Flatcar Container Linux and Fedora CoreOS.
 
 use crate::domain::render::ignition::{self, Variant};
-use crate::domain::render::Secrets;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::schema::{Attribute, OneOf, Schema};
@@ -47,32 +46,18 @@ impl DataSource for Ignition {
 
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let (proxy, units) = inputs::read_proxy_and_units(config, diags)?;
-        let settings = &proxy.settings;
-        let variant = convert::string(config, "variant")
-            .and_then(|name| Variant::from_name(&name))
-            .unwrap_or(Variant::Flatcar);
-        if !super::cloud_init::dropin_limits_hold(&proxy, &units, diags) {
-            return None;
-        }
+        let renderer = ignition::Ignition {
+            units,
+            variant: convert::string(config, "variant")
+                .and_then(|name| Variant::from_name(&name))
+                .unwrap_or(Variant::Flatcar),
+        };
+        let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
         let mut state = config.clone();
-        for (name, secrets) in [
-            ("config", Secrets::Include),
-            ("config_redacted", Secrets::Redact),
-        ] {
-            state.set_attr(
-                name,
-                Value::string(ignition::config(settings, &units, variant, secrets)),
-            );
-        }
-        for (name, secrets) in [
-            ("butane", Secrets::Include),
-            ("butane_redacted", Secrets::Redact),
-        ] {
-            state.set_attr(
-                name,
-                Value::string(ignition::butane(settings, &units, variant, secrets)),
-            );
-        }
+        state.set_attr("config", Value::string(secret.config));
+        state.set_attr("config_redacted", Value::string(redacted.config));
+        state.set_attr("butane", Value::string(secret.butane));
+        state.set_attr("butane_redacted", Value::string(redacted.butane));
         Some(state)
     }
 }

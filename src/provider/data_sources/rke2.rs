@@ -2,7 +2,7 @@
 
 use crate::domain::render::rke2::{self, Distribution, Role, Scope};
 use crate::domain::render::trust::{self, OsFamily};
-use crate::domain::render::{systemd, ProxySettings, Secrets};
+use crate::domain::render::{systemd, ProxySettings};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::schema::{Attribute, OneOf, Schema};
@@ -85,36 +85,25 @@ impl DataSource for Rke2 {
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let proxy = inputs::read_proxy(config, diags)?;
         let settings = &proxy.settings;
-        let distribution = choice(
-            config,
-            "distribution",
-            Distribution::from_name,
-            Distribution::Rke2,
-        );
-        let role = choice(config, "role", Role::from_name, Role::Server);
-        let scope = choice(config, "scope", Scope::from_name, Scope::Containerd);
-        let content = rke2::env_file(settings, scope, Secrets::Include);
-        let mut limits = systemd::check_limits(settings, &content);
-        limits.extend(rke2::check(
-            scope,
-            !proxy.cluster.pod_cidrs.is_empty(),
-            !proxy.cluster.service_cidrs.is_empty(),
-        ));
-        inputs::push_render_findings(&limits, &proxy, diags);
-        if limits.iter().any(crate::domain::Finding::is_error) {
-            return None;
-        }
+        let renderer = rke2::Rke2 {
+            distribution: choice(
+                config,
+                "distribution",
+                Distribution::from_name,
+                Distribution::Rke2,
+            ),
+            role: choice(config, "role", Role::from_name, Role::Server),
+            scope: choice(config, "scope", Scope::from_name, Scope::Containerd),
+        };
+        let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
         let mut state = config.clone();
-        state.set_attr("path", Value::string(distribution.env_path(role)));
+        state.set_attr("path", Value::string(secret.path));
         state.set_attr("permissions", Value::string(systemd::permissions(settings)));
-        state.set_attr("content", Value::string(content));
-        state.set_attr(
-            "content_redacted",
-            Value::string(rke2::env_file(settings, scope, Secrets::Redact)),
-        );
+        state.set_attr("content", Value::string(secret.content));
+        state.set_attr("content_redacted", Value::string(redacted.content));
         let os = inputs::read_os_family(config);
         state.set_attr("ca_files", ca_files(settings, os));
-        let unit = distribution.unit(role).to_owned();
+        let unit = secret.unit.to_owned();
         let trust_command = settings.trusted_ca.as_ref().map(|_| os.trust_command());
         // apply_commands orders trust, daemon-reload, restarts; no unit file changes here.
         let commands: Vec<String> = systemd::apply_commands(&[unit], trust_command)

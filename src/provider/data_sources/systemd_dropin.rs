@@ -1,6 +1,6 @@
 //! `clusterproxy_systemd_dropin`: systemd drop-ins that give services the proxy environment.
 
-use crate::domain::render::{systemd, trust, Secrets};
+use crate::domain::render::systemd;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::schema::{Attribute, Schema};
@@ -14,13 +14,8 @@ pub struct SystemdDropin;
 const FILE_ATTRIBUTES: [&str; 5] = ["unit", "path", "owner", "permissions", "content"];
 const CA_FILE_ATTRIBUTES: [&str; 4] = ["path", "owner", "permissions", "content"];
 
-fn files(
-    settings: &crate::domain::render::ProxySettings,
-    units: &[String],
-    secrets: Secrets,
-) -> Value {
-    convert::objects(units.iter().map(|unit| {
-        let d = systemd::dropin(settings, unit, secrets);
+fn files(dropins: Vec<systemd::Dropin>) -> Value {
+    convert::objects(dropins.into_iter().map(|d| {
         vec![
             ("unit", Value::string(d.unit)),
             ("path", Value::string(d.path)),
@@ -78,18 +73,12 @@ impl DataSource for SystemdDropin {
 
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let (proxy, units) = inputs::read_proxy_and_units(config, diags)?;
-        let settings = &proxy.settings;
-        let os = inputs::read_os_family(config);
-        let limits = systemd::check_limits(
-            settings,
-            &systemd::dropin(settings, &units[0], Secrets::Include).content,
-        );
-        inputs::push_render_findings(&limits, &proxy, diags);
-        if limits.iter().any(crate::domain::Finding::is_error) {
-            return None;
-        }
-        let ca_files = convert::objects(settings.trusted_ca.iter().map(|ca| {
-            let file = trust::ca_file(ca, os);
+        let renderer = systemd::Systemd {
+            units,
+            os: inputs::read_os_family(config),
+        };
+        let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
+        let ca_files = convert::objects(secret.ca_files.into_iter().map(|file| {
             vec![
                 ("path", Value::string(file.path)),
                 ("owner", Value::string(file.owner)),
@@ -97,19 +86,15 @@ impl DataSource for SystemdDropin {
                 ("content", Value::string(file.content)),
             ]
         }));
-        let trust_command = settings.trusted_ca.as_ref().map(|_| os.trust_command());
         let mut state = config.clone();
         state.set_attr("ca_files", ca_files);
-        state.set_attr("dropins", files(settings, &units, Secrets::Include));
-        state.set_attr("dropins_redacted", files(settings, &units, Secrets::Redact));
+        state.set_attr("dropins", files(secret.dropins));
+        state.set_attr("dropins_redacted", files(redacted.dropins));
         state.set_attr(
             "default_environment",
-            Value::string(systemd::default_environment(settings, Secrets::Include)),
+            Value::string(secret.default_environment),
         );
-        state.set_attr(
-            "commands",
-            convert::string_list(&systemd::apply_commands(&units, trust_command)),
-        );
+        state.set_attr("commands", convert::string_list(&secret.commands));
         Some(state)
     }
 }
