@@ -473,14 +473,17 @@ fn render_then_import_gives_the_same_profile() {
             trusted_ca: p.trusted_ca.clone(),
         };
         let dropin = systemd::dropin(&settings, "containerd.service", Secrets::Include).content;
-        let kubeadm = capi::Kubeadm::inline(
-            &settings,
-            &["containerd.service".to_owned()],
-            clusterproxy::domain::render::trust::OsFamily::Debian,
-            true,
-            Secrets::Include,
-        )
+        let kubeadm = capi::Capi {
+            units: vec!["containerd.service".to_owned()],
+            os: clusterproxy::domain::render::trust::OsFamily::Debian,
+            base64_content: true,
+            cluster_name: None,
+            namespace: String::new(),
+        }
+        .render(&settings, &i.facts, Secrets::Include)
         .unwrap()
+        .output
+        .kubeadm
         .to_yaml();
         let kcp = format!(
             "apiVersion: controlplane.cluster.x-k8s.io/v1beta1\nkind: KubeadmControlPlane\nmetadata:\n  name: x\nspec:\n  kubeadmConfigSpec:\n{}",

@@ -1,7 +1,7 @@
 //! `clusterproxy_capi_kubeadm`: the Cluster API kubeadm bootstrap pieces.
 
-use crate::domain::render::capi::{cluster_values, secret_manifest, Content, Kubeadm};
-use crate::domain::render::{k8s, systemd, Secrets};
+use crate::domain::render::capi::{Capi, Content, Kubeadm};
+use crate::domain::render::k8s;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::schema::{Attribute, Schema};
@@ -118,50 +118,26 @@ impl DataSource for CapiKubeadm {
 
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let (proxy, units) = inputs::read_proxy_and_units(config, diags)?;
-        let settings = &proxy.settings;
-        let cluster_name = convert::string(config, "cluster_name");
-        let base64 = convert::boolean(config, "base64_content");
-        let os = inputs::read_os_family(config);
-        let limits = systemd::check_limits(
-            settings,
-            &systemd::dropin(settings, &units[0], Secrets::Include).content,
-        );
-        inputs::push_render_findings(&limits, &proxy, diags);
-        if limits.iter().any(crate::domain::Finding::is_error) {
-            return None;
-        }
-        let build = |secrets| match &cluster_name {
-            Some(name) => Kubeadm::from_secret(settings, name, &units, os),
-            None => Kubeadm::inline(settings, &units, os, base64, secrets),
+        let renderer = Capi {
+            units,
+            os: inputs::read_os_family(config),
+            base64_content: convert::boolean(config, "base64_content"),
+            cluster_name: convert::string(config, "cluster_name"),
+            namespace: convert::string(config, "namespace").unwrap_or_default(),
         };
-        let secret = build(Secrets::Include)
-            .map_err(|findings| inputs::push_render_findings(&findings, &proxy, diags))
-            .ok()?;
-        let redacted = build(Secrets::Redact).ok()?;
-        let namespace = convert::string(config, "namespace").unwrap_or_default();
+        let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
         let mut state = config.clone();
-        state.set_attr("files", files(&secret));
+        state.set_attr("files", files(&secret.kubeadm));
         state.set_attr(
             "pre_kubeadm_commands",
-            convert::string_list(&secret.pre_kubeadm_commands),
+            convert::string_list(&secret.kubeadm.pre_kubeadm_commands),
         );
-        state.set_attr("yaml", Value::string(secret.to_yaml()));
-        state.set_attr("yaml_redacted", Value::string(redacted.to_yaml()));
-        state.set_attr(
-            "secret_manifest",
-            Value::opt_string(
-                cluster_name
-                    .as_deref()
-                    .map(|c| secret_manifest(settings, c, &namespace, &units, Secrets::Include)),
-            ),
-        );
+        state.set_attr("yaml", Value::string(secret.kubeadm.to_yaml()));
+        state.set_attr("yaml_redacted", Value::string(redacted.kubeadm.to_yaml()));
+        state.set_attr("secret_manifest", Value::opt_string(secret.secret_manifest));
         state.set_attr(
             "cluster_values_yaml",
-            Value::opt_string(
-                cluster_name
-                    .as_ref()
-                    .map(|_| cluster_values(settings, Secrets::Include)),
-            ),
+            Value::opt_string(secret.cluster_values),
         );
         Some(state)
     }
