@@ -200,7 +200,7 @@ impl Cluster {
     }
 
     /// The first address of each valid service CIDR: the `kubernetes` Service ClusterIP.
-    fn kubernetes_service_ips(&self) -> Vec<IpAddr> {
+    pub fn kubernetes_service_ips(&self) -> Vec<IpAddr> {
         first_hosts(&self.service_cidrs)
     }
 

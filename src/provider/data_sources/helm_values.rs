@@ -1,7 +1,7 @@
 //! `clusterproxy_helm_values`: proxy settings in the Helm values shapes
 //! charts commonly read.
 
-use crate::domain::render::{helm, k8s, pod_env, Secrets};
+use crate::domain::render::{helm, k8s};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
 use crate::framework::schema::{Attribute, Schema};
@@ -12,21 +12,14 @@ use crate::provider::{convert, inputs};
 #[derive(Debug, Clone, Copy)]
 pub struct HelmValues;
 
-/// What a shape renders from: the settings, the service CIDRs and the CA ConfigMap name.
-struct Inputs<'a> {
-    settings: &'a crate::domain::render::ProxySettings,
-    service_cidrs: &'a [String],
-    config_map: &'a str,
-}
-
 /// The shapes: attribute name, description, renderer.
-type Render = fn(&Inputs, Secrets) -> String;
+type Render = fn(&helm::HelmValues) -> &str;
 const SHAPES: [(&str, &str, Render); 5] = [
-    ("cert_manager", "cert-manager (jetstack/cert-manager chart, v1.16 values): top-level `http_proxy`, `https_proxy` and `no_proxy`, the merged list plus the `kubernetes` Service ClusterIP (first address of each of `service_cidrs`), which cert-manager needs literally; with `trusted_ca`, `volumes`, `volumeMounts` and `extraEnv` (`SSL_CERT_FILE`, which replaces Go's system roots: the bundle must hold every CA the controller needs, e.g. the ACME server's behind a TLS-inspecting proxy) for the `ca_config_map_yaml` ConfigMap.", |i, secrets| helm::cert_manager(i.settings, i.service_cidrs, i.config_map, secrets)),
-    ("giantswarm_global", "Giant Swarm's `cluster` chart (cluster-aws, cluster-azure, ...): `global.connectivity.proxy` with `enabled: true`, `httpProxy`, `httpsProxy` and `noProxy` (comma-joined).", |i, secrets| helm::giantswarm_global(i.settings, secrets)),
-    ("giantswarm_cluster", "Giant Swarm's older cluster-values `cluster.proxy` with `http`, `https` and `noProxy`, as chart-operator and the default apps read it.", |i, secrets| helm::giantswarm_cluster(i.settings, secrets)),
-    ("global_proxy", "New Relic's charts (newrelic/helm-charts common library): `global.proxy`, one proxy URL, the HTTPS proxy (these charts take no NO_PROXY list).", |i, secrets| helm::global_proxy(i.settings, secrets)),
-    ("extra_env", "An `extraEnv:` list of `name`/`value` objects (the `clusterproxy_pod_env` variables, CA variables included with `trusted_ca`), for charts that take extra container env; with `trusted_ca` mount `ca_config_map_yaml` at `/etc/clusterproxy/ca` through the chart's extra volumes, where the CA variables point.", |i, secrets| helm::extra_env(i.settings, secrets)),
+    ("cert_manager", "cert-manager (jetstack/cert-manager chart, v1.16 values): top-level `http_proxy`, `https_proxy` and `no_proxy`, the merged list plus the `kubernetes` Service ClusterIP (first address of each of `service_cidrs`), which cert-manager needs literally; with `trusted_ca`, `volumes`, `volumeMounts` and `extraEnv` (`SSL_CERT_FILE`, which replaces Go's system roots: the bundle must hold every CA the controller needs, e.g. the ACME server's behind a TLS-inspecting proxy) for the `ca_config_map_yaml` ConfigMap.", |v| &v.cert_manager),
+    ("giantswarm_global", "Giant Swarm's `cluster` chart (cluster-aws, cluster-azure, ...): `global.connectivity.proxy` with `enabled: true`, `httpProxy`, `httpsProxy` and `noProxy` (comma-joined).", |v| &v.giantswarm_global),
+    ("giantswarm_cluster", "Giant Swarm's older cluster-values `cluster.proxy` with `http`, `https` and `noProxy`, as chart-operator and the default apps read it.", |v| &v.giantswarm_cluster),
+    ("global_proxy", "New Relic's charts (newrelic/helm-charts common library): `global.proxy`, one proxy URL, the HTTPS proxy (these charts take no NO_PROXY list).", |v| &v.global_proxy),
+    ("extra_env", "An `extraEnv:` list of `name`/`value` objects (the `clusterproxy_pod_env` variables, CA variables included with `trusted_ca`), for charts that take extra container env; with `trusted_ca` mount `ca_config_map_yaml` at `/etc/clusterproxy/ca` through the chart's extra volumes, where the CA variables point.", |v| &v.extra_env),
 ];
 
 impl DataSource for HelmValues {
@@ -74,37 +67,22 @@ impl DataSource for HelmValues {
 
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let proxy = inputs::read_proxy(config, diags)?;
-        let services = &proxy.cluster.service_cidrs;
-        convert::push_findings(
-            &helm::cert_manager_findings(services),
-            &AttributePath::root(),
-            diags,
-        );
-        let config_map = convert::string(config, "config_map_name").unwrap_or_default();
-        let namespace = convert::string(config, "namespace");
-        let shape_inputs = Inputs {
-            settings: &proxy.settings,
-            service_cidrs: services,
-            config_map: &config_map,
+        let renderer = helm::Helm {
+            config_map_name: convert::string(config, "config_map_name").unwrap_or_default(),
+            namespace: convert::string(config, "namespace"),
         };
+        let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
         let mut state = config.clone();
         for (name, _, render) in SHAPES {
-            state.set_attr(
-                &format!("{name}_yaml"),
-                Value::string(render(&shape_inputs, Secrets::Include)),
-            );
+            state.set_attr(&format!("{name}_yaml"), Value::string(render(&secret)));
             state.set_attr(
                 &format!("{name}_yaml_redacted"),
-                Value::string(render(&shape_inputs, Secrets::Redact)),
+                Value::string(render(&redacted)),
             );
         }
         state.set_attr(
             "ca_config_map_yaml",
-            Value::opt_string(pod_env::ca_config_map(
-                &proxy.settings,
-                &config_map,
-                namespace.as_deref(),
-            )),
+            Value::opt_string(secret.ca_config_map),
         );
         Some(state)
     }
