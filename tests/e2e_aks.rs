@@ -19,7 +19,7 @@ use clusterproxy::domain::no_proxy::{
 };
 use clusterproxy::domain::render::aks::{effective, Aks, HttpProxyConfig};
 use clusterproxy::domain::render::ProxySettings;
-use clusterproxy::domain::render::{Renderer, Secrets};
+use clusterproxy::domain::render::{Input, Renderer, Secrets};
 use clusterproxy::domain::trusted_ca::TrustedCa;
 use harness::{example, for_each_terraform, hcl_string, run_cycle, Cycle, ImportStep, Workdir};
 use serde_json::Value;
@@ -92,9 +92,13 @@ fn render(imported: &Imported, cluster: &Cluster) -> HttpProxyConfig {
             .as_deref()
             .map(|pem| TrustedCa::parse("trusted_ca", pem).unwrap()),
     };
-    Aks.render(&settings, cluster, Secrets::Include)
-        .unwrap()
-        .output
+    Aks.render(Input {
+        settings: &settings,
+        cluster,
+        secrets: Secrets::Include,
+    })
+    .unwrap()
+    .output
 }
 
 /// Whether Go and curl (AKS's node components and scripts) still send `entry`

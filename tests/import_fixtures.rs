@@ -16,7 +16,7 @@ use clusterproxy::domain::no_proxy::dialect::Decision;
 use clusterproxy::domain::no_proxy::{self, Cluster, Dialect, MergeOptions, Source};
 use clusterproxy::domain::profile::{Profile, ProfileInput};
 use clusterproxy::domain::render::tkg::Tkg;
-use clusterproxy::domain::render::{capi, systemd, ProxySettings, Renderer, Secrets};
+use clusterproxy::domain::render::{capi, systemd, Input, ProxySettings, Renderer, Secrets};
 use oracle::{decide, Case};
 
 fn fixture(kind: &str, file: &str) -> String {
@@ -480,7 +480,11 @@ fn render_then_import_gives_the_same_profile() {
             cluster_name: None,
             namespace: String::new(),
         }
-        .render(&settings, &i.facts, Secrets::Include)
+        .render(Input {
+            settings: &settings,
+            cluster: &i.facts,
+            secrets: Secrets::Include,
+        })
         .unwrap()
         .output
         .kubeadm
@@ -491,7 +495,11 @@ fn render_then_import_gives_the_same_profile() {
         );
         let values = capi::cluster_values(&settings, Secrets::Include);
         let tkg_config = Tkg::default()
-            .render(&settings, &i.facts, Secrets::Include)
+            .render(Input {
+                settings: &settings,
+                cluster: &i.facts,
+                secrets: Secrets::Include,
+            })
             .unwrap_or_else(|f| panic!("{}: {f:?}", expected.file))
             .output
             .to_yaml();

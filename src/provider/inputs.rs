@@ -4,7 +4,7 @@
 use crate::domain::no_proxy::{self, Cloud, Cluster, Dialect, MergeOptions, Merged, Origins};
 use crate::domain::profile::{Profile, ProfileInput};
 use crate::domain::render::trust::OsFamily;
-use crate::domain::render::{systemd, ProxySettings, Renderer, Secrets};
+use crate::domain::render::{systemd, Input, ProxySettings, Renderer, Secrets};
 use crate::domain::Finding;
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::schema::{Attribute, NoNullElements, OneOf, SizeAtLeast};
@@ -301,7 +301,11 @@ pub fn render<R: Renderer>(
     diags: &mut Diagnostics,
 ) -> Option<R::Output> {
     let rendered = renderer
-        .render(&proxy.settings, &proxy.cluster, secrets)
+        .render(Input {
+            settings: &proxy.settings,
+            cluster: &proxy.cluster,
+            secrets,
+        })
         .map_err(|findings| push_render_findings(&findings, proxy, diags))
         .ok()?;
     push_render_findings(&rendered.warnings, proxy, diags);
@@ -317,7 +321,11 @@ pub fn render_both<R: Renderer>(
 ) -> Option<(R::Output, R::Output)> {
     let secret = render(renderer, proxy, Secrets::Include, diags)?;
     let redacted = renderer
-        .render(&proxy.settings, &proxy.cluster, Secrets::Redact)
+        .render(Input {
+            settings: &proxy.settings,
+            cluster: &proxy.cluster,
+            secrets: Secrets::Redact,
+        })
         .ok()?;
     Some((secret, redacted.output))
 }

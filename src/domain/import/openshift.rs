@@ -206,12 +206,16 @@ mod tests {
     fn rendered_artifacts_import_back() {
         use crate::domain::render::openshift::OpenShift;
         use crate::domain::render::tests::{settings, NASTY_PASSWORD};
-        use crate::domain::render::{Cluster, Renderer, Secrets};
+        use crate::domain::render::{Cluster, Input, Renderer, Secrets};
         use crate::domain::trusted_ca::{tests::bundle, TrustedCa};
         let mut s = settings();
         s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &bundle(true)).unwrap());
         let rendered = OpenShift::default()
-            .render(&s, &Cluster::default(), Secrets::Include)
+            .render(Input {
+                settings: &s,
+                cluster: &Cluster::default(),
+                secrets: Secrets::Include,
+            })
             .unwrap()
             .output;
         let manifest = format!(

@@ -33,7 +33,7 @@
 use ipnet::IpNet;
 use serde_json::{json, Value};
 
-use super::{ProxySettings, Rendered, Renderer, Secrets};
+use super::{Input, Rendered, Renderer, Rendering};
 use crate::domain::no_proxy::{normalize, Cluster};
 use crate::domain::proxy_url::ProxyScheme;
 use crate::domain::Finding;
@@ -70,12 +70,10 @@ impl Renderer for Aks {
     /// Applies AKS's rules; every violation is a finding on its attribute.
     /// `cluster` gives the entries AKS injects, which the rendered `noProxy`
     /// includes. AKS takes no credentials, so `secrets` changes nothing.
-    fn render(
-        &self,
-        settings: &ProxySettings,
-        cluster: &Cluster,
-        _secrets: Secrets,
-    ) -> Result<Rendered<HttpProxyConfig>, Vec<Finding>> {
+    fn render(&self, input: Input) -> Rendering<HttpProxyConfig> {
+        let Input {
+            settings, cluster, ..
+        } = input;
         let mut findings = Vec::new();
         for (field, url) in [
             ("http_proxy", &settings.http_proxy),
@@ -255,6 +253,7 @@ mod tests {
     use super::*;
     use crate::domain::no_proxy::{merge, MergeOptions};
     use crate::domain::render::tests::{golden, settings};
+    use crate::domain::render::{ProxySettings, Secrets};
     use crate::domain::trusted_ca::{tests::bundle, TrustedCa};
     use proptest::prelude::*;
 
@@ -299,8 +298,12 @@ mod tests {
         settings: &ProxySettings,
         cluster: &Cluster,
     ) -> Result<HttpProxyConfig, Vec<Finding>> {
-        Aks.render(settings, cluster, Secrets::Include)
-            .map(|r| r.output)
+        Aks.render(Input {
+            settings,
+            cluster,
+            secrets: Secrets::Include,
+        })
+        .map(|r| r.output)
     }
 
     fn merged(cluster: &Cluster) -> Vec<String> {

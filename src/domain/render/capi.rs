@@ -11,7 +11,7 @@ use base64::Engine as _;
 use serde_json::{json, Value};
 
 use super::trust::{self, OsFamily};
-use super::{shell, systemd, yaml, Cluster, ProxySettings, Rendered, Renderer, Secrets};
+use super::{shell, systemd, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::domain::Finding;
 
 /// Longest `content` CAPI accepts.
@@ -115,12 +115,10 @@ impl Renderer for Capi {
     type Output = CapiConfig;
 
     /// The pieces within systemd's and CAPI's limits.
-    fn render(
-        &self,
-        settings: &ProxySettings,
-        _cluster: &Cluster,
-        secrets: Secrets,
-    ) -> Result<Rendered<CapiConfig>, Vec<Finding>> {
+    fn render(&self, input: Input) -> Rendering<CapiConfig> {
+        let Input {
+            settings, secrets, ..
+        } = input;
         let mut findings = systemd::check_dropins(settings, &self.units);
         if findings.iter().any(Finding::is_error) {
             return Err(findings);

@@ -13,7 +13,7 @@
 use serde_json::{json, Value};
 
 use super::trust::{self, OsFamily};
-use super::{systemd, yaml, Cluster, ProxySettings, Rendered, Renderer, Secrets};
+use super::{systemd, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::domain::no_proxy::Cloud;
 use crate::domain::Finding;
 
@@ -93,12 +93,8 @@ impl Renderer for CloudInit {
 
     /// The document, within systemd's limits and, on a cloud that caps user
     /// data (the cluster's `cloud`), with a warning above the cap.
-    fn render(
-        &self,
-        settings: &ProxySettings,
-        cluster: &Cluster,
-        secrets: Secrets,
-    ) -> Result<Rendered<UserData>, Vec<Finding>> {
+    fn render(&self, input: Input) -> Rendering<UserData> {
+        let (settings, cluster, secrets) = (input.settings, input.cluster, input.secrets);
         let mut findings = systemd::check_dropins(settings, &self.units);
         if findings.iter().any(Finding::is_error) {
             return Err(findings);

@@ -16,7 +16,7 @@
 
 use serde_json::{json, Value};
 
-use super::{yaml, Cluster, ProxySettings, Rendered, Renderer, Secrets};
+use super::{yaml, Cluster, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::domain::no_proxy::Destination;
 use crate::domain::proxy_url::ProxyUrl;
 use crate::domain::Finding;
@@ -44,12 +44,8 @@ impl Renderer for Eksa {
     type Output = EksaConfig;
 
     /// Checks EKS Anywhere's rules, then renders the spec and the nodes' list.
-    fn render(
-        &self,
-        settings: &ProxySettings,
-        cluster: &Cluster,
-        secrets: Secrets,
-    ) -> Result<Rendered<EksaConfig>, Vec<Finding>> {
+    fn render(&self, input: Input) -> Rendering<EksaConfig> {
+        let (settings, cluster, secrets) = (input.settings, input.cluster, input.secrets);
         let findings = validate(settings);
         if !findings.is_empty() {
             return Err(findings);
@@ -156,7 +152,11 @@ mod tests {
             ..Cluster::default()
         };
         let list = Eksa
-            .render(&s, &cluster, Secrets::Include)
+            .render(Input {
+                settings: &s,
+                cluster: &cluster,
+                secrets: Secrets::Include,
+            })
             .unwrap()
             .output
             .node_no_proxy;
@@ -171,7 +171,11 @@ mod tests {
         s.http_proxy = None;
         s.trusted_ca = Some(crate::domain::render::openshift::tests::fixed_ca());
         let errors = Eksa
-            .render(&s, &Cluster::default(), Secrets::Redact)
+            .render(Input {
+                settings: &s,
+                cluster: &Cluster::default(),
+                secrets: Secrets::Redact,
+            })
             .unwrap_err();
         let fields: Vec<String> = errors.into_iter().map(|f| f.field).collect();
         assert_eq!(fields, ["trusted_ca", "http_proxy"]);

@@ -17,7 +17,7 @@
 
 use serde_json::{json, Value};
 
-use super::{pod_env, yaml, Cluster, ProxySettings, Rendered, Renderer, Secrets};
+use super::{pod_env, yaml, Cluster, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::domain::proxy_url::ProxyUrl;
 use crate::domain::Finding;
 
@@ -52,12 +52,8 @@ impl Renderer for Helm {
 
     /// Every shape; a warning when cert-manager's list cannot hold the
     /// `kubernetes` ClusterIP (no `service_cidrs`).
-    fn render(
-        &self,
-        settings: &ProxySettings,
-        cluster: &Cluster,
-        secrets: Secrets,
-    ) -> Result<Rendered<HelmValues>, Vec<Finding>> {
+    fn render(&self, input: Input) -> Rendering<HelmValues> {
+        let (settings, cluster, secrets) = (input.settings, input.cluster, input.secrets);
         let mut warnings = Vec::new();
         if cluster.kubernetes_service_ips().is_empty() {
             warnings.push(Finding::warning(
@@ -199,7 +195,13 @@ mod tests {
             config_map_name: "proxy-ca".into(),
             namespace: None,
         };
-        let rendered = helm.render(&s, &services, Secrets::Redact).unwrap();
+        let rendered = helm
+            .render(Input {
+                settings: &s,
+                cluster: &services,
+                secrets: Secrets::Redact,
+            })
+            .unwrap();
         let cm = rendered.output.cert_manager;
         golden("helm/cert-manager.yaml", &cm);
         let v: Value = serde_yaml_ng::from_str(&cm).unwrap();
@@ -230,7 +232,11 @@ mod tests {
                 pod_env::CA_KEY
             )
         );
-        let without = helm.render(&s, &Cluster::default(), Secrets::Redact);
+        let without = helm.render(Input {
+            settings: &s,
+            cluster: &Cluster::default(),
+            secrets: Secrets::Redact,
+        });
         assert_eq!(without.unwrap().warnings[0].field, "service_cidrs");
 
         let gs = giantswarm_global(&s, Secrets::Include);

@@ -21,8 +21,7 @@ use base64::Engine as _;
 use serde_json::{json, Value};
 
 use super::trust::{self, OsFamily};
-use super::{systemd, yaml, Cluster, ProxySettings, Rendered, Renderer, Secrets};
-use crate::domain::Finding;
+use super::{systemd, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 
 /// The Ignition spec version written.
 pub const IGNITION_VERSION: &str = "3.3.0";
@@ -92,12 +91,10 @@ impl Renderer for Ignition {
     type Output = IgnitionConfig;
 
     /// Both forms, within systemd's limits.
-    fn render(
-        &self,
-        settings: &ProxySettings,
-        _cluster: &Cluster,
-        secrets: Secrets,
-    ) -> Result<Rendered<IgnitionConfig>, Vec<Finding>> {
+    fn render(&self, input: Input) -> Rendering<IgnitionConfig> {
+        let Input {
+            settings, secrets, ..
+        } = input;
         Rendered::checked(
             IgnitionConfig {
                 config: config(settings, &self.units, self.variant, secrets),

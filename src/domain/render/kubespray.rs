@@ -17,7 +17,7 @@
 
 use serde_json::{json, Value};
 
-use super::{yaml, Cluster, ProxySettings, Rendered, Renderer, Secrets};
+use super::{yaml, Cluster, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::domain::Finding;
 
 /// kubespray's default `kube_service_addresses`.
@@ -53,12 +53,8 @@ impl Renderer for Kubespray {
     type Output = KubesprayVars;
 
     /// Checks the inventory, then renders.
-    fn render(
-        &self,
-        settings: &ProxySettings,
-        cluster: &Cluster,
-        secrets: Secrets,
-    ) -> Result<Rendered<KubesprayVars>, Vec<Finding>> {
+    fn render(&self, input: Input) -> Rendering<KubesprayVars> {
+        let (settings, cluster, secrets) = (input.settings, input.cluster, input.secrets);
         let findings = check_inventory(
             &self.hosts,
             self.loadbalancer

@@ -13,8 +13,7 @@
 
 use serde_json::{json, Value};
 
-use super::{pod_env, yaml, Cluster, ProxySettings, Rendered, Renderer, Secrets};
-use crate::domain::Finding;
+use super::{pod_env, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 
 /// Namespaces excluded when none are given.
 pub const DEFAULT_EXCLUDED: [&str; 1] = ["kube-system"];
@@ -54,12 +53,10 @@ impl Renderer for Kyverno {
     /// The ClusterPolicy manifest.
     type Output = String;
 
-    fn render(
-        &self,
-        settings: &ProxySettings,
-        _cluster: &Cluster,
-        secrets: Secrets,
-    ) -> Result<Rendered<String>, Vec<Finding>> {
+    fn render(&self, input: Input) -> Rendering<String> {
+        let Input {
+            settings, secrets, ..
+        } = input;
         Ok(Rendered::new(cluster_policy(settings, self, secrets)))
     }
 }

@@ -5,11 +5,11 @@
 //! # One shape
 //! Every platform is a [`Renderer`]: a struct of the platform's own options
 //! (unit names, OS family, vSphere server...; a unit struct when it has none)
-//! whose `render(&self, settings, cluster, secrets)` returns
-//! `Result<Rendered<Output>, Vec<Finding>>`. `settings` holds the proxies, the
-//! merged NO_PROXY list and the CA; `cluster` is the one [`Cluster`] of the
-//! NO_PROXY engine, read where needed and never copied into a per-platform
-//! struct; `secrets` says whether proxy URLs carry the credentials, so the
+//! whose `render(&self, Input { settings, cluster, secrets })` returns a
+//! [`Rendering`]: `Result<Rendered<Output>, Vec<Finding>>`. `settings`
+//! holds the proxies, the merged NO_PROXY list and the CA; `cluster` is the
+//! one [`Cluster`] of the NO_PROXY engine, read where needed and never
+//! copied into a per-platform struct; `secrets` says whether proxy URLs carry the credentials, so the
 //! caller renders twice for an output and its `_redacted` twin.
 //!
 //! # Findings
@@ -60,19 +60,28 @@ use super::trusted_ca::TrustedCa;
 pub use crate::domain::no_proxy::Cluster;
 use crate::domain::Finding;
 
+/// What every renderer reads besides its options.
+#[derive(Debug, Clone, Copy)]
+pub struct Input<'a> {
+    /// The proxies, the merged NO_PROXY list and the trusted CA.
+    pub settings: &'a ProxySettings,
+    /// The cluster the NO_PROXY list was merged for.
+    pub cluster: &'a Cluster,
+    /// Whether proxy URLs carry the credentials.
+    pub secrets: Secrets,
+}
+
+/// What a renderer returns: the output with its warnings, or every error
+/// (warnings included) as findings on the input they are about.
+pub type Rendering<T> = Result<Rendered<T>, Vec<Finding>>;
+
 /// One platform's renderer; `self` holds the platform's own options.
 pub trait Renderer {
     /// What the platform consumes.
     type Output;
 
-    /// Renders `settings` for `cluster`; every error (with the warnings) as
-    /// findings on the input they are about.
-    fn render(
-        &self,
-        settings: &ProxySettings,
-        cluster: &Cluster,
-        secrets: Secrets,
-    ) -> Result<Rendered<Self::Output>, Vec<Finding>>;
+    /// Renders `input.settings` for `input.cluster`.
+    fn render(&self, input: Input) -> Rendering<Self::Output>;
 }
 
 /// A renderer's output and the warnings that come with it.

@@ -19,7 +19,7 @@ use std::net::IpAddr;
 use ipnet::IpNet;
 use serde_json::{json, Value};
 
-use super::{yaml, Cluster, ProxySettings, Rendered, Renderer, Secrets};
+use super::{yaml, Cluster, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::domain::no_proxy::Cloud;
 use crate::domain::proxy_url::{ProxyHost, ProxyUrl};
 use crate::domain::Finding;
@@ -72,12 +72,8 @@ impl Renderer for OpenShift {
     /// Applies OpenShift's rules; each violation is a finding on its input
     /// (`no_proxy[i]` for entries of the merged list,
     /// `readiness_endpoints[i]` for endpoints).
-    fn render(
-        &self,
-        settings: &ProxySettings,
-        cluster: &Cluster,
-        secrets: Secrets,
-    ) -> Result<Rendered<OpenShiftProxy>, Vec<Finding>> {
+    fn render(&self, input: Input) -> Rendering<OpenShiftProxy> {
+        let (settings, cluster, secrets) = (input.settings, input.cluster, input.secrets);
         let mut findings = Vec::new();
         for (field, url, schemes) in [
             ("http_proxy", &settings.http_proxy, &["http"][..]),
@@ -404,7 +400,11 @@ pub(crate) mod tests {
         secrets: Secrets,
     ) -> Result<OpenShiftProxy, Vec<Finding>> {
         openshift(endpoints)
-            .render(s, cluster, secrets)
+            .render(Input {
+                settings: s,
+                cluster,
+                secrets,
+            })
             .map(|r| r.output)
     }
 
@@ -478,7 +478,11 @@ pub(crate) mod tests {
             ..openshift(&[])
         };
         assert!(east
-            .render(&s, &cluster(), Secrets::Redact)
+            .render(Input {
+                settings: &s,
+                cluster: &cluster(),
+                secrets: Secrets::Redact
+            })
             .unwrap()
             .output
             .status_no_proxy

@@ -5,8 +5,7 @@
 
 use serde_json::{json, Value};
 
-use super::{yaml, Cluster, ProxySettings, Rendered, Renderer, Secrets};
-use crate::domain::Finding;
+use super::{yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 
 /// Where the CA bundle is mounted in the containers.
 pub const CA_MOUNT_PATH: &str = "/etc/clusterproxy/ca";
@@ -46,12 +45,10 @@ pub struct PodEnvOutput {
 impl Renderer for PodEnv {
     type Output = PodEnvOutput;
 
-    fn render(
-        &self,
-        settings: &ProxySettings,
-        _cluster: &Cluster,
-        secrets: Secrets,
-    ) -> Result<Rendered<PodEnvOutput>, Vec<Finding>> {
+    fn render(&self, input: Input) -> Rendering<PodEnvOutput> {
+        let Input {
+            settings, secrets, ..
+        } = input;
         Ok(Rendered::new(PodEnvOutput {
             env: env(settings, secrets),
             env_yaml: env_yaml(settings, secrets),

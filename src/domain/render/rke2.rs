@@ -17,7 +17,7 @@
 //! Values are written `NAME="value"`: systemd's environment file reader (and
 //! `sh`) remove the quotes and the backslash before `"`, `\`, `` ` `` and `$`.
 
-use super::{systemd, Cluster, ProxySettings, Rendered, Renderer, Secrets};
+use super::{systemd, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::domain::Finding;
 
 /// The distribution.
@@ -145,12 +145,8 @@ impl Renderer for Rke2 {
 
     /// The file, within systemd's limits; with `scope = all`, a warning
     /// unless the cluster's pod and service CIDRs are in the list.
-    fn render(
-        &self,
-        settings: &ProxySettings,
-        cluster: &Cluster,
-        secrets: Secrets,
-    ) -> Result<Rendered<Rke2Env>, Vec<Finding>> {
+    fn render(&self, input: Input) -> Rendering<Rke2Env> {
+        let (settings, cluster, secrets) = (input.settings, input.cluster, input.secrets);
         let content = env_file(settings, self.scope, secrets);
         let mut findings = systemd::check_limits(settings, &content);
         findings.extend(check(

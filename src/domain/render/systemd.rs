@@ -6,7 +6,7 @@
 //! password would otherwise fail to load).
 
 use super::trust::{self, CaFile, OsFamily};
-use super::{shell, Cluster, ProxySettings, Rendered, Renderer, Secrets};
+use super::{shell, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::domain::Finding;
 
 /// The units proxied when none are named.
@@ -73,12 +73,10 @@ impl Renderer for Systemd {
     type Output = SystemdFiles;
 
     /// The drop-ins, within systemd's limits (see [`check_dropins`]).
-    fn render(
-        &self,
-        settings: &ProxySettings,
-        _cluster: &Cluster,
-        secrets: Secrets,
-    ) -> Result<Rendered<SystemdFiles>, Vec<Finding>> {
+    fn render(&self, input: Input) -> Rendering<SystemdFiles> {
+        let Input {
+            settings, secrets, ..
+        } = input;
         let trust_command = settings
             .trusted_ca
             .as_ref()

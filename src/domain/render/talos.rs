@@ -16,7 +16,7 @@
 
 use serde_json::{json, Value};
 
-use super::{yaml, Cluster, ProxySettings, Rendered, Renderer, Secrets};
+use super::{yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::domain::Finding;
 
 /// Talos: the version the patch is for, as given (`1.10`, `v1.9.5`).
@@ -30,12 +30,10 @@ impl Renderer for Talos {
     /// The machine config patch (see [`patch`]).
     type Output = String;
 
-    fn render(
-        &self,
-        settings: &ProxySettings,
-        _cluster: &Cluster,
-        secrets: Secrets,
-    ) -> Result<Rendered<String>, Vec<Finding>> {
+    fn render(&self, input: Input) -> Rendering<String> {
+        let Input {
+            settings, secrets, ..
+        } = input;
         let minor = minor("talos_version", &self.version).map_err(|f| vec![f])?;
         Ok(Rendered::new(patch(settings, minor, secrets)))
     }

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use super::{yaml, Cluster, ProxySettings, Rendered, Renderer, Secrets};
+use super::{yaml, Cluster, Input, ProxySettings, Rendered, Renderer, Rendering};
 use crate::domain::no_proxy::{Destination, Dialect};
 use crate::domain::Finding;
 
@@ -62,12 +62,8 @@ impl Renderer for Tkg {
     type Output = TkgConfig;
 
     /// Applies TKG's rules and builds the variables.
-    fn render(
-        &self,
-        settings: &ProxySettings,
-        cluster: &Cluster,
-        secrets: Secrets,
-    ) -> Result<Rendered<TkgConfig>, Vec<Finding>> {
+    fn render(&self, input: Input) -> Rendering<TkgConfig> {
+        let (settings, cluster, secrets) = (input.settings, input.cluster, input.secrets);
         let mut findings = Vec::new();
         let (Some(http), Some(https)) = (&settings.http_proxy, &settings.https_proxy) else {
             return Err(vec![Finding::error(
@@ -192,6 +188,7 @@ impl TkgConfig {
 mod tests {
     use super::*;
     use crate::domain::render::tests::{golden, settings};
+    use crate::domain::render::Secrets;
 
     fn cluster() -> Cluster {
         Cluster {
@@ -211,7 +208,12 @@ mod tests {
             vsphere_server: Some("vcenter.corp.example".into()),
             ..Tkg::default()
         };
-        tkg.render(settings, cluster, secrets).map(|r| r.output)
+        tkg.render(Input {
+            settings,
+            cluster,
+            secrets,
+        })
+        .map(|r| r.output)
     }
 
     fn with_vcenter() -> ProxySettings {
