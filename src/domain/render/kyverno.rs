@@ -251,18 +251,10 @@ for text in json.load(sys.stdin):
             "true"
         );
         let container = &mutate["mutate"]["patchStrategicMerge"]["spec"]["containers"][0];
-        let env: Vec<(String, String)> = container["env"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| {
-                (
-                    e["name"].as_str().unwrap().to_owned(),
-                    e["value"].as_str().unwrap().to_owned(),
-                )
-            })
-            .collect();
-        assert_eq!(env, pod_env::env(&s, Secrets::Include));
+        assert_eq!(
+            pod_env::tests::pairs(&container["env"]),
+            pod_env::env(&s, Secrets::Include)
+        );
         assert_eq!(
             container["volumeMounts"][0]["mountPath"],
             pod_env::CA_MOUNT_PATH

@@ -127,19 +127,14 @@ pub fn ca_volumes(settings: &ProxySettings, name: &str) -> Option<(String, Strin
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::domain::render::tests::{golden, settings};
     use crate::domain::trusted_ca::TrustedCa;
 
-    #[test]
-    fn yaml_parses_back_to_the_values() {
-        let s = settings();
-        let yaml = env_yaml(&s, Secrets::Include);
-        golden("pod_env/env.yaml", &yaml);
-        let parsed: Value = serde_yaml_ng::from_str(&yaml).unwrap();
-        let pairs: Vec<(String, String)> = parsed["env"]
-            .as_array()
+    /// The `name`/`value` pairs of a parsed env list.
+    pub(crate) fn pairs(list: &Value) -> Vec<(String, String)> {
+        list.as_array()
             .unwrap()
             .iter()
             .map(|e| {
@@ -148,8 +143,16 @@ mod tests {
                     e["value"].as_str().unwrap().to_owned(),
                 )
             })
-            .collect();
-        assert_eq!(pairs, env(&s, Secrets::Include));
+            .collect()
+    }
+
+    #[test]
+    fn yaml_parses_back_to_the_values() {
+        let s = settings();
+        let yaml = env_yaml(&s, Secrets::Include);
+        golden("pod_env/env.yaml", &yaml);
+        let parsed: Value = serde_yaml_ng::from_str(&yaml).unwrap();
+        assert_eq!(pairs(&parsed["env"]), env(&s, Secrets::Include));
         assert_eq!(ca_config_map(&s, "x", None), None);
         assert_eq!(ca_volumes(&s, "x"), None);
     }
