@@ -4,23 +4,66 @@
 use crate::domain::render::{helm, k8s};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
-use crate::framework::schema::{Attribute, Schema};
-use crate::framework::value::{Type, Value};
+use crate::framework::model::{self, Field, Maybe};
+use crate::framework::schema::Schema;
+use crate::framework::value::Value;
+use crate::provider::inputs::RendererInputs;
 use crate::provider::{convert, inputs};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct HelmValues;
 
-/// The shapes: attribute name, description, renderer.
-type Render = fn(&helm::HelmValues) -> &str;
-const SHAPES: [(&str, &str, Render); 5] = [
-    ("cert_manager", "cert-manager (jetstack/cert-manager chart, v1.16 values): top-level `http_proxy`, `https_proxy` and `no_proxy`, the merged list plus the `kubernetes` Service ClusterIP (first address of each of `service_cidrs`), which cert-manager needs literally; with `trusted_ca`, `volumes`, `volumeMounts` and `extraEnv` (`SSL_CERT_FILE`, which replaces Go's system roots: the bundle must hold every CA the controller needs, e.g. the ACME server's behind a TLS-inspecting proxy) for the `ca_config_map_yaml` ConfigMap.", |v| &v.cert_manager),
-    ("giantswarm_global", "Giant Swarm's `cluster` chart (cluster-aws, cluster-azure, ...): `global.connectivity.proxy` with `enabled: true`, `httpProxy`, `httpsProxy` and `noProxy` (comma-joined).", |v| &v.giantswarm_global),
-    ("giantswarm_cluster", "Giant Swarm's older cluster-values `cluster.proxy` with `http`, `https` and `noProxy`, as chart-operator and the default apps read it.", |v| &v.giantswarm_cluster),
-    ("global_proxy", "New Relic's charts (newrelic/helm-charts common library): `global.proxy`, one proxy URL, the HTTPS proxy (these charts take no NO_PROXY list).", |v| &v.global_proxy),
-    ("extra_env", "An `extraEnv:` list of `name`/`value` objects (the `clusterproxy_pod_env` variables, CA variables included with `trusted_ca`), for charts that take extra container env; with `trusted_ca` mount `ca_config_map_yaml` at `/etc/clusterproxy/ca` through the chart's extra volumes, where the CA variables point.", |v| &v.extra_env),
-];
+crate::model! {
+    /// The inputs.
+    pub struct Config {
+        /// Proxy settings and cluster inputs.
+        pub proxy: RendererInputs [embed],
+        /// `config_map_name`.
+        pub config_map_name: Maybe<String> [with_default(Value::string("clusterproxy-trusted-ca"), "With `trusted_ca`: the ConfigMap (a DNS-1123 label) that holds the bundle under `ca.crt`; `cert_manager_yaml` mounts it at `/etc/clusterproxy/ca` and sets `SSL_CERT_FILE`, and the `extra_env_yaml` CA variables point there.")],
+        /// `namespace`.
+        pub namespace: Maybe<String> [optional("Namespace written into `ca_config_map_yaml` (a DNS-1123 label), the chart's release namespace; omitted when null.")],
+    }
+}
+
+/// What `cert_manager_yaml` holds.
+const CERT_MANAGER: &str = "cert-manager (jetstack/cert-manager chart, v1.16 values): top-level `http_proxy`, `https_proxy` and `no_proxy`, the merged list plus the `kubernetes` Service ClusterIP (first address of each of `service_cidrs`), which cert-manager needs literally; with `trusted_ca`, `volumes`, `volumeMounts` and `extraEnv` (`SSL_CERT_FILE`, which replaces Go's system roots: the bundle must hold every CA the controller needs, e.g. the ACME server's behind a TLS-inspecting proxy) for the `ca_config_map_yaml` ConfigMap.";
+/// What `giantswarm_global_yaml` holds.
+const GIANTSWARM_GLOBAL: &str = "Giant Swarm's `cluster` chart (cluster-aws, cluster-azure, ...): `global.connectivity.proxy` with `enabled: true`, `httpProxy`, `httpsProxy` and `noProxy` (comma-joined).";
+/// What `giantswarm_cluster_yaml` holds.
+const GIANTSWARM_CLUSTER: &str = "Giant Swarm's older cluster-values `cluster.proxy` with `http`, `https` and `noProxy`, as chart-operator and the default apps read it.";
+/// What `global_proxy_yaml` holds.
+const GLOBAL_PROXY: &str = "New Relic's charts (newrelic/helm-charts common library): `global.proxy`, one proxy URL, the HTTPS proxy (these charts take no NO_PROXY list).";
+/// What `extra_env_yaml` holds.
+const EXTRA_ENV: &str = "An `extraEnv:` list of `name`/`value` objects (the `clusterproxy_pod_env` variables, CA variables included with `trusted_ca`), for charts that take extra container env; with `trusted_ca` mount `ca_config_map_yaml` at `/etc/clusterproxy/ca` through the chart's extra volumes, where the CA variables point.";
+
+crate::model! {
+    /// The computed attributes.
+    pub struct State {
+        /// `ca_config_map_yaml`.
+        pub ca_config_map_yaml: Option<String> [computed("With `trusted_ca`, the ConfigMap `config_map_name` with the canonical PEM bundle under `ca.crt`, to apply in the chart's namespace; null without it. The Giant Swarm and New Relic shapes carry no CA.")],
+        /// `cert_manager_yaml`.
+        pub cert_manager_yaml: String [computed(&format!("{CERT_MANAGER} Holds the credentials.")).sensitive()],
+        /// `cert_manager_yaml_redacted`.
+        pub cert_manager_yaml_redacted: String [computed("`cert_manager_yaml` with the proxy password replaced by `***`.")],
+        /// `giantswarm_global_yaml`.
+        pub giantswarm_global_yaml: String [computed(&format!("{GIANTSWARM_GLOBAL} Holds the credentials.")).sensitive()],
+        /// `giantswarm_global_yaml_redacted`.
+        pub giantswarm_global_yaml_redacted: String [computed("`giantswarm_global_yaml` with the proxy password replaced by `***`.")],
+        /// `giantswarm_cluster_yaml`.
+        pub giantswarm_cluster_yaml: String [computed(&format!("{GIANTSWARM_CLUSTER} Holds the credentials.")).sensitive()],
+        /// `giantswarm_cluster_yaml_redacted`.
+        pub giantswarm_cluster_yaml_redacted: String [computed("`giantswarm_cluster_yaml` with the proxy password replaced by `***`.")],
+        /// `global_proxy_yaml`.
+        pub global_proxy_yaml: String [computed(&format!("{GLOBAL_PROXY} Holds the credentials.")).sensitive()],
+        /// `global_proxy_yaml_redacted`.
+        pub global_proxy_yaml_redacted: String [computed("`global_proxy_yaml` with the proxy password replaced by `***`.")],
+        /// `extra_env_yaml`.
+        pub extra_env_yaml: String [computed(&format!("{EXTRA_ENV} Holds the credentials.")).sensitive()],
+        /// `extra_env_yaml_redacted`.
+        pub extra_env_yaml_redacted: String [computed("`extra_env_yaml` with the proxy password replaced by `***`.")],
+    }
+}
 
 impl DataSource for HelmValues {
     fn type_name(&self) -> &'static str {
@@ -28,62 +71,47 @@ impl DataSource for HelmValues {
     }
 
     fn schema(&self) -> Schema {
-        let mut attributes = inputs::proxy_attributes();
-        attributes.extend([
-            Attribute::with_default("config_map_name", Type::String, Value::string("clusterproxy-trusted-ca"), "With `trusted_ca`: the ConfigMap (a DNS-1123 label) that holds the bundle under `ca.crt`; `cert_manager_yaml` mounts it at `/etc/clusterproxy/ca` and sets `SSL_CERT_FILE`, and the `extra_env_yaml` CA variables point there."),
-            Attribute::optional("namespace", Type::String, "Namespace written into `ca_config_map_yaml` (a DNS-1123 label), the chart's release namespace; omitted when null."),
-            Attribute::computed("ca_config_map_yaml", Type::String, "With `trusted_ca`, the ConfigMap `config_map_name` with the canonical PEM bundle under `ca.crt`, to apply in the chart's namespace; null without it. The Giant Swarm and New Relic shapes carry no CA."),
-        ]);
-        for (name, description, _) in SHAPES {
-            attributes.push(
-                Attribute::computed(
-                    &format!("{name}_yaml"),
-                    Type::String,
-                    &format!("{description} Holds the credentials."),
-                )
-                .sensitive(),
-            );
-            attributes.push(Attribute::computed(
-                &format!("{name}_yaml_redacted"),
-                Type::String,
-                &format!("`{name}_yaml` with the proxy password replaced by `***`."),
-            ));
-        }
         Schema::new(
             "Renders the proxy settings as Helm values in the common shapes: cert-manager, Giant Swarm's `global.connectivity.proxy` and `cluster.proxy`, New Relic's `global.proxy`, and an `extraEnv` list (`clusterproxy_pod_env` has the `env` list). Known at plan time whenever its inputs are.",
-            attributes,
+            model::attributes::<Config, State>(),
         )
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        let findings: Vec<_> = ["config_map_name", "namespace"]
-            .iter()
-            .filter_map(|field| {
-                k8s::dns1123_label(field, &convert::string(config, field)?, 63).err()
-            })
-            .collect();
+        let config = Config::read(config);
+        let findings: Vec<_> = [
+            (Config::config_map_name, &config.config_map_name),
+            (Config::namespace, &config.namespace),
+        ]
+        .iter()
+        .filter_map(|(field, value)| k8s::dns1123_label(field, value.known()?, 63).err())
+        .collect();
         convert::push_findings(&findings, &AttributePath::root(), diags);
     }
 
-    fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let proxy = inputs::read_proxy(config, diags)?;
+    fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
+        let config = Config::read(value);
+        let proxy = config.proxy.resolve(diags)?;
         let renderer = helm::Helm {
-            config_map_name: convert::string(config, "config_map_name").unwrap_or_default(),
-            namespace: convert::string(config, "namespace"),
+            config_map_name: config.config_map_name.known().cloned().unwrap_or_default(),
+            namespace: config.namespace.known().cloned(),
         };
         let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
-        let mut state = config.clone();
-        for (name, _, render) in SHAPES {
-            state.set_attr(&format!("{name}_yaml"), Value::string(render(&secret)));
-            state.set_attr(
-                &format!("{name}_yaml_redacted"),
-                Value::string(render(&redacted)),
-            );
-        }
-        state.set_attr(
-            "ca_config_map_yaml",
-            Value::opt_string(secret.ca_config_map),
-        );
-        Some(state)
+        Some(model::with(
+            value,
+            &State {
+                ca_config_map_yaml: secret.ca_config_map,
+                cert_manager_yaml: secret.cert_manager,
+                cert_manager_yaml_redacted: redacted.cert_manager,
+                giantswarm_global_yaml: secret.giantswarm_global,
+                giantswarm_global_yaml_redacted: redacted.giantswarm_global,
+                giantswarm_cluster_yaml: secret.giantswarm_cluster,
+                giantswarm_cluster_yaml_redacted: redacted.giantswarm_cluster,
+                global_proxy_yaml: secret.global_proxy,
+                global_proxy_yaml_redacted: redacted.global_proxy,
+                extra_env_yaml: secret.extra_env,
+                extra_env_yaml_redacted: redacted.extra_env,
+            },
+        ))
     }
 }
