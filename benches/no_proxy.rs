@@ -6,7 +6,7 @@
 #![allow(missing_docs)]
 
 use clusterproxy::domain::no_proxy::{merge, Dialect, MergeOptions, Source};
-use clusterproxy::domain::Input;
+use clusterproxy::domain::Field;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
 /// `n` distinct mixed entries, deterministic.
@@ -34,7 +34,7 @@ fn bench_merge(c: &mut Criterion) {
         aggregate_cidrs: true,
     };
     for n in [1_000, 10_000, 100_000] {
-        let sources = [Source::list(Input::Installation, entries(n))];
+        let sources = [Source::list(Field::Installation, entries(n))];
         group.throughput(Throughput::Elements(n as u64));
         group.bench_with_input(BenchmarkId::new("all_clients", n), &sources, |b, s| {
             b.iter(|| merge(s, &MergeOptions::default()).unwrap())

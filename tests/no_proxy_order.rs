@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use clusterproxy::domain::no_proxy::{
     gaps, merge, render, Cluster, Destination, Dialect, MergeOptions, Merged, Source,
 };
-use clusterproxy::domain::Input;
+use clusterproxy::domain::Field;
 use proptest::prelude::*;
 
 /// Canonical entries of every kind, chosen so that some cover others.
@@ -146,9 +146,9 @@ fn arrange(entries: &[&str], seed: u64) -> [Vec<String>; 3] {
 fn sources(lists: [Vec<String>; 3]) -> Vec<Source> {
     let [a, b, c] = lists;
     vec![
-        Source::list(Input::Installation, a),
-        Source::list(Input::PodCidrs, b),
-        Source::list(Input::Extra, c),
+        Source::list(Field::Installation, a),
+        Source::list(Field::PodCidrs, b),
+        Source::list(Field::Extra, c),
     ]
 }
 

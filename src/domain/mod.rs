@@ -14,9 +14,9 @@ pub enum Severity {
     Warning,
 }
 
-/// A domain input a [`Finding`] can be about.
+/// An input field a [`Finding`] can be about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Input {
+pub enum Field {
     /// Proxy for `http://` destinations.
     HttpProxy,
     /// Proxy for `https://` destinations.
@@ -77,46 +77,48 @@ pub enum Input {
     AwsRegion,
     /// Which RKE2 components get the proxy.
     Scope,
+    /// Talos version of the nodes.
+    TalosVersion,
 }
 
-/// Where in the inputs a [`Finding`] points: an input and, for a list, the
+/// Where in the inputs a [`Finding`] points: a field and, for a list, the
 /// element.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Location {
-    /// The input.
-    pub input: Input,
+    /// The field.
+    pub field: Field,
     /// Element index inside a list input, when the finding is about one element.
     pub index: Option<usize>,
 }
 
 impl Location {
-    /// Element `index` of the list `input`.
-    pub fn element(input: Input, index: usize) -> Self {
+    /// Element `index` of the list `field`.
+    pub fn element(field: Field, index: usize) -> Self {
         Self {
-            input,
+            field,
             index: Some(index),
         }
     }
 }
 
-impl From<Input> for Location {
-    fn from(input: Input) -> Self {
-        Self { input, index: None }
+impl From<Field> for Location {
+    fn from(field: Field) -> Self {
+        Self { field, index: None }
     }
 }
 
-impl From<Input> for Option<Location> {
-    fn from(input: Input) -> Self {
-        Some(input.into())
+impl From<Field> for Option<Location> {
+    fn from(field: Field) -> Self {
+        Some(field.into())
     }
 }
 
-/// A problem or remark about user input, located by the input it concerns.
+/// A problem or remark about user input, located by the field it concerns.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Finding {
     /// Error or warning.
     pub severity: Severity,
-    /// The input (and element) the finding is about; `None` when it is about
+    /// The field (and element) the finding is about; `None` when it is about
     /// the whole of what was read or rendered (an imported document, a value
     /// checked on its own, the rendered output).
     pub location: Option<Location>,
@@ -127,7 +129,7 @@ pub struct Finding {
 }
 
 impl Finding {
-    /// An error about `at` (an [`Input`], a [`Location`] or `None`).
+    /// An error about `at` (a [`Field`], a [`Location`] or `None`).
     pub fn error(
         at: impl Into<Option<Location>>,
         summary: impl Into<String>,
@@ -136,7 +138,7 @@ impl Finding {
         Self::new(Severity::Error, at.into(), summary, detail)
     }
 
-    /// A warning about `at` (an [`Input`], a [`Location`] or `None`).
+    /// A warning about `at` (a [`Field`], a [`Location`] or `None`).
     pub fn warning(
         at: impl Into<Option<Location>>,
         summary: impl Into<String>,

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use super::no_proxy::{merge, MergeOptions, Source};
 use super::proxy_url::{ProxyCredentials, ProxyUrl};
 use super::trusted_ca::TrustedCa;
-use super::{Finding, Input};
+use super::{Field, Finding};
 
 /// The non-secret settings that decide how a cluster reaches the proxy: all
 /// a profile's fingerprint covers. The password is deliberately absent.
@@ -119,10 +119,10 @@ impl Profile {
     /// Validates and normalises; findings name the input (and element).
     pub fn new(input: &ProfileInput) -> Result<Self, Vec<Finding>> {
         let mut findings = Vec::new();
-        let mut present = |input: Input, field: &str, v: &Option<String>| match v.as_deref() {
+        let mut present = |at: Field, field: &str, v: &Option<String>| match v.as_deref() {
             Some(text) if text.trim().is_empty() => {
                 findings.push(Finding::error(
-                    input,
+                    at,
                     "Empty value",
                     format!("`{field}` is set to an empty string. Leave it unset (null) when there is none: an empty value is never taken as unset."),
                 ));
@@ -130,19 +130,19 @@ impl Profile {
             }
             other => other.map(str::to_owned),
         };
-        let http_text = present(Input::HttpProxy, "http_proxy", &input.http_proxy);
-        let https_text = present(Input::HttpsProxy, "https_proxy", &input.https_proxy);
-        let username = present(Input::Username, "username", &input.username);
-        let password = present(Input::Password, "password", &input.password);
-        let ca_text = present(Input::TrustedCa, "trusted_ca", &input.trusted_ca);
+        let http_text = present(Field::HttpProxy, "http_proxy", &input.http_proxy);
+        let https_text = present(Field::HttpsProxy, "https_proxy", &input.https_proxy);
+        let username = present(Field::Username, "username", &input.username);
+        let password = present(Field::Password, "password", &input.password);
+        let ca_text = present(Field::TrustedCa, "trusted_ca", &input.trusted_ca);
         let credentials =
             ProxyCredentials::new(&username.unwrap_or_default(), &password.unwrap_or_default())
                 .unwrap_or_else(|f| {
                     findings.push(f);
                     None
                 });
-        let mut parse = |input: Input, text: Option<String>| {
-            text.and_then(|t| match ProxyUrl::parse(input, &t) {
+        let mut parse = |at: Field, text: Option<String>| {
+            text.and_then(|t| match ProxyUrl::parse(at, &t) {
                 Ok(url) => Some(url.with_credentials(credentials.clone())),
                 Err(f) => {
                     findings.push(f);
@@ -150,11 +150,11 @@ impl Profile {
                 }
             })
         };
-        let http_proxy = parse(Input::HttpProxy, http_text);
-        let https_proxy = parse(Input::HttpsProxy, https_text).or_else(|| http_proxy.clone());
+        let http_proxy = parse(Field::HttpProxy, http_text);
+        let https_proxy = parse(Field::HttpsProxy, https_text).or_else(|| http_proxy.clone());
         if http_proxy.is_none() && https_proxy.is_none() && findings.is_empty() {
             findings.push(Finding::error(
-                Input::HttpProxy,
+                Field::HttpProxy,
                 "No proxy configured",
                 "Set `http_proxy`, `https_proxy` or both.",
             ));
@@ -163,7 +163,7 @@ impl Profile {
             ca_text.and_then(|pem| TrustedCa::parse(&pem).map_err(|f| findings.push(f)).ok());
         let options = MergeOptions::default();
         let no_proxy = match merge(
-            &[Source::list(Input::Installation, input.no_proxy.clone())],
+            &[Source::list(Field::Installation, input.no_proxy.clone())],
             &options,
         ) {
             Ok(merged) => merged.entries.iter().map(ToString::to_string).collect(),
@@ -215,7 +215,7 @@ impl Profile {
         };
         if stored.revision < 1 {
             return Err(Finding::error(
-                Input::Revision,
+                Field::Revision,
                 "Invalid stored revision",
                 format!("The stored revision is {}; a revision is a positive integer. Remove the resource from the state and import it again.", stored.revision),
             ));
@@ -229,7 +229,7 @@ impl Profile {
         }
         stored.revision.checked_add(1).ok_or_else(|| {
             Finding::error(
-                Input::Revision,
+                Field::Revision,
                 "Revision overflow",
                 format!("The stored revision {} is the largest there is; it cannot move again. Replace the profile (a new name starts at 1).", stored.revision),
             )
@@ -373,10 +373,10 @@ mod tests {
         assert_eq!(
             located,
             [
-                Some(Input::Password.into()),
-                Some(Input::HttpProxy.into()),
-                Some(Input::TrustedCa.into()),
-                Some(Location::element(Input::Installation, 1))
+                Some(Field::Password.into()),
+                Some(Field::HttpProxy.into()),
+                Some(Field::TrustedCa.into()),
+                Some(Location::element(Field::Installation, 1))
             ]
         );
     }
@@ -387,18 +387,18 @@ mod tests {
     #[test]
     fn empty_strings_are_errors_on_their_field() {
         for field in [
-            Input::HttpProxy,
-            Input::HttpsProxy,
-            Input::Username,
-            Input::Password,
-            Input::TrustedCa,
+            Field::HttpProxy,
+            Field::HttpsProxy,
+            Field::Username,
+            Field::Password,
+            Field::TrustedCa,
         ] {
             let mut input = input("secret");
             let slot = match field {
-                Input::HttpProxy => &mut input.http_proxy,
-                Input::HttpsProxy => &mut input.https_proxy,
-                Input::Username => &mut input.username,
-                Input::Password => &mut input.password,
+                Field::HttpProxy => &mut input.http_proxy,
+                Field::HttpsProxy => &mut input.https_proxy,
+                Field::Username => &mut input.username,
+                Field::Password => &mut input.password,
                 _ => &mut input.trusted_ca,
             };
             *slot = Some(" ".into());
@@ -451,7 +451,7 @@ mod tests {
                 .unwrap_err();
             assert_eq!(
                 (error.location, error.summary.as_str()),
-                (Some(Input::Revision.into()), "Invalid stored revision")
+                (Some(Field::Revision.into()), "Invalid stored revision")
             );
         }
         assert_eq!(

@@ -27,7 +27,7 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
-use super::{Finding, Input};
+use super::{Field, Finding};
 
 /// Bytes that RFC 3986 userinfo must percent-encode: everything but unreserved.
 const USERINFO_ENCODE: &AsciiSet = &NON_ALPHANUMERIC
@@ -102,7 +102,7 @@ impl ProxyCredentials {
         match (username.is_empty(), password.is_empty()) {
             (true, true) => Ok(None),
             (true, false) => Err(Finding::error(
-                Input::Password,
+                Field::Password,
                 "password without username",
                 "A proxy password was given but no username; set `username` or remove `password`.",
             )),
@@ -165,10 +165,10 @@ pub struct ProxyUrl {
 }
 
 impl ProxyUrl {
-    /// Parses and validates `text`, the value of `input`, as a proxy URL;
-    /// findings are on `input`. Credentials in the URL are an error.
-    pub fn parse(input: Input, text: &str) -> Result<Self, Finding> {
-        let fail = |summary: &str, detail: String| Err(Finding::error(input, summary, detail));
+    /// Parses and validates `text`, the value of `field`, as a proxy URL;
+    /// findings are on `field`. Credentials in the URL are an error.
+    pub fn parse(field: Field, text: &str) -> Result<Self, Finding> {
+        let fail = |summary: &str, detail: String| Err(Finding::error(field, summary, detail));
         let trimmed = text.trim();
         if trimmed.is_empty() {
             return fail("empty proxy URL", "The proxy URL is empty.".into());
@@ -387,7 +387,7 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Result<ProxyUrl, Finding> {
-        ProxyUrl::parse(Input::HttpProxy, text)
+        ProxyUrl::parse(Field::HttpProxy, text)
     }
 
     #[test]
@@ -432,7 +432,7 @@ mod tests {
         ] {
             let finding = parse(bad).expect_err(bad);
             assert!(finding.is_error());
-            assert_eq!(finding.location, Some(Input::HttpProxy.into()));
+            assert_eq!(finding.location, Some(Field::HttpProxy.into()));
         }
     }
 
@@ -481,7 +481,7 @@ mod tests {
         assert_eq!(ProxyCredentials::new("", "").unwrap(), None);
         assert_eq!(
             ProxyCredentials::new("", "x").unwrap_err().location,
-            Some(Input::Password.into())
+            Some(Field::Password.into())
         );
     }
 

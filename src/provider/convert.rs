@@ -1,9 +1,11 @@
 //! Conversions between framework diagnostics/values and domain findings/lists.
 
-use crate::domain::{Finding, Input, Location, Severity};
+use crate::domain::{Field, Finding, Location, Severity};
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::value::Value;
-use crate::provider::data_sources::{kubespray, no_proxy, openshift_proxy, rke2, tkg_config};
+use crate::provider::data_sources::{
+    kubespray, no_proxy, openshift_proxy, rke2, talos, tkg_config,
+};
 use crate::provider::functions::merge_no_proxy;
 use crate::provider::inputs::{ClusterConfig, ClusterInputs, RendererInputs, Settings, UnitsInput};
 use crate::provider::resources::profile;
@@ -32,7 +34,7 @@ pub fn path(
     prefix: &AttributePath,
     settings: SettingsAt,
 ) -> Option<AttributePath> {
-    let Some(Location { input, index }) = location else {
+    let Some(Location { field, index }) = location else {
         return Some(prefix.clone());
     };
     let at = |name: &str| prefix.clone().attr(name);
@@ -40,37 +42,38 @@ pub fn path(
         SettingsAt::RendererProfile => AttributePath::attribute(RendererInputs::profile).attr(name),
         SettingsAt::Profile | SettingsAt::Renderer => at(name),
     };
-    let path = match input {
-        Input::HttpProxy => proxy(Settings::http_proxy),
-        Input::HttpsProxy => proxy(Settings::https_proxy),
-        Input::Username => proxy(Settings::username),
-        Input::Password => proxy(Settings::password),
-        Input::TrustedCa => proxy(Settings::trusted_ca),
-        Input::Installation if settings == SettingsAt::Renderer => at(ClusterConfig::installation),
-        Input::Installation => proxy(Settings::no_proxy),
-        Input::Revision => at(profile::Computed::revision),
-        Input::PodCidrs => at(ClusterInputs::pod_cidrs),
-        Input::ServiceCidrs => at(ClusterInputs::service_cidrs),
-        Input::NodeCidrs => at(ClusterInputs::node_cidrs),
-        Input::ClusterDomain => at(ClusterInputs::cluster_domain),
-        Input::ApiserverHost => at(ClusterInputs::apiserver_host),
-        Input::ApiserverIp => at(ClusterInputs::apiserver_ip),
-        Input::ControlPlaneEndpoint => at(ClusterInputs::control_plane_endpoint),
-        Input::Cloud => at(ClusterInputs::cloud),
-        Input::Extra => at(ClusterInputs::extra),
-        Input::AggregateCidrs => at(no_proxy::Config::aggregate_cidrs),
-        Input::List(n) => at(merge_no_proxy::LISTS).index(n),
-        Input::Units => at(UnitsInput::units),
-        Input::VsphereServer => at(tkg_config::Config::vsphere_server),
-        Input::InventoryHosts => at(kubespray::Config::inventory_hosts),
-        Input::LoadbalancerApiserverAddress => {
+    let path = match field {
+        Field::HttpProxy => proxy(Settings::http_proxy),
+        Field::HttpsProxy => proxy(Settings::https_proxy),
+        Field::Username => proxy(Settings::username),
+        Field::Password => proxy(Settings::password),
+        Field::TrustedCa => proxy(Settings::trusted_ca),
+        Field::Installation if settings == SettingsAt::Renderer => at(ClusterConfig::installation),
+        Field::Installation => proxy(Settings::no_proxy),
+        Field::Revision => at(profile::Computed::revision),
+        Field::PodCidrs => at(ClusterInputs::pod_cidrs),
+        Field::ServiceCidrs => at(ClusterInputs::service_cidrs),
+        Field::NodeCidrs => at(ClusterInputs::node_cidrs),
+        Field::ClusterDomain => at(ClusterInputs::cluster_domain),
+        Field::ApiserverHost => at(ClusterInputs::apiserver_host),
+        Field::ApiserverIp => at(ClusterInputs::apiserver_ip),
+        Field::ControlPlaneEndpoint => at(ClusterInputs::control_plane_endpoint),
+        Field::Cloud => at(ClusterInputs::cloud),
+        Field::Extra => at(ClusterInputs::extra),
+        Field::AggregateCidrs => at(no_proxy::Config::aggregate_cidrs),
+        Field::List(n) => at(merge_no_proxy::LISTS).index(n),
+        Field::Units => at(UnitsInput::units),
+        Field::VsphereServer => at(tkg_config::Config::vsphere_server),
+        Field::InventoryHosts => at(kubespray::Config::inventory_hosts),
+        Field::LoadbalancerApiserverAddress => {
             at(kubespray::Config::loadbalancer_apiserver_address)
         }
-        Input::ReadinessEndpoints => at(openshift_proxy::Config::readiness_endpoints),
-        Input::AwsRegion => at(openshift_proxy::Config::aws_region),
-        Input::Scope => at(rke2::Config::scope),
-        Input::Artifact => return Some(prefix.clone()),
-        Input::Merged | Input::Defaults | Input::Platform(_) => return None,
+        Field::ReadinessEndpoints => at(openshift_proxy::Config::readiness_endpoints),
+        Field::AwsRegion => at(openshift_proxy::Config::aws_region),
+        Field::Scope => at(rke2::Config::scope),
+        Field::TalosVersion => at(talos::Config::talos_version),
+        Field::Artifact => return Some(prefix.clone()),
+        Field::Merged | Field::Defaults | Field::Platform(_) => return None,
     };
     Some(match index {
         Some(index) => path.index(index),
@@ -123,44 +126,44 @@ mod tests {
         let root = AttributePath::root();
         let content = AttributePath::attribute("content");
         let at = |input, index| Some(Location::element(input, index));
-        let whole = |input: Input| Some(input.into());
+        let whole = |field: Field| Some(field.into());
         let cases = [
-            (at(Input::Installation, 1), &root, Profile, "no_proxy[1]"),
+            (at(Field::Installation, 1), &root, Profile, "no_proxy[1]"),
             (
-                at(Input::Installation, 1),
+                at(Field::Installation, 1),
                 &root,
                 Renderer,
                 "installation[1]",
             ),
             (
-                at(Input::Installation, 1),
+                at(Field::Installation, 1),
                 &root,
                 UnderProfile,
                 "profile.no_proxy[1]",
             ),
             (
-                at(Input::Installation, 1),
+                at(Field::Installation, 1),
                 &content,
                 Profile,
                 "content.no_proxy[1]",
             ),
-            (whole(Input::Password), &root, Renderer, "password"),
+            (whole(Field::Password), &root, Renderer, "password"),
             (
-                whole(Input::Password),
+                whole(Field::Password),
                 &root,
                 UnderProfile,
                 "profile.password",
             ),
-            (whole(Input::Cloud), &root, UnderProfile, "cloud"),
-            (at(Input::Extra, 2), &root, UnderProfile, "extra[2]"),
-            (at(Input::Units, 0), &root, Renderer, "units[0]"),
-            (at(Input::List(3), 4), &root, Renderer, "lists[3][4]"),
-            (whole(Input::Revision), &root, Profile, "revision"),
+            (whole(Field::Cloud), &root, UnderProfile, "cloud"),
+            (at(Field::Extra, 2), &root, UnderProfile, "extra[2]"),
+            (at(Field::Units, 0), &root, Renderer, "units[0]"),
+            (at(Field::List(3), 4), &root, Renderer, "lists[3][4]"),
+            (whole(Field::Revision), &root, Profile, "revision"),
             (None, &content, Profile, "content"),
             (None, &root, Renderer, ""),
-            (at(Input::Artifact, 5), &content, Profile, "content"),
-            (at(Input::Merged, 7), &root, Renderer, "-"),
-            (whole(Input::Defaults), &root, Renderer, "-"),
+            (at(Field::Artifact, 5), &content, Profile, "content"),
+            (at(Field::Merged, 7), &root, Renderer, "-"),
+            (whole(Field::Defaults), &root, Renderer, "-"),
         ];
         for (location, prefix, settings, want) in cases {
             let shown = path(location, prefix, settings).map(|p| p.to_string());
@@ -178,9 +181,9 @@ mod tests {
     fn diagnostics_carry_a_path_only_where_an_attribute_holds_the_input() {
         let mut diags = Diagnostics::new();
         let findings = [
-            Finding::error(Location::element(Input::Merged, 0), "merged", "d"),
+            Finding::error(Location::element(Field::Merged, 0), "merged", "d"),
             Finding::warning(None, "whole", "d"),
-            Finding::error(Input::HttpProxy, "proxy", "d"),
+            Finding::error(Field::HttpProxy, "proxy", "d"),
         ];
         push_findings(
             &findings,

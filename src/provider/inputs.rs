@@ -4,8 +4,8 @@
 use crate::domain::no_proxy::{self, Cloud, Cluster, Dialect, MergeOptions, Merged, Origins};
 use crate::domain::profile::{Profile, ProfileInput};
 use crate::domain::render::trust::{self, OsFamily};
-use crate::domain::render::{k8s, systemd, ProxySettings};
-use crate::domain::{Finding, Input, Location};
+use crate::domain::render::{k8s, systemd, Input, ProxySettings, Renderer, Secrets};
+use crate::domain::{Field, Finding, Location};
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::model::Maybe;
 use crate::framework::schema::{NoNullElements, OneOf, SizeAtLeast};
@@ -215,7 +215,7 @@ impl ProxyInputs {
             .iter()
             .map(|finding| match finding.location {
                 Some(Location {
-                    input: Input::Merged,
+                    field: Field::Merged,
                     index: Some(index),
                 }) => Finding {
                     location: self.origins.get(index).or(finding.location),
@@ -306,6 +306,39 @@ impl RendererInputs {
     }
 }
 
+/// Runs `renderer` on the configuration's proxy settings and cluster;
+/// findings become diagnostics, `None` on an error.
+pub fn render<R: Renderer>(
+    renderer: &R,
+    proxy: &ProxyInputs,
+    secrets: Secrets,
+    diags: &mut Diagnostics,
+) -> Option<R::Output> {
+    let input = Input {
+        settings: &proxy.settings,
+        cluster: &proxy.cluster,
+        secrets,
+    };
+    let rendered = renderer
+        .render(input)
+        .map_err(|findings| proxy.push_findings(&findings, diags))
+        .ok()?;
+    proxy.push_findings(&rendered.warnings, diags);
+    Some(rendered.output)
+}
+
+/// [`render`] with the credentials and redacted: `(secret, redacted)`,
+/// findings reported once.
+pub fn render_both<R: Renderer>(
+    renderer: &R,
+    proxy: &ProxyInputs,
+    diags: &mut Diagnostics,
+) -> Option<(R::Output, R::Output)> {
+    let secret = render(renderer, proxy, Secrets::Include, diags)?;
+    let redacted = render(renderer, proxy, Secrets::Redact, &mut Diagnostics::new())?;
+    Some((secret, redacted))
+}
+
 crate::model! {
     /// The systemd units of the node renderers.
     pub struct UnitsInput {
@@ -335,7 +368,7 @@ impl UnitsInput {
         }
         if units.is_empty() && findings.is_empty() {
             findings.push(Finding::error(
-                Input::Units,
+                Field::Units,
                 "No units",
                 "List at least one systemd unit.",
             ));
@@ -477,7 +510,7 @@ mod tests {
                 .iter()
                 .map(|entry| {
                     let index = merged.list.iter().position(|e| e == entry).unwrap();
-                    Finding::error(Location::element(Input::Merged, index), *entry, "")
+                    Finding::error(Location::element(Field::Merged, index), *entry, "")
                 })
                 .collect();
             let mut diags = Diagnostics::new();

@@ -19,7 +19,7 @@ use percent_encoding::percent_decode_str;
 use super::no_proxy::{merge, normalize, Cloud, Cluster, MergeOptions, Source};
 use super::proxy_url::ProxyUrl;
 use super::trusted_ca::TrustedCa;
-use super::{Finding, Input, Location};
+use super::{Field, Finding, Location};
 
 /// The kinds of artifact that can be imported.
 pub const KINDS: [&str; 7] = [
@@ -273,7 +273,7 @@ type SplitUrl = (String, Option<String>, Option<String>, Option<String>);
 /// scheme is read as `http://`, as Go's `httpproxy` (FromEnvironment:
 /// "if the proxy URL has no scheme, http is assumed"), curl and containerd
 /// do, and as EKS Anywhere documents `proxyConfiguration`; the warning says so.
-fn split_url(input: Input, field: &str, text: &str) -> Result<SplitUrl, Finding> {
+fn split_url(at: Field, field: &str, text: &str) -> Result<SplitUrl, Finding> {
     let text = text.trim();
     let (scheme, rest, assumed) = match text.split_once("://") {
         Some((scheme, rest)) => (scheme, rest, false),
@@ -284,7 +284,7 @@ fn split_url(input: Input, field: &str, text: &str) -> Result<SplitUrl, Finding>
         Some((userinfo, host)) => (Some(userinfo), host),
         None => (None, authority),
     };
-    let url = ProxyUrl::parse(input, &format!("{scheme}://{host}{tail}"))
+    let url = ProxyUrl::parse(at, &format!("{scheme}://{host}{tail}"))
         .map_err(|f| error(format!("{field}: {}", f.detail)))?;
     let decode = |part: &str, s: &str| -> Result<String, Finding> {
         percent_decode_str(s)
@@ -318,28 +318,28 @@ fn split_url(input: Input, field: &str, text: &str) -> Result<SplitUrl, Finding>
     Ok((plain, username, password, warning))
 }
 
-/// Where an entry the renderers (or the platform) add comes from, in words.
-fn added_by(input: Input, entry: &str) -> String {
+/// Where an entry the renderers (or the platform) add comes from, in words;
+/// `defaults` are the cluster's platform defaults with their reasons.
+fn added_by(field: Field, entry: &str, defaults: &[(String, &'static str)]) -> String {
     let from = |name: &str| format!("added by the renderers from `{name}`");
-    match input {
-        Input::Defaults => match entry {
-            "localhost" | "127.0.0.1" => "loopback, added for every cluster".to_owned(),
-            "::1" => "loopback, added for IPv6 clusters".to_owned(),
-            ".svc" => "in-cluster service names, added for every cluster".to_owned(),
-            _ => "the `kubernetes` Service ClusterIP, added from `service_cidrs`".to_owned(),
-        },
-        Input::ClusterDomain => "the cluster domain (`cluster_domain`)".to_owned(),
-        Input::Cloud => "cloud metadata endpoint, added from `cloud`".to_owned(),
-        Input::PodCidrs => from("pod_cidrs"),
-        Input::ServiceCidrs => from("service_cidrs"),
-        Input::NodeCidrs => from("node_cidrs"),
-        Input::ApiserverHost => from("apiserver_host"),
-        Input::ApiserverIp => from("apiserver_ip"),
-        Input::ControlPlaneEndpoint => from("control_plane_endpoint"),
-        Input::Extra => from("extra"),
+    match field {
+        Field::Defaults => defaults
+            .iter()
+            .find(|(default, _)| default == entry)
+            .map(|(_, why)| (*why).to_owned())
+            .unwrap_or_default(),
+        Field::ClusterDomain => "the cluster domain (`cluster_domain`)".to_owned(),
+        Field::Cloud => "cloud metadata endpoint, added from `cloud`".to_owned(),
+        Field::PodCidrs => from("pod_cidrs"),
+        Field::ServiceCidrs => from("service_cidrs"),
+        Field::NodeCidrs => from("node_cidrs"),
+        Field::ApiserverHost => from("apiserver_host"),
+        Field::ApiserverIp => from("apiserver_ip"),
+        Field::ControlPlaneEndpoint => from("control_plane_endpoint"),
+        Field::Extra => from("extra"),
         // An entry the platform adds itself: the importer's reason.
-        Input::Platform(why) => why.to_owned(),
-        Input::Installation => from("installation"),
+        Field::Platform(why) => why.to_owned(),
+        Field::Installation => from("installation"),
         // Only the cluster's inputs and the platform add entries.
         _ => String::new(),
     }
@@ -349,13 +349,13 @@ fn added_by(input: Input, entry: &str) -> String {
 fn classify(kind: &str, found: Found, facts: Cluster) -> Result<Imported, Vec<Finding>> {
     let mut findings = Vec::new();
     let mut warnings = Vec::new();
-    let mut parse = |input: Input, field: &str, text: &Option<String>| match text
+    let mut parse = |at: Field, field: &str, text: &Option<String>| match text
         .as_deref()
         .map(str::trim)
         .filter(|t| !t.is_empty())
     {
         None => None,
-        Some(t) => match split_url(input, field, t) {
+        Some(t) => match split_url(at, field, t) {
             Ok((url, user, password, warning)) => {
                 warnings.extend(warning);
                 Some((url, user, password))
@@ -366,8 +366,8 @@ fn classify(kind: &str, found: Found, facts: Cluster) -> Result<Imported, Vec<Fi
             }
         },
     };
-    let http = parse(Input::HttpProxy, "http_proxy", &found.http_proxy);
-    let https = parse(Input::HttpsProxy, "https_proxy", &found.https_proxy);
+    let http = parse(Field::HttpProxy, "http_proxy", &found.http_proxy);
+    let https = parse(Field::HttpsProxy, "https_proxy", &found.https_proxy);
     if http.is_none() && https.is_none() && findings.is_empty() {
         findings.push(error(
             "The artifact sets no proxy (neither HTTP_PROXY nor HTTPS_PROXY).",
@@ -401,7 +401,7 @@ fn classify(kind: &str, found: Found, facts: Cluster) -> Result<Imported, Vec<Fi
         if raw.trim().is_empty() {
             continue;
         }
-        match normalize(Location::element(Input::Artifact, index), raw) {
+        match normalize(Location::element(Field::Artifact, index), raw) {
             Ok(entry) => entries.push(entry),
             Err(f) => findings.push(error(format!(
                 "NO_PROXY entry {index} ({raw:?}): {}",
@@ -502,19 +502,20 @@ fn split_entries(
 ) -> Result<(Vec<String>, Vec<Dropped>), Vec<Finding>> {
     let mut sources = facts.sources()?;
     for (entry, why) in platform {
-        sources.push(Source::single(Input::Platform(why), Some(entry.clone())));
+        sources.push(Source::single(Field::Platform(why), Some(entry.clone())));
     }
+    let defaults = facts.platform_defaults();
     let mut added: HashMap<String, String> = HashMap::new();
     for source in &sources {
         for raw in &source.entries {
             let canonical =
-                normalize(Location::element(source.input, 0), raw).map_err(|f| vec![f])?;
+                normalize(Location::element(source.field, 0), raw).map_err(|f| vec![f])?;
             added
                 .entry(canonical.clone())
-                .or_insert_with(|| added_by(source.input, &canonical));
+                .or_insert_with(|| added_by(source.field, raw, &defaults));
         }
     }
-    sources.push(Source::list(Input::Artifact, entries.to_vec()));
+    sources.push(Source::list(Field::Artifact, entries.to_vec()));
     let merged = merge(&sources, &MergeOptions::default())?;
     let present: HashSet<String> = merged.entries.iter().map(ToString::to_string).collect();
     let covered: HashMap<&str, &str> = merged

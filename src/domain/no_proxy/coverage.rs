@@ -60,7 +60,7 @@ pub fn gaps(
 mod tests {
     use super::*;
     use crate::domain::no_proxy::{merge, MergeOptions, Source};
-    use crate::domain::Input;
+    use crate::domain::Field;
 
     fn gaps_for(entries: &[&str], targets: &[Dialect], url: &str) -> Vec<Gap> {
         let options = MergeOptions {
@@ -68,7 +68,7 @@ mod tests {
             ..MergeOptions::default()
         };
         let raw = entries.iter().map(|e| (*e).to_owned()).collect();
-        let merged = merge(&[Source::list(Input::Extra, raw)], &options).unwrap();
+        let merged = merge(&[Source::list(Field::Extra, raw)], &options).unwrap();
         gaps(
             &merged,
             &options.targets,

@@ -14,13 +14,13 @@ use ipnet::IpNet;
 use super::dialect::Dialect;
 use super::entry::{Entry, Host};
 use super::render::java_cidr_patterns;
-use crate::domain::{cancel, Finding, Input, Location};
+use crate::domain::{cancel, Field, Finding, Location};
 
 /// One input list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Source {
-    /// The input, where findings point.
-    pub input: Input,
+    /// The input field, where findings point.
+    pub field: Field,
     /// Raw entries.
     pub entries: Vec<String>,
     /// Whether findings carry the element index (false for single-value fields).
@@ -29,18 +29,18 @@ pub struct Source {
 
 impl Source {
     /// A list input.
-    pub fn list(input: Input, entries: Vec<String>) -> Self {
+    pub fn list(field: Field, entries: Vec<String>) -> Self {
         Self {
-            input,
+            field,
             entries,
             indexed: true,
         }
     }
 
     /// A single-value input (absent when `None`).
-    pub fn single(input: Input, entry: Option<String>) -> Self {
+    pub fn single(field: Field, entry: Option<String>) -> Self {
         Self {
-            input,
+            field,
             entries: entry.into_iter().collect(),
             indexed: false,
         }
@@ -87,8 +87,8 @@ struct Origin {
 /// merging (so tracing a finding back costs nothing).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Origins {
-    /// Per source: its input and whether findings carry the element index.
-    inputs: Vec<(Input, bool)>,
+    /// Per source: its field and whether findings carry the element index.
+    fields: Vec<(Field, bool)>,
     /// Per element of [`Merged::list`].
     of: Vec<Option<Origin>>,
 }
@@ -100,9 +100,9 @@ impl Origins {
     /// built-in defaults and aggregated blocks no input spells.
     pub fn get(&self, index: usize) -> Option<Location> {
         let origin = (*self.of.get(index)?)?;
-        let (input, indexed) = *self.inputs.get(origin.source)?;
+        let (field, indexed) = *self.fields.get(origin.source)?;
         Some(Location {
-            input,
+            field,
             index: indexed.then_some(origin.index),
         })
     }
@@ -161,7 +161,7 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
                 return Err(cancelled());
             }
             let at = Location {
-                input: source.input,
+                field: source.field,
                 index: source.indexed.then_some(index),
             };
             match Entry::parse(raw) {
@@ -170,7 +170,7 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
                         warnings.push(Finding::warning(at, "NO_PROXY entry rewritten", note));
                     }
                     // Built-in defaults are no one's input.
-                    let origin = (source.input != Input::Defaults).then_some(Origin {
+                    let origin = (source.field != Field::Defaults).then_some(Origin {
                         source: position,
                         index,
                     });
@@ -187,7 +187,7 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
     parsed.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.is_none().cmp(&b.1.is_none())));
     parsed.dedup_by(|later, first| later.0 == first.0);
     let (entries, origins): (Vec<Entry>, Vec<Option<Origin>>) = parsed.into_iter().unzip();
-    let inputs = sources.iter().map(|s| (s.input, s.indexed)).collect();
+    let fields = sources.iter().map(|s| (s.field, s.indexed)).collect();
     let star_understood = options.targets.iter().all(|d| d.understands_any());
     if entries.first().is_some_and(|e| e.host == Host::Any) {
         if star_understood {
@@ -211,7 +211,7 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
             let (list, of) = shared_list(&entries, &origins, &options.targets)?;
             return Ok(Merged {
                 list,
-                origins: Origins { inputs, of },
+                origins: Origins { fields, of },
                 entries,
                 subsumed,
                 warnings,
@@ -231,7 +231,7 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
             .collect();
         if families.is_empty() {
             warnings.push(Finding::warning(
-                Input::AggregateCidrs,
+                Field::AggregateCidrs,
                 "CIDR aggregation skipped",
                 "Aggregating addresses into CIDR blocks is only safe when every client matches CIDR blocks (go for both families; curl, requests and ruby for IPv4); the other clients would lose the literal addresses.",
             ));
@@ -243,7 +243,7 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
     let (list, of) = shared_list(&entries, &origins, &options.targets)?;
     Ok(Merged {
         list,
-        origins: Origins { inputs, of },
+        origins: Origins { fields, of },
         entries,
         subsumed,
         warnings,
@@ -515,8 +515,8 @@ fn shared_list(
 mod tests {
     use super::*;
 
-    fn source(input: Input, raw: &[&str]) -> Source {
-        Source::list(input, raw.iter().map(|s| (*s).to_owned()).collect())
+    fn source(field: Field, raw: &[&str]) -> Source {
+        Source::list(field, raw.iter().map(|s| (*s).to_owned()).collect())
     }
 
     fn targets(names: &[Dialect]) -> MergeOptions {
@@ -535,35 +535,35 @@ mod tests {
     #[test]
     fn origin_names_the_first_input_spelling_an_entry() {
         let sources = [
-            source(Input::Defaults, &["localhost"]),
+            source(Field::Defaults, &["localhost"]),
             source(
-                Input::Installation,
+                Field::Installation,
                 &["Registry.Corp.Example.", "10.0.0.0/8"],
             ),
-            Source::single(Input::ApiserverHost, Some("127.0.0.1".to_owned())),
+            Source::single(Field::ApiserverHost, Some("127.0.0.1".to_owned())),
             source(
-                Input::Extra,
+                Field::Extra,
                 &["localhost", "registry.corp.example", "b.example"],
             ),
-            source(Input::Defaults, &["c.example"]),
+            source(Field::Defaults, &["c.example"]),
         ];
         let merged = merge(&sources, &MergeOptions::default()).unwrap();
         let at = |entry| located(&merged, entry);
         assert_eq!(
             at("registry.corp.example"),
-            Some(Location::element(Input::Installation, 0))
+            Some(Location::element(Field::Installation, 0))
         );
         assert_eq!(
             at(".registry.corp.example"),
-            Some(Location::element(Input::Installation, 0))
+            Some(Location::element(Field::Installation, 0))
         );
-        assert_eq!(at("localhost"), Some(Location::element(Input::Extra, 0)));
+        assert_eq!(at("localhost"), Some(Location::element(Field::Extra, 0)));
         assert_eq!(
             at("10.0.0.0/8"),
-            Some(Location::element(Input::Installation, 1))
+            Some(Location::element(Field::Installation, 1))
         );
-        assert_eq!(at("127.0.0.1"), Some(Input::ApiserverHost.into()));
-        assert_eq!(at("b.example"), Some(Location::element(Input::Extra, 2)));
+        assert_eq!(at("127.0.0.1"), Some(Field::ApiserverHost.into()));
+        assert_eq!(at("b.example"), Some(Location::element(Field::Extra, 2)));
         assert_eq!(at("c.example"), None);
     }
 
@@ -571,7 +571,7 @@ mod tests {
     fn node_form_is_not_repeated_when_the_input_has_it() {
         let merged = merge(
             &[source(
-                Input::Extra,
+                Field::Extra,
                 &[".x.example:80", "x.example:80", "x.example:81"],
             )],
             &targets(&[Dialect::Node]),
@@ -593,11 +593,11 @@ mod tests {
         let merged = merge(
             &[
                 source(
-                    Input::Installation,
+                    Field::Installation,
                     &[" Registry.Corp.Example. ", "10.0.0.1/32", "[FD00::1]"],
                 ),
                 source(
-                    Input::Extra,
+                    Field::Extra,
                     &[
                         "registry.corp.example",
                         "10.0.0.1",
@@ -618,7 +618,7 @@ mod tests {
     #[test]
     fn subsumes_only_where_every_target_agrees() {
         let sources = [source(
-            Input::Installation,
+            Field::Installation,
             &[
                 "corp.example",
                 "a.corp.example",
@@ -654,7 +654,7 @@ mod tests {
     #[test]
     fn java_keeps_blocks_it_can_render_inside_ones_it_cannot() {
         let sources = [source(
-            Input::Installation,
+            Field::Installation,
             &[
                 "10.0.0.0/7",
                 "10.96.0.0/12",
@@ -664,14 +664,14 @@ mod tests {
         )];
         let java = merge(&sources, &targets(&[Dialect::Java])).unwrap();
         assert_eq!(java.list, ["10.0.0.0/7", "172.16.0.0/12"]);
-        let odd = [source(Input::Installation, &["10.0.0.0/30", "10.0.0.0/31"])];
+        let odd = [source(Field::Installation, &["10.0.0.0/30", "10.0.0.0/31"])];
         let java = merge(&odd, &targets(&[Dialect::Java])).unwrap();
         assert_eq!(java.list, ["10.0.0.0/30"]);
     }
 
     #[test]
     fn star_wins_alone_where_every_target_understands_it() {
-        let sources = [source(Input::Extra, &["a.example", "*"])];
+        let sources = [source(Field::Extra, &["a.example", "*"])];
         let merged = merge(
             &sources,
             &targets(&[Dialect::Go, Dialect::Curl, Dialect::Python]),
@@ -683,7 +683,7 @@ mod tests {
         assert_eq!(merged.list, ["*", "a.example", ".a.example"]);
         assert!(merged.warnings[0].detail.contains("wget and Ruby"));
         // reqwest's `*` leaves IP literals to the proxy: the entries stay.
-        let sources = [source("extra", &["10.0.0.0/8", "*"])];
+        let sources = [source(Field::Extra, &["10.0.0.0/8", "*"])];
         let merged = merge(&sources, &targets(&[Dialect::Go, Dialect::Reqwest])).unwrap();
         assert_eq!(merged.list, ["*", "10.0.0.0/8"]);
         assert!(merged.warnings[0]
@@ -694,7 +694,7 @@ mod tests {
     #[test]
     fn aggregates_only_families_every_target_matches() {
         let sources = [source(
-            Input::Installation,
+            Field::Installation,
             &[
                 "a.example",
                 "10.0.0.0/25",
@@ -736,14 +736,14 @@ mod tests {
         assert_eq!(merged.list.len(), 7);
         assert_eq!(
             merged.warnings[0].location,
-            Some(Input::AggregateCidrs.into())
+            Some(Field::AggregateCidrs.into())
         );
     }
 
     #[test]
     fn ipv6_gets_the_bracketed_form_python_and_node_need() {
         let merged = merge(
-            &[source(Input::Extra, &["fd00::1"])],
+            &[source(Field::Extra, &["fd00::1"])],
             &targets(&[Dialect::Go, Dialect::Python]),
         )
         .unwrap();
@@ -755,10 +755,10 @@ mod tests {
         let errors = merge(
             &[
                 source(
-                    Input::Installation,
+                    Field::Installation,
                     &["ok.example", "", "https://x.example", "10.0.0.1/8"],
                 ),
-                Source::single(Input::ApiserverHost, Some("bad host".to_owned())),
+                Source::single(Field::ApiserverHost, Some("bad host".to_owned())),
             ],
             &MergeOptions::default(),
         )
@@ -767,10 +767,10 @@ mod tests {
         assert_eq!(
             located,
             [
-                Some(Location::element(Input::Installation, 1)),
-                Some(Location::element(Input::Installation, 2)),
-                Some(Location::element(Input::Installation, 3)),
-                Some(Input::ApiserverHost.into())
+                Some(Location::element(Field::Installation, 1)),
+                Some(Location::element(Field::Installation, 2)),
+                Some(Location::element(Field::Installation, 3)),
+                Some(Field::ApiserverHost.into())
             ]
         );
     }
@@ -779,14 +779,14 @@ mod tests {
     fn merge_is_idempotent() {
         let once = merge(
             &[source(
-                Input::Extra,
+                Field::Extra,
                 &["B.example", "a.b.example", "fd00::/8", "*.c.example"],
             )],
             &MergeOptions::default(),
         )
         .unwrap();
         let twice = merge(
-            &[Source::list(Input::Extra, once.list.clone())],
+            &[Source::list(Field::Extra, once.list.clone())],
             &MergeOptions::default(),
         )
         .unwrap();

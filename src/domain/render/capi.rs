@@ -11,8 +11,8 @@ use base64::Engine as _;
 use serde_json::{json, Value};
 
 use super::trust::{self, OsFamily};
-use super::{shell, systemd, yaml, ProxySettings, Secrets};
-use crate::domain::{Finding, Input, Location};
+use super::{shell, systemd, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
+use crate::domain::{Field, Finding, Location};
 
 /// Longest `content` CAPI accepts.
 pub const MAX_CONTENT: usize = 10240;
@@ -83,6 +83,72 @@ impl File {
     }
 }
 
+/// Cluster API kubeadm: the units to give the proxy settings, the OS family,
+/// and where the files' content lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Capi {
+    /// Full unit names (`containerd.service`), at least one.
+    pub units: Vec<String>,
+    /// The OS family of the nodes.
+    pub os: OsFamily,
+    /// Inline content base64-encoded.
+    pub base64_content: bool,
+    /// With a cluster name, the files come from its Secret
+    /// (`<cluster>-systemd-proxy`); without, they are inline.
+    pub cluster_name: Option<String>,
+    /// The namespace of that Secret.
+    pub namespace: String,
+}
+
+/// The kubeadm pieces and, in the Secret variant, what they read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CapiConfig {
+    /// The `kubeadmConfigSpec` pieces.
+    pub kubeadm: Kubeadm,
+    /// The Secret the files come from (see [`secret_manifest`]), with a cluster name.
+    pub secret_manifest: Option<String>,
+    /// The `cluster.proxy` values (see [`cluster_values`]), with a cluster name.
+    pub cluster_values: Option<String>,
+}
+
+impl Renderer for Capi {
+    type Output = CapiConfig;
+
+    /// The pieces within systemd's and CAPI's limits.
+    fn render(&self, input: Input) -> Rendering<CapiConfig> {
+        let Input {
+            settings, secrets, ..
+        } = input;
+        let mut findings = systemd::check_dropins(settings, &self.units);
+        if findings.iter().any(Finding::is_error) {
+            return Err(findings);
+        }
+        let kubeadm = match &self.cluster_name {
+            Some(name) => Kubeadm::from_secret(settings, name, &self.units, self.os),
+            None => Kubeadm::inline(settings, &self.units, self.os, self.base64_content, secrets),
+        };
+        let kubeadm = kubeadm.map_err(|errors| {
+            findings.extend(errors);
+            findings.clone()
+        })?;
+        let config = CapiConfig {
+            kubeadm,
+            secret_manifest: self
+                .cluster_name
+                .as_deref()
+                .map(|name| secret_manifest(settings, name, &self.namespace, &self.units, secrets)),
+            cluster_values: self
+                .cluster_name
+                .as_ref()
+                .map(|_| cluster_values(settings, secrets)),
+        };
+        Ok(Rendered {
+            output: config,
+            warnings: findings,
+        })
+    }
+}
+
 /// The kubeadm pieces.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Kubeadm {
@@ -132,7 +198,7 @@ pub fn env_file(settings: &ProxySettings, secrets: Secrets) -> String {
 
 impl Kubeadm {
     /// Inline drop-ins for `units` (full unit names), the CA bundle for `os`.
-    pub fn inline(
+    fn inline(
         settings: &ProxySettings,
         units: &[String],
         os: OsFamily,
@@ -177,7 +243,7 @@ impl Kubeadm {
     /// `contentFrom.secret`: a drop-in per unit, the environment file that the
     /// commands source, and the CA bundle for `os`. Nothing in the result
     /// holds a credential.
-    pub fn from_secret(
+    fn from_secret(
         settings: &ProxySettings,
         cluster: &str,
         units: &[String],
@@ -217,7 +283,7 @@ impl Kubeadm {
         let mut findings = Vec::new();
         if files.len() > MAX_FILES {
             findings.push(Finding::error(
-                Input::Units,
+                Field::Units,
                 "Too many files",
                 format!("CAPI accepts at most {MAX_FILES} files."),
             ));
@@ -225,14 +291,14 @@ impl Kubeadm {
         for (index, file) in files.iter().enumerate() {
             if file.path.len() > MAX_PATH {
                 findings.push(Finding::error(
-                    Location::element(Input::Units, index),
+                    Location::element(Field::Units, index),
                     "Path too long",
                     format!("{} is longer than {MAX_PATH} characters.", file.path),
                 ));
             }
             if files[..index].iter().any(|f| f.path == file.path) {
                 findings.push(Finding::error(
-                    Location::element(Input::Units, index),
+                    Location::element(Field::Units, index),
                     "Duplicate file path",
                     format!(
                         "{} is written twice; CAPI rejects duplicate paths.",
@@ -243,7 +309,7 @@ impl Kubeadm {
             if let Content::Inline { content, .. } = &file.content {
                 if content.len() > MAX_CONTENT {
                     findings.push(Finding::error(
-                        Location::element(Input::Units, index),
+                        Location::element(Field::Units, index),
                         "File content too long for CAPI",
                         format!("The drop-in for {} is {} characters; CAPI accepts {MAX_CONTENT}. Shorten the NO_PROXY list (e.g. aggregate CIDRs) or use the Secret variant.", file.path, content.len()),
                     ));
@@ -554,7 +620,7 @@ mod tests {
         assert!(errors
             .iter()
             .any(|f| f.summary == "File content too long for CAPI"
-                && f.location == Some(Location::element(Input::Units, 0))));
+                && f.location == Some(Location::element(Field::Units, 0))));
         let dup = vec![
             "containerd.service".to_owned(),
             "containerd.service".to_owned(),

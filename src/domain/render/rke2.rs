@@ -17,8 +17,8 @@
 //! Values are written `NAME="value"`: systemd's environment file reader (and
 //! `sh`) remove the quotes and the backslash before `"`, `\`, `` ` `` and `$`.
 
-use super::{ProxySettings, Secrets};
-use crate::domain::{Finding, Input};
+use super::{systemd, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
+use crate::domain::{Field, Finding};
 
 /// The distribution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,6 +118,53 @@ impl Scope {
     }
 }
 
+/// RKE2 and k3s: which distribution, which node role, which processes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rke2 {
+    /// RKE2 or k3s.
+    pub distribution: Distribution,
+    /// Server or agent.
+    pub role: Role,
+    /// containerd only, or every process of the service.
+    pub scope: Scope,
+}
+
+/// The environment file and where it goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rke2Env {
+    /// The path of the file (see [`Distribution::env_path`]).
+    pub path: &'static str,
+    /// The unit that reads it (see [`Distribution::unit`]).
+    pub unit: &'static str,
+    /// The file (see [`env_file`]).
+    pub content: String,
+}
+
+impl Renderer for Rke2 {
+    type Output = Rke2Env;
+
+    /// The file, within systemd's limits; with `scope = all`, a warning
+    /// unless the cluster's pod and service CIDRs are in the list.
+    fn render(&self, input: Input) -> Rendering<Rke2Env> {
+        let (settings, cluster, secrets) = (input.settings, input.cluster, input.secrets);
+        let content = env_file(settings, self.scope, secrets);
+        let mut findings = systemd::check_limits(settings, &content);
+        findings.extend(check(
+            self.scope,
+            !cluster.pod_cidrs.is_empty(),
+            !cluster.service_cidrs.is_empty(),
+        ));
+        Rendered::checked(
+            Rke2Env {
+                path: self.distribution.env_path(self.role),
+                unit: self.distribution.unit(self.role),
+                content,
+            },
+            findings,
+        )
+    }
+}
+
 /// The variables, uppercase as both docs write them: `HTTP_PROXY`,
 /// `HTTPS_PROXY`, `NO_PROXY`, with the prefix of `scope`.
 pub fn variables(
@@ -149,7 +196,7 @@ pub fn check(scope: Scope, has_pod_cidrs: bool, has_service_cidrs: bool) -> Opti
     .collect();
     (scope == Scope::All && !missing.is_empty()).then(|| {
         Finding::warning(
-            Input::Scope,
+            Field::Scope,
             "In-cluster traffic would go to the proxy",
             format!("With scope \"all\" the kubelet and the rke2/k3s process read NO_PROXY, which lacks the cluster's {}; set them (RKE2 and k3s default to 10.42.0.0/16 and 10.43.0.0/16), or use scope \"containerd\".", missing.join(" and ")),
         )
@@ -300,7 +347,7 @@ mod tests {
     #[test]
     fn scope_all_without_cluster_cidrs_warns() {
         let warning = check(Scope::All, true, false).unwrap();
-        assert!(!warning.is_error() && warning.location == Some(Input::Scope.into()));
+        assert!(!warning.is_error() && warning.location == Some(Field::Scope.into()));
         assert!(
             warning.detail.contains("service_cidrs"),
             "{}",

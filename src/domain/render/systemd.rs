@@ -5,8 +5,9 @@
 //! backslash and `%` doubled (systemd expands `%` specifiers; a percent-encoded
 //! password would otherwise fail to load).
 
-use super::{shell, ProxySettings, Secrets};
-use crate::domain::{Finding, Input, Location};
+use super::trust::{self, CaFile, OsFamily};
+use super::{shell, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
+use crate::domain::{Field, Finding, Location};
 
 /// The units proxied when none are named.
 pub const DEFAULT_UNITS: [&str; 2] = ["containerd", "kubelet"];
@@ -45,6 +46,70 @@ pub const WELL_KNOWN_UNITS: [&str; 10] = [
     "rke2-agent",
 ];
 
+/// systemd: the units to give the proxy settings, and the OS whose trust
+/// store gets the CA.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Systemd {
+    /// Full unit names (`containerd.service`), at least one.
+    pub units: Vec<String>,
+    /// The OS family of the nodes.
+    pub os: OsFamily,
+}
+
+/// The drop-ins and what applies them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SystemdFiles {
+    /// One drop-in per unit.
+    pub dropins: Vec<Dropin>,
+    /// The `DefaultEnvironment=` drop-in (see [`default_environment`]).
+    pub default_environment: String,
+    /// The CA file, with a trusted CA.
+    pub ca_files: Vec<CaFile>,
+    /// The commands that apply them (see [`apply_commands`]).
+    pub commands: Vec<String>,
+}
+
+impl Renderer for Systemd {
+    type Output = SystemdFiles;
+
+    /// The drop-ins, within systemd's limits (see [`check_dropins`]).
+    fn render(&self, input: Input) -> Rendering<SystemdFiles> {
+        let Input {
+            settings, secrets, ..
+        } = input;
+        let trust_command = settings
+            .trusted_ca
+            .as_ref()
+            .map(|_| self.os.trust_command());
+        Rendered::checked(
+            SystemdFiles {
+                dropins: self
+                    .units
+                    .iter()
+                    .map(|unit| dropin(settings, unit, secrets))
+                    .collect(),
+                default_environment: default_environment(settings, secrets),
+                ca_files: settings
+                    .trusted_ca
+                    .iter()
+                    .map(|ca| trust::ca_file(ca, self.os))
+                    .collect(),
+                commands: apply_commands(&self.units, trust_command),
+            },
+            check_dropins(settings, &self.units),
+        )
+    }
+}
+
+/// [`check_limits`] on the drop-in of the first of `units` (every drop-in
+/// has the same lines): what every renderer that writes drop-ins checks.
+pub fn check_dropins(settings: &ProxySettings, units: &[String]) -> Vec<Finding> {
+    units
+        .first()
+        .map(|unit| check_limits(settings, &dropin(settings, unit, Secrets::Include).content))
+        .unwrap_or_default()
+}
+
 /// One drop-in file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Dropin {
@@ -82,9 +147,9 @@ pub fn escape(value: &str) -> String {
 /// cannot run, and a name starting with `-` is refused as well, which systemd
 /// accepts but `systemctl` would take for an option. Units of other types
 /// (sockets, timers...: no process of theirs reads a `[Service]`
-/// environment) are refused. Errors are on element `index` of [`Input::Units`].
+/// environment) are refused. Errors are on element `index` of [`Field::Units`].
 pub fn unit_name(index: usize, name: &str) -> Result<String, Finding> {
-    let at = Location::element(Input::Units, index);
+    let at = Location::element(Field::Units, index);
     let fail = |summary: &str, detail: String| Err(Finding::error(at, summary, detail));
     let other_type = [
         ".socket",
@@ -172,7 +237,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
     d[a.len()][b.len()]
 }
 
-/// A warning on element `index` of [`Input::Units`] when the full unit name
+/// A warning on element `index` of [`Field::Units`] when the full unit name
 /// `unit` is one edit away from a well-known unit (`kublet`, `containred`)
 /// without being one.
 pub fn typo_warning(index: usize, unit: &str) -> Option<Finding> {
@@ -184,7 +249,7 @@ pub fn typo_warning(index: usize, unit: &str) -> Option<Finding> {
         .iter()
         .find(|known| edit_distance(base, known) == 1)?;
     Some(Finding::warning(
-        Location::element(Input::Units, index),
+        Location::element(Field::Units, index),
         "Unit name looks like a typo",
         format!("{base:?} is one letter away from the well-known unit {known:?}; did you mean {known:?}? The drop-in is rendered for {unit:?} as written."),
     ))
@@ -327,7 +392,7 @@ mod tests {
             (socket.summary.as_str(), socket.location),
             (
                 "Not a service unit",
-                Some(Location::element(Input::Units, 1))
+                Some(Location::element(Field::Units, 1))
             )
         );
         assert!(
@@ -339,7 +404,7 @@ mod tests {
         assert!(unit_name(0, &"a".repeat(248)).is_err());
         assert_eq!(
             unit_name(2, "bad unit").unwrap_err().location,
-            Some(Location::element(Input::Units, 2))
+            Some(Location::element(Field::Units, 2))
         );
         assert!(unit_name(0, "").is_err());
         assert_eq!(unit_name(0, r"foo\x2dbar").unwrap(), r"foo\x2dbar.service");
@@ -369,7 +434,7 @@ mod tests {
             let error = unit_name(3, name).expect_err(name);
             assert_eq!(
                 (error.summary.as_str(), error.location),
-                (summary, Some(Location::element(Input::Units, 3))),
+                (summary, Some(Location::element(Field::Units, 3))),
                 "{name}"
             );
         }
@@ -420,7 +485,7 @@ mod tests {
         ] {
             let warning = typo_warning(1, name).expect(name);
             assert!(!warning.is_error());
-            assert_eq!(warning.location, Some(Location::element(Input::Units, 1)));
+            assert_eq!(warning.location, Some(Location::element(Field::Units, 1)));
             assert!(
                 warning.detail.contains(&format!("did you mean {known:?}")),
                 "{}",

@@ -16,8 +16,28 @@
 
 use serde_json::{json, Value};
 
-use super::{yaml, ProxySettings, Secrets};
-use crate::domain::Finding;
+use super::{yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
+use crate::domain::{Field, Finding};
+
+/// Talos: the version the patch is for, as given (`1.10`, `v1.9.5`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Talos {
+    /// The Talos version; an error on `talos_version` unless 1.x.
+    pub version: String,
+}
+
+impl Renderer for Talos {
+    /// The machine config patch (see [`patch`]).
+    type Output = String;
+
+    fn render(&self, input: Input) -> Rendering<String> {
+        let Input {
+            settings, secrets, ..
+        } = input;
+        let minor = minor(&self.version).map_err(|f| vec![f])?;
+        Ok(Rendered::new(patch(settings, minor, secrets)))
+    }
+}
 
 /// The first Talos minor version with the `TrustedRootsConfig` document.
 pub const TRUSTED_ROOTS_SINCE: u32 = 10;
@@ -25,8 +45,8 @@ pub const TRUSTED_ROOTS_SINCE: u32 = 10;
 /// The `name` of the `TrustedRootsConfig` document.
 pub const TRUSTED_ROOTS_NAME: &str = "clusterproxy-proxy-ca";
 
-/// The Talos version as a 1.x minor, from `1.10` or `v1.10.3`; an error about
-/// the value as a whole (no location: the caller knows where it is) otherwise.
+/// The Talos version as a 1.x minor, from `1.10` or `v1.10.3`; an error on
+/// [`Field::TalosVersion`] otherwise.
 pub fn minor(version: &str) -> Result<u32, Finding> {
     let trimmed = version.strip_prefix('v').unwrap_or(version);
     let mut parts = trimmed.split('.');
@@ -43,7 +63,7 @@ pub fn minor(version: &str) -> Result<u32, Finding> {
     };
     parsed.ok_or_else(|| {
         Finding::error(
-            None,
+            Field::TalosVersion,
             "Invalid Talos version",
             format!("{version:?} is not a Talos 1.x version such as \"1.10\" or \"v1.9.5\"."),
         )
@@ -109,7 +129,11 @@ mod tests {
         assert_eq!(minor("1.10").unwrap(), 10);
         assert_eq!(minor("v1.9.5").unwrap(), 9);
         for bad in ["2.0", "1", "1.x", "1.10.", "v1.+3", "1.10.1.1", ""] {
-            assert_eq!(minor(bad).unwrap_err().location, None, "{bad}");
+            assert_eq!(
+                minor(bad).unwrap_err().location,
+                Some(Field::TalosVersion.into()),
+                "{bad}"
+            );
         }
     }
 

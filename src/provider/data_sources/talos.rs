@@ -1,12 +1,13 @@
 //! `clusterproxy_talos`: a Talos machine config patch.
 
-use crate::domain::render::{talos, Secrets};
+use crate::domain::render::talos;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
 use crate::framework::model::{self, Field, Maybe};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
 use crate::provider::convert::{self, SettingsAt};
+use crate::provider::inputs;
 use crate::provider::inputs::RendererInputs;
 
 /// The data source.
@@ -48,8 +49,8 @@ impl DataSource for Talos {
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
         if let Some(version) = Config::read(config).talos_version.known() {
             if let Err(finding) = talos::minor(version) {
-                let path = AttributePath::attribute(Config::talos_version);
-                convert::push_findings(&[finding], &path, SettingsAt::Renderer, diags);
+                let root = AttributePath::root();
+                convert::push_findings(&[finding], &root, SettingsAt::Renderer, diags);
             }
         }
     }
@@ -57,17 +58,18 @@ impl DataSource for Talos {
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let config = Config::read(value);
         let version = config.talos_version.known().cloned().unwrap_or_default();
-        let path = AttributePath::attribute(Config::talos_version);
+        let root = AttributePath::root();
         let minor = talos::minor(&version).map_err(|finding| {
-            convert::push_findings(&[finding], &path, SettingsAt::Renderer, diags)
+            convert::push_findings(&[finding], &root, SettingsAt::Renderer, diags)
         });
         let proxy = config.proxy.resolve(diags)?;
-        let minor = minor.ok()?;
+        minor.ok()?;
+        let (secret, redacted) = inputs::render_both(&talos::Talos { version }, &proxy, diags)?;
         Some(model::with(
             value,
             &State {
-                patch: talos::patch(&proxy.settings, minor, Secrets::Include),
-                patch_redacted: talos::patch(&proxy.settings, minor, Secrets::Redact),
+                patch: secret,
+                patch_redacted: redacted,
             },
         ))
     }

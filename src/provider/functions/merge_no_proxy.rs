@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use crate::domain::no_proxy::{merge, Dialect, MergeOptions, Source};
-use crate::domain::Input;
+use crate::domain::Field;
 use crate::framework::diagnostics::AttributePath;
 use crate::framework::function::{Function, FunctionError, Parameter, Signature};
 use crate::framework::value::{Type, Value};
@@ -87,7 +87,7 @@ impl Function for MergeNoProxy {
                     .iter()
                     .map(|v| v.as_str().unwrap_or_default().to_owned())
                     .collect();
-                Source::list(Input::List(i), entries)
+                Source::list(Field::List(i), entries)
             })
             .collect();
         let options = MergeOptions {
