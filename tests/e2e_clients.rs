@@ -141,7 +141,7 @@ output "undici_entries" {
 }
 
 output "undici_warnings" {
-  value = [for w in data.clusterproxy_no_proxy.undici.client_warnings : w.entry if w.client == "undici"]
+  value = [for w in data.clusterproxy_no_proxy.undici.client_warnings : w.entries if w.client == "undici"]
 }
 "#;
     for_each_terraform(|tf| {
@@ -177,7 +177,8 @@ output "undici_warnings" {
         );
         assert_eq!(
             outputs["undici_warnings"],
-            json!([".corp.example", ".svc", "10.0.0.0/8"])
+            // One object per message: the leading dots, then the CIDR block.
+            json!([[".corp.example", ".svc"], ["10.0.0.0/8"]])
         );
     });
 }

@@ -13,7 +13,7 @@ use ipnet::IpNet;
 
 use super::dialect::Dialect;
 use super::entry::{Entry, Host};
-use super::render::java_cidr_patterns;
+use super::render::java_expresses;
 use crate::domain::{cancel, Finding};
 
 /// One input list, named by its field (the Terraform attribute).
@@ -76,8 +76,9 @@ pub struct Subsumed {
     pub covered_by: String,
 }
 
-/// One input element: the position of its source and its index there.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One input element: the position of its source and its index there
+/// (ordered as the inputs are).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Origin {
     source: usize,
     index: usize,
@@ -183,8 +184,13 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
     if !errors.is_empty() {
         return Err(errors);
     }
-    // Stable: of equal entries, the first user input's stays (before a built-in default's).
-    parsed.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.is_none().cmp(&b.1.is_none())));
+    // Of equal entries, the first user input's stays (before a built-in
+    // default's): the origin completes the key, so no stable sort is needed.
+    parsed.sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then(a.1.is_none().cmp(&b.1.is_none()))
+            .then(a.1.cmp(&b.1))
+    });
     parsed.dedup_by(|later, first| later.0 == first.0);
     let (entries, origins): (Vec<Entry>, Vec<Option<Origin>>) = parsed.into_iter().unzip();
     let fields = sources
@@ -377,8 +383,7 @@ impl<'a> Covers<'a> {
                 let java_safe = !targets.contains(&Dialect::Java)
                     || match (cover, net) {
                         (IpNet::V4(cover), IpNet::V4(net)) => {
-                            java_cidr_patterns(&cover).is_some()
-                                || java_cidr_patterns(net).is_none()
+                            java_expresses(&cover) || !java_expresses(net)
                         }
                         _ => true,
                     };

@@ -1,7 +1,7 @@
 //! `clusterproxy_no_proxy`: the merged NO_PROXY list of one cluster, its
 //! per-client renderings and the coverage check.
 
-use crate::domain::no_proxy::{gaps, render, Destination};
+use crate::domain::no_proxy::{gaps_of, group_warnings, render, Destination};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::schema::{Attribute, NoNullElements, Schema};
@@ -15,8 +15,8 @@ pub struct NoProxy;
 fn client_warning_type() -> Type {
     Type::object([
         ("client", Type::String),
-        ("entry", Type::String),
         ("message", Type::String),
+        ("entries", Type::list(Type::String)),
     ])
 }
 
@@ -75,7 +75,7 @@ impl DataSource for NoProxy {
             Attribute::computed(
                 "client_warnings",
                 Type::list(client_warning_type()),
-                "Per client listed in `clients`, the entries it cannot express or reads differently (`client`, `entry`, `message`), in the order of `entries`. Cost: one object per (client, entry) concerned, so it grows with the number of listed clients that lack a feature the list uses (CIDR blocks, IPv6, ports, `.x`).",
+                "Per client listed in `clients`, what it cannot express or reads differently: one object per client and message (`client`, `message`, and the `entries` concerned, in the order of `entries`). Cost: one object per (client, kind of remark), whatever the number of entries, plus each concerned entry once per client that lacks a feature the list uses (CIDR blocks, IPv6, ports, `.x`).",
             ),
             Attribute::computed(
                 "subsumed",
@@ -124,7 +124,22 @@ impl DataSource for NoProxy {
                 }
             }
         }
-        let found = gaps(&merged, &targets, &destinations);
+        let renderings: Vec<_> = targets
+            .iter()
+            .map(|d| render(*d, &merged.entries))
+            .collect();
+        let no_proxy = merged.no_proxy();
+        let found = gaps_of(
+            renderings.iter().map(|r| {
+                let setting = if r.dialect.reads_no_proxy() {
+                    &no_proxy
+                } else {
+                    &r.value
+                };
+                (r.dialect, setting.as_str())
+            }),
+            &destinations,
+        );
         if convert::boolean(config, "fail_on_gap") && !found.is_empty() {
             let lines: Vec<String> = found
                 .iter()
@@ -142,20 +157,21 @@ impl DataSource for NoProxy {
             );
             return None;
         }
-        let renderings: Vec<_> = targets
-            .iter()
-            .map(|d| render(*d, &merged.entries))
-            .collect();
-        let warnings = renderings.iter().flat_map(|r| &r.warnings).map(|w| {
-            Value::object([
-                ("client".to_owned(), Value::string(w.dialect.name())),
-                ("entry".to_owned(), Value::string(&w.entry)),
-                ("message".to_owned(), Value::string(&w.message)),
-            ])
-        });
+        let warnings = group_warnings(renderings.iter().flat_map(|r| &r.warnings))
+            .into_iter()
+            .map(|group| {
+                Value::object([
+                    ("client".to_owned(), Value::string(group.dialect.name())),
+                    ("message".to_owned(), Value::string(group.message)),
+                    (
+                        "entries".to_owned(),
+                        Value::list(group.entries.into_iter().map(Value::string).collect()),
+                    ),
+                ])
+            });
         let mut state = config.clone();
         state.set_attr("entries", convert::string_list(&merged.list));
-        state.set_attr("no_proxy", Value::string(merged.no_proxy()));
+        state.set_attr("no_proxy", Value::string(no_proxy));
         state.set_attr(
             "renderings",
             Value::map(
