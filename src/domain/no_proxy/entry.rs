@@ -352,28 +352,6 @@ impl Entry {
     }
 }
 
-/// `items` in the canonical order of their entries (each entry's sort key
-/// computed once, not at every comparison); items with equal entries are
-/// ordered by `tie`.
-pub fn sort_canonical<T, K: Ord>(
-    items: Vec<T>,
-    entry: impl Fn(&T) -> &Entry,
-    tie: impl Fn(&T) -> K,
-) -> Vec<T> {
-    let mut keyed: Vec<(OrderKey<'_>, K, usize)> = items
-        .iter()
-        .enumerate()
-        .map(|(index, item)| (entry(item).order_key(), tie(item), index))
-        .collect();
-    keyed.sort_unstable();
-    let order: Vec<usize> = keyed.into_iter().map(|(_, _, index)| index).collect();
-    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
-    order
-        .into_iter()
-        .filter_map(|index| slots[index].take())
-        .collect()
-}
-
 impl Ord for Entry {
     /// The canonical order.
     fn cmp(&self, other: &Self) -> Ordering {

@@ -12,7 +12,7 @@ use std::net::IpAddr;
 use ipnet::IpNet;
 
 use super::dialect::Dialect;
-use super::entry::{sort_canonical, Entry, Host};
+use super::entry::{Entry, Host};
 use super::render::java_expresses;
 use crate::domain::{cancel, Finding};
 
@@ -186,11 +186,11 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
     }
     // Of equal entries, the first user input's stays (before a built-in
     // default's): the origin completes the key, so no stable sort is needed.
-    let mut parsed = sort_canonical(
-        parsed,
-        |(entry, _)| entry,
-        |(_, origin)| (origin.is_none(), *origin),
-    );
+    parsed.sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then(a.1.is_none().cmp(&b.1.is_none()))
+            .then(a.1.cmp(&b.1))
+    });
     parsed.dedup_by(|later, first| later.0 == first.0);
     let (entries, origins): (Vec<Entry>, Vec<Option<Origin>>) = parsed.into_iter().unzip();
     let fields = sources
