@@ -5,7 +5,8 @@
 //! one process per distinct setting, as they read it once). Nothing leaves
 //! loopback: the proxy is a closed port on 127.0.0.1, libcurl never opens a
 //! socket (its socket callback records the port it would connect to), undici's
-//! inner dispatchers are recorders, and curl, wget and Ruby run in a network
+//! inner dispatchers are recorders, httpx only picks a transport (none is
+//! used), and curl, wget and Ruby run in a network
 //! namespace of their own (`unshare -rn`) whose only interface is loopback.
 
 use std::io::Write;
@@ -182,6 +183,15 @@ pub fn ruby(mode: &str, cases: &[Case]) -> Vec<Decision> {
     )
 }
 
+/// httpx's decisions (tests/oracle/decide_httpx.py).
+fn httpx(cases: &[Case]) -> Vec<Decision> {
+    let mut command = Command::new("python3");
+    command
+        .arg(dir().join("decide_httpx.py"))
+        .env("PYTHONPATH", tools().join("python"));
+    run(command, &json_lines(cases), cases.len())
+}
+
 /// The real client's decisions for `cases`.
 pub fn decide(dialect: Dialect, cases: &[Case]) -> Vec<Decision> {
     if cases.is_empty() {
@@ -197,5 +207,6 @@ pub fn decide(dialect: Dialect, cases: &[Case]) -> Vec<Decision> {
         Dialect::Ruby => ruby("find_proxy", cases),
         Dialect::Node => node("decide.js", cases),
         Dialect::Undici => node("decide_undici.js", cases),
+        Dialect::Httpx => httpx(cases),
     }
 }

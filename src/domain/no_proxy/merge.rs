@@ -247,6 +247,11 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
         }
     }
     let (list, of) = shared_list(&entries, &origins, &options.targets)?;
+    for dialect in &options.targets {
+        if let Some(bad) = list.iter().find(|e| dialect.rejects_whole_setting(e)) {
+            warnings.push(Finding::warning("", None, format!("{dialect} rejects this NO_PROXY value"), format!("`{bad}` makes {dialect} reject the whole NO_PROXY value, so every request fails; give {dialect} processes their rendering (`renderings[\"{dialect}\"]`), which leaves such entries out.")));
+        }
+    }
     Ok(Merged {
         list,
         origins: Origins { fields, of },
