@@ -2,12 +2,14 @@
 //! real Terraform 1.11 and 1.0.3: the coverage check reports a destination
 //! spelled the way a client reads differently (a trailing-dot name for Go),
 //! `fail_on_gap` fails the plan on it, the default client set stays the
-//! original eight, and the `undici` client gets its own rendering.
+//! original eight, the `undici` client gets its own rendering, and the real
+//! httpx reads the `httpx` rendering as intended (and rejects the shared list
+//! of a dual-stack cluster, which the plan warns about).
 
 #[path = "e2e/mod.rs"]
 mod harness;
 
-use harness::{example, for_each_terraform, run_cycle, Cycle, Workdir};
+use harness::{example, for_each_terraform, run_cycle, Cycle, Feature, Workdir};
 use serde_json::{json, Value};
 
 /// A data source checking one destination for `clients`.
@@ -179,5 +181,128 @@ output "undici_warnings" {
             outputs["undici_warnings"],
             json!([".corp.example", ".svc", "10.0.0.0/8"])
         );
+    });
+}
+
+/// What the real httpx (tests/oracle/decide_httpx.py) does with each URL when
+/// NO_PROXY is `no_proxy`: `direct`, `proxy` or `refused`.
+fn real_httpx(no_proxy: &str, urls: &[&str]) -> Vec<String> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut child = Command::new("python3")
+        .arg(root.join("tests/oracle/decide_httpx.py"))
+        .env("PYTHONPATH", root.join(".tools/python"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3 runs");
+    let input: String = urls
+        .iter()
+        .map(|url| json!({"no_proxy": no_proxy, "url": url}).to_string() + "\n")
+        .collect();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "httpx driver failed");
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// `clients = ["httpx", ...]` on a dual-stack cluster: the shared list holds
+/// an IPv6 CIDR and a bracketed address, which make the real httpx reject the
+/// whole value (the plan warns); httpx's own rendering leaves them out (with
+/// client warnings) and the real httpx reads it as intended: the cluster's
+/// names, the listed IPv4 and IPv6 addresses and localhost direct, the
+/// service CIDR's addresses (not expressible) and other hosts through the proxy.
+#[test]
+fn httpx_rendering_is_read_by_httpx_as_intended() {
+    let provider = example("provider/provider.tf");
+    let config = r#"
+data "clusterproxy_no_proxy" "httpx" {
+  installation   = [".corp.example", "registry.example.com:5000", "fd00::1", "10.0.0.7", "fd00:10:96::/112"]
+  cluster_domain = "cluster.local"
+  clients        = ["go", "python", "httpx"]
+}
+
+output "no_proxy" {
+  value = data.clusterproxy_no_proxy.httpx.no_proxy
+}
+
+output "httpx" {
+  value = data.clusterproxy_no_proxy.httpx.renderings["httpx"]
+}
+
+output "httpx_warnings" {
+  value = [for w in data.clusterproxy_no_proxy.httpx.client_warnings : w.entry if w.client == "httpx"]
+}
+"#;
+    let urls = [
+        "https://kubernetes.default.svc.cluster.local/",
+        "https://api.corp.example/",
+        "http://registry.example.com:5000/v2/",
+        "http://[fd00::1]/",
+        "http://10.0.0.7/",
+        "http://localhost:8080/",
+        "http://a.localhost/",
+        "https://registry.example.com/",
+        "https://corp.example/",
+        "http://[fd00:10:96::1]/",
+        "https://example.org/",
+    ];
+    let intended = [
+        "direct", "direct", "direct", "direct", "direct", "direct", "direct", "proxy", "proxy",
+        "proxy", "proxy",
+    ];
+    for_each_terraform(|tf| {
+        let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", config)]);
+        let plan = work.run(&["plan", "-json"]);
+        assert_eq!(plan.code, 0, "{}", plan.combined());
+        let warned = plan
+            .stdout
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .any(|m| {
+                m["type"] == "diagnostic"
+                    && m["@level"] == "warn"
+                    && m["diagnostic"]["summary"] == "httpx rejects this NO_PROXY value"
+            });
+        assert!(warned, "{}", plan.stdout);
+        let outputs = run_cycle(&work, &Cycle::default());
+        let shared = outputs["no_proxy"].as_str().unwrap();
+        assert!(real_httpx(shared, &urls).iter().all(|d| d == "refused"));
+        let rendering = outputs["httpx"].as_str().unwrap();
+        assert_eq!(
+            rendering,
+            "cluster.local,.corp.example,localhost,.localhost,registry.example.com:5000,.svc,10.0.0.7,127.0.0.1,fd00::1"
+        );
+        assert_eq!(real_httpx(rendering, &urls), intended, "{rendering}");
+        assert_eq!(outputs["httpx_warnings"], json!(["fd00:10:96::/112"]));
+        if !tf.supports(Feature::Functions) {
+            return;
+        }
+        // no_proxy_bypasses answers for httpx as the real httpx does.
+        let function = r#"
+output "bare" {
+  value = provider::clusterproxy::no_proxy_bypasses("fd00::1", "http://[fd00::1]/", "httpx")
+}
+
+output "bracketed" {
+  value = provider::clusterproxy::no_proxy_bypasses("[fd00::1]", "http://[fd00::1]/", "httpx")
+}
+"#;
+        let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", function)]);
+        let outputs = run_cycle(&work, &Cycle::default());
+        assert_eq!(real_httpx("fd00::1", &["http://[fd00::1]/"]), ["direct"]);
+        assert_eq!(real_httpx("[fd00::1]", &["http://[fd00::1]/"]), ["refused"]);
+        assert_eq!(outputs["bare"], json!(true));
+        assert_eq!(outputs["bracketed"], json!(false));
     });
 }

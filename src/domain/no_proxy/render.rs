@@ -318,4 +318,45 @@ mod tests {
             .iter()
             .any(|w| w.entry == "10.0.0.0/8"));
     }
+
+    /// httpx never gets an entry that makes it reject the whole value (IPv6
+    /// CIDRs, bracketed addresses), nor a port it would never match.
+    #[test]
+    fn httpx_gets_only_what_it_reads() {
+        let list = entries(&[
+            "localhost",
+            ".xn--bcher-kva.example",
+            "api.example:6443",
+            "registry.example:443",
+            "10.0.0.0/8",
+            "10.0.0.7:8080",
+            "fd00::/64",
+            "[fd00::1]:8080",
+            "fd00::2",
+        ]);
+        let rendering = render(Dialect::Httpx, &list);
+        assert_eq!(
+            rendering.value,
+            "localhost,.localhost,.xn--bcher-kva.example,api.example:6443,registry.example,10.0.0.7:8080,fd00::1,fd00::2"
+        );
+        assert!(!rendering
+            .value
+            .split(',')
+            .any(|e| Dialect::Httpx.rejects_whole_setting(e)));
+        let warned: Vec<&str> = rendering
+            .warnings
+            .iter()
+            .map(|w| w.entry.as_str())
+            .collect();
+        assert_eq!(
+            warned,
+            [
+                ".xn--bcher-kva.example",
+                "registry.example:443",
+                "10.0.0.0/8",
+                "fd00::/64",
+                "[fd00::1]:8080"
+            ]
+        );
+    }
 }
