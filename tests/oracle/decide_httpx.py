@@ -10,7 +10,10 @@ Client._transport_for_url() is what send() calls to pick the transport: the
 client's own transport is a direct connection, a mounted one is the proxy.
 "refused" is a setting httpx.Client() cannot be constructed with (it raises,
 e.g. InvalidURL for an IPv6 CIDR entry) or a URL it rejects. No transport is
-ever used, so no socket is opened.
+ever used, so no socket is opened. Only the construction of transports
+(Client._init_transport, Client._init_proxy_transport: connection pools and
+TLS contexts, which take no part in the choice) is replaced by markers, which
+makes a client about ten times cheaper to construct.
 """
 
 import json
@@ -22,12 +25,19 @@ import httpx
 PROXY = "http://127.0.0.1:9"  # discard: closed on loopback, never connected to
 
 
+DIRECT = object()
+PROXIED = object()
+httpx.Client._init_transport = lambda self, **_: DIRECT
+httpx.Client._init_proxy_transport = lambda self, proxy, **_: PROXIED
+
+
 def main():
-    for key in list(os.environ):
-        if key.lower().endswith("_proxy"):
-            del os.environ[key]
+    # httpx reads the whole environment on every construction: keep only the
+    # proxy settings (no other variable takes part in the choice).
+    os.environ.clear()
     os.environ.update(http_proxy=PROXY, https_proxy=PROXY)
     clients = {}
+    request_urls = {}
     out = []
     for line in sys.stdin:
         case = json.loads(line)
@@ -35,21 +45,26 @@ def main():
         if setting not in clients:
             os.environ["no_proxy"] = setting
             try:
-                # verify=False only skips loading CA certificates (speed).
-                clients[setting] = httpx.Client(verify=False)
+                clients[setting] = httpx.Client()
             except Exception:  # the whole setting breaks the client
                 clients[setting] = None
         client = clients[setting]
         if client is None:
             out.append("refused")
             continue
-        try:
-            request = client.build_request("GET", case["url"])
-        except Exception:
+        url = case["url"]
+        if url not in request_urls:
+            # The request's URL depends on the URL alone (no client has a
+            # base_url): built once per URL.
+            try:
+                request_urls[url] = client.build_request("GET", url).url
+            except Exception:
+                request_urls[url] = None
+        if request_urls[url] is None:
             out.append("refused")
             continue
-        transport = client._transport_for_url(request.url)
-        out.append("direct" if transport is client._transport else "proxy")
+        transport = client._transport_for_url(request_urls[url])
+        out.append({DIRECT: "direct", PROXIED: "proxy"}[transport])
     print("\n".join(out), flush=True)
 
 
