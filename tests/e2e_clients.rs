@@ -2,14 +2,19 @@
 //! real Terraform 1.11 and 1.0.3: the coverage check reports a destination
 //! spelled the way a client reads differently (a trailing-dot name for Go),
 //! `fail_on_gap` fails the plan on it, the default client set stays the
-//! original eight, the `undici` client gets its own rendering, and the real
-//! httpx reads the `httpx` rendering as intended (and rejects the shared list
-//! of a dual-stack cluster, which the plan warns about).
+//! original eight, and the `undici` client gets its own rendering; the
+//! `reqwest` client's rendering is read as intended by the real reqwest, and
+//! the `httpx` client's by the real httpx (which rejects the shared list of a
+//! dual-stack cluster, as the plan warns).
 
 #[path = "e2e/mod.rs"]
 mod harness;
+mod oracle;
 
+use clusterproxy::domain::no_proxy::dialect::Decision;
+use clusterproxy::domain::no_proxy::Dialect;
 use harness::{example, for_each_terraform, run_cycle, Cycle, Feature, Workdir};
+use oracle::Case;
 use serde_json::{json, Value};
 
 /// A data source checking one destination for `clients`.
@@ -184,36 +189,121 @@ output "undici_warnings" {
     });
 }
 
-/// What the real httpx (tests/oracle/decide_httpx.py) does with each URL when
-/// NO_PROXY is `no_proxy`: `direct`, `proxy` or `refused`.
-fn real_httpx(no_proxy: &str, urls: &[&str]) -> Vec<String> {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut child = Command::new("python3")
-        .arg(root.join("tests/oracle/decide_httpx.py"))
-        .env("PYTHONPATH", root.join(".tools/python"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("python3 runs");
-    let input: String = urls
+/// `clients = ["reqwest"]` gets a rendering the real reqwest (tests/oracle/reqwest)
+/// reads as intended: every listed destination direct, others proxied; with
+/// `*`, IP literals direct too (reqwest's `*` covers names only, so the
+/// rendering adds `0.0.0.0/0` and `::/0`), and the shared list keeps the other
+/// entries for reqwest. The coverage check finds no gap for reqwest (a
+/// `host:port` entry would be one: reqwest never matches it in the shared
+/// list, so the rendering drops the port).
+#[test]
+fn reqwest_rendering_is_read_as_intended_by_reqwest() {
+    let provider = example("provider/provider.tf");
+    let config = r#"
+data "clusterproxy_no_proxy" "reqwest" {
+  installation   = [".corp.example", "fd00::1", "10.0.0.0/8", "api.example:6443"]
+  clients        = ["reqwest"]
+  default_checks = false
+  must_bypass    = ["https://a.corp.example/", "http://10.1.2.3/", "http://[fd00::1]/"]
+  fail_on_gap    = true
+}
+
+data "clusterproxy_no_proxy" "star" {
+  installation = ["*", "10.0.0.0/8"]
+  clients      = ["reqwest"]
+}
+
+output "reqwest" {
+  value = data.clusterproxy_no_proxy.reqwest.renderings["reqwest"]
+}
+
+output "reqwest_gaps" {
+  value = data.clusterproxy_no_proxy.reqwest.gaps
+}
+
+output "reqwest_warnings" {
+  value = [for w in data.clusterproxy_no_proxy.reqwest.client_warnings : w.entry if w.client == "reqwest"]
+}
+
+output "star" {
+  value = data.clusterproxy_no_proxy.star.renderings["reqwest"]
+}
+
+output "star_entries" {
+  value = data.clusterproxy_no_proxy.star.entries
+}
+"#;
+    for_each_terraform(|tf| {
+        let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", config)]);
+        let outputs = run_cycle(&work, &Cycle::default());
+        let rendering = outputs["reqwest"].as_str().unwrap().to_owned();
+        assert_eq!(
+            rendering,
+            "api.example,cluster.local,.corp.example,localhost,.svc,10.0.0.0/8,127.0.0.1,fd00::1"
+        );
+        assert_eq!(outputs["reqwest_gaps"], json!([]));
+        assert_eq!(
+            outputs["reqwest_warnings"],
+            json!(["api.example:6443", ".corp.example", ".svc"])
+        );
+        let star = outputs["star"].as_str().unwrap().to_owned();
+        assert_eq!(
+            star,
+            "*,0.0.0.0/0,::/0,cluster.local,localhost,.svc,10.0.0.0/8,127.0.0.1"
+        );
+        assert_eq!(
+            outputs["star_entries"],
+            json!([
+                "*",
+                "cluster.local",
+                "localhost",
+                ".svc",
+                "10.0.0.0/8",
+                "127.0.0.1"
+            ])
+        );
+
+        let expect = [
+            (&rendering, "https://a.corp.example/", Decision::Direct),
+            (&rendering, "https://corp.example/", Decision::Direct),
+            (&rendering, "https://API.example:6443/", Decision::Direct),
+            (&rendering, "http://10.1.2.3:8080/", Decision::Direct),
+            (&rendering, "http://[fd00:0::1]/", Decision::Direct),
+            (
+                &rendering,
+                "https://kubernetes.default.svc/",
+                Decision::Direct,
+            ),
+            (&rendering, "http://localhost/", Decision::Direct),
+            (&rendering, "https://example.org/", Decision::Proxy),
+            (&rendering, "http://192.168.1.1/", Decision::Proxy),
+            (&rendering, "http://[::ffff:10.1.2.3]/", Decision::Proxy),
+            (&star, "https://example.org/", Decision::Direct),
+            (&star, "http://192.168.1.1/", Decision::Direct),
+            (&star, "http://[2001:db8::5]/", Decision::Direct),
+        ];
+        let cases: Vec<Case> = expect
+            .iter()
+            .map(|(setting, url, _)| Case {
+                setting: (*setting).clone(),
+                url: (*url).to_owned(),
+            })
+            .collect();
+        let want: Vec<Decision> = expect.iter().map(|e| e.2).collect();
+        assert_eq!(oracle::decide(Dialect::Reqwest, &cases), want);
+    });
+}
+
+/// What the real httpx does with each URL when NO_PROXY is `no_proxy`.
+fn real_httpx(no_proxy: &str, urls: &[&str]) -> Vec<Decision> {
+    let cases: Vec<Case> = urls
         .iter()
-        .map(|url| json!({"no_proxy": no_proxy, "url": url}).to_string() + "\n")
+        .map(|url| Case {
+            setting: no_proxy.to_owned(),
+            url: (*url).to_owned(),
+        })
         .collect();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert!(output.status.success(), "httpx driver failed");
-    String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .map(str::to_owned)
-        .collect()
+    oracle::decide(Dialect::Httpx, &cases)
 }
 
 /// `clients = ["httpx", ...]` on a dual-stack cluster: the shared list holds
@@ -257,9 +347,9 @@ output "httpx_warnings" {
         "http://[fd00:10:96::1]/",
         "https://example.org/",
     ];
+    use Decision::{Direct, Proxy};
     let intended = [
-        "direct", "direct", "direct", "direct", "direct", "direct", "direct", "proxy", "proxy",
-        "proxy", "proxy",
+        Direct, Direct, Direct, Direct, Direct, Direct, Direct, Proxy, Proxy, Proxy, Proxy,
     ];
     for_each_terraform(|tf| {
         let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", config)]);
@@ -277,7 +367,9 @@ output "httpx_warnings" {
         assert!(warned, "{}", plan.stdout);
         let outputs = run_cycle(&work, &Cycle::default());
         let shared = outputs["no_proxy"].as_str().unwrap();
-        assert!(real_httpx(shared, &urls).iter().all(|d| d == "refused"));
+        assert!(real_httpx(shared, &urls)
+            .iter()
+            .all(|d| *d == Decision::Refused));
         let rendering = outputs["httpx"].as_str().unwrap();
         assert_eq!(
             rendering,
@@ -300,8 +392,14 @@ output "bracketed" {
 "#;
         let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", function)]);
         let outputs = run_cycle(&work, &Cycle::default());
-        assert_eq!(real_httpx("fd00::1", &["http://[fd00::1]/"]), ["direct"]);
-        assert_eq!(real_httpx("[fd00::1]", &["http://[fd00::1]/"]), ["refused"]);
+        assert_eq!(
+            real_httpx("fd00::1", &["http://[fd00::1]/"]),
+            [Decision::Direct]
+        );
+        assert_eq!(
+            real_httpx("[fd00::1]", &["http://[fd00::1]/"]),
+            [Decision::Refused]
+        );
         assert_eq!(outputs["bare"], json!(true));
         assert_eq!(outputs["bracketed"], json!(false));
     });

@@ -5,9 +5,11 @@
 //! one process per distinct setting, as they read it once). Nothing leaves
 //! loopback: the proxy is a closed port on 127.0.0.1, libcurl never opens a
 //! socket (its socket callback records the port it would connect to), undici's
-//! inner dispatchers are recorders, httpx only picks a transport (none is
-//! used), and curl, wget and Ruby run in a network
-//! namespace of their own (`unshare -rn`) whose only interface is loopback.
+//! inner dispatchers are recorders, reqwest's proxy is a listener on 127.0.0.1
+//! that closes every connection (its resolver answers no name), httpx only
+//! picks a transport (none is used), and curl, wget, Ruby and reqwest run in a
+//! network namespace of their own (`unshare -rn`) whose only interface is
+//! loopback.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -183,6 +185,21 @@ pub fn ruby(mode: &str, cases: &[Case]) -> Vec<Decision> {
     )
 }
 
+/// Rust reqwest through tests/oracle/reqwest, built by scripts/install-test-tools.
+fn reqwest(cases: &[Case]) -> Vec<Decision> {
+    let binary = tools().join("reqwest-oracle/release/reqwest-oracle");
+    assert!(
+        binary.is_file(),
+        "{} is missing: run scripts/install-test-tools",
+        binary.display()
+    );
+    run(
+        isolated(binary.to_str().unwrap(), &[]),
+        &json_lines(cases),
+        cases.len(),
+    )
+}
+
 /// httpx's decisions (tests/oracle/decide_httpx.py).
 fn httpx(cases: &[Case]) -> Vec<Decision> {
     let mut command = Command::new("python3");
@@ -207,6 +224,7 @@ pub fn decide(dialect: Dialect, cases: &[Case]) -> Vec<Decision> {
         Dialect::Ruby => ruby("find_proxy", cases),
         Dialect::Node => node("decide.js", cases),
         Dialect::Undici => node("decide_undici.js", cases),
+        Dialect::Reqwest => reqwest(cases),
         Dialect::Httpx => httpx(cases),
     }
 }
