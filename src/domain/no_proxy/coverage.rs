@@ -38,16 +38,37 @@ pub fn gaps(
     targets: &BTreeSet<Dialect>,
     destinations: &[Destination],
 ) -> Vec<Gap> {
+    // The shared value is joined once for every client that reads it.
+    let shared = merged.no_proxy();
+    let settings: Vec<(Dialect, String)> = targets
+        .iter()
+        .filter(|d| !d.reads_no_proxy())
+        .map(|d| (*d, render(*d, &merged.entries).value))
+        .collect();
+    gaps_of(
+        targets.iter().map(|d| {
+            let own = settings.iter().find(|(o, _)| o == d);
+            (*d, own.map_or(shared.as_str(), |(_, s)| s.as_str()))
+        }),
+        destinations,
+    )
+}
+
+/// [`gaps`] for settings already computed: each client with the setting it
+/// reads ([`setting_for`]), in the order of the result.
+pub fn gaps_of<'s>(
+    settings: impl IntoIterator<Item = (Dialect, &'s str)>,
+    destinations: &[Destination],
+) -> Vec<Gap> {
     let mut out = Vec::new();
-    for dialect in targets {
-        let setting = setting_for(*dialect, merged);
+    for (dialect, setting) in settings {
         for destination in destinations {
             if cancel::requested() {
                 return out;
             }
-            if !dialect.bypasses(&setting, destination) {
+            if !dialect.bypasses(setting, destination) {
                 out.push(Gap {
-                    dialect: *dialect,
+                    dialect,
                     destination: destination.to_string(),
                 });
             }

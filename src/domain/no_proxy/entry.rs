@@ -15,6 +15,7 @@
 //! each numerically by network address, a block before the addresses and
 //! longer prefixes it starts with (shorter prefix first), without a port before with one.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::fmt;
 use std::net::IpAddr;
@@ -86,7 +87,13 @@ impl Entry {
                 format!("{raw:?} contains a space, comma or `|`; give each entry as its own list element."),
             );
         }
-        let text = text.to_lowercase();
+        // Most entries are written in lowercase ASCII already: no copy then.
+        let text: Cow<'_, str> = if text.is_ascii() && !text.bytes().any(|b| b.is_ascii_uppercase())
+        {
+            Cow::Borrowed(text)
+        } else {
+            Cow::Owned(text.to_lowercase())
+        };
         if text == "*" {
             return Ok(Parsed {
                 entry: Entry {

@@ -11,9 +11,9 @@ pub mod merge;
 pub mod render;
 
 pub use cluster::{Cloud, Cluster};
-pub use coverage::{gaps, setting_for, Gap};
+pub use coverage::{gaps, gaps_of, setting_for, Gap};
 pub use destination::Destination;
 pub use dialect::Dialect;
 pub use entry::{Entry, Host};
 pub use merge::{merge, normalize, MergeOptions, Merged, Origins, Source, Subsumed};
-pub use render::{render, ClientWarning, Rendering};
+pub use render::{group_warnings, render, ClientWarning, Rendering, WarningGroup};

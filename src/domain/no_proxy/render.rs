@@ -2,7 +2,8 @@
 //! gives that client the meaning of the canonical (Go) list as closely as it
 //! can express it, and warnings for what it cannot.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
 use std::net::IpAddr;
 
 use ipnet::{IpNet, Ipv4Net};
@@ -25,7 +26,8 @@ pub struct Rendering {
     pub warnings: Vec<ClientWarning>,
 }
 
-/// A remark about one entry for one client.
+/// A remark about one entry for one client. The message does not name the
+/// entry, so the remarks of one client can be grouped by message.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ClientWarning {
     /// The dialect.
@@ -39,6 +41,13 @@ pub struct ClientWarning {
 /// Renders `entries` for `dialect` (linear: the first of equal forms stays).
 /// Stops early when the computation is cancelled ([`cancel::requested`]).
 pub fn render(dialect: Dialect, entries: &[Entry]) -> Rendering {
+    if dialect == Dialect::Go {
+        return Rendering {
+            dialect,
+            value: canonical_list(entries),
+            warnings: Vec::new(),
+        };
+    }
     let mut parts: Vec<String> = Vec::with_capacity(entries.len());
     let mut warnings = Vec::new();
     for entry in entries {
@@ -69,9 +78,25 @@ pub fn render(dialect: Dialect, entries: &[Entry]) -> Rendering {
     }
 }
 
+/// Go's rendering: the canonical texts joined with commas, written into one
+/// string. Distinct entries have distinct texts, so nothing repeats.
+fn canonical_list(entries: &[Entry]) -> String {
+    let mut value = String::with_capacity(entries.len() * 24);
+    for (index, entry) in entries.iter().enumerate() {
+        if cancel::requested() {
+            break;
+        }
+        if index > 0 {
+            value.push(',');
+        }
+        // Writing into a String cannot fail.
+        let _ = write!(value, "{entry}");
+    }
+    value
+}
+
 /// The texts one entry becomes for `dialect`, and a warning if its meaning changes.
 fn forms(dialect: Dialect, entry: &Entry) -> (Vec<String>, Option<String>) {
-    let canonical = entry.to_string();
     let unsupported = |why: &str| (Vec::new(), Some(why.to_owned()));
     if entry.host == Host::Any {
         return match dialect {
@@ -83,21 +108,22 @@ fn forms(dialect: Dialect, entry: &Entry) -> (Vec<String>, Option<String>) {
         };
     }
     match dialect {
-        Dialect::Go => (vec![canonical], None),
+        Dialect::Go => (vec![entry.to_string()], None),
         Dialect::Java => java_forms(entry),
+        Dialect::Httpx => httpx_forms(entry),
         _ => {
             let port_note = entry.port.filter(|_| !dialect.supports_ports()).map(|_| {
                 format!("{dialect} ignores ports in entries; the entry applies to every port.")
             });
-            let host_only = Entry {
-                host: entry.host.clone(),
-                port: if port_note.is_some() {
-                    None
-                } else {
-                    entry.port
-                },
+            let (forms, note) = if port_note.is_some() {
+                let host_only = Entry {
+                    host: entry.host.clone(),
+                    port: None,
+                };
+                env_forms(dialect, &host_only)
+            } else {
+                env_forms(dialect, entry)
             };
-            let (forms, note) = env_forms(dialect, &host_only);
             (forms, note.or(port_note))
         }
     }
@@ -141,10 +167,52 @@ fn env_forms(dialect: Dialect, entry: &Entry) -> (Vec<String>, Option<String>) {
                 (Dialect::Node, false) => (vec![format!("{name}{port}"), format!(".{name}{port}")], None),
                 (Dialect::Curl | Dialect::Python | Dialect::Requests | Dialect::Undici | Dialect::Reqwest, true) => (
                     vec![canonical],
-                    Some(format!("{dialect} ignores the leading dot: {name} itself also bypasses the proxy.")),
+                    Some(format!("{dialect} ignores the leading dot: the name itself also bypasses the proxy, not only the names below it.")),
                 ),
                 _ => (vec![canonical], None),
             }
+        }
+        Host::Any => (vec!["*".to_owned()], None),
+    }
+}
+
+/// httpx forms for one entry (the rules in `dialect/httpx.rs`): never a
+/// bracketed address or an IPv6 CIDR, which make httpx reject the whole
+/// setting; `localhost` needs `.localhost` for its subdomains; default ports
+/// never match, so they are left out.
+fn httpx_forms(entry: &Entry) -> (Vec<String>, Option<String>) {
+    let default_port = matches!(entry.port, Some(80 | 443));
+    let v6_port = matches!(entry.host, Host::Ip(IpAddr::V6(_))) && entry.port.is_some();
+    let port_note = if v6_port {
+        Some("httpx cannot read an IPv6 address with a port (`[addr]:port` makes it reject the whole NO_PROXY value); the entry applies to every port.".to_owned())
+    } else if default_port {
+        Some("httpx removes a URL's default port before comparing, so this port would never match URLs that use it by default; the entry applies to every port.".to_owned())
+    } else {
+        None
+    };
+    let entry = Entry {
+        host: entry.host.clone(),
+        port: entry.port.filter(|_| port_note.is_none()),
+    };
+    match &entry.host {
+        Host::Cidr(IpNet::V6(_)) => (
+            Vec::new(),
+            Some("httpx rejects the whole NO_PROXY value when it holds an IPv6 CIDR block; the entry is left out, so addresses in it go through the proxy unless listed one by one.".to_owned()),
+        ),
+        Host::Cidr(IpNet::V4(_)) => (
+            Vec::new(),
+            Some("httpx does not match CIDR blocks (only the network address itself); the entry is left out, so addresses in it go through the proxy unless listed one by one.".to_owned()),
+        ),
+        Host::Ip(_) => (vec![entry.to_string()], port_note),
+        Host::Domain { name, subdomains_only } => {
+            let mut forms = vec![entry.to_string()];
+            if name == "localhost" && !subdomains_only && entry.port.is_none() {
+                forms.push(".localhost".to_owned());
+            }
+            let idn_note = name.split('.').any(|label| label.starts_with("xn--")).then(|| {
+                "httpx compares a host whose first label is internationalised in Unicode and cannot read Unicode entries, so such hosts under the entry go through the proxy.".to_owned()
+            });
+            (forms, port_note.or(idn_note))
         }
         Host::Any => (vec!["*".to_owned()], None),
     }
@@ -171,7 +239,7 @@ fn java_forms(entry: &Entry) -> (Vec<String>, Option<String>) {
             Some(patterns) => (patterns, None),
             None => (
                 Vec::new(),
-                Some(format!("Java has no CIDR syntax and {net} does not expand to at most {JAVA_MAX_EXPANSION} `a.b.*` patterns; the entry is left out.")),
+                Some(format!("Java has no CIDR syntax and the block does not expand to at most {JAVA_MAX_EXPANSION} `a.b.*` patterns; the entry is left out.")),
             ),
         },
         Host::Cidr(IpNet::V6(_)) => (
@@ -187,11 +255,7 @@ pub fn java_cidr_patterns(net: &Ipv4Net) -> Option<Vec<String>> {
     if prefix == 0 {
         return Some(vec!["*".to_owned()]);
     }
-    let octets = prefix.div_ceil(8);
-    let count = 1u32 << (octets * 8 - prefix);
-    if count > JAVA_MAX_EXPANSION || octets >= 4 {
-        return None;
-    }
+    let (octets, count) = java_cidr_expansion(net)?;
     let base = u32::from(net.network());
     let step = 1u32 << (32 - octets * 8);
     Some(
@@ -204,6 +268,54 @@ pub fn java_cidr_patterns(net: &Ipv4Net) -> Option<Vec<String>> {
             })
             .collect(),
     )
+}
+
+/// How many leading octets the `a.b.*` patterns of `net` spell and how many
+/// patterns it takes; `None` when Java cannot express the block.
+fn java_cidr_expansion(net: &Ipv4Net) -> Option<(u32, u32)> {
+    let prefix = u32::from(net.prefix_len());
+    let octets = prefix.div_ceil(8);
+    let count = 1u32 << (octets * 8 - prefix);
+    (count <= JAVA_MAX_EXPANSION && octets < 4).then_some((octets, count))
+}
+
+/// Whether [`java_cidr_patterns`] can express `net` (without building the patterns).
+pub fn java_expresses(net: &Ipv4Net) -> bool {
+    net.prefix_len() == 0 || java_cidr_expansion(net).is_some()
+}
+
+/// The warnings of one client that share one message, with the entries concerned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WarningGroup<'w> {
+    /// The client.
+    pub dialect: Dialect,
+    /// What happens to the entries.
+    pub message: &'w str,
+    /// The canonical entries concerned, in the order of the warnings.
+    pub entries: Vec<&'w str>,
+}
+
+/// Groups warnings by (client, message), each group where its first warning
+/// stands (linear).
+pub fn group_warnings<'w>(
+    warnings: impl IntoIterator<Item = &'w ClientWarning>,
+) -> Vec<WarningGroup<'w>> {
+    let mut index: HashMap<(Dialect, &str), usize> = HashMap::new();
+    let mut groups: Vec<WarningGroup<'w>> = Vec::new();
+    for warning in warnings {
+        let at = *index
+            .entry((warning.dialect, warning.message.as_str()))
+            .or_insert_with(|| {
+                groups.push(WarningGroup {
+                    dialect: warning.dialect,
+                    message: &warning.message,
+                    entries: Vec::new(),
+                });
+                groups.len() - 1
+            });
+        groups[at].entries.push(&warning.entry);
+    }
+    groups
 }
 
 #[cfg(test)]
@@ -284,5 +396,84 @@ mod tests {
             .warnings
             .iter()
             .any(|w| w.entry == "10.0.0.0/8"));
+    }
+
+    /// One group per (client, message): the messages do not name the entry,
+    /// so a client's remarks on many entries take one group each.
+    #[test]
+    fn warnings_group_by_client_and_message() {
+        let list = entries(&[".a.example", ".b.example", "10.0.0.0/8", "10.1.0.0/16"]);
+        let renderings: Vec<Rendering> = [Dialect::Curl, Dialect::Python]
+            .into_iter()
+            .map(|d| render(d, &list))
+            .collect();
+        let groups = group_warnings(renderings.iter().flat_map(|r| &r.warnings));
+        let summary: Vec<(Dialect, Vec<&str>)> = groups
+            .iter()
+            .map(|g| (g.dialect, g.entries.clone()))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                (Dialect::Curl, vec![".a.example", ".b.example"]),
+                (Dialect::Python, vec![".a.example", ".b.example"]),
+                (Dialect::Python, vec!["10.0.0.0/8", "10.1.0.0/16"]),
+            ]
+        );
+        assert!(groups[1].message.contains("leading dot"));
+    }
+
+    /// The Go rendering is the canonical list, and `java_expresses` agrees
+    /// with the patterns.
+    #[test]
+    fn go_reads_the_canonical_text_and_java_expression_agrees() {
+        let list = entries(&["b.example:80", ".a.example", "fd00::1", "10.0.0.0/8", "*"]);
+        let canonical: Vec<String> = list.iter().map(Entry::to_string).collect();
+        assert_eq!(render(Dialect::Go, &list).value, canonical.join(","));
+        for prefix in 0..=32 {
+            let net = Ipv4Net::new(std::net::Ipv4Addr::new(10, 0, 0, 0), prefix).unwrap();
+            assert_eq!(java_expresses(&net), java_cidr_patterns(&net).is_some());
+        }
+    }
+
+    /// httpx never gets an entry that makes it reject the whole value (IPv6
+    /// CIDRs, bracketed addresses), nor a port it would never match.
+    #[test]
+    fn httpx_gets_only_what_it_reads() {
+        let list = entries(&[
+            "localhost",
+            ".xn--bcher-kva.example",
+            "api.example:6443",
+            "registry.example:443",
+            "10.0.0.0/8",
+            "10.0.0.7:8080",
+            "fd00::/64",
+            "[fd00::1]:8080",
+            "fd00::2",
+        ]);
+        let rendering = render(Dialect::Httpx, &list);
+        assert_eq!(
+            rendering.value,
+            "localhost,.localhost,.xn--bcher-kva.example,api.example:6443,registry.example,10.0.0.7:8080,fd00::1,fd00::2"
+        );
+        assert!(!rendering
+            .value
+            .split(',')
+            .any(|e| Dialect::Httpx.rejects_whole_setting(e)));
+        let warned: Vec<&str> = rendering
+            .warnings
+            .iter()
+            .map(|w| w.entry.as_str())
+            .collect();
+        assert_eq!(
+            warned,
+            [
+                ".xn--bcher-kva.example",
+                "registry.example:443",
+                "10.0.0.0/8",
+                "fd00::/64",
+                "[fd00::1]:8080"
+            ]
+        );
     }
 }

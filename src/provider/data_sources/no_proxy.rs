@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::domain::no_proxy::{gaps, render, Destination};
+use crate::domain::no_proxy::{gaps_of, group_warnings, render, Destination};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::model::{self, Field, Maybe};
@@ -35,14 +35,14 @@ crate::model! {
 }
 
 crate::object! {
-    /// An entry a client cannot express or reads differently.
+    /// Entries a client cannot express or reads differently, with one message.
     pub struct ClientWarning {
         /// Client name.
         pub client: String,
-        /// The entry.
-        pub entry: String,
         /// What the client does.
         pub message: String,
+        /// The entries concerned, in the order of `entries`.
+        pub entries: Vec<String>,
     }
 }
 
@@ -70,13 +70,13 @@ crate::model! {
     /// The computed attributes.
     pub struct State {
         /// `entries`.
-        pub entries: Vec<String> [computed("The merged NO_PROXY list of the inputs (installation, pod, service and node CIDRs, cluster domain, apiserver host and IP, control-plane endpoint host, `localhost`, `127.0.0.1`, `::1` (IPv6 clusters), `.svc`, the `kubernetes` Service ClusterIP, cloud metadata endpoints, extra). Entries are normalised (trimmed, lowercased, punycode, no trailing dot, `*.x` as `.x`, canonical addresses and CIDRs), semantic duplicates removed, entries covered by another entry for every client dropped, and the extra forms some clients need added right after their entry (`.x` after `x` for `node`, `[v6]` for `python`, `node` and `undici`). The list is in one canonical order, stable across releases, so that no reordering, duplicate, or equivalent spelling of any input changes it: `*` first; host names and domains by name (byte order), `x` before `.x` before `x:port` before `.x:port` (so the `.x` form some clients need stands right after its entry); then IPv4 and then IPv6 addresses and blocks numerically by network address, a block before the addresses it starts with.")],
+        pub entries: Vec<String> [computed("The merged NO_PROXY list of the inputs (installation, pod, service and node CIDRs, cluster domain, apiserver host and IP, control-plane endpoint host, `localhost`, `127.0.0.1`, `::1` (IPv6 clusters), `.svc`, the `kubernetes` Service ClusterIP, cloud metadata endpoints, extra). Entries are normalised (trimmed, lowercased, punycode, no trailing dot, `*.x` as `.x`, canonical addresses and CIDRs), semantic duplicates removed, entries covered by another entry for every client dropped, and the extra forms some clients need added right after their entry (`.x` after `x` for `node`, `[v6]` for `python`, `node` and `undici` unless `httpx` is listed, which rejects a value holding one). The list is in one canonical order, stable across releases, so that no reordering, duplicate, or equivalent spelling of any input changes it: `*` first; host names and domains by name (byte order), `x` before `.x` before `x:port` before `.x:port` (so the `.x` form some clients need stands right after its entry); then IPv4 and then IPv6 addresses and blocks numerically by network address, a block before the addresses it starts with.")],
         /// `no_proxy`.
         pub no_proxy: String [computed("`entries` joined with commas: the value for `NO_PROXY` and `no_proxy`.")],
         /// `renderings`.
         pub renderings: BTreeMap<String, String> [computed("Per client listed in `clients`, the setting that gives it the intended meaning as closely as it can express: a NO_PROXY value, or for `java` the `http.nonProxyHosts` value (`|`-separated, `*.x` patterns, octet-aligned IPv4 blocks as `a.b.*`). Cost: one string about the size of `no_proxy` per listed client in the state and every plan; list only the clients that run in the cluster to keep them small.")],
         /// `client_warnings`.
-        pub client_warnings: Vec<ClientWarning> [computed("Per client listed in `clients`, the entries it cannot express or reads differently (`client`, `entry`, `message`), in the order of `entries`. Cost: one object per (client, entry) concerned, so it grows with the number of listed clients that lack a feature the list uses (CIDR blocks, IPv6, ports, `.x`).")],
+        pub client_warnings: Vec<ClientWarning> [computed("Per client listed in `clients`, what it cannot express or reads differently: one object per client and message (`client`, `message`, and the `entries` concerned, in the order of `entries`). Cost: one object per (client, kind of remark), whatever the number of entries, plus each concerned entry once per client that lacks a feature the list uses (CIDR blocks, IPv6, ports, `.x`).")],
         /// `subsumed`.
         pub subsumed: Vec<Subsumed> [computed("Entries left out because another entry covers them for every client (`entry`, `covered_by`).")],
         /// `checked`.
@@ -128,7 +128,23 @@ impl DataSource for NoProxy {
                 }
             }
         }
-        let found = gaps(&merged, &targets, &destinations);
+        let renderings: Vec<_> = targets
+            .iter()
+            .map(|d| render(*d, &merged.entries))
+            .collect();
+        // The shared value is joined once, and Java's rendering is not made twice.
+        let no_proxy = merged.no_proxy();
+        let found = gaps_of(
+            renderings.iter().map(|r| {
+                let setting = if r.dialect.reads_no_proxy() {
+                    &no_proxy
+                } else {
+                    &r.value
+                };
+                (r.dialect, setting.as_str())
+            }),
+            &destinations,
+        );
         if config.fail_on_gap && !found.is_empty() {
             let lines: Vec<String> = found
                 .iter()
@@ -146,24 +162,19 @@ impl DataSource for NoProxy {
             );
             return None;
         }
-        let renderings: Vec<_> = targets
-            .iter()
-            .map(|d| render(*d, &merged.entries))
-            .collect();
-        let client_warnings = renderings
-            .iter()
-            .flat_map(|r| &r.warnings)
-            .map(|w| ClientWarning {
-                client: w.dialect.name().to_owned(),
-                entry: w.entry.clone(),
-                message: w.message.clone(),
+        let client_warnings = group_warnings(renderings.iter().flat_map(|r| &r.warnings))
+            .into_iter()
+            .map(|group| ClientWarning {
+                client: group.dialect.name().to_owned(),
+                message: group.message.to_owned(),
+                entries: group.entries.into_iter().map(str::to_owned).collect(),
             })
             .collect();
         Some(model::with(
             value,
             &State {
-                entries: merged.list.clone(),
-                no_proxy: merged.no_proxy(),
+                entries: merged.list,
+                no_proxy,
                 renderings: renderings
                     .iter()
                     .map(|r| (r.dialect.name().to_owned(), r.value.clone()))
@@ -171,10 +182,10 @@ impl DataSource for NoProxy {
                 client_warnings,
                 subsumed: merged
                     .subsumed
-                    .iter()
+                    .into_iter()
                     .map(|s| Subsumed {
-                        entry: s.entry.clone(),
-                        covered_by: s.covered_by.clone(),
+                        entry: s.entry,
+                        covered_by: s.covered_by,
                     })
                     .collect(),
                 checked: destinations.iter().map(|d| d.to_string()).collect(),
