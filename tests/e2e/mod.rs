@@ -184,10 +184,58 @@ impl Run {
         }
     }
 
-    /// Both streams, for assertions and failure messages.
+    /// Both streams, for leak checks and failure messages.
     pub fn combined(&self) -> String {
         format!("{}\n{}", self.stdout, self.stderr)
     }
+
+    /// The diagnostics of a `-json` run (see [`json_diagnostics`]).
+    pub fn diagnostics(&self) -> Vec<Value> {
+        json_diagnostics(&self.stdout)
+    }
+}
+
+/// A run and the diagnostic [`Workdir::expect_diagnostic`] found in it.
+#[derive(Debug)]
+pub struct Reported {
+    /// The whole run (for leak checks).
+    pub run: Run,
+    /// The matching diagnostic, as Terraform's JSON output holds it.
+    pub diagnostic: Value,
+}
+
+impl Reported {
+    /// The diagnostic's summary and detail, one line apart.
+    pub fn text(&self) -> String {
+        diagnostic_text(&self.diagnostic)
+    }
+}
+
+/// A diagnostic's summary and detail, one line apart.
+pub fn diagnostic_text(diagnostic: &Value) -> String {
+    format!(
+        "{}\n{}",
+        diagnostic["summary"].as_str().unwrap_or_default(),
+        diagnostic["detail"].as_str().unwrap_or_default()
+    )
+}
+
+/// Whether `diagnostic` has `severity`, holds `summary` in its summary or
+/// detail, and has its source snippet on the line of `attribute` (`attribute
+/// = ...`) or on the whole line `attribute`.
+fn diagnostic_matches(diagnostic: &Value, severity: &str, summary: &str, attribute: &str) -> bool {
+    let at_attribute = |code: &str| {
+        code.lines().any(|line| {
+            line.trim_start()
+                .strip_prefix(attribute)
+                .is_some_and(|rest| rest.is_empty() || rest.trim_start().starts_with('='))
+        })
+    };
+    diagnostic["severity"] == severity
+        && diagnostic_text(diagnostic).contains(summary)
+        && diagnostic["snippet"]["code"]
+            .as_str()
+            .is_some_and(at_attribute)
 }
 
 /// A throwaway Terraform working directory wired to the provider via
@@ -231,6 +279,13 @@ impl Workdir {
             }
         }
         work
+    }
+
+    /// A working directory holding the provider example as `provider.tf`
+    /// and `main` as `main.tf`.
+    pub fn with_provider(tf: &Terraform, main: &str) -> Workdir {
+        let provider = example("provider/provider.tf");
+        Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", main)])
     }
 
     /// A working directory holding the given `(file name, content)` pairs.
@@ -306,26 +361,55 @@ impl Workdir {
         run
     }
 
-    /// Asserts that `terraform ARGS...` fails and that its output contains
-    /// `needle` (e.g. a diagnostic summary). Returns the run.
-    pub fn expect_failure(&self, args: &[&str], needle: &str) -> Run {
-        let run = self.run(args);
+    /// Asserts that importing `id` into `address` (a resource this
+    /// directory declares) fails with an error whose summary or detail holds
+    /// `needle`, promptly (under a minute), and writes no state. From
+    /// Terraform 1.5 the error is read from `plan -json` with an `import {}`
+    /// block; `terraform import` has no machine-readable output, so on older
+    /// versions its text is searched.
+    pub fn expect_import_failure(&self, vars: &[&str], address: &str, id: &str, needle: &str) {
+        let started = std::time::Instant::now();
+        let run = self.run(&args_with(&["import"], &args_with(vars, &[address, id])));
+        assert!(started.elapsed() < std::time::Duration::from_secs(60));
         assert_ne!(
             run.code,
             0,
-            "terraform {} unexpectedly succeeded on {}:\n{}",
-            args.join(" "),
+            "importing {id:?} succeeded on {}:\n{}",
             self.tf.version_string(),
             run.combined()
         );
-        let text = run.combined();
+        let (kind, _) = address.split_once('.').expect("type.name address");
+        let state = std::fs::read_to_string(self.path().join("terraform.tfstate"));
         assert!(
-            text.contains(needle),
-            "terraform {} failed without {needle:?} on {}:\n{text}",
-            args.join(" "),
+            !state.is_ok_and(|state| state.contains(kind)),
+            "a failed import wrote state"
+        );
+        if !self.tf.supports(Feature::ImportBlock) {
+            assert!(
+                run.stderr.contains(needle),
+                "importing {id:?} failed without {needle:?} on {}:\n{}",
+                self.tf.version_string(),
+                run.stderr
+            );
+            return;
+        }
+        let step = ImportStep {
+            address: address.to_owned(),
+            id: id.to_owned(),
+        };
+        self.write_file("import.tf", &import_block(&step));
+        // Terraform 1.11 gives the importer's diagnostics no source range.
+        let planned = self.run(&args_with(&["plan", "-json"], vars));
+        let diagnostics = planned.diagnostics();
+        assert!(
+            planned.code != 0
+                && diagnostics
+                    .iter()
+                    .any(|d| d["severity"] == "error" && diagnostic_text(d).contains(needle)),
+            "importing {id:?} by an import block gave no error {needle:?} on {}:\n{diagnostics:#?}",
             self.tf.version_string()
         );
-        run
+        std::fs::remove_file(self.path().join("import.tf")).expect("remove import.tf");
     }
 
     /// Runs `terraform ARGS...` with `TF_LOG=trace` and asserts that neither
@@ -362,44 +446,53 @@ impl Workdir {
         run
     }
 
-    /// Runs `terraform ARGS... -json` (a plan, apply or validate), expects
-    /// it to fail with an error diagnostic whose summary or detail contains
-    /// `summary`, and whose source snippet (Terraform's structured
-    /// `snippet.code`) is the line of `attribute` (so the diagnostic carries
-    /// its attribute path), or the whole line `attribute` (e.g. a block
-    /// header). Returns the run.
-    pub fn expect_diagnostic_at(&self, args: &[&str], summary: &str, attribute: &str) -> Run {
+    /// Runs `terraform ARGS... -json` (a plan, apply or validate) and
+    /// expects a diagnostic of `severity` (`error`: the command fails;
+    /// `warning`: it succeeds) whose summary or detail contains `summary` and
+    /// whose source snippet (Terraform's structured `snippet.code`) is the
+    /// line of `attribute` (so the diagnostic carries its attribute path), or
+    /// the whole line `attribute` (e.g. a block header), in the manner of
+    /// terraform-plugin-testing's `ExpectError`/plancheck. Returns the run
+    /// and the diagnostic.
+    pub fn expect_diagnostic(
+        &self,
+        args: &[&str],
+        severity: &str,
+        summary: &str,
+        attribute: &str,
+    ) -> Reported {
         let mut json_args = args.to_vec();
         json_args.push("-json");
         let run = self.run(&json_args);
-        assert_ne!(
-            run.code,
-            0,
-            "terraform {} unexpectedly succeeded on {}:\n{}",
+        assert_eq!(
+            run.code == 0,
+            severity != "error",
+            "terraform {} exited {} with an expected {severity} on {}:\n{}",
             json_args.join(" "),
+            run.code,
             self.tf.version_string(),
             run.combined()
         );
-        let diagnostics = json_diagnostics(&run.stdout);
-        let at_attribute = |code: &str| {
-            code.lines().any(|line| {
-                line.trim_start()
-                    .strip_prefix(attribute)
-                    .is_some_and(|rest| rest.is_empty() || rest.trim_start().starts_with('='))
+        // A plugin panic shows only as text (Terraform's crash report); no
+        // JSON field carries it.
+        assert!(!run.combined().contains("panic"), "{}", run.combined());
+        let diagnostics = run.diagnostics();
+        let diagnostic = diagnostics
+            .iter()
+            .find(|d| diagnostic_matches(d, severity, summary, attribute))
+            .unwrap_or_else(|| {
+                panic!(
+                    "{summary}: no {severity} diagnostic at `{attribute}` on {}:\n{diagnostics:#?}",
+                    self.tf.version_string()
+                )
             })
-        };
-        assert!(
-            diagnostics.iter().any(|d| {
-                d["severity"] == "error"
-                    && [&d["summary"], &d["detail"]]
-                        .iter()
-                        .any(|text| text.as_str().is_some_and(|t| t.contains(summary)))
-                    && d["snippet"]["code"].as_str().is_some_and(at_attribute)
-            }),
-            "{summary}: no error diagnostic at `{attribute}` on {}:\n{diagnostics:#?}",
-            self.tf.version_string()
-        );
-        run
+            .clone();
+        Reported { run, diagnostic }
+    }
+
+    /// [`Workdir::expect_diagnostic`] for an error: the command fails.
+    pub fn expect_diagnostic_at(&self, args: &[&str], summary: &str, attribute: &str) -> Reported {
+        self.expect_diagnostic(args, "error", summary, attribute)
     }
 
     /// Root module outputs as `{name: value}` (from `terraform output -json`).
@@ -666,9 +759,8 @@ pub fn apply_data_source_example(
     data_source: &str,
 ) -> serde_json::Map<String, Value> {
     let (password, password_encoded) = (EXAMPLE_PASSWORD, EXAMPLE_PASSWORD_ENCODED);
-    let provider = example("provider/provider.tf");
     let config = example(&format!("data-sources/{data_source}/data-source.tf"));
-    let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", &config)]);
+    let work = Workdir::with_provider(tf, &config);
     if config.contains("proxy-ca.pem") {
         work.write_file("proxy-ca.pem", &ca_certificate(&["proxy-ca.corp.example"]));
     }
@@ -678,10 +770,7 @@ pub fn apply_data_source_example(
             "test.tfvars",
             &format!("proxy_password = {}\n", hcl_string(password)),
         );
-        Cycle {
-            var_file: Some("test.tfvars".into()),
-            import: None,
-        }
+        Cycle::with_vars()
     } else {
         Cycle::default()
     };
@@ -693,6 +782,41 @@ pub fn apply_data_source_example(
         }
     }
     outputs
+}
+
+/// Plans each bad configuration `(main.tf, summary, attribute, mention)`
+/// beside the provider example and `files`, expecting the error diagnostic
+/// at `attribute` (see [`Workdir::expect_diagnostic`]) whose summary or
+/// detail also holds `mention`. `secret`, a value the configurations hold,
+/// shows nowhere in the output.
+pub fn expect_bad_inputs<C: AsRef<str>>(
+    tf: &Terraform,
+    files: &[(&str, &str)],
+    secret: Option<&str>,
+    cases: &[(C, &str, &str, Option<&str>)],
+) {
+    for (config, summary, attribute, mention) in cases {
+        let work = Workdir::with_provider(tf, config.as_ref());
+        for (name, content) in files {
+            work.write_file(name, content);
+        }
+        let reported = work.expect_diagnostic_at(&["plan"], summary, attribute);
+        if let Some(mention) = mention {
+            assert!(
+                reported.text().contains(mention),
+                "{summary}: {mention} not mentioned on {}:\n{}",
+                tf.version_string(),
+                reported.text()
+            );
+        }
+        if let Some(secret) = secret {
+            assert!(
+                !reported.run.combined().contains(secret),
+                "{summary}: the secret shows on {}",
+                tf.version_string()
+            );
+        }
+    }
 }
 
 /// An import step: the resource address and the import ID.
@@ -711,6 +835,28 @@ pub struct Cycle {
     pub var_file: Option<String>,
     /// Import step to run after the first apply.
     pub import: Option<ImportStep>,
+}
+
+impl Cycle {
+    /// A cycle with the variables of `test.tfvars`.
+    pub fn with_vars() -> Cycle {
+        Cycle {
+            var_file: Some("test.tfvars".into()),
+            import: None,
+        }
+    }
+
+    /// A cycle with the variables of `test.tfvars` that imports `id` into
+    /// `address` after the first apply.
+    pub fn importing(address: &str, id: impl Into<String>) -> Cycle {
+        Cycle {
+            import: Some(ImportStep {
+                address: address.to_owned(),
+                id: id.into(),
+            }),
+            ..Cycle::with_vars()
+        }
+    }
 }
 
 /// `base` followed by `extra`, as one argument list.
