@@ -1,31 +1,34 @@
 //! End-to-end tests: the provider binary driven by real Terraform 1.11 and
 //! 1.0.3 through the harness in tests/e2e/mod.rs.
 
+#[path = "e2e/cycle.rs"]
+mod cycle;
+#[path = "e2e/diagnostics.rs"]
+mod diagnostics;
 #[path = "e2e/mod.rs"]
 mod harness;
 
-use harness::{
-    diagnostic_text, example, for_each_terraform, run_cycle, secret_forms, Cycle, Feature, Workdir,
-};
+use std::path::Path;
 
-/// The leak check finds a secret base64-encoded at any offset inside a
-/// larger text (e.g. a CAPI `base64` file), and JSON-escaped.
-#[test]
-fn secret_forms_find_encoded_secrets() {
-    use base64::Engine as _;
-    let secret = r#"p%40ss "w\rd" $HOME x"#;
-    let forms = secret_forms(secret);
-    for prefix in ["", "a", "ab", "abc"] {
-        let document = format!("HTTP_PROXY=http://u:{secret}@proxy:3128\n{prefix}");
-        for text in [format!("{prefix}{document}"), document] {
-            let encoded = base64::engine::general_purpose::STANDARD.encode(&text);
-            assert!(forms.iter().any(|f| encoded.contains(f)), "{encoded}");
+use cycle::{run_cycle, Cycle, Feature};
+use diagnostics::expect_bad_inputs;
+use harness::{diagnostic_text, example, for_each_terraform, Terraform, Workdir};
+
+/// A working directory holding a copy of every `.tf` file in `example`
+/// (a path relative to the crate root, e.g. `examples/quickstart`).
+fn from_example(tf: &Terraform, example: &str) -> Workdir {
+    let work = Workdir::empty(tf);
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join(example);
+    let entries =
+        std::fs::read_dir(&source).unwrap_or_else(|err| panic!("read {}: {err}", source.display()));
+    for entry in entries {
+        let path = entry.expect("dir entry").path();
+        if path.extension().is_some_and(|ext| ext == "tf") {
+            std::fs::copy(&path, work.path().join(path.file_name().unwrap()))
+                .expect("copy example file");
         }
     }
-    let escaped = serde_json::to_string(&format!("x{secret}y")).unwrap();
-    assert!(forms.iter().any(|f| escaped.contains(f)), "{escaped}");
-    let unrelated = base64::engine::general_purpose::STANDARD.encode("p%40ss w rd HOME x");
-    assert!(!forms.iter().any(|f| unrelated.contains(f)));
+    work
 }
 
 /// The harness cycle itself works on both Terraform versions, using only
@@ -56,7 +59,7 @@ fn harness_cycle_with_builtins() {
 #[test]
 fn quickstart_example() {
     for_each_terraform(|tf| {
-        let work = Workdir::from_example(tf, "examples/quickstart");
+        let work = from_example(tf, "examples/quickstart");
         let outputs = run_cycle(&work, &Cycle::default());
         assert_eq!(
             outputs["no_proxy"],
@@ -179,7 +182,11 @@ output "x" {
   value = provider::clusterproxy::no_proxy_bypasses("a.example", "ftp://a.example", "go")
 }
 "#;
-        let work = Workdir::with_provider(tf, bad);
-        work.expect_diagnostic_at(&["plan"], "Invalid value for \"url\" parameter", "value");
+        expect_bad_inputs(
+            tf,
+            &[],
+            None,
+            &[(bad, "Invalid value for \"url\" parameter", "value", None)],
+        );
     });
 }

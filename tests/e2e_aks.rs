@@ -8,8 +8,14 @@
 //! set arithmetic (`no_proxy` is a `TypeSet`, flattened verbatim from
 //! `noProxy`), which Terraform's own `setunion`/`setsubtract` express.
 
+#[path = "e2e/cycle.rs"]
+mod cycle;
+#[path = "e2e/diagnostics.rs"]
+mod diagnostics;
 #[path = "e2e/mod.rs"]
 mod harness;
+#[path = "e2e/imports.rs"]
+mod imports;
 
 use std::collections::BTreeSet;
 
@@ -20,10 +26,9 @@ use clusterproxy::domain::no_proxy::{
 use clusterproxy::domain::render::aks::{effective, AksCluster, HttpProxyConfig};
 use clusterproxy::domain::render::ProxySettings;
 use clusterproxy::domain::trusted_ca::TrustedCa;
-use harness::{
-    example, expect_bad_inputs, for_each_terraform, hcl_string, run_cycle, Cycle, ImportStep,
-    Workdir,
-};
+use cycle::{hcl_string, run_cycle, Cycle, ImportStep};
+use diagnostics::expect_bad_inputs;
+use harness::{example, for_each_terraform, Workdir};
 use serde_json::Value;
 
 fn fixture_path(name: &str) -> String {

@@ -6,10 +6,17 @@
 //! readable in the output. Also: the drift data source round trip, and bad
 //! import IDs (missing file, FIFO) as prompt diagnostics that write no state.
 
+#[path = "e2e/cycle.rs"]
+mod cycle;
 #[path = "e2e/mod.rs"]
 mod harness;
+#[path = "e2e/imports.rs"]
+mod imports;
+#[path = "e2e/secrets.rs"]
+mod secrets;
 
-use harness::{for_each_terraform, hcl_string, run_cycle, Cycle, Feature, Workdir};
+use cycle::{hcl_string, run_cycle, Cycle, Feature};
+use harness::{for_each_terraform, Workdir};
 
 fn fixture(path: &str) -> String {
     format!(

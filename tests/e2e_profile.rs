@@ -4,13 +4,23 @@
 //! plan empty after each step, secrets absent from CLI output and trace logs,
 //! and bad input as diagnostics that write no state.
 
+#[path = "e2e/cycle.rs"]
+mod cycle;
+#[path = "e2e/diagnostics.rs"]
+mod diagnostics;
 #[path = "e2e/mod.rs"]
 mod harness;
+#[path = "e2e/imports.rs"]
+mod imports;
+#[path = "e2e/plancheck.rs"]
+mod plancheck;
+#[path = "e2e/secrets.rs"]
+mod secrets;
 
-use harness::{
-    example, expect_action, expect_bad_inputs, expect_known, for_each_terraform, hcl_string,
-    planned_change, run_cycle, Cycle, Feature, Workdir,
-};
+use cycle::{hcl_string, run_cycle, Cycle, Feature};
+use diagnostics::expect_bad_inputs;
+use harness::{example, for_each_terraform, Workdir};
+use plancheck::{expect_action, expect_known, planned_change};
 
 /// The password of tests/fixtures/import/systemd/messy.conf.
 const PASSWORD: &str = "p@ss word";

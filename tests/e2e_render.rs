@@ -3,14 +3,25 @@
 //! to the intended values, the proxy password never shows in CLI output or
 //! trace logs, and each platform rule is a diagnostic on the right attribute.
 
+#[path = "e2e/cycle.rs"]
+mod cycle;
+#[path = "e2e/diagnostics.rs"]
+mod diagnostics;
+#[path = "e2e/examples.rs"]
+mod examples;
 #[path = "e2e/mod.rs"]
 mod harness;
+#[path = "e2e/secrets.rs"]
+mod secrets;
 
 use base64::Engine as _;
-use harness::{
-    apply_data_source_example, ca_certificate, expect_bad_inputs, for_each_terraform, run_cycle,
-    Cycle, Workdir, EXAMPLE_PASSWORD as PASSWORD, EXAMPLE_PASSWORD_ENCODED as PASSWORD_ENCODED,
+use cycle::{run_cycle, Cycle};
+use diagnostics::expect_bad_inputs;
+use examples::{
+    apply_data_source_example, ca_certificate, EXAMPLE_PASSWORD as PASSWORD,
+    EXAMPLE_PASSWORD_ENCODED as PASSWORD_ENCODED,
 };
+use harness::{for_each_terraform, Workdir};
 
 #[test]
 fn systemd_dropin_example() {
@@ -71,7 +82,7 @@ fn capi_kubeadm_example() {
         let outputs = apply_data_source_example(tf, "clusterproxy_capi_kubeadm");
         let yaml = outputs["kubeadm_config_spec"].as_str().unwrap();
         for secret in [PASSWORD, PASSWORD_ENCODED] {
-            for form in harness::secret_forms(secret) {
+            for form in secrets::secret_forms(secret) {
                 assert!(!yaml.contains(&form), "{form:?} in the KCP YAML:\n{yaml}");
             }
         }
