@@ -55,16 +55,7 @@ pub fn hcl_string(text: &str) -> String {
 impl Workdir {
     /// Runs `terraform ARGS...`, panicking unless it exits 0.
     pub fn run_ok(&self, args: &[&str]) -> Run {
-        let run = self.run(args);
-        assert_eq!(
-            run.code,
-            0,
-            "terraform {} failed on {}:\n{}",
-            args.join(" "),
-            self.tf.version_string(),
-            run.combined()
-        );
-        run
+        self.run(args).expect_ok(args, &self.tf.version_string())
     }
 
     /// Root module outputs as `{name: value}` (from `terraform output -json`).

@@ -33,7 +33,9 @@ impl Terraform {
             .env("CHECKPOINT_DISABLE", "1")
             .output()
             .unwrap_or_else(|err| panic!("cannot run {}: {err}", path.display()));
-        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stdout = Run::from_output(output)
+            .expect_ok(&["version"], &path.display().to_string())
+            .stdout;
         let version = stdout
             .lines()
             .next()
@@ -113,6 +115,19 @@ impl Run {
             stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
         }
+    }
+
+    /// The run of `terraform ARGS...`, or a panic naming it and `on` (the
+    /// Terraform version or binary) unless it exited 0.
+    pub fn expect_ok(self, args: &[&str], on: &str) -> Run {
+        assert_eq!(
+            self.code,
+            0,
+            "terraform {} failed on {on}:\n{}",
+            args.join(" "),
+            self.combined()
+        );
+        self
     }
 
     /// Both streams, for leak checks and failure messages.

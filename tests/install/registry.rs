@@ -538,18 +538,10 @@ impl InstallDir {
         Run::from_output(command.output().expect("spawn"))
     }
 
-    /// Runs `terraform ARGS...`, panicking unless it exits 0.
+    /// Runs `terraform ARGS...` in this installation directory; panics
+    /// unless it exits 0.
     pub fn run_ok(&self, args: &[&str]) -> Run {
-        let run = self.run(args);
-        assert_eq!(
-            run.code,
-            0,
-            "terraform {} failed on {}:\n{}",
-            args.join(" "),
-            self.tf.version_string(),
-            run.combined()
-        );
-        run
+        self.run(args).expect_ok(args, &self.tf.version_string())
     }
 
     /// The lock file's text.
