@@ -2,15 +2,20 @@
 //! real Terraform 1.11 and 1.0.3: the coverage check reports a destination
 //! spelled the way a client reads differently (a trailing-dot name for Go),
 //! `fail_on_gap` fails the plan on it, the default client set stays the
-//! original eight, and the `undici` client gets its own rendering.
+//! original eight, and the `undici` client gets its own rendering; the
+//! `reqwest` client's rendering is read as intended by the real reqwest.
 
 #[path = "e2e/cycle.rs"]
 mod cycle;
 #[path = "e2e/mod.rs"]
 mod harness;
+mod oracle;
 
+use clusterproxy::domain::no_proxy::dialect::Decision;
+use clusterproxy::domain::no_proxy::Dialect;
 use cycle::{run_cycle, Cycle};
 use harness::{diagnostic_text, for_each_terraform, Workdir};
+use oracle::Case;
 use serde_json::json;
 
 /// A data source checking one destination for `clients`.
@@ -148,5 +153,109 @@ output "undici_warnings" {
             outputs["undici_warnings"],
             json!([".corp.example", ".svc", "10.0.0.0/8"])
         );
+    });
+}
+
+/// `clients = ["reqwest"]` gets a rendering the real reqwest (tests/oracle/reqwest)
+/// reads as intended: every listed destination direct, others proxied; with
+/// `*`, IP literals direct too (reqwest's `*` covers names only, so the
+/// rendering adds `0.0.0.0/0` and `::/0`), and the shared list keeps the other
+/// entries for reqwest. The coverage check finds no gap for reqwest (a
+/// `host:port` entry would be one: reqwest never matches it in the shared
+/// list, so the rendering drops the port).
+#[test]
+fn reqwest_rendering_is_read_as_intended_by_reqwest() {
+    let config = r#"
+data "clusterproxy_no_proxy" "reqwest" {
+  installation   = [".corp.example", "fd00::1", "10.0.0.0/8", "api.example:6443"]
+  clients        = ["reqwest"]
+  default_checks = false
+  must_bypass    = ["https://a.corp.example/", "http://10.1.2.3/", "http://[fd00::1]/"]
+  fail_on_gap    = true
+}
+
+data "clusterproxy_no_proxy" "star" {
+  installation = ["*", "10.0.0.0/8"]
+  clients      = ["reqwest"]
+}
+
+output "reqwest" {
+  value = data.clusterproxy_no_proxy.reqwest.renderings["reqwest"]
+}
+
+output "reqwest_gaps" {
+  value = data.clusterproxy_no_proxy.reqwest.gaps
+}
+
+output "reqwest_warnings" {
+  value = [for w in data.clusterproxy_no_proxy.reqwest.client_warnings : w.entry if w.client == "reqwest"]
+}
+
+output "star" {
+  value = data.clusterproxy_no_proxy.star.renderings["reqwest"]
+}
+
+output "star_entries" {
+  value = data.clusterproxy_no_proxy.star.entries
+}
+"#;
+    for_each_terraform(|tf| {
+        let work = Workdir::with_provider(tf, config);
+        let outputs = run_cycle(&work, &Cycle::default());
+        let rendering = outputs["reqwest"].as_str().unwrap().to_owned();
+        assert_eq!(
+            rendering,
+            "api.example,cluster.local,.corp.example,localhost,.svc,10.0.0.0/8,127.0.0.1,fd00::1"
+        );
+        assert_eq!(outputs["reqwest_gaps"], json!([]));
+        assert_eq!(
+            outputs["reqwest_warnings"],
+            json!(["api.example:6443", ".corp.example", ".svc"])
+        );
+        let star = outputs["star"].as_str().unwrap().to_owned();
+        assert_eq!(
+            star,
+            "*,0.0.0.0/0,::/0,cluster.local,localhost,.svc,10.0.0.0/8,127.0.0.1"
+        );
+        assert_eq!(
+            outputs["star_entries"],
+            json!([
+                "*",
+                "cluster.local",
+                "localhost",
+                ".svc",
+                "10.0.0.0/8",
+                "127.0.0.1"
+            ])
+        );
+
+        let expect = [
+            (&rendering, "https://a.corp.example/", Decision::Direct),
+            (&rendering, "https://corp.example/", Decision::Direct),
+            (&rendering, "https://API.example:6443/", Decision::Direct),
+            (&rendering, "http://10.1.2.3:8080/", Decision::Direct),
+            (&rendering, "http://[fd00:0::1]/", Decision::Direct),
+            (
+                &rendering,
+                "https://kubernetes.default.svc/",
+                Decision::Direct,
+            ),
+            (&rendering, "http://localhost/", Decision::Direct),
+            (&rendering, "https://example.org/", Decision::Proxy),
+            (&rendering, "http://192.168.1.1/", Decision::Proxy),
+            (&rendering, "http://[::ffff:10.1.2.3]/", Decision::Proxy),
+            (&star, "https://example.org/", Decision::Direct),
+            (&star, "http://192.168.1.1/", Decision::Direct),
+            (&star, "http://[2001:db8::5]/", Decision::Direct),
+        ];
+        let cases: Vec<Case> = expect
+            .iter()
+            .map(|(setting, url, _)| Case {
+                setting: (*setting).clone(),
+                url: (*url).to_owned(),
+            })
+            .collect();
+        let want: Vec<Decision> = expect.iter().map(|e| e.2).collect();
+        assert_eq!(oracle::decide(Dialect::Reqwest, &cases), want);
     });
 }

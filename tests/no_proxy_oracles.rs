@@ -260,6 +260,8 @@ fn facts(dialect: Dialect) -> Vec<Case> {
             ("example.com:8080", "http://example.com/"),
             ("a.example,*", "http://x.example.com/"),
             ("*", "http://x.example.com/"),
+            ("*", "http://10.1.2.3/"),
+            ("a.example, *", "http://[fd00::1]/"),
             (".svc", "https://kubernetes.default.svc.cluster.local/"),
             (
                 "cluster.local",
@@ -481,6 +483,11 @@ fn node_model_matches_proxy_from_env() {
 #[test]
 fn undici_model_matches_env_http_proxy_agent() {
     assert_model_matches(Dialect::Undici);
+}
+
+#[test]
+fn reqwest_model_matches_reqwest() {
+    assert_model_matches(Dialect::Reqwest);
 }
 
 /// For a dual-stack cluster merged for every client, each real client
@@ -727,6 +734,12 @@ const CLASSES: &[(&str, &str, &str, &str)] = &[
     ),
     ("`*` as the whole value", "*", "*", "http://example.com/"),
     (
+        "`*` as the whole value, IP address URL",
+        "*",
+        "*",
+        "http://10.1.2.3/",
+    ),
+    (
         "`*` among other entries",
         "a.example,*",
         "a.example|*",
@@ -799,7 +812,7 @@ fn client_table() -> String {
         "---\npage_title: \"NO_PROXY: how each client reads it\"\nsubcategory: \"\"\ndescription: |-\n  Every client the provider models, against every class of setting and destination that clients read differently.\n---\n\n# NO_PROXY: how each client reads it\n\n",
     );
     out.push_str("There is no NO_PROXY standard. This table shows what each modelled client does with a request for the URL when its setting is the NO_PROXY value (Java: the `http.nonProxyHosts` value) of the row: `direct`, `proxy`, or `refused` (the client rejects the URL). It is generated from the provider's client models, and the test that generates it (`tests/no_proxy_oracles.rs`, `client_table`) asks the real clients the same questions and fails on any difference; the same models are checked against the real clients on at least 10,000 generated cases per client on every test run.\n\n");
-    out.push_str("Clients: `go` (net/http, x/net/http/httpproxy), `curl` (libcurl 7.88), `python` (urllib), `requests` (2.34), `ruby` (URI#find_proxy; Net::HTTP decides the same), `wget` (GNU wget 1.21), `java` (OpenJDK DefaultProxySelector), `node` (proxy-from-env 2), `undici` (Node fetch through undici's EnvHttpProxyAgent). The default `clients` of the data source and functions is the first eight; name `undici` to include it.\n\n");
+    out.push_str("Clients: `go` (net/http, x/net/http/httpproxy), `curl` (libcurl 7.88), `python` (urllib), `requests` (2.34), `ruby` (URI#find_proxy; Net::HTTP decides the same), `wget` (GNU wget 1.21), `java` (OpenJDK DefaultProxySelector), `node` (proxy-from-env 2), `undici` (Node fetch through undici's EnvHttpProxyAgent), `reqwest` (Rust reqwest 0.12's system proxy, hyper-util 0.1.21's matcher). The default `clients` of the data source and functions is the first eight; name `undici` or `reqwest` to include them.\n\n");
     out.push_str("| class | NO_PROXY | Java setting | URL |");
     for dialect in Dialect::ALL {
         out.push_str(&format!(" {dialect} |"));

@@ -6,6 +6,7 @@ pub mod diagnostics;
 pub mod docs;
 pub mod function;
 pub mod logging;
+pub mod model;
 pub mod planning;
 pub mod plugin;
 pub mod proto;

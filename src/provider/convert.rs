@@ -1,4 +1,4 @@
-//! Conversions between framework values/diagnostics and domain inputs/findings.
+//! Conversions between framework diagnostics/values and domain findings/lists.
 
 use crate::domain::{Finding, Severity};
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
@@ -28,62 +28,7 @@ pub fn push_findings(findings: &[Finding], prefix: &AttributePath, diags: &mut D
     }
 }
 
-/// A string attribute; `None` when null (or absent).
-pub fn string(object: &Value, name: &str) -> Option<String> {
-    object
-        .get_attr(name)
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-}
-
-/// A bool attribute; `false` when null.
-pub fn boolean(object: &Value, name: &str) -> bool {
-    object
-        .get_attr(name)
-        .and_then(Value::as_bool)
-        .unwrap_or(false)
-}
-
-/// A list/set of strings; a null list is empty. Callers reject null
-/// elements first (schema validator `NoNullElements`), so indexes stay aligned.
-pub fn strings(object: &Value, name: &str) -> Vec<String> {
-    object
-        .get_attr(name)
-        .and_then(Value::elements)
-        .map(|items| {
-            items
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// A list of strings as a value.
 pub fn string_list<S: AsRef<str>>(items: &[S]) -> Value {
     Value::list(items.iter().map(|s| Value::string(s.as_ref())).collect())
-}
-
-/// A set of strings as a value.
-pub fn string_set<S: AsRef<str>>(items: &[S]) -> Value {
-    Value::Set(items.iter().map(|s| Value::string(s.as_ref())).collect())
-}
-
-/// A list of objects, each given as (attribute, value) pairs.
-pub fn objects<'a>(rows: impl IntoIterator<Item = Vec<(&'a str, Value)>>) -> Value {
-    Value::list(
-        rows.into_iter()
-            .map(|row| Value::object(row.into_iter().map(|(k, v)| (k.to_owned(), v))))
-            .collect(),
-    )
-}
-
-/// The object type with string attributes `names`.
-pub fn string_object_type(names: &[&str]) -> crate::framework::value::Type {
-    crate::framework::value::Type::object(
-        names
-            .iter()
-            .map(|n| (*n, crate::framework::value::Type::String)),
-    )
 }

@@ -116,12 +116,12 @@ mod tests {
         for renderer in renderers() {
             let schema = renderer.schema();
             assert!(
-                schema.attribute("profile").is_some(),
+                schema.attribute(inputs::RendererInputs::profile).is_some(),
                 "{}",
                 renderer.type_name()
             );
             assert!(
-                schema.attribute("warnings").is_none(),
+                schema.attribute(functions::render::WARNINGS).is_none(),
                 "{}",
                 renderer.type_name()
             );

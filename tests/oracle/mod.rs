@@ -5,8 +5,10 @@
 //! one process per distinct setting, as they read it once). Nothing leaves
 //! loopback: the proxy is a closed port on 127.0.0.1, libcurl never opens a
 //! socket (its socket callback records the port it would connect to), undici's
-//! inner dispatchers are recorders, and curl, wget and Ruby run in a network
-//! namespace of their own (`unshare -rn`) whose only interface is loopback.
+//! inner dispatchers are recorders, reqwest's proxy is a listener on 127.0.0.1
+//! that closes every connection (its resolver answers no name), and curl,
+//! wget, Ruby and reqwest run in a network namespace of their own
+//! (`unshare -rn`) whose only interface is loopback.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -182,6 +184,21 @@ pub fn ruby(mode: &str, cases: &[Case]) -> Vec<Decision> {
     )
 }
 
+/// Rust reqwest through tests/oracle/reqwest, built by scripts/install-test-tools.
+fn reqwest(cases: &[Case]) -> Vec<Decision> {
+    let binary = tools().join("reqwest-oracle/release/reqwest-oracle");
+    assert!(
+        binary.is_file(),
+        "{} is missing: run scripts/install-test-tools",
+        binary.display()
+    );
+    run(
+        isolated(binary.to_str().unwrap(), &[]),
+        &json_lines(cases),
+        cases.len(),
+    )
+}
+
 /// The real client's decisions for `cases`.
 pub fn decide(dialect: Dialect, cases: &[Case]) -> Vec<Decision> {
     if cases.is_empty() {
@@ -197,5 +214,6 @@ pub fn decide(dialect: Dialect, cases: &[Case]) -> Vec<Decision> {
         Dialect::Ruby => ruby("find_proxy", cases),
         Dialect::Node => node("decide.js", cases),
         Dialect::Undici => node("decide_undici.js", cases),
+        Dialect::Reqwest => reqwest(cases),
     }
 }

@@ -4,7 +4,8 @@
 //! (tests/no_proxy_oracles.rs). Versions modelled: Go net/http (x/net
 //! httpproxy), curl >= 7.86, CPython urllib, requests, Ruby URI, GNU wget >= 1.20,
 //! OpenJDK DefaultProxySelector (http.nonProxyHosts), Node proxy-from-env,
-//! Node fetch through undici's EnvHttpProxyAgent.
+//! Node fetch through undici's EnvHttpProxyAgent, Rust reqwest 0.12 (system
+//! proxy, through hyper-util's matcher).
 //!
 //! Each model starts from the destination's host as written and normalises it
 //! only as its client does (case, trailing dot, IDNA, IPv4-mapped IPv6).
@@ -37,6 +38,8 @@ pub enum Dialect {
     Node,
     /// Node's fetch through undici's `EnvHttpProxyAgent` (undici >= 6.14).
     Undici,
+    /// Rust reqwest 0.12's system proxy (hyper-util's `client::proxy::matcher`).
+    Reqwest,
 }
 
 /// What a client does with a request.
@@ -52,7 +55,7 @@ pub enum Decision {
 
 impl Dialect {
     /// Every dialect, in documentation order.
-    pub const ALL: [Dialect; 9] = [
+    pub const ALL: [Dialect; 10] = [
         Dialect::Go,
         Dialect::Curl,
         Dialect::Python,
@@ -62,11 +65,12 @@ impl Dialect {
         Dialect::Java,
         Dialect::Node,
         Dialect::Undici,
+        Dialect::Reqwest,
     ];
 
     /// Every dialect name, in the order of [`Dialect::ALL`].
-    pub const NAMES: [&'static str; 9] = [
-        "go", "curl", "python", "requests", "ruby", "wget", "java", "node", "undici",
+    pub const NAMES: [&'static str; 10] = [
+        "go", "curl", "python", "requests", "ruby", "wget", "java", "node", "undici", "reqwest",
     ];
 
     /// The clients targeted when none are named: the eight of the first
@@ -108,9 +112,10 @@ impl Dialect {
         self != Dialect::Java
     }
 
-    /// True when the client honours `*` (at least as the whole value).
+    /// True when `*` (at least as the whole value) bypasses every destination
+    /// (reqwest's `*` bypasses names only, never an IP literal).
     pub fn understands_any(self) -> bool {
-        !matches!(self, Dialect::Wget | Dialect::Ruby)
+        !matches!(self, Dialect::Wget | Dialect::Ruby | Dialect::Reqwest)
     }
 
     /// True when the client matches IPv6 literals only in brackets
@@ -138,7 +143,7 @@ impl Dialect {
     /// curl 7.88 never matches IPv6 CIDR entries).
     pub fn matches_cidr(self, ipv6: bool) -> bool {
         match self {
-            Dialect::Go => true,
+            Dialect::Go | Dialect::Reqwest => true,
             Dialect::Curl | Dialect::Requests | Dialect::Ruby => !ipv6,
             Dialect::Python | Dialect::Wget | Dialect::Java | Dialect::Node | Dialect::Undici => {
                 false
@@ -159,8 +164,8 @@ impl Dialect {
         let refused = match self {
             // URI rejects non-ASCII hosts and zone IDs.
             Dialect::Ruby => !destination.written.is_ascii() || destination.zone().is_some(),
-            // wget's and the WHATWG URL parsers reject zone IDs.
-            Dialect::Wget | Dialect::Undici => destination.zone().is_some(),
+            // wget's and the WHATWG URL parsers (reqwest's `url` crate too) reject zone IDs.
+            Dialect::Wget | Dialect::Undici | Dialect::Reqwest => destination.zone().is_some(),
             _ => false,
         };
         if refused {
@@ -176,6 +181,7 @@ impl Dialect {
             Dialect::Java => java(list, destination),
             Dialect::Node => node(list, destination),
             Dialect::Undici => undici(list, destination),
+            Dialect::Reqwest => reqwest(list, destination),
         };
         if direct {
             Decision::Direct
@@ -779,6 +785,51 @@ fn undici(list: &str, d: &Destination) -> bool {
     })
 }
 
+/// reqwest 0.12 (>= 0.12.15) reads NO_PROXY through hyper-util's
+/// `client/proxy/matcher.rs` (hyper-util 0.1.21): `NO_PROXY`, else `no_proxy`;
+/// the value splits at commas only, each element trimmed (`str::trim`), empty
+/// ones skipped; an element that parses as an `IpNet` or `IpAddr` matches IP
+/// hosts only (no IPv4-mapped equivalence), any other is a name. The host is
+/// the `url` crate's (WHATWG: lowercase punycode, a trailing dot kept, IPv6 in
+/// brackets, which `NoProxy::contains` strips). Names (`DomainMatcher::contains`)
+/// match ignoring ASCII case: equal, equal after one leading `.`, or as a
+/// tail that starts at a dot (the entry's own leading `.` counts, so `.`
+/// matches every name with a trailing dot); `*` anywhere matches every name but
+/// no IP. No ports: `host:port` never matches.
+fn reqwest(list: &str, d: &Destination) -> bool {
+    let Some(host) = whatwg_host(d) else {
+        return false;
+    };
+    let host = host
+        .strip_prefix('[')
+        .and_then(|h| h.strip_suffix(']'))
+        .unwrap_or(&host);
+    let mut entries = list.split(',').map(str::trim);
+    if let Ok(ip) = host.parse::<IpAddr>() {
+        return entries.any(|entry| match entry.parse::<IpNet>() {
+            Ok(net) => net.contains(&ip),
+            Err(_) => entry.parse::<IpAddr>() == Ok(ip),
+        });
+    }
+    entries
+        .filter(|e| !e.is_empty() && e.parse::<IpNet>().is_err() && e.parse::<IpAddr>().is_err())
+        .any(|entry| {
+            if entry.eq_ignore_ascii_case(host)
+                || entry
+                    .strip_prefix('.')
+                    .is_some_and(|e| e.eq_ignore_ascii_case(host))
+            {
+                return true;
+            }
+            let tail = host.get(host.len().saturating_sub(entry.len())..);
+            if tail.is_some_and(|t| t.eq_ignore_ascii_case(entry)) {
+                return entry.starts_with('.')
+                    || host.as_bytes().get(host.len() - entry.len() - 1) == Some(&b'.');
+            }
+            entry == "*"
+        })
+}
+
 /// The host of the WHATWG URL (Node's `new URL`): lowercase punycode with a
 /// trailing dot kept, IPv4 dotted, IPv6 compressed in brackets; `None` when
 /// the URL does not parse.
@@ -960,6 +1011,78 @@ mod tests {
                 "http://[fd00:0::1]/",
                 Decision::Direct,
             ),
+            (Reqwest, "", "http://LOCALHOST/", Decision::Proxy),
+            (Reqwest, "*", "http://10.1.2.3/", Decision::Proxy),
+            (
+                Reqwest,
+                "a.example, *",
+                "http://example.com/",
+                Decision::Direct,
+            ),
+            (
+                Reqwest,
+                "10.0.0.0/8",
+                "http://[::ffff:10.0.0.1]/",
+                Decision::Proxy,
+            ),
+            (
+                Reqwest,
+                "::ffff:10.0.0.1",
+                "http://[::ffff:a00:1]/",
+                Decision::Direct,
+            ),
+            (
+                Reqwest,
+                "example.com",
+                "http://example.com./",
+                Decision::Proxy,
+            ),
+            (Reqwest, ".", "http://example.com./", Decision::Direct),
+            (
+                Reqwest,
+                "bücher.example",
+                "http://bücher.example/",
+                Decision::Proxy,
+            ),
+            (
+                Reqwest,
+                "xn--bcher-kva.example",
+                "http://BÜCHER.example/",
+                Decision::Direct,
+            ),
+            (
+                Reqwest,
+                "a.example example.com",
+                "http://example.com/",
+                Decision::Proxy,
+            ),
+            (
+                Reqwest,
+                "\texample.com ",
+                "http://example.com/",
+                Decision::Direct,
+            ),
+            (
+                Reqwest,
+                "example.com:80",
+                "http://example.com/",
+                Decision::Proxy,
+            ),
+            (Reqwest, "[fd00::1]", "http://[fd00::1]/", Decision::Proxy),
+            (Reqwest, "fd00::/8", "http://[fd00:0::1]/", Decision::Direct),
+            (
+                Reqwest,
+                "*.example.com",
+                "http://a.example.com/",
+                Decision::Proxy,
+            ),
+            (
+                Reqwest,
+                ".example.com",
+                "http://example.com/",
+                Decision::Direct,
+            ),
+            (Reqwest, "*", "http://[fe80::1%25eth0]/", Decision::Refused),
         ];
         for (dialect, list, url, want) in cases {
             let d = Destination::parse(url).unwrap();

@@ -225,7 +225,7 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
             "",
             None,
             "NO_PROXY contains `*`",
-            "wget and Ruby do not understand `*`, so the other entries are kept for them; curl and Python then ignore `*`, because they only honour it as the whole value.",
+            format!("`*` does not bypass every destination for {} (wget and Ruby ignore it, reqwest applies it to names only), so the other entries are kept for them; curl and Python then ignore `*`, because they only honour it as the whole value.", partial_star(&options.targets)),
         ));
     }
     let (mut entries, mut origins, subsumed) = drop_covered(entries, origins, &options.targets)?;
@@ -254,6 +254,16 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
         subsumed,
         warnings,
     })
+}
+
+/// The targets for which `*` does not bypass every destination, by name.
+fn partial_star(targets: &BTreeSet<Dialect>) -> String {
+    let names: Vec<&str> = targets
+        .iter()
+        .filter(|d| !d.understands_any())
+        .map(|d| d.name())
+        .collect();
+    names.join(", ")
 }
 
 /// Lookup tables over the entries without a port restriction.
@@ -669,6 +679,13 @@ mod tests {
         let merged = merge(&sources, &MergeOptions::default()).unwrap();
         assert_eq!(merged.list, ["*", "a.example", ".a.example"]);
         assert!(merged.warnings[0].detail.contains("wget and Ruby"));
+        // reqwest's `*` leaves IP literals to the proxy: the entries stay.
+        let sources = [source("extra", &["10.0.0.0/8", "*"])];
+        let merged = merge(&sources, &targets(&[Dialect::Go, Dialect::Reqwest])).unwrap();
+        assert_eq!(merged.list, ["*", "10.0.0.0/8"]);
+        assert!(merged.warnings[0]
+            .detail
+            .starts_with("`*` does not bypass every destination for reqwest "));
     }
 
     #[test]

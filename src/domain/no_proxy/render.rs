@@ -77,6 +77,8 @@ fn forms(dialect: Dialect, entry: &Entry) -> (Vec<String>, Option<String>) {
         return match dialect {
             Dialect::Wget => unsupported("wget cannot bypass every host; the entry is left out."),
             Dialect::Ruby => unsupported("Ruby does not understand `*`; the entry is left out."),
+            // reqwest's `*` covers names only; the two blocks cover IP literals.
+            Dialect::Reqwest => (vec!["*".into(), "0.0.0.0/0".into(), "::/0".into()], None),
             _ => (vec!["*".to_owned()], None),
         };
     }
@@ -137,7 +139,7 @@ fn env_forms(dialect: Dialect, entry: &Entry) -> (Vec<String>, Option<String>) {
             let port = entry.port.map(|p| format!(":{p}")).unwrap_or_default();
             match (dialect, subdomains_only) {
                 (Dialect::Node, false) => (vec![format!("{name}{port}"), format!(".{name}{port}")], None),
-                (Dialect::Curl | Dialect::Python | Dialect::Requests | Dialect::Undici, true) => (
+                (Dialect::Curl | Dialect::Python | Dialect::Requests | Dialect::Undici | Dialect::Reqwest, true) => (
                     vec![canonical],
                     Some(format!("{dialect} ignores the leading dot: {name} itself also bypasses the proxy.")),
                 ),
@@ -269,6 +271,14 @@ mod tests {
         assert_eq!(
             value(Dialect::Node),
             "corp.example,.corp.example,.svc,[fd00::1],api.example:6443,.api.example:6443"
+        );
+        assert_eq!(
+            value(Dialect::Reqwest),
+            "corp.example,.svc,10.0.0.0/8,fd00::1,api.example"
+        );
+        assert_eq!(
+            render(Dialect::Reqwest, &entries(&["*"])).value,
+            "*,0.0.0.0/0,::/0"
         );
         assert!(render(Dialect::Python, &list)
             .warnings

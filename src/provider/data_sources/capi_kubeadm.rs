@@ -4,45 +4,95 @@ use crate::domain::render::capi::{cluster_values, secret_manifest, Content, Kube
 use crate::domain::render::{k8s, systemd, Secrets};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
-use crate::framework::schema::{Attribute, Schema};
-use crate::framework::value::{Type, Value};
-use crate::provider::{convert, inputs};
+use crate::framework::model::{self, Field, Maybe};
+use crate::framework::schema::Schema;
+use crate::framework::value::Value;
+use crate::provider::convert;
+use crate::provider::inputs::{self, NodeConfig};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct CapiKubeadm;
 
-const FILE_ATTRIBUTES: [&str; 7] = [
-    "path",
-    "owner",
-    "permissions",
-    "encoding",
-    "content",
-    "secret_name",
-    "secret_key",
-];
+crate::model! {
+    /// The inputs.
+    pub struct Config {
+        /// Proxy settings, cluster inputs, units and OS family.
+        pub node: NodeConfig [embed],
+        /// `base64_content`.
+        pub base64_content: bool [with_default(Value::bool(false), "Write inline file contents base64-encoded (`encoding: base64`); an error with `cluster_name`, where no file is inline.")],
+        /// `cluster_name`.
+        pub cluster_name: Maybe<String> [optional("Cluster name (a DNS-1123 label: it is a label value in Cluster API). When set, every file comes from the Secret `<cluster_name>-systemd-proxy` through `contentFrom.secret`: the drop-in of each unit (key `<unit>Proxy`, e.g. `containerdProxy` as Giant Swarm names it), the environment file `/etc/clusterproxy/proxy.env` (key `proxyEnv`) that `pre_kubeadm_commands` source for kubeadm, and with `trusted_ca` the CA bundle (key `trustedCa`); `files`, `pre_kubeadm_commands` and `yaml` then hold no credential. `secret_manifest` and `cluster_values_yaml` are rendered.")],
+        /// `namespace`.
+        pub namespace: Maybe<String> [with_default(Value::string("default"), "Namespace of the Secret (a DNS-1123 label).")],
+    }
+}
 
-fn files(kubeadm: &Kubeadm) -> Value {
-    convert::objects(kubeadm.files.iter().map(|f| {
-        let (encoding, content, secret_name, secret_key) = match &f.content {
-            Content::Inline { content, base64 } => (
-                base64.then(|| "base64".to_owned()),
-                Some(content.clone()),
-                None,
-                None,
-            ),
-            Content::Secret { name, key } => (None, None, Some(name.clone()), Some(key.clone())),
-        };
-        vec![
-            ("path", Value::string(&f.path)),
-            ("owner", Value::string(&f.owner)),
-            ("permissions", Value::string(&f.permissions)),
-            ("encoding", Value::opt_string(encoding)),
-            ("content", Value::opt_string(content)),
-            ("secret_name", Value::opt_string(secret_name)),
-            ("secret_key", Value::opt_string(secret_key)),
-        ]
-    }))
+crate::object! {
+    /// One `files` entry.
+    pub struct File {
+        /// Path on the node.
+        pub path: String,
+        /// Owner.
+        pub owner: String,
+        /// Mode.
+        pub permissions: String,
+        /// `base64` for encoded inline content.
+        pub encoding: Option<String>,
+        /// Inline content.
+        pub content: Option<String>,
+        /// Secret holding the content.
+        pub secret_name: Option<String>,
+        /// Key in the Secret.
+        pub secret_key: Option<String>,
+    }
+}
+
+crate::model! {
+    /// The computed attributes.
+    pub struct State {
+        /// `files`.
+        pub files: Vec<File> [computed("`files` entries for KubeadmControlPlane `spec.kubeadmConfigSpec` and KubeadmConfigTemplate `spec.template.spec`: `path`, `owner`, `permissions` (`0600` for files with credentials, `0644` otherwise), and `content` (with `encoding`) or `secret_name`/`secret_key`. With `trusted_ca`, the CA bundle for `os_family` comes last. Holds the credentials without `cluster_name`.").sensitive()],
+        /// `pre_kubeadm_commands`.
+        pub pre_kubeadm_commands: Vec<String> [computed("`preKubeadmCommands`: with `trusted_ca` the trust store update of `os_family`, `systemctl daemon-reload`, `systemctl restart -- '<unit>'` for each unit but kubelet, then the variables for kubeadm (which passes them into the static pods): shell-safe `export` lines, or with `cluster_name` `. '/etc/clusterproxy/proxy.env'`. Holds the credentials without `cluster_name`.").sensitive()],
+        /// `yaml`.
+        pub yaml: String [computed("`files` and `preKubeadmCommands` as a YAML fragment for `kubeadmConfigSpec`. Holds the credentials.").sensitive()],
+        /// `yaml_redacted`.
+        pub yaml_redacted: String [computed("`yaml` with the proxy password replaced by `***`, for review.")],
+        /// `secret_manifest`.
+        pub secret_manifest: Option<String> [computed("The Secret `<cluster_name>-systemd-proxy` holding the drop-ins, the environment file and the CA bundle (null without `cluster_name`). Holds the credentials.").sensitive()],
+        /// `cluster_values_yaml`.
+        pub cluster_values_yaml: Option<String> [computed("`cluster.proxy` (`http`, `https`, `noProxy`) for the `<cluster_name>-cluster-values` Secret (null without `cluster_name`). Holds the credentials.").sensitive()],
+    }
+}
+
+fn files(kubeadm: &Kubeadm) -> Vec<File> {
+    kubeadm
+        .files
+        .iter()
+        .map(|f| {
+            let (encoding, content, secret_name, secret_key) = match &f.content {
+                Content::Inline { content, base64 } => (
+                    base64.then(|| "base64".to_owned()),
+                    Some(content.clone()),
+                    None,
+                    None,
+                ),
+                Content::Secret { name, key } => {
+                    (None, None, Some(name.clone()), Some(key.clone()))
+                }
+            };
+            File {
+                path: f.path.clone(),
+                owner: f.owner.clone(),
+                permissions: f.permissions.clone(),
+                encoding,
+                content,
+                secret_name,
+                secret_key,
+            }
+        })
+        .collect()
 }
 
 impl DataSource for CapiKubeadm {
@@ -51,77 +101,41 @@ impl DataSource for CapiKubeadm {
     }
 
     fn schema(&self) -> Schema {
-        let mut attributes = inputs::proxy_attributes();
-        attributes.extend([
-            inputs::units_attribute(),
-            inputs::os_family_attribute(),
-            Attribute::with_default("base64_content", Type::Bool, Value::bool(false), "Write inline file contents base64-encoded (`encoding: base64`); an error with `cluster_name`, where no file is inline."),
-            Attribute::optional(
-                "cluster_name",
-                Type::String,
-                "Cluster name (a DNS-1123 label: it is a label value in Cluster API). When set, every file comes from the Secret `<cluster_name>-systemd-proxy` through `contentFrom.secret`: the drop-in of each unit (key `<unit>Proxy`, e.g. `containerdProxy` as Giant Swarm names it), the environment file `/etc/clusterproxy/proxy.env` (key `proxyEnv`) that `pre_kubeadm_commands` source for kubeadm, and with `trusted_ca` the CA bundle (key `trustedCa`); `files`, `pre_kubeadm_commands` and `yaml` then hold no credential. `secret_manifest` and `cluster_values_yaml` are rendered.",
-            ),
-            Attribute::with_default("namespace", Type::String, Value::string("default"), "Namespace of the Secret (a DNS-1123 label)."),
-            Attribute::computed(
-                "files",
-                Type::list(convert::string_object_type(&FILE_ATTRIBUTES)),
-                "`files` entries for KubeadmControlPlane `spec.kubeadmConfigSpec` and KubeadmConfigTemplate `spec.template.spec`: `path`, `owner`, `permissions` (`0600` for files with credentials, `0644` otherwise), and `content` (with `encoding`) or `secret_name`/`secret_key`. With `trusted_ca`, the CA bundle for `os_family` comes last. Holds the credentials without `cluster_name`.",
-            )
-            .sensitive(),
-            Attribute::computed(
-                "pre_kubeadm_commands",
-                Type::list(Type::String),
-                "`preKubeadmCommands`: with `trusted_ca` the trust store update of `os_family`, `systemctl daemon-reload`, `systemctl restart -- '<unit>'` for each unit but kubelet, then the variables for kubeadm (which passes them into the static pods): shell-safe `export` lines, or with `cluster_name` `. '/etc/clusterproxy/proxy.env'`. Holds the credentials without `cluster_name`.",
-            )
-            .sensitive(),
-            Attribute::computed("yaml", Type::String, "`files` and `preKubeadmCommands` as a YAML fragment for `kubeadmConfigSpec`. Holds the credentials.").sensitive(),
-            Attribute::computed("yaml_redacted", Type::String, "`yaml` with the proxy password replaced by `***`, for review."),
-            Attribute::computed("secret_manifest", Type::String, "The Secret `<cluster_name>-systemd-proxy` holding the drop-ins, the environment file and the CA bundle (null without `cluster_name`). Holds the credentials.").sensitive(),
-            Attribute::computed(
-                "cluster_values_yaml",
-                Type::String,
-                "`cluster.proxy` (`http`, `https`, `noProxy`) for the `<cluster_name>-cluster-values` Secret (null without `cluster_name`). Holds the credentials.",
-            )
-            .sensitive(),
-        ]);
         Schema::new(
             "Renders the Cluster API kubeadm bootstrap pieces that put nodes behind the proxy: systemd drop-in `files`, `preKubeadmCommands`, the Secret variant, and enforces CAPI's limits (content <= 10240 characters, path <= 512, at most 200 files, no duplicate paths). Known at plan time whenever its inputs are.",
-            attributes,
+            model::attributes::<Config, State>(),
         )
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        inputs::validate_ca_only_inputs(config, &["os_family"], diags);
-        let names = [("cluster_name", 63), ("namespace", 63)];
-        let findings: Vec<_> = names
-            .iter()
-            .filter_map(|(field, max)| {
-                let value = convert::string(config, field)?;
-                k8s::dns1123_label(field, &value, *max).err()
-            })
-            .collect();
+        let config = Config::read(config);
+        config.node.validate(diags);
+        let findings: Vec<_> = [
+            (Config::cluster_name, &config.cluster_name),
+            (Config::namespace, &config.namespace),
+        ]
+        .iter()
+        .filter_map(|(field, value)| k8s::dns1123_label(field, value.known()?, 63).err())
+        .collect();
         convert::push_findings(&findings, &AttributePath::root(), diags);
-        if convert::boolean(config, "base64_content")
-            && config
-                .get_attr("cluster_name")
-                .is_some_and(|c| !c.is_null())
-        {
+        if config.base64_content && !config.cluster_name.is_null() {
             diags.push(
                 Diagnostic::error(
                     "base64_content with cluster_name",
                     "With `cluster_name` every file comes from the Secret and none is inline; remove `base64_content`.",
                 )
-                .at(AttributePath::attribute("base64_content")),
+                .at(AttributePath::attribute(Config::base64_content)),
             );
         }
     }
 
-    fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let (proxy, units) = inputs::read_proxy_and_units(config, diags)?;
+    fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
+        let config = Config::read(value);
+        let node = &config.node;
+        let (proxy, units) = inputs::read_proxy_and_units(&node.proxy, &node.units, diags)?;
         let settings = &proxy.settings;
-        let cluster_name = convert::string(config, "cluster_name");
-        let base64 = convert::boolean(config, "base64_content");
-        let os = inputs::read_os_family(config);
+        let cluster_name = config.cluster_name.known();
+        let os = node.os_family.family();
         let limits = systemd::check_limits(
             settings,
             &systemd::dropin(settings, &units[0], Secrets::Include).content,
@@ -130,39 +144,27 @@ impl DataSource for CapiKubeadm {
         if limits.iter().any(crate::domain::Finding::is_error) {
             return None;
         }
-        let build = |secrets| match &cluster_name {
+        let build = |secrets| match cluster_name {
             Some(name) => Kubeadm::from_secret(settings, name, &units, os),
-            None => Kubeadm::inline(settings, &units, os, base64, secrets),
+            None => Kubeadm::inline(settings, &units, os, config.base64_content, secrets),
         };
         let secret = build(Secrets::Include)
             .map_err(|findings| inputs::push_render_findings(&findings, &proxy, diags))
             .ok()?;
         let redacted = build(Secrets::Redact).ok()?;
-        let namespace = convert::string(config, "namespace").unwrap_or_default();
-        let mut state = config.clone();
-        state.set_attr("files", files(&secret));
-        state.set_attr(
-            "pre_kubeadm_commands",
-            convert::string_list(&secret.pre_kubeadm_commands),
-        );
-        state.set_attr("yaml", Value::string(secret.to_yaml()));
-        state.set_attr("yaml_redacted", Value::string(redacted.to_yaml()));
-        state.set_attr(
-            "secret_manifest",
-            Value::opt_string(
-                cluster_name
-                    .as_deref()
+        let namespace = config.namespace.known().cloned().unwrap_or_default();
+        Some(model::with(
+            value,
+            &State {
+                files: files(&secret),
+                pre_kubeadm_commands: secret.pre_kubeadm_commands.clone(),
+                yaml: secret.to_yaml(),
+                yaml_redacted: redacted.to_yaml(),
+                secret_manifest: cluster_name
                     .map(|c| secret_manifest(settings, c, &namespace, &units, Secrets::Include)),
-            ),
-        );
-        state.set_attr(
-            "cluster_values_yaml",
-            Value::opt_string(
-                cluster_name
-                    .as_ref()
+                cluster_values_yaml: cluster_name
                     .map(|_| cluster_values(settings, Secrets::Include)),
-            ),
-        );
-        Some(state)
+            },
+        ))
     }
 }

@@ -4,9 +4,10 @@
 use crate::domain::render::{cloud_init, systemd, Secrets};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
-use crate::framework::schema::{Attribute, Schema};
-use crate::framework::value::{Type, Value};
-use crate::provider::{convert, inputs};
+use crate::framework::model::{self, Field};
+use crate::framework::schema::Schema;
+use crate::framework::value::Value;
+use crate::provider::inputs::{self, NodeConfig};
 
 /// systemd's line and environment limits on the drop-ins of `units`, as
 /// diagnostics; false when one is exceeded.
@@ -28,51 +29,51 @@ pub(crate) fn dropin_limits_hold(
 #[derive(Debug, Clone, Copy)]
 pub struct CloudInit;
 
+crate::model! {
+    /// The computed attributes.
+    pub struct State {
+        /// The user data.
+        pub user_data: String [computed(
+            "A `#cloud-config` document: `write_files` with, with `trusted_ca`, the CA bundle for `os_family` (`0644`), then one drop-in per unit at `/etc/systemd/system/<unit>.d/http-proxy.conf` (owner `root:root`, `0600` when the proxy URLs carry credentials, `0644` otherwise; the content of `clusterproxy_systemd_dropin`), and `runcmd` with the trust store update of `os_family`, `systemctl daemon-reload` and `systemctl restart -- '<unit>'` per unit. cloud-init writes the files in its init stage and runs `runcmd` in its final stage. Merge it into your user data (cloud-init merges several `#cloud-config` parts of a MIME multipart). Holds the credentials.",
+        )
+        .sensitive()],
+        /// The user data without the password.
+        pub user_data_redacted: String [computed("`user_data` with the proxy password replaced by `***`, for review.")],
+        /// The commands.
+        pub runcmd: Vec<String> [computed("The `runcmd` commands alone, in order, for user data you assemble yourself.")],
+    }
+}
+
 impl DataSource for CloudInit {
     fn type_name(&self) -> &'static str {
         "clusterproxy_cloud_init"
     }
 
     fn schema(&self) -> Schema {
-        let mut attributes = inputs::proxy_attributes();
-        attributes.extend([
-            inputs::units_attribute(),
-            inputs::os_family_attribute(),
-            Attribute::computed(
-                "user_data",
-                Type::String,
-                "A `#cloud-config` document: `write_files` with, with `trusted_ca`, the CA bundle for `os_family` (`0644`), then one drop-in per unit at `/etc/systemd/system/<unit>.d/http-proxy.conf` (owner `root:root`, `0600` when the proxy URLs carry credentials, `0644` otherwise; the content of `clusterproxy_systemd_dropin`), and `runcmd` with the trust store update of `os_family`, `systemctl daemon-reload` and `systemctl restart -- '<unit>'` per unit. cloud-init writes the files in its init stage and runs `runcmd` in its final stage. Merge it into your user data (cloud-init merges several `#cloud-config` parts of a MIME multipart). Holds the credentials.",
-            )
-            .sensitive(),
-            Attribute::computed("user_data_redacted", Type::String, "`user_data` with the proxy password replaced by `***`, for review."),
-            Attribute::computed("runcmd", Type::list(Type::String), "The `runcmd` commands alone, in order, for user data you assemble yourself."),
-        ]);
         Schema::new(
             "Renders cloud-init user data (`write_files` and `runcmd`) that gives systemd units such as containerd and kubelet the proxy environment with the merged NO_PROXY, and with `trusted_ca` makes the node's OS trust the proxy's CA. The document passes `cloud-init schema`. With `cloud = \"aws\"`, user data over EC2's 16 KB limit gets a warning (compress it). systemd's line and environment limits apply as in `clusterproxy_systemd_dropin`. Known at plan time whenever its inputs are.",
-            attributes,
+            model::attributes::<NodeConfig, State>(),
         )
     }
 
-    fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let (proxy, units) = inputs::read_proxy_and_units(config, diags)?;
+    fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
+        let config = NodeConfig::read(value);
+        let (proxy, units) = inputs::read_proxy_and_units(&config.proxy, &config.units, diags)?;
         let settings = &proxy.settings;
-        let os = inputs::read_os_family(config);
+        let os = config.os_family.family();
         if !dropin_limits_hold(&proxy, &units, diags) {
             return None;
         }
         let user_data = cloud_init::user_data(settings, &units, os, Secrets::Include);
         let size = cloud_init::check_size(&user_data, proxy.cluster.cloud);
         inputs::push_render_findings(&Vec::from_iter(size), &proxy, diags);
-        let mut state = config.clone();
-        state.set_attr("user_data", Value::string(user_data));
-        state.set_attr(
-            "user_data_redacted",
-            Value::string(cloud_init::user_data(settings, &units, os, Secrets::Redact)),
-        );
-        state.set_attr(
-            "runcmd",
-            convert::string_list(&cloud_init::commands(settings, &units, os)),
-        );
-        Some(state)
+        Some(model::with(
+            value,
+            &State {
+                user_data,
+                user_data_redacted: cloud_init::user_data(settings, &units, os, Secrets::Redact),
+                runcmd: cloud_init::commands(settings, &units, os),
+            },
+        ))
     }
 }

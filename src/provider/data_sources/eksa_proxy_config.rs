@@ -2,16 +2,56 @@
 
 use crate::domain::no_proxy::Destination;
 use crate::domain::render::eksa::{self, EksaCluster};
-use crate::domain::render::Secrets;
+use crate::domain::render::{ProxySettings, Secrets};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
-use crate::framework::schema::{Attribute, Schema};
-use crate::framework::value::{Type, Value};
-use crate::provider::{convert, inputs};
+use crate::framework::model::{self, Field};
+use crate::framework::schema::Schema;
+use crate::framework::value::Value;
+use crate::provider::inputs::{self, RendererInputs};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct EksaProxyConfig;
+
+crate::object! {
+    /// `proxyConfiguration`.
+    pub struct ProxyConfiguration {
+        /// `httpProxy`.
+        pub http_proxy: Option<String>,
+        /// `httpsProxy`.
+        pub https_proxy: Option<String>,
+        /// `noProxy`.
+        pub no_proxy: Vec<String>,
+    }
+}
+
+crate::model! {
+    /// The computed attributes.
+    pub struct State {
+        /// `proxy_configuration`.
+        pub proxy_configuration: ProxyConfiguration [computed("`httpProxy`, `httpsProxy` and `noProxy` (the merged list) of the Cluster's `spec.proxyConfiguration`, for a Cluster spec built in HCL. Holds the credentials.").sensitive()],
+        /// `proxy_configuration_redacted`.
+        pub proxy_configuration_redacted: ProxyConfiguration [computed("`proxy_configuration` with the proxy password replaced by `***`.")],
+        /// `cluster_spec_yaml`.
+        pub cluster_spec_yaml: String [computed("`spec.proxyConfiguration` as a YAML fragment to merge into the cluster config for `eksctl anywhere create cluster -f`. Holds the credentials.").sensitive()],
+        /// `cluster_spec_yaml_redacted`.
+        pub cluster_spec_yaml_redacted: String [computed("`cluster_spec_yaml` with the proxy password replaced by `***`.")],
+        /// `node_no_proxy`.
+        pub node_no_proxy: Vec<String> [computed("The list EKS Anywhere writes onto the nodes (Bottlerocket, Ubuntu/RHEL drop-ins and etcdadm alike): `pod_cidrs`, `service_cidrs`, `noProxy`, localhost, 127.0.0.1, .svc and the control-plane endpoint host (`control_plane_endpoint`), duplicates kept as EKS Anywhere keeps them.")],
+    }
+}
+
+fn proxy_configuration(settings: &ProxySettings, secrets: Secrets) -> ProxyConfiguration {
+    let url = |u: &Option<crate::domain::proxy_url::ProxyUrl>| {
+        u.as_ref().map(|u| ProxySettings::url(u, secrets))
+    };
+    ProxyConfiguration {
+        http_proxy: url(&settings.http_proxy),
+        https_proxy: url(&settings.https_proxy),
+        no_proxy: settings.no_proxy.clone(),
+    }
+}
 
 impl DataSource for EksaProxyConfig {
     fn type_name(&self) -> &'static str {
@@ -19,61 +59,21 @@ impl DataSource for EksaProxyConfig {
     }
 
     fn schema(&self) -> Schema {
-        let proxy_type = Type::object([
-            ("http_proxy", Type::String),
-            ("https_proxy", Type::String),
-            ("no_proxy", Type::list(Type::String)),
-        ]);
-        let mut attributes = inputs::proxy_attributes();
-        attributes.extend([
-            Attribute::computed("proxy_configuration", proxy_type.clone(), "`httpProxy`, `httpsProxy` and `noProxy` (the merged list) of the Cluster's `spec.proxyConfiguration`, for a Cluster spec built in HCL. Holds the credentials.").sensitive(),
-            Attribute::computed("proxy_configuration_redacted", proxy_type, "`proxy_configuration` with the proxy password replaced by `***`."),
-            Attribute::computed("cluster_spec_yaml", Type::String, "`spec.proxyConfiguration` as a YAML fragment to merge into the cluster config for `eksctl anywhere create cluster -f`. Holds the credentials.").sensitive(),
-            Attribute::computed("cluster_spec_yaml_redacted", Type::String, "`cluster_spec_yaml` with the proxy password replaced by `***`."),
-            Attribute::computed("node_no_proxy", Type::list(Type::String), "The list EKS Anywhere writes onto the nodes (Bottlerocket, Ubuntu/RHEL drop-ins and etcdadm alike): `pod_cidrs`, `service_cidrs`, `noProxy`, localhost, 127.0.0.1, .svc and the control-plane endpoint host (`control_plane_endpoint`), duplicates kept as EKS Anywhere keeps them."),
-        ]);
         Schema::new(
             "Renders EKS Anywhere's `proxyConfiguration` for the Cluster spec and enforces its rules (both `httpProxy` and `httpsProxy`, each with a port; no `trusted_ca`, for which proxyConfiguration has no field). EKS Anywhere also resolves a proxy host name on the admin machine when it validates the spec. Known at plan time whenever its inputs are.",
-            attributes,
+            model::attributes::<RendererInputs, State>(),
         )
     }
 
-    fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let proxy = inputs::read_proxy(config, diags)?;
+    fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
+        let proxy = RendererInputs::read(value).resolve(diags)?;
         let findings = eksa::validate(&proxy.settings);
         if !findings.is_empty() {
             inputs::push_render_findings(&findings, &proxy, diags);
             return None;
         }
         let settings = &proxy.settings;
-        let object = |secrets: Secrets| {
-            let url = |u: &Option<crate::domain::proxy_url::ProxyUrl>| {
-                Value::opt_string(
-                    u.as_ref()
-                        .map(|u| crate::domain::render::ProxySettings::url(u, secrets)),
-                )
-            };
-            Value::object([
-                ("http_proxy".to_owned(), url(&settings.http_proxy)),
-                ("https_proxy".to_owned(), url(&settings.https_proxy)),
-                (
-                    "no_proxy".to_owned(),
-                    convert::string_list(&settings.no_proxy),
-                ),
-            ])
-        };
-        let mut state = config.clone();
-        state.set_attr("proxy_configuration", object(Secrets::Include));
-        state.set_attr("proxy_configuration_redacted", object(Secrets::Redact));
-        state.set_attr(
-            "cluster_spec_yaml",
-            Value::string(eksa::cluster_spec(settings, Secrets::Include)),
-        );
-        state.set_attr(
-            "cluster_spec_yaml_redacted",
-            Value::string(eksa::cluster_spec(settings, Secrets::Redact)),
-        );
-        // read_proxy has checked the endpoint already.
+        // resolve() has checked the endpoint already.
         let endpoint_host = proxy
             .cluster
             .control_plane_endpoint
@@ -85,10 +85,15 @@ impl DataSource for EksaProxyConfig {
             service_cidrs: proxy.cluster.service_cidrs.clone(),
             endpoint_host,
         };
-        state.set_attr(
-            "node_no_proxy",
-            convert::string_list(&eksa::node_no_proxy(settings, &cluster)),
-        );
-        Some(state)
+        Some(model::with(
+            value,
+            &State {
+                proxy_configuration: proxy_configuration(settings, Secrets::Include),
+                proxy_configuration_redacted: proxy_configuration(settings, Secrets::Redact),
+                cluster_spec_yaml: eksa::cluster_spec(settings, Secrets::Include),
+                cluster_spec_yaml_redacted: eksa::cluster_spec(settings, Secrets::Redact),
+                node_no_proxy: eksa::node_no_proxy(settings, &cluster),
+            },
+        ))
     }
 }

@@ -4,30 +4,66 @@
 use crate::domain::render::{helm, k8s, pod_env, Secrets};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
-use crate::framework::schema::{Attribute, Schema};
-use crate::framework::value::{Type, Value};
-use crate::provider::{convert, inputs};
+use crate::framework::model::{self, Field, Maybe};
+use crate::framework::schema::Schema;
+use crate::framework::value::Value;
+use crate::provider::convert;
+use crate::provider::inputs::RendererInputs;
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct HelmValues;
 
-/// What a shape renders from: the settings, the service CIDRs and the CA ConfigMap name.
-struct Inputs<'a> {
-    settings: &'a crate::domain::render::ProxySettings,
-    service_cidrs: &'a [String],
-    config_map: &'a str,
+crate::model! {
+    /// The inputs.
+    pub struct Config {
+        /// Proxy settings and cluster inputs.
+        pub proxy: RendererInputs [embed],
+        /// `config_map_name`.
+        pub config_map_name: Maybe<String> [with_default(Value::string("clusterproxy-trusted-ca"), "With `trusted_ca`: the ConfigMap (a DNS-1123 label) that holds the bundle under `ca.crt`; `cert_manager_yaml` mounts it at `/etc/clusterproxy/ca` and sets `SSL_CERT_FILE`, and the `extra_env_yaml` CA variables point there.")],
+        /// `namespace`.
+        pub namespace: Maybe<String> [optional("Namespace written into `ca_config_map_yaml` (a DNS-1123 label), the chart's release namespace; omitted when null.")],
+    }
 }
 
-/// The shapes: attribute name, description, renderer.
-type Render = fn(&Inputs, Secrets) -> String;
-const SHAPES: [(&str, &str, Render); 5] = [
-    ("cert_manager", "cert-manager (jetstack/cert-manager chart, v1.16 values): top-level `http_proxy`, `https_proxy` and `no_proxy`, the merged list plus the `kubernetes` Service ClusterIP (first address of each of `service_cidrs`), which cert-manager needs literally; with `trusted_ca`, `volumes`, `volumeMounts` and `extraEnv` (`SSL_CERT_FILE`, which replaces Go's system roots: the bundle must hold every CA the controller needs, e.g. the ACME server's behind a TLS-inspecting proxy) for the `ca_config_map_yaml` ConfigMap.", |i, secrets| helm::cert_manager(i.settings, i.service_cidrs, i.config_map, secrets)),
-    ("giantswarm_global", "Giant Swarm's `cluster` chart (cluster-aws, cluster-azure, ...): `global.connectivity.proxy` with `enabled: true`, `httpProxy`, `httpsProxy` and `noProxy` (comma-joined).", |i, secrets| helm::giantswarm_global(i.settings, secrets)),
-    ("giantswarm_cluster", "Giant Swarm's older cluster-values `cluster.proxy` with `http`, `https` and `noProxy`, as chart-operator and the default apps read it.", |i, secrets| helm::giantswarm_cluster(i.settings, secrets)),
-    ("global_proxy", "New Relic's charts (newrelic/helm-charts common library): `global.proxy`, one proxy URL, the HTTPS proxy (these charts take no NO_PROXY list).", |i, secrets| helm::global_proxy(i.settings, secrets)),
-    ("extra_env", "An `extraEnv:` list of `name`/`value` objects (the `clusterproxy_pod_env` variables, CA variables included with `trusted_ca`), for charts that take extra container env; with `trusted_ca` mount `ca_config_map_yaml` at `/etc/clusterproxy/ca` through the chart's extra volumes, where the CA variables point.", |i, secrets| helm::extra_env(i.settings, secrets)),
-];
+/// What `cert_manager_yaml` holds.
+const CERT_MANAGER: &str = "cert-manager (jetstack/cert-manager chart, v1.16 values): top-level `http_proxy`, `https_proxy` and `no_proxy`, the merged list plus the `kubernetes` Service ClusterIP (first address of each of `service_cidrs`), which cert-manager needs literally; with `trusted_ca`, `volumes`, `volumeMounts` and `extraEnv` (`SSL_CERT_FILE`, which replaces Go's system roots: the bundle must hold every CA the controller needs, e.g. the ACME server's behind a TLS-inspecting proxy) for the `ca_config_map_yaml` ConfigMap.";
+/// What `giantswarm_global_yaml` holds.
+const GIANTSWARM_GLOBAL: &str = "Giant Swarm's `cluster` chart (cluster-aws, cluster-azure, ...): `global.connectivity.proxy` with `enabled: true`, `httpProxy`, `httpsProxy` and `noProxy` (comma-joined).";
+/// What `giantswarm_cluster_yaml` holds.
+const GIANTSWARM_CLUSTER: &str = "Giant Swarm's older cluster-values `cluster.proxy` with `http`, `https` and `noProxy`, as chart-operator and the default apps read it.";
+/// What `global_proxy_yaml` holds.
+const GLOBAL_PROXY: &str = "New Relic's charts (newrelic/helm-charts common library): `global.proxy`, one proxy URL, the HTTPS proxy (these charts take no NO_PROXY list).";
+/// What `extra_env_yaml` holds.
+const EXTRA_ENV: &str = "An `extraEnv:` list of `name`/`value` objects (the `clusterproxy_pod_env` variables, CA variables included with `trusted_ca`), for charts that take extra container env; with `trusted_ca` mount `ca_config_map_yaml` at `/etc/clusterproxy/ca` through the chart's extra volumes, where the CA variables point.";
+
+crate::model! {
+    /// The computed attributes.
+    pub struct State {
+        /// `ca_config_map_yaml`.
+        pub ca_config_map_yaml: Option<String> [computed("With `trusted_ca`, the ConfigMap `config_map_name` with the canonical PEM bundle under `ca.crt`, to apply in the chart's namespace; null without it. The Giant Swarm and New Relic shapes carry no CA.")],
+        /// `cert_manager_yaml`.
+        pub cert_manager_yaml: String [computed(&format!("{CERT_MANAGER} Holds the credentials.")).sensitive()],
+        /// `cert_manager_yaml_redacted`.
+        pub cert_manager_yaml_redacted: String [computed("`cert_manager_yaml` with the proxy password replaced by `***`.")],
+        /// `giantswarm_global_yaml`.
+        pub giantswarm_global_yaml: String [computed(&format!("{GIANTSWARM_GLOBAL} Holds the credentials.")).sensitive()],
+        /// `giantswarm_global_yaml_redacted`.
+        pub giantswarm_global_yaml_redacted: String [computed("`giantswarm_global_yaml` with the proxy password replaced by `***`.")],
+        /// `giantswarm_cluster_yaml`.
+        pub giantswarm_cluster_yaml: String [computed(&format!("{GIANTSWARM_CLUSTER} Holds the credentials.")).sensitive()],
+        /// `giantswarm_cluster_yaml_redacted`.
+        pub giantswarm_cluster_yaml_redacted: String [computed("`giantswarm_cluster_yaml` with the proxy password replaced by `***`.")],
+        /// `global_proxy_yaml`.
+        pub global_proxy_yaml: String [computed(&format!("{GLOBAL_PROXY} Holds the credentials.")).sensitive()],
+        /// `global_proxy_yaml_redacted`.
+        pub global_proxy_yaml_redacted: String [computed("`global_proxy_yaml` with the proxy password replaced by `***`.")],
+        /// `extra_env_yaml`.
+        pub extra_env_yaml: String [computed(&format!("{EXTRA_ENV} Holds the credentials.")).sensitive()],
+        /// `extra_env_yaml_redacted`.
+        pub extra_env_yaml_redacted: String [computed("`extra_env_yaml` with the proxy password replaced by `***`.")],
+    }
+}
 
 impl DataSource for HelmValues {
     fn type_name(&self) -> &'static str {
@@ -35,77 +71,56 @@ impl DataSource for HelmValues {
     }
 
     fn schema(&self) -> Schema {
-        let mut attributes = inputs::proxy_attributes();
-        attributes.extend([
-            Attribute::with_default("config_map_name", Type::String, Value::string("clusterproxy-trusted-ca"), "With `trusted_ca`: the ConfigMap (a DNS-1123 label) that holds the bundle under `ca.crt`; `cert_manager_yaml` mounts it at `/etc/clusterproxy/ca` and sets `SSL_CERT_FILE`, and the `extra_env_yaml` CA variables point there."),
-            Attribute::optional("namespace", Type::String, "Namespace written into `ca_config_map_yaml` (a DNS-1123 label), the chart's release namespace; omitted when null."),
-            Attribute::computed("ca_config_map_yaml", Type::String, "With `trusted_ca`, the ConfigMap `config_map_name` with the canonical PEM bundle under `ca.crt`, to apply in the chart's namespace; null without it. The Giant Swarm and New Relic shapes carry no CA."),
-        ]);
-        for (name, description, _) in SHAPES {
-            attributes.push(
-                Attribute::computed(
-                    &format!("{name}_yaml"),
-                    Type::String,
-                    &format!("{description} Holds the credentials."),
-                )
-                .sensitive(),
-            );
-            attributes.push(Attribute::computed(
-                &format!("{name}_yaml_redacted"),
-                Type::String,
-                &format!("`{name}_yaml` with the proxy password replaced by `***`."),
-            ));
-        }
         Schema::new(
             "Renders the proxy settings as Helm values in the common shapes: cert-manager, Giant Swarm's `global.connectivity.proxy` and `cluster.proxy`, New Relic's `global.proxy`, and an `extraEnv` list (`clusterproxy_pod_env` has the `env` list). Known at plan time whenever its inputs are.",
-            attributes,
+            model::attributes::<Config, State>(),
         )
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        let findings: Vec<_> = ["config_map_name", "namespace"]
-            .iter()
-            .filter_map(|field| {
-                k8s::dns1123_label(field, &convert::string(config, field)?, 63).err()
-            })
-            .collect();
+        let config = Config::read(config);
+        let findings: Vec<_> = [
+            (Config::config_map_name, &config.config_map_name),
+            (Config::namespace, &config.namespace),
+        ]
+        .iter()
+        .filter_map(|(field, value)| k8s::dns1123_label(field, value.known()?, 63).err())
+        .collect();
         convert::push_findings(&findings, &AttributePath::root(), diags);
     }
 
-    fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let proxy = inputs::read_proxy(config, diags)?;
+    fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
+        let config = Config::read(value);
+        let proxy = config.proxy.resolve(diags)?;
         let services = &proxy.cluster.service_cidrs;
         convert::push_findings(
             &helm::cert_manager_findings(services),
             &AttributePath::root(),
             diags,
         );
-        let config_map = convert::string(config, "config_map_name").unwrap_or_default();
-        let namespace = convert::string(config, "namespace");
-        let shape_inputs = Inputs {
-            settings: &proxy.settings,
-            service_cidrs: services,
-            config_map: &config_map,
-        };
-        let mut state = config.clone();
-        for (name, _, render) in SHAPES {
-            state.set_attr(
-                &format!("{name}_yaml"),
-                Value::string(render(&shape_inputs, Secrets::Include)),
-            );
-            state.set_attr(
-                &format!("{name}_yaml_redacted"),
-                Value::string(render(&shape_inputs, Secrets::Redact)),
-            );
-        }
-        state.set_attr(
-            "ca_config_map_yaml",
-            Value::opt_string(pod_env::ca_config_map(
-                &proxy.settings,
-                &config_map,
-                namespace.as_deref(),
-            )),
-        );
-        Some(state)
+        let config_map = config.config_map_name.known().cloned().unwrap_or_default();
+        let namespace = config.namespace.known().map(String::as_str);
+        let settings = &proxy.settings;
+        let cert_manager = |secrets| helm::cert_manager(settings, services, &config_map, secrets);
+        let giantswarm_global = |secrets| helm::giantswarm_global(settings, secrets);
+        let giantswarm_cluster = |secrets| helm::giantswarm_cluster(settings, secrets);
+        let global_proxy = |secrets| helm::global_proxy(settings, secrets);
+        let extra_env = |secrets| helm::extra_env(settings, secrets);
+        Some(model::with(
+            value,
+            &State {
+                ca_config_map_yaml: pod_env::ca_config_map(settings, &config_map, namespace),
+                cert_manager_yaml: cert_manager(Secrets::Include),
+                cert_manager_yaml_redacted: cert_manager(Secrets::Redact),
+                giantswarm_global_yaml: giantswarm_global(Secrets::Include),
+                giantswarm_global_yaml_redacted: giantswarm_global(Secrets::Redact),
+                giantswarm_cluster_yaml: giantswarm_cluster(Secrets::Include),
+                giantswarm_cluster_yaml_redacted: giantswarm_cluster(Secrets::Redact),
+                global_proxy_yaml: global_proxy(Secrets::Include),
+                global_proxy_yaml_redacted: global_proxy(Secrets::Redact),
+                extra_env_yaml: extra_env(Secrets::Include),
+                extra_env_yaml_redacted: extra_env(Secrets::Redact),
+            },
+        ))
     }
 }

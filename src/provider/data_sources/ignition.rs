@@ -5,13 +5,47 @@ use crate::domain::render::ignition::{self, Variant};
 use crate::domain::render::Secrets;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
-use crate::framework::schema::{Attribute, OneOf, Schema};
-use crate::framework::value::{Type, Value};
-use crate::provider::{convert, inputs};
+use crate::framework::model::{self, Field};
+use crate::framework::schema::{OneOf, Schema};
+use crate::framework::value::Value;
+use crate::provider::inputs::{self, RendererInputs, UnitsInput};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct Ignition;
+
+crate::model! {
+    /// The inputs.
+    pub struct Config {
+        /// Proxy settings and cluster inputs.
+        pub proxy: RendererInputs [embed],
+        /// The units.
+        pub units: UnitsInput [embed],
+        /// The OS variant.
+        pub variant: Option<String> [with_default(
+            Value::string(Variant::NAMES[0]),
+            "`flatcar` (Flatcar Container Linux: the CA at `/etc/ssl/certs/clusterproxy-proxy-ca.pem`, `update-ca-certificates`; Butane variant `flatcar` 1.0.0) or `fcos` (Fedora CoreOS: `/etc/pki/ca-trust/source/anchors/clusterproxy-proxy-ca.crt`, `update-ca-trust extract`; Butane variant `fcos` 1.4.0). Defaults to `flatcar`.",
+        )
+        .validator(OneOf(&Variant::NAMES))],
+    }
+}
+
+crate::model! {
+    /// The computed attributes.
+    pub struct State {
+        /// The Ignition config.
+        pub config: String [computed(
+            "The Ignition config (spec 3.3.0, JSON): `storage.files` with, with `trusted_ca`, the CA bundle (mode 0644), then one drop-in per unit at `/etc/systemd/system/<unit>.d/http-proxy.conf` (mode 0600 when the proxy URLs carry credentials, 0644 otherwise; written as files because Ignition's `systemd.units[].dropins` are always 0644), contents as `data:` URLs; with `trusted_ca` also the enabled oneshot unit `clusterproxy-trust-ca.service`, which rebuilds the trust store before the units start. Ignition writes everything before the first boot's services start, so no restart is needed. Merge it with `ignition.config.merge` or your provider's merge. Holds the credentials.",
+        )
+        .sensitive()],
+        /// The config without the password.
+        pub config_redacted: String [computed("`config` with the proxy password replaced by `***`, for review.")],
+        /// The Butane source.
+        pub butane: String [computed("The same config as Butane YAML (variant and version per `variant`, contents inline), for teams that keep Butane sources; Butane translates it to `config`. Holds the credentials.").sensitive()],
+        /// The Butane source without the password.
+        pub butane_redacted: String [computed("`butane` with the proxy password replaced by `***`, for review.")],
+    }
+}
 
 impl DataSource for Ignition {
     fn type_name(&self) -> &'static str {
@@ -19,60 +53,34 @@ impl DataSource for Ignition {
     }
 
     fn schema(&self) -> Schema {
-        let mut attributes = inputs::proxy_attributes();
-        attributes.extend([
-            inputs::units_attribute(),
-            Attribute::with_default(
-                "variant",
-                Type::String,
-                Value::string(Variant::NAMES[0]),
-                "`flatcar` (Flatcar Container Linux: the CA at `/etc/ssl/certs/clusterproxy-proxy-ca.pem`, `update-ca-certificates`; Butane variant `flatcar` 1.0.0) or `fcos` (Fedora CoreOS: `/etc/pki/ca-trust/source/anchors/clusterproxy-proxy-ca.crt`, `update-ca-trust extract`; Butane variant `fcos` 1.4.0). Defaults to `flatcar`.",
-            )
-            .validator(OneOf(&Variant::NAMES)),
-            Attribute::computed(
-                "config",
-                Type::String,
-                "The Ignition config (spec 3.3.0, JSON): `storage.files` with, with `trusted_ca`, the CA bundle (mode 0644), then one drop-in per unit at `/etc/systemd/system/<unit>.d/http-proxy.conf` (mode 0600 when the proxy URLs carry credentials, 0644 otherwise; written as files because Ignition's `systemd.units[].dropins` are always 0644), contents as `data:` URLs; with `trusted_ca` also the enabled oneshot unit `clusterproxy-trust-ca.service`, which rebuilds the trust store before the units start. Ignition writes everything before the first boot's services start, so no restart is needed. Merge it with `ignition.config.merge` or your provider's merge. Holds the credentials.",
-            )
-            .sensitive(),
-            Attribute::computed("config_redacted", Type::String, "`config` with the proxy password replaced by `***`, for review."),
-            Attribute::computed("butane", Type::String, "The same config as Butane YAML (variant and version per `variant`, contents inline), for teams that keep Butane sources; Butane translates it to `config`. Holds the credentials.").sensitive(),
-            Attribute::computed("butane_redacted", Type::String, "`butane` with the proxy password replaced by `***`, for review."),
-        ]);
         Schema::new(
             "Renders the systemd drop-ins with the proxy environment and merged NO_PROXY, and with `trusted_ca` the CA bundle and a unit that makes the OS trust it, as an Ignition 3.3.0 config and as Butane YAML for Flatcar Container Linux and Fedora CoreOS. The config passes `ignition-validate`. systemd's line and environment limits apply as in `clusterproxy_systemd_dropin`. Known at plan time whenever its inputs are.",
-            attributes,
+            model::attributes::<Config, State>(),
         )
     }
 
-    fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let (proxy, units) = inputs::read_proxy_and_units(config, diags)?;
+    fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
+        let config = Config::read(value);
+        let (proxy, units) = inputs::read_proxy_and_units(&config.proxy, &config.units, diags)?;
         let settings = &proxy.settings;
-        let variant = convert::string(config, "variant")
-            .and_then(|name| Variant::from_name(&name))
+        let variant = config
+            .variant
+            .as_deref()
+            .and_then(Variant::from_name)
             .unwrap_or(Variant::Flatcar);
         if !super::cloud_init::dropin_limits_hold(&proxy, &units, diags) {
             return None;
         }
-        let mut state = config.clone();
-        for (name, secrets) in [
-            ("config", Secrets::Include),
-            ("config_redacted", Secrets::Redact),
-        ] {
-            state.set_attr(
-                name,
-                Value::string(ignition::config(settings, &units, variant, secrets)),
-            );
-        }
-        for (name, secrets) in [
-            ("butane", Secrets::Include),
-            ("butane_redacted", Secrets::Redact),
-        ] {
-            state.set_attr(
-                name,
-                Value::string(ignition::butane(settings, &units, variant, secrets)),
-            );
-        }
-        Some(state)
+        let config = |secrets| ignition::config(settings, &units, variant, secrets);
+        let butane = |secrets| ignition::butane(settings, &units, variant, secrets);
+        Some(model::with(
+            value,
+            &State {
+                config: config(Secrets::Include),
+                config_redacted: config(Secrets::Redact),
+                butane: butane(Secrets::Include),
+                butane_redacted: butane(Secrets::Redact),
+            },
+        ))
     }
 }

@@ -1,39 +1,68 @@
 //! `clusterproxy_kubespray`: kubespray `group_vars` and the `no_proxy` it generates.
 
+use std::collections::BTreeMap;
+
 use crate::domain::render::kubespray::{self, Inventory};
 use crate::domain::render::Secrets;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
-use crate::framework::schema::{Attribute, NotBlank, Schema};
-use crate::framework::value::{Type, Value};
-use crate::provider::{convert, inputs};
+use crate::framework::model::{self, Field, Maybe};
+use crate::framework::schema::{NotBlank, Schema};
+use crate::framework::value::Value;
+use crate::provider::convert;
+use crate::provider::inputs::{CaFile, OsFamilyInput, RendererInputs};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct Kubespray;
 
-/// The inventory hosts as (name, address), unknown addresses left out, and
-/// the load balancer address.
-fn inventory_inputs(config: &Value) -> (Vec<(String, String)>, Option<String>) {
-    let entries = config.get_attr("inventory_hosts").and_then(Value::entries);
-    let hosts = entries
-        .into_iter()
-        .flatten()
-        .filter(|(_, value)| !value.is_unknown())
-        .map(|(name, value)| (name.clone(), value.as_str().unwrap_or_default().to_owned()))
-        .collect();
-    (
-        hosts,
-        convert::string(config, "loadbalancer_apiserver_address"),
-    )
+crate::model! {
+    /// The inputs.
+    pub struct Config {
+        /// Proxy settings and cluster inputs.
+        pub proxy: RendererInputs [embed],
+        /// `inventory_hosts`.
+        pub inventory_hosts: BTreeMap<String, Maybe<String>> [optional("Hosts of the `k8s_cluster`, `etcd` and `calico_rr` groups: inventory name to `access_ip` (or `ip`), an IP address. Only shapes `effective_no_proxy`: kubespray adds these itself.")],
+        /// `loadbalancer_apiserver_address`.
+        pub loadbalancer_apiserver_address: Option<String> [optional("`loadbalancer_apiserver.address` (an IP address), when the inventory defines `loadbalancer_apiserver`; kubespray then adds it and `apiserver_loadbalancer_domain_name`.")],
+        /// `apiserver_loadbalancer_domain_name`.
+        pub apiserver_loadbalancer_domain_name: Option<String> [with_default(Value::string("lb-apiserver.kubernetes.local"), "`apiserver_loadbalancer_domain_name` (kubespray's default `lb-apiserver.kubernetes.local`); used with `loadbalancer_apiserver_address`.").validator(NotBlank)],
+        /// The OS family.
+        pub os_family: OsFamilyInput [embed],
+    }
 }
 
-/// The inventory, checked by kubespray's rules; errors as diagnostics.
-fn checked_inventory(config: &Value, diags: &mut Diagnostics) -> Option<Vec<(String, String)>> {
-    let (hosts, loadbalancer) = inventory_inputs(config);
-    let findings = kubespray::check_inventory(&hosts, loadbalancer.as_deref());
-    convert::push_findings(&findings, &AttributePath::root(), diags);
-    findings.is_empty().then_some(hosts)
+crate::model! {
+    /// The computed attributes.
+    pub struct State {
+        /// `group_vars`.
+        pub group_vars: String [computed("A `group_vars` YAML file (e.g. `inventory/<cluster>/group_vars/all/proxy.yml`) with `http_proxy`, `https_proxy` and `additional_no_proxy`, the merged NO_PROXY. It leaves `no_proxy` unset on purpose: a `no_proxy` variable replaces kubespray's generated list, and with it every node and the load balancer. Holds the credentials.").sensitive()],
+        /// `group_vars_redacted`.
+        pub group_vars_redacted: String [computed("`group_vars` with the proxy password replaced by `***`, for review.")],
+        /// The CA bundle file.
+        pub ca_files: Vec<CaFile> [computed(super::rke2::CA_FILES)],
+        /// `ca_commands`.
+        pub ca_commands: Vec<String> [computed("With `trusted_ca`, the trust store update of `os_family` to run on every node after writing `ca_files` (e.g. with Ansible's `copy` and `command` modules before `cluster.yml`: kubespray has no variable for a proxy CA); empty without it.")],
+        /// `effective_no_proxy`.
+        pub effective_no_proxy: String [computed("The `no_proxy` kubespray will generate (roles/kubespray-defaults/tasks/no_proxy.yml): with `loadbalancer_apiserver_address` the domain name and the address, then per inventory host (in name order here) its address, name and `<name>.<cluster_domain>`, then `additional_no_proxy`, then `127.0.0.1`, `localhost`, `kube_service_addresses` (the first `service_cidrs` entry, kubespray's default `10.233.0.0/18` without), `kube_pods_subnet` (the first `pod_cidrs` entry, default `10.233.64.0/18`), `svc` and `svc.<cluster_domain>`. Hosts whose `ansible_hostname` differs from the inventory name also get that name; not modelled.")],
+    }
+}
+
+impl Config {
+    /// The inventory hosts as (name, address), unknown addresses left out,
+    /// checked by kubespray's rules; errors as diagnostics.
+    fn checked_inventory(&self, diags: &mut Diagnostics) -> Option<Vec<(String, String)>> {
+        let hosts: Vec<(String, String)> = self
+            .inventory_hosts
+            .iter()
+            .filter(|(_, address)| !address.is_unknown())
+            .map(|(name, address)| (name.clone(), address.known().cloned().unwrap_or_default()))
+            .collect();
+        let findings =
+            kubespray::check_inventory(&hosts, self.loadbalancer_apiserver_address.as_deref());
+        convert::push_findings(&findings, &AttributePath::root(), diags);
+        findings.is_empty().then_some(hosts)
+    }
 }
 
 impl DataSource for Kubespray {
@@ -42,84 +71,55 @@ impl DataSource for Kubespray {
     }
 
     fn schema(&self) -> Schema {
-        let mut attributes = inputs::proxy_attributes();
-        attributes.extend([
-            Attribute::optional("inventory_hosts", Type::map(Type::String), "Hosts of the `k8s_cluster`, `etcd` and `calico_rr` groups: inventory name to `access_ip` (or `ip`), an IP address. Only shapes `effective_no_proxy`: kubespray adds these itself."),
-            Attribute::optional("loadbalancer_apiserver_address", Type::String, "`loadbalancer_apiserver.address` (an IP address), when the inventory defines `loadbalancer_apiserver`; kubespray then adds it and `apiserver_loadbalancer_domain_name`."),
-            Attribute::with_default("apiserver_loadbalancer_domain_name", Type::String, Value::string("lb-apiserver.kubernetes.local"), "`apiserver_loadbalancer_domain_name` (kubespray's default `lb-apiserver.kubernetes.local`); used with `loadbalancer_apiserver_address`.").validator(NotBlank),
-            Attribute::computed(
-                "group_vars",
-                Type::String,
-                "A `group_vars` YAML file (e.g. `inventory/<cluster>/group_vars/all/proxy.yml`) with `http_proxy`, `https_proxy` and `additional_no_proxy`, the merged NO_PROXY. It leaves `no_proxy` unset on purpose: a `no_proxy` variable replaces kubespray's generated list, and with it every node and the load balancer. Holds the credentials.",
-            )
-            .sensitive(),
-            Attribute::computed("group_vars_redacted", Type::String, "`group_vars` with the proxy password replaced by `***`, for review."),
-            inputs::os_family_attribute(),
-            super::rke2::ca_files_attribute(),
-            Attribute::computed("ca_commands", Type::list(Type::String), "With `trusted_ca`, the trust store update of `os_family` to run on every node after writing `ca_files` (e.g. with Ansible's `copy` and `command` modules before `cluster.yml`: kubespray has no variable for a proxy CA); empty without it."),
-            Attribute::computed(
-                "effective_no_proxy",
-                Type::String,
-                "The `no_proxy` kubespray will generate (roles/kubespray-defaults/tasks/no_proxy.yml): with `loadbalancer_apiserver_address` the domain name and the address, then per inventory host (in name order here) its address, name and `<name>.<cluster_domain>`, then `additional_no_proxy`, then `127.0.0.1`, `localhost`, `kube_service_addresses` (the first `service_cidrs` entry, kubespray's default `10.233.0.0/18` without), `kube_pods_subnet` (the first `pod_cidrs` entry, default `10.233.64.0/18`), `svc` and `svc.<cluster_domain>`. Hosts whose `ansible_hostname` differs from the inventory name also get that name; not modelled.",
-            ),
-        ]);
         Schema::new(
             "Renders kubespray `group_vars` for a proxy with the merged NO_PROXY as `additional_no_proxy`, and models the `no_proxy` kubespray generates from the inventory, so that what the nodes get can be reviewed before a run. With `trusted_ca`, the CA bundle file for `os_family` and its trust command, for a play of your own (kubespray has no proxy CA variable). Known at plan time whenever its inputs are.",
-            attributes,
+            model::attributes::<Config, State>(),
         )
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        checked_inventory(config, diags);
+        Config::read(config).checked_inventory(diags);
     }
 
-    fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let hosts = checked_inventory(config, diags);
-        let proxy = inputs::read_proxy(config, diags)?;
+    fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
+        let config = Config::read(value);
+        let hosts = config.checked_inventory(diags);
+        let proxy = config.proxy.resolve(diags)?;
         let settings = &proxy.settings;
-        let first = |name: &str, default: &str| {
-            convert::strings(config, name)
-                .into_iter()
-                .next()
-                .unwrap_or_else(|| default.to_owned())
+        let first = |list: &[String], default: &str| {
+            list.first().cloned().unwrap_or_else(|| default.to_owned())
         };
+        let cluster = &config.proxy.cluster;
         let inventory = Inventory {
             hosts: hosts?,
-            loadbalancer: convert::string(config, "loadbalancer_apiserver_address").map(
-                |address| {
-                    let name = convert::string(config, "apiserver_loadbalancer_domain_name")
+            loadbalancer: config
+                .loadbalancer_apiserver_address
+                .clone()
+                .map(|address| {
+                    let name = config
+                        .apiserver_loadbalancer_domain_name
+                        .clone()
                         .unwrap_or_default();
                     (name, address)
-                },
-            ),
-            dns_domain: convert::string(config, "cluster_domain").unwrap_or_default(),
-            service_addresses: first("service_cidrs", kubespray::DEFAULT_SERVICE_ADDRESSES),
-            pods_subnet: first("pod_cidrs", kubespray::DEFAULT_PODS_SUBNET),
+                }),
+            dns_domain: cluster.cluster_domain.clone().unwrap_or_default(),
+            service_addresses: first(&cluster.service_cidrs, kubespray::DEFAULT_SERVICE_ADDRESSES),
+            pods_subnet: first(&cluster.pod_cidrs, kubespray::DEFAULT_PODS_SUBNET),
         };
-        let mut state = config.clone();
-        for (name, secrets) in [
-            ("group_vars", Secrets::Include),
-            ("group_vars_redacted", Secrets::Redact),
-        ] {
-            state.set_attr(
-                name,
-                Value::string(kubespray::group_vars(settings, secrets)),
-            );
-        }
-        let os = inputs::read_os_family(config);
-        state.set_attr("ca_files", super::rke2::ca_files(settings, os));
+        let os = config.os_family.family();
         let trust_command = settings.trusted_ca.as_ref().map(|_| os.trust_command());
-        state.set_attr(
-            "ca_commands",
-            convert::string_list(&Vec::from_iter(trust_command)),
-        );
-        state.set_attr(
-            "effective_no_proxy",
-            Value::string(kubespray::generated_no_proxy(
-                &inventory,
-                &settings.no_proxy_value(),
-            )),
-        );
-        Some(state)
+        Some(model::with(
+            value,
+            &State {
+                group_vars: kubespray::group_vars(settings, Secrets::Include),
+                group_vars_redacted: kubespray::group_vars(settings, Secrets::Redact),
+                ca_files: super::rke2::ca_files(settings, os),
+                ca_commands: trust_command.into_iter().map(str::to_owned).collect(),
+                effective_no_proxy: kubespray::generated_no_proxy(
+                    &inventory,
+                    &settings.no_proxy_value(),
+                ),
+            },
+        ))
     }
 }

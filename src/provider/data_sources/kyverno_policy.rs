@@ -6,13 +6,41 @@ use crate::domain::render::{k8s, Secrets};
 use crate::domain::Finding;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
-use crate::framework::schema::{Attribute, NoNullElements, Schema};
-use crate::framework::value::{Type, Value};
-use crate::provider::{convert, inputs};
+use crate::framework::model::{self, Field, Maybe};
+use crate::framework::schema::{NoNullElements, Schema};
+use crate::framework::value::Value;
+use crate::provider::convert;
+use crate::provider::inputs::RendererInputs;
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct KyvernoPolicy;
+
+crate::model! {
+    /// The inputs.
+    pub struct Config {
+        /// Proxy settings and cluster inputs.
+        pub proxy: RendererInputs [embed],
+        /// `policy_name`.
+        pub policy_name: Maybe<String> [with_default(Value::string("clusterproxy-proxy-env"), "`metadata.name` of the ClusterPolicy (a DNS-1123 label).")],
+        /// `excluded_namespaces`.
+        pub excluded_namespaces: Vec<Maybe<String>> [with_default(convert::string_list(&kyverno::DEFAULT_EXCLUDED), "Namespaces whose pods are left alone (and, with `trusted_ca`, get no CA ConfigMap). Defaults to `kube-system`, as Giant Swarm's kyverno-policies-connectivity does; an empty list excludes none.").validator(NoNullElements)],
+        /// `opt_out_annotation`.
+        pub opt_out_annotation: Maybe<String> [with_default(Value::string(kyverno::DEFAULT_OPT_OUT), "Pods annotated with this key and the value `\"true\"` are left alone.")],
+        /// `config_map_name`.
+        pub config_map_name: Maybe<String> [with_default(Value::string("clusterproxy-trusted-ca"), "With `trusted_ca`: the ConfigMap the policy keeps in every namespace (a `generate` rule with `synchronize`), mounted at `/etc/clusterproxy/ca`.")],
+    }
+}
+
+crate::model! {
+    /// The computed attributes.
+    pub struct State {
+        /// `policy_yaml`.
+        pub policy_yaml: String [computed("The ClusterPolicy (`kyverno.io/v1`): a `mutate` rule on pod CREATE that adds `HTTP_PROXY`, `http_proxy`, `HTTPS_PROXY`, `https_proxy`, `NO_PROXY`, `no_proxy` (the merged list) to every container (`spec.containers`; init containers are left as they are), and with `trusted_ca` the volume, the mount and `SSL_CERT_FILE`, `REQUESTS_CA_BUNDLE`, `NODE_EXTRA_CA_CERTS`, plus the `generate` rule for the ConfigMap. Existing pods change only when recreated. Holds the credentials.").sensitive()],
+        /// `policy_yaml_redacted`.
+        pub policy_yaml_redacted: String [computed("`policy_yaml` with the proxy password replaced by `***`.")],
+    }
+}
 
 /// Checks an annotation key: an optional DNS-1123 subdomain prefix and `/`,
 /// then a name of 1 to 63 letters, digits, `-`, `_` or `.` starting and
@@ -35,7 +63,7 @@ fn annotation_key(value: &str) -> Option<Finding> {
     });
     (!(name_ok && prefix_ok)).then(|| {
         Finding::error(
-            "opt_out_annotation",
+            Config::opt_out_annotation,
             None,
             "Invalid annotation key",
             format!("{value:?} is not a Kubernetes annotation key: an optional DNS subdomain prefix and `/`, then 1 to 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit."),
@@ -49,68 +77,53 @@ impl DataSource for KyvernoPolicy {
     }
 
     fn schema(&self) -> Schema {
-        let mut attributes = inputs::proxy_attributes();
-        attributes.extend([
-            Attribute::with_default("policy_name", Type::String, Value::string("clusterproxy-proxy-env"), "`metadata.name` of the ClusterPolicy (a DNS-1123 label)."),
-            Attribute::with_default("excluded_namespaces", Type::list(Type::String), convert::string_list(&kyverno::DEFAULT_EXCLUDED), "Namespaces whose pods are left alone (and, with `trusted_ca`, get no CA ConfigMap). Defaults to `kube-system`, as Giant Swarm's kyverno-policies-connectivity does; an empty list excludes none.").validator(NoNullElements),
-            Attribute::with_default("opt_out_annotation", Type::String, Value::string(kyverno::DEFAULT_OPT_OUT), "Pods annotated with this key and the value `\"true\"` are left alone."),
-            Attribute::with_default("config_map_name", Type::String, Value::string("clusterproxy-trusted-ca"), "With `trusted_ca`: the ConfigMap the policy keeps in every namespace (a `generate` rule with `synchronize`), mounted at `/etc/clusterproxy/ca`."),
-            Attribute::computed("policy_yaml", Type::String, "The ClusterPolicy (`kyverno.io/v1`): a `mutate` rule on pod CREATE that adds `HTTP_PROXY`, `http_proxy`, `HTTPS_PROXY`, `https_proxy`, `NO_PROXY`, `no_proxy` (the merged list) to every container (`spec.containers`; init containers are left as they are), and with `trusted_ca` the volume, the mount and `SSL_CERT_FILE`, `REQUESTS_CA_BUNDLE`, `NODE_EXTRA_CA_CERTS`, plus the `generate` rule for the ConfigMap. Existing pods change only when recreated. Holds the credentials.").sensitive(),
-            Attribute::computed("policy_yaml_redacted", Type::String, "`policy_yaml` with the proxy password replaced by `***`."),
-        ]);
         Schema::new(
             "Renders a Kyverno ClusterPolicy that injects the proxy environment into new pods, with namespace exclusions, an opt-out annotation and the proxy's CA. Checked against Kyverno 1.13's ClusterPolicy schema. Known at plan time whenever its inputs are.",
-            attributes,
+            model::attributes::<Config, State>(),
         )
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        let mut findings: Vec<Finding> = ["policy_name", "config_map_name"]
-            .iter()
-            .filter_map(|field| {
-                k8s::dns1123_label(field, &convert::string(config, field)?, 63).err()
-            })
-            .collect();
-        for (index, namespace) in convert::strings(config, "excluded_namespaces")
-            .iter()
-            .enumerate()
-        {
-            if let Err(mut f) = k8s::dns1123_label("excluded_namespaces", namespace, 63) {
+        let config = Config::read(config);
+        let mut findings: Vec<Finding> = [
+            (Config::policy_name, &config.policy_name),
+            (Config::config_map_name, &config.config_map_name),
+        ]
+        .iter()
+        .filter_map(|(field, value)| k8s::dns1123_label(field, value.known()?, 63).err())
+        .collect();
+        for (index, namespace) in config.excluded_namespaces.iter().enumerate() {
+            let Some(namespace) = namespace.known() else {
+                continue;
+            };
+            if let Err(mut f) = k8s::dns1123_label(Config::excluded_namespaces, namespace, 63) {
                 f.index = Some(index);
                 findings.push(f);
             }
         }
-        if let Some(key) = convert::string(config, "opt_out_annotation") {
-            findings.extend(annotation_key(&key));
+        if let Some(key) = config.opt_out_annotation.known() {
+            findings.extend(annotation_key(key));
         }
         convert::push_findings(&findings, &AttributePath::root(), diags);
     }
 
-    fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let proxy = inputs::read_proxy(config, diags)?;
+    fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
+        let config = Config::read(value);
+        let proxy = config.proxy.resolve(diags)?;
+        let known = |value: &Maybe<String>| value.known().cloned().unwrap_or_default();
         let options = PolicyOptions {
-            name: convert::string(config, "policy_name").unwrap_or_default(),
-            excluded_namespaces: convert::strings(config, "excluded_namespaces"),
-            opt_out_annotation: convert::string(config, "opt_out_annotation").unwrap_or_default(),
-            config_map_name: convert::string(config, "config_map_name").unwrap_or_default(),
+            name: known(&config.policy_name),
+            excluded_namespaces: config.excluded_namespaces.iter().map(known).collect(),
+            opt_out_annotation: known(&config.opt_out_annotation),
+            config_map_name: known(&config.config_map_name),
         };
-        let mut state = config.clone();
-        state.set_attr(
-            "policy_yaml",
-            Value::string(kyverno::cluster_policy(
-                &proxy.settings,
-                &options,
-                Secrets::Include,
-            )),
-        );
-        state.set_attr(
-            "policy_yaml_redacted",
-            Value::string(kyverno::cluster_policy(
-                &proxy.settings,
-                &options,
-                Secrets::Redact,
-            )),
-        );
-        Some(state)
+        let policy = |secrets| kyverno::cluster_policy(&proxy.settings, &options, secrets);
+        Some(model::with(
+            value,
+            &State {
+                policy_yaml: policy(Secrets::Include),
+                policy_yaml_redacted: policy(Secrets::Redact),
+            },
+        ))
     }
 }

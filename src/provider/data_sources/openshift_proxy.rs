@@ -6,13 +6,48 @@ use crate::domain::render::openshift::{OpenShiftCluster, OpenShiftProxy};
 use crate::domain::render::Secrets;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
-use crate::framework::schema::{Attribute, NoNullElements, Schema};
-use crate::framework::value::{Type, Value};
-use crate::provider::{convert, inputs};
+use crate::framework::model::{self, Field};
+use crate::framework::schema::{NoNullElements, Schema};
+use crate::framework::value::Value;
+use crate::provider::inputs::{self, RendererInputs};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct OpenShiftProxySource;
+
+crate::model! {
+    /// The inputs.
+    pub struct Config {
+        /// Proxy settings and cluster inputs.
+        pub proxy: RendererInputs [embed],
+        /// `readiness_endpoints`.
+        pub readiness_endpoints: Vec<String> [optional("`spec.readinessEndpoints`: `http://` or `https://` URLs the operator probes through the proxy before it accepts the configuration.").validator(NoNullElements)],
+        /// `api_internal_host`.
+        pub api_internal_host: Option<String> [optional("Host of the cluster's internal API URL (`api-int.<cluster name>.<base domain>`), which the operator adds to `status.noProxy`.")],
+        /// `aws_region`.
+        pub aws_region: Option<String> [optional("AWS region of the cluster (with `cloud = \"aws\"`): the operator adds `.<region>.compute.internal` (`.ec2.internal` in us-east-1).")],
+    }
+}
+
+crate::model! {
+    /// The computed attributes.
+    pub struct State {
+        /// `install_config_yaml`.
+        pub install_config_yaml: String [computed("The `install-config.yaml` fragment: `proxy:` (`httpProxy`, `httpsProxy`, `noProxy`) and, with `trusted_ca`, `additionalTrustBundle`. Holds the credentials.").sensitive()],
+        /// `install_config_yaml_redacted`.
+        pub install_config_yaml_redacted: String [computed("`install_config_yaml` with the proxy password replaced by `***`.")],
+        /// `proxy_yaml`.
+        pub proxy_yaml: String [computed("The `config.openshift.io/v1` `Proxy` named `cluster`: `httpProxy`, `httpsProxy`, `noProxy` (the merged list, comma-joined), `readinessEndpoints`, and with `trusted_ca` `trustedCA.name = user-ca-bundle`. Holds the credentials.").sensitive()],
+        /// `proxy_yaml_redacted`.
+        pub proxy_yaml_redacted: String [computed("`proxy_yaml` with the proxy password replaced by `***`.")],
+        /// `ca_config_map_yaml`.
+        pub ca_config_map_yaml: Option<String> [computed("With `trusted_ca`, the ConfigMap `user-ca-bundle` in `openshift-config` with the bundle under `ca-bundle.crt`; null without it.")],
+        /// `no_proxy`.
+        pub no_proxy: String [computed("`noProxy` as written: the merged list, comma-joined (a bare IPv6 address as its `/128` block, which the operator accepts).")],
+        /// `status_no_proxy`.
+        pub status_no_proxy: Vec<String> [computed("The `status.noProxy` the cluster-network-operator will compute: its own entries (127.0.0.1, localhost, .svc, .cluster.local, `node_cidrs` as machine networks, `api_internal_host`, `service_cidrs`, 169.254.169.254 on aws/azure/gcp, the AWS region's node domain, GCP's metadata names, `pod_cidrs` as cluster networks) and `noProxy`, as a sorted set.")],
+    }
+}
 
 impl DataSource for OpenShiftProxySource {
     fn type_name(&self) -> &'static str {
@@ -20,61 +55,37 @@ impl DataSource for OpenShiftProxySource {
     }
 
     fn schema(&self) -> Schema {
-        let mut attributes = inputs::proxy_attributes();
-        attributes.extend([
-            Attribute::optional("readiness_endpoints", Type::list(Type::String), "`spec.readinessEndpoints`: `http://` or `https://` URLs the operator probes through the proxy before it accepts the configuration.").validator(NoNullElements),
-            Attribute::optional("api_internal_host", Type::String, "Host of the cluster's internal API URL (`api-int.<cluster name>.<base domain>`), which the operator adds to `status.noProxy`."),
-            Attribute::optional("aws_region", Type::String, "AWS region of the cluster (with `cloud = \"aws\"`): the operator adds `.<region>.compute.internal` (`.ec2.internal` in us-east-1)."),
-            Attribute::computed("install_config_yaml", Type::String, "The `install-config.yaml` fragment: `proxy:` (`httpProxy`, `httpsProxy`, `noProxy`) and, with `trusted_ca`, `additionalTrustBundle`. Holds the credentials.").sensitive(),
-            Attribute::computed("install_config_yaml_redacted", Type::String, "`install_config_yaml` with the proxy password replaced by `***`."),
-            Attribute::computed("proxy_yaml", Type::String, "The `config.openshift.io/v1` `Proxy` named `cluster`: `httpProxy`, `httpsProxy`, `noProxy` (the merged list, comma-joined), `readinessEndpoints`, and with `trusted_ca` `trustedCA.name = user-ca-bundle`. Holds the credentials.").sensitive(),
-            Attribute::computed("proxy_yaml_redacted", Type::String, "`proxy_yaml` with the proxy password replaced by `***`."),
-            Attribute::computed("ca_config_map_yaml", Type::String, "With `trusted_ca`, the ConfigMap `user-ca-bundle` in `openshift-config` with the bundle under `ca-bundle.crt`; null without it."),
-            Attribute::computed("no_proxy", Type::String, "`noProxy` as written: the merged list, comma-joined (a bare IPv6 address as its `/128` block, which the operator accepts)."),
-            Attribute::computed("status_no_proxy", Type::list(Type::String), "The `status.noProxy` the cluster-network-operator will compute: its own entries (127.0.0.1, localhost, .svc, .cluster.local, `node_cidrs` as machine networks, `api_internal_host`, `service_cidrs`, 169.254.169.254 on aws/azure/gcp, the AWS region's node domain, GCP's metadata names, `pod_cidrs` as cluster networks) and `noProxy`, as a sorted set."),
-        ]);
         Schema::new(
             "Renders OpenShift's proxy settings and enforces OpenShift's rules (installer and cluster-network-operator): `http://` httpProxy, `http://` or `https://` httpsProxy, no proxy IP inside the pod or service networks, noProxy entries that are IPs, CIDRs or domain names (no wildcards, no ports; `*` only alone), `http(s)://` readiness endpoints. Known at plan time whenever its inputs are.",
-            attributes,
+            model::attributes::<Config, State>(),
         )
     }
 
-    fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let proxy = inputs::read_proxy(config, diags)?;
+    fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
+        let config = Config::read(value);
+        let proxy = config.proxy.resolve(diags)?;
         let cluster = OpenShiftCluster {
             machine_networks: proxy.cluster.node_cidrs.clone(),
             cluster_networks: proxy.cluster.pod_cidrs.clone(),
             service_networks: proxy.cluster.service_cidrs.clone(),
-            api_internal_host: convert::string(config, "api_internal_host"),
+            api_internal_host: config.api_internal_host,
             cloud: proxy.cluster.cloud,
-            aws_region: convert::string(config, "aws_region"),
+            aws_region: config.aws_region,
         };
-        let endpoints = convert::strings(config, "readiness_endpoints");
-        let openshift = OpenShiftProxy::new(&proxy.settings, &endpoints, &cluster)
+        let openshift = OpenShiftProxy::new(&proxy.settings, &config.readiness_endpoints, &cluster)
             .map_err(|findings| inputs::push_render_findings(&findings, &proxy, diags))
             .ok()?;
-        let mut state = config.clone();
-        for (name, secrets) in [
-            ("install_config_yaml", Secrets::Include),
-            ("install_config_yaml_redacted", Secrets::Redact),
-        ] {
-            state.set_attr(name, Value::string(openshift.install_config(secrets)));
-        }
-        for (name, secrets) in [
-            ("proxy_yaml", Secrets::Include),
-            ("proxy_yaml_redacted", Secrets::Redact),
-        ] {
-            state.set_attr(name, Value::string(openshift.proxy_manifest(secrets)));
-        }
-        state.set_attr(
-            "ca_config_map_yaml",
-            Value::opt_string(openshift.ca_config_map()),
-        );
-        state.set_attr("no_proxy", Value::string(openshift.no_proxy_value()));
-        state.set_attr(
-            "status_no_proxy",
-            convert::string_list(&openshift.status_no_proxy(&cluster)),
-        );
-        Some(state)
+        Some(model::with(
+            value,
+            &State {
+                install_config_yaml: openshift.install_config(Secrets::Include),
+                install_config_yaml_redacted: openshift.install_config(Secrets::Redact),
+                proxy_yaml: openshift.proxy_manifest(Secrets::Include),
+                proxy_yaml_redacted: openshift.proxy_manifest(Secrets::Redact),
+                ca_config_map_yaml: openshift.ca_config_map(),
+                no_proxy: openshift.no_proxy_value(),
+                status_no_proxy: openshift.status_no_proxy(&cluster),
+            },
+        ))
     }
 }

@@ -3,25 +3,61 @@
 use crate::domain::render::{k8s, pod_env, ProxySettings, Secrets};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
-use crate::framework::schema::{Attribute, Schema};
-use crate::framework::value::{Type, Value};
-use crate::provider::{convert, inputs};
+use crate::framework::model::{self, Field, Maybe};
+use crate::framework::schema::Schema;
+use crate::framework::value::Value;
+use crate::provider::convert;
+use crate::provider::inputs::RendererInputs;
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct PodEnv;
 
-fn env(settings: &ProxySettings, secrets: Secrets) -> Value {
-    convert::objects(
-        pod_env::env(settings, secrets)
-            .into_iter()
-            .map(|(name, value)| {
-                vec![
-                    ("name", Value::string(name)),
-                    ("value", Value::string(value)),
-                ]
-            }),
-    )
+crate::model! {
+    /// The inputs.
+    pub struct Config {
+        /// Proxy settings and cluster inputs.
+        pub proxy: RendererInputs [embed],
+        /// `config_map_name`.
+        pub config_map_name: Maybe<String> [with_default(Value::string("clusterproxy-trusted-ca"), "Name of the ConfigMap that carries the `trusted_ca` bundle (a DNS-1123 label); setting it without a `trusted_ca` is an error.")],
+        /// `namespace`.
+        pub namespace: Maybe<String> [optional("Namespace written into the ConfigMap manifest (a DNS-1123 label); omitted when null; setting it without a `trusted_ca` is an error. The ConfigMap must live in the namespace of the pods that mount it.")],
+    }
+}
+
+crate::object! {
+    /// One environment variable.
+    pub struct EnvVar {
+        /// Variable name.
+        pub name: String,
+        /// Variable value.
+        pub value: String,
+    }
+}
+
+crate::model! {
+    /// The computed attributes.
+    pub struct State {
+        /// `env`.
+        pub env: Vec<EnvVar> [computed("`HTTP_PROXY`, `http_proxy`, `HTTPS_PROXY`, `https_proxy`, `NO_PROXY`, `no_proxy` as `name`/`value` objects, in that order, then with `trusted_ca` `SSL_CERT_FILE` (OpenSSL-based clients, Go), `REQUESTS_CA_BUNDLE` (requests) and `NODE_EXTRA_CA_CERTS` (Node), all `/etc/clusterproxy/ca/ca.crt`, where `volume_mounts_yaml` mounts the bundle. `SSL_CERT_FILE` and `REQUESTS_CA_BUNDLE` replace the default trust store, so `trusted_ca` must hold every CA those clients need (behind a TLS-inspecting proxy, the proxy's CA and any internal CAs). Assignable to a container's `env` (kubernetes provider) or to Helm `env` values. Holds the credentials.").sensitive()],
+        /// `env_redacted`.
+        pub env_redacted: Vec<EnvVar> [computed("`env` with the proxy password replaced by `***`, for review.")],
+        /// `env_yaml`.
+        pub env_yaml: String [computed("`env` as a YAML document with an `env:` key, for Helm values files. Holds the credentials.").sensitive()],
+        /// `ca_config_map_yaml`.
+        pub ca_config_map_yaml: Option<String> [computed("With `trusted_ca`, the ConfigMap manifest `config_map_name` with the canonical PEM bundle under key `ca.crt`; null without it.")],
+        /// `volumes_yaml`.
+        pub volumes_yaml: Option<String> [computed("With `trusted_ca`, the pod `volumes:` entry that mounts the ConfigMap (volume `clusterproxy-trusted-ca`); null without it.")],
+        /// `volume_mounts_yaml`.
+        pub volume_mounts_yaml: Option<String> [computed("With `trusted_ca`, the container `volumeMounts:` entry: the volume read-only at `/etc/clusterproxy/ca`; null without it.")],
+    }
+}
+
+fn env(settings: &ProxySettings, secrets: Secrets) -> Vec<EnvVar> {
+    pod_env::env(settings, secrets)
+        .into_iter()
+        .map(|(name, value)| EnvVar { name, value })
+        .collect()
 }
 
 impl DataSource for PodEnv {
@@ -30,64 +66,45 @@ impl DataSource for PodEnv {
     }
 
     fn schema(&self) -> Schema {
-        let env_type = Type::list(convert::string_object_type(&["name", "value"]));
-        let mut attributes = inputs::proxy_attributes();
-        attributes.extend([
-            Attribute::with_default("config_map_name", Type::String, Value::string("clusterproxy-trusted-ca"), "Name of the ConfigMap that carries the `trusted_ca` bundle (a DNS-1123 label); setting it without a `trusted_ca` is an error."),
-            Attribute::optional("namespace", Type::String, "Namespace written into the ConfigMap manifest (a DNS-1123 label); omitted when null; setting it without a `trusted_ca` is an error. The ConfigMap must live in the namespace of the pods that mount it."),
-            Attribute::computed(
-                "env",
-                env_type.clone(),
-                "`HTTP_PROXY`, `http_proxy`, `HTTPS_PROXY`, `https_proxy`, `NO_PROXY`, `no_proxy` as `name`/`value` objects, in that order, then with `trusted_ca` `SSL_CERT_FILE` (OpenSSL-based clients, Go), `REQUESTS_CA_BUNDLE` (requests) and `NODE_EXTRA_CA_CERTS` (Node), all `/etc/clusterproxy/ca/ca.crt`, where `volume_mounts_yaml` mounts the bundle. `SSL_CERT_FILE` and `REQUESTS_CA_BUNDLE` replace the default trust store, so `trusted_ca` must hold every CA those clients need (behind a TLS-inspecting proxy, the proxy's CA and any internal CAs). Assignable to a container's `env` (kubernetes provider) or to Helm `env` values. Holds the credentials.",
-            )
-            .sensitive(),
-            Attribute::computed("env_redacted", env_type, "`env` with the proxy password replaced by `***`, for review."),
-            Attribute::computed("env_yaml", Type::String, "`env` as a YAML document with an `env:` key, for Helm values files. Holds the credentials.").sensitive(),
-            Attribute::computed("ca_config_map_yaml", Type::String, "With `trusted_ca`, the ConfigMap manifest `config_map_name` with the canonical PEM bundle under key `ca.crt`; null without it."),
-            Attribute::computed("volumes_yaml", Type::String, "With `trusted_ca`, the pod `volumes:` entry that mounts the ConfigMap (volume `clusterproxy-trusted-ca`); null without it."),
-            Attribute::computed("volume_mounts_yaml", Type::String, "With `trusted_ca`, the container `volumeMounts:` entry: the volume read-only at `/etc/clusterproxy/ca`; null without it."),
-        ]);
         Schema::new(
             "Renders the proxy environment variables for Kubernetes pod specs and Helm values, with the merged NO_PROXY, and with `trusted_ca` the ConfigMap, volume, mount and variables that make Go, Python and Node clients trust the proxy's CA. Known at plan time whenever its inputs are.",
-            attributes,
+            model::attributes::<Config, State>(),
         )
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        inputs::validate_ca_only_inputs(config, &["config_map_name", "namespace"], diags);
-        let findings: Vec<_> = ["config_map_name", "namespace"]
+        let config = Config::read(config);
+        let names = [
+            (Config::config_map_name, &config.config_map_name),
+            (Config::namespace, &config.namespace),
+        ];
+        config
+            .proxy
+            .validate_ca_only_inputs(&names.map(|(name, value)| (name, !value.is_null())), diags);
+        let findings: Vec<_> = names
             .iter()
-            .filter_map(|field| {
-                let value = convert::string(config, field)?;
-                k8s::dns1123_label(field, &value, 63).err()
-            })
+            .filter_map(|(field, value)| k8s::dns1123_label(field, value.known()?, 63).err())
             .collect();
         convert::push_findings(&findings, &AttributePath::root(), diags);
     }
 
-    fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let proxy = inputs::read_proxy(config, diags)?;
+    fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
+        let config = Config::read(value);
+        let proxy = config.proxy.resolve(diags)?;
         let settings = &proxy.settings;
-        let mut state = config.clone();
-        state.set_attr("env", env(settings, Secrets::Include));
-        state.set_attr("env_redacted", env(settings, Secrets::Redact));
-        state.set_attr(
-            "env_yaml",
-            Value::string(pod_env::env_yaml(settings, Secrets::Include)),
-        );
-        let name = convert::string(config, "config_map_name").unwrap_or_default();
-        let namespace = convert::string(config, "namespace");
-        state.set_attr(
-            "ca_config_map_yaml",
-            Value::opt_string(pod_env::ca_config_map(
-                settings,
-                &name,
-                namespace.as_deref(),
-            )),
-        );
+        let name = config.config_map_name.known().cloned().unwrap_or_default();
+        let namespace = config.namespace.known().map(String::as_str);
         let (volumes, mounts) = pod_env::ca_volumes(settings, &name).unzip();
-        state.set_attr("volumes_yaml", Value::opt_string(volumes));
-        state.set_attr("volume_mounts_yaml", Value::opt_string(mounts));
-        Some(state)
+        Some(model::with(
+            value,
+            &State {
+                env: env(settings, Secrets::Include),
+                env_redacted: env(settings, Secrets::Redact),
+                env_yaml: pod_env::env_yaml(settings, Secrets::Include),
+                ca_config_map_yaml: pod_env::ca_config_map(settings, &name, namespace),
+                volumes_yaml: volumes,
+                volume_mounts_yaml: mounts,
+            },
+        ))
     }
 }

@@ -5,43 +5,64 @@ use crate::domain::render::trust::{self, OsFamily};
 use crate::domain::render::{systemd, ProxySettings, Secrets};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
-use crate::framework::schema::{Attribute, OneOf, Schema};
-use crate::framework::value::{Type, Value};
-use crate::provider::{convert, inputs};
+use crate::framework::model::{self, Field};
+use crate::framework::schema::{OneOf, Schema};
+use crate::framework::value::Value;
+use crate::provider::inputs::{self, CaFile, OsFamilyInput, RendererInputs};
 
-const CA_FILE_ATTRIBUTES: [&str; 4] = ["path", "owner", "permissions", "content"];
+/// The description of `ca_files` for nodes whose OS trust store the
+/// platform's own components read.
+pub(crate) const CA_FILES: &str = "With `trusted_ca`, the bundle file to write for `os_family` (`path`, `owner` `root:root`, `permissions` `0644`, `content`: the canonical PEM); empty without it. Write it, then run the trust store update of `os_family` (in `commands`) before the services restart: containerd and the other Go components verify the proxy's certificates against the OS trust store.";
 
-/// The `ca_files` attribute: the CA bundle file for `os_family`, for nodes
-/// whose OS trust store the platform's own components read.
-pub(crate) fn ca_files_attribute() -> Attribute {
-    Attribute::computed(
-        "ca_files",
-        Type::list(convert::string_object_type(&CA_FILE_ATTRIBUTES)),
-        "With `trusted_ca`, the bundle file to write for `os_family` (`path`, `owner` `root:root`, `permissions` `0644`, `content`: the canonical PEM); empty without it. Write it, then run the trust store update of `os_family` (in `commands`) before the services restart: containerd and the other Go components verify the proxy's certificates against the OS trust store.",
-    )
-}
-
-/// The value of [`ca_files_attribute`].
-pub(crate) fn ca_files(settings: &ProxySettings, os: OsFamily) -> Value {
-    convert::objects(settings.trusted_ca.iter().map(|ca| {
-        let file = trust::ca_file(ca, os);
-        vec![
-            ("path", Value::string(file.path)),
-            ("owner", Value::string(file.owner)),
-            ("permissions", Value::string(file.permissions)),
-            ("content", Value::string(file.content)),
-        ]
-    }))
+/// The CA bundle file for `os`, with `trusted_ca`.
+pub(crate) fn ca_files(settings: &ProxySettings, os: OsFamily) -> Vec<CaFile> {
+    settings
+        .trusted_ca
+        .iter()
+        .map(|ca| CaFile::from(trust::ca_file(ca, os)))
+        .collect()
 }
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct Rke2;
 
-fn choice<T>(config: &Value, name: &str, parse: fn(&str) -> Option<T>, default: T) -> T {
-    convert::string(config, name)
-        .and_then(|value| parse(&value))
-        .unwrap_or(default)
+crate::model! {
+    /// The inputs.
+    pub struct Config {
+        /// Proxy settings and cluster inputs.
+        pub proxy: RendererInputs [embed],
+        /// `distribution`.
+        pub distribution: Option<String> [with_default(Value::string(Distribution::NAMES[0]), "`rke2` or `k3s`. Defaults to `rke2`.").validator(OneOf(&Distribution::NAMES))],
+        /// `role`.
+        pub role: Option<String> [with_default(Value::string(Role::NAMES[0]), "`server` (rke2-server, k3s) or `agent` (rke2-agent, k3s-agent). Defaults to `server`.").validator(OneOf(&Role::NAMES))],
+        /// `scope`.
+        pub scope: Option<String> [with_default(Value::string(Scope::NAMES[0]), "Which components get the proxy. `containerd` (the default): `CONTAINERD_HTTP_PROXY`, `CONTAINERD_HTTPS_PROXY`, `CONTAINERD_NO_PROXY`, which RKE2 and k3s pass to their containerd only, so image pulls use the proxy while the rke2/k3s process, its kubelet, apiserver and etcd never do (before the fix of k3s-io/k3s#5642, in k3s v1.24.2, a `NO_PROXY` set elsewhere could shadow `CONTAINERD_NO_PROXY`; RKE2 runs the same agent code). `all`: `HTTP_PROXY`, `HTTPS_PROXY`, `NO_PROXY`, read by the rke2/k3s process, its kubelet and the containerd it starts; then every in-cluster address must be in NO_PROXY or the kubelet's and apiserver's traffic goes to the proxy: without `pod_cidrs` or `service_cidrs` this scope gets a warning.").validator(OneOf(&Scope::NAMES))],
+        /// The OS family.
+        pub os_family: OsFamilyInput [embed],
+    }
+}
+
+crate::model! {
+    /// The computed attributes.
+    pub struct State {
+        /// `path`.
+        pub path: String [computed("Where the file goes: `/etc/default/rke2-server`, `/etc/default/rke2-agent`, `/etc/systemd/system/k3s.service.env` or `/etc/systemd/system/k3s-agent.service.env`, read by the unit's `EnvironmentFile=`.")],
+        /// `permissions`.
+        pub permissions: String [computed("`0600` when the proxy URLs carry credentials, `0644` otherwise; owner `root:root`.")],
+        /// `content`.
+        pub content: String [computed("The environment file: the variables of `scope`, uppercase, one `NAME=\"value\"` line each (`\"`, `\\`, `` ` `` and `$` escaped). The k3s install script writes its own `K3S_*` variables into the k3s file: append these lines there rather than replacing it. Holds the credentials.").sensitive()],
+        /// `content_redacted`.
+        pub content_redacted: String [computed("`content` with the proxy password replaced by `***`, for review.")],
+        /// The CA bundle file.
+        pub ca_files: Vec<CaFile> [computed(CA_FILES)],
+        /// `commands`.
+        pub commands: Vec<String> [computed("Commands that apply the files, in order: with `trusted_ca` the trust store update of `os_family`, then `systemctl restart -- '<unit>'` for the unit of `distribution` and `role` (no daemon-reload: the unit file itself is unchanged).")],
+    }
+}
+
+fn choice<T>(value: &Option<String>, parse: fn(&str) -> Option<T>, default: T) -> T {
+    value.as_deref().and_then(parse).unwrap_or(default)
 }
 
 impl DataSource for Rke2 {
@@ -50,49 +71,23 @@ impl DataSource for Rke2 {
     }
 
     fn schema(&self) -> Schema {
-        let mut attributes = inputs::proxy_attributes();
-        attributes.extend([
-            Attribute::with_default("distribution", Type::String, Value::string(Distribution::NAMES[0]), "`rke2` or `k3s`. Defaults to `rke2`.")
-                .validator(OneOf(&Distribution::NAMES)),
-            Attribute::with_default("role", Type::String, Value::string(Role::NAMES[0]), "`server` (rke2-server, k3s) or `agent` (rke2-agent, k3s-agent). Defaults to `server`.")
-                .validator(OneOf(&Role::NAMES)),
-            Attribute::with_default(
-                "scope",
-                Type::String,
-                Value::string(Scope::NAMES[0]),
-                "Which components get the proxy. `containerd` (the default): `CONTAINERD_HTTP_PROXY`, `CONTAINERD_HTTPS_PROXY`, `CONTAINERD_NO_PROXY`, which RKE2 and k3s pass to their containerd only, so image pulls use the proxy while the rke2/k3s process, its kubelet, apiserver and etcd never do (before the fix of k3s-io/k3s#5642, in k3s v1.24.2, a `NO_PROXY` set elsewhere could shadow `CONTAINERD_NO_PROXY`; RKE2 runs the same agent code). `all`: `HTTP_PROXY`, `HTTPS_PROXY`, `NO_PROXY`, read by the rke2/k3s process, its kubelet and the containerd it starts; then every in-cluster address must be in NO_PROXY or the kubelet's and apiserver's traffic goes to the proxy: without `pod_cidrs` or `service_cidrs` this scope gets a warning.",
-            )
-            .validator(OneOf(&Scope::NAMES)),
-            Attribute::computed("path", Type::String, "Where the file goes: `/etc/default/rke2-server`, `/etc/default/rke2-agent`, `/etc/systemd/system/k3s.service.env` or `/etc/systemd/system/k3s-agent.service.env`, read by the unit's `EnvironmentFile=`."),
-            Attribute::computed("permissions", Type::String, "`0600` when the proxy URLs carry credentials, `0644` otherwise; owner `root:root`."),
-            Attribute::computed(
-                "content",
-                Type::String,
-                "The environment file: the variables of `scope`, uppercase, one `NAME=\"value\"` line each (`\"`, `\\`, `` ` `` and `$` escaped). The k3s install script writes its own `K3S_*` variables into the k3s file: append these lines there rather than replacing it. Holds the credentials.",
-            )
-            .sensitive(),
-            Attribute::computed("content_redacted", Type::String, "`content` with the proxy password replaced by `***`, for review."),
-            inputs::os_family_attribute(),
-            ca_files_attribute(),
-            Attribute::computed("commands", Type::list(Type::String), "Commands that apply the files, in order: with `trusted_ca` the trust store update of `os_family`, then `systemctl restart -- '<unit>'` for the unit of `distribution` and `role` (no daemon-reload: the unit file itself is unchanged)."),
-        ]);
         Schema::new(
             "Renders the environment file of an RKE2 or k3s node with the proxy and the merged NO_PROXY, for containerd only (`CONTAINERD_*`, the default) or for every component. With `trusted_ca`, the CA bundle file for `os_family` and the command that makes the OS trust it. Give the cluster's node, pod and service CIDRs as inputs: the merged list carries them explicitly, so the file does not depend on what a given RKE2 or k3s release adds on its own. Known at plan time whenever its inputs are.",
-            attributes,
+            model::attributes::<Config, State>(),
         )
     }
 
-    fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let proxy = inputs::read_proxy(config, diags)?;
+    fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
+        let config = Config::read(value);
+        let proxy = config.proxy.resolve(diags)?;
         let settings = &proxy.settings;
         let distribution = choice(
-            config,
-            "distribution",
+            &config.distribution,
             Distribution::from_name,
             Distribution::Rke2,
         );
-        let role = choice(config, "role", Role::from_name, Role::Server);
-        let scope = choice(config, "scope", Scope::from_name, Scope::Containerd);
+        let role = choice(&config.role, Role::from_name, Role::Server);
+        let scope = choice(&config.scope, Scope::from_name, Scope::Containerd);
         let content = rke2::env_file(settings, scope, Secrets::Include);
         let mut limits = systemd::check_limits(settings, &content);
         limits.extend(rke2::check(
@@ -104,16 +99,7 @@ impl DataSource for Rke2 {
         if limits.iter().any(crate::domain::Finding::is_error) {
             return None;
         }
-        let mut state = config.clone();
-        state.set_attr("path", Value::string(distribution.env_path(role)));
-        state.set_attr("permissions", Value::string(systemd::permissions(settings)));
-        state.set_attr("content", Value::string(content));
-        state.set_attr(
-            "content_redacted",
-            Value::string(rke2::env_file(settings, scope, Secrets::Redact)),
-        );
-        let os = inputs::read_os_family(config);
-        state.set_attr("ca_files", ca_files(settings, os));
+        let os = config.os_family.family();
         let unit = distribution.unit(role).to_owned();
         let trust_command = settings.trusted_ca.as_ref().map(|_| os.trust_command());
         // apply_commands orders trust, daemon-reload, restarts; no unit file changes here.
@@ -121,7 +107,16 @@ impl DataSource for Rke2 {
             .into_iter()
             .filter(|c| c != "systemctl daemon-reload")
             .collect();
-        state.set_attr("commands", convert::string_list(&commands));
-        Some(state)
+        Some(model::with(
+            value,
+            &State {
+                path: distribution.env_path(role).to_owned(),
+                permissions: systemd::permissions(settings).to_owned(),
+                content,
+                content_redacted: rke2::env_file(settings, scope, Secrets::Redact),
+                ca_files: ca_files(settings, os),
+                commands,
+            },
+        ))
     }
 }

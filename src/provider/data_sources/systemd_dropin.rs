@@ -1,34 +1,73 @@
 //! `clusterproxy_systemd_dropin`: systemd drop-ins that give services the proxy environment.
 
-use crate::domain::render::{systemd, trust, Secrets};
+use crate::domain::render::{systemd, trust, ProxySettings, Secrets};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
-use crate::framework::schema::{Attribute, Schema};
-use crate::framework::value::{Type, Value};
-use crate::provider::{convert, inputs};
+use crate::framework::model::{self, Field};
+use crate::framework::schema::Schema;
+use crate::framework::value::Value;
+use crate::provider::inputs::{self, CaFile, NodeConfig};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct SystemdDropin;
 
-const FILE_ATTRIBUTES: [&str; 5] = ["unit", "path", "owner", "permissions", "content"];
-const CA_FILE_ATTRIBUTES: [&str; 4] = ["path", "owner", "permissions", "content"];
+crate::object! {
+    /// One drop-in file.
+    pub struct Dropin {
+        /// Unit name.
+        pub unit: String,
+        /// File path.
+        pub path: String,
+        /// File owner.
+        pub owner: String,
+        /// File mode.
+        pub permissions: String,
+        /// File content.
+        pub content: String,
+    }
+}
 
-fn files(
-    settings: &crate::domain::render::ProxySettings,
-    units: &[String],
-    secrets: Secrets,
-) -> Value {
-    convert::objects(units.iter().map(|unit| {
-        let d = systemd::dropin(settings, unit, secrets);
-        vec![
-            ("unit", Value::string(d.unit)),
-            ("path", Value::string(d.path)),
-            ("owner", Value::string(d.owner)),
-            ("permissions", Value::string(d.permissions)),
-            ("content", Value::string(d.content)),
-        ]
-    }))
+crate::model! {
+    /// The computed attributes.
+    pub struct State {
+        /// Drop-ins with credentials.
+        pub dropins: Vec<Dropin> [computed(
+            "One drop-in per unit: `unit`, `path` (`/etc/systemd/system/<unit>.d/http-proxy.conf`), `owner` (`root:root`), `permissions` (`0600` when the proxy URLs carry credentials, `0644` otherwise) and `content`: a `[Service]` section with `HTTP_PROXY`, `http_proxy`, `HTTPS_PROXY`, `https_proxy`, `NO_PROXY` and `no_proxy` as `Environment=` assignments (`\\` and `\"` escaped, `%` doubled). Holds the credentials.",
+        )
+        .sensitive()],
+        /// Drop-ins without the password.
+        pub dropins_redacted: Vec<Dropin> [computed("`dropins` with the proxy password replaced by `***`, for review.")],
+        /// `[Manager]` drop-in.
+        pub default_environment: String [computed(
+            "The same variables as a `[Manager] DefaultEnvironment=` drop-in for `/etc/systemd/system.conf.d/http-proxy.conf`, which gives them to every service. `%` is doubled, which needs systemd 249 or later (older versions take `DefaultEnvironment=` verbatim; use `dropins` there when a value contains `%`). Holds the credentials.",
+        )
+        .sensitive()],
+        /// The CA bundle file.
+        pub ca_files: Vec<CaFile> [computed(
+            "With `trusted_ca`, the bundle file to write for `os_family` (`path`, `owner` `root:root`, `permissions` `0644`, `content`: the canonical PEM); empty without it. Write it before running `commands`.",
+        )],
+        /// Commands to run.
+        pub commands: Vec<String> [computed(
+            "Commands that apply the files, in order: with `trusted_ca` the trust store update of `os_family` (e.g. `update-ca-certificates`), `systemctl daemon-reload`, then `systemctl restart -- '<unit>'` for each unit (`--` and single quotes, so that no name is read as an option and escapes reach systemctl intact through `sh`).",
+        )],
+    }
+}
+
+fn files(settings: &ProxySettings, units: &[String], secrets: Secrets) -> Vec<Dropin> {
+    units
+        .iter()
+        .map(|unit| {
+            let d = systemd::dropin(settings, unit, secrets);
+            Dropin {
+                unit: d.unit,
+                path: d.path,
+                owner: d.owner.to_owned(),
+                permissions: d.permissions.to_owned(),
+                content: d.content,
+            }
+        })
+        .collect()
 }
 
 impl DataSource for SystemdDropin {
@@ -37,49 +76,21 @@ impl DataSource for SystemdDropin {
     }
 
     fn schema(&self) -> Schema {
-        let file_type = Type::list(convert::string_object_type(&FILE_ATTRIBUTES));
-        let mut attributes = inputs::proxy_attributes();
-        attributes.extend([
-            inputs::units_attribute(),
-            inputs::os_family_attribute(),
-            Attribute::computed(
-                "dropins",
-                file_type.clone(),
-                "One drop-in per unit: `unit`, `path` (`/etc/systemd/system/<unit>.d/http-proxy.conf`), `owner` (`root:root`), `permissions` (`0600` when the proxy URLs carry credentials, `0644` otherwise) and `content`: a `[Service]` section with `HTTP_PROXY`, `http_proxy`, `HTTPS_PROXY`, `https_proxy`, `NO_PROXY` and `no_proxy` as `Environment=` assignments (`\\` and `\"` escaped, `%` doubled). Holds the credentials.",
-            )
-            .sensitive(),
-            Attribute::computed("dropins_redacted", file_type, "`dropins` with the proxy password replaced by `***`, for review."),
-            Attribute::computed(
-                "default_environment",
-                Type::String,
-                "The same variables as a `[Manager] DefaultEnvironment=` drop-in for `/etc/systemd/system.conf.d/http-proxy.conf`, which gives them to every service. `%` is doubled, which needs systemd 249 or later (older versions take `DefaultEnvironment=` verbatim; use `dropins` there when a value contains `%`). Holds the credentials.",
-            )
-            .sensitive(),
-            Attribute::computed(
-                "ca_files",
-                Type::list(convert::string_object_type(&CA_FILE_ATTRIBUTES)),
-                "With `trusted_ca`, the bundle file to write for `os_family` (`path`, `owner` `root:root`, `permissions` `0644`, `content`: the canonical PEM); empty without it. Write it before running `commands`.",
-            ),
-            Attribute::computed(
-                "commands",
-                Type::list(Type::String),
-                "Commands that apply the files, in order: with `trusted_ca` the trust store update of `os_family` (e.g. `update-ca-certificates`), `systemctl daemon-reload`, then `systemctl restart -- '<unit>'` for each unit (`--` and single quotes, so that no name is read as an option and escapes reach systemctl intact through `sh`).",
-            ),
-        ]);
         Schema::new(
             "Renders systemd drop-ins that set the proxy environment (upper- and lowercase variables, the merged NO_PROXY) for containerd, kubelet or any other unit, and with `trusted_ca` the CA bundle file and the command that makes the node's OS trust it. A drop-in line of 1 MiB or more (systemd's `LONG_LINE_MAX`) or a variable of 128 KiB or more (Linux's `MAX_ARG_STRLEN`) is an error, a line over 64 KiB a warning. Known at plan time whenever its inputs are.",
-            attributes,
+            model::attributes::<NodeConfig, State>(),
         )
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        inputs::validate_ca_only_inputs(config, &["os_family"], diags);
+        NodeConfig::read(config).validate(diags);
     }
 
-    fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let (proxy, units) = inputs::read_proxy_and_units(config, diags)?;
+    fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
+        let config = NodeConfig::read(value);
+        let (proxy, units) = inputs::read_proxy_and_units(&config.proxy, &config.units, diags)?;
         let settings = &proxy.settings;
-        let os = inputs::read_os_family(config);
+        let os = config.os_family.family();
         let limits = systemd::check_limits(
             settings,
             &systemd::dropin(settings, &units[0], Secrets::Include).content,
@@ -88,28 +99,21 @@ impl DataSource for SystemdDropin {
         if limits.iter().any(crate::domain::Finding::is_error) {
             return None;
         }
-        let ca_files = convert::objects(settings.trusted_ca.iter().map(|ca| {
-            let file = trust::ca_file(ca, os);
-            vec![
-                ("path", Value::string(file.path)),
-                ("owner", Value::string(file.owner)),
-                ("permissions", Value::string(file.permissions)),
-                ("content", Value::string(file.content)),
-            ]
-        }));
+        let ca_files = settings
+            .trusted_ca
+            .iter()
+            .map(|ca| CaFile::from(trust::ca_file(ca, os)))
+            .collect();
         let trust_command = settings.trusted_ca.as_ref().map(|_| os.trust_command());
-        let mut state = config.clone();
-        state.set_attr("ca_files", ca_files);
-        state.set_attr("dropins", files(settings, &units, Secrets::Include));
-        state.set_attr("dropins_redacted", files(settings, &units, Secrets::Redact));
-        state.set_attr(
-            "default_environment",
-            Value::string(systemd::default_environment(settings, Secrets::Include)),
-        );
-        state.set_attr(
-            "commands",
-            convert::string_list(&systemd::apply_commands(&units, trust_command)),
-        );
-        Some(state)
+        Some(model::with(
+            value,
+            &State {
+                dropins: files(settings, &units, Secrets::Include),
+                dropins_redacted: files(settings, &units, Secrets::Redact),
+                default_environment: systemd::default_environment(settings, Secrets::Include),
+                ca_files,
+                commands: systemd::apply_commands(&units, trust_command),
+            },
+        ))
     }
 }

@@ -3,13 +3,35 @@
 use crate::domain::render::{talos, Secrets};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
-use crate::framework::schema::{Attribute, Schema};
-use crate::framework::value::{Type, Value};
-use crate::provider::{convert, inputs};
+use crate::framework::model::{self, Field, Maybe};
+use crate::framework::schema::Schema;
+use crate::framework::value::Value;
+use crate::provider::convert;
+use crate::provider::inputs::RendererInputs;
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct Talos;
+
+crate::model! {
+    /// The inputs.
+    pub struct Config {
+        /// Proxy settings and cluster inputs.
+        pub proxy: RendererInputs [embed],
+        /// `talos_version`.
+        pub talos_version: Maybe<String> [with_default(Value::string("1.10"), "Talos version of the machines (`1.9`, `v1.10.3`...): decides where the CA goes. Before 1.10, a `machine.files` entry that appends the bundle to `/etc/ssl/certs/ca-certificates`; from 1.10, a `TrustedRootsConfig` document named `clusterproxy-proxy-ca`. Defaults to `1.10`.")],
+    }
+}
+
+crate::model! {
+    /// The computed attributes.
+    pub struct State {
+        /// `patch`.
+        pub patch: String [computed("The machine config patch (YAML): `machine.env` with `http_proxy`, `https_proxy` and `no_proxy`, which Talos sets on PID 1 and every Talos service (containerd, kubelet, etcd, apid), and with `trusted_ca` the CA as `talos_version` wants it (from 1.10 a second YAML document). Apply with `talosctl gen config --config-patch`, `talosctl patch machineconfig` or a `talos_machine_configuration_apply` `config_patches` entry. `machine.env` does not reach pods, static control-plane pods included: give those their env separately (`clusterproxy_pod_env`). Holds the credentials.").sensitive()],
+        /// `patch_redacted`.
+        pub patch_redacted: String [computed("`patch` with the proxy password replaced by `***`, for review.")],
+    }
+}
 
 impl DataSource for Talos {
     fn type_name(&self) -> &'static str {
@@ -17,52 +39,33 @@ impl DataSource for Talos {
     }
 
     fn schema(&self) -> Schema {
-        let mut attributes = inputs::proxy_attributes();
-        attributes.extend([
-            Attribute::with_default(
-                "talos_version",
-                Type::String,
-                Value::string("1.10"),
-                "Talos version of the machines (`1.9`, `v1.10.3`...): decides where the CA goes. Before 1.10, a `machine.files` entry that appends the bundle to `/etc/ssl/certs/ca-certificates`; from 1.10, a `TrustedRootsConfig` document named `clusterproxy-proxy-ca`. Defaults to `1.10`.",
-            ),
-            Attribute::computed(
-                "patch",
-                Type::String,
-                "The machine config patch (YAML): `machine.env` with `http_proxy`, `https_proxy` and `no_proxy`, which Talos sets on PID 1 and every Talos service (containerd, kubelet, etcd, apid), and with `trusted_ca` the CA as `talos_version` wants it (from 1.10 a second YAML document). Apply with `talosctl gen config --config-patch`, `talosctl patch machineconfig` or a `talos_machine_configuration_apply` `config_patches` entry. `machine.env` does not reach pods, static control-plane pods included: give those their env separately (`clusterproxy_pod_env`). Holds the credentials.",
-            )
-            .sensitive(),
-            Attribute::computed("patch_redacted", Type::String, "`patch` with the proxy password replaced by `***`, for review."),
-        ]);
         Schema::new(
             "Renders a Talos Linux machine config patch with the proxy and the merged NO_PROXY in `machine.env`, and with `trusted_ca` the CA bundle for the Talos version. Known at plan time whenever its inputs are.",
-            attributes,
+            model::attributes::<Config, State>(),
         )
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        if let Some(version) = convert::string(config, "talos_version") {
-            if let Err(finding) = talos::minor("talos_version", &version) {
+        if let Some(version) = Config::read(config).talos_version.known() {
+            if let Err(finding) = talos::minor(Config::talos_version, version) {
                 convert::push_findings(&[finding], &AttributePath::root(), diags);
             }
         }
     }
 
-    fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let version = convert::string(config, "talos_version").unwrap_or_default();
-        let minor = talos::minor("talos_version", &version)
+    fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
+        let config = Config::read(value);
+        let version = config.talos_version.known().cloned().unwrap_or_default();
+        let minor = talos::minor(Config::talos_version, &version)
             .map_err(|finding| convert::push_findings(&[finding], &AttributePath::root(), diags));
-        let proxy = inputs::read_proxy(config, diags)?;
+        let proxy = config.proxy.resolve(diags)?;
         let minor = minor.ok()?;
-        let mut state = config.clone();
-        for (name, secrets) in [
-            ("patch", Secrets::Include),
-            ("patch_redacted", Secrets::Redact),
-        ] {
-            state.set_attr(
-                name,
-                Value::string(talos::patch(&proxy.settings, minor, secrets)),
-            );
-        }
-        Some(state)
+        Some(model::with(
+            value,
+            &State {
+                patch: talos::patch(&proxy.settings, minor, Secrets::Include),
+                patch_redacted: talos::patch(&proxy.settings, minor, Secrets::Redact),
+            },
+        ))
     }
 }

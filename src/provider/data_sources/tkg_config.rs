@@ -1,16 +1,51 @@
 //! `clusterproxy_tkg_config`: TKG's proxy variables.
 
+use std::collections::BTreeMap;
+
 use crate::domain::render::tkg::{TkgCluster, TkgConfig};
 use crate::domain::render::Secrets;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
-use crate::framework::schema::{Attribute, Schema};
-use crate::framework::value::{Type, Value};
-use crate::provider::{convert, inputs};
+use crate::framework::model::{self, Field};
+use crate::framework::schema::Schema;
+use crate::framework::value::Value;
+use crate::provider::inputs::{self, RendererInputs};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct TkgConfigSource;
+
+crate::model! {
+    /// The inputs.
+    pub struct Config {
+        /// Proxy settings and cluster inputs.
+        pub proxy: RendererInputs [embed],
+        /// `vsphere_server`.
+        pub vsphere_server: Option<String> [optional("VSPHERE_SERVER: TKG requires it to bypass the proxy; the plan fails when the merged list does not cover it.")],
+        /// `system_wide`.
+        pub system_wide: bool [with_default(Value::bool(false), "TKG_NODE_SYSTEM_WIDE_PROXY: also set the proxy for every process on the nodes.")],
+    }
+}
+
+crate::model! {
+    /// The computed attributes.
+    pub struct State {
+        /// `variables`.
+        pub variables: BTreeMap<String, String> [computed("TKG_HTTP_PROXY_ENABLED, TKG_HTTP_PROXY, TKG_HTTPS_PROXY, TKG_NO_PROXY, TKG_PROXY_CA_CERT (base64 PEM, when `trusted_ca` is set), TKG_NODE_SYSTEM_WIDE_PROXY, and SERVICE_CIDR and CLUSTER_CIDR (comma-joined `service_cidrs` and `pod_cidrs`, when set: TKG appends them to TKG_NO_PROXY itself, so they are left out of it). Holds the credentials.").sensitive()],
+        /// `yaml`.
+        pub yaml: String [computed("The variables as a cluster configuration file fragment (keys sorted). Holds the credentials.").sensitive()],
+        /// `yaml_redacted`.
+        pub yaml_redacted: String [computed("`yaml` with the proxy password replaced by `***`, for review.")],
+        /// `cluster_class_variable`.
+        pub cluster_class_variable: String [computed("The ClusterClass `proxy` variable value as JSON: `httpProxy`, `httpsProxy`, `noProxy` (the whole merged list: the class template only de-duplicates and sorts it, so nothing is left to TKG) and `systemWide`. Holds the credentials.").sensitive()],
+        /// `cluster_class_trust_variable`.
+        pub cluster_class_trust_variable: Option<String> [computed("With `trusted_ca`, the ClusterClass `trust` variable value as JSON: `{\"additionalTrustedCAs\": [{\"name\": \"proxy\", \"data\": <base64 PEM>}]}`, the shape TKG's CLI gives TKG_PROXY_CA_CERT (tanzu-framework `providers/yttcc/lib/config_variable_association.star`); null without it.")],
+        /// `no_proxy`.
+        pub no_proxy: String [computed("TKG_NO_PROXY: the merged list without the entries TKG appends itself.")],
+        /// `appended_by_tkg`.
+        pub appended_by_tkg: Vec<String> [computed("Entries of the merged list left out of TKG_NO_PROXY because TKG appends them itself: the service and pod CIDRs (emitted as SERVICE_CIDR and CLUSTER_CIDR), `localhost`, `127.0.0.1`, `.svc` and `.svc.cluster.local`. Entries TKG appends only from variables not rendered here (VPC/VNet CIDRs, `::1`, cloud ranges) stay in TKG_NO_PROXY.")],
+    }
+}
 
 impl DataSource for TkgConfigSource {
     fn type_name(&self) -> &'static str {
@@ -18,76 +53,36 @@ impl DataSource for TkgConfigSource {
     }
 
     fn schema(&self) -> Schema {
-        let mut attributes = inputs::proxy_attributes();
-        attributes.extend([
-            Attribute::optional("vsphere_server", Type::String, "VSPHERE_SERVER: TKG requires it to bypass the proxy; the plan fails when the merged list does not cover it."),
-            Attribute::with_default("system_wide", Type::Bool, Value::bool(false), "TKG_NODE_SYSTEM_WIDE_PROXY: also set the proxy for every process on the nodes."),
-            Attribute::computed(
-                "variables",
-                Type::map(Type::String),
-                "TKG_HTTP_PROXY_ENABLED, TKG_HTTP_PROXY, TKG_HTTPS_PROXY, TKG_NO_PROXY, TKG_PROXY_CA_CERT (base64 PEM, when `trusted_ca` is set), TKG_NODE_SYSTEM_WIDE_PROXY, and SERVICE_CIDR and CLUSTER_CIDR (comma-joined `service_cidrs` and `pod_cidrs`, when set: TKG appends them to TKG_NO_PROXY itself, so they are left out of it). Holds the credentials.",
-            )
-            .sensitive(),
-            Attribute::computed("yaml", Type::String, "The variables as a cluster configuration file fragment (keys sorted). Holds the credentials.").sensitive(),
-            Attribute::computed("yaml_redacted", Type::String, "`yaml` with the proxy password replaced by `***`, for review."),
-            Attribute::computed(
-                "cluster_class_variable",
-                Type::String,
-                "The ClusterClass `proxy` variable value as JSON: `httpProxy`, `httpsProxy`, `noProxy` (the whole merged list: the class template only de-duplicates and sorts it, so nothing is left to TKG) and `systemWide`. Holds the credentials.",
-            )
-            .sensitive(),
-            Attribute::computed(
-                "cluster_class_trust_variable",
-                Type::String,
-                "With `trusted_ca`, the ClusterClass `trust` variable value as JSON: `{\"additionalTrustedCAs\": [{\"name\": \"proxy\", \"data\": <base64 PEM>}]}`, the shape TKG's CLI gives TKG_PROXY_CA_CERT (tanzu-framework `providers/yttcc/lib/config_variable_association.star`); null without it.",
-            ),
-            Attribute::computed("no_proxy", Type::String, "TKG_NO_PROXY: the merged list without the entries TKG appends itself."),
-            Attribute::computed(
-                "appended_by_tkg",
-                Type::list(Type::String),
-                "Entries of the merged list left out of TKG_NO_PROXY because TKG appends them itself: the service and pod CIDRs (emitted as SERVICE_CIDR and CLUSTER_CIDR), `localhost`, `127.0.0.1`, `.svc` and `.svc.cluster.local`. Entries TKG appends only from variables not rendered here (VPC/VNet CIDRs, `::1`, cloud ranges) stay in TKG_NO_PROXY.",
-            ),
-        ]);
         Schema::new(
             "Renders TKG's proxy variables and enforces TKG's rules: both proxies set, no `*` in TKG_NO_PROXY, the vSphere server bypassing the proxy. Known at plan time whenever its inputs are.",
-            attributes,
+            model::attributes::<Config, State>(),
         )
     }
 
-    fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let proxy = inputs::read_proxy(config, diags)?;
+    fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
+        let config = Config::read(value);
+        let proxy = config.proxy.resolve(diags)?;
         let cluster = TkgCluster {
             service_cidrs: proxy.cluster.service_cidrs.clone(),
             pod_cidrs: proxy.cluster.pod_cidrs.clone(),
-            vsphere_server: convert::string(config, "vsphere_server"),
-            system_wide: convert::boolean(config, "system_wide"),
+            vsphere_server: config.vsphere_server,
+            system_wide: config.system_wide,
         };
         let secret = TkgConfig::new(&proxy.settings, &cluster, Secrets::Include)
             .map_err(|findings| inputs::push_render_findings(&findings, &proxy, diags))
             .ok()?;
         let redacted = TkgConfig::new(&proxy.settings, &cluster, Secrets::Redact).ok()?;
-        let mut state = config.clone();
-        state.set_attr(
-            "variables",
-            Value::map(
-                secret
-                    .string_variables()
-                    .into_iter()
-                    .map(|(k, v)| (k, Value::string(v))),
-            ),
-        );
-        state.set_attr("yaml", Value::string(secret.to_yaml()));
-        state.set_attr("yaml_redacted", Value::string(redacted.to_yaml()));
-        state.set_attr(
-            "cluster_class_variable",
-            Value::string(secret.cluster_class_variable().to_string()),
-        );
-        state.set_attr(
-            "cluster_class_trust_variable",
-            Value::opt_string(secret.trust_variable().map(|v| v.to_string())),
-        );
-        state.set_attr("no_proxy", Value::string(secret.no_proxy.join(",")));
-        state.set_attr("appended_by_tkg", convert::string_list(&secret.appended));
-        Some(state)
+        Some(model::with(
+            value,
+            &State {
+                variables: secret.string_variables().into_iter().collect(),
+                yaml: secret.to_yaml(),
+                yaml_redacted: redacted.to_yaml(),
+                cluster_class_variable: secret.cluster_class_variable().to_string(),
+                cluster_class_trust_variable: secret.trust_variable().map(|v| v.to_string()),
+                no_proxy: secret.no_proxy.join(","),
+                appended_by_tkg: secret.appended.clone(),
+            },
+        ))
     }
 }

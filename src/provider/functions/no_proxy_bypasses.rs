@@ -31,7 +31,7 @@ impl Function for NoProxyBypasses {
                 Parameter {
                     name: "client",
                     ty: Type::String,
-                    description: "The client: `go`, `curl`, `python`, `requests`, `ruby`, `wget`, `java`, `node` or `undici`.",
+                    description: "The client: `go`, `curl`, `python`, `requests`, `ruby`, `wget`, `java`, `node`, `undici` or `reqwest`.",
                     allow_null: false,
                 },
             ],

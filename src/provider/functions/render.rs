@@ -7,14 +7,19 @@
 use crate::framework::data_source::{read_checked, DataSource};
 use crate::framework::diagnostics::{Diagnostics, PathStep, Severity};
 use crate::framework::function::{Function, FunctionError, Parameter, Signature};
+use crate::framework::model::Field;
 use crate::framework::schema::Mode;
 use crate::framework::value::conform::conform;
 use crate::framework::value::{Type, Value};
-use crate::provider::{inputs, renderers, NAME};
+use crate::provider::inputs::{RendererInputs, Settings};
+use crate::provider::{renderers, NAME};
 
 /// The function.
 #[derive(Debug, Clone, Copy)]
 pub struct Render;
+
+/// The result attribute with the renderer's warnings.
+pub const WARNINGS: &str = "warnings";
 
 /// Position of each parameter.
 const PLATFORM: usize = 0;
@@ -44,7 +49,7 @@ fn configuration(
             .iter()
             .map(|a| (a.name.clone(), Value::null())),
     );
-    config.set_attr("profile", settings.clone());
+    config.set_attr(RendererInputs::profile, settings.clone());
     let (actual, value) = match options {
         Value::Typed(typed) => (&typed.0, &typed.1),
         _ => return Ok(config),
@@ -61,7 +66,11 @@ fn configuration(
     for (name, ty) in types {
         let attribute = schema
             .attribute(name)
-            .filter(|a| a.mode != Mode::Computed && a.name != "profile" && !a.conflicts_with.contains(&"profile"))
+            .filter(|a| {
+                a.mode != Mode::Computed
+                    && a.name != RendererInputs::profile
+                    && !a.conflicts_with.contains(&RendererInputs::profile)
+            })
             .ok_or_else(|| {
                 FunctionError::argument(
                     OPTIONS,
@@ -86,7 +95,7 @@ fn first_error(diags: &Diagnostics) -> FunctionError {
         .path
         .as_ref()
         .and_then(|p| p.steps().first().cloned())
-        .is_some_and(|step| step == PathStep::Attribute("profile".to_owned()));
+        .is_some_and(|step| step == PathStep::Attribute(RendererInputs::profile.to_owned()));
     let argument = if on_profile { SETTINGS } else { OPTIONS };
     let text = match &error.path {
         Some(path) => format!("{path}: {}: {}", error.summary, error.detail),
@@ -112,7 +121,7 @@ impl Function for Render {
                 },
                 Parameter {
                     name: "settings",
-                    ty: inputs::settings_type(),
+                    ty: Settings::ty(),
                     description: "The `settings` of a `clusterproxy_profile`.",
                     allow_null: false,
                 },
@@ -177,11 +186,8 @@ impl Function for Render {
                 None => format!("{}: {}", d.summary, d.detail),
             })
             .collect();
-        types.push(("warnings".to_owned(), Type::list(Type::String)));
-        values.push((
-            "warnings".to_owned(),
-            crate::provider::convert::string_list(&warnings),
-        ));
+        types.push((WARNINGS.to_owned(), Vec::<String>::ty()));
+        values.push((WARNINGS.to_owned(), warnings.value()));
         Ok(Value::Typed(Box::new((
             Type::Object(types.into_iter().collect()),
             Value::object(values),
@@ -192,17 +198,19 @@ impl Function for Render {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::framework::model::Maybe;
     use crate::provider::data_sources::systemd_dropin::SystemdDropin;
 
     fn settings(username: Option<&str>, password: Option<&str>) -> Value {
-        inputs::settings_value(
-            Some("http://proxy.corp.example:3128"),
-            Some("http://proxy.corp.example:3128"),
-            username,
-            password,
-            &["registry.corp.example".to_owned()],
-            None,
-        )
+        Settings {
+            http_proxy: Some("http://proxy.corp.example:3128".to_owned()),
+            https_proxy: Some("http://proxy.corp.example:3128".to_owned()),
+            username: username.map(str::to_owned),
+            password: password.map(str::to_owned),
+            no_proxy: vec!["registry.corp.example".to_owned()],
+            trusted_ca: Maybe::Null,
+        }
+        .value()
     }
 
     fn options(attributes: &[(&str, Type, Value)]) -> Value {

@@ -5,10 +5,12 @@ use crate::domain::import;
 use crate::domain::profile::{Profile, ProfileInput, StoredRevision};
 use crate::domain::proxy_url::ProxyUrl;
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use crate::framework::model::{self, Field, Model, Object, Set};
 use crate::framework::resource::Resource;
-use crate::framework::schema::{Attribute, NoNullElements, NotBlank, PlanModifier, Schema};
+use crate::framework::schema::{NoNullElements, NotBlank, PlanModifier, Schema};
 use crate::framework::value::{json, Type, Value};
-use crate::provider::{convert, inputs};
+use crate::provider::convert;
+use crate::provider::inputs::Settings;
 
 /// The resource.
 #[derive(Debug, Clone, Copy)]
@@ -20,58 +22,129 @@ pub struct ProfileResource;
 /// fingerprint over public settings only.
 const VERSION: i64 = 2;
 
-/// Configurable attributes that make up the effective settings.
-const INPUTS: [&str; 6] = [
-    "http_proxy",
-    "https_proxy",
-    "username",
-    "password",
-    "no_proxy",
-    "trusted_ca",
-];
-
-fn input(value: &Value) -> ProfileInput {
-    ProfileInput {
-        http_proxy: convert::string(value, "http_proxy"),
-        https_proxy: convert::string(value, "https_proxy"),
-        username: convert::string(value, "username"),
-        password: convert::string(value, "password"),
-        no_proxy: convert::strings(value, "no_proxy"),
-        trusted_ca: convert::string(value, "trusted_ca"),
+crate::model! {
+    /// The configurable attributes.
+    pub struct Inputs {
+        /// `name`.
+        pub name: Option<String> [required("Name of the profile; changing it replaces the profile.").validator(NotBlank).plan_modifier(PlanModifier::RequiresReplace)],
+        /// `description`.
+        pub description: Option<String> [optional("Free text.")],
+        /// `http_proxy`.
+        pub http_proxy: Option<String> [optional("Proxy for `http://` destinations, e.g. `http://proxy.corp.example:3128`, without credentials.")],
+        /// `https_proxy`.
+        pub https_proxy: Option<String> [optional("Proxy for `https://` destinations; defaults to `http_proxy`.")],
+        /// `username`.
+        pub username: Option<String> [optional("Proxy user name.")],
+        /// `password`.
+        pub password: Option<String> [optional("Proxy password. Kept in state (the rendered artifacts need it); never shown in plans or logs. No write-only variant: every renderer must write it into node configuration, so it would reach the state through them anyway.").sensitive()],
+        /// `no_proxy`.
+        pub no_proxy: Option<Set<String>> [optional("Installation-wide NO_PROXY entries (registry, corporate domains and ranges). A set: order carries no meaning for any client, so reordering changes nothing. Cluster-specific ones come from the renderer data sources' inputs.").validator(NoNullElements)],
+        /// `trusted_ca`.
+        pub trusted_ca: Option<String> [optional("PEM bundle of the CA certificates that sign the proxy's certificates.")],
     }
+}
+
+crate::model! {
+    /// The computed attributes.
+    pub struct Computed {
+        /// `id`.
+        pub id: Option<String> [computed("The profile name.")],
+        /// `normalized_http_proxy`.
+        pub normalized_http_proxy: Option<String> [computed("`http_proxy` normalised, without credentials.")],
+        /// `normalized_https_proxy`.
+        pub normalized_https_proxy: Option<String> [computed("The HTTPS proxy normalised (`http_proxy` when `https_proxy` is not set), without credentials.")],
+        /// `normalized_no_proxy`.
+        pub normalized_no_proxy: Vec<String> [computed("`no_proxy` normalised, semantic duplicates and covered entries removed.")],
+        /// `http_proxy_url`.
+        pub http_proxy_url: Option<String> [computed("The HTTP proxy URL with percent-encoded credentials.").sensitive()],
+        /// `https_proxy_url`.
+        pub https_proxy_url: Option<String> [computed("The HTTPS proxy URL with percent-encoded credentials.").sensitive()],
+        /// `fingerprint`.
+        pub fingerprint: String [computed("SHA-256 of the public settings: URLs without credentials, user name, the set of normalised NO_PROXY entries, canonical CA. The password never enters it (nor anything else derived from a secret), so it cannot be used to check a password guess. `name` and `description` do not count.")],
+        /// `revision`.
+        pub revision: Option<i64> [computed("1 on creation; one more each time the effective settings change: `fingerprint`, or the credentials (compared with the stored ones, never through a digest). Reordering or respelling `no_proxy` entries does not count. Use it in `replace_triggered_by` to roll node pools only when the proxy settings really change.")],
+        /// `settings`.
+        pub settings: Settings [computed("The effective settings as one object, for the `profile` attribute of every renderer data source.").sensitive()],
+    }
+}
+
+crate::object! {
+    /// State version 0: every attribute a string.
+    pub struct V0 {
+        id: Option<String>,
+        name: Option<String>,
+        description: Option<String>,
+        http_proxy: Option<String>,
+        https_proxy: Option<String>,
+        username: Option<String>,
+        password: Option<String>,
+        no_proxy: Option<String>,
+        trusted_ca: Option<String>,
+    }
+}
+
+impl Inputs {
+    /// The profile input.
+    fn input(&self) -> ProfileInput {
+        ProfileInput {
+            http_proxy: self.http_proxy.clone(),
+            https_proxy: self.https_proxy.clone(),
+            username: self.username.clone(),
+            password: self.password.clone(),
+            no_proxy: self.no_proxy.clone().unwrap_or_default().0,
+            trusted_ca: self.trusted_ca.clone(),
+        }
+    }
+
+    /// The same inputs as stored from version 2 on: an empty stored string
+    /// was always taken as unset, and is null from version 2 on (empty
+    /// strings are errors in configuration now).
+    fn without_blank_strings(self) -> Self {
+        let text = |s: Option<String>| s.filter(|s| !s.trim().is_empty());
+        Self {
+            name: text(self.name),
+            description: self.description,
+            http_proxy: text(self.http_proxy),
+            https_proxy: text(self.https_proxy),
+            username: text(self.username),
+            password: text(self.password),
+            no_proxy: self.no_proxy,
+            trusted_ca: text(self.trusted_ca),
+        }
+    }
+}
+
+/// True when every input that makes up the settings (and `name` if
+/// `with_name`) is wholly known in `value`.
+fn inputs_known(value: &Value, with_name: bool) -> bool {
+    Inputs::attributes()
+        .iter()
+        .filter(|a| a.name != Inputs::description && (with_name || a.name != Inputs::name))
+        .all(|a| value.get_attr(&a.name).is_none_or(Value::is_wholly_known))
 }
 
 /// Validates the inputs of `value`; findings become diagnostics.
 fn profile(value: &Value, diags: &mut Diagnostics) -> Option<Profile> {
-    Profile::new(&input(value))
+    Profile::new(&Inputs::read(value).input())
         .map_err(|findings| convert::push_findings(&findings, &AttributePath::root(), diags))
         .ok()
 }
 
 /// What `prior` holds about its revision; a revision that is not an integer
 /// is an error on `revision`.
-fn stored_revision<'a>(prior: &'a Value, diags: &mut Diagnostics) -> Option<StoredRevision<'a>> {
-    let text = |name: &str| prior.get_attr(name).and_then(Value::as_str);
-    let Some(revision) = prior
-        .get_attr("revision")
-        .and_then(Value::as_number)
-        .and_then(|n| n.as_i64())
-    else {
+fn stored_revision(prior: &Value, diags: &mut Diagnostics) -> Option<(Computed, i64)> {
+    let stored = Computed::read(prior);
+    let Some(revision) = stored.revision else {
         diags.push(
             Diagnostic::error(
                 "Invalid stored revision",
                 "The stored revision is not an integer. Remove the resource from the state and import it again.",
             )
-            .at(AttributePath::attribute("revision")),
+            .at(AttributePath::attribute(Computed::revision)),
         );
         return None;
     };
-    Some(StoredRevision {
-        revision,
-        fingerprint: text("fingerprint").unwrap_or_default(),
-        http_proxy_url: text("http_proxy_url"),
-        https_proxy_url: text("https_proxy_url"),
-    })
+    Some((stored, revision))
 }
 
 /// Fills id and every computed attribute of `state` from its inputs; `prior`
@@ -89,6 +162,12 @@ fn compute(
         },
         None => None,
     };
+    let stored = stored.as_ref().map(|(computed, revision)| StoredRevision {
+        revision: *revision,
+        fingerprint: &computed.fingerprint,
+        http_proxy_url: computed.http_proxy_url.as_deref(),
+        https_proxy_url: computed.https_proxy_url.as_deref(),
+    });
     let revision = match profile.revision(stored.as_ref()) {
         Ok(revision) => revision,
         Err(finding) => {
@@ -103,62 +182,36 @@ fn compute(
         .as_ref()
         .or(profile.https_proxy.as_ref())
         .and_then(ProxyUrl::credentials);
-    let ca = profile.trusted_ca.as_ref().map(|c| c.to_pem());
-    let settings = inputs::settings_value(
-        plain(&profile.http_proxy).as_deref(),
-        plain(&profile.https_proxy).as_deref(),
-        credentials.map(|c| c.username()),
-        credentials.and_then(|c| c.password()),
-        &profile.no_proxy,
-        ca.as_deref(),
-    );
-    let name = state.get_attr("name").cloned().unwrap_or_else(Value::null);
-    state.set_attr("id", name);
-    state.set_attr(
-        "normalized_http_proxy",
-        Value::opt_string(plain(&profile.http_proxy)),
-    );
-    state.set_attr(
-        "normalized_https_proxy",
-        Value::opt_string(plain(&profile.https_proxy)),
-    );
-    state.set_attr(
-        "normalized_no_proxy",
-        convert::string_list(&profile.no_proxy),
-    );
-    state.set_attr("http_proxy_url", Value::opt_string(http_secret));
-    state.set_attr("https_proxy_url", Value::opt_string(https_secret));
-    state.set_attr("fingerprint", Value::string(&profile.fingerprint));
-    state.set_attr("revision", Value::int(revision));
-    state.set_attr("settings", settings);
+    let settings = Settings {
+        http_proxy: plain(&profile.http_proxy),
+        https_proxy: plain(&profile.https_proxy),
+        username: credentials.map(|c| c.username().to_owned()),
+        password: credentials.and_then(|c| c.password()).map(str::to_owned),
+        no_proxy: profile.no_proxy.clone(),
+        trusted_ca: profile.trusted_ca.as_ref().map(|c| c.to_pem()).into(),
+    };
+    let computed = Computed {
+        id: Inputs::read(state).name,
+        normalized_http_proxy: plain(&profile.http_proxy),
+        normalized_https_proxy: plain(&profile.https_proxy),
+        normalized_no_proxy: profile.no_proxy.clone(),
+        http_proxy_url: http_secret,
+        https_proxy_url: https_secret,
+        fingerprint: profile.fingerprint.clone(),
+        revision: Some(revision),
+        settings,
+    };
+    computed.write_attributes(state);
     true
 }
 
-/// The schema of state version 1, read by the upgrader.
+/// The schema of state version 1, read by the upgrader: `no_proxy` a list.
 fn v1_type() -> Type {
     let mut ty = ProfileResource.schema().object_type();
     if let Type::Object(attributes) = &mut ty {
-        attributes.insert("no_proxy".to_owned(), Type::list(Type::String));
+        attributes.insert(Inputs::no_proxy.to_owned(), Vec::<String>::ty());
     }
     ty
-}
-
-/// The schema of state version 0: every attribute a string.
-fn v0_type() -> Type {
-    Type::object(
-        [
-            "id",
-            "name",
-            "description",
-            "http_proxy",
-            "https_proxy",
-            "username",
-            "password",
-            "no_proxy",
-            "trusted_ca",
-        ]
-        .map(|name| (name, Type::String)),
-    )
 }
 
 /// Decodes stored JSON against the type of its schema version: a value of
@@ -174,34 +227,6 @@ fn decode_stored(version: i64, raw: &[u8], ty: &Type, diags: &mut Diagnostics) -
         .ok()
 }
 
-/// The version-2 inputs of a stored object. An empty stored string was
-/// always taken as unset, and is null from version 2 on (empty strings are
-/// errors in configuration now).
-fn stored_inputs(stored: &Value, no_proxy: Value) -> Value {
-    let text = |name: &str| {
-        Value::opt_string(convert::string(stored, name).filter(|s| !s.trim().is_empty()))
-    };
-    Value::object(
-        [
-            ("name", text("name")),
-            (
-                "description",
-                stored
-                    .get_attr("description")
-                    .cloned()
-                    .unwrap_or_else(Value::null),
-            ),
-            ("http_proxy", text("http_proxy")),
-            ("https_proxy", text("https_proxy")),
-            ("username", text("username")),
-            ("password", text("password")),
-            ("no_proxy", no_proxy),
-            ("trusted_ca", text("trusted_ca")),
-        ]
-        .map(|(k, v)| (k.to_owned(), v)),
-    )
-}
-
 /// Parses an import ID (syntax in [`import::id`]) and reads its artifact.
 fn parse_import_id(id: &str) -> Result<import::id::ImportId, crate::domain::Finding> {
     import::id::parse(id)
@@ -215,34 +240,13 @@ impl Resource for ProfileResource {
     fn schema(&self) -> Schema {
         Schema::new(
             "The proxy settings of an installation: proxy URLs, credentials, installation-wide NO_PROXY entries and trusted CA. Everything is computed at plan time: normalised values, URLs with credentials, a content fingerprint and a `revision` that moves only when the effective settings change (for `replace_triggered_by`), and `settings` to pass to every renderer data source as `profile`. Importable from what existing clusters already have.",
-            vec![
-                Attribute::required("name", Type::String, "Name of the profile; changing it replaces the profile.").validator(NotBlank).plan_modifier(PlanModifier::RequiresReplace),
-                Attribute::optional("description", Type::String, "Free text."),
-                Attribute::optional("http_proxy", Type::String, "Proxy for `http://` destinations, e.g. `http://proxy.corp.example:3128`, without credentials."),
-                Attribute::optional("https_proxy", Type::String, "Proxy for `https://` destinations; defaults to `http_proxy`."),
-                Attribute::optional("username", Type::String, "Proxy user name."),
-                Attribute::optional("password", Type::String, "Proxy password. Kept in state (the rendered artifacts need it); never shown in plans or logs. No write-only variant: every renderer must write it into node configuration, so it would reach the state through them anyway.").sensitive(),
-                Attribute::optional("no_proxy", Type::set(Type::String), "Installation-wide NO_PROXY entries (registry, corporate domains and ranges). A set: order carries no meaning for any client, so reordering changes nothing. Cluster-specific ones come from the renderer data sources' inputs.").validator(NoNullElements),
-                Attribute::optional("trusted_ca", Type::String, "PEM bundle of the CA certificates that sign the proxy's certificates."),
-                Attribute::computed("id", Type::String, "The profile name."),
-                Attribute::computed("normalized_http_proxy", Type::String, "`http_proxy` normalised, without credentials."),
-                Attribute::computed("normalized_https_proxy", Type::String, "The HTTPS proxy normalised (`http_proxy` when `https_proxy` is not set), without credentials."),
-                Attribute::computed("normalized_no_proxy", Type::list(Type::String), "`no_proxy` normalised, semantic duplicates and covered entries removed."),
-                Attribute::computed("http_proxy_url", Type::String, "The HTTP proxy URL with percent-encoded credentials.").sensitive(),
-                Attribute::computed("https_proxy_url", Type::String, "The HTTPS proxy URL with percent-encoded credentials.").sensitive(),
-                Attribute::computed("fingerprint", Type::String, "SHA-256 of the public settings: URLs without credentials, user name, the set of normalised NO_PROXY entries, canonical CA. The password never enters it (nor anything else derived from a secret), so it cannot be used to check a password guess. `name` and `description` do not count."),
-                Attribute::computed("revision", Type::Number, "1 on creation; one more each time the effective settings change: `fingerprint`, or the credentials (compared with the stored ones, never through a digest). Reordering or respelling `no_proxy` entries does not count. Use it in `replace_triggered_by` to roll node pools only when the proxy settings really change."),
-                Attribute::computed("settings", inputs::settings_type(), "The effective settings as one object, for the `profile` attribute of every renderer data source.").sensitive(),
-            ],
+            model::attributes::<Inputs, Computed>(),
         )
         .with_version(VERSION)
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        if INPUTS
-            .iter()
-            .all(|name| config.get_attr(name).is_none_or(Value::is_wholly_known))
-        {
+        if inputs_known(config, false) {
             profile(config, diags);
         }
     }
@@ -254,11 +258,7 @@ impl Resource for ProfileResource {
         planned: &mut Value,
         diags: &mut Diagnostics,
     ) {
-        if !INPUTS
-            .iter()
-            .chain(&["name"])
-            .all(|name| planned.get_attr(name).is_none_or(Value::is_wholly_known))
-        {
+        if !inputs_known(planned, true) {
             return;
         }
         if let Some(profile) = profile(planned, diags) {
@@ -294,24 +294,17 @@ impl Resource for ProfileResource {
         let name = id
             .name
             .unwrap_or_else(|| std::mem::take(&mut imported.name));
-        let no_proxy =
-            (!imported.no_proxy.is_empty()).then(|| convert::string_set(&imported.no_proxy));
-        let mut state = Value::object(
-            [
-                ("name", Value::string(&name)),
-                ("description", Value::null()),
-                ("http_proxy", Value::opt_string(imported.http_proxy.clone())),
-                (
-                    "https_proxy",
-                    Value::opt_string(imported.https_proxy.clone()),
-                ),
-                ("username", Value::opt_string(imported.username.clone())),
-                ("password", Value::opt_string(imported.password.clone())),
-                ("no_proxy", no_proxy.unwrap_or_else(Value::null)),
-                ("trusted_ca", Value::opt_string(imported.trusted_ca.clone())),
-            ]
-            .map(|(k, v)| (k.to_owned(), v)),
-        );
+        let inputs = Inputs {
+            name: Some(name.clone()),
+            description: None,
+            http_proxy: imported.http_proxy.clone(),
+            https_proxy: imported.https_proxy.clone(),
+            username: imported.username.clone(),
+            password: imported.password.clone(),
+            no_proxy: (!imported.no_proxy.is_empty()).then(|| Set(imported.no_proxy.clone())),
+            trusted_ca: imported.trusted_ca.clone(),
+        };
+        let mut state = inputs.value();
         let profile = profile(&state, diags)?;
         if !compute(&mut state, &profile, None, diags) {
             return None;
@@ -329,30 +322,30 @@ impl Resource for ProfileResource {
         // Version 0 had no revision: it starts at 1.
         let (inputs, prior) = match version {
             0 => {
-                let v0 = decode_stored(0, json, &v0_type(), diags)?;
-                let entries: Vec<String> = convert::string(&v0, "no_proxy")
+                let v0 = V0::read(&decode_stored(0, json, &V0::ty(), diags)?);
+                let entries: Vec<String> = v0
+                    .no_proxy
                     .unwrap_or_default()
                     .split(',')
                     .map(str::trim)
                     .filter(|e| !e.is_empty())
                     .map(str::to_owned)
                     .collect();
-                let no_proxy = if entries.is_empty() {
-                    Value::null()
-                } else {
-                    convert::string_set(&entries)
+                let inputs = Inputs {
+                    name: v0.name,
+                    description: v0.description,
+                    http_proxy: v0.http_proxy,
+                    https_proxy: v0.https_proxy,
+                    username: v0.username,
+                    password: v0.password,
+                    no_proxy: (!entries.is_empty()).then_some(Set(entries)),
+                    trusted_ca: v0.trusted_ca,
                 };
-                (stored_inputs(&v0, no_proxy), None)
+                (inputs, None)
             }
             1 => {
                 let v1 = decode_stored(1, json, &v1_type(), diags)?;
-                let no_proxy = match v1.get_attr("no_proxy") {
-                    Some(list) if !list.is_null() => {
-                        convert::string_set(&convert::strings(&v1, "no_proxy"))
-                    }
-                    _ => Value::null(),
-                };
-                (stored_inputs(&v1, no_proxy), Some(v1))
+                (Inputs::read(&v1), Some(v1))
             }
             _ => {
                 diags.push(Diagnostic::error(
@@ -362,7 +355,7 @@ impl Resource for ProfileResource {
                 return None;
             }
         };
-        let mut state = inputs;
+        let mut state = inputs.without_blank_strings().value();
         let profile = profile(&state, diags)?;
         // The stored revision is carried over as if nothing changed (it did
         // not: only the fingerprint's format, the order of the normalised
@@ -370,14 +363,12 @@ impl Resource for ProfileResource {
         // as every stored revision.
         let carried = match &prior {
             Some(v1) => {
-                let stored = stored_revision(v1, diags)?;
+                let (mut stored, _) = stored_revision(v1, diags)?;
                 let [http, https] = profile.secret_urls();
-                let mut unchanged = state.clone();
-                unchanged.set_attr("revision", Value::int(stored.revision));
-                unchanged.set_attr("fingerprint", Value::string(&profile.fingerprint));
-                unchanged.set_attr("http_proxy_url", Value::opt_string(http));
-                unchanged.set_attr("https_proxy_url", Value::opt_string(https));
-                Some(unchanged)
+                stored.fingerprint = profile.fingerprint.clone();
+                stored.http_proxy_url = http;
+                stored.https_proxy_url = https;
+                Some(model::with(&state, &stored))
             }
             None => None,
         };
@@ -388,7 +379,6 @@ impl Resource for ProfileResource {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::framework::value::Number;
 
     #[test]
     fn import_ids() {
@@ -409,11 +399,8 @@ mod tests {
         .into_bytes()
     }
 
-    fn number(state: &Value, name: &str) -> Option<i64> {
-        state
-            .get_attr(name)
-            .and_then(Value::as_number)
-            .and_then(Number::as_i64)
+    fn revision(state: &Value) -> Option<i64> {
+        Computed::read(state).revision
     }
 
     #[test]
@@ -423,16 +410,16 @@ mod tests {
             .upgrade_state(1, &v1_state("7", ""), &mut diags)
             .unwrap();
         assert!(!diags.has_errors(), "{diags:?}");
-        assert_eq!(number(&state, "revision"), Some(7));
+        assert_eq!(revision(&state), Some(7));
         assert_eq!(
-            state.get_attr("no_proxy"),
-            Some(&convert::string_set(&["10.0.0.0/8", "B.example"]))
+            Inputs::read(&state).no_proxy,
+            Some(Set(vec!["10.0.0.0/8".to_owned(), "B.example".to_owned()]))
         );
-        assert_eq!(convert::string(&state, "description").as_deref(), Some("d"));
-        assert_eq!(convert::string(&state, "password").as_deref(), Some("p w"));
-        let profile = Profile::new(&input(&state)).unwrap();
+        assert_eq!(Inputs::read(&state).description.as_deref(), Some("d"));
+        assert_eq!(Inputs::read(&state).password.as_deref(), Some("p w"));
+        let profile = Profile::new(&Inputs::read(&state).input()).unwrap();
         assert_eq!(
-            convert::string(&state, "fingerprint"),
+            Some(Computed::read(&state).fingerprint),
             Some(profile.fingerprint.clone())
         );
         // The upgraded state plans as unchanged: the revision stays.
@@ -480,16 +467,16 @@ mod tests {
         let state = ProfileResource.upgrade_state(0, v0, &mut diags).unwrap();
         assert!(!diags.has_errors());
         assert_eq!(
-            convert::strings(&state, "no_proxy"),
+            Inputs::read(&state).no_proxy.unwrap().0,
             ["a.example", "b.example", "10.0.0.0/8"]
         );
-        assert_eq!(convert::string(&state, "description").as_deref(), Some("d"));
-        assert_eq!(convert::string(&state, "password").as_deref(), Some("p"));
+        assert_eq!(Inputs::read(&state).description.as_deref(), Some("d"));
+        assert_eq!(Inputs::read(&state).password.as_deref(), Some("p"));
         assert_eq!(
-            convert::string(&state, "https_proxy_url").as_deref(),
+            Computed::read(&state).https_proxy_url.as_deref(),
             Some("http://u:p@proxy.corp.example:3128")
         );
-        assert_eq!(number(&state, "revision"), Some(1));
+        assert_eq!(revision(&state), Some(1));
         assert!(ProfileResource
             .upgrade_state(7, v0, &mut Diagnostics::new())
             .is_none());
@@ -497,33 +484,29 @@ mod tests {
 
     #[test]
     fn computed_values_keep_the_revision_until_settings_change() {
-        let config = Value::object(
-            [
-                ("name", Value::string("corp")),
-                (
-                    "http_proxy",
-                    Value::string("http://proxy.corp.example:3128"),
-                ),
-                ("description", Value::string("one")),
-            ]
-            .map(|(k, v)| (k.to_owned(), v)),
-        );
+        let config = Inputs {
+            name: Some("corp".to_owned()),
+            http_proxy: Some("http://proxy.corp.example:3128".to_owned()),
+            description: Some("one".to_owned()),
+            ..Inputs::default()
+        }
+        .value();
         let mut diags = Diagnostics::new();
         let mut first = config.clone();
-        let profile = Profile::new(&input(&config)).unwrap();
+        let profile = Profile::new(&Inputs::read(&config).input()).unwrap();
         compute(&mut first, &profile, None, &mut diags);
         let mut renamed = first.clone();
-        renamed.set_attr("description", Value::string("two"));
+        renamed.set_attr(Inputs::description, Value::string("two"));
         compute(&mut renamed, &profile, Some(&first), &mut diags);
-        assert_eq!(renamed.get_attr("revision"), first.get_attr("revision"));
+        assert_eq!(revision(&renamed), revision(&first));
         let mut changed = renamed.clone();
         changed.set_attr(
-            "http_proxy",
+            Inputs::http_proxy,
             Value::string("http://proxy2.corp.example:3128"),
         );
-        let profile = Profile::new(&input(&changed)).unwrap();
+        let profile = Profile::new(&Inputs::read(&changed).input()).unwrap();
         compute(&mut changed, &profile, Some(&renamed), &mut diags);
-        assert_eq!(number(&changed, "revision"), Some(2));
+        assert_eq!(revision(&changed), Some(2));
         assert!(!diags.has_errors(), "{diags:?}");
     }
 }
