@@ -392,3 +392,33 @@ fn stop_provider_cancels_a_long_read() {
     });
     terminate(&mut plugin.child);
 }
+
+/// An early error after the socket is bound (here a client certificate that
+/// is not PEM) ends the plugin with a message and leaves no socket file
+/// behind in the socket directory.
+#[test]
+fn early_error_removes_the_socket_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = Command::new(BINARY)
+        .env(
+            MAGIC_COOKIE_KEY,
+            clusterproxy::framework::plugin::MAGIC_COOKIE_VALUE,
+        )
+        .env("PLUGIN_PROTOCOL_VERSIONS", "6")
+        .env("PLUGIN_CLIENT_CERT", "not a certificate")
+        .env("PLUGIN_UNIX_SOCKET_DIR", dir.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!run.status.success());
+    assert!(
+        String::from_utf8_lossy(&run.stderr).contains("plugin error"),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}

@@ -3,8 +3,6 @@
 
 use std::fmt;
 
-use super::proto;
-
 /// One step of an [`AttributePath`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PathStep {
@@ -55,24 +53,6 @@ impl AttributePath {
     /// The steps of the path, outermost first.
     pub fn steps(&self) -> &[PathStep] {
         &self.steps
-    }
-
-    /// Converts to the wire form.
-    pub fn to_proto(&self) -> proto::AttributePath {
-        use proto::attribute_path::step::Selector;
-        proto::AttributePath {
-            steps: self
-                .steps
-                .iter()
-                .map(|step| proto::attribute_path::Step {
-                    selector: Some(match step {
-                        PathStep::Attribute(name) => Selector::AttributeName(name.clone()),
-                        PathStep::Index(i) => Selector::ElementKeyInt(*i),
-                        PathStep::Key(k) => Selector::ElementKeyString(k.clone()),
-                    }),
-                })
-                .collect(),
-        }
     }
 }
 
@@ -136,19 +116,6 @@ impl Diagnostic {
         self.path = Some(path);
         self
     }
-
-    /// Converts to the wire form.
-    pub fn to_proto(&self) -> proto::Diagnostic {
-        proto::Diagnostic {
-            severity: match self.severity {
-                Severity::Error => proto::diagnostic::Severity::Error,
-                Severity::Warning => proto::diagnostic::Severity::Warning,
-            } as i32,
-            summary: self.summary.clone(),
-            detail: self.detail.clone(),
-            attribute: self.path.as_ref().map(AttributePath::to_proto),
-        }
-    }
 }
 
 /// An ordered collection of diagnostics.
@@ -185,11 +152,6 @@ impl Diagnostics {
     pub fn iter(&self) -> impl Iterator<Item = &Diagnostic> {
         self.0.iter()
     }
-
-    /// Converts to the wire form.
-    pub fn to_proto(&self) -> Vec<proto::Diagnostic> {
-        self.0.iter().map(Diagnostic::to_proto).collect()
-    }
 }
 
 impl From<Diagnostic> for Diagnostics {
@@ -219,23 +181,11 @@ mod tests {
     }
 
     #[test]
-    fn path_converts_to_wire_steps() {
-        use proto::attribute_path::step::Selector;
-        let wire = AttributePath::attribute("pod_cidrs").index(1).to_proto();
-        assert_eq!(
-            wire.steps[0].selector,
-            Some(Selector::AttributeName("pod_cidrs".into()))
-        );
-        assert_eq!(wire.steps[1].selector, Some(Selector::ElementKeyInt(1)));
-    }
-
-    #[test]
     fn error_detection() {
         let mut diags = Diagnostics::new();
         diags.push(Diagnostic::warning("w", ""));
         assert!(!diags.has_errors());
         diags.push(Diagnostic::error("e", "").at(AttributePath::attribute("x")));
         assert!(diags.has_errors());
-        assert_eq!(diags.to_proto()[1].severity, 1);
     }
 }

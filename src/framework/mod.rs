@@ -11,6 +11,7 @@ pub mod planning;
 pub mod plugin;
 pub mod proto;
 pub mod provider;
+pub mod registry;
 pub mod resource;
 pub mod schema;
 pub mod server;

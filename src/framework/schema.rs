@@ -9,7 +9,6 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::diagnostics::{AttributePath, Diagnostic, Diagnostics};
-use super::proto;
 use super::value::{Type, Value};
 
 /// Whether the user sets an attribute, the provider does, or both.
@@ -263,21 +262,6 @@ impl Attribute {
     pub fn has(&self, modifier: PlanModifier) -> bool {
         self.plan_modifiers.contains(&modifier)
     }
-
-    fn to_proto(&self) -> proto::schema::Attribute {
-        proto::schema::Attribute {
-            name: self.name.clone(),
-            r#type: self.ty.to_json_bytes(),
-            description: self.description.clone(),
-            required: self.mode == Mode::Required,
-            optional: matches!(self.mode, Mode::Optional | Mode::OptionalComputed),
-            computed: self.mode.is_computed(),
-            sensitive: self.sensitive,
-            description_kind: proto::StringKind::Markdown as i32,
-            deprecated: self.deprecation.is_some(),
-            write_only: false,
-        }
-    }
 }
 
 /// The schema of a provider configuration, resource or data source.
@@ -320,21 +304,6 @@ impl Schema {
     /// The attribute named `name`.
     pub fn attribute(&self, name: &str) -> Option<&Attribute> {
         self.attributes.iter().find(|a| a.name == name)
-    }
-
-    /// Converts to the wire form.
-    pub fn to_proto(&self) -> proto::Schema {
-        proto::Schema {
-            version: self.version,
-            block: Some(proto::schema::Block {
-                version: self.version,
-                attributes: self.attributes.iter().map(Attribute::to_proto).collect(),
-                block_types: Vec::new(),
-                description: self.description.clone(),
-                description_kind: proto::StringKind::Markdown as i32,
-                deprecated: false,
-            }),
-        }
     }
 
     /// Runs every attribute's validators on a configuration object, and

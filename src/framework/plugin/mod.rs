@@ -116,6 +116,8 @@ async fn serve(
     let path = socket_path();
     let listener = UnixListener::bind(&path)
         .map_err(|e| format!("cannot listen on {}: {e}", path.display()))?;
+    // Removed on every return from here on, early errors included.
+    let _socket = SocketFile(path.clone());
     let tls = if debug {
         None
     } else {
@@ -212,7 +214,7 @@ async fn serve(
         }
         // Cancel the calls in flight, end the open stdio streams, then give
         // the calls a grace period to answer.
-        crate::framework::server::cancel_in_flight();
+        crate::framework::server::guard::cancel_in_flight();
         stop.notify_waiters();
         stopping_now.notify_one();
     };
@@ -224,12 +226,20 @@ async fn serve(
         stopping.notified().await;
         tokio::time::sleep(SHUTDOWN_GRACE).await;
     };
-    let result = tokio::select! {
+    tokio::select! {
         result = serving => result.map_err(|e| e.to_string()),
         () = grace_over => Ok(()),
-    };
-    let _ = std::fs::remove_file(&path);
-    result
+    }
+}
+
+/// A bound unix socket's file, removed when dropped: nothing is left in the
+/// socket directory however `serve` returns.
+struct SocketFile(PathBuf);
+
+impl Drop for SocketFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
 }
 
 /// How long cancelled in-flight calls may take to answer after a stop
@@ -257,7 +267,7 @@ impl GrpcController for Controller {
     async fn shutdown(&self, _request: Request<Empty>) -> Result<Response<Empty>, Status> {
         let notify = self.0.clone();
         // Answer first, then stop: the host waits at most 2 s before killing us.
-        crate::framework::server::cancel_in_flight();
+        crate::framework::server::guard::cancel_in_flight();
         tokio::spawn(async move {
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
             notify.notify_waiters();

@@ -1,0 +1,127 @@
+//! The type registry: what a [`Provider`] offers, by name, with every schema
+//! and object type computed once.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::data_source::DataSource;
+use super::diagnostics::{Diagnostic, Diagnostics};
+use super::function::Function;
+use super::provider::Provider;
+use super::resource::Resource;
+use super::schema::Schema;
+use super::value::Type;
+
+/// One registered resource type or data source type.
+pub struct Registered<T: ?Sized> {
+    /// The implementation.
+    pub implementation: Arc<T>,
+    /// Its schema.
+    pub schema: Schema,
+    /// The object type of its configuration and state.
+    pub object_type: Type,
+}
+
+impl<T: ?Sized> Registered<T> {
+    fn new(implementation: Arc<T>, schema: Schema) -> Self {
+        let object_type = schema.object_type();
+        Self {
+            implementation,
+            schema,
+            object_type,
+        }
+    }
+}
+
+/// The provider's configuration schema, resource types, data source types
+/// and functions, each by name.
+pub struct Registry {
+    provider_schema: Schema,
+    provider_type: Type,
+    resources: BTreeMap<&'static str, Registered<dyn Resource>>,
+    data_sources: BTreeMap<&'static str, Registered<dyn DataSource>>,
+    functions: BTreeMap<&'static str, Arc<dyn Function>>,
+}
+
+impl Registry {
+    /// Registers everything `provider` offers, computing every schema once.
+    pub fn new(provider: &dyn Provider) -> Self {
+        let provider_schema = provider.schema();
+        Self {
+            provider_type: provider_schema.object_type(),
+            provider_schema,
+            resources: provider
+                .resources()
+                .into_iter()
+                .map(|r| (r.type_name(), Registered::new(r.clone(), r.schema())))
+                .collect(),
+            data_sources: provider
+                .data_sources()
+                .into_iter()
+                .map(|d| (d.type_name(), Registered::new(d.clone(), d.schema())))
+                .collect(),
+            functions: provider
+                .functions()
+                .into_iter()
+                .map(|f| (f.name(), f))
+                .collect(),
+        }
+    }
+
+    /// The provider configuration schema.
+    pub fn provider_schema(&self) -> &Schema {
+        &self.provider_schema
+    }
+
+    /// The object type of the provider configuration.
+    pub fn provider_type(&self) -> &Type {
+        &self.provider_type
+    }
+
+    /// Resource types by name.
+    pub fn resources(&self) -> &BTreeMap<&'static str, Registered<dyn Resource>> {
+        &self.resources
+    }
+
+    /// Data source types by name.
+    pub fn data_sources(&self) -> &BTreeMap<&'static str, Registered<dyn DataSource>> {
+        &self.data_sources
+    }
+
+    /// Functions by name.
+    pub fn functions(&self) -> &BTreeMap<&'static str, Arc<dyn Function>> {
+        &self.functions
+    }
+
+    /// The resource type `name`, or an error diagnostic.
+    pub fn resource(
+        &self,
+        name: &str,
+        diags: &mut Diagnostics,
+    ) -> Option<&Registered<dyn Resource>> {
+        let found = self.resources.get(name);
+        if found.is_none() {
+            diags.push(Diagnostic::error(
+                "Unknown resource type",
+                format!("This provider has no resource type {name:?}."),
+            ));
+        }
+        found
+    }
+
+    /// The data source type `name`, or an error diagnostic.
+    pub fn data_source(
+        &self,
+        name: &str,
+        diags: &mut Diagnostics,
+    ) -> Option<&Registered<dyn DataSource>> {
+        let found = self.data_sources.get(name);
+        if found.is_none() {
+            diags.push(Diagnostic::error(
+                "Unknown data source type",
+                format!("This provider has no data source type {name:?}."),
+            ));
+        }
+        found
+    }
+}

@@ -1,0 +1,665 @@
+//! In-process tests of every RPC, without gRPC: the real provider's registry
+//! driven through `framework::server::Server`, with values built from the
+//! served schemas. Plans are checked against the rules Terraform holds
+//! providers to (hashicorp/terraform internal/plans/objchange
+//! AssertPlanValid: non-computed attributes equal the configuration,
+//! configured computed attributes too, an update that changes nothing keeps
+//! the prior state).
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use clusterproxy::domain::cancel;
+use clusterproxy::framework::diagnostics::{AttributePath, Diagnostics};
+use clusterproxy::framework::schema::{Mode, Schema};
+use clusterproxy::framework::server::guard::{self, Subject};
+use clusterproxy::framework::server::{
+    ApplyResourceChange, PlanResourceChange, PlannedChange, Server, UpgradeResourceState,
+};
+use clusterproxy::framework::value::Value;
+use clusterproxy::provider::ClusterProxy;
+
+const PROFILE: &str = "clusterproxy_profile";
+const NO_PROXY: &str = "clusterproxy_no_proxy";
+const PROXY: &str = "http://proxy.corp.example:3128";
+
+fn server() -> Server {
+    Server::new(&ClusterProxy)
+}
+
+fn profile_schema(server: &Server) -> &Schema {
+    &server.registry().resources()[PROFILE].schema
+}
+
+/// An object of `schema` with `set` and null everywhere else.
+fn object(schema: &Schema, set: &[(&str, Value)]) -> Value {
+    let mut value = Value::object(
+        schema
+            .attributes
+            .iter()
+            .map(|a| (a.name.clone(), Value::null())),
+    );
+    for (name, v) in set {
+        assert!(schema.attribute(name).is_some(), "no attribute {name}");
+        value.set_attr(name, v.clone());
+    }
+    value
+}
+
+fn set(items: &[&str]) -> Value {
+    Value::Set(items.iter().map(|s| Value::string(*s)).collect())
+}
+
+fn list(items: &[&str]) -> Value {
+    Value::list(items.iter().map(|s| Value::string(*s)).collect())
+}
+
+/// A profile configuration: name "corp", the proxy, then `set`.
+fn profile_config(server: &Server, extra: &[(&str, Value)]) -> Value {
+    let mut config = object(
+        profile_schema(server),
+        &[
+            ("name", Value::string("corp")),
+            ("http_proxy", Value::string(PROXY)),
+            ("no_proxy", set(&["registry.corp.example", "10.0.0.0/8"])),
+        ],
+    );
+    for (name, v) in extra {
+        config.set_attr(name, v.clone());
+    }
+    config
+}
+
+/// Terraform's proposed new state: the configuration, with computed
+/// attributes left null in it taken from the prior state.
+fn proposed(schema: &Schema, prior: &Value, config: &Value) -> Value {
+    let mut proposed = config.clone();
+    if prior.is_null() {
+        return proposed;
+    }
+    for attribute in &schema.attributes {
+        let configured = !config.get_attr(&attribute.name).unwrap().is_null();
+        if attribute.mode.is_computed() && !configured {
+            proposed.set_attr(
+                &attribute.name,
+                prior.get_attr(&attribute.name).unwrap().clone(),
+            );
+        }
+    }
+    proposed
+}
+
+/// Plans `config` over `prior` as Terraform does and checks the planning
+/// invariants on the result.
+fn plan(server: &Server, prior: &Value, config: &Value) -> (Option<PlannedChange>, Diagnostics) {
+    let schema = profile_schema(server);
+    let mut diags = Diagnostics::new();
+    let planned = server.plan_resource_change(
+        PlanResourceChange {
+            type_name: PROFILE,
+            prior_state: prior.clone(),
+            proposed_new_state: proposed(schema, prior, config),
+            config: config.clone(),
+        },
+        &mut diags,
+    );
+    if let Some(planned) = &planned {
+        assert_plan_valid(schema, prior, config, &planned.planned_state);
+    }
+    (planned, diags)
+}
+
+/// Terraform's checks of a planned object against its configuration and
+/// prior state.
+fn assert_plan_valid(schema: &Schema, prior: &Value, config: &Value, planned: &Value) {
+    for attribute in &schema.attributes {
+        let name = &attribute.name;
+        let configured = config.get_attr(name).unwrap();
+        let value = planned.get_attr(name).expect("every attribute planned");
+        let must_equal_config = !attribute.mode.is_computed()
+            || (attribute.mode == Mode::OptionalComputed && !configured.is_null());
+        if must_equal_config {
+            assert_eq!(
+                value, configured,
+                "{name}: planned value differs from configuration"
+            );
+        }
+        if attribute.mode == Mode::Computed && !prior.is_null() {
+            let unchanged = schema
+                .attributes
+                .iter()
+                .filter(|a| a.mode.is_configurable())
+                .all(|a| prior.get_attr(&a.name) == planned.get_attr(&a.name));
+            if unchanged {
+                assert_eq!(
+                    value,
+                    prior.get_attr(name).unwrap(),
+                    "{name}: an update that changes nothing keeps the prior state"
+                );
+            }
+        }
+    }
+}
+
+fn apply(
+    server: &Server,
+    prior: &Value,
+    planned: &Value,
+    config: &Value,
+) -> (Option<Value>, Diagnostics) {
+    let mut diags = Diagnostics::new();
+    let state = server.apply_resource_change(
+        ApplyResourceChange {
+            type_name: PROFILE,
+            prior_state: prior.clone(),
+            planned_state: planned.clone(),
+            config: config.clone(),
+        },
+        &mut diags,
+    );
+    (state, diags)
+}
+
+/// Plans and applies `config` over `prior`: the new state.
+fn converge(server: &Server, prior: &Value, config: &Value) -> Value {
+    let (planned, diags) = plan(server, prior, config);
+    assert!(!diags.has_errors(), "{diags:?}");
+    let planned = planned.unwrap().planned_state;
+    let (state, diags) = apply(server, prior, &planned, config);
+    assert!(!diags.has_errors(), "{diags:?}");
+    state.unwrap()
+}
+
+fn summaries(diags: &Diagnostics) -> Vec<&str> {
+    diags.iter().map(|d| d.summary.as_str()).collect()
+}
+
+fn attr<'a>(value: &'a Value, name: &str) -> &'a Value {
+    value.get_attr(name).unwrap()
+}
+
+#[test]
+fn get_metadata_lists_what_the_provider_serves() {
+    let server = server();
+    let metadata = server.get_metadata();
+    assert_eq!(metadata.resources, [PROFILE]);
+    assert!(metadata.data_sources.contains(&NO_PROXY));
+    assert!(metadata
+        .data_sources
+        .iter()
+        .all(|d| d.starts_with("clusterproxy_")));
+    assert_eq!(
+        metadata.functions,
+        ["merge_no_proxy", "no_proxy_bypasses", "render"]
+    );
+}
+
+#[test]
+fn get_provider_schema_and_get_functions_cover_every_name_of_the_metadata() {
+    let server = server();
+    let metadata = server.get_metadata();
+    let schema = server.get_provider_schema();
+    assert!(schema.resources.keys().eq(metadata.resources.iter()));
+    assert!(schema.data_sources.keys().eq(metadata.data_sources.iter()));
+    assert!(schema.functions.keys().eq(metadata.functions.iter()));
+    assert!(server.get_functions().keys().eq(metadata.functions.iter()));
+    assert_eq!(schema.resources[PROFILE].version, 2);
+    assert!(
+        schema.resources[PROFILE]
+            .attribute("password")
+            .unwrap()
+            .sensitive
+    );
+}
+
+#[test]
+fn provider_configuration_is_validated_and_configured() {
+    let server = server();
+    let config = object(server.registry().provider_schema(), &[]);
+    for config in [Value::null(), config] {
+        let mut diags = Diagnostics::new();
+        server.validate_provider_config(&config, &mut diags);
+        server.configure_provider("1.11.0", &config, &mut diags);
+        assert!(diags.is_empty(), "{diags:?}");
+    }
+}
+
+#[test]
+fn validate_resource_config_cases() {
+    let server = server();
+    let cases: Vec<(&str, &str, Value, Vec<&str>)> = vec![
+        ("valid", PROFILE, profile_config(&server, &[]), vec![]),
+        (
+            "unknown proxy: checked at apply",
+            PROFILE,
+            profile_config(&server, &[("http_proxy", Value::unknown())]),
+            vec![],
+        ),
+        (
+            "no scheme in the proxy",
+            PROFILE,
+            profile_config(
+                &server,
+                &[("http_proxy", Value::string("proxy.corp.example:3128"))],
+            ),
+            vec!["error"],
+        ),
+        (
+            "null element in no_proxy",
+            PROFILE,
+            profile_config(&server, &[("no_proxy", Value::Set(vec![Value::null()]))]),
+            vec!["error"],
+        ),
+        (
+            "unknown type",
+            "clusterproxy_nope",
+            Value::null(),
+            vec!["Unknown resource type"],
+        ),
+    ];
+    for (case, type_name, config, expected) in cases {
+        let mut diags = Diagnostics::new();
+        server.validate_resource_config(type_name, &config, &mut diags);
+        if expected == ["error"] {
+            assert!(diags.has_errors(), "{case}: {diags:?}");
+            assert!(
+                diags.iter().all(|d| d.path.is_some()),
+                "{case}: on an attribute: {diags:?}"
+            );
+        } else {
+            assert_eq!(summaries(&diags), expected, "{case}");
+        }
+    }
+}
+
+#[test]
+fn validate_data_resource_config_cases() {
+    let server = server();
+    let schema = &server.registry().data_sources()[NO_PROXY].schema;
+    let valid = object(schema, &[("installation", list(&[".corp.example"]))]);
+    let mut diags = Diagnostics::new();
+    server.validate_data_resource_config(NO_PROXY, &valid, &mut diags);
+    assert!(diags.is_empty(), "{diags:?}");
+    let unknown = object(schema, &[("installation", Value::unknown())]);
+    server.validate_data_resource_config(NO_PROXY, &unknown, &mut diags);
+    assert!(diags.is_empty(), "{diags:?}");
+    let null_element = object(
+        schema,
+        &[("installation", Value::list(vec![Value::null()]))],
+    );
+    server.validate_data_resource_config(NO_PROXY, &null_element, &mut diags);
+    assert!(diags.has_errors());
+    let mut diags = Diagnostics::new();
+    server.validate_data_resource_config("clusterproxy_nope", &valid, &mut diags);
+    assert_eq!(summaries(&diags), ["Unknown data source type"]);
+}
+
+#[test]
+fn upgrade_resource_state_cases() {
+    let server = server();
+    let v0 = br#"{"id":"corp","name":"corp","description":"d","http_proxy":"http://proxy.corp.example:3128","https_proxy":null,"username":"u","password":"p","no_proxy":"a.example, b.example","trusted_ca":null}"#;
+    let v1 = br#"{"id":"corp","name":"corp","description":"d","http_proxy":"http://proxy.corp.example:3128","https_proxy":null,"username":"u","password":"p","no_proxy":["b.example","a.example"],"trusted_ca":null,"normalized_http_proxy":"http://proxy.corp.example:3128","normalized_https_proxy":"http://proxy.corp.example:3128","normalized_no_proxy":["b.example","a.example"],"http_proxy_url":"http://u:p@proxy.corp.example:3128","https_proxy_url":"http://u:p@proxy.corp.example:3128","fingerprint":"0000000000000000000000000000000000000000000000000000000000000000","revision":7,"settings":{"http_proxy":"http://proxy.corp.example:3128","https_proxy":"http://proxy.corp.example:3128","username":"u","password":"p","no_proxy":["b.example","a.example"],"trusted_ca":null}}"#;
+    let current = converge(&server, &Value::null(), &profile_config(&server, &[]));
+    let current_json = clusterproxy::framework::value::json::encode(
+        &current,
+        &server.registry().resources()[PROFILE].object_type,
+    )
+    .unwrap();
+    let upgrade = |version: i64, raw_json: &[u8]| {
+        let mut diags = Diagnostics::new();
+        let state = server.upgrade_resource_state(
+            UpgradeResourceState {
+                type_name: PROFILE,
+                version,
+                raw_json,
+            },
+            &mut diags,
+        );
+        (state, diags)
+    };
+    // Version 0: no_proxy was one comma-separated string, no revision.
+    let (state, diags) = upgrade(0, v0);
+    assert!(!diags.has_errors(), "{diags:?}");
+    let state = state.unwrap();
+    assert!(state.is_wholly_known());
+    assert_eq!(attr(&state, "no_proxy"), &set(&["a.example", "b.example"]));
+    assert_eq!(attr(&state, "revision"), &Value::int(1));
+    // Version 1 keeps its revision and every input.
+    let (state, diags) = upgrade(1, v1);
+    assert!(!diags.has_errors(), "{diags:?}");
+    let state = state.unwrap();
+    assert_eq!(attr(&state, "revision"), &Value::int(7));
+    assert_eq!(attr(&state, "password"), &Value::string("p"));
+    assert_eq!(attr(&state, "no_proxy"), &set(&["a.example", "b.example"]));
+    // The current version is read as stored.
+    let (state, diags) = upgrade(2, &current_json);
+    assert!(diags.is_empty(), "{diags:?}");
+    assert_eq!(state.unwrap(), current);
+    for (version, raw, summary) in [
+        (
+            3,
+            current_json.as_slice(),
+            "State written by a newer provider",
+        ),
+        (2, b"".as_slice(), "Unsupported state format"),
+        (2, br#"{"name":5}"#.as_slice(), "Unreadable stored state"),
+    ] {
+        let (state, diags) = upgrade(version, raw);
+        assert!(state.is_none());
+        assert_eq!(summaries(&diags), [summary], "version {version}");
+    }
+}
+
+#[test]
+fn read_resource_returns_the_state_and_null_for_null() {
+    let server = server();
+    let state = converge(&server, &Value::null(), &profile_config(&server, &[]));
+    let mut diags = Diagnostics::new();
+    assert_eq!(
+        server.read_resource(PROFILE, &state, &mut diags),
+        Some(state)
+    );
+    assert_eq!(
+        server.read_resource(PROFILE, &Value::null(), &mut diags),
+        Some(Value::null())
+    );
+    assert!(diags.is_empty(), "{diags:?}");
+    assert_eq!(
+        server.read_resource("clusterproxy_nope", &Value::null(), &mut diags),
+        None
+    );
+    assert_eq!(summaries(&diags), ["Unknown resource type"]);
+}
+
+#[test]
+fn plan_resource_change_cases() {
+    let server = server();
+    let config = profile_config(&server, &[]);
+    let created = converge(&server, &Value::null(), &config);
+
+    // Create with known inputs: every computed value known at plan time.
+    let (planned, diags) = plan(&server, &Value::null(), &config);
+    assert!(diags.is_empty(), "{diags:?}");
+    let planned = planned.unwrap();
+    assert!(planned.planned_state.is_wholly_known());
+    assert_eq!(attr(&planned.planned_state, "id"), &Value::string("corp"));
+    assert_eq!(attr(&planned.planned_state, "revision"), &Value::int(1));
+    assert!(planned.requires_replace.is_empty());
+
+    // Create with an unknown input: the computed values are known after apply.
+    let unknown = profile_config(&server, &[("http_proxy", Value::unknown())]);
+    let (planned, diags) = plan(&server, &Value::null(), &unknown);
+    assert!(diags.is_empty(), "{diags:?}");
+    let planned = planned.unwrap().planned_state;
+    assert!(attr(&planned, "http_proxy").is_unknown());
+    for computed in [
+        "normalized_http_proxy",
+        "fingerprint",
+        "revision",
+        "settings",
+    ] {
+        assert!(attr(&planned, computed).is_unknown(), "{computed}");
+    }
+    assert_eq!(attr(&planned, "name"), &Value::string("corp"));
+
+    // No change: the prior state exactly.
+    let (planned, diags) = plan(&server, &created, &config);
+    assert!(diags.is_empty(), "{diags:?}");
+    let planned = planned.unwrap();
+    assert_eq!(planned.planned_state, created);
+    assert!(planned.requires_replace.is_empty());
+
+    // Replace-free update: the description does not count as a settings change.
+    let described = profile_config(&server, &[("description", Value::string("new"))]);
+    let (planned, _) = plan(&server, &created, &described);
+    let planned = planned.unwrap();
+    assert!(planned.requires_replace.is_empty());
+    assert_eq!(attr(&planned.planned_state, "revision"), &Value::int(1));
+    assert_eq!(
+        attr(&planned.planned_state, "fingerprint"),
+        attr(&created, "fingerprint")
+    );
+
+    // Update of the settings: a new revision, still in place.
+    let moved = profile_config(
+        &server,
+        &[(
+            "http_proxy",
+            Value::string("http://other.corp.example:8080"),
+        )],
+    );
+    let (planned, _) = plan(&server, &created, &moved);
+    let planned = planned.unwrap();
+    assert!(planned.requires_replace.is_empty());
+    assert_eq!(attr(&planned.planned_state, "revision"), &Value::int(2));
+    assert_ne!(
+        attr(&planned.planned_state, "fingerprint"),
+        attr(&created, "fingerprint")
+    );
+
+    // Renaming replaces.
+    let renamed = profile_config(&server, &[("name", Value::string("edge"))]);
+    let (planned, _) = plan(&server, &created, &renamed);
+    assert_eq!(
+        planned.unwrap().requires_replace,
+        [AttributePath::attribute("name")]
+    );
+
+    // Destroy: a null plan.
+    let mut diags = Diagnostics::new();
+    let destroy = server
+        .plan_resource_change(
+            PlanResourceChange {
+                type_name: PROFILE,
+                prior_state: created.clone(),
+                proposed_new_state: Value::null(),
+                config: Value::null(),
+            },
+            &mut diags,
+        )
+        .unwrap();
+    assert!(destroy.planned_state.is_null() && destroy.requires_replace.is_empty());
+
+    // Invalid settings fail the plan on the attribute.
+    let invalid = profile_config(&server, &[("http_proxy", Value::string("ftp://proxy:21"))]);
+    let (planned, diags) = plan(&server, &Value::null(), &invalid);
+    assert!(planned.is_none());
+    assert!(diags.has_errors());
+    assert!(diags.iter().any(|d| d.path.is_some()), "{diags:?}");
+}
+
+#[test]
+fn apply_resource_change_creates_updates_and_deletes() {
+    let server = server();
+    let config = profile_config(
+        &server,
+        &[
+            ("username", Value::string("u")),
+            ("password", Value::string("s3cret")),
+        ],
+    );
+    // Create from a plan with unknowns: apply fills them in, keeps the rest.
+    let unknown = profile_config(&server, &[("http_proxy", Value::unknown())]);
+    let (planned, _) = plan(&server, &Value::null(), &unknown);
+    let mut planned = planned.unwrap().planned_state;
+    planned.set_attr("http_proxy", Value::string(PROXY));
+    let (state, diags) = apply(&server, &Value::null(), &planned, &unknown);
+    assert!(diags.is_empty(), "{diags:?}");
+    let state = state.unwrap();
+    assert!(state.is_wholly_known());
+    assert_eq!(attr(&state, "revision"), &Value::int(1));
+    assert_eq!(attr(&state, "normalized_http_proxy"), &Value::string(PROXY));
+
+    // Update: the credentials count as a settings change.
+    let updated = converge(&server, &state, &config);
+    assert_eq!(attr(&updated, "revision"), &Value::int(2));
+    assert_eq!(
+        attr(&updated, "http_proxy_url"),
+        &Value::string("http://u:s3cret@proxy.corp.example:3128")
+    );
+
+    // Delete.
+    let (deleted, diags) = apply(&server, &updated, &Value::null(), &Value::null());
+    assert!(diags.is_empty(), "{diags:?}");
+    assert_eq!(deleted, Some(Value::null()));
+
+    // An apply result that contradicts the plan is refused.
+    let mut wrong = updated.clone();
+    wrong.set_attr("revision", Value::int(9));
+    let (state, diags) = apply(&server, &updated, &wrong, &config);
+    assert!(state.is_none());
+    assert!(
+        summaries(&diags).contains(&"Provider bug: invalid apply result"),
+        "{diags:?}"
+    );
+}
+
+#[test]
+fn import_resource_state_cases() {
+    let server = server();
+    let mut diags = Diagnostics::new();
+    let imported = server
+        .import_resource_state(
+            PROFILE,
+            "corp=systemd:inline:[Service]\nEnvironment=\"HTTP_PROXY=http://proxy.corp.example:3128\" \"HTTPS_PROXY=http://proxy.corp.example:3128\" \"NO_PROXY=.corp.example\"\n",
+            &mut diags,
+        )
+        .unwrap_or_else(|| panic!("{diags:?}"));
+    assert!(!diags.has_errors(), "{diags:?}");
+    assert!(imported.is_wholly_known());
+    assert_eq!(attr(&imported, "name"), &Value::string("corp"));
+    assert_eq!(attr(&imported, "http_proxy"), &Value::string(PROXY));
+    assert_eq!(attr(&imported, "revision"), &Value::int(1));
+    // The imported state plans as no change against its own configuration.
+    let config = object(
+        profile_schema(&server),
+        &[
+            ("name", Value::string("corp")),
+            ("http_proxy", Value::string(PROXY)),
+            ("https_proxy", attr(&imported, "https_proxy").clone()),
+            ("no_proxy", attr(&imported, "no_proxy").clone()),
+        ],
+    );
+    let (planned, diags) = plan(&server, &imported, &config);
+    assert!(diags.is_empty(), "{diags:?}");
+    assert_eq!(planned.unwrap().planned_state, imported);
+    for id in ["nope:x", "corp=systemd:"] {
+        let mut diags = Diagnostics::new();
+        assert!(
+            server
+                .import_resource_state(PROFILE, id, &mut diags)
+                .is_none(),
+            "{id}"
+        );
+        assert!(diags.has_errors(), "{id}");
+    }
+}
+
+#[test]
+fn read_data_source_cases() {
+    let server = server();
+    let schema = &server.registry().data_sources()[NO_PROXY].schema;
+    let config = object(
+        schema,
+        &[
+            (
+                "installation",
+                list(&["Registry.Corp.Example", ".corp.example"]),
+            ),
+            ("pod_cidrs", list(&["192.168.0.0/16"])),
+        ],
+    );
+    let mut diags = Diagnostics::new();
+    let state = server
+        .read_data_source(NO_PROXY, config.clone(), &mut diags)
+        .unwrap();
+    assert!(!diags.has_errors(), "{diags:?}");
+    assert!(state.is_wholly_known());
+    assert_eq!(attr(&state, "installation"), attr(&config, "installation"));
+    let no_proxy = attr(&state, "no_proxy").as_str().unwrap();
+    assert!(no_proxy.contains(".corp.example") && no_proxy.contains("192.168.0.0/16"));
+    assert!(!no_proxy.contains("Registry"), "{no_proxy}");
+    let mut diags = Diagnostics::new();
+    let bad = object(schema, &[("installation", list(&["http://"]))]);
+    assert!(server.read_data_source(NO_PROXY, bad, &mut diags).is_none());
+    assert!(diags.has_errors());
+    let mut diags = Diagnostics::new();
+    assert!(server
+        .read_data_source("clusterproxy_nope", config, &mut diags)
+        .is_none());
+    assert_eq!(summaries(&diags), ["Unknown data source type"]);
+}
+
+#[test]
+fn call_function_cases() {
+    let server = server();
+    let args = |a: &[&str]| a.iter().map(|s| Value::string(*s)).collect::<Vec<_>>();
+    /// The function, its arguments, the result or the argument blamed.
+    type Case = (&'static str, Vec<Value>, Result<Value, Option<usize>>);
+    let cases: Vec<Case> = vec![
+        (
+            "no_proxy_bypasses",
+            args(&[".corp.example", "https://a.corp.example", "go"]),
+            Ok(Value::bool(true)),
+        ),
+        (
+            "no_proxy_bypasses",
+            args(&[".corp.example", "https://example.com", "curl"]),
+            Ok(Value::bool(false)),
+        ),
+        (
+            "no_proxy_bypasses",
+            args(&[".corp.example", "https://a.corp.example", "lynx"]),
+            Err(Some(2)),
+        ),
+        (
+            "no_proxy_bypasses",
+            args(&[".corp.example", "https://[::1", "go"]),
+            Err(Some(1)),
+        ),
+        (
+            "no_proxy_bypasses",
+            args(&[".corp.example", "https://a.corp.example"]),
+            Err(None),
+        ),
+        ("nope", vec![], Err(None)),
+    ];
+    for (name, arguments, expected) in cases {
+        let result = server.call_function(name, &arguments);
+        match expected {
+            Ok(value) => assert_eq!(result, Ok(value), "{name}{arguments:?}"),
+            Err(argument) => {
+                let error = result.expect_err("an error");
+                assert_eq!(error.argument, argument, "{name}{arguments:?}: {error:?}");
+                assert!(!error.text.is_empty());
+            }
+        }
+    }
+    let signature = server.function_signature("no_proxy_bypasses", 3).unwrap();
+    assert_eq!(signature.parameters.len(), 3);
+    assert!(server.function_signature("no_proxy_bypasses", 2).is_err());
+}
+
+/// StopProvider cancels a request in flight: it stops at its next
+/// cancellation point and answers with an error diagnostic.
+#[test]
+fn stop_provider_cancels_requests_in_flight() {
+    let server = server();
+    let (started, running) = mpsc::channel();
+    let request = std::thread::spawn(move || {
+        guard::run("ReadDataSource", Subject::DataSource(NO_PROXY), |_| {
+            started.send(()).unwrap();
+            while !cancel::requested() {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        })
+    });
+    running.recv().unwrap();
+    server.stop_provider();
+    let (result, diags) = request.join().unwrap();
+    assert!(result.is_none());
+    assert_eq!(summaries(&diags), ["Provider stopped"]);
+    // Later requests run normally.
+    let (result, diags) = guard::run("GetMetadata", Subject::Provider, |_| server.get_metadata());
+    assert!(result.is_some() && diags.is_empty());
+}
