@@ -23,8 +23,9 @@ use clusterproxy::domain::import::{parse, Imported};
 use clusterproxy::domain::no_proxy::{
     merge, normalize, Cloud, Cluster, Destination, Dialect, MergeOptions,
 };
-use clusterproxy::domain::render::aks::{effective, AksCluster, HttpProxyConfig};
+use clusterproxy::domain::render::aks::{effective, Aks, HttpProxyConfig};
 use clusterproxy::domain::render::ProxySettings;
+use clusterproxy::domain::render::{Input, Renderer, Secrets};
 use clusterproxy::domain::trusted_ca::TrustedCa;
 use cycle::{hcl_string, run_cycle, Cycle, ImportStep};
 use diagnostics::expect_bad_inputs;
@@ -99,7 +100,13 @@ fn render(imported: &Imported, cluster: &Cluster) -> HttpProxyConfig {
             .as_deref()
             .map(|pem| TrustedCa::parse("trusted_ca", pem).unwrap()),
     };
-    HttpProxyConfig::new(&settings, &AksCluster::from(cluster)).unwrap()
+    Aks.render(Input {
+        settings: &settings,
+        cluster,
+        secrets: Secrets::Include,
+    })
+    .unwrap()
+    .output
 }
 
 /// Whether Go and curl (AKS's node components and scripts) still send `entry`
@@ -134,7 +141,7 @@ fn assert_import_round_trip(name: &str, node_cidrs: &[&str]) -> Imported {
         missing.is_empty(),
         "{name}: proxied after import: {missing:?}"
     );
-    let read_back = canonical(&effective(&rendered.no_proxy, &AksCluster::from(&cluster)));
+    let read_back = canonical(&effective(&rendered.no_proxy, &cluster));
     assert_eq!(read_back, sent, "{name}: azurerm would plan a change");
     imported
 }

@@ -15,8 +15,8 @@ use clusterproxy::domain::import::{self, id, Imported};
 use clusterproxy::domain::no_proxy::dialect::Decision;
 use clusterproxy::domain::no_proxy::{self, Cluster, Dialect, MergeOptions, Source};
 use clusterproxy::domain::profile::{Profile, ProfileInput};
-use clusterproxy::domain::render::tkg::{TkgCluster, TkgConfig};
-use clusterproxy::domain::render::{capi, systemd, ProxySettings, Secrets};
+use clusterproxy::domain::render::tkg::Tkg;
+use clusterproxy::domain::render::{capi, systemd, Input, ProxySettings, Renderer, Secrets};
 use oracle::{decide, Case};
 
 fn fixture(kind: &str, file: &str) -> String {
@@ -473,27 +473,35 @@ fn render_then_import_gives_the_same_profile() {
             trusted_ca: p.trusted_ca.clone(),
         };
         let dropin = systemd::dropin(&settings, "containerd.service", Secrets::Include).content;
-        let kubeadm = capi::Kubeadm::inline(
-            &settings,
-            &["containerd.service".to_owned()],
-            clusterproxy::domain::render::trust::OsFamily::Debian,
-            true,
-            Secrets::Include,
-        )
+        let kubeadm = capi::Capi {
+            units: vec!["containerd.service".to_owned()],
+            os: clusterproxy::domain::render::trust::OsFamily::Debian,
+            base64_content: true,
+            cluster_name: None,
+            namespace: String::new(),
+        }
+        .render(Input {
+            settings: &settings,
+            cluster: &i.facts,
+            secrets: Secrets::Include,
+        })
         .unwrap()
+        .output
+        .kubeadm
         .to_yaml();
         let kcp = format!(
             "apiVersion: controlplane.cluster.x-k8s.io/v1beta1\nkind: KubeadmControlPlane\nmetadata:\n  name: x\nspec:\n  kubeadmConfigSpec:\n{}",
             kubeadm.lines().map(|l| format!("    {l}\n")).collect::<String>()
         );
         let values = capi::cluster_values(&settings, Secrets::Include);
-        let tkg_cluster = TkgCluster {
-            service_cidrs: i.facts.service_cidrs.clone(),
-            pod_cidrs: i.facts.pod_cidrs.clone(),
-            ..TkgCluster::default()
-        };
-        let tkg_config = TkgConfig::new(&settings, &tkg_cluster, Secrets::Include)
+        let tkg_config = Tkg::default()
+            .render(Input {
+                settings: &settings,
+                cluster: &i.facts,
+                secrets: Secrets::Include,
+            })
             .unwrap_or_else(|f| panic!("{}: {f:?}", expected.file))
+            .output
             .to_yaml();
         for (kind, text) in [
             ("systemd", dropin),

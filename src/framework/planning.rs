@@ -174,15 +174,31 @@ mod tests {
         ])
     }
 
-    #[test]
-    fn create_fills_defaults_and_marks_computed_unknown() {
-        let config = object(
+    /// The configuration of `name` with every optional and computed attribute unset.
+    fn configured(name: &str) -> Value {
+        object(
+            name,
+            Value::null(),
+            Value::null(),
+            Value::null(),
+            Value::null(),
+        )
+    }
+
+    /// The state after applying `configured("a")`.
+    fn applied() -> Value {
+        object(
             "a",
             Value::null(),
-            Value::null(),
-            Value::null(),
-            Value::null(),
-        );
+            Value::string("auto"),
+            Value::string("x"),
+            Value::string("d"),
+        )
+    }
+
+    #[test]
+    fn create_fills_defaults_and_marks_computed_unknown() {
+        let config = configured("a");
         let planned = base_plan(&schema(), None, &config, &config);
         assert_eq!(planned.get_attr("mode"), Some(&Value::string("auto")));
         assert!(planned.get_attr("id").unwrap().is_unknown());
@@ -194,20 +210,8 @@ mod tests {
 
     #[test]
     fn unchanged_update_keeps_every_prior_value() {
-        let prior = object(
-            "a",
-            Value::null(),
-            Value::string("auto"),
-            Value::string("x"),
-            Value::string("d"),
-        );
-        let config = object(
-            "a",
-            Value::null(),
-            Value::null(),
-            Value::null(),
-            Value::null(),
-        );
+        let prior = applied();
+        let config = configured("a");
         let planned = base_plan(&schema(), Some(&prior), &prior, &config);
         assert_eq!(planned, prior);
         assert!(replacement_paths(&schema(), Some(&prior), &planned).is_empty());
@@ -215,13 +219,7 @@ mod tests {
 
     #[test]
     fn changed_update_keeps_state_for_unknown_and_requests_replacement() {
-        let prior = object(
-            "a",
-            Value::null(),
-            Value::string("auto"),
-            Value::string("x"),
-            Value::string("d"),
-        );
+        let prior = applied();
         let config = object(
             "b",
             Value::string("n"),

@@ -4,7 +4,7 @@
 use crate::domain::no_proxy::{self, Cloud, Cluster, Dialect, MergeOptions, Merged, Origins};
 use crate::domain::profile::{Profile, ProfileInput};
 use crate::domain::render::trust::{self, OsFamily};
-use crate::domain::render::{systemd, ProxySettings};
+use crate::domain::render::{systemd, Input, ProxySettings, Renderer, Secrets};
 use crate::domain::Finding;
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::model::Maybe;
@@ -347,6 +347,39 @@ pub fn push_proxy_findings(findings: &[Finding], from_profile: bool, diags: &mut
         };
         convert::push_findings(std::slice::from_ref(&finding), &prefix, diags);
     }
+}
+
+/// Runs `renderer` on the configuration's proxy settings and cluster;
+/// findings become diagnostics, `None` on an error.
+pub fn render<R: Renderer>(
+    renderer: &R,
+    proxy: &ProxyInputs,
+    secrets: Secrets,
+    diags: &mut Diagnostics,
+) -> Option<R::Output> {
+    let input = Input {
+        settings: &proxy.settings,
+        cluster: &proxy.cluster,
+        secrets,
+    };
+    let rendered = renderer
+        .render(input)
+        .map_err(|findings| push_render_findings(&findings, proxy, diags))
+        .ok()?;
+    push_render_findings(&rendered.warnings, proxy, diags);
+    Some(rendered.output)
+}
+
+/// [`render`] with the credentials and redacted: `(secret, redacted)`,
+/// findings reported once.
+pub fn render_both<R: Renderer>(
+    renderer: &R,
+    proxy: &ProxyInputs,
+    diags: &mut Diagnostics,
+) -> Option<(R::Output, R::Output)> {
+    let secret = render(renderer, proxy, Secrets::Include, diags)?;
+    let redacted = render(renderer, proxy, Secrets::Redact, &mut Diagnostics::new())?;
+    Some((secret, redacted))
 }
 
 /// Adds a renderer's findings: one about an entry of the merged list

@@ -318,15 +318,15 @@ fn split_url(field: &str, text: &str) -> Result<SplitUrl, Finding> {
     Ok((plain, username, password, warning))
 }
 
-/// Where an entry the renderers (or the platform) add comes from, in words.
-fn added_by(field: &str, entry: &str) -> String {
+/// Where an entry the renderers (or the platform) add comes from, in words;
+/// `defaults` are the cluster's platform defaults with their reasons.
+fn added_by(field: &str, entry: &str, defaults: &[(String, &'static str)]) -> String {
     match field {
-        "" => match entry {
-            "localhost" | "127.0.0.1" => "loopback, added for every cluster".to_owned(),
-            "::1" => "loopback, added for IPv6 clusters".to_owned(),
-            ".svc" => "in-cluster service names, added for every cluster".to_owned(),
-            _ => "the `kubernetes` Service ClusterIP, added from `service_cidrs`".to_owned(),
-        },
+        "" => defaults
+            .iter()
+            .find(|(default, _)| default == entry)
+            .map(|(_, why)| (*why).to_owned())
+            .unwrap_or_default(),
         "cluster_domain" => "the cluster domain (`cluster_domain`)".to_owned(),
         "cloud" => "cloud metadata endpoint, added from `cloud`".to_owned(),
         "pod_cidrs"
@@ -500,13 +500,14 @@ fn split_entries(
     for (entry, why) in platform {
         sources.push(Source::single(why, Some(entry.clone())));
     }
+    let defaults = facts.platform_defaults();
     let mut added: HashMap<String, String> = HashMap::new();
     for source in &sources {
         for raw in &source.entries {
             let canonical = normalize(&source.field, 0, raw).map_err(|f| vec![f])?;
             added
                 .entry(canonical.clone())
-                .or_insert_with(|| added_by(&source.field, &canonical));
+                .or_insert_with(|| added_by(&source.field, raw, &defaults));
         }
     }
     sources.push(Source::list("artifact", entries.to_vec()));

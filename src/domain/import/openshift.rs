@@ -204,21 +204,28 @@ mod tests {
     /// the Proxy with its CA ConfigMap, and the install-config fragment.
     #[test]
     fn rendered_artifacts_import_back() {
-        use crate::domain::render::openshift::{OpenShiftCluster, OpenShiftProxy};
+        use crate::domain::render::openshift::OpenShift;
         use crate::domain::render::tests::{settings, NASTY_PASSWORD};
-        use crate::domain::render::Secrets;
+        use crate::domain::render::{Cluster, Input, Renderer, Secrets};
         use crate::domain::trusted_ca::{tests::bundle, TrustedCa};
         let mut s = settings();
         s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &bundle(true)).unwrap());
-        let rendered = OpenShiftProxy::new(&s, &[], &OpenShiftCluster::default()).unwrap();
+        let rendered = OpenShift::default()
+            .render(Input {
+                settings: &s,
+                cluster: &Cluster::default(),
+                secrets: Secrets::Include,
+            })
+            .unwrap()
+            .output;
         let manifest = format!(
             "{}---\n{}",
-            rendered.proxy_manifest(Secrets::Include),
+            rendered.proxy_manifest(),
             rendered.ca_config_map().unwrap()
         );
         let install = format!(
             "baseDomain: corp.example\nmetadata:\n  name: x\n{}",
-            rendered.install_config(Secrets::Include)
+            rendered.install_config()
         );
         for text in [manifest, install] {
             let i = parse("openshift", &text).unwrap();

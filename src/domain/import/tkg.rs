@@ -1,7 +1,8 @@
 //! Import from a TKG cluster configuration file (`TKG_HTTP_PROXY`...).
 
 use super::{documents, error, split_list, Found, CONTROL_PLANE, POD_CIDR, SERVICE_CIDR};
-use crate::domain::render::tkg::{appended, TkgCluster};
+use crate::domain::render::tkg::appended;
+use crate::domain::render::Cluster;
 use crate::domain::Finding;
 
 /// Reads the proxy variables and the cluster's CIDRs.
@@ -45,7 +46,7 @@ pub fn read(text: &str) -> Result<Found, Finding> {
     // TKG always appends these to TKG_NO_PROXY itself (the same list the TKG
     // renderer leaves out). What it appends from other variables (VPC/VNet
     // CIDRs) stays in the profile: the renderer does not emit those.
-    for entry in appended(&TkgCluster::default()) {
+    for entry in appended(&Cluster::default()) {
         cluster_entries.push((entry, "appended by TKG itself"));
     }
     if let Some(server) = get("VSPHERE_CONTROL_PLANE_ENDPOINT") {

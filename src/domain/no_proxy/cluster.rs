@@ -55,6 +55,42 @@ impl Cloud {
     }
 }
 
+/// An entry every cluster's NO_PROXY gets (the one table of them).
+struct PlatformDefault {
+    entry: &'static str,
+    /// Added only for IPv6 clusters.
+    ipv6_only: bool,
+    /// Why it is added, in words (import's reason for dropping it).
+    why: &'static str,
+}
+
+/// The fixed platform defaults, in merge order.
+const PLATFORM_DEFAULTS: [PlatformDefault; 4] = [
+    PlatformDefault {
+        entry: "localhost",
+        ipv6_only: false,
+        why: "loopback, added for every cluster",
+    },
+    PlatformDefault {
+        entry: "127.0.0.1",
+        ipv6_only: false,
+        why: "loopback, added for every cluster",
+    },
+    PlatformDefault {
+        entry: "::1",
+        ipv6_only: true,
+        why: "loopback, added for IPv6 clusters",
+    },
+    PlatformDefault {
+        entry: ".svc",
+        ipv6_only: false,
+        why: "in-cluster service names, added for every cluster",
+    },
+];
+
+/// Why the `kubernetes` Service ClusterIP of each service CIDR is added.
+const SERVICE_IP_WHY: &str = "the `kubernetes` Service ClusterIP, added from `service_cidrs`";
+
 /// Everything that shapes one cluster's NO_PROXY.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Cluster {
@@ -112,20 +148,33 @@ impl Cluster {
         Ok(Some((destination.bare_host(), destination.explicit_port)))
     }
 
+    /// The platform defaults of this cluster in merge order, each with why it
+    /// is added (in words): the [`PLATFORM_DEFAULTS`] that apply, then the
+    /// `kubernetes` Service ClusterIP of each service CIDR. Merge adds them;
+    /// import drops them from artifacts for the same reasons.
+    pub fn platform_defaults(&self) -> Vec<(String, &'static str)> {
+        let ipv6 = self.is_ipv6();
+        PLATFORM_DEFAULTS
+            .iter()
+            .filter(|d| !d.ipv6_only || ipv6)
+            .map(|d| (d.entry.to_owned(), d.why))
+            .chain(
+                self.kubernetes_service_ips()
+                    .into_iter()
+                    .map(|ip| (ip.to_string(), SERVICE_IP_WHY)),
+            )
+            .collect()
+    }
+
     /// The sources in merge order, platform defaults included.
     pub fn sources(&self) -> Result<Vec<Source>, Vec<Finding>> {
         let endpoint = self.control_plane_host().map_err(|f| vec![f])?;
         let ipv6 = self.is_ipv6();
-        let mut defaults = vec!["localhost".to_owned(), "127.0.0.1".to_owned()];
-        if ipv6 {
-            defaults.push("::1".to_owned());
-        }
-        defaults.push(".svc".to_owned());
-        defaults.extend(
-            self.kubernetes_service_ips()
-                .into_iter()
-                .map(|ip| ip.to_string()),
-        );
+        let defaults = self
+            .platform_defaults()
+            .into_iter()
+            .map(|(entry, _)| entry)
+            .collect();
         let metadata = self
             .cloud
             .map(|c| {
@@ -151,7 +200,7 @@ impl Cluster {
     }
 
     /// The first address of each valid service CIDR: the `kubernetes` Service ClusterIP.
-    fn kubernetes_service_ips(&self) -> Vec<IpAddr> {
+    pub fn kubernetes_service_ips(&self) -> Vec<IpAddr> {
         first_hosts(&self.service_cidrs)
     }
 

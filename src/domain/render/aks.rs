@@ -33,7 +33,7 @@
 use ipnet::IpNet;
 use serde_json::{json, Value};
 
-use super::ProxySettings;
+use super::{Input, Rendered, Renderer, Rendering};
 use crate::domain::no_proxy::{normalize, Cluster};
 use crate::domain::proxy_url::ProxyScheme;
 use crate::domain::Finding;
@@ -43,31 +43,12 @@ pub const MAX_TRUSTED_CA_CERTIFICATES: usize = 20;
 /// Largest CA certificate content (the PEM bundle) AKS accepts for a new cluster: 35 KB.
 pub const MAX_TRUSTED_CA_BYTES: usize = 35 * 1024;
 
-/// Cluster facts AKS adds to the effective NO_PROXY list, spelled as AKS
-/// reports them (`az aks show --query httpProxyConfig.effectiveNoProxy`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct AksCluster {
-    /// Node subnet CIDR blocks (the managed VNet's address space when AKS created the VNet).
-    pub node_cidrs: Vec<String>,
-    /// Pod CIDR blocks.
-    pub pod_cidrs: Vec<String>,
-    /// Service CIDR blocks.
-    pub service_cidrs: Vec<String>,
-    /// The apiserver FQDN (`fqdn` of the cluster; unknown until AKS creates it).
-    pub apiserver_fqdn: Option<String>,
-}
-
-impl From<&Cluster> for AksCluster {
-    /// The facts of a cluster's NO_PROXY inputs that AKS injects; `apiserver_host` is the FQDN.
-    fn from(cluster: &Cluster) -> Self {
-        Self {
-            node_cidrs: cluster.node_cidrs.clone(),
-            pod_cidrs: cluster.pod_cidrs.clone(),
-            service_cidrs: cluster.service_cidrs.clone(),
-            apiserver_fqdn: cluster.apiserver_host.clone(),
-        }
-    }
-}
+/// AKS: no options. AKS adds the cluster's node, pod and service CIDRs and
+/// `apiserver_host` (the cluster's FQDN, unknown until AKS creates it) to
+/// the effective NO_PROXY list itself, spelled as AKS reports them
+/// (`az aks show --query httpProxyConfig.effectiveNoProxy`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Aks;
 
 /// The validated configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,10 +64,16 @@ pub struct HttpProxyConfig {
     pub trusted_ca: Option<String>,
 }
 
-impl HttpProxyConfig {
+impl Renderer for Aks {
+    type Output = HttpProxyConfig;
+
     /// Applies AKS's rules; every violation is a finding on its attribute.
-    /// `cluster` gives the entries AKS injects, which the rendered `noProxy` includes.
-    pub fn new(settings: &ProxySettings, cluster: &AksCluster) -> Result<Self, Vec<Finding>> {
+    /// `cluster` gives the entries AKS injects, which the rendered `noProxy`
+    /// includes. AKS takes no credentials, so `secrets` changes nothing.
+    fn render(&self, input: Input) -> Rendering<HttpProxyConfig> {
+        let Input {
+            settings, cluster, ..
+        } = input;
         let mut findings = Vec::new();
         for (field, url) in [
             ("http_proxy", &settings.http_proxy),
@@ -155,14 +142,16 @@ impl HttpProxyConfig {
         if !findings.is_empty() {
             return Err(findings);
         }
-        Ok(Self {
+        Ok(Rendered::new(HttpProxyConfig {
             http_proxy: settings.http_proxy.as_ref().map(|u| u.to_plain_string()),
             https_proxy: settings.https_proxy.as_ref().map(|u| u.to_plain_string()),
             no_proxy: effective(&settings.no_proxy, cluster),
             trusted_ca: settings.trusted_ca.as_ref().map(|ca| ca.to_base64_pem()),
-        })
+        }))
     }
+}
 
+impl HttpProxyConfig {
     /// The object (camelCase keys, absent fields left out): the file for
     /// `az aks create --http-proxy-config` and the ARM `httpProxyConfig` property.
     pub fn to_json(&self) -> Value {
@@ -224,7 +213,7 @@ fn aks_entry_problem(entry: &str) -> Option<String> {
 /// CIDRs, the Azure platform addresses, the apiserver FQDN, the in-cluster
 /// `konnectivity` service name and loopback, in the canonical spelling of the
 /// NO_PROXY engine (host names in lower case, as AKS reports them).
-pub fn injected(cluster: &AksCluster) -> Vec<String> {
+pub fn injected(cluster: &Cluster) -> Vec<String> {
     let mut out: Vec<String> = cluster
         .node_cidrs
         .iter()
@@ -233,7 +222,7 @@ pub fn injected(cluster: &AksCluster) -> Vec<String> {
         .cloned()
         .collect();
     out.extend(["168.63.129.16", "169.254.169.254"].map(str::to_owned));
-    out.extend(cluster.apiserver_fqdn.clone());
+    out.extend(cluster.apiserver_host.clone());
     out.extend(["konnectivity", "localhost", "127.0.0.1"].map(str::to_owned));
     let mut canonical: Vec<String> = Vec::with_capacity(out.len());
     for entry in out {
@@ -249,7 +238,7 @@ pub fn injected(cluster: &AksCluster) -> Vec<String> {
 /// `effectiveNoProxy` for a `noProxy` of `list` (and, on clusters that write
 /// their entries back, as `noProxy`). Idempotent: the effective list of an
 /// effective list is itself, which makes it the value that survives the round trip.
-pub fn effective(list: &[String], cluster: &AksCluster) -> Vec<String> {
+pub fn effective(list: &[String], cluster: &Cluster) -> Vec<String> {
     let mut out = list.to_vec();
     for entry in injected(cluster) {
         if !out.contains(&entry) {
@@ -264,6 +253,7 @@ mod tests {
     use super::*;
     use crate::domain::no_proxy::{merge, MergeOptions};
     use crate::domain::render::tests::{golden, settings};
+    use crate::domain::render::{ProxySettings, Secrets};
     use crate::domain::trusted_ca::{tests::bundle, TrustedCa};
     use proptest::prelude::*;
 
@@ -297,11 +287,23 @@ mod tests {
 
     /// The two ways AKS has answered a PUT of `noProxy`: as sent, or with its
     /// injected entries written into it (azurerm issue 24188).
-    fn aks_answers(sent: &[String], real: &AksCluster) -> [(&'static str, Vec<String>); 2] {
+    fn aks_answers(sent: &[String], real: &Cluster) -> [(&'static str, Vec<String>); 2] {
         [
             ("noProxy as sent", sent.to_vec()),
             ("noProxy with AKS's entries", effective(sent, real)),
         ]
+    }
+
+    fn render(
+        settings: &ProxySettings,
+        cluster: &Cluster,
+    ) -> Result<HttpProxyConfig, Vec<Finding>> {
+        Aks.render(Input {
+            settings,
+            cluster,
+            secrets: Secrets::Include,
+        })
+        .map(|r| r.output)
     }
 
     fn merged(cluster: &Cluster) -> Vec<String> {
@@ -313,7 +315,7 @@ mod tests {
     fn rendered(cluster: &Cluster) -> HttpProxyConfig {
         let mut s = no_credentials();
         s.no_proxy = merged(cluster);
-        HttpProxyConfig::new(&s, &AksCluster::from(cluster)).unwrap()
+        render(&s, cluster).unwrap()
     }
 
     fn typical() -> Cluster {
@@ -331,7 +333,7 @@ mod tests {
 
     #[test]
     fn renders_the_file_az_reads() {
-        let config = HttpProxyConfig::new(&no_credentials(), &AksCluster::default()).unwrap();
+        let config = render(&no_credentials(), &Cluster::default()).unwrap();
         let text = config.to_json_file();
         golden("aks/http-proxy-config.json", &text);
         let parsed: Value = serde_json::from_str(&text).unwrap();
@@ -383,7 +385,6 @@ mod tests {
             } else {
                 config.no_proxy.clone()
             };
-            let real = AksCluster::from(&real);
             report += &format!(
                 "## {name}\nsent noProxy: {}\nAKS effectiveNoProxy: {}\n",
                 sent.join(","),
@@ -413,11 +414,12 @@ mod tests {
 
     #[test]
     fn injected_entries_are_canonical_and_once() {
-        let cluster = AksCluster {
+        let cluster = Cluster {
             node_cidrs: vec!["10.224.0.0/16".into()],
             pod_cidrs: vec!["10.224.0.0/16".into()],
             service_cidrs: vec![],
-            apiserver_fqdn: Some("Prod-ABC.hcp.westeurope.azmk8s.io".into()),
+            apiserver_host: Some("Prod-ABC.hcp.westeurope.azmk8s.io".into()),
+            ..Cluster::default()
         };
         let list = injected(&cluster);
         assert_eq!(
@@ -437,10 +439,7 @@ mod tests {
             "aks/effective-no-proxy.txt",
             &(config.no_proxy.join("\n") + "\n"),
         );
-        assert_eq!(
-            effective(&config.no_proxy, &AksCluster::from(&typical())),
-            config.no_proxy
-        );
+        assert_eq!(effective(&config.no_proxy, &typical()), config.no_proxy);
     }
 
     proptest! {
@@ -470,8 +469,7 @@ mod tests {
                 ..Cluster::default()
             };
             let config = rendered(&cluster);
-            let facts = AksCluster::from(&cluster);
-            for (_, read_back) in aks_answers(&config.no_proxy, &facts) {
+            for (_, read_back) in aks_answers(&config.no_proxy, &cluster) {
                 prop_assert_eq!(azurerm_no_proxy_plan(&config.no_proxy, &read_back), (vec![], vec![]));
             }
             for entry in merged(&cluster) {
@@ -493,8 +491,8 @@ mod tests {
 
     #[test]
     fn enforces_aks_rules() {
-        let none = AksCluster::default();
-        let errors = HttpProxyConfig::new(&settings(), &none).unwrap_err();
+        let none = Cluster::default();
+        let errors = render(&settings(), &none).unwrap_err();
         assert_eq!(errors.len(), 1);
         assert_eq!(errors[0].field, "username");
         let mut s = no_credentials();
@@ -502,7 +500,7 @@ mod tests {
         s.no_proxy.push("*".into());
         s.no_proxy.push("*.corp.example".into());
         s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &bundle(false)).unwrap());
-        let errors = HttpProxyConfig::new(&s, &none).unwrap_err();
+        let errors = render(&s, &none).unwrap_err();
         let located: Vec<_> = errors.iter().map(|f| (f.field.as_str(), f.index)).collect();
         assert_eq!(
             located,
@@ -523,21 +521,21 @@ mod tests {
             .unwrap(),
         );
         https.trusted_ca = None;
-        let errors = HttpProxyConfig::new(&https, &none).unwrap_err();
+        let errors = render(&https, &none).unwrap_err();
         assert_eq!(
             (errors[0].field.as_str(), errors[0].summary.as_str()),
             ("http_proxy", "AKS needs an http:// httpProxy")
         );
         let one = bundle(true);
         s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &one).unwrap());
-        let config = HttpProxyConfig::new(&s, &none).unwrap();
+        let config = render(&s, &none).unwrap();
         assert!(config.trusted_ca.is_some());
         let big = large_certificate();
         let limit = |count: usize| {
             let mut s = s.clone();
             let pem: String = (0..count).map(|_| large_certificate()).collect();
             s.trusted_ca = Some(TrustedCa::parse("trusted_ca", &pem).unwrap());
-            HttpProxyConfig::new(&s, &none)
+            render(&s, &none)
                 .err()
                 .unwrap_or_default()
                 .into_iter()

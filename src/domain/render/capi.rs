@@ -11,7 +11,7 @@ use base64::Engine as _;
 use serde_json::{json, Value};
 
 use super::trust::{self, OsFamily};
-use super::{shell, systemd, yaml, ProxySettings, Secrets};
+use super::{shell, systemd, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::domain::Finding;
 
 /// Longest `content` CAPI accepts.
@@ -83,6 +83,72 @@ impl File {
     }
 }
 
+/// Cluster API kubeadm: the units to give the proxy settings, the OS family,
+/// and where the files' content lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Capi {
+    /// Full unit names (`containerd.service`), at least one.
+    pub units: Vec<String>,
+    /// The OS family of the nodes.
+    pub os: OsFamily,
+    /// Inline content base64-encoded.
+    pub base64_content: bool,
+    /// With a cluster name, the files come from its Secret
+    /// (`<cluster>-systemd-proxy`); without, they are inline.
+    pub cluster_name: Option<String>,
+    /// The namespace of that Secret.
+    pub namespace: String,
+}
+
+/// The kubeadm pieces and, in the Secret variant, what they read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CapiConfig {
+    /// The `kubeadmConfigSpec` pieces.
+    pub kubeadm: Kubeadm,
+    /// The Secret the files come from (see [`secret_manifest`]), with a cluster name.
+    pub secret_manifest: Option<String>,
+    /// The `cluster.proxy` values (see [`cluster_values`]), with a cluster name.
+    pub cluster_values: Option<String>,
+}
+
+impl Renderer for Capi {
+    type Output = CapiConfig;
+
+    /// The pieces within systemd's and CAPI's limits.
+    fn render(&self, input: Input) -> Rendering<CapiConfig> {
+        let Input {
+            settings, secrets, ..
+        } = input;
+        let mut findings = systemd::check_dropins(settings, &self.units);
+        if findings.iter().any(Finding::is_error) {
+            return Err(findings);
+        }
+        let kubeadm = match &self.cluster_name {
+            Some(name) => Kubeadm::from_secret(settings, name, &self.units, self.os),
+            None => Kubeadm::inline(settings, &self.units, self.os, self.base64_content, secrets),
+        };
+        let kubeadm = kubeadm.map_err(|errors| {
+            findings.extend(errors);
+            findings.clone()
+        })?;
+        let config = CapiConfig {
+            kubeadm,
+            secret_manifest: self
+                .cluster_name
+                .as_deref()
+                .map(|name| secret_manifest(settings, name, &self.namespace, &self.units, secrets)),
+            cluster_values: self
+                .cluster_name
+                .as_ref()
+                .map(|_| cluster_values(settings, secrets)),
+        };
+        Ok(Rendered {
+            output: config,
+            warnings: findings,
+        })
+    }
+}
+
 /// The kubeadm pieces.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Kubeadm {
@@ -132,7 +198,7 @@ pub fn env_file(settings: &ProxySettings, secrets: Secrets) -> String {
 
 impl Kubeadm {
     /// Inline drop-ins for `units` (full unit names), the CA bundle for `os`.
-    pub fn inline(
+    fn inline(
         settings: &ProxySettings,
         units: &[String],
         os: OsFamily,
@@ -177,7 +243,7 @@ impl Kubeadm {
     /// `contentFrom.secret`: a drop-in per unit, the environment file that the
     /// commands source, and the CA bundle for `os`. Nothing in the result
     /// holds a credential.
-    pub fn from_secret(
+    fn from_secret(
         settings: &ProxySettings,
         cluster: &str,
         units: &[String],

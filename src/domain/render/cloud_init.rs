@@ -13,7 +13,7 @@
 use serde_json::{json, Value};
 
 use super::trust::{self, OsFamily};
-use super::{systemd, yaml, ProxySettings, Secrets};
+use super::{systemd, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::domain::no_proxy::Cloud;
 use crate::domain::Finding;
 
@@ -68,6 +68,50 @@ pub fn files(
 pub fn commands(settings: &ProxySettings, units: &[String], os: OsFamily) -> Vec<String> {
     let trust_command = settings.trusted_ca.as_ref().map(|_| os.trust_command());
     systemd::apply_commands(units, trust_command)
+}
+
+/// cloud-init: the units to give the proxy settings and the OS family.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CloudInit {
+    /// Full unit names (`containerd.service`), at least one.
+    pub units: Vec<String>,
+    /// The OS family of the nodes.
+    pub os: OsFamily,
+}
+
+/// The user data and its commands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserData {
+    /// The cloud-config document (see [`user_data`]).
+    pub user_data: String,
+    /// Its `runcmd` (see [`commands`]).
+    pub runcmd: Vec<String>,
+}
+
+impl Renderer for CloudInit {
+    type Output = UserData;
+
+    /// The document, within systemd's limits and, on a cloud that caps user
+    /// data (the cluster's `cloud`), with a warning above the cap.
+    fn render(&self, input: Input) -> Rendering<UserData> {
+        let (settings, cluster, secrets) = (input.settings, input.cluster, input.secrets);
+        let mut findings = systemd::check_dropins(settings, &self.units);
+        if findings.iter().any(Finding::is_error) {
+            return Err(findings);
+        }
+        let document = user_data(settings, &self.units, self.os, secrets);
+        findings.extend(check_size(
+            &user_data(settings, &self.units, self.os, Secrets::Include),
+            cluster.cloud,
+        ));
+        Rendered::checked(
+            UserData {
+                user_data: document,
+                runcmd: commands(settings, &self.units, self.os),
+            },
+            findings,
+        )
+    }
 }
 
 /// The cloud-config document (with its `#cloud-config` header).

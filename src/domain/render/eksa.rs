@@ -16,27 +16,50 @@
 
 use serde_json::{json, Value};
 
-use super::{yaml, ProxySettings, Secrets};
+use super::{yaml, Cluster, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
+use crate::domain::no_proxy::Destination;
 use crate::domain::proxy_url::ProxyUrl;
 use crate::domain::Finding;
 
 /// What EKS Anywhere adds after the user's `noProxy` (`NoProxyDefaults`).
 pub const DEFAULTS: [&str; 3] = ["localhost", "127.0.0.1", ".svc"];
 
-/// The cluster facts EKS Anywhere adds to the nodes' list.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct EksaCluster {
-    /// `clusterNetwork.pods.cidrBlocks`.
-    pub pod_cidrs: Vec<String>,
-    /// `clusterNetwork.services.cidrBlocks`.
-    pub service_cidrs: Vec<String>,
-    /// `controlPlaneConfiguration.endpoint.host`.
-    pub endpoint_host: Option<String>,
+/// EKS Anywhere: no options. The nodes' list takes the cluster's
+/// `pod_cidrs` (`clusterNetwork.pods.cidrBlocks`), `service_cidrs`
+/// (`clusterNetwork.services.cidrBlocks`) and the host of
+/// `control_plane_endpoint` (`controlPlaneConfiguration.endpoint.host`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Eksa;
+
+/// What EKS Anywhere is given, and what it writes onto the nodes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EksaConfig {
+    /// The Cluster spec fragment (see [`cluster_spec`]).
+    pub cluster_spec: String,
+    /// The list EKS Anywhere writes onto the nodes (see [`node_no_proxy`]).
+    pub node_no_proxy: Vec<String>,
+}
+
+impl Renderer for Eksa {
+    type Output = EksaConfig;
+
+    /// Checks EKS Anywhere's rules, then renders the spec and the nodes' list.
+    fn render(&self, input: Input) -> Rendering<EksaConfig> {
+        let (settings, cluster, secrets) = (input.settings, input.cluster, input.secrets);
+        let findings = validate(settings);
+        if !findings.is_empty() {
+            return Err(findings);
+        }
+        Ok(Rendered::new(EksaConfig {
+            cluster_spec: cluster_spec(settings, secrets),
+            node_no_proxy: node_no_proxy(settings, cluster),
+        }))
+    }
 }
 
 /// Checks EKS Anywhere's rules: both proxies present, and no trusted CA
 /// (`ProxyConfiguration` has no field for one).
-pub fn validate(settings: &ProxySettings) -> Vec<Finding> {
+fn validate(settings: &ProxySettings) -> Vec<Finding> {
     let mut findings = Vec::new();
     if settings.trusted_ca.is_some() {
         findings.push(Finding::error(
@@ -83,7 +106,8 @@ pub fn cluster_spec(settings: &ProxySettings, secrets: Secrets) -> String {
 /// The list EKS Anywhere writes onto the nodes: pod CIDRs, service CIDRs,
 /// the configured entries, [`DEFAULTS`] and the endpoint host, in that
 /// order and with duplicates, as EKS Anywhere does.
-pub fn node_no_proxy(settings: &ProxySettings, cluster: &EksaCluster) -> Vec<String> {
+/// An invalid endpoint is left out: the merge reports it.
+pub fn node_no_proxy(settings: &ProxySettings, cluster: &Cluster) -> Vec<String> {
     let mut out: Vec<String> = cluster
         .pod_cidrs
         .iter()
@@ -92,7 +116,13 @@ pub fn node_no_proxy(settings: &ProxySettings, cluster: &EksaCluster) -> Vec<Str
         .cloned()
         .collect();
     out.extend(DEFAULTS.map(str::to_owned));
-    out.extend(cluster.endpoint_host.iter().cloned());
+    out.extend(
+        cluster
+            .control_plane_endpoint
+            .as_deref()
+            .and_then(|text| Destination::parse(text).ok())
+            .map(|d| d.bare_host()),
+    );
     out
 }
 
@@ -115,12 +145,21 @@ mod tests {
         assert_eq!(proxy["noProxy"], json!(s.no_proxy));
         assert!(cluster_spec(&s, Secrets::Include).contains("p%2540ss"));
         assert!(validate(&s).is_empty());
-        let cluster = EksaCluster {
+        let cluster = Cluster {
             pod_cidrs: vec!["192.168.0.0/16".into()],
             service_cidrs: vec!["10.96.0.0/12".into()],
-            endpoint_host: Some("10.20.30.40".into()),
+            control_plane_endpoint: Some("https://10.20.30.40:6443".into()),
+            ..Cluster::default()
         };
-        let list = node_no_proxy(&s, &cluster);
+        let list = Eksa
+            .render(Input {
+                settings: &s,
+                cluster: &cluster,
+                secrets: Secrets::Include,
+            })
+            .unwrap()
+            .output
+            .node_no_proxy;
         assert_eq!(list[0], "192.168.0.0/16");
         assert_eq!(list.last().unwrap(), "10.20.30.40");
         assert_eq!(list.iter().filter(|e| *e == "localhost").count(), 2);
@@ -131,7 +170,14 @@ mod tests {
         let mut s = settings();
         s.http_proxy = None;
         s.trusted_ca = Some(crate::domain::render::openshift::tests::fixed_ca());
-        let fields: Vec<String> = validate(&s).into_iter().map(|f| f.field).collect();
+        let errors = Eksa
+            .render(Input {
+                settings: &s,
+                cluster: &Cluster::default(),
+                secrets: Secrets::Redact,
+            })
+            .unwrap_err();
+        let fields: Vec<String> = errors.into_iter().map(|f| f.field).collect();
         assert_eq!(fields, ["trusted_ca", "http_proxy"]);
     }
 }

@@ -15,52 +15,83 @@
 //!   no NO_PROXY list and talk HTTPS, so the value is the HTTPS proxy;
 //! - `extraEnv` and `env` lists of `name`/`value` objects, as many charts take.
 
-use std::net::IpAddr;
-
-use ipnet::IpNet;
 use serde_json::{json, Value};
 
-use super::{pod_env, yaml, ProxySettings, Secrets};
+use super::{pod_env, yaml, Cluster, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::domain::proxy_url::ProxyUrl;
 use crate::domain::Finding;
 
-/// The first address of each service CIDR: the `kubernetes` Service ClusterIP.
-pub fn kubernetes_cluster_ips(service_cidrs: &[String]) -> Vec<String> {
-    service_cidrs
-        .iter()
-        .filter_map(|c| c.trim().parse::<IpNet>().ok())
-        .filter(|n| n.prefix_len() < n.max_prefix_len())
-        .map(|n| match n.network() {
-            IpAddr::V4(a) => IpAddr::V4((u32::from(a) + 1).into()).to_string(),
-            IpAddr::V6(a) => IpAddr::V6((u128::from(a) + 1).into()).to_string(),
+/// Helm values: the ConfigMap that holds the trusted CA.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Helm {
+    /// Name of the CA ConfigMap the values mount.
+    pub config_map_name: String,
+    /// Its namespace, when given.
+    pub namespace: Option<String>,
+}
+
+/// The values of each chart family, and the CA ConfigMap they mount.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HelmValues {
+    /// See [`cert_manager`].
+    pub cert_manager: String,
+    /// See [`giantswarm_global`].
+    pub giantswarm_global: String,
+    /// See [`giantswarm_cluster`].
+    pub giantswarm_cluster: String,
+    /// See [`global_proxy`].
+    pub global_proxy: String,
+    /// See [`extra_env`].
+    pub extra_env: String,
+    /// The CA ConfigMap (see [`pod_env::ca_config_map`]).
+    pub ca_config_map: Option<String>,
+}
+
+impl Renderer for Helm {
+    type Output = HelmValues;
+
+    /// Every shape; a warning when cert-manager's list cannot hold the
+    /// `kubernetes` ClusterIP (no `service_cidrs`).
+    fn render(&self, input: Input) -> Rendering<HelmValues> {
+        let (settings, cluster, secrets) = (input.settings, input.cluster, input.secrets);
+        let mut warnings = Vec::new();
+        if cluster.kubernetes_service_ips().is_empty() {
+            warnings.push(Finding::warning(
+                "service_cidrs",
+                None,
+                "cert-manager needs the kubernetes ClusterIP",
+                "cert-manager reaches the API server by the `kubernetes` Service ClusterIP; without `service_cidrs` its `no_proxy` cannot list that address, and its API calls may go through the proxy.",
+            ));
+        }
+        Ok(Rendered {
+            output: HelmValues {
+                cert_manager: cert_manager(settings, cluster, &self.config_map_name, secrets),
+                giantswarm_global: giantswarm_global(settings, secrets),
+                giantswarm_cluster: giantswarm_cluster(settings, secrets),
+                global_proxy: global_proxy(settings, secrets),
+                extra_env: extra_env(settings, secrets),
+                ca_config_map: pod_env::ca_config_map(
+                    settings,
+                    &self.config_map_name,
+                    self.namespace.as_deref(),
+                ),
+            },
+            warnings,
         })
-        .collect()
+    }
 }
 
 /// cert-manager's list: the merged list, plus each `kubernetes` ClusterIP
 /// it lacks (the merge may have left it out as covered by a CIDR).
-pub fn cert_manager_no_proxy(settings: &ProxySettings, service_cidrs: &[String]) -> Vec<String> {
+pub fn cert_manager_no_proxy(settings: &ProxySettings, cluster: &Cluster) -> Vec<String> {
     let mut list = settings.no_proxy.clone();
-    for ip in kubernetes_cluster_ips(service_cidrs) {
+    for ip in cluster.kubernetes_service_ips() {
+        let ip = ip.to_string();
         if !list.contains(&ip) {
             list.push(ip);
         }
     }
     list
-}
-
-/// A warning when cert-manager's values cannot hold the ClusterIP.
-pub fn cert_manager_findings(service_cidrs: &[String]) -> Vec<Finding> {
-    if kubernetes_cluster_ips(service_cidrs).is_empty() {
-        vec![Finding::warning(
-            "service_cidrs",
-            None,
-            "cert-manager needs the kubernetes ClusterIP",
-            "cert-manager reaches the API server by the `kubernetes` Service ClusterIP; without `service_cidrs` its `no_proxy` cannot list that address, and its API calls may go through the proxy.",
-        )]
-    } else {
-        Vec::new()
-    }
 }
 
 fn url(which: &Option<ProxyUrl>, secrets: Secrets) -> Value {
@@ -74,7 +105,7 @@ fn url(which: &Option<ProxyUrl>, secrets: Secrets) -> Value {
 /// [`pod_env::CA_MOUNT_PATH`] with `SSL_CERT_FILE` (Go's variable) pointing at it.
 pub fn cert_manager(
     settings: &ProxySettings,
-    service_cidrs: &[String],
+    cluster: &Cluster,
     config_map: &str,
     secrets: Secrets,
 ) -> String {
@@ -87,7 +118,7 @@ pub fn cert_manager(
     }
     values.insert(
         "no_proxy".into(),
-        json!(cert_manager_no_proxy(settings, service_cidrs).join(",")),
+        json!(cert_manager_no_proxy(settings, cluster).join(",")),
     );
     if settings.trusted_ca.is_some() {
         values.insert(
@@ -156,8 +187,22 @@ mod tests {
     #[test]
     fn shapes_parse_back() {
         let s = settings();
-        let services = vec!["10.96.0.0/12".to_owned()];
-        let cm = cert_manager(&s, &services, "proxy-ca", Secrets::Redact);
+        let services = Cluster {
+            service_cidrs: vec!["10.96.0.0/12".to_owned()],
+            ..Cluster::default()
+        };
+        let helm = Helm {
+            config_map_name: "proxy-ca".into(),
+            namespace: None,
+        };
+        let rendered = helm
+            .render(Input {
+                settings: &s,
+                cluster: &services,
+                secrets: Secrets::Redact,
+            })
+            .unwrap();
+        let cm = rendered.output.cert_manager;
         golden("helm/cert-manager.yaml", &cm);
         let v: Value = serde_yaml_ng::from_str(&cm).unwrap();
         let list: Vec<&str> = v["no_proxy"].as_str().unwrap().split(',').collect();
@@ -166,7 +211,7 @@ mod tests {
             v["http_proxy"],
             "http://svc-proxy:***@proxy.corp.example:3128"
         );
-        assert!(cert_manager_findings(&services).is_empty());
+        assert!(rendered.warnings.is_empty());
         assert!(v.get("volumes").is_none());
         let mut with_ca = s.clone();
         with_ca.trusted_ca = Some(crate::domain::render::openshift::tests::fixed_ca());
@@ -187,7 +232,12 @@ mod tests {
                 pod_env::CA_KEY
             )
         );
-        assert_eq!(cert_manager_findings(&[])[0].field, "service_cidrs");
+        let without = helm.render(Input {
+            settings: &s,
+            cluster: &Cluster::default(),
+            secrets: Secrets::Redact,
+        });
+        assert_eq!(without.unwrap().warnings[0].field, "service_cidrs");
 
         let gs = giantswarm_global(&s, Secrets::Include);
         golden(
@@ -214,9 +264,5 @@ mod tests {
 
         let env: Value = serde_yaml_ng::from_str(&extra_env(&s, Secrets::Redact)).unwrap();
         assert_eq!(env["extraEnv"], pod_env::env_json(&s, Secrets::Redact));
-        assert_eq!(
-            kubernetes_cluster_ips(&["fd00::/108".into(), "10.0.0.0/32".into()]),
-            ["fd00::1"]
-        );
     }
 }

@@ -21,7 +21,7 @@ use base64::Engine as _;
 use serde_json::{json, Value};
 
 use super::trust::{self, OsFamily};
-use super::{systemd, yaml, ProxySettings, Secrets};
+use super::{systemd, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 
 /// The Ignition spec version written.
 pub const IGNITION_VERSION: &str = "3.3.0";
@@ -66,6 +66,42 @@ impl Variant {
             Self::Flatcar => ("flatcar", "1.0.0"),
             Self::Fcos => ("fcos", "1.4.0"),
         }
+    }
+}
+
+/// Ignition: the units to give the proxy settings and the OS variant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ignition {
+    /// Full unit names (`containerd.service`), at least one.
+    pub units: Vec<String>,
+    /// Flatcar or Fedora CoreOS.
+    pub variant: Variant,
+}
+
+/// The node configuration in both forms.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IgnitionConfig {
+    /// The Ignition config (see [`config`]).
+    pub config: String,
+    /// The Butane config (see [`butane`]).
+    pub butane: String,
+}
+
+impl Renderer for Ignition {
+    type Output = IgnitionConfig;
+
+    /// Both forms, within systemd's limits.
+    fn render(&self, input: Input) -> Rendering<IgnitionConfig> {
+        let Input {
+            settings, secrets, ..
+        } = input;
+        Rendered::checked(
+            IgnitionConfig {
+                config: config(settings, &self.units, self.variant, secrets),
+                butane: butane(settings, &self.units, self.variant, secrets),
+            },
+            systemd::check_dropins(settings, &self.units),
+        )
     }
 }
 

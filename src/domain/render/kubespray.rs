@@ -17,7 +17,7 @@
 
 use serde_json::{json, Value};
 
-use super::{yaml, ProxySettings, Secrets};
+use super::{yaml, Cluster, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::domain::Finding;
 
 /// kubespray's default `kube_service_addresses`.
@@ -26,21 +26,49 @@ pub const DEFAULT_SERVICE_ADDRESSES: &str = "10.233.0.0/18";
 /// kubespray's default `kube_pods_subnet`.
 pub const DEFAULT_PODS_SUBNET: &str = "10.233.64.0/18";
 
-/// What kubespray's `no_proxy` generation reads from the inventory.
+/// kubespray: what its `no_proxy` generation reads from the inventory
+/// besides the cluster (`dns_domain` is the cluster's `cluster_domain`,
+/// `kube_service_addresses` and `kube_pods_subnet` the first of its
+/// `service_cidrs` and `pod_cidrs`, else kubespray's defaults).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Inventory {
+pub struct Kubespray {
     /// Hosts of `k8s_cluster`, `etcd` and `calico_rr`: inventory name and
     /// `access_ip` (or `ip`), in inventory order.
     pub hosts: Vec<(String, String)>,
     /// `apiserver_loadbalancer_domain_name` and `loadbalancer_apiserver.address`,
     /// when `loadbalancer_apiserver` is defined.
     pub loadbalancer: Option<(String, String)>,
-    /// `dns_domain`.
-    pub dns_domain: String,
-    /// `kube_service_addresses`.
-    pub service_addresses: String,
-    /// `kube_pods_subnet`.
-    pub pods_subnet: String,
+}
+
+/// What kubespray is given, and the `no_proxy` it generates from it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KubesprayVars {
+    /// The `group_vars` document (see [`group_vars`]).
+    pub group_vars: String,
+    /// The `no_proxy` kubespray generates (see [`generated_no_proxy`]).
+    pub effective_no_proxy: String,
+}
+
+impl Renderer for Kubespray {
+    type Output = KubesprayVars;
+
+    /// Checks the inventory, then renders.
+    fn render(&self, input: Input) -> Rendering<KubesprayVars> {
+        let (settings, cluster, secrets) = (input.settings, input.cluster, input.secrets);
+        let findings = check_inventory(
+            &self.hosts,
+            self.loadbalancer
+                .as_ref()
+                .map(|(_, address)| address.as_str()),
+        );
+        if !findings.is_empty() {
+            return Err(findings);
+        }
+        Ok(Rendered::new(KubesprayVars {
+            group_vars: group_vars(settings, secrets),
+            effective_no_proxy: generated_no_proxy(self, cluster, &settings.no_proxy_value()),
+        }))
+    }
 }
 
 /// kubespray's inventory rules for what lands in `no_proxy`: each host's
@@ -76,12 +104,15 @@ pub fn check_inventory(hosts: &[(String, String)], loadbalancer: Option<&str>) -
 
 /// The `no_proxy` kubespray generates with `additional_no_proxy` set to
 /// `additional` (the comma-joined merged list).
-pub fn generated_no_proxy(inventory: &Inventory, additional: &str) -> String {
+pub fn generated_no_proxy(inventory: &Kubespray, cluster: &Cluster, additional: &str) -> String {
     let mut parts: Vec<String> = Vec::new();
     if let Some((name, address)) = &inventory.loadbalancer {
         parts.extend([name.clone(), address.clone()]);
     }
-    let domain = &inventory.dns_domain;
+    let domain = cluster.cluster_domain.as_deref().unwrap_or_default();
+    let first = |cidrs: &[String], default: &str| {
+        cidrs.first().cloned().unwrap_or_else(|| default.to_owned())
+    };
     let mut seen = std::collections::BTreeSet::new();
     for (name, ip) in &inventory.hosts {
         if seen.insert(name) {
@@ -94,8 +125,8 @@ pub fn generated_no_proxy(inventory: &Inventory, additional: &str) -> String {
     parts.extend([
         "127.0.0.1".to_owned(),
         "localhost".to_owned(),
-        inventory.service_addresses.clone(),
-        inventory.pods_subnet.clone(),
+        first(&cluster.service_cidrs, DEFAULT_SERVICE_ADDRESSES),
+        first(&cluster.pod_cidrs, DEFAULT_PODS_SUBNET),
         "svc".to_owned(),
         format!("svc.{domain}"),
     ]);
@@ -119,17 +150,21 @@ mod tests {
     use super::*;
     use crate::domain::render::tests::{golden, settings};
 
-    fn inventory() -> Inventory {
-        Inventory {
+    fn inventory() -> Kubespray {
+        Kubespray {
             hosts: vec![
                 ("cp1".into(), "10.0.0.10".into()),
                 ("node1".into(), "10.0.0.11".into()),
                 ("cp1".into(), "10.0.0.10".into()),
             ],
             loadbalancer: Some(("lb-apiserver.kubernetes.local".into(), "10.0.0.5".into())),
-            dns_domain: "cluster.local".into(),
-            service_addresses: DEFAULT_SERVICE_ADDRESSES.into(),
-            pods_subnet: DEFAULT_PODS_SUBNET.into(),
+        }
+    }
+
+    fn cluster() -> Cluster {
+        Cluster {
+            cluster_domain: Some("cluster.local".into()),
+            ..Cluster::default()
         }
     }
 
@@ -139,16 +174,12 @@ mod tests {
     #[test]
     fn generated_no_proxy_follows_kubespray() {
         assert_eq!(
-            generated_no_proxy(&inventory(), "registry.corp.example,.corp.example"),
+            generated_no_proxy(&inventory(), &cluster(), "registry.corp.example,.corp.example"),
             "lb-apiserver.kubernetes.local,10.0.0.5,10.0.0.10,cp1,cp1.cluster.local,10.0.0.11,node1,node1.cluster.local,registry.corp.example,.corp.example,127.0.0.1,localhost,10.233.0.0/18,10.233.64.0/18,svc,svc.cluster.local"
         );
-        let bare = Inventory {
-            loadbalancer: None,
-            hosts: Vec::new(),
-            ..inventory()
-        };
+        let bare = Kubespray::default();
         assert_eq!(
-            generated_no_proxy(&bare, ""),
+            generated_no_proxy(&bare, &cluster(), ""),
             "127.0.0.1,localhost,10.233.0.0/18,10.233.64.0/18,svc,svc.cluster.local"
         );
     }

@@ -13,16 +13,16 @@
 
 use serde_json::{json, Value};
 
-use super::{pod_env, yaml, ProxySettings, Secrets};
+use super::{pod_env, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 
 /// Namespaces excluded when none are given.
 pub const DEFAULT_EXCLUDED: [&str; 1] = ["kube-system"];
 /// The annotation that opts a pod out when set to `"true"`.
 pub const DEFAULT_OPT_OUT: &str = "clusterproxy.io/no-proxy-env";
 
-/// Options of the policy.
+/// Kyverno: the options of the policy.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PolicyOptions {
+pub struct Kyverno {
     /// `metadata.name` of the ClusterPolicy.
     pub name: String,
     /// Namespaces whose pods are left alone.
@@ -49,12 +49,20 @@ fn container_patch(settings: &ProxySettings, secrets: Secrets) -> Value {
     container
 }
 
+impl Renderer for Kyverno {
+    /// The ClusterPolicy manifest.
+    type Output = String;
+
+    fn render(&self, input: Input) -> Rendering<String> {
+        let Input {
+            settings, secrets, ..
+        } = input;
+        Ok(Rendered::new(cluster_policy(settings, self, secrets)))
+    }
+}
+
 /// The ClusterPolicy manifest.
-pub fn cluster_policy(
-    settings: &ProxySettings,
-    options: &PolicyOptions,
-    secrets: Secrets,
-) -> String {
+fn cluster_policy(settings: &ProxySettings, options: &Kyverno, secrets: Secrets) -> String {
     let container = container_patch(settings, secrets);
     let mut pod_spec = json!({
         "containers": [container],
@@ -137,8 +145,8 @@ mod tests {
     use crate::domain::render::tests::{golden, settings};
     use crate::domain::trusted_ca::{tests::bundle, TrustedCa};
 
-    fn options() -> PolicyOptions {
-        PolicyOptions {
+    fn options() -> Kyverno {
+        Kyverno {
             name: "clusterproxy-env".into(),
             excluded_namespaces: vec!["kube-system".into(), "flux-system".into()],
             opt_out_annotation: DEFAULT_OPT_OUT.into(),
@@ -243,18 +251,10 @@ for text in json.load(sys.stdin):
             "true"
         );
         let container = &mutate["mutate"]["patchStrategicMerge"]["spec"]["containers"][0];
-        let env: Vec<(String, String)> = container["env"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| {
-                (
-                    e["name"].as_str().unwrap().to_owned(),
-                    e["value"].as_str().unwrap().to_owned(),
-                )
-            })
-            .collect();
-        assert_eq!(env, pod_env::env(&s, Secrets::Include));
+        assert_eq!(
+            pod_env::tests::pairs(&container["env"]),
+            pod_env::env(&s, Secrets::Include)
+        );
         assert_eq!(
             container["volumeMounts"][0]["mountPath"],
             pod_env::CA_MOUNT_PATH

@@ -1,6 +1,40 @@
 //! Renderers: what each platform consumes, from one set of proxy settings.
 //! Every renderer takes the MERGED NO_PROXY list (from the NO_PROXY engine)
 //! and returns text whose bytes depend only on its inputs.
+//!
+//! # One shape
+//! Every platform is a [`Renderer`]: a struct of the platform's own options
+//! (unit names, OS family, vSphere server...; a unit struct when it has none)
+//! whose `render(&self, Input { settings, cluster, secrets })` returns a
+//! [`Rendering`]: `Result<Rendered<Output>, Vec<Finding>>`. `settings`
+//! holds the proxies, the merged NO_PROXY list and the CA; `cluster` is the
+//! one [`Cluster`] of the NO_PROXY engine, read where needed and never
+//! copied into a per-platform struct; `secrets` says whether proxy URLs carry the credentials, so the
+//! caller renders twice for an output and its `_redacted` twin.
+//!
+//! # Findings
+//! An error means nothing can be rendered: `render` returns `Err` with every
+//! error found (not only the first), warnings included. Warnings alone go in
+//! [`Rendered::warnings`] beside the output. A finding names the input it is
+//! about: a [`Cluster`] field, a `settings` field (`no_proxy` with the index of
+//! the merged entry) or one of the platform's options, spelled as its input.
+//!
+//! # Adding a platform
+//! 1. `src/domain/render/<platform>.rs`: the options struct, the output, and
+//!    `impl Renderer`, with the platform's rules as findings and a comment
+//!    citing the upstream source of every field name and format; register the
+//!    module below.
+//! 2. Its tests in the same file: a golden file through [`tests::golden`]
+//!    (`UPDATE_GOLDEN=1 cargo nextest run --lib` writes it), the real parser
+//!    or published schema of the format as oracle, [`tests::NASTY_PASSWORD`]
+//!    absent from the redacted output.
+//! 3. `src/provider/data_sources/<platform>.rs`: the schema
+//!    (`inputs::proxy_attributes()` plus the options and outputs) and `read`,
+//!    which builds the options and calls `inputs::render_both`; then add it
+//!    to `renderers()` in `src/provider/mod.rs`, which also makes it a
+//!    platform of the `render` function.
+//! 4. `examples/data-sources/<name>/`, the E2E test that applies it with
+//!    Terraform 1.11 and 1.0.3, and `make generate` for docs/.
 
 pub mod aks;
 pub mod capi;
@@ -23,6 +57,63 @@ pub mod yaml;
 
 use super::proxy_url::ProxyUrl;
 use super::trusted_ca::TrustedCa;
+pub use crate::domain::no_proxy::Cluster;
+use crate::domain::Finding;
+
+/// What every renderer reads besides its options.
+#[derive(Debug, Clone, Copy)]
+pub struct Input<'a> {
+    /// The proxies, the merged NO_PROXY list and the trusted CA.
+    pub settings: &'a ProxySettings,
+    /// The cluster the NO_PROXY list was merged for.
+    pub cluster: &'a Cluster,
+    /// Whether proxy URLs carry the credentials.
+    pub secrets: Secrets,
+}
+
+/// What a renderer returns: the output with its warnings, or every error
+/// (warnings included) as findings on the input they are about.
+pub type Rendering<T> = Result<Rendered<T>, Vec<Finding>>;
+
+/// One platform's renderer; `self` holds the platform's own options.
+pub trait Renderer {
+    /// What the platform consumes.
+    type Output;
+
+    /// Renders `input.settings` for `input.cluster`.
+    fn render(&self, input: Input) -> Rendering<Self::Output>;
+}
+
+/// A renderer's output and the warnings that come with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered<T> {
+    /// The output.
+    pub output: T,
+    /// Warnings (findings that do not stop rendering).
+    pub warnings: Vec<Finding>,
+}
+
+impl<T> Rendered<T> {
+    /// `output` without warnings.
+    pub fn new(output: T) -> Self {
+        Self {
+            output,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// `output` with `findings` when none is an error, else the findings.
+    pub fn checked(output: T, findings: Vec<Finding>) -> Result<Self, Vec<Finding>> {
+        if findings.iter().any(Finding::is_error) {
+            Err(findings)
+        } else {
+            Ok(Self {
+                output,
+                warnings: findings,
+            })
+        }
+    }
+}
 
 /// Proxy settings ready to render.
 #[derive(Debug, Clone)]

@@ -19,7 +19,7 @@ use std::net::IpAddr;
 use ipnet::IpNet;
 use serde_json::{json, Value};
 
-use super::{yaml, ProxySettings, Secrets};
+use super::{yaml, Cluster, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::domain::no_proxy::Cloud;
 use crate::domain::proxy_url::{ProxyHost, ProxyUrl};
 use crate::domain::Finding;
@@ -32,19 +32,15 @@ pub const CA_NAMESPACE: &str = "openshift-config";
 /// Key of the bundle in that ConfigMap.
 pub const CA_KEY: &str = "ca-bundle.crt";
 
-/// Cluster facts the operator adds to `status.noProxy`.
+/// OpenShift's options besides the cluster, whose `node_cidrs`,
+/// `pod_cidrs`, `service_cidrs` and `cloud` are the machine, cluster and
+/// service networks and the platform the operator adds to `status.noProxy`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct OpenShiftCluster {
-    /// `networking.machineNetwork[].cidr`.
-    pub machine_networks: Vec<String>,
-    /// `networking.clusterNetwork[].cidr` (pod networks).
-    pub cluster_networks: Vec<String>,
-    /// `networking.serviceNetwork[]`.
-    pub service_networks: Vec<String>,
+pub struct OpenShift {
+    /// `readinessEndpoints` of the `Proxy`.
+    pub readiness_endpoints: Vec<String>,
     /// The host of the internal API URL: `api-int.<cluster name>.<base domain>`.
     pub api_internal_host: Option<String>,
-    /// The cloud platform, when on one.
-    pub cloud: Option<Cloud>,
     /// The AWS region (only with `cloud = aws`).
     pub aws_region: Option<String>,
 }
@@ -57,17 +53,27 @@ pub struct OpenShiftProxy {
     no_proxy: Vec<String>,
     readiness_endpoints: Vec<String>,
     trusted_ca: Option<String>,
+    secrets: Secrets,
+    /// The `status.noProxy` the cluster-network-operator will compute: the
+    /// set of its own entries and the `spec.noProxy` entries, sorted
+    /// bytewise, duplicates and empty entries dropped
+    /// (`MergeUserSystemNoProxy`, pkg/util/proxyconfig/no_proxy.go, commit
+    /// bb6b493740e3; the installer computes the same set for the first
+    /// status, openshift/installer pkg/asset/manifests/proxy.go
+    /// `BuildNoProxySet`, `createNoProxy`). With `noProxy = "*"` the status
+    /// is `*`. Not modelled: 168.63.129.16 on Azure clouds other than the
+    /// public one, Azure Stack's ARM endpoint, OpenStack and PowerVC metadata.
+    pub status_no_proxy: Vec<String>,
 }
 
-impl OpenShiftProxy {
+impl Renderer for OpenShift {
+    type Output = OpenShiftProxy;
+
     /// Applies OpenShift's rules; each violation is a finding on its input
     /// (`no_proxy[i]` for entries of the merged list,
     /// `readiness_endpoints[i]` for endpoints).
-    pub fn new(
-        settings: &ProxySettings,
-        readiness_endpoints: &[String],
-        cluster: &OpenShiftCluster,
-    ) -> Result<Self, Vec<Finding>> {
+    fn render(&self, input: Input) -> Rendering<OpenShiftProxy> {
+        let (settings, cluster, secrets) = (input.settings, input.cluster, input.secrets);
         let mut findings = Vec::new();
         for (field, url, schemes) in [
             ("http_proxy", &settings.http_proxy, &["http"][..]),
@@ -116,7 +122,7 @@ impl OpenShiftProxy {
                 )),
             }
         }
-        for (index, endpoint) in readiness_endpoints.iter().enumerate() {
+        for (index, endpoint) in self.readiness_endpoints.iter().enumerate() {
             if let Some(why) = endpoint_problem(endpoint) {
                 findings.push(Finding::error(
                     "readiness_endpoints",
@@ -126,7 +132,7 @@ impl OpenShiftProxy {
                 ));
             }
         }
-        if cluster.aws_region.is_some() && cluster.cloud != Some(Cloud::Aws) {
+        if self.aws_region.is_some() && cluster.cloud != Some(Cloud::Aws) {
             findings.push(Finding::error(
                 "aws_region",
                 None,
@@ -137,21 +143,36 @@ impl OpenShiftProxy {
         if !findings.is_empty() {
             return Err(findings);
         }
-        Ok(Self {
+        let status_no_proxy = if no_proxy.iter().any(|e| e == "*") {
+            vec!["*".to_owned()]
+        } else {
+            let mut set: Vec<String> = operator_entries(self, cluster);
+            set.extend(no_proxy.iter().cloned());
+            set.retain(|e| !e.is_empty());
+            set.sort();
+            set.dedup();
+            set
+        };
+        Ok(Rendered::new(OpenShiftProxy {
             http_proxy: settings.http_proxy.clone(),
             https_proxy: settings.https_proxy.clone(),
             no_proxy,
-            readiness_endpoints: readiness_endpoints.to_vec(),
+            readiness_endpoints: self.readiness_endpoints.clone(),
             trusted_ca: settings.trusted_ca.as_ref().map(|ca| ca.to_pem()),
-        })
+            secrets,
+            status_no_proxy,
+        }))
     }
+}
 
+impl OpenShiftProxy {
     /// `spec.noProxy` / `proxy.noProxy`: the entries joined with commas.
     pub fn no_proxy_value(&self) -> String {
         self.no_proxy.join(",")
     }
 
-    fn proxy_fields(&self, secrets: Secrets) -> serde_json::Map<String, Value> {
+    fn proxy_fields(&self) -> serde_json::Map<String, Value> {
+        let secrets = self.secrets;
         let mut fields = serde_json::Map::new();
         if let Some(url) = &self.http_proxy {
             fields.insert("httpProxy".into(), json!(ProxySettings::url(url, secrets)));
@@ -165,8 +186,8 @@ impl OpenShiftProxy {
 
     /// The `install-config.yaml` fragment: the `proxy:` block and, with a
     /// trusted CA, `additionalTrustBundle` (the installer's key for it).
-    pub fn install_config(&self, secrets: Secrets) -> String {
-        let mut document = json!({ "proxy": Value::Object(self.proxy_fields(secrets)) });
+    pub fn install_config(&self) -> String {
+        let mut document = json!({ "proxy": Value::Object(self.proxy_fields()) });
         if let Some(pem) = &self.trusted_ca {
             document["additionalTrustBundle"] = json!(pem);
         }
@@ -176,8 +197,8 @@ impl OpenShiftProxy {
     /// The `Proxy` named `cluster` (`config.openshift.io/v1`), with
     /// `readinessEndpoints` and, with a trusted CA, `trustedCA` naming
     /// [`CA_CONFIG_MAP`].
-    pub fn proxy_manifest(&self, secrets: Secrets) -> String {
-        let mut spec = self.proxy_fields(secrets);
+    pub fn proxy_manifest(&self) -> String {
+        let mut spec = self.proxy_fields();
         if !self.readiness_endpoints.is_empty() {
             spec.insert("readinessEndpoints".into(), json!(self.readiness_endpoints));
         }
@@ -203,27 +224,6 @@ impl OpenShiftProxy {
             "data": {CA_KEY: pem},
         })))
     }
-
-    /// The `status.noProxy` the cluster-network-operator will compute: the
-    /// set of its own entries and the `spec.noProxy` entries, sorted
-    /// bytewise, duplicates and empty entries dropped
-    /// (`MergeUserSystemNoProxy`, pkg/util/proxyconfig/no_proxy.go, commit
-    /// bb6b493740e3; the installer computes the same set for the first
-    /// status, openshift/installer pkg/asset/manifests/proxy.go
-    /// `BuildNoProxySet`, `createNoProxy`). With `noProxy = "*"` the status
-    /// is `*`. Not modelled: 168.63.129.16 on Azure clouds other than the
-    /// public one, Azure Stack's ARM endpoint, OpenStack and PowerVC metadata.
-    pub fn status_no_proxy(&self, cluster: &OpenShiftCluster) -> Vec<String> {
-        if self.no_proxy.iter().any(|e| e == "*") {
-            return vec!["*".to_owned()];
-        }
-        let mut set: Vec<String> = operator_entries(cluster);
-        set.extend(self.no_proxy.iter().cloned());
-        set.retain(|e| !e.is_empty());
-        set.sort();
-        set.dedup();
-        set
-    }
 }
 
 /// What the operator adds on its own: loopback, `.svc`, `.cluster.local`,
@@ -231,19 +231,19 @@ impl OpenShiftProxy {
 /// 169.254.169.254 on AWS, GCP and Azure, the node domain on AWS
 /// (`.ec2.internal` in us-east-1, else `.<region>.compute.internal`) and the
 /// metadata names on GCP.
-pub fn operator_entries(cluster: &OpenShiftCluster) -> Vec<String> {
+pub fn operator_entries(openshift: &OpenShift, cluster: &Cluster) -> Vec<String> {
     let mut out: Vec<String> = ["127.0.0.1", "localhost", ".svc", ".cluster.local"]
         .map(str::to_owned)
         .to_vec();
-    out.extend(cluster.machine_networks.iter().cloned());
-    out.extend(cluster.api_internal_host.iter().cloned());
-    out.extend(cluster.service_networks.iter().cloned());
+    out.extend(cluster.node_cidrs.iter().cloned());
+    out.extend(openshift.api_internal_host.iter().cloned());
+    out.extend(cluster.service_cidrs.iter().cloned());
     if matches!(cluster.cloud, Some(Cloud::Aws | Cloud::Gcp | Cloud::Azure)) {
         out.push("169.254.169.254".to_owned());
     }
     match cluster.cloud {
         Some(Cloud::Aws) => {
-            if let Some(region) = &cluster.aws_region {
+            if let Some(region) = &openshift.aws_region {
                 out.push(if region == "us-east-1" {
                     ".ec2.internal".to_owned()
                 } else {
@@ -261,21 +261,21 @@ pub fn operator_entries(cluster: &OpenShiftCluster) -> Vec<String> {
         ),
         _ => {}
     }
-    out.extend(cluster.cluster_networks.iter().cloned());
+    out.extend(cluster.pod_cidrs.iter().cloned());
     out
 }
 
 /// The installer refuses a proxy given by an IP inside the cluster or
 /// service networks.
-fn proxy_in_cluster(field: &str, url: &ProxyUrl, cluster: &OpenShiftCluster) -> Vec<Finding> {
+fn proxy_in_cluster(field: &str, url: &ProxyUrl, cluster: &Cluster) -> Vec<Finding> {
     let ip: IpAddr = match url.host() {
         ProxyHost::Ipv4(ip) => (*ip).into(),
         ProxyHost::Ipv6(ip) => (*ip).into(),
         ProxyHost::Name(_) => return Vec::new(),
     };
     [
-        ("cluster (pod) networks", &cluster.cluster_networks),
-        ("service networks", &cluster.service_networks),
+        ("cluster (pod) networks", &cluster.pod_cidrs),
+        ("service networks", &cluster.service_cidrs),
     ]
     .into_iter()
     .filter(|(_, nets)| {
@@ -375,15 +375,37 @@ pub(crate) mod tests {
         TrustedCa::parse("trusted_ca", &std::fs::read_to_string(path).unwrap()).unwrap()
     }
 
-    fn cluster() -> OpenShiftCluster {
-        OpenShiftCluster {
-            machine_networks: vec!["10.0.0.0/16".into()],
-            cluster_networks: vec!["10.128.0.0/14".into()],
-            service_networks: vec!["172.30.0.0/16".into()],
-            api_internal_host: Some("api-int.ocp.corp.example".into()),
+    fn cluster() -> Cluster {
+        Cluster {
+            node_cidrs: vec!["10.0.0.0/16".into()],
+            pod_cidrs: vec!["10.128.0.0/14".into()],
+            service_cidrs: vec!["172.30.0.0/16".into()],
             cloud: Some(Cloud::Aws),
+            ..Cluster::default()
+        }
+    }
+
+    fn openshift(endpoints: &[String]) -> OpenShift {
+        OpenShift {
+            readiness_endpoints: endpoints.to_vec(),
+            api_internal_host: Some("api-int.ocp.corp.example".into()),
             aws_region: Some("eu-west-1".into()),
         }
+    }
+
+    fn render(
+        s: &ProxySettings,
+        endpoints: &[String],
+        cluster: &Cluster,
+        secrets: Secrets,
+    ) -> Result<OpenShiftProxy, Vec<Finding>> {
+        openshift(endpoints)
+            .render(Input {
+                settings: s,
+                cluster,
+                secrets,
+            })
+            .map(|r| r.output)
     }
 
     #[test]
@@ -391,9 +413,9 @@ pub(crate) mod tests {
         let mut s = settings();
         s.trusted_ca = Some(fixed_ca());
         let endpoints = vec!["https://quay.io/".to_owned()];
-        let proxy = OpenShiftProxy::new(&s, &endpoints, &cluster()).unwrap();
-        let install = proxy.install_config(Secrets::Redact);
-        let manifest = proxy.proxy_manifest(Secrets::Redact);
+        let proxy = render(&s, &endpoints, &cluster(), Secrets::Redact).unwrap();
+        let install = proxy.install_config();
+        let manifest = proxy.proxy_manifest();
         let ca = proxy.ca_config_map().unwrap();
         golden("openshift/install-config.yaml", &install);
         golden("openshift/proxy.yaml", &manifest);
@@ -410,8 +432,12 @@ pub(crate) mod tests {
             .as_str()
             .unwrap()
             .contains(":***@"));
-        let secret: Value =
-            serde_yaml_ng::from_str(&proxy.proxy_manifest(Secrets::Include)).unwrap();
+        let secret: Value = serde_yaml_ng::from_str(
+            &render(&s, &endpoints, &cluster(), Secrets::Include)
+                .unwrap()
+                .proxy_manifest(),
+        )
+        .unwrap();
         assert!(secret["spec"]["httpProxy"]
             .as_str()
             .unwrap()
@@ -429,9 +455,9 @@ pub(crate) mod tests {
         let mut s = settings();
         s.no_proxy.push("::1".into());
         s.no_proxy.push("10.0.0.0/16".into());
-        let proxy = OpenShiftProxy::new(&s, &[], &cluster()).unwrap();
+        let proxy = render(&s, &[], &cluster(), Secrets::Redact).unwrap();
         assert!(proxy.no_proxy_value().ends_with(",::1/128,10.0.0.0/16"));
-        let status = proxy.status_no_proxy(&cluster());
+        let status = proxy.status_no_proxy.clone();
         golden("openshift/status-no-proxy.txt", &(status.join("\n") + "\n"));
         let mut sorted = status.clone();
         sorted.sort();
@@ -447,15 +473,24 @@ pub(crate) mod tests {
         ] {
             assert!(status.contains(&expected.to_owned()), "{expected}");
         }
-        let mut east = cluster();
-        east.aws_region = Some("us-east-1".into());
-        assert!(proxy
-            .status_no_proxy(&east)
+        let east = OpenShift {
+            aws_region: Some("us-east-1".into()),
+            ..openshift(&[])
+        };
+        assert!(east
+            .render(Input {
+                settings: &s,
+                cluster: &cluster(),
+                secrets: Secrets::Redact
+            })
+            .unwrap()
+            .output
+            .status_no_proxy
             .contains(&".ec2.internal".to_owned()));
         s.no_proxy.push("*".into());
-        let all = OpenShiftProxy::new(&s, &[], &cluster()).unwrap();
+        let all = render(&s, &[], &cluster(), Secrets::Redact).unwrap();
         assert_eq!(all.no_proxy_value(), "*");
-        assert_eq!(all.status_no_proxy(&cluster()), ["*"]);
+        assert_eq!(all.status_no_proxy, ["*"]);
     }
 
     #[test]
@@ -473,7 +508,7 @@ pub(crate) mod tests {
         ];
         let mut c = cluster();
         c.cloud = None;
-        let errors = OpenShiftProxy::new(&s, &endpoints, &c).unwrap_err();
+        let errors = render(&s, &endpoints, &c, Secrets::Redact).unwrap_err();
         let located: Vec<_> = errors
             .iter()
             .map(|f| (f.field.as_str(), f.index, f.summary.as_str()))

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use super::{yaml, ProxySettings, Secrets};
+use super::{yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 
 /// Where the CA bundle is mounted in the containers.
 pub const CA_MOUNT_PATH: &str = "/etc/clusterproxy/ca";
@@ -19,6 +19,48 @@ pub const CA_VOLUME: &str = "clusterproxy-trusted-ca";
 /// requests (`REQUESTS_CA_BUNDLE`; it replaces certifi's) and Node
 /// (`NODE_EXTRA_CA_CERTS`; added to Node's own roots).
 pub const CA_VARIABLES: [&str; 3] = ["SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS"];
+
+/// Pod env: the name (and namespace) of the CA ConfigMap.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PodEnv {
+    /// Name of the ConfigMap holding the trusted CA.
+    pub config_map_name: String,
+    /// Its namespace, when given.
+    pub namespace: Option<String>,
+}
+
+/// The env entries and, with a trusted CA, what carries it into the pods.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PodEnvOutput {
+    /// The env entries (see [`env`]).
+    pub env: Vec<(String, String)>,
+    /// The same as a YAML document (see [`env_yaml`]).
+    pub env_yaml: String,
+    /// The CA ConfigMap (see [`ca_config_map`]).
+    pub ca_config_map: Option<String>,
+    /// The `volumes:` and `volumeMounts:` entries (see [`ca_volumes`]).
+    pub ca_volumes: Option<(String, String)>,
+}
+
+impl Renderer for PodEnv {
+    type Output = PodEnvOutput;
+
+    fn render(&self, input: Input) -> Rendering<PodEnvOutput> {
+        let Input {
+            settings, secrets, ..
+        } = input;
+        Ok(Rendered::new(PodEnvOutput {
+            env: env(settings, secrets),
+            env_yaml: env_yaml(settings, secrets),
+            ca_config_map: ca_config_map(
+                settings,
+                &self.config_map_name,
+                self.namespace.as_deref(),
+            ),
+            ca_volumes: ca_volumes(settings, &self.config_map_name),
+        }))
+    }
+}
 
 /// The path of the bundle inside the containers.
 pub fn ca_file_path() -> String {
@@ -85,19 +127,14 @@ pub fn ca_volumes(settings: &ProxySettings, name: &str) -> Option<(String, Strin
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::domain::render::tests::{golden, settings};
     use crate::domain::trusted_ca::TrustedCa;
 
-    #[test]
-    fn yaml_parses_back_to_the_values() {
-        let s = settings();
-        let yaml = env_yaml(&s, Secrets::Include);
-        golden("pod_env/env.yaml", &yaml);
-        let parsed: Value = serde_yaml_ng::from_str(&yaml).unwrap();
-        let pairs: Vec<(String, String)> = parsed["env"]
-            .as_array()
+    /// The `name`/`value` pairs of a parsed env list.
+    pub(crate) fn pairs(list: &Value) -> Vec<(String, String)> {
+        list.as_array()
             .unwrap()
             .iter()
             .map(|e| {
@@ -106,8 +143,16 @@ mod tests {
                     e["value"].as_str().unwrap().to_owned(),
                 )
             })
-            .collect();
-        assert_eq!(pairs, env(&s, Secrets::Include));
+            .collect()
+    }
+
+    #[test]
+    fn yaml_parses_back_to_the_values() {
+        let s = settings();
+        let yaml = env_yaml(&s, Secrets::Include);
+        golden("pod_env/env.yaml", &yaml);
+        let parsed: Value = serde_yaml_ng::from_str(&yaml).unwrap();
+        assert_eq!(pairs(&parsed["env"]), env(&s, Secrets::Include));
         assert_eq!(ca_config_map(&s, "x", None), None);
         assert_eq!(ca_volumes(&s, "x"), None);
     }

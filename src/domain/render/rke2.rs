@@ -17,7 +17,7 @@
 //! Values are written `NAME="value"`: systemd's environment file reader (and
 //! `sh`) remove the quotes and the backslash before `"`, `\`, `` ` `` and `$`.
 
-use super::{ProxySettings, Secrets};
+use super::{systemd, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::domain::Finding;
 
 /// The distribution.
@@ -115,6 +115,53 @@ impl Scope {
             Self::Containerd => "CONTAINERD_",
             Self::All => "",
         }
+    }
+}
+
+/// RKE2 and k3s: which distribution, which node role, which processes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rke2 {
+    /// RKE2 or k3s.
+    pub distribution: Distribution,
+    /// Server or agent.
+    pub role: Role,
+    /// containerd only, or every process of the service.
+    pub scope: Scope,
+}
+
+/// The environment file and where it goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rke2Env {
+    /// The path of the file (see [`Distribution::env_path`]).
+    pub path: &'static str,
+    /// The unit that reads it (see [`Distribution::unit`]).
+    pub unit: &'static str,
+    /// The file (see [`env_file`]).
+    pub content: String,
+}
+
+impl Renderer for Rke2 {
+    type Output = Rke2Env;
+
+    /// The file, within systemd's limits; with `scope = all`, a warning
+    /// unless the cluster's pod and service CIDRs are in the list.
+    fn render(&self, input: Input) -> Rendering<Rke2Env> {
+        let (settings, cluster, secrets) = (input.settings, input.cluster, input.secrets);
+        let content = env_file(settings, self.scope, secrets);
+        let mut findings = systemd::check_limits(settings, &content);
+        findings.extend(check(
+            self.scope,
+            !cluster.pod_cidrs.is_empty(),
+            !cluster.service_cidrs.is_empty(),
+        ));
+        Rendered::checked(
+            Rke2Env {
+                path: self.distribution.env_path(self.role),
+                unit: self.distribution.unit(self.role),
+                content,
+            },
+            findings,
+        )
     }
 }
 

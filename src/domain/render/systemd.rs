@@ -5,7 +5,8 @@
 //! backslash and `%` doubled (systemd expands `%` specifiers; a percent-encoded
 //! password would otherwise fail to load).
 
-use super::{shell, ProxySettings, Secrets};
+use super::trust::{self, CaFile, OsFamily};
+use super::{shell, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::domain::Finding;
 
 /// The units proxied when none are named.
@@ -44,6 +45,70 @@ pub const WELL_KNOWN_UNITS: [&str; 10] = [
     "rke2-server",
     "rke2-agent",
 ];
+
+/// systemd: the units to give the proxy settings, and the OS whose trust
+/// store gets the CA.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Systemd {
+    /// Full unit names (`containerd.service`), at least one.
+    pub units: Vec<String>,
+    /// The OS family of the nodes.
+    pub os: OsFamily,
+}
+
+/// The drop-ins and what applies them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SystemdFiles {
+    /// One drop-in per unit.
+    pub dropins: Vec<Dropin>,
+    /// The `DefaultEnvironment=` drop-in (see [`default_environment`]).
+    pub default_environment: String,
+    /// The CA file, with a trusted CA.
+    pub ca_files: Vec<CaFile>,
+    /// The commands that apply them (see [`apply_commands`]).
+    pub commands: Vec<String>,
+}
+
+impl Renderer for Systemd {
+    type Output = SystemdFiles;
+
+    /// The drop-ins, within systemd's limits (see [`check_dropins`]).
+    fn render(&self, input: Input) -> Rendering<SystemdFiles> {
+        let Input {
+            settings, secrets, ..
+        } = input;
+        let trust_command = settings
+            .trusted_ca
+            .as_ref()
+            .map(|_| self.os.trust_command());
+        Rendered::checked(
+            SystemdFiles {
+                dropins: self
+                    .units
+                    .iter()
+                    .map(|unit| dropin(settings, unit, secrets))
+                    .collect(),
+                default_environment: default_environment(settings, secrets),
+                ca_files: settings
+                    .trusted_ca
+                    .iter()
+                    .map(|ca| trust::ca_file(ca, self.os))
+                    .collect(),
+                commands: apply_commands(&self.units, trust_command),
+            },
+            check_dropins(settings, &self.units),
+        )
+    }
+}
+
+/// [`check_limits`] on the drop-in of the first of `units` (every drop-in
+/// has the same lines): what every renderer that writes drop-ins checks.
+pub fn check_dropins(settings: &ProxySettings, units: &[String]) -> Vec<Finding> {
+    units
+        .first()
+        .map(|unit| check_limits(settings, &dropin(settings, unit, Secrets::Include).content))
+        .unwrap_or_default()
+}
 
 /// One drop-in file.
 #[derive(Debug, Clone, PartialEq, Eq)]

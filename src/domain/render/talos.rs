@@ -16,8 +16,28 @@
 
 use serde_json::{json, Value};
 
-use super::{yaml, ProxySettings, Secrets};
+use super::{yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::domain::Finding;
+
+/// Talos: the version the patch is for, as given (`1.10`, `v1.9.5`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Talos {
+    /// The Talos version; an error on `talos_version` unless 1.x.
+    pub version: String,
+}
+
+impl Renderer for Talos {
+    /// The machine config patch (see [`patch`]).
+    type Output = String;
+
+    fn render(&self, input: Input) -> Rendering<String> {
+        let Input {
+            settings, secrets, ..
+        } = input;
+        let minor = minor("talos_version", &self.version).map_err(|f| vec![f])?;
+        Ok(Rendered::new(patch(settings, minor, secrets)))
+    }
+}
 
 /// The first Talos minor version with the `TrustedRootsConfig` document.
 pub const TRUSTED_ROOTS_SINCE: u32 = 10;

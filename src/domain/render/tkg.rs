@@ -19,17 +19,14 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use super::{yaml, ProxySettings, Secrets};
+use super::{yaml, Cluster, Input, ProxySettings, Rendered, Renderer, Rendering};
 use crate::domain::no_proxy::{Destination, Dialect};
 use crate::domain::Finding;
 
-/// What TKG is told about the cluster.
+/// TKG's options besides the cluster: SERVICE_CIDR and CLUSTER_CIDR come
+/// from the cluster's `service_cidrs` and `pod_cidrs`, emitted when set.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TkgCluster {
-    /// SERVICE_CIDR, emitted when set.
-    pub service_cidrs: Vec<String>,
-    /// CLUSTER_CIDR (pods), emitted when set.
-    pub pod_cidrs: Vec<String>,
+pub struct Tkg {
     /// VSPHERE_SERVER, which must bypass the proxy.
     pub vsphere_server: Option<String>,
     /// TKG_NODE_SYSTEM_WIDE_PROXY.
@@ -53,7 +50,7 @@ pub struct TkgConfig {
 
 /// The entries TKG appends to TKG_NO_PROXY given the variables rendered here
 /// (SERVICE_CIDR, CLUSTER_CIDR) and those it always appends.
-pub fn appended(cluster: &TkgCluster) -> Vec<String> {
+pub fn appended(cluster: &Cluster) -> Vec<String> {
     let mut out = Vec::new();
     out.extend(cluster.service_cidrs.iter().cloned());
     out.extend(cluster.pod_cidrs.iter().cloned());
@@ -61,13 +58,12 @@ pub fn appended(cluster: &TkgCluster) -> Vec<String> {
     out
 }
 
-impl TkgConfig {
+impl Renderer for Tkg {
+    type Output = TkgConfig;
+
     /// Applies TKG's rules and builds the variables.
-    pub fn new(
-        settings: &ProxySettings,
-        cluster: &TkgCluster,
-        secrets: Secrets,
-    ) -> Result<Self, Vec<Finding>> {
+    fn render(&self, input: Input) -> Rendering<TkgConfig> {
+        let (settings, cluster, secrets) = (input.settings, input.cluster, input.secrets);
         let mut findings = Vec::new();
         let (Some(http), Some(https)) = (&settings.http_proxy, &settings.https_proxy) else {
             return Err(vec![Finding::error(
@@ -87,7 +83,7 @@ impl TkgConfig {
                 ));
             }
         }
-        if let Some(server) = &cluster.vsphere_server {
+        if let Some(server) = &self.vsphere_server {
             let destination = Destination::parse(server).map_err(|why| {
                 vec![Finding::error(
                     "vsphere_server",
@@ -124,22 +120,24 @@ impl TkgConfig {
         if let Some(ca) = &ca_base64 {
             variables.push(("TKG_PROXY_CA_CERT", json!(ca)));
         }
-        variables.push(("TKG_NODE_SYSTEM_WIDE_PROXY", json!(cluster.system_wide)));
+        variables.push(("TKG_NODE_SYSTEM_WIDE_PROXY", json!(self.system_wide)));
         if !cluster.service_cidrs.is_empty() {
             variables.push(("SERVICE_CIDR", json!(cluster.service_cidrs.join(","))));
         }
         if !cluster.pod_cidrs.is_empty() {
             variables.push(("CLUSTER_CIDR", json!(cluster.pod_cidrs.join(","))));
         }
-        Ok(Self {
+        Ok(Rendered::new(TkgConfig {
             variables,
             appended,
             no_proxy,
             merged: settings.no_proxy.clone(),
             ca_base64,
-        })
+        }))
     }
+}
 
+impl TkgConfig {
     /// The variables as strings (`"true"`/`"false"` for the flags).
     pub fn string_variables(&self) -> BTreeMap<String, String> {
         self.variables
@@ -190,14 +188,32 @@ impl TkgConfig {
 mod tests {
     use super::*;
     use crate::domain::render::tests::{golden, settings};
+    use crate::domain::render::Secrets;
 
-    fn cluster() -> TkgCluster {
-        TkgCluster {
+    fn cluster() -> Cluster {
+        Cluster {
             service_cidrs: vec!["10.96.0.0/12".into()],
             pod_cidrs: vec!["192.168.0.0/16".into()],
-            vsphere_server: Some("vcenter.corp.example".into()),
-            ..TkgCluster::default()
+            ..Cluster::default()
         }
+    }
+
+    /// TKG with a vSphere server, rendered for `cluster`.
+    fn render(
+        settings: &ProxySettings,
+        cluster: &Cluster,
+        secrets: Secrets,
+    ) -> Result<TkgConfig, Vec<Finding>> {
+        let tkg = Tkg {
+            vsphere_server: Some("vcenter.corp.example".into()),
+            ..Tkg::default()
+        };
+        tkg.render(Input {
+            settings,
+            cluster,
+            secrets,
+        })
+        .map(|r| r.output)
     }
 
     fn with_vcenter() -> ProxySettings {
@@ -208,7 +224,7 @@ mod tests {
 
     #[test]
     fn leaves_out_what_tkg_appends_and_renders_yaml() {
-        let config = TkgConfig::new(&with_vcenter(), &cluster(), Secrets::Include).unwrap();
+        let config = render(&with_vcenter(), &cluster(), Secrets::Include).unwrap();
         assert_eq!(
             config.appended,
             [
@@ -258,18 +274,14 @@ mod tests {
     /// cloud ranges) is left out.
     #[test]
     fn emits_the_cidrs_it_leaves_out_and_keeps_what_tkg_may_not_add() {
-        let config = TkgConfig::new(&with_vcenter(), &cluster(), Secrets::Redact).unwrap();
+        let config = render(&with_vcenter(), &cluster(), Secrets::Redact).unwrap();
         let vars = config.string_variables();
         assert_eq!(vars["SERVICE_CIDR"], "10.96.0.0/12");
         assert_eq!(vars["CLUSTER_CIDR"], "192.168.0.0/16");
         let mut s = with_vcenter();
         s.no_proxy
             .extend(["::1", "169.254.0.0/16", "10.0.0.0/16"].map(str::to_owned));
-        let bare = TkgCluster {
-            vsphere_server: Some("vcenter.corp.example".into()),
-            ..TkgCluster::default()
-        };
-        let config = TkgConfig::new(&s, &bare, Secrets::Redact).unwrap();
+        let config = render(&s, &Cluster::default(), Secrets::Redact).unwrap();
         let vars = config.string_variables();
         assert!(!vars.contains_key("SERVICE_CIDR") && !vars.contains_key("CLUSTER_CIDR"));
         for kept in [
@@ -282,7 +294,7 @@ mod tests {
             assert!(config.no_proxy.contains(&kept.to_owned()), "{kept} lost");
         }
         // Every merged entry is either in TKG_NO_PROXY or re-added by TKG.
-        let with_cidrs = TkgConfig::new(&s, &cluster(), Secrets::Redact).unwrap();
+        let with_cidrs = render(&s, &cluster(), Secrets::Redact).unwrap();
         for entry in &s.no_proxy {
             assert!(
                 with_cidrs.no_proxy.contains(entry) || appended(&cluster()).contains(entry),
@@ -298,7 +310,7 @@ mod tests {
         let pem = crate::domain::trusted_ca::tests::bundle(true);
         s.trusted_ca =
             Some(crate::domain::trusted_ca::TrustedCa::parse("trusted_ca", &pem).unwrap());
-        let config = TkgConfig::new(&s, &cluster(), Secrets::Redact).unwrap();
+        let config = render(&s, &cluster(), Secrets::Redact).unwrap();
         let trust = config.trust_variable().unwrap();
         let data = trust["additionalTrustedCAs"][0]["data"].as_str().unwrap();
         assert_eq!(trust["additionalTrustedCAs"][0]["name"], "proxy");
@@ -323,18 +335,18 @@ mod tests {
 
     #[test]
     fn enforces_tkg_rules() {
-        let errors = TkgConfig::new(&settings(), &cluster(), Secrets::Redact).unwrap_err();
+        let errors = render(&settings(), &cluster(), Secrets::Redact).unwrap_err();
         assert_eq!(errors[0].field, "vsphere_server");
         let mut s = with_vcenter();
         s.no_proxy.push("*".into());
-        let errors = TkgConfig::new(&s, &cluster(), Secrets::Redact).unwrap_err();
+        let errors = render(&s, &cluster(), Secrets::Redact).unwrap_err();
         assert_eq!(
             (errors[0].field.as_str(), errors[0].index),
             ("no_proxy", Some(8))
         );
         s.http_proxy = None;
         assert_eq!(
-            TkgConfig::new(&s, &cluster(), Secrets::Redact).unwrap_err()[0].summary,
+            render(&s, &cluster(), Secrets::Redact).unwrap_err()[0].summary,
             "TKG needs both proxies"
         );
     }

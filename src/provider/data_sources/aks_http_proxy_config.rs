@@ -1,6 +1,7 @@
 //! `clusterproxy_aks_http_proxy_config`: AKS's `httpProxyConfig`.
 
-use crate::domain::render::aks::{effective, injected, AksCluster, HttpProxyConfig};
+use crate::domain::render::aks::{effective, injected, Aks};
+use crate::domain::render::Secrets;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field};
@@ -62,10 +63,8 @@ impl DataSource for AksHttpProxyConfig {
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let proxy = RendererInputs::read(value).resolve(diags)?;
-        let cluster = AksCluster::from(&proxy.cluster);
-        let aks = HttpProxyConfig::new(&proxy.settings, &cluster)
-            .map_err(|findings| inputs::push_render_findings(&findings, &proxy, diags))
-            .ok()?;
+        let cluster = &proxy.cluster;
+        let aks = inputs::render(&Aks, &proxy, Secrets::Include, diags)?;
         Some(model::with(
             value,
             &State {
@@ -76,8 +75,8 @@ impl DataSource for AksHttpProxyConfig {
                     trusted_ca: aks.trusted_ca.clone(),
                 },
                 json: aks.to_json_file(),
-                injected: injected(&cluster),
-                effective_no_proxy: effective(&aks.no_proxy, &cluster),
+                injected: injected(cluster),
+                effective_no_proxy: effective(&aks.no_proxy, cluster),
             },
         ))
     }

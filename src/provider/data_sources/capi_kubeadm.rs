@@ -1,7 +1,7 @@
 //! `clusterproxy_capi_kubeadm`: the Cluster API kubeadm bootstrap pieces.
 
-use crate::domain::render::capi::{cluster_values, secret_manifest, Content, Kubeadm};
-use crate::domain::render::{k8s, systemd, Secrets};
+use crate::domain::render::capi::{Capi, Content, Kubeadm};
+use crate::domain::render::k8s;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::model::{self, Field, Maybe};
@@ -133,37 +133,23 @@ impl DataSource for CapiKubeadm {
         let config = Config::read(value);
         let node = &config.node;
         let (proxy, units) = inputs::read_proxy_and_units(&node.proxy, &node.units, diags)?;
-        let settings = &proxy.settings;
-        let cluster_name = config.cluster_name.known();
-        let os = node.os_family.family();
-        let limits = systemd::check_limits(
-            settings,
-            &systemd::dropin(settings, &units[0], Secrets::Include).content,
-        );
-        inputs::push_render_findings(&limits, &proxy, diags);
-        if limits.iter().any(crate::domain::Finding::is_error) {
-            return None;
-        }
-        let build = |secrets| match cluster_name {
-            Some(name) => Kubeadm::from_secret(settings, name, &units, os),
-            None => Kubeadm::inline(settings, &units, os, config.base64_content, secrets),
+        let renderer = Capi {
+            units,
+            os: node.os_family.family(),
+            base64_content: config.base64_content,
+            cluster_name: config.cluster_name.known().cloned(),
+            namespace: config.namespace.known().cloned().unwrap_or_default(),
         };
-        let secret = build(Secrets::Include)
-            .map_err(|findings| inputs::push_render_findings(&findings, &proxy, diags))
-            .ok()?;
-        let redacted = build(Secrets::Redact).ok()?;
-        let namespace = config.namespace.known().cloned().unwrap_or_default();
+        let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
         Some(model::with(
             value,
             &State {
-                files: files(&secret),
-                pre_kubeadm_commands: secret.pre_kubeadm_commands.clone(),
-                yaml: secret.to_yaml(),
-                yaml_redacted: redacted.to_yaml(),
-                secret_manifest: cluster_name
-                    .map(|c| secret_manifest(settings, c, &namespace, &units, Secrets::Include)),
-                cluster_values_yaml: cluster_name
-                    .map(|_| cluster_values(settings, Secrets::Include)),
+                files: files(&secret.kubeadm),
+                pre_kubeadm_commands: secret.kubeadm.pre_kubeadm_commands.clone(),
+                yaml: secret.kubeadm.to_yaml(),
+                yaml_redacted: redacted.kubeadm.to_yaml(),
+                secret_manifest: secret.secret_manifest,
+                cluster_values_yaml: secret.cluster_values,
             },
         ))
     }

@@ -1,29 +1,13 @@
 //! `clusterproxy_cloud_init`: cloud-init user data that writes the systemd
 //! drop-ins and the trusted CA and restarts the units.
 
-use crate::domain::render::{cloud_init, systemd, Secrets};
+use crate::domain::render::cloud_init;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
 use crate::provider::inputs::{self, NodeConfig};
-
-/// systemd's line and environment limits on the drop-ins of `units`, as
-/// diagnostics; false when one is exceeded.
-pub(crate) fn dropin_limits_hold(
-    proxy: &inputs::ProxyInputs,
-    units: &[String],
-    diags: &mut Diagnostics,
-) -> bool {
-    let settings = &proxy.settings;
-    let limits = systemd::check_limits(
-        settings,
-        &systemd::dropin(settings, &units[0], Secrets::Include).content,
-    );
-    inputs::push_render_findings(&limits, proxy, diags);
-    !limits.iter().any(crate::domain::Finding::is_error)
-}
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
@@ -59,20 +43,17 @@ impl DataSource for CloudInit {
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let config = NodeConfig::read(value);
         let (proxy, units) = inputs::read_proxy_and_units(&config.proxy, &config.units, diags)?;
-        let settings = &proxy.settings;
-        let os = config.os_family.family();
-        if !dropin_limits_hold(&proxy, &units, diags) {
-            return None;
-        }
-        let user_data = cloud_init::user_data(settings, &units, os, Secrets::Include);
-        let size = cloud_init::check_size(&user_data, proxy.cluster.cloud);
-        inputs::push_render_findings(&Vec::from_iter(size), &proxy, diags);
+        let renderer = cloud_init::CloudInit {
+            units,
+            os: config.os_family.family(),
+        };
+        let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
         Some(model::with(
             value,
             &State {
-                user_data,
-                user_data_redacted: cloud_init::user_data(settings, &units, os, Secrets::Redact),
-                runcmd: cloud_init::commands(settings, &units, os),
+                user_data: secret.user_data,
+                user_data_redacted: redacted.user_data,
+                runcmd: secret.runcmd,
             },
         ))
     }

@@ -1,7 +1,6 @@
 //! `clusterproxy_eksa_proxy_config`: EKS Anywhere's `proxyConfiguration`.
 
-use crate::domain::no_proxy::Destination;
-use crate::domain::render::eksa::{self, EksaCluster};
+use crate::domain::render::eksa::Eksa;
 use crate::domain::render::{ProxySettings, Secrets};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
@@ -67,32 +66,16 @@ impl DataSource for EksaProxyConfig {
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let proxy = RendererInputs::read(value).resolve(diags)?;
-        let findings = eksa::validate(&proxy.settings);
-        if !findings.is_empty() {
-            inputs::push_render_findings(&findings, &proxy, diags);
-            return None;
-        }
+        let (secret, redacted) = inputs::render_both(&Eksa, &proxy, diags)?;
         let settings = &proxy.settings;
-        // resolve() has checked the endpoint already.
-        let endpoint_host = proxy
-            .cluster
-            .control_plane_endpoint
-            .as_deref()
-            .and_then(|text| Destination::parse(text).ok())
-            .map(|d| d.bare_host());
-        let cluster = EksaCluster {
-            pod_cidrs: proxy.cluster.pod_cidrs.clone(),
-            service_cidrs: proxy.cluster.service_cidrs.clone(),
-            endpoint_host,
-        };
         Some(model::with(
             value,
             &State {
                 proxy_configuration: proxy_configuration(settings, Secrets::Include),
                 proxy_configuration_redacted: proxy_configuration(settings, Secrets::Redact),
-                cluster_spec_yaml: eksa::cluster_spec(settings, Secrets::Include),
-                cluster_spec_yaml_redacted: eksa::cluster_spec(settings, Secrets::Redact),
-                node_no_proxy: eksa::node_no_proxy(settings, &cluster),
+                cluster_spec_yaml: secret.cluster_spec,
+                cluster_spec_yaml_redacted: redacted.cluster_spec,
+                node_no_proxy: secret.node_no_proxy,
             },
         ))
     }

@@ -1,14 +1,14 @@
 //! `clusterproxy_helm_values`: proxy settings in the Helm values shapes
 //! charts commonly read.
 
-use crate::domain::render::{helm, k8s, pod_env, Secrets};
+use crate::domain::render::{helm, k8s};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
 use crate::framework::model::{self, Field, Maybe};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
-use crate::provider::convert;
 use crate::provider::inputs::RendererInputs;
+use crate::provider::{convert, inputs};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
@@ -92,34 +92,25 @@ impl DataSource for HelmValues {
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let config = Config::read(value);
         let proxy = config.proxy.resolve(diags)?;
-        let services = &proxy.cluster.service_cidrs;
-        convert::push_findings(
-            &helm::cert_manager_findings(services),
-            &AttributePath::root(),
-            diags,
-        );
-        let config_map = config.config_map_name.known().cloned().unwrap_or_default();
-        let namespace = config.namespace.known().map(String::as_str);
-        let settings = &proxy.settings;
-        let cert_manager = |secrets| helm::cert_manager(settings, services, &config_map, secrets);
-        let giantswarm_global = |secrets| helm::giantswarm_global(settings, secrets);
-        let giantswarm_cluster = |secrets| helm::giantswarm_cluster(settings, secrets);
-        let global_proxy = |secrets| helm::global_proxy(settings, secrets);
-        let extra_env = |secrets| helm::extra_env(settings, secrets);
+        let renderer = helm::Helm {
+            config_map_name: config.config_map_name.known().cloned().unwrap_or_default(),
+            namespace: config.namespace.known().cloned(),
+        };
+        let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
         Some(model::with(
             value,
             &State {
-                ca_config_map_yaml: pod_env::ca_config_map(settings, &config_map, namespace),
-                cert_manager_yaml: cert_manager(Secrets::Include),
-                cert_manager_yaml_redacted: cert_manager(Secrets::Redact),
-                giantswarm_global_yaml: giantswarm_global(Secrets::Include),
-                giantswarm_global_yaml_redacted: giantswarm_global(Secrets::Redact),
-                giantswarm_cluster_yaml: giantswarm_cluster(Secrets::Include),
-                giantswarm_cluster_yaml_redacted: giantswarm_cluster(Secrets::Redact),
-                global_proxy_yaml: global_proxy(Secrets::Include),
-                global_proxy_yaml_redacted: global_proxy(Secrets::Redact),
-                extra_env_yaml: extra_env(Secrets::Include),
-                extra_env_yaml_redacted: extra_env(Secrets::Redact),
+                ca_config_map_yaml: secret.ca_config_map,
+                cert_manager_yaml: secret.cert_manager,
+                cert_manager_yaml_redacted: redacted.cert_manager,
+                giantswarm_global_yaml: secret.giantswarm_global,
+                giantswarm_global_yaml_redacted: redacted.giantswarm_global,
+                giantswarm_cluster_yaml: secret.giantswarm_cluster,
+                giantswarm_cluster_yaml_redacted: redacted.giantswarm_cluster,
+                global_proxy_yaml: secret.global_proxy,
+                global_proxy_yaml_redacted: redacted.global_proxy,
+                extra_env_yaml: secret.extra_env,
+                extra_env_yaml_redacted: redacted.extra_env,
             },
         ))
     }

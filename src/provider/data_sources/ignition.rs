@@ -2,7 +2,6 @@
 //! Flatcar Container Linux and Fedora CoreOS.
 
 use crate::domain::render::ignition::{self, Variant};
-use crate::domain::render::Secrets;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field};
@@ -62,24 +61,22 @@ impl DataSource for Ignition {
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let config = Config::read(value);
         let (proxy, units) = inputs::read_proxy_and_units(&config.proxy, &config.units, diags)?;
-        let settings = &proxy.settings;
-        let variant = config
-            .variant
-            .as_deref()
-            .and_then(Variant::from_name)
-            .unwrap_or(Variant::Flatcar);
-        if !super::cloud_init::dropin_limits_hold(&proxy, &units, diags) {
-            return None;
-        }
-        let config = |secrets| ignition::config(settings, &units, variant, secrets);
-        let butane = |secrets| ignition::butane(settings, &units, variant, secrets);
+        let renderer = ignition::Ignition {
+            units,
+            variant: config
+                .variant
+                .as_deref()
+                .and_then(Variant::from_name)
+                .unwrap_or(Variant::Flatcar),
+        };
+        let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
         Some(model::with(
             value,
             &State {
-                config: config(Secrets::Include),
-                config_redacted: config(Secrets::Redact),
-                butane: butane(Secrets::Include),
-                butane_redacted: butane(Secrets::Redact),
+                config: secret.config,
+                config_redacted: redacted.config,
+                butane: secret.butane,
+                butane_redacted: redacted.butane,
             },
         ))
     }

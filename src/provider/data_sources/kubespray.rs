@@ -2,15 +2,14 @@
 
 use std::collections::BTreeMap;
 
-use crate::domain::render::kubespray::{self, Inventory};
-use crate::domain::render::Secrets;
+use crate::domain::render::kubespray;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
 use crate::framework::model::{self, Field, Maybe};
 use crate::framework::schema::{NotBlank, Schema};
 use crate::framework::value::Value;
-use crate::provider::convert;
 use crate::provider::inputs::{CaFile, OsFamilyInput, RendererInputs};
+use crate::provider::{convert, inputs};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
@@ -86,11 +85,7 @@ impl DataSource for Kubespray {
         let hosts = config.checked_inventory(diags);
         let proxy = config.proxy.resolve(diags)?;
         let settings = &proxy.settings;
-        let first = |list: &[String], default: &str| {
-            list.first().cloned().unwrap_or_else(|| default.to_owned())
-        };
-        let cluster = &config.proxy.cluster;
-        let inventory = Inventory {
+        let renderer = kubespray::Kubespray {
             hosts: hosts?,
             loadbalancer: config
                 .loadbalancer_apiserver_address
@@ -102,23 +97,18 @@ impl DataSource for Kubespray {
                         .unwrap_or_default();
                     (name, address)
                 }),
-            dns_domain: cluster.cluster_domain.clone().unwrap_or_default(),
-            service_addresses: first(&cluster.service_cidrs, kubespray::DEFAULT_SERVICE_ADDRESSES),
-            pods_subnet: first(&cluster.pod_cidrs, kubespray::DEFAULT_PODS_SUBNET),
         };
+        let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
         let os = config.os_family.family();
         let trust_command = settings.trusted_ca.as_ref().map(|_| os.trust_command());
         Some(model::with(
             value,
             &State {
-                group_vars: kubespray::group_vars(settings, Secrets::Include),
-                group_vars_redacted: kubespray::group_vars(settings, Secrets::Redact),
+                group_vars: secret.group_vars,
+                group_vars_redacted: redacted.group_vars,
                 ca_files: super::rke2::ca_files(settings, os),
                 ca_commands: trust_command.into_iter().map(str::to_owned).collect(),
-                effective_no_proxy: kubespray::generated_no_proxy(
-                    &inventory,
-                    &settings.no_proxy_value(),
-                ),
+                effective_no_proxy: secret.effective_no_proxy,
             },
         ))
     }

@@ -1,16 +1,16 @@
 //! `clusterproxy_kyverno_policy`: a Kyverno ClusterPolicy that injects the
 //! proxy environment (and the CA) into new pods.
 
-use crate::domain::render::kyverno::{self, PolicyOptions};
-use crate::domain::render::{k8s, Secrets};
+use crate::domain::render::k8s;
+use crate::domain::render::kyverno::{self, Kyverno};
 use crate::domain::Finding;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
 use crate::framework::model::{self, Field, Maybe};
 use crate::framework::schema::{NoNullElements, Schema};
 use crate::framework::value::Value;
-use crate::provider::convert;
 use crate::provider::inputs::RendererInputs;
+use crate::provider::{convert, inputs};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
@@ -111,18 +111,18 @@ impl DataSource for KyvernoPolicy {
         let config = Config::read(value);
         let proxy = config.proxy.resolve(diags)?;
         let known = |value: &Maybe<String>| value.known().cloned().unwrap_or_default();
-        let options = PolicyOptions {
+        let kyverno = Kyverno {
             name: known(&config.policy_name),
             excluded_namespaces: config.excluded_namespaces.iter().map(known).collect(),
             opt_out_annotation: known(&config.opt_out_annotation),
             config_map_name: known(&config.config_map_name),
         };
-        let policy = |secrets| kyverno::cluster_policy(&proxy.settings, &options, secrets);
+        let (secret, redacted) = inputs::render_both(&kyverno, &proxy, diags)?;
         Some(model::with(
             value,
             &State {
-                policy_yaml: policy(Secrets::Include),
-                policy_yaml_redacted: policy(Secrets::Redact),
+                policy_yaml: secret,
+                policy_yaml_redacted: redacted,
             },
         ))
     }

@@ -2,8 +2,7 @@
 //! the cluster `Proxy` object, the `user-ca-bundle` ConfigMap and the modelled
 //! `status.noProxy`.
 
-use crate::domain::render::openshift::{OpenShiftCluster, OpenShiftProxy};
-use crate::domain::render::Secrets;
+use crate::domain::render::openshift::OpenShift;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field};
@@ -64,27 +63,22 @@ impl DataSource for OpenShiftProxySource {
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let config = Config::read(value);
         let proxy = config.proxy.resolve(diags)?;
-        let cluster = OpenShiftCluster {
-            machine_networks: proxy.cluster.node_cidrs.clone(),
-            cluster_networks: proxy.cluster.pod_cidrs.clone(),
-            service_networks: proxy.cluster.service_cidrs.clone(),
+        let openshift = OpenShift {
+            readiness_endpoints: config.readiness_endpoints,
             api_internal_host: config.api_internal_host,
-            cloud: proxy.cluster.cloud,
             aws_region: config.aws_region,
         };
-        let openshift = OpenShiftProxy::new(&proxy.settings, &config.readiness_endpoints, &cluster)
-            .map_err(|findings| inputs::push_render_findings(&findings, &proxy, diags))
-            .ok()?;
+        let (secret, redacted) = inputs::render_both(&openshift, &proxy, diags)?;
         Some(model::with(
             value,
             &State {
-                install_config_yaml: openshift.install_config(Secrets::Include),
-                install_config_yaml_redacted: openshift.install_config(Secrets::Redact),
-                proxy_yaml: openshift.proxy_manifest(Secrets::Include),
-                proxy_yaml_redacted: openshift.proxy_manifest(Secrets::Redact),
-                ca_config_map_yaml: openshift.ca_config_map(),
-                no_proxy: openshift.no_proxy_value(),
-                status_no_proxy: openshift.status_no_proxy(&cluster),
+                install_config_yaml: secret.install_config(),
+                install_config_yaml_redacted: redacted.install_config(),
+                proxy_yaml: secret.proxy_manifest(),
+                proxy_yaml_redacted: redacted.proxy_manifest(),
+                ca_config_map_yaml: secret.ca_config_map(),
+                no_proxy: secret.no_proxy_value(),
+                status_no_proxy: secret.status_no_proxy,
             },
         ))
     }

@@ -1,13 +1,13 @@
 //! `clusterproxy_pod_env`: the proxy environment of a pod's containers.
 
-use crate::domain::render::{k8s, pod_env, ProxySettings, Secrets};
+use crate::domain::render::{k8s, pod_env};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
 use crate::framework::model::{self, Field, Maybe};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
-use crate::provider::convert;
 use crate::provider::inputs::RendererInputs;
+use crate::provider::{convert, inputs};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
@@ -53,8 +53,8 @@ crate::model! {
     }
 }
 
-fn env(settings: &ProxySettings, secrets: Secrets) -> Vec<EnvVar> {
-    pod_env::env(settings, secrets)
+fn env(entries: Vec<(String, String)>) -> Vec<EnvVar> {
+    entries
         .into_iter()
         .map(|(name, value)| EnvVar { name, value })
         .collect()
@@ -91,17 +91,19 @@ impl DataSource for PodEnv {
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let config = Config::read(value);
         let proxy = config.proxy.resolve(diags)?;
-        let settings = &proxy.settings;
-        let name = config.config_map_name.known().cloned().unwrap_or_default();
-        let namespace = config.namespace.known().map(String::as_str);
-        let (volumes, mounts) = pod_env::ca_volumes(settings, &name).unzip();
+        let renderer = pod_env::PodEnv {
+            config_map_name: config.config_map_name.known().cloned().unwrap_or_default(),
+            namespace: config.namespace.known().cloned(),
+        };
+        let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
+        let (volumes, mounts) = secret.ca_volumes.unzip();
         Some(model::with(
             value,
             &State {
-                env: env(settings, Secrets::Include),
-                env_redacted: env(settings, Secrets::Redact),
-                env_yaml: pod_env::env_yaml(settings, Secrets::Include),
-                ca_config_map_yaml: pod_env::ca_config_map(settings, &name, namespace),
+                env: env(secret.env),
+                env_redacted: env(redacted.env),
+                env_yaml: secret.env_yaml,
+                ca_config_map_yaml: secret.ca_config_map,
                 volumes_yaml: volumes,
                 volume_mounts_yaml: mounts,
             },

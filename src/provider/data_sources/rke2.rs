@@ -2,7 +2,7 @@
 
 use crate::domain::render::rke2::{self, Distribution, Role, Scope};
 use crate::domain::render::trust::{self, OsFamily};
-use crate::domain::render::{systemd, ProxySettings, Secrets};
+use crate::domain::render::{systemd, ProxySettings};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field};
@@ -81,26 +81,18 @@ impl DataSource for Rke2 {
         let config = Config::read(value);
         let proxy = config.proxy.resolve(diags)?;
         let settings = &proxy.settings;
-        let distribution = choice(
-            &config.distribution,
-            Distribution::from_name,
-            Distribution::Rke2,
-        );
-        let role = choice(&config.role, Role::from_name, Role::Server);
-        let scope = choice(&config.scope, Scope::from_name, Scope::Containerd);
-        let content = rke2::env_file(settings, scope, Secrets::Include);
-        let mut limits = systemd::check_limits(settings, &content);
-        limits.extend(rke2::check(
-            scope,
-            !proxy.cluster.pod_cidrs.is_empty(),
-            !proxy.cluster.service_cidrs.is_empty(),
-        ));
-        inputs::push_render_findings(&limits, &proxy, diags);
-        if limits.iter().any(crate::domain::Finding::is_error) {
-            return None;
-        }
+        let renderer = rke2::Rke2 {
+            distribution: choice(
+                &config.distribution,
+                Distribution::from_name,
+                Distribution::Rke2,
+            ),
+            role: choice(&config.role, Role::from_name, Role::Server),
+            scope: choice(&config.scope, Scope::from_name, Scope::Containerd),
+        };
+        let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
         let os = config.os_family.family();
-        let unit = distribution.unit(role).to_owned();
+        let unit = secret.unit.to_owned();
         let trust_command = settings.trusted_ca.as_ref().map(|_| os.trust_command());
         // apply_commands orders trust, daemon-reload, restarts; no unit file changes here.
         let commands: Vec<String> = systemd::apply_commands(&[unit], trust_command)
@@ -110,10 +102,10 @@ impl DataSource for Rke2 {
         Some(model::with(
             value,
             &State {
-                path: distribution.env_path(role).to_owned(),
+                path: secret.path.to_owned(),
                 permissions: systemd::permissions(settings).to_owned(),
-                content,
-                content_redacted: rke2::env_file(settings, scope, Secrets::Redact),
+                content: secret.content,
+                content_redacted: redacted.content,
                 ca_files: ca_files(settings, os),
                 commands,
             },

@@ -1,6 +1,6 @@
 //! `clusterproxy_systemd_dropin`: systemd drop-ins that give services the proxy environment.
 
-use crate::domain::render::{systemd, trust, ProxySettings, Secrets};
+use crate::domain::render::systemd;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field};
@@ -54,18 +54,15 @@ crate::model! {
     }
 }
 
-fn files(settings: &ProxySettings, units: &[String], secrets: Secrets) -> Vec<Dropin> {
-    units
-        .iter()
-        .map(|unit| {
-            let d = systemd::dropin(settings, unit, secrets);
-            Dropin {
-                unit: d.unit,
-                path: d.path,
-                owner: d.owner.to_owned(),
-                permissions: d.permissions.to_owned(),
-                content: d.content,
-            }
+fn files(dropins: Vec<systemd::Dropin>) -> Vec<Dropin> {
+    dropins
+        .into_iter()
+        .map(|d| Dropin {
+            unit: d.unit,
+            path: d.path,
+            owner: d.owner.to_owned(),
+            permissions: d.permissions.to_owned(),
+            content: d.content,
         })
         .collect()
 }
@@ -89,30 +86,19 @@ impl DataSource for SystemdDropin {
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let config = NodeConfig::read(value);
         let (proxy, units) = inputs::read_proxy_and_units(&config.proxy, &config.units, diags)?;
-        let settings = &proxy.settings;
-        let os = config.os_family.family();
-        let limits = systemd::check_limits(
-            settings,
-            &systemd::dropin(settings, &units[0], Secrets::Include).content,
-        );
-        inputs::push_render_findings(&limits, &proxy, diags);
-        if limits.iter().any(crate::domain::Finding::is_error) {
-            return None;
-        }
-        let ca_files = settings
-            .trusted_ca
-            .iter()
-            .map(|ca| CaFile::from(trust::ca_file(ca, os)))
-            .collect();
-        let trust_command = settings.trusted_ca.as_ref().map(|_| os.trust_command());
+        let renderer = systemd::Systemd {
+            units,
+            os: config.os_family.family(),
+        };
+        let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
         Some(model::with(
             value,
             &State {
-                dropins: files(settings, &units, Secrets::Include),
-                dropins_redacted: files(settings, &units, Secrets::Redact),
-                default_environment: systemd::default_environment(settings, Secrets::Include),
-                ca_files,
-                commands: systemd::apply_commands(&units, trust_command),
+                dropins: files(secret.dropins),
+                dropins_redacted: files(redacted.dropins),
+                default_environment: secret.default_environment,
+                ca_files: secret.ca_files.into_iter().map(CaFile::from).collect(),
+                commands: secret.commands,
             },
         ))
     }

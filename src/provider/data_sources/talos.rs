@@ -1,13 +1,13 @@
 //! `clusterproxy_talos`: a Talos machine config patch.
 
-use crate::domain::render::{talos, Secrets};
+use crate::domain::render::talos;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
 use crate::framework::model::{self, Field, Maybe};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
-use crate::provider::convert;
 use crate::provider::inputs::RendererInputs;
+use crate::provider::{convert, inputs};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
@@ -59,12 +59,13 @@ impl DataSource for Talos {
         let minor = talos::minor(Config::talos_version, &version)
             .map_err(|finding| convert::push_findings(&[finding], &AttributePath::root(), diags));
         let proxy = config.proxy.resolve(diags)?;
-        let minor = minor.ok()?;
+        minor.ok()?;
+        let (secret, redacted) = inputs::render_both(&talos::Talos { version }, &proxy, diags)?;
         Some(model::with(
             value,
             &State {
-                patch: talos::patch(&proxy.settings, minor, Secrets::Include),
-                patch_redacted: talos::patch(&proxy.settings, minor, Secrets::Redact),
+                patch: secret,
+                patch_redacted: redacted,
             },
         ))
     }

@@ -2,8 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::domain::render::tkg::{TkgCluster, TkgConfig};
-use crate::domain::render::Secrets;
+use crate::domain::render::tkg::Tkg;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field};
@@ -62,16 +61,11 @@ impl DataSource for TkgConfigSource {
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let config = Config::read(value);
         let proxy = config.proxy.resolve(diags)?;
-        let cluster = TkgCluster {
-            service_cidrs: proxy.cluster.service_cidrs.clone(),
-            pod_cidrs: proxy.cluster.pod_cidrs.clone(),
+        let tkg = Tkg {
             vsphere_server: config.vsphere_server,
             system_wide: config.system_wide,
         };
-        let secret = TkgConfig::new(&proxy.settings, &cluster, Secrets::Include)
-            .map_err(|findings| inputs::push_render_findings(&findings, &proxy, diags))
-            .ok()?;
-        let redacted = TkgConfig::new(&proxy.settings, &cluster, Secrets::Redact).ok()?;
+        let (secret, redacted) = inputs::render_both(&tkg, &proxy, diags)?;
         Some(model::with(
             value,
             &State {
