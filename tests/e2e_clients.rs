@@ -3,7 +3,9 @@
 //! spelled the way a client reads differently (a trailing-dot name for Go),
 //! `fail_on_gap` fails the plan on it, the default client set stays the
 //! original eight, and the `undici` client gets its own rendering; the
-//! `reqwest` client's rendering is read as intended by the real reqwest.
+//! `reqwest` client's rendering is read as intended by the real reqwest, and
+//! the `httpx` client's by the real httpx (which rejects the shared list of a
+//! dual-stack cluster, as the plan warns).
 
 #[path = "e2e/cycle.rs"]
 mod cycle;
@@ -13,8 +15,8 @@ mod oracle;
 
 use clusterproxy::domain::no_proxy::dialect::Decision;
 use clusterproxy::domain::no_proxy::Dialect;
-use cycle::{run_cycle, Cycle};
-use harness::{diagnostic_text, for_each_terraform, Workdir};
+use cycle::{run_cycle, Cycle, Feature};
+use harness::{diagnostic_text, example, for_each_terraform, Workdir};
 use oracle::Case;
 use serde_json::json;
 
@@ -257,5 +259,110 @@ output "star_entries" {
             .collect();
         let want: Vec<Decision> = expect.iter().map(|e| e.2).collect();
         assert_eq!(oracle::decide(Dialect::Reqwest, &cases), want);
+    });
+}
+
+/// What the real httpx does with each URL when NO_PROXY is `no_proxy`.
+fn real_httpx(no_proxy: &str, urls: &[&str]) -> Vec<Decision> {
+    let cases: Vec<Case> = urls
+        .iter()
+        .map(|url| Case {
+            setting: no_proxy.to_owned(),
+            url: (*url).to_owned(),
+        })
+        .collect();
+    oracle::decide(Dialect::Httpx, &cases)
+}
+
+/// `clients = ["httpx", ...]` on a dual-stack cluster: the shared list holds
+/// an IPv6 CIDR and a bracketed address, which make the real httpx reject the
+/// whole value (the plan warns); httpx's own rendering leaves them out (with
+/// client warnings) and the real httpx reads it as intended: the cluster's
+/// names, the listed IPv4 and IPv6 addresses and localhost direct, the
+/// service CIDR's addresses (not expressible) and other hosts through the proxy.
+#[test]
+fn httpx_rendering_is_read_by_httpx_as_intended() {
+    let provider = example("provider/provider.tf");
+    let config = r#"
+data "clusterproxy_no_proxy" "httpx" {
+  installation   = [".corp.example", "registry.example.com:5000", "fd00::1", "10.0.0.7", "fd00:10:96::/112"]
+  cluster_domain = "cluster.local"
+  clients        = ["go", "python", "httpx"]
+}
+
+output "no_proxy" {
+  value = data.clusterproxy_no_proxy.httpx.no_proxy
+}
+
+output "httpx" {
+  value = data.clusterproxy_no_proxy.httpx.renderings["httpx"]
+}
+
+output "httpx_warnings" {
+  value = [for w in data.clusterproxy_no_proxy.httpx.client_warnings : w.entry if w.client == "httpx"]
+}
+"#;
+    let urls = [
+        "https://kubernetes.default.svc.cluster.local/",
+        "https://api.corp.example/",
+        "http://registry.example.com:5000/v2/",
+        "http://[fd00::1]/",
+        "http://10.0.0.7/",
+        "http://localhost:8080/",
+        "http://a.localhost/",
+        "https://registry.example.com/",
+        "https://corp.example/",
+        "http://[fd00:10:96::1]/",
+        "https://example.org/",
+    ];
+    use Decision::{Direct, Proxy};
+    let intended = [
+        Direct, Direct, Direct, Direct, Direct, Direct, Direct, Proxy, Proxy, Proxy, Proxy,
+    ];
+    for_each_terraform(|tf| {
+        let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", config)]);
+        let plan = work.run(&["plan", "-json"]);
+        assert_eq!(plan.code, 0, "{}", plan.combined());
+        let warned = plan.diagnostics().iter().any(|d| {
+            d["severity"] == "warning" && d["summary"] == "httpx rejects this NO_PROXY value"
+        });
+        assert!(warned, "{}", plan.stdout);
+        let outputs = run_cycle(&work, &Cycle::default());
+        let shared = outputs["no_proxy"].as_str().unwrap();
+        assert!(real_httpx(shared, &urls)
+            .iter()
+            .all(|d| *d == Decision::Refused));
+        let rendering = outputs["httpx"].as_str().unwrap();
+        assert_eq!(
+            rendering,
+            "cluster.local,.corp.example,localhost,.localhost,registry.example.com:5000,.svc,10.0.0.7,127.0.0.1,fd00::1"
+        );
+        assert_eq!(real_httpx(rendering, &urls), intended, "{rendering}");
+        assert_eq!(outputs["httpx_warnings"], json!(["fd00:10:96::/112"]));
+        if !tf.supports(Feature::Functions) {
+            return;
+        }
+        // no_proxy_bypasses answers for httpx as the real httpx does.
+        let function = r#"
+output "bare" {
+  value = provider::clusterproxy::no_proxy_bypasses("fd00::1", "http://[fd00::1]/", "httpx")
+}
+
+output "bracketed" {
+  value = provider::clusterproxy::no_proxy_bypasses("[fd00::1]", "http://[fd00::1]/", "httpx")
+}
+"#;
+        let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", function)]);
+        let outputs = run_cycle(&work, &Cycle::default());
+        assert_eq!(
+            real_httpx("fd00::1", &["http://[fd00::1]/"]),
+            [Decision::Direct]
+        );
+        assert_eq!(
+            real_httpx("[fd00::1]", &["http://[fd00::1]/"]),
+            [Decision::Refused]
+        );
+        assert_eq!(outputs["bare"], json!(true));
+        assert_eq!(outputs["bracketed"], json!(false));
     });
 }

@@ -292,8 +292,28 @@ fn facts(dialect: Dialect) -> Vec<Case> {
             ("fe80::1%25eth0", "http://[fe80::1%25eth0]/"),
         ],
     };
+    // httpx reads entries as URL patterns: forms only it reads its own way.
+    let httpx: &[(&str, &str)] = &[
+        ("http://example.com", "http://example.com/"),
+        ("http://example.com", "https://example.com/"),
+        ("https://", "https://example.com/"),
+        ("example.com:443", "http://example.com:443/"),
+        ("example.com:443", "https://example.com/"),
+        (":8080", "http://x.example:8080/"),
+        ("[fd00::1]:80", "http://[fd00::1]/"),
+        ("localhost", "http://a.localhost/"),
+        ("xn--bcher-kva.example", "http://a.xn--bcher-kva.example/"),
+        ("xn--bcher-kva.example", "http://a.bücher.example/"),
+        ("example.com", "http://xn--bcher-kva.example.com/"),
+    ];
+    let extra = if dialect == Dialect::Httpx {
+        httpx
+    } else {
+        &[]
+    };
     facts
         .iter()
+        .chain(extra)
         .map(|(s, u)| Case {
             setting: (*s).to_owned(),
             url: (*u).to_owned(),
@@ -390,14 +410,39 @@ fn assert_model_matches(dialect: Dialect) {
         .collect();
     let mut cases = fixed.clone();
     cases.extend(generated(dialect, count, seed));
+    // httpx rejects a whole setting for one entry, which most generated
+    // settings hold: as many cases again whose setting it can read.
+    let readable = |c: &Case| {
+        !c.setting
+            .split(',')
+            .any(|e| dialect.rejects_whole_setting(e))
+    };
+    let mut round = 1;
+    while dialect == Dialect::Httpx && cases.len() < fixed.len() + 2 * count {
+        let more = generated(dialect, count, seed.wrapping_add(round));
+        cases.extend(more.into_iter().filter(readable));
+        round += 1;
+    }
+    cases.truncate(
+        fixed.len()
+            + if dialect == Dialect::Httpx {
+                2 * count
+            } else {
+                count
+            },
+    );
+    let count = cases.len() - fixed.len();
     let started = std::time::Instant::now();
     let real = decide(dialect, &cases);
     let diffs = differences(dialect, &cases, &real);
     eprintln!(
-        "oracle {dialect}: seed {seed}: {count} generated + {} fixed cases, {} disagreements, {:.1}s",
+        "oracle {dialect}: seed {seed}: {count} generated + {} fixed cases, {} disagreements, {:.1}s (real: {} direct, {} proxy, {} refused)",
         fixed.len(),
         diffs.len(),
-        started.elapsed().as_secs_f64()
+        started.elapsed().as_secs_f64(),
+        real.iter().filter(|d| **d == Decision::Direct).count(),
+        real.iter().filter(|d| **d == Decision::Proxy).count(),
+        real.iter().filter(|d| **d == Decision::Refused).count()
     );
     if !diffs.is_empty() {
         keep(dialect, &diffs);
@@ -490,9 +535,16 @@ fn reqwest_model_matches_reqwest() {
     assert_model_matches(Dialect::Reqwest);
 }
 
-/// For a dual-stack cluster merged for every client, each real client
-/// bypasses exactly the checked destinations the coverage check says it does,
-/// for the default destinations and for odd spellings of them.
+#[test]
+fn httpx_model_matches_httpx() {
+    assert_model_matches(Dialect::Httpx);
+}
+
+/// For a dual-stack cluster merged for every client, and for an IPv4 cluster
+/// merged for the default clients and httpx (a dual-stack list is one httpx
+/// rejects), each real client bypasses exactly the checked destinations the
+/// coverage check says it does, for the default destinations and for odd
+/// spellings of them.
 #[test]
 fn coverage_check_agrees_with_real_clients() {
     let cluster = Cluster {
@@ -508,8 +560,20 @@ fn coverage_check_agrees_with_real_clients() {
         cloud: Some(no_proxy::Cloud::Aws),
         ..Cluster::default()
     };
+    coverage_agrees(&cluster, Dialect::ALL.into_iter().collect());
+    let ipv4 = Cluster {
+        pod_cidrs: vec!["10.244.0.0/16".into()],
+        service_cidrs: vec!["10.96.0.0/12".into()],
+        ..cluster
+    };
+    let mut targets: std::collections::BTreeSet<Dialect> = Dialect::DEFAULT.into_iter().collect();
+    targets.insert(Dialect::Httpx);
+    coverage_agrees(&ipv4, targets);
+}
+
+fn coverage_agrees(cluster: &Cluster, targets: std::collections::BTreeSet<Dialect>) {
     let options = MergeOptions {
-        targets: Dialect::ALL.into_iter().collect(),
+        targets,
         ..MergeOptions::default()
     };
     let merged = no_proxy::merge(&cluster.sources().unwrap(), &options).unwrap();
@@ -525,7 +589,7 @@ fn coverage_check_agrees_with_real_clients() {
         destinations.push(Destination::parse(url).unwrap());
     }
     let gaps = no_proxy::gaps(&merged, &options.targets, &destinations);
-    for dialect in Dialect::ALL {
+    for dialect in options.targets.iter().copied() {
         let setting = no_proxy::setting_for(dialect, &merged);
         let cases: Vec<Case> = destinations
             .iter()
@@ -545,6 +609,66 @@ fn coverage_check_agrees_with_real_clients() {
                 "{dialect} {destination}: real client direct={real}, coverage check gap={gap}"
             );
         }
+    }
+}
+
+/// httpx rejects the dual-stack shared list (its IPv6 CIDRs and bracketed
+/// forms): the real client refuses every URL, the merge warns, and httpx's
+/// own rendering is read by the real client, which bypasses what the model
+/// says, the cluster's names and IPv4 services included.
+#[test]
+fn httpx_rendering_is_read_by_httpx() {
+    let cluster = Cluster {
+        installation: vec![".corp.example".into(), "fd00::1".into()],
+        pod_cidrs: vec!["10.244.0.0/16".into(), "fd00:10:244::/56".into()],
+        service_cidrs: vec!["10.96.0.0/12".into(), "fd00:10:96::/112".into()],
+        cluster_domain: Some("cluster.local".into()),
+        ..Cluster::default()
+    };
+    let options = MergeOptions {
+        targets: Dialect::ALL.into_iter().collect(),
+        ..MergeOptions::default()
+    };
+    let merged = no_proxy::merge(&cluster.sources().unwrap(), &options).unwrap();
+    assert!(merged
+        .warnings
+        .iter()
+        .any(|w| w.summary == "httpx rejects this NO_PROXY value"));
+    let mut destinations = cluster.default_destinations();
+    for url in [
+        "http://[fd00::1]/",
+        "https://registry.corp.example/",
+        "http://localhost/",
+    ] {
+        destinations.push(Destination::parse(url).unwrap());
+    }
+    let shared: Vec<Case> = destinations
+        .iter()
+        .map(|d| Case {
+            setting: merged.no_proxy(),
+            url: d.url(),
+        })
+        .collect();
+    assert!(decide(Dialect::Httpx, &shared)
+        .iter()
+        .all(|d| *d == Decision::Refused));
+    let rendering = no_proxy::render(Dialect::Httpx, &merged.entries);
+    let cases: Vec<Case> = destinations
+        .iter()
+        .map(|d| Case {
+            setting: rendering.value.clone(),
+            url: d.url(),
+        })
+        .collect();
+    let real = decide(Dialect::Httpx, &cases);
+    assert_eq!(differences(Dialect::Httpx, &cases, &real), vec![]);
+    for (case, real) in cases.iter().zip(&real) {
+        let must = case.url.contains("cluster.local")
+            || case.url.contains("corp.example")
+            || case.url.contains("[fd00::1]")
+            || case.url.contains("localhost");
+        assert!(!must || *real == Decision::Direct, "{case:?} {real:?}");
+        assert_ne!(*real, Decision::Refused, "{case:?}");
     }
 }
 
@@ -812,7 +936,7 @@ fn client_table() -> String {
         "---\npage_title: \"NO_PROXY: how each client reads it\"\nsubcategory: \"\"\ndescription: |-\n  Every client the provider models, against every class of setting and destination that clients read differently.\n---\n\n# NO_PROXY: how each client reads it\n\n",
     );
     out.push_str("There is no NO_PROXY standard. This table shows what each modelled client does with a request for the URL when its setting is the NO_PROXY value (Java: the `http.nonProxyHosts` value) of the row: `direct`, `proxy`, or `refused` (the client rejects the URL). It is generated from the provider's client models, and the test that generates it (`tests/no_proxy_oracles.rs`, `client_table`) asks the real clients the same questions and fails on any difference; the same models are checked against the real clients on at least 10,000 generated cases per client on every test run.\n\n");
-    out.push_str("Clients: `go` (net/http, x/net/http/httpproxy), `curl` (libcurl 7.88), `python` (urllib), `requests` (2.34), `ruby` (URI#find_proxy; Net::HTTP decides the same), `wget` (GNU wget 1.21), `java` (OpenJDK DefaultProxySelector), `node` (proxy-from-env 2), `undici` (Node fetch through undici's EnvHttpProxyAgent), `reqwest` (Rust reqwest 0.12's system proxy, hyper-util 0.1.21's matcher). The default `clients` of the data source and functions is the first eight; name `undici` or `reqwest` to include them.\n\n");
+    out.push_str("Clients: `go` (net/http, x/net/http/httpproxy), `curl` (libcurl 7.88), `python` (urllib), `requests` (2.34), `ruby` (URI#find_proxy; Net::HTTP decides the same), `wget` (GNU wget 1.21), `java` (OpenJDK DefaultProxySelector), `node` (proxy-from-env 2), `undici` (Node fetch through undici's EnvHttpProxyAgent), `reqwest` (Rust reqwest 0.12's system proxy, hyper-util 0.1.21's matcher), `httpx` (Python httpx 0.28, `httpx.Client()`). The default `clients` of the data source and functions is the first eight; name `undici`, `reqwest` or `httpx` to include them. `refused` for `httpx` with a setting that fails every URL means httpx rejects the whole NO_PROXY value when the client is created.\n\n");
     out.push_str("| class | NO_PROXY | Java setting | URL |");
     for dialect in Dialect::ALL {
         out.push_str(&format!(" {dialect} |"));

@@ -176,7 +176,7 @@ crate::model! {
         /// Client names.
         pub clients: Vec<String> [with_default(
             convert::string_list(&Dialect::DEFAULT_NAMES),
-            "Clients that read the result: `go`, `curl`, `python` (urllib), `requests`, `ruby`, `wget`, `java` (`http.nonProxyHosts`), `node` (proxy-from-env), `undici` (Node fetch through undici's EnvHttpProxyAgent), `reqwest` (Rust reqwest's system proxy). Entries are only dropped as covered, and extra forms only added, so that every listed client reads the list as intended. Defaults to the first eight (every client but `undici` and `reqwest`), so that merged lists do not change when clients are added.",
+            "Clients that read the result: `go`, `curl`, `python` (urllib), `requests`, `ruby`, `wget`, `java` (`http.nonProxyHosts`), `node` (proxy-from-env), `undici` (Node fetch through undici's EnvHttpProxyAgent), `reqwest` (Rust reqwest's system proxy), `httpx` (Python httpx). Entries are only dropped as covered, and extra forms only added, so that every listed client reads the list as intended. Defaults to the first eight (every client but `undici`, `reqwest` and `httpx`), so that merged lists do not change when clients are added.",
         )
         .validator(OneOf(&Dialect::NAMES))
         .validator(SizeAtLeast(1))

@@ -6,9 +6,10 @@
 //! loopback: the proxy is a closed port on 127.0.0.1, libcurl never opens a
 //! socket (its socket callback records the port it would connect to), undici's
 //! inner dispatchers are recorders, reqwest's proxy is a listener on 127.0.0.1
-//! that closes every connection (its resolver answers no name), and curl,
-//! wget, Ruby and reqwest run in a network namespace of their own
-//! (`unshare -rn`) whose only interface is loopback.
+//! that closes every connection (its resolver answers no name), httpx only
+//! picks a transport (none is used), and curl, wget, Ruby and reqwest run in a
+//! network namespace of their own (`unshare -rn`) whose only interface is
+//! loopback.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -199,6 +200,15 @@ fn reqwest(cases: &[Case]) -> Vec<Decision> {
     )
 }
 
+/// httpx's decisions (tests/oracle/decide_httpx.py).
+fn httpx(cases: &[Case]) -> Vec<Decision> {
+    let mut command = Command::new("python3");
+    command
+        .arg(dir().join("decide_httpx.py"))
+        .env("PYTHONPATH", tools().join("python"));
+    run(command, &json_lines(cases), cases.len())
+}
+
 /// The real client's decisions for `cases`.
 pub fn decide(dialect: Dialect, cases: &[Case]) -> Vec<Decision> {
     if cases.is_empty() {
@@ -215,5 +225,6 @@ pub fn decide(dialect: Dialect, cases: &[Case]) -> Vec<Decision> {
         Dialect::Node => node("decide.js", cases),
         Dialect::Undici => node("decide_undici.js", cases),
         Dialect::Reqwest => reqwest(cases),
+        Dialect::Httpx => httpx(cases),
     }
 }

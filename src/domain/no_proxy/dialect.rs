@@ -5,7 +5,7 @@
 //! httpproxy), curl >= 7.86, CPython urllib, requests, Ruby URI, GNU wget >= 1.20,
 //! OpenJDK DefaultProxySelector (http.nonProxyHosts), Node proxy-from-env,
 //! Node fetch through undici's EnvHttpProxyAgent, Rust reqwest 0.12 (system
-//! proxy, through hyper-util's matcher).
+//! proxy, through hyper-util's matcher), Python httpx 0.28.1.
 //!
 //! Each model starts from the destination's host as written and normalises it
 //! only as its client does (case, trailing dot, IDNA, IPv4-mapped IPv6).
@@ -16,6 +16,8 @@ use std::net::IpAddr;
 use ipnet::IpNet;
 
 use super::destination::Destination;
+
+mod httpx;
 
 /// A client family that reads NO_PROXY in its own way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -40,6 +42,8 @@ pub enum Dialect {
     Undici,
     /// Rust reqwest 0.12's system proxy (hyper-util's `client::proxy::matcher`).
     Reqwest,
+    /// Python httpx 0.28 (`httpx.Client()` reading the environment).
+    Httpx,
 }
 
 /// What a client does with a request.
@@ -55,7 +59,7 @@ pub enum Decision {
 
 impl Dialect {
     /// Every dialect, in documentation order.
-    pub const ALL: [Dialect; 10] = [
+    pub const ALL: [Dialect; 11] = [
         Dialect::Go,
         Dialect::Curl,
         Dialect::Python,
@@ -66,11 +70,13 @@ impl Dialect {
         Dialect::Node,
         Dialect::Undici,
         Dialect::Reqwest,
+        Dialect::Httpx,
     ];
 
     /// Every dialect name, in the order of [`Dialect::ALL`].
-    pub const NAMES: [&'static str; 10] = [
+    pub const NAMES: [&'static str; 11] = [
         "go", "curl", "python", "requests", "ruby", "wget", "java", "node", "undici", "reqwest",
+        "httpx",
     ];
 
     /// The clients targeted when none are named: the eight of the first
@@ -134,7 +140,12 @@ impl Dialect {
     pub fn supports_ports(self) -> bool {
         matches!(
             self,
-            Dialect::Go | Dialect::Python | Dialect::Ruby | Dialect::Node | Dialect::Undici
+            Dialect::Go
+                | Dialect::Python
+                | Dialect::Ruby
+                | Dialect::Node
+                | Dialect::Undici
+                | Dialect::Httpx
         )
     }
 
@@ -145,10 +156,20 @@ impl Dialect {
         match self {
             Dialect::Go | Dialect::Reqwest => true,
             Dialect::Curl | Dialect::Requests | Dialect::Ruby => !ipv6,
-            Dialect::Python | Dialect::Wget | Dialect::Java | Dialect::Node | Dialect::Undici => {
-                false
-            }
+            Dialect::Python
+            | Dialect::Wget
+            | Dialect::Java
+            | Dialect::Node
+            | Dialect::Undici
+            | Dialect::Httpx => false,
         }
+    }
+
+    /// True when `entry` in the client's NO_PROXY value makes it reject the
+    /// whole value, so that every request fails (httpx: bracketed IPv6
+    /// addresses, IPv6 CIDRs, Unicode names, tabs inside an entry).
+    pub fn rejects_whole_setting(self, entry: &str) -> bool {
+        self == Dialect::Httpx && httpx::breaks_client(entry)
     }
 
     /// Whether this client sends a request for `destination` directly (true)
@@ -182,6 +203,8 @@ impl Dialect {
             Dialect::Node => node(list, destination),
             Dialect::Undici => undici(list, destination),
             Dialect::Reqwest => reqwest(list, destination),
+            // httpx can also refuse every URL (a setting it cannot read).
+            Dialect::Httpx => return httpx::decide(list, destination),
         };
         if direct {
             Decision::Direct
@@ -1088,6 +1111,48 @@ mod tests {
             let d = Destination::parse(url).unwrap();
             assert_eq!(dialect.decide(list, &d), *want, "{dialect} {list:?} {url}");
         }
+    }
+
+    /// httpx's rules (dialect/httpx.rs), each as the real httpx 0.28.1 answers.
+    #[test]
+    fn httpx_rules_hold() {
+        use Decision::*;
+        let cases: &[(&str, &str, Decision)] = &[
+            ("bücher.example", "http://bücher.example/", Refused),
+            (".bücher.example", "http://a.bücher.example/", Refused),
+            ("xn--bcher-kva.example", "http://bücher.example/", Proxy),
+            ("xn--bcher-kva.example", "http://a.bücher.example/", Direct),
+            ("a.example b.example", "http://b.example/", Proxy),
+            ("a.example\tb.example", "http://b.example/", Refused),
+            ("fd00::/8", "http://[fd00::1]/", Refused),
+            ("[fd00::1]", "http://[fd00::1]/", Refused),
+            ("fd00::1", "http://[fd00::1]/", Direct),
+            ("fd00::1", "http://[FD00::1]/", Proxy),
+            ("fe80::1%eth0", "http://[fe80::1%25eth0]/", Proxy),
+            ("fe80::1%25eth0", "http://[fe80::1%25eth0]/", Direct),
+            (":8080", "http://x.example:8080/", Direct),
+            (".", "http://x.example./", Direct),
+            ("*.", "http://x.example./", Proxy),
+            ("*.example.com", "http://a.example.com/", Proxy),
+            ("example.com:443", "https://example.com:443/", Proxy),
+            ("example.com:443", "http://example.com:443/", Direct),
+            ("10.0.0.0/8", "http://10.0.0.0/", Direct),
+            ("10.0.0.0/8", "http://10.1.2.3/", Proxy),
+            ("", "http://bücher.example./", Proxy),
+            ("LOCALHOST", "http://a.localhost/", Proxy),
+            ("a.example\tb.example,*", "http://x.example/", Direct),
+            ("example.com", "http://a.example.com/", Direct),
+            (".example.com", "http://example.com/", Proxy),
+            ("example.com.", "http://example.com/", Proxy),
+        ];
+        for (list, url, want) in cases {
+            let d = Destination::parse(url).unwrap();
+            assert_eq!(Dialect::Httpx.decide(list, &d), *want, "{list:?} {url}");
+        }
+        assert!(Dialect::Httpx.rejects_whole_setting("[fd00::1]"));
+        assert!(Dialect::Httpx.rejects_whole_setting("fd00::/64"));
+        assert!(!Dialect::Httpx.rejects_whole_setting("fd00::1"));
+        assert!(!Dialect::Go.rejects_whole_setting("[fd00::1]"));
     }
 
     #[test]

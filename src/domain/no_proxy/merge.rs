@@ -247,6 +247,7 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
         }
     }
     let (list, of) = shared_list(&entries, &origins, &options.targets)?;
+    warnings.extend(unreadable(&entries, &list, &options.targets));
     Ok(Merged {
         list,
         origins: Origins { fields, of },
@@ -254,6 +255,49 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
         subsumed,
         warnings,
     })
+}
+
+/// Warnings for targets that cannot read the shared list: a target that
+/// rejects the whole value for one of its entries, and the bracketed IPv6 form
+/// left out because a target would reject the value for it.
+fn unreadable(entries: &[Entry], list: &[String], targets: &BTreeSet<Dialect>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for dialect in targets {
+        if let Some(bad) = list.iter().find(|e| dialect.rejects_whole_setting(e)) {
+            let summary = format!("{dialect} rejects this NO_PROXY value");
+            let detail = format!("`{bad}` makes {dialect} reject the whole NO_PROXY value, so every request fails; give {dialect} processes their rendering (`renderings[\"{dialect}\"]`), which leaves such entries out.");
+            out.push(Finding::warning("", None, summary, detail));
+        }
+    }
+    let needing: Vec<&str> = targets
+        .iter()
+        .filter(|d| d.needs_bracketed_ipv6())
+        .map(|d| d.name())
+        .collect();
+    let left_out = entries
+        .iter()
+        .find_map(|e| match (&e.host, e.port) {
+            (Host::Ip(IpAddr::V6(ip)), None) => Some(format!("[{ip}]")),
+            _ => None,
+        })
+        .filter(|_| brackets_left_out(targets));
+    if let (Some(form), false) = (left_out, needing.is_empty()) {
+        let detail = format!("{} match IPv6 addresses only in brackets, but another client rejects the whole NO_PROXY value with `{form}` in it, so the shared list leaves the bracketed forms out; give {} processes their renderings.", needing.join(", "), needing.join(", "));
+        out.push(Finding::warning(
+            "",
+            None,
+            "Bracketed IPv6 forms left out",
+            detail,
+        ));
+    }
+    out
+}
+
+/// True when the bracketed IPv6 forms some targets need are left out of the
+/// shared list, because another target rejects the whole value with one.
+fn brackets_left_out(targets: &BTreeSet<Dialect>) -> bool {
+    targets.iter().any(|d| d.needs_bracketed_ipv6())
+        && targets.iter().any(|d| d.rejects_whole_setting("[::1]"))
 }
 
 /// The targets for which `*` does not bypass every destination, by name.
@@ -372,7 +416,9 @@ impl<'a> Covers<'a> {
                 None
             }
             Host::Ip(ip) => {
-                if entry.port.is_some() && self.ips.contains(ip) {
+                // `[v6]:port` is covered by `v6` only where `[v6]` is listed too.
+                let readable = ip.is_ipv4() || !brackets_left_out(targets);
+                if entry.port.is_some() && self.ips.contains(ip) && readable {
                     return Some(ip.to_string());
                 }
                 let all_match = targets.iter().all(|d| d.matches_cidr(ip.is_ipv6()));
@@ -481,7 +527,8 @@ fn shared_list(
     targets: &BTreeSet<Dialect>,
 ) -> Result<(Vec<String>, Vec<Option<Origin>>), Vec<Finding>> {
     let node = targets.iter().any(|d| d.needs_dot_form());
-    let bracketed_v6 = targets.iter().any(|d| d.needs_bracketed_ipv6());
+    let bracketed_v6 =
+        targets.iter().any(|d| d.needs_bracketed_ipv6()) && !brackets_left_out(targets);
     let mut list = Vec::with_capacity(entries.len());
     let mut of = Vec::with_capacity(entries.len());
     for (entry, origin) in entries.iter().zip(origins) {
@@ -742,6 +789,31 @@ mod tests {
         )
         .unwrap();
         assert_eq!(merged.list, ["fd00::1", "[fd00::1]"]);
+    }
+
+    /// httpx rejects a whole value holding `[v6]` or an IPv6 CIDR: with httpx
+    /// among the targets the bracketed form is left out, `[v6]:port` is no
+    /// longer covered by `v6`, and both are reported.
+    #[test]
+    fn httpx_keeps_the_list_free_of_brackets_and_says_so() {
+        let sources = [source("extra", &["fd00::1", "[fd00::1]:8080", "fd00::/64"])];
+        let merged = merge(
+            &sources,
+            &targets(&[Dialect::Go, Dialect::Python, Dialect::Httpx]),
+        )
+        .unwrap();
+        assert_eq!(merged.list, ["fd00::/64", "fd00::1", "[fd00::1]:8080"]);
+        let summaries: Vec<&str> = merged.warnings.iter().map(|w| w.summary.as_str()).collect();
+        assert_eq!(
+            summaries,
+            [
+                "httpx rejects this NO_PROXY value",
+                "Bracketed IPv6 forms left out"
+            ]
+        );
+        let merged = merge(&sources, &targets(&[Dialect::Go, Dialect::Python])).unwrap();
+        assert_eq!(merged.list, ["fd00::/64", "fd00::1", "[fd00::1]"]);
+        assert!(merged.warnings.is_empty());
     }
 
     #[test]

@@ -85,6 +85,7 @@ fn forms(dialect: Dialect, entry: &Entry) -> (Vec<String>, Option<String>) {
     match dialect {
         Dialect::Go => (vec![canonical], None),
         Dialect::Java => java_forms(entry),
+        Dialect::Httpx => httpx_forms(entry),
         _ => {
             let port_note = entry.port.filter(|_| !dialect.supports_ports()).map(|_| {
                 format!("{dialect} ignores ports in entries; the entry applies to every port.")
@@ -145,6 +146,48 @@ fn env_forms(dialect: Dialect, entry: &Entry) -> (Vec<String>, Option<String>) {
                 ),
                 _ => (vec![canonical], None),
             }
+        }
+        Host::Any => (vec!["*".to_owned()], None),
+    }
+}
+
+/// httpx forms for one entry (the rules in `dialect/httpx.rs`): never a
+/// bracketed address or an IPv6 CIDR, which make httpx reject the whole
+/// setting; `localhost` needs `.localhost` for its subdomains; default ports
+/// never match, so they are left out.
+fn httpx_forms(entry: &Entry) -> (Vec<String>, Option<String>) {
+    let default_port = matches!(entry.port, Some(80 | 443));
+    let v6_port = matches!(entry.host, Host::Ip(IpAddr::V6(_))) && entry.port.is_some();
+    let port_note = if v6_port {
+        Some("httpx cannot read an IPv6 address with a port (`[addr]:port` makes it reject the whole NO_PROXY value); the entry applies to every port.".to_owned())
+    } else if default_port {
+        Some("httpx removes a URL's default port before comparing, so this port would never match URLs that use it by default; the entry applies to every port.".to_owned())
+    } else {
+        None
+    };
+    let entry = Entry {
+        host: entry.host.clone(),
+        port: entry.port.filter(|_| port_note.is_none()),
+    };
+    match &entry.host {
+        Host::Cidr(IpNet::V6(_)) => (
+            Vec::new(),
+            Some("httpx rejects the whole NO_PROXY value when it holds an IPv6 CIDR block; the entry is left out, so addresses in it go through the proxy unless listed one by one.".to_owned()),
+        ),
+        Host::Cidr(IpNet::V4(_)) => (
+            Vec::new(),
+            Some("httpx does not match CIDR blocks (only the network address itself); the entry is left out, so addresses in it go through the proxy unless listed one by one.".to_owned()),
+        ),
+        Host::Ip(_) => (vec![entry.to_string()], port_note),
+        Host::Domain { name, subdomains_only } => {
+            let mut forms = vec![entry.to_string()];
+            if name == "localhost" && !subdomains_only && entry.port.is_none() {
+                forms.push(".localhost".to_owned());
+            }
+            let idn_note = name.split('.').any(|label| label.starts_with("xn--")).then(|| {
+                format!("httpx compares a host whose first label is internationalised in Unicode and cannot read Unicode entries, so such hosts under {name} go through the proxy.")
+            });
+            (forms, port_note.or(idn_note))
         }
         Host::Any => (vec!["*".to_owned()], None),
     }
@@ -284,5 +327,46 @@ mod tests {
             .warnings
             .iter()
             .any(|w| w.entry == "10.0.0.0/8"));
+    }
+
+    /// httpx never gets an entry that makes it reject the whole value (IPv6
+    /// CIDRs, bracketed addresses), nor a port it would never match.
+    #[test]
+    fn httpx_gets_only_what_it_reads() {
+        let list = entries(&[
+            "localhost",
+            ".xn--bcher-kva.example",
+            "api.example:6443",
+            "registry.example:443",
+            "10.0.0.0/8",
+            "10.0.0.7:8080",
+            "fd00::/64",
+            "[fd00::1]:8080",
+            "fd00::2",
+        ]);
+        let rendering = render(Dialect::Httpx, &list);
+        assert_eq!(
+            rendering.value,
+            "localhost,.localhost,.xn--bcher-kva.example,api.example:6443,registry.example,10.0.0.7:8080,fd00::1,fd00::2"
+        );
+        assert!(!rendering
+            .value
+            .split(',')
+            .any(|e| Dialect::Httpx.rejects_whole_setting(e)));
+        let warned: Vec<&str> = rendering
+            .warnings
+            .iter()
+            .map(|w| w.entry.as_str())
+            .collect();
+        assert_eq!(
+            warned,
+            [
+                ".xn--bcher-kva.example",
+                "registry.example:443",
+                "10.0.0.0/8",
+                "fd00::/64",
+                "[fd00::1]:8080"
+            ]
+        );
     }
 }

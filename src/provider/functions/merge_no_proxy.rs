@@ -56,7 +56,7 @@ impl Function for MergeNoProxy {
                 Parameter {
                     name: "clients",
                     ty: Type::list(Type::String),
-                    description: "Clients that read the result (`go`, `curl`, `python`, `requests`, `ruby`, `wget`, `java`, `node`, `undici`, `reqwest`); null for every client but `undici` and `reqwest`.",
+                    description: "Clients that read the result (`go`, `curl`, `python`, `requests`, `ruby`, `wget`, `java`, `node`, `undici`, `reqwest`, `httpx`); null for every client but `undici`, `reqwest` and `httpx`.",
                     allow_null: true,
                 },
             ],

@@ -31,7 +31,7 @@ impl Function for NoProxyBypasses {
                 Parameter {
                     name: "client",
                     ty: Type::String,
-                    description: "The client: `go`, `curl`, `python`, `requests`, `ruby`, `wget`, `java`, `node`, `undici` or `reqwest`.",
+                    description: "The client: `go`, `curl`, `python`, `requests`, `ruby`, `wget`, `java`, `node`, `undici`, `reqwest` or `httpx` (false also when the client rejects the whole NO_PROXY value).",
                     allow_null: false,
                 },
             ],
