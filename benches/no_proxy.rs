@@ -8,29 +8,16 @@
 // criterion_group! generates a public function without a doc comment.
 #![allow(missing_docs)]
 
+#[path = "../tests/support/requests.rs"]
+mod requests;
+
 use clusterproxy::domain::no_proxy::{merge, Dialect, MergeOptions, Source};
 use std::hint::black_box;
 use std::time::Duration;
 
 use clusterproxy::domain::Field;
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
-
-/// `n` distinct mixed entries, deterministic.
-fn entries(n: usize) -> Vec<String> {
-    (0..n)
-        .map(|i| {
-            let (a, b, c) = ((i >> 16) & 0xff, (i >> 8) & 0xff, i & 0xff);
-            match i % 6 {
-                0 => format!("host-{i}.team-{}.corp.example", i % 97),
-                1 => format!(".zone-{i}.example"),
-                2 => format!("10.{a}.{b}.{c}"),
-                3 => format!("172.{}.{b}.0/24", 16 + a % 16),
-                4 => format!("fd00:{a:x}:{b:x}::{c:x}"),
-                _ => format!("svc-{i}.corp.example:{}", 1024 + i % 1000),
-            }
-        })
-        .collect()
-}
+use requests::mixed_entries;
 
 fn bench_merge(c: &mut Criterion) {
     let mut group = c.benchmark_group("merge");
@@ -40,7 +27,7 @@ fn bench_merge(c: &mut Criterion) {
         aggregate_cidrs: true,
     };
     for n in [1_000, 10_000, 100_000] {
-        let sources = [Source::list(Field::Installation, entries(n))];
+        let sources = [Source::list(Field::Installation, mixed_entries(n))];
         group.throughput(Throughput::Elements(n as u64));
         group.bench_with_input(BenchmarkId::new("all_clients", n), &sources, |b, s| {
             b.iter(|| merge(s, &MergeOptions::default()).unwrap())
@@ -68,7 +55,7 @@ fn cpu_table() {
     println!("| entries | CPU per merge, min / median / max | per entry (median) |");
     println!("|---|---|---|");
     for (n, reps) in [(1_000, 200), (10_000, 30), (100_000, 7)] {
-        let sources = [Source::list(Field::Installation, entries(n))];
+        let sources = [Source::list(Field::Installation, mixed_entries(n))];
         let mut times: Vec<Duration> = (0..reps)
             .map(|_| {
                 let started = thread_cpu();

@@ -1,29 +1,34 @@
 //! End-to-end tests: the provider binary driven by real Terraform 1.11 and
 //! 1.0.3 through the harness in tests/e2e/mod.rs.
 
+#[path = "e2e/cycle.rs"]
+mod cycle;
+#[path = "e2e/diagnostics.rs"]
+mod diagnostics;
 #[path = "e2e/mod.rs"]
 mod harness;
 
-use harness::{example, for_each_terraform, run_cycle, secret_forms, Cycle, Feature, Workdir};
+use std::path::Path;
 
-/// The leak check finds a secret base64-encoded at any offset inside a
-/// larger text (e.g. a CAPI `base64` file), and JSON-escaped.
-#[test]
-fn secret_forms_find_encoded_secrets() {
-    use base64::Engine as _;
-    let secret = r#"p%40ss "w\rd" $HOME x"#;
-    let forms = secret_forms(secret);
-    for prefix in ["", "a", "ab", "abc"] {
-        let document = format!("HTTP_PROXY=http://u:{secret}@proxy:3128\n{prefix}");
-        for text in [format!("{prefix}{document}"), document] {
-            let encoded = base64::engine::general_purpose::STANDARD.encode(&text);
-            assert!(forms.iter().any(|f| encoded.contains(f)), "{encoded}");
+use cycle::{run_cycle, Cycle, Feature};
+use diagnostics::expect_bad_inputs;
+use harness::{diagnostic_text, example, for_each_terraform, Terraform, Workdir};
+
+/// A working directory holding a copy of every `.tf` file in `example`
+/// (a path relative to the crate root, e.g. `examples/quickstart`).
+fn from_example(tf: &Terraform, example: &str) -> Workdir {
+    let work = Workdir::empty(tf);
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join(example);
+    let entries =
+        std::fs::read_dir(&source).unwrap_or_else(|err| panic!("read {}: {err}", source.display()));
+    for entry in entries {
+        let path = entry.expect("dir entry").path();
+        if path.extension().is_some_and(|ext| ext == "tf") {
+            std::fs::copy(&path, work.path().join(path.file_name().unwrap()))
+                .expect("copy example file");
         }
     }
-    let escaped = serde_json::to_string(&format!("x{secret}y")).unwrap();
-    assert!(forms.iter().any(|f| escaped.contains(f)), "{escaped}");
-    let unrelated = base64::engine::general_purpose::STANDARD.encode("p%40ss w rd HOME x");
-    assert!(!forms.iter().any(|f| unrelated.contains(f)));
+    work
 }
 
 /// The harness cycle itself works on both Terraform versions, using only
@@ -39,14 +44,12 @@ fn harness_cycle_with_builtins() {
             )],
         );
         work.write_file("test.tfvars", "name = \"proxy\"\n");
-        work.expect_failure(&["plan"], "No value for required variable");
-        let outputs = run_cycle(
-            &work,
-            &Cycle {
-                var_file: Some("test.tfvars".into()),
-                import: None,
-            },
+        work.expect_diagnostic_at(
+            &["plan"],
+            "No value for required variable",
+            "variable \"name\" {",
         );
+        let outputs = run_cycle(&work, &Cycle::with_vars());
         assert_eq!(outputs["greeting"], "hello proxy");
     });
 }
@@ -56,7 +59,7 @@ fn harness_cycle_with_builtins() {
 #[test]
 fn quickstart_example() {
     for_each_terraform(|tf| {
-        let work = Workdir::from_example(tf, "examples/quickstart");
+        let work = from_example(tf, "examples/quickstart");
         let outputs = run_cycle(&work, &Cycle::default());
         assert_eq!(
             outputs["no_proxy"],
@@ -68,11 +71,9 @@ fn quickstart_example() {
 /// The clusterproxy_no_proxy docs example passes the full cycle.
 #[test]
 fn no_proxy_data_source_example() {
-    let provider = example("provider/provider.tf");
     let data_source = example("data-sources/clusterproxy_no_proxy/data-source.tf");
     for_each_terraform(|tf| {
-        let work =
-            Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", &data_source)]);
+        let work = Workdir::with_provider(tf, &data_source);
         let outputs = run_cycle(&work, &Cycle::default());
         assert_eq!(
             outputs["no_proxy"],
@@ -95,7 +96,6 @@ fn no_proxy_data_source_example() {
 /// and the plugin keeps serving (a second data source still reads).
 #[test]
 fn no_proxy_bad_input_is_a_diagnostic() {
-    let provider = example("provider/provider.tf");
     let config = r#"
 data "clusterproxy_no_proxy" "bad" {
   installation = ["ok.example", "https://proxy.example:3128"]
@@ -103,11 +103,10 @@ data "clusterproxy_no_proxy" "bad" {
 }
 "#;
     for_each_terraform(|tf| {
-        let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", config)]);
-        let run =
-            work.expect_diagnostic_at(&["plan"], "URL given as a NO_PROXY entry", "installation");
+        let work = Workdir::with_provider(tf, config);
+        // The harness also checks that no panic reached stderr.
+        work.expect_diagnostic_at(&["plan"], "URL given as a NO_PROXY entry", "installation");
         work.expect_diagnostic_at(&["plan"], "CIDR block with host bits set", "pod_cidrs");
-        assert!(!run.combined().contains("panic"), "{}", run.combined());
     });
 }
 
@@ -116,7 +115,6 @@ data "clusterproxy_no_proxy" "bad" {
 /// it the gap is reported in `gaps`.
 #[test]
 fn no_proxy_coverage_gap_fails_the_plan_when_asked() {
-    let provider = example("provider/provider.tf");
     let config = |fail: bool| {
         format!(
             r#"
@@ -133,21 +131,20 @@ output "gaps" {{
         )
     };
     for_each_terraform(|tf| {
-        let work = Workdir::from_files(
-            tf,
-            &[("provider.tf", &provider), ("main.tf", &config(true))],
-        );
-        let run = work.expect_failure(&["plan"], "NO_PROXY coverage gap");
-        let text = run.combined();
+        let work = Workdir::with_provider(tf, &config(true));
+        let gap = work.expect_diagnostic_at(&["plan"], "NO_PROXY coverage gap", "fail_on_gap");
         assert!(
-            text.contains("python would proxy http://10.244.0.1:8080/"),
-            "{text}"
+            gap.text()
+                .contains("python would proxy http://10.244.0.1:8080/"),
+            "{}",
+            gap.text()
         );
-        assert!(!text.contains("go would proxy"), "{text}");
-        let work = Workdir::from_files(
-            tf,
-            &[("provider.tf", &provider), ("main.tf", &config(false))],
+        let texts: Vec<String> = gap.run.diagnostics().iter().map(diagnostic_text).collect();
+        assert!(
+            !texts.iter().any(|text| text.contains("go would proxy")),
+            "{texts:#?}"
         );
+        let work = Workdir::with_provider(tf, &config(false));
         let outputs = run_cycle(&work, &Cycle::default());
         assert_eq!(
             outputs["gaps"],
@@ -161,7 +158,6 @@ output "gaps" {{
 /// are errors that name the argument.
 #[test]
 fn no_proxy_functions() {
-    let provider = example("provider/provider.tf");
     for_each_terraform(|tf| {
         if !tf.supports(Feature::Functions) {
             return;
@@ -177,8 +173,7 @@ fn no_proxy_functions() {
             ),
         ] {
             let function = example(&format!("functions/{name}/function.tf"));
-            let work =
-                Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", &function)]);
+            let work = Workdir::with_provider(tf, &function);
             let outputs = run_cycle(&work, &Cycle::default());
             assert_eq!(serde_json::Value::Object(outputs), expected, "{name}");
         }
@@ -187,7 +182,11 @@ output "x" {
   value = provider::clusterproxy::no_proxy_bypasses("a.example", "ftp://a.example", "go")
 }
 "#;
-        let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", bad)]);
-        work.expect_failure(&["plan"], "Invalid value for \"url\" parameter");
+        expect_bad_inputs(
+            tf,
+            &[],
+            None,
+            &[(bad, "Invalid value for \"url\" parameter", "value", None)],
+        );
     });
 }

@@ -8,8 +8,14 @@
 //! set arithmetic (`no_proxy` is a `TypeSet`, flattened verbatim from
 //! `noProxy`), which Terraform's own `setunion`/`setsubtract` express.
 
+#[path = "e2e/cycle.rs"]
+mod cycle;
+#[path = "e2e/diagnostics.rs"]
+mod diagnostics;
 #[path = "e2e/mod.rs"]
 mod harness;
+#[path = "e2e/imports.rs"]
+mod imports;
 
 use std::collections::BTreeSet;
 
@@ -21,7 +27,9 @@ use clusterproxy::domain::render::aks::{effective, Aks, HttpProxyConfig};
 use clusterproxy::domain::render::ProxySettings;
 use clusterproxy::domain::render::{Input, Renderer, Secrets};
 use clusterproxy::domain::trusted_ca::TrustedCa;
-use harness::{example, for_each_terraform, hcl_string, run_cycle, Cycle, ImportStep, Workdir};
+use cycle::{hcl_string, run_cycle, Cycle, ImportStep};
+use diagnostics::expect_bad_inputs;
+use harness::{example, for_each_terraform, Workdir};
 use serde_json::Value;
 
 fn fixture_path(name: &str) -> String {
@@ -288,13 +296,7 @@ output "reported_not_in_model" {{
 #[test]
 fn round_trip_against_what_aks_reports() {
     for_each_terraform(|tf| {
-        let work = Workdir::from_files(
-            tf,
-            &[
-                ("provider.tf", &example("provider/provider.tf")),
-                ("main.tf", &round_trip_config()),
-            ],
-        );
+        let work = Workdir::with_provider(tf, &round_trip_config());
         let outputs = run_cycle(&work, &Cycle::default());
         let empty = serde_json::json!({"add": [], "remove": []});
         assert_eq!(
@@ -327,15 +329,9 @@ fn round_trip_against_what_aks_reports() {
 #[test]
 fn example_hands_azurerm_a_complete_block() {
     for_each_terraform(|tf| {
-        let work = Workdir::from_files(
+        let work = Workdir::with_provider(
             tf,
-            &[
-                ("provider.tf", &example("provider/provider.tf")),
-                (
-                    "main.tf",
-                    &example("data-sources/clusterproxy_aks_http_proxy_config/data-source.tf"),
-                ),
-            ],
+            &example("data-sources/clusterproxy_aks_http_proxy_config/data-source.tf"),
         );
         let outputs = run_cycle(&work, &Cycle::default());
         let block = &outputs["azurerm_http_proxy_config"];
@@ -386,13 +382,7 @@ fn import_reads_both_ca_spellings() {
             let main = format!(
                 "resource \"clusterproxy_profile\" \"imported\" {{\n  {attributes}\n  trusted_ca  = file(\"${{path.module}}/ca.pem\")\n}}\n"
             );
-            let work = Workdir::from_files(
-                tf,
-                &[
-                    ("provider.tf", &example("provider/provider.tf")),
-                    ("main.tf", &main),
-                ],
-            );
+            let work = Workdir::with_provider(tf, &main);
             work.write_file("ca.pem", &ca);
             run_cycle(
                 &work,
@@ -411,35 +401,26 @@ fn import_reads_both_ca_spellings() {
 /// AKS's rules fail the plan on the attribute at fault; bad artifacts fail the import with the key named.
 #[test]
 fn aks_bad_input_is_a_diagnostic() {
-    for_each_terraform(|tf| {
-        for (list, value, summary) in [
-            ("extra", "*", "NO_PROXY entry AKS rejects"),
-            (
-                "installation",
-                "under_score.corp.example",
-                "NO_PROXY entry AKS rejects",
-            ),
-        ] {
-            let main = format!(
+    let cases: Vec<(String, &str, &str, Option<&str>)> = [
+        ("extra", "*"),
+        ("installation", "under_score.corp.example"),
+    ]
+    .into_iter()
+    .map(|(list, value)| {
+        (
+            format!(
                 "data \"clusterproxy_aks_http_proxy_config\" \"x\" {{\n  http_proxy = \"http://proxy.corp.example:3128\"\n  {list} = [{}]\n}}\n",
                 hcl_string(value)
-            );
-            let work = Workdir::from_files(
-                tf,
-                &[
-                    ("provider.tf", &example("provider/provider.tf")),
-                    ("main.tf", &main),
-                ],
-            );
-            work.expect_diagnostic_at(&["plan"], summary, list);
-        }
-        let work = Workdir::from_files(
-            tf,
-            &[
-                ("provider.tf", &example("provider/provider.tf")),
-                ("main.tf", "resource \"clusterproxy_profile\" \"x\" {\n  name       = \"x\"\n  http_proxy = \"http://proxy.corp.example:3128\"\n}\n"),
-            ],
-        );
+            ),
+            "NO_PROXY entry AKS rejects",
+            list,
+            Some(value),
+        )
+    })
+    .collect();
+    for_each_terraform(|tf| {
+        expect_bad_inputs(tf, &[], None, &cases);
+        let work = Workdir::with_provider(tf, "resource \"clusterproxy_profile\" \"x\" {\n  name       = \"x\"\n  http_proxy = \"http://proxy.corp.example:3128\"\n}\n");
         for (file, needle) in [
             (
                 "bad-trusted-ca-not-a-certificate.json",
@@ -451,7 +432,7 @@ fn aks_bad_input_is_a_diagnostic() {
             ),
         ] {
             let id = format!("aks:{}", fixture_path(file));
-            work.expect_failure(&["import", "clusterproxy_profile.x", &id], needle);
+            work.expect_import_failure(&[], "clusterproxy_profile.x", &id, needle);
         }
     });
 }

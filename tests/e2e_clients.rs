@@ -7,15 +7,18 @@
 //! the `httpx` client's by the real httpx (which rejects the shared list of a
 //! dual-stack cluster, as the plan warns).
 
+#[path = "e2e/cycle.rs"]
+mod cycle;
 #[path = "e2e/mod.rs"]
 mod harness;
 mod oracle;
 
 use clusterproxy::domain::no_proxy::dialect::Decision;
 use clusterproxy::domain::no_proxy::Dialect;
-use harness::{example, for_each_terraform, run_cycle, Cycle, Feature, Workdir};
+use cycle::{run_cycle, Cycle, Feature};
+use harness::{diagnostic_text, example, for_each_terraform, Workdir};
 use oracle::Case;
-use serde_json::{json, Value};
+use serde_json::json;
 
 /// A data source checking one destination for `clients`.
 fn checked(clients: &str, destination: &str, fail: bool) -> String {
@@ -40,61 +43,34 @@ output "checked" {{
     )
 }
 
-/// The error diagnostics of a `terraform plan -json` run: `(summary, detail)`.
-fn error_diagnostics(stdout: &str) -> Vec<(String, String)> {
-    stdout
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|message| message["type"] == "diagnostic" && message["@level"] == "error")
-        .map(|message| {
-            let diagnostic = &message["diagnostic"];
-            (
-                diagnostic["summary"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_owned(),
-                diagnostic["detail"].as_str().unwrap_or_default().to_owned(),
-            )
-        })
-        .collect()
-}
-
 /// Real Go sends `kubernetes.default.svc.cluster.local.` (trailing dot, as
 /// pods write it to skip search domains) through the proxy although
 /// `.cluster.local` is listed: the coverage check reports the gap, and with
 /// `fail_on_gap` the plan fails. Without the dot there is no gap.
 #[test]
 fn trailing_dot_destination_is_a_gap_for_go() {
-    let provider = example("provider/provider.tf");
     let dotted = "https://kubernetes.default.svc.cluster.local./";
     let gap = "https://kubernetes.default.svc.cluster.local.:443/";
     for_each_terraform(|tf| {
-        let work = Workdir::from_files(
-            tf,
-            &[
-                ("provider.tf", &provider),
-                ("main.tf", &checked(r#"["go"]"#, dotted, true)),
-            ],
-        );
+        let work = Workdir::with_provider(tf, &checked(r#"["go"]"#, dotted, true));
         let run = work.run(&["plan", "-json"]);
         assert_ne!(run.code, 0, "plan succeeded on {}", tf.version_string());
-        let errors = error_diagnostics(&run.stdout);
+        let errors: Vec<String> = run
+            .diagnostics()
+            .iter()
+            .filter(|d| d["severity"] == "error")
+            .map(diagnostic_text)
+            .collect();
         assert!(
             errors
                 .iter()
-                .any(|(summary, detail)| summary == "NO_PROXY coverage gap"
-                    && detail.contains(&format!("go would proxy {gap}"))),
+                .any(|text| text.starts_with("NO_PROXY coverage gap\n")
+                    && text.contains(&format!("go would proxy {gap}"))),
             "{errors:?}\n{}",
             run.combined()
         );
 
-        let work = Workdir::from_files(
-            tf,
-            &[
-                ("provider.tf", &provider),
-                ("main.tf", &checked(r#"["go"]"#, dotted, false)),
-            ],
-        );
+        let work = Workdir::with_provider(tf, &checked(r#"["go"]"#, dotted, false));
         let outputs = run_cycle(&work, &Cycle::default());
         assert_eq!(outputs["checked"], json!([gap]));
         assert_eq!(
@@ -103,13 +79,7 @@ fn trailing_dot_destination_is_a_gap_for_go() {
         );
 
         let plain = "https://kubernetes.default.svc.cluster.local/";
-        let work = Workdir::from_files(
-            tf,
-            &[
-                ("provider.tf", &provider),
-                ("main.tf", &checked(r#"["go"]"#, plain, true)),
-            ],
-        );
+        let work = Workdir::with_provider(tf, &checked(r#"["go"]"#, plain, true));
         let outputs = run_cycle(&work, &Cycle::default());
         assert_eq!(outputs["gaps"], json!([]));
     });
@@ -120,7 +90,6 @@ fn trailing_dot_destination_is_a_gap_for_go() {
 /// bracketed IPv6 form in the shared list.
 #[test]
 fn default_clients_stay_the_original_eight_and_undici_is_opt_in() {
-    let provider = example("provider/provider.tf");
     let config = r#"
 data "clusterproxy_no_proxy" "default" {
   installation = [".corp.example", "fd00::1", "10.0.0.0/8"]
@@ -152,7 +121,7 @@ output "undici_warnings" {
 }
 "#;
     for_each_terraform(|tf| {
-        let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", config)]);
+        let work = Workdir::with_provider(tf, config);
         let outputs = run_cycle(&work, &Cycle::default());
         let eight = json!(["go", "curl", "python", "requests", "ruby", "wget", "java", "node"]);
         assert_eq!(outputs["default_clients"], eight);
@@ -199,7 +168,6 @@ output "undici_warnings" {
 /// list, so the rendering drops the port).
 #[test]
 fn reqwest_rendering_is_read_as_intended_by_reqwest() {
-    let provider = example("provider/provider.tf");
     let config = r#"
 data "clusterproxy_no_proxy" "reqwest" {
   installation   = [".corp.example", "fd00::1", "10.0.0.0/8", "api.example:6443"]
@@ -235,7 +203,7 @@ output "star_entries" {
 }
 "#;
     for_each_terraform(|tf| {
-        let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", config)]);
+        let work = Workdir::with_provider(tf, config);
         let outputs = run_cycle(&work, &Cycle::default());
         let rendering = outputs["reqwest"].as_str().unwrap().to_owned();
         assert_eq!(
@@ -356,15 +324,9 @@ output "httpx_warnings" {
         let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", config)]);
         let plan = work.run(&["plan", "-json"]);
         assert_eq!(plan.code, 0, "{}", plan.combined());
-        let warned = plan
-            .stdout
-            .lines()
-            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-            .any(|m| {
-                m["type"] == "diagnostic"
-                    && m["@level"] == "warn"
-                    && m["diagnostic"]["summary"] == "httpx rejects this NO_PROXY value"
-            });
+        let warned = plan.diagnostics().iter().any(|d| {
+            d["severity"] == "warning" && d["summary"] == "httpx rejects this NO_PROXY value"
+        });
         assert!(warned, "{}", plan.stdout);
         let outputs = run_cycle(&work, &Cycle::default());
         let shared = outputs["no_proxy"].as_str().unwrap();

@@ -4,13 +4,23 @@
 //! values, the proxy password never shows in CLI output or trace logs, and
 //! each platform rule is a diagnostic on the attribute at fault.
 
+#[path = "e2e/cycle.rs"]
+mod cycle;
+#[path = "e2e/diagnostics.rs"]
+mod diagnostics;
+#[path = "e2e/examples.rs"]
+mod examples;
 #[path = "e2e/mod.rs"]
 mod harness;
+#[path = "e2e/secrets.rs"]
+mod secrets;
 
-use harness::{
-    apply_data_source_example, ca_certificate, example, for_each_terraform, run_cycle, Cycle,
-    Workdir, EXAMPLE_PASSWORD_ENCODED as PASSWORD_ENCODED,
+use cycle::{run_cycle, Cycle};
+use diagnostics::expect_bad_inputs;
+use examples::{
+    apply_data_source_example, ca_certificate, EXAMPLE_PASSWORD_ENCODED as PASSWORD_ENCODED,
 };
+use harness::{for_each_terraform, Workdir};
 use serde_json::{json, Value};
 
 fn yaml(text: &Value) -> Value {
@@ -199,7 +209,6 @@ fn helm_values_example() {
 /// Each platform rule is an error on the attribute that holds the value.
 #[test]
 fn platform_rules_are_diagnostics() {
-    let provider = example("provider/provider.tf");
     let ca = ca_certificate(&["proxy-ca.corp.example"]);
     let cases: Vec<(&str, &str, &str, Option<&str>)> = vec![
         (
@@ -294,30 +303,17 @@ fn platform_rules_are_diagnostics() {
         ),
     ];
     for_each_terraform(|tf| {
-        for (config, summary, at, mentions) in &cases {
-            let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", config)]);
-            work.write_file("ca.pem", &ca);
-            let run = work.expect_diagnostic_at(&["plan"], summary, at);
-            let text = run.combined();
-            if let Some(mentions) = mentions {
-                assert!(
-                    text.contains(mentions),
-                    "{summary}: {mentions} not mentioned:\n{text}"
-                );
-            }
-            assert!(!text.contains("panic"), "{text}");
-        }
+        expect_bad_inputs(tf, &[("ca.pem", &ca)], None, &cases);
         // cert-manager without service_cidrs: a warning, the plan goes on.
         let config = r#"data "clusterproxy_helm_values" "x" {
   http_proxy = "http://proxy.corp.example:3128"
 }"#;
-        let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", config)]);
-        let run = work.run_ok(&["plan"]);
-        assert!(
-            run.combined()
-                .contains("cert-manager needs the kubernetes ClusterIP"),
-            "{}",
-            run.combined()
+        let work = Workdir::with_provider(tf, config);
+        work.expect_diagnostic(
+            &["plan"],
+            "warning",
+            "cert-manager needs the kubernetes ClusterIP",
+            "data \"clusterproxy_helm_values\" \"x\" {",
         );
     });
 }
@@ -359,24 +355,15 @@ fn openshift_import_matches_its_configuration() {
             let main = format!(
                 "variable \"proxy_password\" {{\n  type      = string\n  sensitive = true\n  default   = null\n}}\n\nresource \"clusterproxy_profile\" \"imported\" {{\n  {attributes}\n}}\n"
             );
-            let work = Workdir::from_files(
-                tf,
-                &[
-                    ("provider.tf", &example("provider/provider.tf")),
-                    ("main.tf", &main),
-                ],
-            );
+            let work = Workdir::with_provider(tf, &main);
             work.write_file("test.tfvars", &format!("proxy_password = {password}\n"));
             work.write_file("ca.pem", &ca);
             run_cycle(
                 &work,
-                &Cycle {
-                    var_file: Some("test.tfvars".into()),
-                    import: Some(harness::ImportStep {
-                        address: "clusterproxy_profile.imported".into(),
-                        id: format!("openshift:{root}/tests/fixtures/import/openshift/{file}"),
-                    }),
-                },
+                &Cycle::importing(
+                    "clusterproxy_profile.imported",
+                    format!("openshift:{root}/tests/fixtures/import/openshift/{file}"),
+                ),
             );
             for secret in ["s3cr@t", "s3cr%40t"] {
                 work.assert_secret_absent(&["plan", "-var-file=test.tfvars"], secret);

@@ -3,10 +3,13 @@
 //! Terraform 1.11 and 1.0.3: each bad input is a diagnostic on its
 //! attribute, declared once in the shared schema.
 
+#[path = "e2e/diagnostics.rs"]
+mod diagnostics;
 #[path = "e2e/mod.rs"]
 mod harness;
 
-use harness::{example, for_each_terraform, Workdir};
+use diagnostics::expect_bad_inputs;
+use harness::{diagnostic_text, for_each_terraform, Workdir};
 
 /// A renderer with one bad input line, and the diagnostic it must give at
 /// which attribute.
@@ -37,50 +40,48 @@ fn renderer(data_source: &str, line: &str) -> String {
 
 #[test]
 fn shared_renderer_inputs_reject_bad_values_on_their_attribute() {
+    let renderers = [
+        "clusterproxy_systemd_dropin",
+        "clusterproxy_capi_kubeadm",
+        "clusterproxy_pod_env",
+    ];
+    let mut cases: Vec<(String, &str, &str, Option<&str>)> = renderers
+        .iter()
+        .flat_map(|data_source| {
+            CASES.iter().map(|(line, summary, attribute)| {
+                (renderer(data_source, line), *summary, *attribute, None)
+            })
+        })
+        .collect();
+    // The merging data source shares `clients` and its rules.
+    cases.extend(CASES[..2].iter().map(|(line, summary, attribute)| {
+        (
+            format!("data \"clusterproxy_no_proxy\" \"x\" {{\n  installation = [\"a.example\"]\n  {line}\n}}\n"),
+            *summary,
+            *attribute,
+            None,
+        )
+    }));
     for_each_terraform(|tf| {
-        for data_source in [
-            "clusterproxy_systemd_dropin",
-            "clusterproxy_capi_kubeadm",
-            "clusterproxy_pod_env",
-        ] {
-            for (line, summary, attribute) in CASES {
-                let work = Workdir::from_files(
-                    tf,
-                    &[
-                        ("provider.tf", &example("provider/provider.tf")),
-                        ("main.tf", &renderer(data_source, line)),
-                    ],
-                );
-                work.expect_diagnostic_at(&["plan"], summary, attribute);
-            }
-        }
+        expect_bad_inputs(tf, &[], None, &cases);
         // `http_proxy = ""` is an empty value, never "no proxy configured".
-        let work = Workdir::from_files(
+        let work = Workdir::with_provider(
             tf,
-            &[
-                ("provider.tf", &example("provider/provider.tf")),
-                (
-                    "main.tf",
-                    "data \"clusterproxy_pod_env\" \"x\" {\n  http_proxy = \"\"\n}\n",
-                ),
-            ],
+            "data \"clusterproxy_pod_env\" \"x\" {\n  http_proxy = \"\"\n}\n",
         );
-        let run = work.expect_diagnostic_at(&["plan"], "Empty value", "http_proxy");
-        assert!(!run.combined().contains("No proxy configured"));
-        // The merging data source shares `clients` and its rules.
-        for (line, summary, attribute) in &CASES[..2] {
-            let work = Workdir::from_files(
-                tf,
-                &[
-                    ("provider.tf", &example("provider/provider.tf")),
-                    (
-                        "main.tf",
-                        &format!("data \"clusterproxy_no_proxy\" \"x\" {{\n  installation = [\"a.example\"]\n  {line}\n}}\n"),
-                    ),
-                ],
-            );
-            work.expect_diagnostic_at(&["plan"], summary, attribute);
-        }
+        let reported = work.expect_diagnostic_at(&["plan"], "Empty value", "http_proxy");
+        let texts: Vec<String> = reported
+            .run
+            .diagnostics()
+            .iter()
+            .map(diagnostic_text)
+            .collect();
+        assert!(
+            !texts
+                .iter()
+                .any(|text| text.contains("No proxy configured")),
+            "{texts:#?}"
+        );
     });
 }
 
@@ -100,13 +101,7 @@ data "clusterproxy_systemd_dropin" "x" {
 }
 "#;
     for_each_terraform(|tf| {
-        let work = Workdir::from_files(
-            tf,
-            &[
-                ("provider.tf", &example("provider/provider.tf")),
-                ("main.tf", config),
-            ],
-        );
+        let work = Workdir::with_provider(tf, config);
         work.expect_diagnostic_at(&["plan"], "Conflicting attributes", "https_proxy");
         work.expect_diagnostic_at(&["plan"], "Conflicting attributes", "installation");
     });

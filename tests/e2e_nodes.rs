@@ -5,14 +5,22 @@
 //! values, the proxy password never shows in plan output or trace logs, and
 //! each platform rule is a diagnostic on its attribute.
 
+#[path = "e2e/cycle.rs"]
+mod cycle;
+#[path = "e2e/diagnostics.rs"]
+mod diagnostics;
+#[path = "e2e/examples.rs"]
+mod examples;
 #[path = "e2e/mod.rs"]
 mod harness;
+#[path = "e2e/secrets.rs"]
+mod secrets;
 
 use base64::Engine as _;
-use harness::{
-    apply_data_source_example, example, for_each_terraform, run_cycle, Cycle, ImportStep, Workdir,
-    EXAMPLE_PASSWORD_ENCODED as PASSWORD_ENCODED,
-};
+use cycle::{run_cycle, Cycle};
+use diagnostics::expect_bad_inputs;
+use examples::{apply_data_source_example, EXAMPLE_PASSWORD_ENCODED as PASSWORD_ENCODED};
+use harness::{for_each_terraform, Workdir};
 use serde::Deserialize as _;
 use std::process::Command;
 
@@ -230,8 +238,7 @@ fn kubespray_example() {
 /// Each platform rule fails the plan with a diagnostic on the attribute at fault.
 #[test]
 fn node_renderer_bad_input_is_a_diagnostic() {
-    let provider = example("provider/provider.tf");
-    let cases: Vec<(&str, &str, &str)> = vec![
+    let cases: Vec<(&str, &str, &str, Option<&str>)> = vec![
         (
             r#"data "clusterproxy_talos" "x" {
   http_proxy    = "http://proxy.corp.example:3128"
@@ -239,6 +246,7 @@ fn node_renderer_bad_input_is_a_diagnostic() {
 }"#,
             "Invalid Talos version",
             "talos_version",
+            None,
         ),
         (
             r#"data "clusterproxy_kubespray" "x" {
@@ -247,6 +255,7 @@ fn node_renderer_bad_input_is_a_diagnostic() {
 }"#,
             "Inventory host address is not an IP address",
             "inventory_hosts",
+            None,
         ),
         (
             r#"data "clusterproxy_kubespray" "x" {
@@ -255,6 +264,7 @@ fn node_renderer_bad_input_is_a_diagnostic() {
 }"#,
             "Load balancer address is not an IP address",
             "loadbalancer_apiserver_address",
+            None,
         ),
         (
             r#"data "clusterproxy_kubespray" "x" {
@@ -263,6 +273,7 @@ fn node_renderer_bad_input_is_a_diagnostic() {
 }"#,
             "Invalid value",
             "apiserver_loadbalancer_domain_name",
+            None,
         ),
         (
             r#"data "clusterproxy_rke2" "x" {
@@ -271,6 +282,7 @@ fn node_renderer_bad_input_is_a_diagnostic() {
 }"#,
             "Invalid value",
             "scope",
+            None,
         ),
         (
             r#"data "clusterproxy_ignition" "x" {
@@ -279,6 +291,7 @@ fn node_renderer_bad_input_is_a_diagnostic() {
 }"#,
             "Not a service unit",
             "units",
+            None,
         ),
         (
             r#"data "clusterproxy_cloud_init" "x" {
@@ -287,6 +300,7 @@ fn node_renderer_bad_input_is_a_diagnostic() {
 }"#,
             "Invalid systemd unit name",
             "units",
+            None,
         ),
     ];
     let warned = r#"data "clusterproxy_rke2" "x" {
@@ -302,31 +316,18 @@ fn node_renderer_bad_input_is_a_diagnostic() {
         hosts.join(", ")
     );
     for_each_terraform(|tf| {
-        for (config, summary, attribute) in &cases {
-            let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", config)]);
-            work.expect_diagnostic_at(&["plan"], summary, attribute);
-        }
+        expect_bad_inputs(tf, &[], None, &cases);
         // Warnings do not stop the plan, and point at their attribute.
-        for (config, summary, line) in [
+        for (config, summary, attribute) in [
             (
                 warned.to_owned(),
                 "In-cluster traffic would go to the proxy",
-                "= \"all\"",
+                "scope",
             ),
-            (
-                large.clone(),
-                "User data larger than EC2 accepts",
-                "= \"aws\"",
-            ),
+            (large.clone(), "User data larger than EC2 accepts", "cloud"),
         ] {
-            let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", &config)]);
-            let text = work.run_ok(&["plan"]).combined();
-            let warning: Vec<&str> = text
-                .lines()
-                .skip_while(|l| !l.contains(&format!("Warning: {summary}")))
-                .take_while(|l| !l.starts_with('╵'))
-                .collect();
-            assert!(warning.iter().any(|l| l.contains(line)), "{text}");
+            let work = Workdir::with_provider(tf, &config);
+            work.expect_diagnostic(&["plan"], "warning", summary, attribute);
         }
     });
 }
@@ -357,23 +358,11 @@ resource "clusterproxy_profile" "imported" {
 }
 "#;
     for_each_terraform(|tf| {
-        let work = Workdir::from_files(
-            tf,
-            &[
-                ("provider.tf", &example("provider/provider.tf")),
-                ("main.tf", main),
-            ],
-        );
+        let work = Workdir::with_provider(tf, main);
         work.write_file("test.tfvars", "proxy_password = \"s3cr@t\"\n");
         run_cycle(
             &work,
-            &Cycle {
-                var_file: Some("test.tfvars".into()),
-                import: Some(ImportStep {
-                    address: "clusterproxy_profile.imported".into(),
-                    id: format!("rke2:{fixture}"),
-                }),
-            },
+            &Cycle::importing("clusterproxy_profile.imported", format!("rke2:{fixture}")),
         );
     });
 }

@@ -4,13 +4,23 @@
 //! plan empty after each step, secrets absent from CLI output and trace logs,
 //! and bad input as diagnostics that write no state.
 
+#[path = "e2e/cycle.rs"]
+mod cycle;
+#[path = "e2e/diagnostics.rs"]
+mod diagnostics;
 #[path = "e2e/mod.rs"]
 mod harness;
+#[path = "e2e/imports.rs"]
+mod imports;
+#[path = "e2e/plancheck.rs"]
+mod plancheck;
+#[path = "e2e/secrets.rs"]
+mod secrets;
 
-use harness::{
-    example, expect_action, expect_known, for_each_terraform, hcl_string, planned_change,
-    run_cycle, Cycle, Feature, ImportStep, Workdir,
-};
+use cycle::{hcl_string, run_cycle, Cycle, Feature};
+use diagnostics::expect_bad_inputs;
+use harness::{example, for_each_terraform, Workdir};
+use plancheck::{expect_action, expect_known, planned_change};
 
 /// The password of tests/fixtures/import/systemd/messy.conf.
 const PASSWORD: &str = "p@ss word";
@@ -23,13 +33,7 @@ fn fixture(path: &str) -> String {
 }
 
 fn workdir(tf: &harness::Terraform, main: &str) -> Workdir {
-    let work = Workdir::from_files(
-        tf,
-        &[
-            ("provider.tf", &example("provider/provider.tf")),
-            ("main.tf", main),
-        ],
-    );
+    let work = Workdir::with_provider(tf, main);
     work.write_file(
         "test.tfvars",
         &format!("proxy_password = {}\n", hcl_string(PASSWORD)),
@@ -51,13 +55,10 @@ fn profile_example_cycle_and_import() {
         let work = workdir(tf, &example("resources/clusterproxy_profile/resource.tf"));
         let outputs = run_cycle(
             &work,
-            &Cycle {
-                var_file: Some("test.tfvars".into()),
-                import: Some(ImportStep {
-                    address: "clusterproxy_profile.corp".into(),
-                    id: format!("corp=systemd:{}", fixture("systemd/messy.conf")),
-                }),
-            },
+            &Cycle::importing(
+                "clusterproxy_profile.corp",
+                format!("corp=systemd:{}", fixture("systemd/messy.conf")),
+            ),
         );
         assert_eq!(outputs["revision"], 1);
         let dropin = outputs["containerd_dropin"].as_str().unwrap();
@@ -137,24 +138,15 @@ fn profile_import_of_every_kind_matches_its_configuration() {
                 "variable \"proxy_password\" {{\n  type      = string\n  sensitive = true\n  default   = null\n}}\n\nresource \"clusterproxy_profile\" \"imported\" {{\n  {}\n  password    = var.proxy_password\n}}\n",
                 case.attributes
             );
-            let work = Workdir::from_files(
-                tf,
-                &[
-                    ("provider.tf", &example("provider/provider.tf")),
-                    ("main.tf", &main),
-                ],
-            );
+            let work = Workdir::with_provider(tf, &main);
             work.write_file("test.tfvars", &format!("proxy_password = {password}\n"));
             work.write_file("ca.pem", &ca);
             run_cycle(
                 &work,
-                &Cycle {
-                    var_file: Some("test.tfvars".into()),
-                    import: Some(ImportStep {
-                        address: "clusterproxy_profile.imported".into(),
-                        id: format!("{kind}:{}", fixture(path)),
-                    }),
-                },
+                &Cycle::importing(
+                    "clusterproxy_profile.imported",
+                    format!("{kind}:{}", fixture(path)),
+                ),
             );
         }
     });
@@ -275,13 +267,7 @@ output "fingerprint" {{
         if !tf.supports(Feature::TerraformData) {
             return;
         }
-        let work = Workdir::from_files(
-            tf,
-            &[
-                ("provider.tf", &example("provider/provider.tf")),
-                ("main.tf", &config("first-secret")),
-            ],
-        );
+        let work = Workdir::with_provider(tf, &config("first-secret"));
         for (secret, expected_revision) in [("first-secret", 1), ("second-secret", 2)] {
             work.write_file("main.tf", &config(secret));
             work.run_ok(&["plan", "-out=tfplan"]);
@@ -623,13 +609,7 @@ output "revision" {{
         r#""a.example", "b.example""#,
     );
     for_each_terraform(|tf| {
-        let work = Workdir::from_files(
-            tf,
-            &[
-                ("provider.tf", &example("provider/provider.tf")),
-                ("main.tf", &first),
-            ],
-        );
+        let work = Workdir::with_provider(tf, &first);
         work.run_ok(&["apply", "-auto-approve"]);
         let before = work.resource_values("clusterproxy_profile.corp");
         work.write_file("main.tf", &permuted);
@@ -679,17 +659,17 @@ fn profile_bad_input_is_a_diagnostic() {
         ("name = \"x\"\n  http_proxy = \"http://p:3128\"\n  trusted_ca = \"\"", "Empty value", "trusted_ca"),
         ("name = \"x\"\n  http_proxy = \"http://p:3128\"\n  no_proxy = [\"a.example\", null]", "Null list element", "no_proxy"),
     ];
+    let variable = "variable \"proxy_password\" {\n  type      = string\n  sensitive = true\n  default   = \"secret-only\"\n}\n";
+    let cases: Vec<(String, &str, &str, Option<&str>)> = cases
+        .into_iter()
+        .map(|(body, summary, attribute)| {
+            let config =
+                format!("resource \"clusterproxy_profile\" \"x\" {{\n  {body}\n}}\n\n{variable}");
+            (config, summary, attribute, None)
+        })
+        .collect();
     for_each_terraform(|tf| {
-        for (body, summary, attribute) in cases {
-            let config = format!("resource \"clusterproxy_profile\" \"x\" {{\n  {body}\n}}\n");
-            let work = workdir(tf, &format!("{config}\nvariable \"proxy_password\" {{\n  type      = string\n  sensitive = true\n  default   = \"secret-only\"\n}}\n"));
-            let run = work.expect_diagnostic_at(&["plan"], summary, attribute);
-            let text = run.combined();
-            assert!(
-                !text.contains("secret-only") && !text.contains("panic"),
-                "{text}"
-            );
-        }
+        expect_bad_inputs(tf, &[], Some("secret-only"), &cases);
         let work = workdir(tf, &example("resources/clusterproxy_profile/resource.tf"));
         for (id, needle) in [
             ("corp=nope:x", "Invalid import ID"),
@@ -702,21 +682,11 @@ fn profile_bad_input_is_a_diagnostic() {
                 "Cannot import proxy settings",
             ),
         ] {
-            work.expect_failure(
-                &[
-                    "import",
-                    "-var-file=test.tfvars",
-                    "clusterproxy_profile.corp",
-                    id,
-                ],
+            work.expect_import_failure(
+                &["-var-file=test.tfvars"],
+                "clusterproxy_profile.corp",
+                id,
                 needle,
-            );
-            assert!(
-                !work.path().join("terraform.tfstate").exists()
-                    || !std::fs::read_to_string(work.path().join("terraform.tfstate"))
-                        .unwrap()
-                        .contains("clusterproxy_profile"),
-                "a failed import wrote state"
             );
         }
     });
@@ -736,13 +706,7 @@ fn artifact_settings_report_drift() {
             work.path().join("http-proxy.conf"),
         )
         .unwrap();
-        let outputs = run_cycle(
-            &work,
-            &Cycle {
-                var_file: Some("test.tfvars".into()),
-                import: None,
-            },
-        );
+        let outputs = run_cycle(&work, &Cycle::with_vars());
         assert_eq!(outputs["in_sync"], true);
         assert_eq!(
             outputs["dropped"][0],
@@ -809,13 +773,7 @@ output "renders" {{
             return;
         }
         let work = workdir(tf, &example("functions/render/function.tf"));
-        let outputs = run_cycle(
-            &work,
-            &Cycle {
-                var_file: Some("test.tfvars".into()),
-                import: None,
-            },
-        );
+        let outputs = run_cycle(&work, &Cycle::with_vars());
         let dropin = outputs["containerd_dropin"].as_str().unwrap();
         assert!(
             dropin.contains("HTTP_PROXY=http://svc-k8s:***@proxy.corp.example:3128"),
@@ -866,27 +824,33 @@ output "x" {
   value = provider::clusterproxy::render("nope", null, null)
 }
 "#;
-        let work_bad = Workdir::from_files(
-            tf,
-            &[
-                ("provider.tf", &example("provider/provider.tf")),
-                ("main.tf", bad),
-            ],
+        let work_bad = Workdir::with_provider(tf, bad);
+        work_bad.expect_diagnostic_at(
+            &["plan"],
+            "Invalid value for \"settings\" parameter",
+            "value",
         );
-        work_bad.expect_failure(&["plan"], "Invalid value for \"settings\" parameter");
         let bad = r#"
 output "x" {
   value = provider::clusterproxy::render("nope", { http_proxy = "http://p:1", https_proxy = null, username = null, password = null, no_proxy = [], trusted_ca = null }, null)
 }
 "#;
         work_bad.write_file("main.tf", bad);
-        work_bad.expect_failure(&["plan"], "Invalid value for \"platform\" parameter");
+        work_bad.expect_diagnostic_at(
+            &["plan"],
+            "Invalid value for \"platform\" parameter",
+            "value",
+        );
         for command in [&["plan", vars[0]][..], &["apply", "-auto-approve", vars[0]]] {
-            let run = work.expect_failure(command, "Invalid value for \"settings\" parameter");
+            let reported = work.expect_diagnostic_at(
+                command,
+                "Invalid value for \"settings\" parameter",
+                "aks_http_proxy_config",
+            );
             assert!(
-                run.combined().contains("profile.username: AKS does not"),
+                reported.text().contains("profile.username: AKS does not"),
                 "{}",
-                run.combined()
+                reported.text()
             );
         }
         assert_eq!(

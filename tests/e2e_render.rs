@@ -3,14 +3,25 @@
 //! to the intended values, the proxy password never shows in CLI output or
 //! trace logs, and each platform rule is a diagnostic on the right attribute.
 
+#[path = "e2e/cycle.rs"]
+mod cycle;
+#[path = "e2e/diagnostics.rs"]
+mod diagnostics;
+#[path = "e2e/examples.rs"]
+mod examples;
 #[path = "e2e/mod.rs"]
 mod harness;
+#[path = "e2e/secrets.rs"]
+mod secrets;
 
 use base64::Engine as _;
-use harness::{
-    apply_data_source_example, ca_certificate, example, for_each_terraform, run_cycle, Cycle,
-    Workdir, EXAMPLE_PASSWORD as PASSWORD, EXAMPLE_PASSWORD_ENCODED as PASSWORD_ENCODED,
+use cycle::{run_cycle, Cycle};
+use diagnostics::expect_bad_inputs;
+use examples::{
+    apply_data_source_example, ca_certificate, EXAMPLE_PASSWORD as PASSWORD,
+    EXAMPLE_PASSWORD_ENCODED as PASSWORD_ENCODED,
 };
+use harness::{for_each_terraform, Workdir};
 
 #[test]
 fn systemd_dropin_example() {
@@ -71,7 +82,7 @@ fn capi_kubeadm_example() {
         let outputs = apply_data_source_example(tf, "clusterproxy_capi_kubeadm");
         let yaml = outputs["kubeadm_config_spec"].as_str().unwrap();
         for secret in [PASSWORD, PASSWORD_ENCODED] {
-            for form in harness::secret_forms(secret) {
+            for form in secrets::secret_forms(secret) {
                 assert!(!yaml.contains(&form), "{form:?} in the KCP YAML:\n{yaml}");
             }
         }
@@ -272,32 +283,12 @@ fn hosts(count: usize) -> Vec<String> {
         .collect()
 }
 
-/// The text of the `summary` warning in Terraform's output, up to the next
-/// diagnostic, with every run of blanks and line breaks as one space
-/// (Terraform wraps and aligns the text).
-fn warning_text(text: &str, summary: &str) -> String {
-    let mut lines = text
-        .lines()
-        .map(|line| line.trim_start_matches(['│', '╷', '╵', ' ']).trim_end())
-        .skip_while(|line| *line != format!("Warning: {summary}"));
-    let head = lines.next().unwrap_or_default().to_owned();
-    let body: Vec<&str> = lines
-        .take_while(|line| !line.starts_with("Warning: ") && !line.starts_with("Error: "))
-        .filter(|line| !line.is_empty())
-        .collect();
-    format!("{head} {}", body.join(" "))
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// Warnings that do not stop the plan, on the attribute at fault, and the
 /// renderings they concern: a unit name one letter away from `kubelet`, a
 /// drop-in line over 64 KiB; a proxy URL without a port renders the
 /// scheme's port; a namespace `yes` is quoted in the Secret manifest.
 #[test]
 fn renderer_warnings_ports_and_quoting() {
-    let provider = example("provider/provider.tf");
     let config = format!(
         r#"data "clusterproxy_systemd_dropin" "typo" {{
   http_proxy = "http://proxy.corp.example:3128"
@@ -337,18 +328,29 @@ output "secret_manifest" {{
         hosts(1_700).join(", ")
     );
     for_each_terraform(|tf| {
-        let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", &config)]);
-        let text = work.run_ok(&["plan"]).combined();
-        let typo = warning_text(&text, "Unit name looks like a typo");
-        assert!(typo.contains("did you mean \"kubelet\""), "{text}");
+        let work = Workdir::with_provider(tf, &config);
+        let typo =
+            work.expect_diagnostic(&["plan"], "warning", "Unit name looks like a typo", "units");
         assert!(
-            typo.contains("3: units = [\"containerd\", \"kublet\"]"),
-            "no snippet at units:\n{typo}"
+            typo.text().contains("did you mean \"kubelet\""),
+            "{}",
+            typo.text()
         );
-        let long = warning_text(&text, "Very long drop-in line");
-        assert!(
-            long.contains("6: data \"clusterproxy_systemd_dropin\" \"long\" {"),
-            "{text}"
+        assert_eq!(
+            typo.diagnostic["range"]["start"]["line"], 3,
+            "{:#}",
+            typo.diagnostic
+        );
+        let long = work.expect_diagnostic(
+            &["plan"],
+            "warning",
+            "Very long drop-in line",
+            "data \"clusterproxy_systemd_dropin\" \"long\" {",
+        );
+        assert_eq!(
+            long.diagnostic["range"]["start"]["line"], 6,
+            "{:#}",
+            long.diagnostic
         );
         let outputs = run_cycle(&work, &Cycle::default());
         assert_eq!(
@@ -365,7 +367,6 @@ output "secret_manifest" {{
 /// Each platform rule fails the plan with a diagnostic on the attribute at fault.
 #[test]
 fn renderer_bad_input_is_a_diagnostic() {
-    let provider = example("provider/provider.tf");
     let ca = base64::engine::general_purpose::STANDARD.encode("not a certificate");
     let long_list = hosts(800);
     // (configuration, diagnostic summary, the line Terraform's snippet must
@@ -623,21 +624,5 @@ data "clusterproxy_pod_env" "x" {
             Some("LONG_LINE_MAX"),
         ),
     ];
-    for_each_terraform(|tf| {
-        for (config, summary, at, mentions) in &cases {
-            let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", config)]);
-            let run = work.expect_diagnostic_at(&["plan"], summary, at);
-            let text = run.combined();
-            if let Some(mentions) = mentions {
-                assert!(
-                    text.contains(mentions),
-                    "{summary}: {mentions} not mentioned:\n{text}"
-                );
-            }
-            assert!(
-                !text.contains("secret-only") && !text.contains("panic"),
-                "{text}"
-            );
-        }
-    });
+    for_each_terraform(|tf| expect_bad_inputs(tf, &[], Some("secret-only"), &cases));
 }

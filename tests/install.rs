@@ -5,10 +5,12 @@
 //! unpacked); `terraform providers lock` and `providers mirror`; tampered
 //! artifacts are refused. The README's mirror commands run verbatim.
 
-#[path = "e2e/mod.rs"]
+#[path = "e2e/terraform.rs"]
 mod harness;
 #[path = "install/mod.rs"]
 mod install;
+#[path = "install/registry.rs"]
+mod registry;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -16,6 +18,7 @@ use std::sync::{Arc, OnceLock};
 
 use harness::for_each_terraform;
 use install::*;
+use registry::*;
 
 /// The provider address at the test registry.
 fn registry_address(server: &HttpsServer) -> String {

@@ -5,6 +5,7 @@
 //! times the 1k call. Instructions, not wall time: the count does not depend
 //! on the machine's load.
 
+#[path = "support/requests.rs"]
 mod support;
 
 use std::process::Command;

@@ -4,9 +4,6 @@
 //! and the GitHub workflow JSON schema. The install tests (tests/install.rs)
 //! feed the same artifacts to Terraform.
 
-#[path = "e2e/mod.rs"]
-#[allow(unused)]
-mod harness;
 #[path = "install/mod.rs"]
 mod install;
 

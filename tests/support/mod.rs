@@ -1,9 +1,8 @@
 //! Shared by the protocol tests and the runtime benchmark: the real plugin
 //! binary started as Terraform starts it (magic cookie, a Terraform-like
 //! P-521 client certificate), the handshake line, and gRPC clients over the
-//! mutually authenticated unix socket.
-
-#![allow(dead_code)]
+//! mutually authenticated unix socket. The ReadDataSource requests and the
+//! CPU-time reader are in `requests.rs` (tests/linear.rs includes only that).
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -16,6 +15,10 @@ use clusterproxy::framework::proto::provider_client::ProviderClient;
 use hyper_util::rt::TokioIo;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName};
 use tonic::transport::{Channel, Endpoint, Uri};
+
+mod requests;
+#[allow(unused_imports, reason = "tests/plugin_host.rs sends no request")]
+pub use requests::*;
 
 /// The provider binary cargo built for this test or bench target.
 pub const BINARY: &str = env!("CARGO_BIN_EXE_terraform-provider-clusterproxy");
@@ -40,6 +43,10 @@ pub fn terraform_like_client_cert() -> (String, Vec<u8>, Vec<u8>) {
 /// Starts the binary with Terraform's plugin environment (magic cookie,
 /// protocols 5 and 6 offered, the client certificate, the socket directory)
 /// and reads the first line of its stdout.
+#[allow(
+    dead_code,
+    reason = "tests/plugin_host.rs starts the plugin without a client of its own"
+)]
 pub fn spawn(cert_pem: &str, socket_dir: &std::path::Path) -> (Child, String) {
     spawn_with(cert_pem, socket_dir, &[], Stdio::null())
 }
@@ -72,10 +79,18 @@ pub fn spawn_with(
 /// `core|protocol|network|address|wire protocol|certificate`.
 #[derive(Debug, Clone)]
 pub struct Handshake {
+    #[allow(
+        dead_code,
+        reason = "only tests/plugin_host.rs checks the versions and the protocol"
+    )]
     /// The first three fields: core version, protocol version, network.
     pub versions_and_network: [String; 3],
     /// The socket path.
     pub address: String,
+    #[allow(
+        dead_code,
+        reason = "only tests/plugin_host.rs checks the versions and the protocol"
+    )]
     /// The wire protocol.
     pub protocol: String,
     /// The server certificate, unpadded standard base64 of its DER.
@@ -213,9 +228,12 @@ pub struct Plugin {
     pub child: Child,
     /// The unix socket path from the handshake line.
     pub socket: String,
+    #[allow(dead_code, reason = "tests/plugin_host.rs makes no gRPC client")]
     /// The server certificate (DER) from the handshake line.
     pub server_der: Vec<u8>,
+    #[allow(dead_code, reason = "tests/plugin_host.rs makes no gRPC client")]
     client_der: Vec<u8>,
+    #[allow(dead_code, reason = "tests/plugin_host.rs makes no gRPC client")]
     client_key: Vec<u8>,
     _dir: tempfile::TempDir,
 }
@@ -252,7 +270,13 @@ impl Plugin {
             _dir: dir,
         }
     }
+}
 
+#[allow(
+    dead_code,
+    reason = "tests/plugin_host.rs makes no gRPC client; only tests/grpc.rs uses the controller"
+)]
+impl Plugin {
     /// A gRPC channel over the socket, authenticated with the pinned client certificate.
     pub async fn channel(&self) -> Channel {
         let connector = tls_client(
@@ -287,6 +311,7 @@ impl Plugin {
 }
 
 /// A plain-text gRPC channel over the unix socket `socket` (`--debug` mode).
+#[allow(dead_code, reason = "only tests/grpc.rs serves in --debug mode")]
 pub async fn plain_channel(socket: &str) -> Channel {
     let socket = socket.to_owned();
     Endpoint::from_static("http://localhost")
@@ -299,91 +324,4 @@ pub async fn plain_channel(socket: &str) -> Channel {
         }))
         .await
         .expect("plain gRPC connection")
-}
-
-/// A ReadDataSource request for `clusterproxy_no_proxy` with a typical configuration.
-pub fn read_no_proxy_request() -> clusterproxy::framework::proto::read_data_source::Request {
-    read_no_proxy_request_with(&[], &[])
-}
-
-/// `n` mixed NO_PROXY entries (host names, domains, IPv4 and IPv6 addresses,
-/// CIDR blocks, ports), deterministic; a few CIDR blocks repeat.
-pub fn mixed_entries(n: usize) -> Vec<String> {
-    (0..n)
-        .map(|i| {
-            let (a, b, c) = ((i >> 16) & 0xff, (i >> 8) & 0xff, i & 0xff);
-            match i % 6 {
-                0 => format!("host-{i}.team-{}.corp.example", i % 97),
-                1 => format!(".zone-{i}.example"),
-                2 => format!("10.{a}.{b}.{c}"),
-                3 => format!("172.{}.{b}.0/24", 16 + a % 16),
-                4 => format!("fd00:{a:x}:{b:x}::{c:x}"),
-                _ => format!("svc-{i}.corp.example:{}", 1024 + i % 1000),
-            }
-        })
-        .collect()
-}
-
-/// [`read_no_proxy_request`] with `extra` added to its installation list and
-/// `must_bypass` set (when not empty).
-pub fn read_no_proxy_request_with(
-    extra: &[String],
-    must_bypass: &[String],
-) -> clusterproxy::framework::proto::read_data_source::Request {
-    use clusterproxy::framework::data_source::DataSource as _;
-    use clusterproxy::framework::value::{msgpack, Value};
-    let schema = clusterproxy::provider::data_sources::no_proxy::NoProxy.schema();
-    let ty = schema.object_type();
-    let list = |items: &[&str]| Value::list(items.iter().map(|s| Value::string(*s)).collect());
-    let mut config = Value::object(
-        schema
-            .attributes
-            .iter()
-            .map(|a| (a.name.clone(), Value::null())),
-    );
-    let installation: Vec<&str> = ["registry.corp.example", ".corp.example", "10.20.0.0/16"]
-        .into_iter()
-        .chain(extra.iter().map(String::as_str))
-        .collect();
-    config.set_attr("installation", list(&installation));
-    if !must_bypass.is_empty() {
-        config.set_attr(
-            "must_bypass",
-            Value::list(
-                must_bypass
-                    .iter()
-                    .map(|s| Value::string(s.as_str()))
-                    .collect(),
-            ),
-        );
-    }
-    config.set_attr("pod_cidrs", list(&["192.168.0.0/16"]));
-    config.set_attr("service_cidrs", list(&["10.96.0.0/12"]));
-    config.set_attr("apiserver_host", Value::string("api.prod-1.corp.example"));
-    clusterproxy::framework::proto::read_data_source::Request {
-        type_name: "clusterproxy_no_proxy".into(),
-        config: Some(clusterproxy::framework::proto::DynamicValue {
-            msgpack: msgpack::encode(&config, &ty).unwrap(),
-            json: Vec::new(),
-        }),
-        ..Default::default()
-    }
-}
-
-/// User plus system CPU time of process `pid` so far (/proc/<pid>/stat, in
-/// clock ticks of 10 ms).
-pub fn cpu_time(pid: u32) -> std::time::Duration {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .map_or("", |(_, rest)| rest)
-        .split_whitespace()
-        .collect();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
-    std::time::Duration::from_millis((ticks(11) + ticks(12)) * 10)
 }

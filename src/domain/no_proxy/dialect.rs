@@ -16,6 +16,7 @@ use std::net::IpAddr;
 use ipnet::IpNet;
 
 use super::destination::Destination;
+use super::render::java_expresses;
 
 mod httpx;
 
@@ -162,6 +163,28 @@ impl Dialect {
             | Dialect::Node
             | Dialect::Undici
             | Dialect::Httpx => false,
+        }
+    }
+
+    /// True when the block `cover` may replace the narrower block `net` in the
+    /// merged list for this client: it expresses `cover` whenever it expresses
+    /// `net` (Java writes only octet-aligned IPv4 blocks, as `a.b.*`).
+    pub fn keeps_cover(self, cover: &IpNet, net: &IpNet) -> bool {
+        match (self, cover, net) {
+            (Dialect::Java, IpNet::V4(cover), IpNet::V4(net)) => {
+                java_expresses(cover) || !java_expresses(net)
+            }
+            _ => true,
+        }
+    }
+
+    /// The separator between entries of the client's setting (`|` in Java's
+    /// `http.nonProxyHosts`, `,` in NO_PROXY).
+    pub fn separator(self) -> &'static str {
+        if self == Dialect::Java {
+            "|"
+        } else {
+            ","
         }
     }
 

@@ -13,7 +13,6 @@ use ipnet::IpNet;
 
 use super::dialect::Dialect;
 use super::entry::{Entry, Host};
-use super::render::java_expresses;
 use crate::domain::{cancel, Field, Finding, Location};
 
 /// One input list.
@@ -429,14 +428,10 @@ impl<'a> Covers<'a> {
             }
             Host::Cidr(net) => {
                 let cover = self.supernet(net.addr(), net.prefix_len())?;
-                let java_safe = !targets.contains(&Dialect::Java)
-                    || match (cover, net) {
-                        (IpNet::V4(cover), IpNet::V4(net)) => {
-                            java_expresses(&cover) || !java_expresses(net)
-                        }
-                        _ => true,
-                    };
-                java_safe.then(|| cover.to_string())
+                targets
+                    .iter()
+                    .all(|d| d.keeps_cover(&cover, net))
+                    .then(|| cover.to_string())
             }
             Host::Any => None,
         }

@@ -70,10 +70,9 @@ pub fn render(dialect: Dialect, entries: &[Entry]) -> Rendering {
         .map(String::as_str)
         .filter(|part| emitted.insert(part))
         .collect();
-    let separator = if dialect == Dialect::Java { "|" } else { "," };
     Rendering {
         dialect,
-        value: unique.join(separator),
+        value: unique.join(dialect.separator()),
         warnings,
     }
 }

@@ -1,0 +1,388 @@
+//! The testing cycle of terraform-plugin-testing (validate, plan, apply,
+//! empty re-plan, empty refresh-only plan, optional import, destroy) and
+//! the import checks it runs.
+
+use serde_json::Value;
+
+use crate::harness::{example, Run, Terraform, Workdir};
+
+/// A Terraform feature with a minimum Terraform version.
+#[allow(
+    dead_code,
+    reason = "each variant serves only the test binaries of its feature"
+)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Feature {
+    /// `import {}` blocks and `-generate-config-out` (1.5).
+    ImportBlock,
+    /// Provider-defined functions (1.8).
+    Functions,
+    /// The built-in `terraform_data` resource (1.4).
+    TerraformData,
+}
+
+impl Feature {
+    /// The first Terraform version that supports the feature.
+    pub fn min_version(self) -> (u32, u32, u32) {
+        match self {
+            Feature::ImportBlock => (1, 5, 0),
+            Feature::Functions => (1, 8, 0),
+            Feature::TerraformData => (1, 4, 0),
+        }
+    }
+}
+
+impl Terraform {
+    /// Whether this Terraform supports `feature`.
+    pub fn supports(&self, feature: Feature) -> bool {
+        self.version >= feature.min_version()
+    }
+}
+
+/// `value` as an HCL literal: JSON syntax, with template sequences escaped.
+pub fn hcl_literal(value: &Value) -> String {
+    serde_json::to_string(value)
+        .expect("value as JSON")
+        .replace("${", "$${")
+        .replace("%{", "%%{")
+}
+
+/// `text` as an HCL quoted string.
+pub fn hcl_string(text: &str) -> String {
+    hcl_literal(&Value::String(text.to_owned()))
+}
+
+impl Workdir {
+    /// Runs `terraform ARGS...`, panicking unless it exits 0.
+    pub fn run_ok(&self, args: &[&str]) -> Run {
+        self.run(args).expect_ok(args, &self.tf.version_string())
+    }
+
+    /// Root module outputs as `{name: value}` (from `terraform output -json`).
+    pub fn outputs(&self) -> serde_json::Map<String, Value> {
+        let run = self.run_ok(&["output", "-json"]);
+        let all: serde_json::Map<String, Value> =
+            serde_json::from_str(&run.stdout).expect("output -json is JSON");
+        all.into_iter()
+            .map(|(name, output)| (name, output["value"].clone()))
+            .collect()
+    }
+
+    /// The state as `terraform show -json` prints it.
+    pub fn state(&self) -> Value {
+        serde_json::from_str(&self.run_ok(&["show", "-json"]).stdout).expect("show -json is JSON")
+    }
+
+    /// Attribute values of the root-module resource at `address` in the state.
+    pub fn resource_values(&self, address: &str) -> Value {
+        let state = self.state();
+        state["values"]["root_module"]["resources"]
+            .as_array()
+            .and_then(|resources| resources.iter().find(|r| r["address"] == address))
+            .map(|resource| resource["values"].clone())
+            .unwrap_or_else(|| panic!("{address} not in state: {state}"))
+    }
+
+    /// Asserts that a plan (with `extra` arguments) proposes no change: exit
+    /// code 0 with `-detailed-exitcode`.
+    pub fn assert_plan_empty(&self, extra: &[&str]) {
+        let mut args = vec!["plan", "-detailed-exitcode"];
+        args.extend_from_slice(extra);
+        let run = self.run(&args);
+        assert_eq!(
+            run.code,
+            0,
+            "terraform {} is not empty on {}:\n{}",
+            args.join(" "),
+            self.tf.version_string(),
+            run.combined()
+        );
+    }
+
+    /// Asserts that the saved plan `plan_file` reads every data source and
+    /// knows every output at plan time, so users review rendered values in
+    /// the plan. The one exception is Terraform's own rule: a data source
+    /// that references a managed resource with pending changes is read at
+    /// apply (`read_because_dependency_pending`; Terraform 1.0 gives no
+    /// reason, so there a pending managed change must exist). A read
+    /// deferred because our values are unknown always fails.
+    pub fn assert_known_at_plan_time(&self, plan_file: &str) {
+        let plan = self.show_plan(plan_file);
+        let changes = plan["resource_changes"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let managed_change_pending = changes.iter().any(|c| {
+            c["mode"] == "managed" && c["change"]["actions"] != serde_json::json!(["no-op"])
+        });
+        let deferred: Vec<&Value> = changes.iter().filter(|c| c["mode"] == "data").collect();
+        let unexplained: Vec<(&Value, &Value)> = deferred
+            .iter()
+            .filter(|c| match c["action_reason"].as_str() {
+                Some(reason) => reason != "read_because_dependency_pending",
+                None => !managed_change_pending,
+            })
+            .map(|c| (&c["address"], &c["action_reason"]))
+            .collect();
+        assert!(
+            unexplained.is_empty(),
+            "data sources read at apply on {}: {unexplained:?}",
+            self.tf.version_string()
+        );
+        if deferred.is_empty() {
+            let unknown_outputs: Vec<&String> = plan["output_changes"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter(|(_, change)| change["after_unknown"] != Value::Bool(false))
+                .map(|(name, _)| name)
+                .collect();
+            assert!(
+                unknown_outputs.is_empty(),
+                "outputs unknown at plan time on {}: {unknown_outputs:?}",
+                self.tf.version_string()
+            );
+        }
+    }
+
+    /// Asserts that a saved plan (with `extra` arguments) changes no resource
+    /// and detects no drift, read from `terraform show -json` as
+    /// terraform-plugin-testing does. Used for refresh-only plans, whose exit
+    /// code Terraform 1.11 also sets when only the order of the state's
+    /// `sensitive_attributes` differs, and after an import, where outputs are
+    /// not in the state yet. Changes of sensitivity marks alone do not count.
+    pub fn assert_no_resource_changes(&self, extra: &[&str]) {
+        let plan = self.saved_plan("check.tfplan", extra);
+        let changed: Vec<&Value> = ["resource_changes", "resource_drift"]
+            .iter()
+            .filter_map(|key| plan[*key].as_array())
+            .flatten()
+            .filter(|change| change["change"]["actions"] != serde_json::json!(["no-op"]))
+            // Terraform 1.0 plans an update that only adds sensitivity marks
+            // (values unchanged) after an import or a state upgrade.
+            .filter(|change| change["change"]["before"] != change["change"]["after"])
+            // A data source read deferred to apply changes no infrastructure.
+            .filter(|change| change["mode"] != "data")
+            .collect();
+        assert!(
+            changed.is_empty(),
+            "terraform plan {} changes resources on {}: {changed:#?}",
+            extra.join(" "),
+            self.tf.version_string()
+        );
+    }
+
+    /// Runs `terraform plan -out=PLAN_FILE EXTRA...` and returns the saved
+    /// plan as `terraform show -json` prints it.
+    pub fn saved_plan(&self, plan_file: &str, extra: &[&str]) -> Value {
+        let out = format!("-out={plan_file}");
+        let mut args = vec!["plan", out.as_str()];
+        args.extend_from_slice(extra);
+        self.run_ok(&args);
+        self.show_plan(plan_file)
+    }
+
+    /// The saved plan `plan_file` as `terraform show -json` prints it.
+    fn show_plan(&self, plan_file: &str) -> Value {
+        serde_json::from_str(&self.run_ok(&["show", "-json", plan_file]).stdout)
+            .expect("show -json is JSON")
+    }
+
+    /// Asserts that a plan of this directory (which holds an `import {}`
+    /// block for `step`) only imports `step.address`, with no change, and
+    /// that applying it stores exactly `expected`; the next plan is empty.
+    fn assert_import_only(&self, step: &ImportStep, expected: &Value, vars: &[&str]) {
+        let plan = self.saved_plan("import.tfplan", vars);
+        let change = plan["resource_changes"]
+            .as_array()
+            .and_then(|changes| {
+                changes
+                    .iter()
+                    .find(|c| c["address"] == step.address.as_str())
+            })
+            .unwrap_or_else(|| panic!("no change for {} in {plan}", step.address));
+        assert_eq!(
+            (
+                &change["change"]["actions"],
+                &change["change"]["importing"]["id"]
+            ),
+            (
+                &serde_json::json!(["no-op"]),
+                &Value::String(step.id.clone())
+            ),
+            "import block of {} on {} does more than import: {change:#}",
+            step.address,
+            self.tf.version_string()
+        );
+        self.run_ok(&["apply", "import.tfplan"]);
+        assert_eq!(
+            self.resource_values(&step.address),
+            *expected,
+            "{} imported by an import block differs on {}",
+            step.address,
+            self.tf.version_string()
+        );
+        self.assert_no_resource_changes(vars);
+    }
+}
+
+/// An import step: the resource address and the import ID.
+#[derive(Debug, Clone)]
+pub struct ImportStep {
+    /// Resource address, e.g. `clusterproxy_profile.example`.
+    pub address: String,
+    /// The ID passed to `terraform import` / `import { id = .. }`.
+    pub id: String,
+}
+
+/// What one full cycle runs.
+#[derive(Debug, Clone, Default)]
+pub struct Cycle {
+    /// File name of a `.tfvars` file already written into the working dir.
+    pub var_file: Option<String>,
+    /// Import step to run after the first apply.
+    pub import: Option<ImportStep>,
+}
+
+#[allow(
+    dead_code,
+    reason = "not every test binary runs a cycle with variables or with an import"
+)]
+impl Cycle {
+    /// A cycle with the variables of `test.tfvars`.
+    pub fn with_vars() -> Cycle {
+        Cycle {
+            var_file: Some("test.tfvars".into()),
+            import: None,
+        }
+    }
+
+    /// A cycle with the variables of `test.tfvars` that imports `id` into
+    /// `address` after the first apply.
+    pub fn importing(address: &str, id: impl Into<String>) -> Cycle {
+        Cycle {
+            import: Some(ImportStep {
+                address: address.to_owned(),
+                id: id.into(),
+            }),
+            ..Cycle::with_vars()
+        }
+    }
+}
+
+/// `base` followed by `extra`, as one argument list.
+pub fn args_with<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
+    base.iter().chain(extra).copied().collect()
+}
+
+/// Runs the terraform-plugin-testing cycle in `work`: validate, plan -out
+/// (every output and data source known at plan time), apply, empty plan, empty refresh-only plan, the optional import step,
+/// destroy. Returns the outputs read right after apply.
+pub fn run_cycle(work: &Workdir, cycle: &Cycle) -> serde_json::Map<String, Value> {
+    let var_args: Vec<String> = cycle
+        .var_file
+        .iter()
+        .map(|file| format!("-var-file={file}"))
+        .collect();
+    let vars: Vec<&str> = var_args.iter().map(String::as_str).collect();
+
+    work.run_ok(&["validate"]);
+    work.run_ok(&args_with(&["plan", "-out=tfplan"], &vars));
+    work.assert_known_at_plan_time("tfplan");
+    work.run_ok(&["apply", "-auto-approve", "tfplan"]);
+    let outputs = work.outputs();
+    work.assert_plan_empty(&vars);
+    work.assert_no_resource_changes(&args_with(&["-refresh-only"], &vars));
+
+    if let Some(import) = &cycle.import {
+        run_import(work, import, &vars);
+    }
+
+    work.run_ok(&args_with(&["destroy", "-auto-approve"], &vars));
+    outputs
+}
+
+/// Imports `step.address` into fresh state (CLI `terraform import`), checks
+/// that the imported attributes equal the created ones and that the plan is
+/// empty; on Terraform >= 1.5 also imports through an `import {}` block with
+/// `-generate-config-out` and applies it.
+fn run_import(created: &Workdir, step: &ImportStep, vars: &[&str]) {
+    let expected = created.resource_values(&step.address);
+    let tf = &created.tf;
+
+    let fresh = Workdir::empty(tf);
+    copy_inputs(created, &fresh);
+    let mut import_args = vec!["import"];
+    import_args.extend_from_slice(vars);
+    import_args.extend([step.address.as_str(), step.id.as_str()]);
+    fresh.run_ok(&import_args);
+    assert_eq!(
+        fresh.resource_values(&step.address),
+        expected,
+        "imported {} differs from the created one on {}",
+        step.address,
+        tf.version_string()
+    );
+    fresh.assert_no_resource_changes(vars);
+
+    if tf.supports(Feature::ImportBlock) {
+        // The configuration the resource was created from, plus an import block.
+        let declared = Workdir::empty(tf);
+        copy_inputs(created, &declared);
+        declared.write_file("import.tf", &import_block(step));
+        declared.assert_import_only(step, &expected, vars);
+
+        // `-generate-config-out` from an empty directory: Terraform writes
+        // sensitive attributes as `null # sensitive`; with those filled in
+        // from the created state, the generated configuration imports with
+        // no change either.
+        let generated = Workdir::from_files(
+            tf,
+            &[
+                ("provider.tf", &example("provider/provider.tf")),
+                ("import.tf", &import_block(step)),
+            ],
+        );
+        generated.run_ok(&["plan", "-generate-config-out=generated.tf"]);
+        let text = std::fs::read_to_string(generated.path().join("generated.tf"))
+            .expect("-generate-config-out wrote generated.tf");
+        generated.write_file("generated.tf", &fill_sensitive(&text, &expected));
+        generated.assert_import_only(step, &expected, &[]);
+    }
+}
+
+/// An `import {}` block for `step`.
+pub fn import_block(step: &ImportStep) -> String {
+    format!(
+        "import {{\n  to = {}\n  id = {}\n}}\n",
+        step.address,
+        hcl_string(&step.id)
+    )
+}
+
+/// Copies the inputs of `from` (`.tf`, `.tfvars` and `.pem` files) into `to`.
+fn copy_inputs(from: &Workdir, to: &Workdir) {
+    for entry in std::fs::read_dir(from.path()).expect("read work dir") {
+        let path = entry.expect("dir entry").path();
+        let is_input = path
+            .extension()
+            .is_some_and(|ext| ext == "tf" || ext == "tfvars" || ext == "pem");
+        if is_input {
+            std::fs::copy(&path, to.path().join(path.file_name().unwrap())).expect("copy");
+        }
+    }
+}
+
+/// Replaces each `attr = null # sensitive` line Terraform generated with the
+/// attribute's value in `state` (an HCL string literal).
+fn fill_sensitive(generated: &str, state: &Value) -> String {
+    generated
+        .lines()
+        .map(
+            |line| match line.trim_end().strip_suffix("= null # sensitive") {
+                Some(head) => format!("{head}= {}\n", hcl_literal(&state[head.trim()])),
+                None => format!("{line}\n"),
+            },
+        )
+        .collect()
+}

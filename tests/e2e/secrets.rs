@@ -1,0 +1,83 @@
+//! Leak checks: a secret in none of the forms it could take in Terraform's
+//! output and trace log.
+
+use crate::harness::{Run, Workdir};
+
+impl Workdir {
+    /// Runs `terraform ARGS...` with `TF_LOG=trace` and asserts that neither
+    /// stdout, stderr nor the trace log (which must hold the provider's own
+    /// lines) contains `secret` in any of its [`secret_forms`]. Returns the run.
+    pub fn assert_secret_absent(&self, args: &[&str], secret: &str) -> Run {
+        let log_path = self.dir.path().join("trace.log");
+        let output = self
+            .command(args)
+            .env("TF_LOG", "trace")
+            .env("TF_LOG_PATH", &log_path)
+            .output()
+            .expect("spawn terraform");
+        let run = Run::from_output(output);
+        let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+        assert!(
+            log.contains("provider.terraform-provider-clusterproxy") && log.contains("tf_rpc="),
+            "the trace log holds no log line of the provider"
+        );
+        for form in secret_forms(secret) {
+            for (name, text) in [
+                ("stdout", &run.stdout),
+                ("stderr", &run.stderr),
+                ("trace log", &log),
+            ] {
+                assert!(
+                    !text.contains(&form),
+                    "secret leaked into {name} of terraform {} on {} (as {form:?})",
+                    args.join(" "),
+                    self.tf.version_string()
+                );
+            }
+        }
+        run
+    }
+}
+
+/// The forms a leaked `secret` could take in output and logs: as is,
+/// JSON-escaped, and base64-encoded inside a larger text (the characters
+/// that depend on the secret alone, for each of the three byte alignments).
+pub fn secret_forms(secret: &str) -> Vec<String> {
+    use base64::Engine as _;
+    let mut forms = vec![secret.to_owned()];
+    let escaped = serde_json::to_string(secret).expect("JSON string");
+    forms.push(escaped[1..escaped.len() - 1].to_owned());
+    for offset in 0..3usize {
+        let mut bytes = vec![0u8; offset];
+        bytes.extend_from_slice(secret.as_bytes());
+        let encoded = base64::engine::general_purpose::STANDARD_NO_PAD.encode(&bytes);
+        let start = (offset * 8).div_ceil(6);
+        let end = bytes.len() * 8 / 6;
+        if end >= start + 8 {
+            forms.push(encoded[start..end].to_owned());
+        }
+    }
+    forms.sort();
+    forms.dedup();
+    forms
+}
+
+/// The leak check finds a secret base64-encoded at any offset inside a
+/// larger text (e.g. a CAPI `base64` file), and JSON-escaped.
+#[test]
+fn secret_forms_find_encoded_secrets() {
+    use base64::Engine as _;
+    let secret = r#"p%40ss "w\rd" $HOME x"#;
+    let forms = secret_forms(secret);
+    for prefix in ["", "a", "ab", "abc"] {
+        let document = format!("HTTP_PROXY=http://u:{secret}@proxy:3128\n{prefix}");
+        for text in [format!("{prefix}{document}"), document] {
+            let encoded = base64::engine::general_purpose::STANDARD.encode(&text);
+            assert!(forms.iter().any(|f| encoded.contains(f)), "{encoded}");
+        }
+    }
+    let escaped = serde_json::to_string(&format!("x{secret}y")).unwrap();
+    assert!(forms.iter().any(|f| escaped.contains(f)), "{escaped}");
+    let unrelated = base64::engine::general_purpose::STANDARD.encode("p%40ss w rd HOME x");
+    assert!(!forms.iter().any(|f| unrelated.contains(f)));
+}

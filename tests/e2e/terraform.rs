@@ -1,0 +1,137 @@
+//! The Terraform binaries the E2E and install tests run against (1.11 and
+//! 1.0.3, from `CLUSTERPROXY_TF_1_11` and `CLUSTERPROXY_TF_1_0`) and the
+//! result of one Terraform command.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Environment variable naming the Terraform 1.11 binary.
+pub const ENV_TF_1_11: &str = "CLUSTERPROXY_TF_1_11";
+
+/// Environment variable naming the Terraform 1.0.3 binary.
+pub const ENV_TF_1_0: &str = "CLUSTERPROXY_TF_1_0";
+
+/// One Terraform binary and its version.
+#[derive(Debug, Clone)]
+pub struct Terraform {
+    /// Path of the executable.
+    pub path: PathBuf,
+    /// Version reported by `terraform version -json` / `terraform version`.
+    pub version: (u32, u32, u32),
+}
+
+impl Terraform {
+    /// Human-readable version, e.g. `1.0.3`.
+    pub fn version_string(&self) -> String {
+        let (major, minor, patch) = self.version;
+        format!("{major}.{minor}.{patch}")
+    }
+
+    fn probe(path: PathBuf) -> Terraform {
+        let output = Command::new(&path)
+            .arg("version")
+            .env("CHECKPOINT_DISABLE", "1")
+            .output()
+            .unwrap_or_else(|err| panic!("cannot run {}: {err}", path.display()));
+        let stdout = Run::from_output(output)
+            .expect_ok(&["version"], &path.display().to_string())
+            .stdout;
+        let version = stdout
+            .lines()
+            .next()
+            .and_then(|line| line.strip_prefix("Terraform v"))
+            .and_then(parse_version)
+            .unwrap_or_else(|| panic!("{} printed no version: {stdout}", path.display()));
+        Terraform { path, version }
+    }
+}
+
+fn parse_version(text: &str) -> Option<(u32, u32, u32)> {
+    let mut parts = text.trim().split('.').map(|part| part.parse::<u32>().ok());
+    Some((parts.next()??, parts.next()??, parts.next()??))
+}
+
+/// The Terraform binaries every E2E test runs against: 1.11 then 1.0.3.
+/// Panics with an install hint when one is missing or has the wrong version.
+pub fn terraform_binaries() -> Vec<Terraform> {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let new = std::env::var_os(ENV_TF_1_11)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("terraform"));
+    let old = std::env::var_os(ENV_TF_1_0)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest.join(".tools/terraform-1.0.3/terraform"));
+    assert!(
+        old.is_file(),
+        "Terraform 1.0.3 not found at {} (set {ENV_TF_1_0}); run scripts/install-test-tools",
+        old.display()
+    );
+    let binaries = vec![Terraform::probe(new), Terraform::probe(old)];
+    assert!(
+        binaries[0].version >= (1, 11, 0),
+        "{ENV_TF_1_11} must be Terraform >= 1.11, found {}",
+        binaries[0].version_string()
+    );
+    assert_eq!(
+        binaries[1].version,
+        (1, 0, 3),
+        "{ENV_TF_1_0} must be Terraform 1.0.3; run scripts/install-test-tools"
+    );
+    binaries
+}
+
+/// Runs `test` once per Terraform binary, one after the other: the test
+/// runner already runs two tests at a time (`--test-threads 2`), which keeps
+/// at most two Terraform processes on the two-core CI machine. Both versions
+/// always run; a failure on either is reported with its version.
+pub fn for_each_terraform(test: impl Fn(&Terraform)) {
+    let failures: Vec<String> = terraform_binaries()
+        .iter()
+        .filter(|tf| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| test(tf))).is_err())
+        .map(Terraform::version_string)
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "E2E failed on Terraform {failures:?} (see panics above)"
+    );
+}
+
+/// Result of one Terraform command.
+#[derive(Debug)]
+pub struct Run {
+    /// Exit code (-1 when killed by a signal).
+    pub code: i32,
+    /// Captured standard output.
+    pub stdout: String,
+    /// Captured standard error.
+    pub stderr: String,
+}
+
+impl Run {
+    /// The result of a finished command.
+    pub fn from_output(output: Output) -> Run {
+        Run {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+
+    /// The run of `terraform ARGS...`, or a panic naming it and `on` (the
+    /// Terraform version or binary) unless it exited 0.
+    pub fn expect_ok(self, args: &[&str], on: &str) -> Run {
+        assert_eq!(
+            self.code,
+            0,
+            "terraform {} failed on {on}:\n{}",
+            args.join(" "),
+            self.combined()
+        );
+        self
+    }
+
+    /// Both streams, for leak checks and failure messages.
+    pub fn combined(&self) -> String {
+        format!("{}\n{}", self.stdout, self.stderr)
+    }
+}
