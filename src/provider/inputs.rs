@@ -467,6 +467,13 @@ crate::model! {
 }
 
 impl NodeConfig {
+    /// The proxy settings, the unit names and the OS family; errors of the
+    /// proxy settings and of the units are both reported.
+    pub fn resolve(&self, diags: &mut Diagnostics) -> Option<(ProxyInputs, Vec<String>, OsFamily)> {
+        let (proxy, units) = read_proxy_and_units(&self.proxy, &self.units, diags)?;
+        Some((proxy, units, self.os_family.family()))
+    }
+
     /// Plan-time check: `os_family` without a CA is an error.
     pub fn validate(&self, diags: &mut Diagnostics) {
         self.proxy

@@ -18,14 +18,7 @@ pub fn differences(
     imported: &Imported,
     expected: &ProfileInput,
 ) -> Result<Vec<String>, Vec<Finding>> {
-    let node = Profile::new(&ProfileInput {
-        http_proxy: imported.http_proxy.clone(),
-        https_proxy: imported.https_proxy.clone(),
-        username: imported.username.clone(),
-        password: imported.password.clone(),
-        no_proxy: imported.no_proxy.clone(),
-        trusted_ca: imported.trusted_ca.clone(),
-    })?;
+    let node = Profile::new(&imported.input())?;
     let wanted = Profile::new(expected)?;
     let mut out = Vec::new();
     let plain = |url: &Option<crate::domain::proxy_url::ProxyUrl>| {

@@ -17,6 +17,7 @@ use std::collections::{HashMap, HashSet};
 use percent_encoding::percent_decode_str;
 
 use super::no_proxy::{merge, normalize, Cloud, Cluster, MergeOptions, Source};
+use super::profile::ProfileInput;
 use super::proxy_url::ProxyUrl;
 use super::trusted_ca::TrustedCa;
 use super::{Field, Finding, Location};
@@ -119,6 +120,18 @@ pub struct Imported {
 }
 
 impl Imported {
+    /// The profile settings read from the artifact.
+    pub fn input(&self) -> ProfileInput {
+        ProfileInput {
+            http_proxy: self.http_proxy.clone(),
+            https_proxy: self.https_proxy.clone(),
+            username: self.username.clone(),
+            password: self.password.clone(),
+            no_proxy: self.no_proxy.clone(),
+            trusted_ca: self.trusted_ca.clone(),
+        }
+    }
+
     /// What was kept, what was left out and why, what changed meaning and
     /// which cluster inputs the renderers need: readable in plan output.
     pub fn note(&self) -> String {

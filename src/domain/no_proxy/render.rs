@@ -354,39 +354,22 @@ mod tests {
             "fd00::1",
             "api.example:6443",
         ]);
-        let value = |d| render(d, &list).value;
-        assert_eq!(
-            value(Dialect::Go),
-            "corp.example,.svc,10.0.0.0/8,fd00::1,api.example:6443"
-        );
-        assert_eq!(
-            value(Dialect::Curl),
-            "corp.example,.svc,10.0.0.0/8,fd00::1,api.example"
-        );
-        assert_eq!(
-            value(Dialect::Python),
-            "corp.example,.svc,[fd00::1],api.example:6443"
-        );
-        assert_eq!(
-            value(Dialect::Ruby),
-            "corp.example,.svc,10.0.0.0/8,api.example:6443"
-        );
-        assert_eq!(
-            value(Dialect::Wget),
-            "corp.example,.svc,fd00::1,api.example"
-        );
-        assert_eq!(
-            value(Dialect::Java),
-            "corp.example|*.corp.example|*.svc|10.*|[fd00::1]|api.example|*.api.example"
-        );
-        assert_eq!(
-            value(Dialect::Node),
-            "corp.example,.corp.example,.svc,[fd00::1],api.example:6443,.api.example:6443"
-        );
-        assert_eq!(
-            value(Dialect::Reqwest),
-            "corp.example,.svc,10.0.0.0/8,fd00::1,api.example"
-        );
+        // `client: value` per client.
+        let expected = [
+            "go: corp.example,.svc,10.0.0.0/8,fd00::1,api.example:6443",
+            "curl: corp.example,.svc,10.0.0.0/8,fd00::1,api.example",
+            "python: corp.example,.svc,[fd00::1],api.example:6443",
+            "ruby: corp.example,.svc,10.0.0.0/8,api.example:6443",
+            "wget: corp.example,.svc,fd00::1,api.example",
+            "java: corp.example|*.corp.example|*.svc|10.*|[fd00::1]|api.example|*.api.example",
+            "node: corp.example,.corp.example,.svc,[fd00::1],api.example:6443,.api.example:6443",
+            "reqwest: corp.example,.svc,10.0.0.0/8,fd00::1,api.example",
+        ];
+        for line in expected {
+            let (name, value) = line.split_once(": ").unwrap();
+            let dialect = Dialect::from_name(name).unwrap();
+            assert_eq!(render(dialect, &list).value, value, "{name}");
+        }
         assert_eq!(
             render(Dialect::Reqwest, &entries(&["*"])).value,
             "*,0.0.0.0/0,::/0"

@@ -3,7 +3,7 @@
 //! profile renders for the cluster (drift reports).
 
 use crate::domain::import::{self, drift, KINDS};
-use crate::domain::profile::{Profile, ProfileInput};
+use crate::domain::profile::Profile;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
 use crate::framework::model::{self, Field};
@@ -91,18 +91,11 @@ impl DataSource for ArtifactSettings {
                 convert::push_findings(&findings, &content_path, SettingsAt::Profile, diags)
             })
             .ok()?;
-        let profile = Profile::new(&ProfileInput {
-            http_proxy: imported.http_proxy.clone(),
-            https_proxy: imported.https_proxy.clone(),
-            username: imported.username.clone(),
-            password: imported.password.clone(),
-            no_proxy: imported.no_proxy.clone(),
-            trusted_ca: imported.trusted_ca.clone(),
-        })
-        .map_err(|findings| {
-            convert::push_findings(&findings, &content_path, SettingsAt::Profile, diags)
-        })
-        .ok()?;
+        let profile = Profile::new(&imported.input())
+            .map_err(|findings| {
+                convert::push_findings(&findings, &content_path, SettingsAt::Profile, diags)
+            })
+            .ok()?;
         let (in_sync, differences) = match &config.profile {
             None => (None, Vec::new()),
             Some(expected) => {

@@ -128,11 +128,10 @@ impl DataSource for CapiKubeadm {
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let config = Config::read(value);
-        let node = &config.node;
-        let (proxy, units) = inputs::read_proxy_and_units(&node.proxy, &node.units, diags)?;
+        let (proxy, units, os) = config.node.resolve(diags)?;
         let renderer = Capi {
             units,
-            os: node.os_family.family(),
+            os,
             base64_content: config.base64_content,
             cluster_name: config.cluster_name.known().cloned(),
             namespace: config.namespace.known().cloned().unwrap_or_default(),

@@ -41,13 +41,9 @@ impl DataSource for CloudInit {
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let config = NodeConfig::read(value);
-        let (proxy, units) = inputs::read_proxy_and_units(&config.proxy, &config.units, diags)?;
-        let renderer = cloud_init::CloudInit {
-            units,
-            os: config.os_family.family(),
-        };
-        let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
+        let (proxy, units, os) = NodeConfig::read(value).resolve(diags)?;
+        let (secret, redacted) =
+            inputs::render_both(&cloud_init::CloudInit { units, os }, &proxy, diags)?;
         Some(model::with(
             value,
             &State {
