@@ -4,6 +4,7 @@
 #![no_main]
 
 use clusterproxy::domain::no_proxy::{merge, Destination, Dialect, Entry, MergeOptions, Source};
+use clusterproxy::domain::Field;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -21,9 +22,12 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let options = MergeOptions::default();
-    if let Ok(once) = merge(&[Source::list("x", entries)], &options) {
-        let twice =
-            merge(&[Source::list("x", once.list.clone())], &options).expect("a merged list merges");
+    if let Ok(once) = merge(&[Source::list(Field::Installation, entries)], &options) {
+        let twice = merge(
+            &[Source::list(Field::Installation, once.list.clone())],
+            &options,
+        )
+        .expect("a merged list merges");
         assert_eq!(once.list, twice.list);
     }
 });
