@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use super::destination::Destination;
-use super::dialect::Dialect;
+use super::dialect::{Decision, Dialect};
 use super::merge::Merged;
 use super::render::render;
 use crate::domain::cancel;
@@ -62,17 +62,20 @@ pub fn gaps_of<'s>(
 ) -> Vec<Gap> {
     let mut out = Vec::new();
     for (dialect, setting) in settings {
-        for destination in destinations {
-            if cancel::requested() {
-                return out;
-            }
-            if !dialect.bypasses(setting, destination) {
-                out.push(Gap {
+        if cancel::requested() {
+            return out;
+        }
+        let decisions = dialect.decide_all(setting, destinations);
+        out.extend(
+            destinations
+                .iter()
+                .zip(decisions)
+                .filter(|(_, decision)| *decision != Decision::Direct)
+                .map(|(destination, _)| Gap {
                     dialect,
                     destination: destination.to_string(),
-                });
-            }
-        }
+                }),
+        );
     }
     out
 }

@@ -10,13 +10,15 @@
 //! Each model starts from the destination's host as written and normalises it
 //! only as its client does (case, trailing dot, IDNA, IPv4-mapped IPv6).
 
+use std::borrow::Cow;
 use std::fmt;
-use std::net::IpAddr;
+use std::net::{IpAddr, Ipv4Addr};
 
 use ipnet::IpNet;
 
 use super::destination::Destination;
 use super::render::java_expresses;
+use crate::domain::cancel;
 
 mod httpx;
 
@@ -203,36 +205,58 @@ impl Dialect {
     }
 
     /// What this client does with a request for `destination` when its
-    /// setting is `list`.
+    /// setting is `list`: [`Dialect::decide_all`] for one destination.
     pub fn decide(self, list: &str, destination: &Destination) -> Decision {
-        let refused = match self {
+        self.decide_all(list, std::slice::from_ref(destination))[0]
+    }
+
+    /// What this client does with a request for each of `destinations` (in
+    /// their order) when its setting is `list`: the setting is read once, each
+    /// entry parsed once and tried on every destination it has not yet sent
+    /// direct. A cancelled computation ([`cancel::requested`]) stops reading
+    /// the setting, so its result is incomplete.
+    pub fn decide_all(self, list: &str, destinations: &[Destination]) -> Vec<Decision> {
+        let open: Vec<&Destination> = destinations.iter().filter(|d| !self.refuses(d)).collect();
+        let direct = match self {
+            Dialect::Go => go(list, &open),
+            Dialect::Curl => curl(list, &open),
+            Dialect::Python => {
+                let hosts: Vec<String> = open.iter().map(|d| python_request_host(d)).collect();
+                python_urllib(list, &hosts)
+            }
+            Dialect::Requests => requests(list, &open),
+            Dialect::Ruby => ruby(list, &open),
+            Dialect::Wget => wget(list, &open),
+            Dialect::Java => java(list, &open),
+            Dialect::Node => node(list, &open),
+            Dialect::Undici => undici(list, &open),
+            Dialect::Reqwest => reqwest(list, &open),
+            // httpx can also refuse every URL (a setting it cannot read).
+            Dialect::Httpx => return httpx::decide_all(list, destinations),
+        };
+        let mut direct = direct.into_iter();
+        destinations
+            .iter()
+            .map(|d| {
+                if self.refuses(d) {
+                    Decision::Refused
+                } else if direct.next() == Some(true) {
+                    Decision::Direct
+                } else {
+                    Decision::Proxy
+                }
+            })
+            .collect()
+    }
+
+    /// True when the client rejects the URL of `destination` whatever its setting.
+    fn refuses(self, destination: &Destination) -> bool {
+        match self {
             // URI rejects non-ASCII hosts and zone IDs.
             Dialect::Ruby => !destination.written.is_ascii() || destination.zone().is_some(),
             // wget's and the WHATWG URL parsers (reqwest's `url` crate too) reject zone IDs.
             Dialect::Wget | Dialect::Undici | Dialect::Reqwest => destination.zone().is_some(),
             _ => false,
-        };
-        if refused {
-            return Decision::Refused;
-        }
-        let direct = match self {
-            Dialect::Go => go(list, destination),
-            Dialect::Curl => curl(list, destination),
-            Dialect::Python => python_urllib(list, &python_request_host(destination)),
-            Dialect::Requests => requests(list, destination),
-            Dialect::Ruby => ruby(list, destination),
-            Dialect::Wget => wget(list, destination),
-            Dialect::Java => java(list, destination),
-            Dialect::Node => node(list, destination),
-            Dialect::Undici => undici(list, destination),
-            Dialect::Reqwest => reqwest(list, destination),
-            // httpx can also refuse every URL (a setting it cannot read).
-            Dialect::Httpx => return httpx::decide(list, destination),
-        };
-        if direct {
-            Decision::Direct
-        } else {
-            Decision::Proxy
         }
     }
 }
@@ -243,60 +267,150 @@ impl fmt::Display for Dialect {
     }
 }
 
+/// How many entries a model reads between two looks at [`cancel::requested`].
+const CANCEL_EVERY: usize = 4096;
+
+/// The destinations of a batch while a model reads the entries of a setting:
+/// which are direct so far (an entry matched, or a rule before the entries).
+struct Pending {
+    direct: Vec<bool>,
+    /// How many are not direct yet.
+    left: usize,
+    /// Entries read so far.
+    read: usize,
+}
+
+impl Pending {
+    /// `direct`: what is decided before the first entry.
+    fn new(direct: Vec<bool>) -> Self {
+        let left = direct.iter().filter(|d| !**d).count();
+        Self {
+            direct,
+            left,
+            read: 0,
+        }
+    }
+
+    /// Called before each entry: true when no entry can change the result any
+    /// more (every destination direct) or the computation is cancelled.
+    fn done(&mut self) -> bool {
+        self.read += 1;
+        self.left == 0 || (self.read.is_multiple_of(CANCEL_EVERY) && cancel::requested())
+    }
+
+    /// Makes direct every destination not yet direct for which `matches`
+    /// (given its index) is true.
+    fn mark(&mut self, mut matches: impl FnMut(usize) -> bool) {
+        for (i, direct) in self.direct.iter_mut().enumerate() {
+            if !*direct && matches(i) {
+                *direct = true;
+                self.left -= 1;
+            }
+        }
+    }
+
+    /// The decision per destination: true for direct.
+    fn finish(self) -> Vec<bool> {
+        self.direct
+    }
+}
+
+/// `text` lowercased as `str::to_lowercase` does, borrowed when it already is.
+fn lowercase(text: &str) -> Cow<'_, str> {
+    if !text.is_ascii() {
+        Cow::Owned(text.to_lowercase())
+    } else if text.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(text.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+/// True when `host` ends with `.` then `name` (`host.ends_with(&format!(".{name}"))`
+/// without building the suffix).
+fn ends_with_dotted(host: &str, name: &str) -> bool {
+    host.len() > name.len()
+        && host.ends_with(name)
+        && host.as_bytes()[host.len() - name.len() - 1] == b'.'
+}
+
 /// Go (x/net/http/httpproxy): `*` anywhere bypasses all; CIDRs and IPs match
 /// IP-literal hosts only, IPv4-mapped IPv6 addresses counting as IPv4; `x`
 /// matches x and its subdomains, `.x` and `*.x` subdomains only, Unicode
 /// entries and hosts converted to punycode; optional `:port`; the host as
 /// written (case-sensitive) `localhost` and loopback addresses are always
 /// direct; a trailing dot is part of the name on both sides.
-fn go(list: &str, d: &Destination) -> bool {
-    // url.Hostname(): the zone's `%25` unescaped, so `fe80::1%eth0` is no IP.
-    let host = go_idna(&d.written.replacen("%25", "%", 1));
-    let ip = host.parse::<IpAddr>().ok().map(|ip| ip.to_canonical());
-    if host == "localhost" || ip.is_some_and(|ip| ip.is_loopback()) {
-        return true;
+fn go(list: &str, ds: &[&Destination]) -> Vec<bool> {
+    /// A destination as Go compares it.
+    struct Host {
+        name: String,
+        ip: Option<IpAddr>,
+        port: String,
     }
-    let host = host.trim().to_lowercase();
-    let port = d.port().to_string();
+    let mut direct = Vec::with_capacity(ds.len());
+    let hosts: Vec<Host> = ds
+        .iter()
+        .map(|d| {
+            // url.Hostname(): the zone's `%25` unescaped, so `fe80::1%eth0` is no IP.
+            let host = go_idna(&d.written.replacen("%25", "%", 1));
+            let ip = host.parse::<IpAddr>().ok().map(|ip| ip.to_canonical());
+            direct.push(host == "localhost" || ip.is_some_and(|ip| ip.is_loopback()));
+            Host {
+                name: host.trim().to_lowercase(),
+                ip,
+                port: d.port().to_string(),
+            }
+        })
+        .collect();
+    let mut pending = Pending::new(direct);
     for raw in list.split(',') {
-        let entry = raw.trim().to_lowercase();
+        if pending.done() {
+            break;
+        }
+        let entry = lowercase(raw.trim());
         if entry.is_empty() {
             continue;
         }
         if entry == "*" {
-            return true;
+            pending.mark(|_| true);
+            continue;
         }
         if let Some(net) = go_parse_cidr(&entry) {
-            if ip.is_some_and(|ip| net.contains(&ip)) {
-                return true;
-            }
+            pending.mark(|i| hosts[i].ip.is_some_and(|ip| net.contains(&ip)));
             continue;
         }
         let (entry_host, entry_port) = match go_split_host_port(&entry) {
             Some(("", _)) => continue,
             Some((h, p)) => (h, p),
-            None => (entry.as_str(), ""),
+            None => (&*entry, ""),
         };
-        let port_ok = entry_port.is_empty() || entry_port == port;
+        let port_ok = |host: &Host| entry_port.is_empty() || entry_port == host.port;
         if let Ok(entry_ip) = entry_host.parse::<IpAddr>() {
-            if ip == Some(entry_ip.to_canonical()) && port_ok {
-                return true;
-            }
+            let entry_ip = Some(entry_ip.to_canonical());
+            pending.mark(|i| hosts[i].ip == entry_ip && port_ok(&hosts[i]));
             continue;
         }
         let entry_host = entry_host
             .strip_prefix('*')
             .filter(|h| h.starts_with('.'))
             .unwrap_or(entry_host);
-        let (suffix, match_host) = match entry_host.strip_prefix('.') {
-            Some(_) => (go_idna(entry_host), false),
-            None => (go_idna(&format!(".{entry_host}")), true),
+        // The suffix is `.name`; an entry without its own leading dot also
+        // matches `name` itself.
+        let itself = !entry_host.starts_with('.');
+        let bare = entry_host.strip_prefix('.').unwrap_or(entry_host);
+        let name = if bare.is_ascii() {
+            Cow::Borrowed(bare)
+        } else {
+            // IDNA keeps the leading (ASCII) dot: it only separates labels.
+            let suffix = go_idna(&format!(".{bare}"));
+            Cow::Owned(suffix.strip_prefix('.').unwrap_or(&suffix).to_owned())
         };
-        if (host.ends_with(&suffix) || (match_host && host == suffix[1..])) && port_ok {
-            return true;
-        }
+        pending.mark(|i| {
+            let host = &hosts[i];
+            port_ok(host) && (ends_with_dotted(&host.name, &name) || (itself && host.name == *name))
+        });
     }
-    false
+    pending.finish()
 }
 
 /// Go's `idnaASCII`: ASCII text unchanged, other text through IDNA's lookup
@@ -356,22 +470,32 @@ fn go_split_host_port(entry: &str) -> Option<(&str, &str)> {
 /// one leading and one trailing dot and match the name or a dot-bounded tail;
 /// IPv4 tokens (with optional `/bits`) and exact IPv6 tokens match IP-literal
 /// hosts (IPv6 CIDR tokens never match in curl 7.88); no ports.
-fn curl(list: &str, d: &Destination) -> bool {
+fn curl(list: &str, ds: &[&Destination]) -> Vec<bool> {
     if list.is_empty() {
-        return false;
+        return vec![false; ds.len()];
     }
     if list.eq_ignore_ascii_case("*") {
-        return true;
+        return vec![true; ds.len()];
     }
-    let name = match d.ip() {
-        // curl keeps a zone ID apart (scope id), so only the address is compared.
-        Some(IpAddr::V6(ip)) => curl_ipv6_name(ip, d.written_address()),
-        _ => d.bare_host(),
-    };
+    let names: Vec<String> = ds
+        .iter()
+        .map(|d| {
+            let name = match d.ip() {
+                // curl keeps a zone ID apart (scope id), so only the address is compared.
+                Some(IpAddr::V6(ip)) => curl_ipv6_name(ip, d.written_address()),
+                _ => d.bare_host(),
+            };
+            match name.strip_suffix('.') {
+                Some(name) => name.to_owned(),
+                None => name,
+            }
+        })
+        .collect();
+    let mut pending = Pending::new(vec![false; ds.len()]);
     let bytes = list.as_bytes();
     let blank = |b: u8| b == b' ' || b == b'\t';
     let mut p = 0;
-    while p < bytes.len() {
+    while p < bytes.len() && !pending.done() {
         while p < bytes.len() && blank(bytes[p]) {
             p += 1;
         }
@@ -380,8 +504,9 @@ fn curl(list: &str, d: &Destination) -> bool {
             p += 1;
         }
         let token = &list[start..p];
-        if !token.is_empty() && curl_token_matches(token, &name, d.ip()) {
-            return true;
+        if !token.is_empty() {
+            let token = CurlToken::parse(token);
+            pending.mark(|i| token.matches(&names[i], ds[i].ip()));
         }
         while p < bytes.len() && blank(bytes[p]) {
             p += 1;
@@ -390,43 +515,57 @@ fn curl(list: &str, d: &Destination) -> bool {
             p += 1;
         }
     }
-    false
+    pending.finish()
 }
 
-fn curl_token_matches(token: &str, name: &str, ip: Option<IpAddr>) -> bool {
-    match ip {
-        None | Some(IpAddr::V6(_)) => {
-            let name = name.strip_suffix('.').unwrap_or(name);
-            let token = token.strip_suffix('.').unwrap_or(token);
-            let token = token.strip_prefix('.').unwrap_or(token);
-            if token.len() == name.len() {
-                token.eq_ignore_ascii_case(name)
-            } else if token.len() < name.len() {
-                let tail = &name[name.len() - token.len()..];
-                name.as_bytes()[name.len() - token.len() - 1] == b'.'
-                    && tail.eq_ignore_ascii_case(token)
-            } else {
-                false
+/// A curl token, read once as a host name and as an IPv4 address or block.
+struct CurlToken<'a> {
+    /// The token without one trailing and then one leading dot.
+    name: &'a str,
+    /// The IPv4 address before any `/`, with the bits after it (0 if none).
+    ipv4: Option<(Ipv4Addr, u32)>,
+}
+
+impl<'a> CurlToken<'a> {
+    fn parse(token: &'a str) -> Self {
+        let name = token.strip_suffix('.').unwrap_or(token);
+        let name = name.strip_prefix('.').unwrap_or(name);
+        let (addr, bits) = match token.split_once('/') {
+            Some((addr, bits)) => (addr, c_atoi(bits)),
+            None => (token, 0),
+        };
+        let ipv4 = match addr.parse::<IpAddr>() {
+            Ok(IpAddr::V4(net)) => Some((net, bits)),
+            _ => None,
+        };
+        Self { name, ipv4 }
+    }
+
+    /// True when the token matches a host: `name` (without its trailing dot)
+    /// for names and IPv6 literals, `ip` for IPv4 literals.
+    fn matches(&self, name: &str, ip: Option<IpAddr>) -> bool {
+        match ip {
+            None | Some(IpAddr::V6(_)) => {
+                let token = self.name;
+                if token.len() == name.len() {
+                    token.eq_ignore_ascii_case(name)
+                } else if token.len() < name.len() {
+                    let tail = &name[name.len() - token.len()..];
+                    name.as_bytes()[name.len() - token.len() - 1] == b'.'
+                        && tail.eq_ignore_ascii_case(token)
+                } else {
+                    false
+                }
             }
-        }
-        Some(ip) => {
-            let (addr, bits) = match token.split_once('/') {
-                Some((addr, bits)) => (addr, c_atoi(bits)),
-                None => (token, 0),
-            };
-            match (ip, addr.parse::<IpAddr>()) {
-                (IpAddr::V4(ip), Ok(IpAddr::V4(net))) => {
-                    if bits > 32 {
-                        return false;
-                    }
-                    if bits == 0 || bits == 32 {
-                        return ip == net;
-                    }
+            Some(IpAddr::V4(ip)) => match self.ipv4 {
+                Some((_, bits)) if bits > 32 => false,
+                Some((net, 0 | 32)) => ip == net,
+                Some((net, bits)) => {
                     let mask = u32::MAX << (32 - bits);
                     (u32::from(ip) ^ u32::from(net)) & mask == 0
                 }
-                _ => false,
-            }
+                None => false,
+            },
         }
     }
 }
@@ -516,29 +655,33 @@ fn python_request_host(d: &Destination) -> String {
 /// non-blank entries lose leading dots and match the host (with or without
 /// port) exactly or as a dot-bounded suffix, compared as written (no IDNA, a
 /// trailing dot kept), ignoring case. No CIDRs.
-fn python_urllib(list: &str, host: &str) -> bool {
+fn python_urllib(list: &str, hosts: &[String]) -> Vec<bool> {
     if list == "*" {
-        return true;
+        return vec![true; hosts.len()];
     }
-    let host = host.to_lowercase();
-    let host_only = python_split_port(&host);
+    let hosts: Vec<String> = hosts.iter().map(|h| h.to_lowercase()).collect();
+    let host_only: Vec<&str> = hosts.iter().map(|h| python_split_port(h)).collect();
+    let mut pending = Pending::new(vec![false; hosts.len()]);
     for raw in list.split(',') {
+        if pending.done() {
+            break;
+        }
         let name = raw.trim();
         if name.is_empty() {
             continue;
         }
         // Emptiness is tested before the dots go: `.` matches every name
         // written with a trailing dot.
-        let name = name.trim_start_matches('.').to_lowercase();
-        if host_only == name || host == name {
-            return true;
-        }
-        let dotted = format!(".{name}");
-        if host_only.ends_with(&dotted) || host.ends_with(&dotted) {
-            return true;
-        }
+        let name = lowercase(name.trim_start_matches('.'));
+        pending.mark(|i| {
+            let (host, host_only) = (hosts[i].as_str(), host_only[i]);
+            host_only == name
+                || host == name
+                || ends_with_dotted(host_only, &name)
+                || ends_with_dotted(host, &name)
+        });
     }
-    false
+    pending.finish()
 }
 
 /// urllib's `_splitport`: `(.*):([0-9]*)` must match the whole string.
@@ -553,46 +696,45 @@ fn python_split_port(host: &str) -> &str {
 /// CIDRs (prefix 1-32) or equal entries; other hosts match entries (leading
 /// dots removed) exactly or as a dot-bounded suffix of the host or host:port;
 /// then urllib's check on the bare host.
-fn requests(list: &str, d: &Destination) -> bool {
-    let entries: Vec<String> = list
-        .replace(' ', "")
-        .split(',')
-        .filter(|e| !e.is_empty())
-        .map(str::to_owned)
-        .collect();
+fn requests(list: &str, ds: &[&Destination]) -> Vec<bool> {
     // urlparse's hostname: as written, lowercase, without brackets.
-    let host = d.written.to_lowercase();
-    match host.parse::<std::net::Ipv4Addr>().ok().map(IpAddr::V4) {
-        Some(IpAddr::V4(ip)) => {
-            for entry in &entries {
-                if let Some(net) = requests_cidr(entry) {
-                    if net.contains(&IpAddr::V4(ip)) {
-                        return true;
-                    }
-                } else if *entry == host {
-                    return true;
-                }
-            }
+    let hosts: Vec<String> = ds.iter().map(|d| d.written.to_lowercase()).collect();
+    let ipv4: Vec<Option<Ipv4Addr>> = hosts.iter().map(|h| h.parse().ok()).collect();
+    let with_port: Vec<String> = ds
+        .iter()
+        .zip(&hosts)
+        .map(|(d, host)| match d.explicit_port {
+            Some(port) => format!("{host}:{port}"),
+            None => host.clone(),
+        })
+        .collect();
+    // Then urllib's check; either check bypasses.
+    let mut pending = Pending::new(python_urllib(list, &hosts));
+    let spaceless = list.replace(' ', "");
+    for entry in spaceless.split(',') {
+        if pending.done() {
+            break;
         }
-        _ => {
-            let with_port = match d.explicit_port {
-                Some(port) => format!("{host}:{port}"),
-                None => host.clone(),
-            };
-            let matches = |entry: &String| {
-                let name = entry.trim_start_matches('.');
-                let dotted = format!(".{name}");
+        if entry.is_empty() {
+            continue;
+        }
+        let cidr = requests_cidr(entry);
+        let name = entry.trim_start_matches('.');
+        pending.mark(|i| match ipv4[i] {
+            Some(ip) => match cidr {
+                Some(net) => net.contains(&IpAddr::V4(ip)),
+                None => entry == hosts[i],
+            },
+            None => {
+                let (host, with_port) = (hosts[i].as_str(), with_port[i].as_str());
                 host == name
                     || with_port == name
-                    || host.ends_with(&dotted)
-                    || with_port.ends_with(&dotted)
-            };
-            if entries.iter().any(matches) {
-                return true;
+                    || ends_with_dotted(host, name)
+                    || ends_with_dotted(with_port, name)
             }
-        }
+        });
     }
-    python_urllib(list, &host)
+    pending.finish()
 }
 
 /// requests `is_valid_cidr`: one `/`, a prefix from 1 to 32, an IPv4 address.
@@ -606,7 +748,7 @@ fn requests_cidr(entry: &str) -> Option<IpNet> {
         .parse()
         .ok()
         .filter(|p| (1..=32).contains(p))?;
-    let addr: std::net::Ipv4Addr = addr.parse().ok()?;
+    let addr: Ipv4Addr = addr.parse().ok()?;
     IpNet::new(IpAddr::V4(addr), prefix).ok().map(|n| n.trunc())
 }
 
@@ -616,13 +758,14 @@ fn requests_cidr(entry: &str) -> Option<IpNet> {
 /// destination's address. Ruby resolves host names to find that address; this
 /// model only knows the addresses of IP literals (and that localhost, in any
 /// case, is loopback). Non-ASCII hosts are refused by URI itself.
-fn ruby(list: &str, d: &Destination) -> bool {
-    let host = d.written.to_lowercase();
-    if host == "localhost" || d.ip().is_some_and(|ip| ip.is_loopback()) {
-        return true;
-    }
-    let dotted_host = format!(".{host}");
-    let port = d.port();
+fn ruby(list: &str, ds: &[&Destination]) -> Vec<bool> {
+    let hosts: Vec<String> = ds.iter().map(|d| d.written.to_lowercase()).collect();
+    let direct = ds
+        .iter()
+        .zip(&hosts)
+        .map(|(d, host)| host == "localhost" || d.ip().is_some_and(|ip| ip.is_loopback()))
+        .collect();
+    let mut pending = Pending::new(direct);
     let bytes = list.as_bytes();
     let separator = |b: u8| b == b':' || b == b',' || b.is_ascii_whitespace();
     let mut p = 0;
@@ -631,11 +774,14 @@ fn ruby(list: &str, d: &Destination) -> bool {
             p += 1;
             continue;
         }
+        if pending.done() {
+            break;
+        }
         let start = p;
         while p < bytes.len() && !separator(bytes[p]) {
             p += 1;
         }
-        let entry_host = list[start..p].to_lowercase();
+        let entry_host = lowercase(&list[start..p]);
         let mut entry_port = None;
         if p < bytes.len() && bytes[p] == b':' {
             let digits = bytes[p + 1..]
@@ -643,28 +789,27 @@ fn ruby(list: &str, d: &Destination) -> bool {
                 .take_while(|b| b.is_ascii_digit())
                 .count();
             if digits > 0 {
-                entry_port = Some(&list[p + 1..p + 1 + digits]);
+                entry_port = Some(list[p + 1..p + 1 + digits].parse::<u64>().ok());
                 p += 1 + digits;
             }
         }
-        if entry_port.is_some_and(|ep| ep.parse::<u64>().ok() != Some(u64::from(port))) {
-            continue;
-        }
-        let named = if entry_host.starts_with('.') {
-            host.ends_with(&entry_host)
-        } else {
-            dotted_host.ends_with(&format!(".{entry_host}"))
-        };
-        if named {
-            return true;
-        }
-        if let (Some(ip), Some(net)) = (d.ip(), ruby_ipaddr(&entry_host)) {
-            if net.contains(&ip) {
-                return true;
+        let net = ruby_ipaddr(&entry_host);
+        pending.mark(|i| {
+            let (d, host) = (ds[i], hosts[i].as_str());
+            if entry_port.is_some_and(|ep| ep != Some(u64::from(d.port()))) {
+                return false;
             }
-        }
+            // `.x` is a plain suffix; `x` matches `x` and below (`.host`
+            // ending with `.x`).
+            let named = if entry_host.starts_with('.') {
+                host.ends_with(&*entry_host)
+            } else {
+                host == entry_host || ends_with_dotted(host, &entry_host)
+            };
+            named || matches!((d.ip(), net), (Some(ip), Some(net)) if net.contains(&ip))
+        });
     }
-    false
+    pending.finish()
 }
 
 /// Ruby's `IPAddr.new`: an address, optionally `/prefix` (host bits masked).
@@ -684,29 +829,33 @@ fn ruby_ipaddr(text: &str) -> Option<IpNet> {
 /// punycode, a trailing dot kept) exactly, as a dot-bounded suffix, or (with a
 /// leading dot) as a plain suffix; so an empty entry matches every host written
 /// with a trailing dot.
-fn wget(list: &str, d: &Destination) -> bool {
-    let host = ascii_lowercase_host(d);
+fn wget(list: &str, ds: &[&Destination]) -> Vec<bool> {
     if list.is_empty() {
-        return false;
+        return vec![false; ds.len()];
     }
+    let hosts: Vec<String> = ds.iter().map(|d| ascii_lowercase_host(d)).collect();
     let c_isspace = |c: char| matches!(c, ' ' | '\t' | '\n' | '\x0b' | '\x0c' | '\r');
-    list.split(',')
-        .enumerate()
-        .map(|(i, e)| {
-            if i == 0 {
-                e
-            } else {
-                e.trim_start_matches(c_isspace)
-            }
-        })
-        .any(|entry| {
-            let entry = entry.to_lowercase();
-            if entry.len() > host.len() || !host.ends_with(&entry) {
+    let mut pending = Pending::new(vec![false; ds.len()]);
+    for (n, entry) in list.split(',').enumerate() {
+        if pending.done() {
+            break;
+        }
+        let entry = if n == 0 {
+            entry
+        } else {
+            entry.trim_start_matches(c_isspace)
+        };
+        let entry = lowercase(entry);
+        pending.mark(|i| {
+            let host = &hosts[i];
+            if entry.len() > host.len() || !host.ends_with(&*entry) {
                 return false;
             }
             let k = host.len() - entry.len();
             k == 0 || entry.starts_with('.') || host.as_bytes()[k - 1] == b'.'
-        })
+        });
+    }
+    pending.finish()
 }
 
 /// The host as wget sees it: lowercase, Unicode names in punycode, a trailing
@@ -725,65 +874,87 @@ pub const JAVA_DEFAULT_NON_PROXY_HOSTS: &str = "localhost|127.*|[::1]|0.0.0.0|[:
 /// case-insensitive match of the URI host as written (IPv6 in brackets), with `*` allowed at
 /// the start and/or end; the JDK defaults are appended to a non-empty value (an
 /// empty value disables them too).
-fn java(list: &str, d: &Destination) -> bool {
+fn java(list: &str, ds: &[&Destination]) -> Vec<bool> {
     if list.is_empty() {
-        return false;
+        return vec![false; ds.len()];
     }
-    let host = d.written_url_host().to_lowercase();
-    let all = format!("{list}|{JAVA_DEFAULT_NON_PROXY_HOSTS}");
-    all.split('|').filter(|p| !p.is_empty()).any(|pattern| {
-        let pattern = pattern.to_lowercase();
+    let hosts: Vec<String> = ds
+        .iter()
+        .map(|d| d.written_url_host().to_lowercase())
+        .collect();
+    let mut pending = Pending::new(vec![false; ds.len()]);
+    let patterns = list
+        .split('|')
+        .chain(JAVA_DEFAULT_NON_PROXY_HOSTS.split('|'))
+        .filter(|p| !p.is_empty());
+    for pattern in patterns {
+        if pending.done() {
+            break;
+        }
+        let pattern = lowercase(pattern);
         let (lead, rest) = match pattern.strip_prefix('*') {
             Some(rest) => (true, rest),
-            None => (false, pattern.as_str()),
+            None => (false, &*pattern),
         };
         let (trail, core) = match rest.strip_suffix('*') {
             Some(core) => (true, core),
             None => (false, rest),
         };
-        match (lead, trail) {
-            (true, true) => host.contains(core),
-            (true, false) => host.ends_with(core),
-            (false, true) => host.starts_with(core),
-            (false, false) => host == core,
-        }
-    })
+        pending.mark(|i| {
+            let host = &hosts[i];
+            match (lead, trail) {
+                (true, true) => host.contains(core),
+                (true, false) => host.ends_with(core),
+                (false, true) => host.starts_with(core),
+                (false, false) => host == core,
+            }
+        });
+    }
+    pending.finish()
 }
 
 /// Node proxy-from-env: `*` as the whole value bypasses all; entries split at
 /// commas and blanks; `host:port` restricts the port; entries starting with `.`
 /// or `*` match as raw suffixes (a leading `*` removed), others match the host
 /// exactly. The host is the WHATWG URL's (proxy-from-env 2 parses with `new URL`).
-fn node(list: &str, d: &Destination) -> bool {
-    let Some(host) = whatwg_host(d) else {
-        // proxy-from-env answers "no proxy" for a URL that does not parse,
-        // whatever the setting.
-        return true;
-    };
-    let list = list.to_lowercase();
+fn node(list: &str, ds: &[&Destination]) -> Vec<bool> {
+    let hosts: Vec<Option<String>> = ds.iter().map(|d| whatwg_host(d)).collect();
+    // proxy-from-env answers "no proxy" for a URL that does not parse,
+    // whatever the setting.
+    let direct: Vec<bool> = hosts.iter().map(Option::is_none).collect();
+    let list = lowercase(list);
     if list.is_empty() {
-        return false;
+        return direct;
     }
     if list == "*" {
-        return true;
+        return vec![true; ds.len()];
     }
-    let port = u32::from(d.port());
-    !list
-        .split(|c: char| c == ',' || c.is_whitespace())
-        .all(|entry| {
-            if entry.is_empty() {
+    let mut pending = Pending::new(direct);
+    for entry in list.split(|c: char| c == ',' || c.is_whitespace()) {
+        if pending.done() {
+            break;
+        }
+        if entry.is_empty() {
+            continue;
+        }
+        let (entry_host, entry_port) = js_host_port(entry);
+        let raw_suffix = entry_host
+            .starts_with(['.', '*'])
+            .then(|| entry_host.strip_prefix('*').unwrap_or(entry_host));
+        pending.mark(|i| {
+            let Some(host) = &hosts[i] else {
                 return true;
+            };
+            if entry_port != 0 && entry_port != u32::from(ds[i].port()) {
+                return false;
             }
-            let (entry_host, entry_port) = js_host_port(entry);
-            if entry_port != 0 && entry_port != port {
-                return true;
+            match raw_suffix {
+                Some(suffix) => host.ends_with(suffix),
+                None => *host == entry_host,
             }
-            if !entry_host.starts_with(['.', '*']) {
-                return host != entry_host;
-            }
-            let suffix = entry_host.strip_prefix('*').unwrap_or(entry_host);
-            !host.ends_with(suffix)
-        })
+        });
+    }
+    pending.finish()
 }
 
 /// An entry split as `/^(.+):(\d+)$/` (proxy-from-env and undici): the host
@@ -802,33 +973,38 @@ fn js_host_port(entry: &str) -> (&str, u32) {
 /// last `:`) restricts the port, a leading `.` or `*.` is removed; an entry
 /// matches the host or a dot-bounded tail of it. The host is the WHATWG URL's
 /// (lowercase punycode, a trailing dot kept, IPv6 compressed in brackets).
-fn undici(list: &str, d: &Destination) -> bool {
-    let Some(host) = whatwg_host(d) else {
-        return false;
-    };
-    let port = u32::from(d.port());
+fn undici(list: &str, ds: &[&Destination]) -> Vec<bool> {
+    let hosts: Vec<Option<String>> = ds.iter().map(|d| whatwg_host(d)).collect();
     let mut entries = list
         .split(|c: char| c == ',' || c.is_whitespace())
         .filter(|e| !e.is_empty())
         .peekable();
     if entries.peek().is_none() {
-        return false;
+        return vec![false; ds.len()];
     }
     if list == "*" {
-        return true;
+        return hosts.iter().map(Option::is_some).collect();
     }
-    entries.any(|entry| {
-        let (name, entry_port) = js_host_port(entry);
-        if entry_port != 0 && entry_port != port {
-            return false;
+    let mut pending = Pending::new(vec![false; ds.len()]);
+    for entry in entries {
+        if pending.done() {
+            break;
         }
+        let (name, entry_port) = js_host_port(entry);
         let name = name
             .strip_prefix("*.")
             .or_else(|| name.strip_prefix('.'))
             .unwrap_or(name);
-        let name = name.to_lowercase();
-        host == name || host.ends_with(&format!(".{name}"))
-    })
+        let name = lowercase(name);
+        pending.mark(|i| {
+            let Some(host) = &hosts[i] else {
+                return false;
+            };
+            (entry_port == 0 || entry_port == u32::from(ds[i].port()))
+                && (*host == name || ends_with_dotted(host, &name))
+        });
+    }
+    pending.finish()
 }
 
 /// reqwest 0.12 (>= 0.12.15) reads NO_PROXY through hyper-util's
@@ -842,38 +1018,66 @@ fn undici(list: &str, d: &Destination) -> bool {
 /// tail that starts at a dot (the entry's own leading `.` counts, so `.`
 /// matches every name with a trailing dot); `*` anywhere matches every name but
 /// no IP. No ports: `host:port` never matches.
-fn reqwest(list: &str, d: &Destination) -> bool {
-    let Some(host) = whatwg_host(d) else {
-        return false;
-    };
-    let host = host
-        .strip_prefix('[')
-        .and_then(|h| h.strip_suffix(']'))
-        .unwrap_or(&host);
-    let mut entries = list.split(',').map(str::trim);
-    if let Ok(ip) = host.parse::<IpAddr>() {
-        return entries.any(|entry| match entry.parse::<IpNet>() {
-            Ok(net) => net.contains(&ip),
-            Err(_) => entry.parse::<IpAddr>() == Ok(ip),
+fn reqwest(list: &str, ds: &[&Destination]) -> Vec<bool> {
+    /// A host as the matcher sees it.
+    enum Host {
+        /// No URL: never direct.
+        Unparsed,
+        Ip(IpAddr),
+        Name(String),
+    }
+    let hosts: Vec<Host> = ds
+        .iter()
+        .map(|d| {
+            let Some(host) = whatwg_host(d) else {
+                return Host::Unparsed;
+            };
+            let bare = host
+                .strip_prefix('[')
+                .and_then(|h| h.strip_suffix(']'))
+                .unwrap_or(&host);
+            match bare.parse::<IpAddr>() {
+                Ok(ip) => Host::Ip(ip),
+                Err(_) => Host::Name(bare.to_owned()),
+            }
+        })
+        .collect();
+    let mut pending = Pending::new(vec![false; ds.len()]);
+    for entry in list.split(',').map(str::trim) {
+        if pending.done() {
+            break;
+        }
+        let net = entry.parse::<IpNet>().ok();
+        let ip = entry.parse::<IpAddr>().ok();
+        pending.mark(|i| match &hosts[i] {
+            Host::Unparsed => false,
+            Host::Ip(host) => match net {
+                Some(net) => net.contains(host),
+                None => ip == Some(*host),
+            },
+            Host::Name(host) => {
+                !entry.is_empty() && net.is_none() && ip.is_none() && reqwest_name(entry, host)
+            }
         });
     }
-    entries
-        .filter(|e| !e.is_empty() && e.parse::<IpNet>().is_err() && e.parse::<IpAddr>().is_err())
-        .any(|entry| {
-            if entry.eq_ignore_ascii_case(host)
-                || entry
-                    .strip_prefix('.')
-                    .is_some_and(|e| e.eq_ignore_ascii_case(host))
-            {
-                return true;
-            }
-            let tail = host.get(host.len().saturating_sub(entry.len())..);
-            if tail.is_some_and(|t| t.eq_ignore_ascii_case(entry)) {
-                return entry.starts_with('.')
-                    || host.as_bytes().get(host.len() - entry.len() - 1) == Some(&b'.');
-            }
-            entry == "*"
-        })
+    pending.finish()
+}
+
+/// `DomainMatcher::contains` for one name entry.
+fn reqwest_name(entry: &str, host: &str) -> bool {
+    if entry.eq_ignore_ascii_case(host)
+        || entry
+            .strip_prefix('.')
+            .is_some_and(|e| e.eq_ignore_ascii_case(host))
+    {
+        return true;
+    }
+    let tail = host.get(host.len().saturating_sub(entry.len())..);
+    if tail.is_some_and(|t| t.eq_ignore_ascii_case(entry)) {
+        return entry.starts_with('.')
+            || host.as_bytes().get(host.len() - entry.len() - 1) == Some(&b'.');
+    }
+    entry == "*"
 }
 
 /// The host of the WHATWG URL (Node's `new URL`): lowercase punycode with a
@@ -1057,6 +1261,133 @@ mod tests {
         assert!(Dialect::Httpx.rejects_whole_setting("fd00::/64"));
         assert!(!Dialect::Httpx.rejects_whole_setting("fd00::1"));
         assert!(!Dialect::Go.rejects_whole_setting("[fd00::1]"));
+    }
+
+    /// Installation entries of every shape (as the scale tests generate them):
+    /// names, dotted domains, IPv4, CIDRs, IPv6, `host:port`.
+    fn mixed_entries(n: usize) -> Vec<String> {
+        (0..n)
+            .map(|i| {
+                let (a, b, c) = ((i >> 16) & 0xff, (i >> 8) & 0xff, i & 0xff);
+                match i % 6 {
+                    0 => format!("host-{i}.team-{}.corp.example", i % 97),
+                    1 => format!(".zone-{i}.example"),
+                    2 => format!("10.{a}.{b}.{c}"),
+                    3 => format!("172.{}.{b}.0/24", 16 + a % 16),
+                    4 => format!("fd00:{a:x}:{b:x}::{c:x}"),
+                    _ => format!("svc-{i}.corp.example:{}", 1024 + i % 1000),
+                }
+            })
+            .collect()
+    }
+
+    /// The batch decides every destination as the one-destination case does:
+    /// no destination dropped, none left undecided by an early stop, whatever
+    /// the order of entries and destinations.
+    #[test]
+    fn decide_all_matches_decide() {
+        const N: usize = 150;
+        let entries = mixed_entries(N);
+        let mut urls: Vec<String> = [
+            "http://LOCALHOST/",
+            "http://localhost/",
+            "http://127.0.0.1/",
+            "http://[::1]/",
+            "http://[fe80::1%25eth0]/",
+            "http://[FE80::1%25eth0]:8080/",
+            "http://bücher.example/",
+            "http://a.BÜCHER.example./",
+            "http://xn--bcher-kva.example/",
+            "https://kubernetes.default.svc.cluster.local./",
+            "http://Example.COM.:8080/",
+            "http://example.com/",
+            "http://a.example.com/",
+            "https://example.com:443/",
+            "http://x.example./",
+            "http://[::ffff:10.0.0.1]/",
+            "http://[::10.1.2.3]/",
+            "http://[fd00:0::1]/",
+            "http://[FD00::1]/",
+            "http://10.1.2.3/",
+            "http://nothing.example/",
+        ]
+        .map(str::to_owned)
+        .into();
+        for i in [0, 1, 2, 3, 4, 5, 70, 71, 72, 73, 74, 75, N - 6, N - 1] {
+            let (a, b, c) = ((i >> 16) & 0xff, (i >> 8) & 0xff, i & 0xff);
+            urls.extend([
+                format!("http://host-{i}.team-{}.corp.example/", i % 97),
+                format!("https://HOST-{i}.team-{}.corp.example./", i % 97),
+                format!("https://a.zone-{i}.example/"),
+                format!("http://zone-{i}.example/"),
+                format!("http://10.{a}.{b}.{c}/"),
+                format!("http://[::ffff:10.{a}.{b}.{c}]/"),
+                format!("http://172.{}.{b}.9/", 16 + a % 16),
+                format!("http://[fd00:{a:x}:{b:x}::{c:x}]/"),
+                format!("http://svc-{i}.corp.example:{}/", 1024 + i % 1000),
+                format!("http://svc-{i}.corp.example:1/"),
+            ]);
+        }
+        let destinations: Vec<Destination> = urls
+            .iter()
+            .map(|u| Destination::parse(u).unwrap())
+            .collect();
+        let mut reversed = destinations.clone();
+        reversed.reverse();
+        let joined = |sep: &str, entries: &[String]| entries.join(sep);
+        let mut tail_first = entries.clone();
+        tail_first.reverse();
+        let mut lists = vec![
+            String::new(),
+            "*".to_owned(),
+            joined(",", &entries),
+            joined(",", &tail_first),
+            joined(" , ", &entries),
+            joined(" ", &entries),
+            joined("|", &entries),
+            format!(
+                "{},*,{}",
+                joined(",", &entries[..N / 2]),
+                joined(",", &entries[N / 2..])
+            ),
+            format!("{},a.example\tb.example", joined(",", &entries)),
+            format!("{},[fd00::1],fd00::/8", joined(",", &entries)),
+            format!("{}|*.example.com|10.*", joined("|", &entries)),
+            "a,,b".to_owned(),
+            " example.com".to_owned(),
+            "\texample.com ".to_owned(),
+            "a.example;b.example".to_owned(),
+            ".".to_owned(),
+            "*.".to_owned(),
+            ":8080".to_owned(),
+            "LOCALHOST".to_owned(),
+            "bücher.example,.bücher.example".to_owned(),
+            "fe80::1%eth0,fe80::1%25eth0,[fe80::1%eth0]".to_owned(),
+            "::ffff:10.0.0.0/104,[::a01:203]:80,example.com.".to_owned(),
+            "*.example.com,example.com:443,10.0.0.0/8".to_owned(),
+        ];
+        lists.extend(entries.iter().step_by(31).cloned());
+        for dialect in Dialect::ALL {
+            let mut seen = (false, false);
+            for list in &lists {
+                let wants: Vec<Decision> = destinations
+                    .iter()
+                    .map(|d| dialect.decide(list, d))
+                    .collect();
+                if list.len() > 1000 {
+                    seen.0 |= wants.contains(&Decision::Direct);
+                    seen.1 |= wants.contains(&Decision::Proxy);
+                }
+                let batch = dialect.decide_all(list, &destinations);
+                assert_eq!(batch, wants, "{dialect} {list:?}");
+                let mut batch = dialect.decide_all(list, &reversed);
+                batch.reverse();
+                assert_eq!(batch, wants, "{dialect} {list:?} (reversed)");
+            }
+            // The long lists leave some destinations proxied and send others
+            // direct, so the batch must go on after the first match.
+            assert_eq!(seen, (true, true), "{dialect}");
+        }
     }
 
     #[test]

@@ -27,33 +27,42 @@
 //! - hosts compare lowercase, a trailing dot kept, IDN names in punycode
 //!   except a host whose first label is IDN, which compares in Unicode.
 
+use std::collections::HashMap;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
-use super::{Decision, Destination};
+use super::{ends_with_dotted, Decision, Destination};
 
 /// The proxy settings the oracle and a cluster give: one proxy for `http://`
 /// and one for `https://` URLs (`get_environment_proxies` order).
 const PROXY_KEYS: [&str; 2] = ["http://", "https://"];
 
-/// What httpx does with a request for `d` when NO_PROXY is `list`.
-pub(super) fn decide(list: &str, d: &Destination) -> Decision {
+/// What httpx does with a request for each of `ds` when NO_PROXY is `list`:
+/// the client is constructed once, then each URL is matched.
+pub(super) fn decide_all(list: &str, ds: &[Destination]) -> Vec<Decision> {
     // Client construction: mount keys, then patterns (any failure raises).
     let Some(keys) = mount_keys(list) else {
-        return direct_if_url_parses(d);
+        return ds.iter().map(direct_if_url_parses).collect();
     };
     let mut mounts = Vec::with_capacity(keys.len());
     for (key, proxy) in keys {
         match Pattern::parse(&key) {
             Some(pattern) => mounts.push((pattern, proxy)),
-            None => return Decision::Refused,
+            None => return vec![Decision::Refused; ds.len()],
         }
     }
-    mounts.sort_by_key(|(pattern, _)| pattern.priority());
+    mounts.sort_by_cached_key(|(pattern, _)| pattern.priority());
+    ds.iter().map(|d| decide_url(&mounts, d)).collect()
+}
+
+/// What a client with `mounts` (sorted by priority) does with a request for `d`.
+fn decide_url(mounts: &[(Pattern, bool)], d: &Destination) -> Decision {
     let Some(url) = Url::parse(&d.url()) else {
         return Decision::Refused;
     };
-    for (pattern, proxy) in &mounts {
-        match pattern.matches(&url) {
+    // Read only when a pattern names a host, as httpx does.
+    let mut host = None;
+    for (pattern, proxy) in mounts {
+        match pattern.matches(&url, &mut host) {
             Some(true) if *proxy => return Decision::Proxy,
             Some(true) => return Decision::Direct,
             Some(false) => {}
@@ -82,6 +91,11 @@ fn direct_if_url_parses(d: &Destination) -> Decision {
 /// or direct; `None` for `*` (no mounts at all).
 fn mount_keys(list: &str) -> Option<Vec<(String, bool)>> {
     let mut keys: Vec<(String, bool)> = PROXY_KEYS.iter().map(|k| (k.to_string(), true)).collect();
+    let mut places: HashMap<String, usize> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, (k, _))| (k.clone(), i))
+        .collect();
     for raw in list.split(',') {
         let entry = raw.trim_matches(py_space);
         if entry == "*" {
@@ -92,9 +106,12 @@ fn mount_keys(list: &str) -> Option<Vec<(String, bool)>> {
         }
         let key = entry_key(entry);
         // A dict: a repeated key keeps its place and takes the new value.
-        match keys.iter_mut().find(|(k, _)| *k == key) {
-            Some(slot) => slot.1 = false,
-            None => keys.push((key, false)),
+        match places.get(&key) {
+            Some(&place) => keys[place].1 = false,
+            None => {
+                places.insert(key.clone(), keys.len());
+                keys.push((key, false));
+            }
         }
     }
     Some(keys)
@@ -348,19 +365,19 @@ impl Pattern {
     }
 
     /// `URLPattern.matches`: `None` where reading the URL's host raises.
-    fn matches(&self, url: &Url) -> Option<bool> {
+    /// `host` keeps the URL's host once read ([`Url::host`]).
+    fn matches(&self, url: &Url, host: &mut Option<Option<String>>) -> Option<bool> {
         if !self.scheme.is_empty() && self.scheme != url.scheme {
             return Some(false);
         }
         if !self.host.is_empty() {
-            let host = url.host()?;
+            let host = host.get_or_insert_with(|| url.host()).as_deref()?;
             let matched = if let Some(domain) = self.host.strip_prefix("*.") {
                 // `^.+\.domain$`
-                host.len() > domain.len() + 1 && host.ends_with(&format!(".{domain}"))
+                host.len() > domain.len() + 1 && ends_with_dotted(host, domain)
             } else if let Some(domain) = self.host.strip_prefix('*') {
                 // `^(.+\.)?domain$`
-                host == domain
-                    || (host.len() > domain.len() + 1 && host.ends_with(&format!(".{domain}")))
+                host == domain || (host.len() > domain.len() + 1 && ends_with_dotted(host, domain))
             } else {
                 host == self.host
             };
