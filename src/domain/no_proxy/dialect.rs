@@ -315,15 +315,52 @@ impl Pending {
     }
 }
 
-/// `text` lowercased as `str::to_lowercase` does, borrowed when it already is.
-fn lowercase(text: &str) -> Cow<'_, str> {
-    if !text.is_ascii() {
-        Cow::Owned(text.to_lowercase())
-    } else if text.bytes().any(|b| b.is_ascii_uppercase()) {
-        Cow::Owned(text.to_ascii_lowercase())
-    } else {
-        Cow::Borrowed(text)
+/// How the entries of one setting are lowercased (as `str::to_lowercase`
+/// does): not at all when the whole setting is lowercase ASCII, as merged
+/// lists are, so that no entry needs a look of its own.
+#[derive(Clone, Copy)]
+struct Case {
+    lower: bool,
+}
+
+impl Case {
+    /// The case of `list`, read once.
+    fn of(list: &str) -> Self {
+        Self {
+            // A count, not `any`: it reads the whole text without a branch per byte.
+            lower: list.is_ascii() && list.bytes().filter(u8::is_ascii_uppercase).count() == 0,
+        }
     }
+
+    /// `text` (a part of the setting) lowercased, borrowed when it already is.
+    fn lower(self, text: &str) -> Cow<'_, str> {
+        if self.lower || (text.is_ascii() && !text.bytes().any(|b| b.is_ascii_uppercase())) {
+            Cow::Borrowed(text)
+        } else if text.is_ascii() {
+            Cow::Owned(text.to_ascii_lowercase())
+        } else {
+            Cow::Owned(text.to_lowercase())
+        }
+    }
+}
+
+/// `list.split(separator)` for an ASCII separator, scanning bytes (cheaper
+/// per element than the `char` pattern's search).
+fn split_at(list: &str, separator: u8) -> impl Iterator<Item = &str> {
+    let mut rest = Some(list);
+    std::iter::from_fn(move || {
+        let text = rest?;
+        match text.bytes().position(|b| b == separator) {
+            Some(i) => {
+                rest = Some(&text[i + 1..]);
+                Some(&text[..i])
+            }
+            None => {
+                rest = None;
+                Some(text)
+            }
+        }
+    })
 }
 
 /// True when `host` ends with `.` then `name` (`host.ends_with(&format!(".{name}"))`
@@ -362,12 +399,13 @@ fn go(list: &str, ds: &[&Destination]) -> Vec<bool> {
             }
         })
         .collect();
+    let case = Case::of(list);
     let mut pending = Pending::new(direct);
-    for raw in list.split(',') {
+    for raw in split_at(list, b',') {
         if pending.done() {
             break;
         }
-        let entry = lowercase(raw.trim());
+        let entry = case.lower(raw.trim());
         if entry.is_empty() {
             continue;
         }
@@ -661,8 +699,9 @@ fn python_urllib(list: &str, hosts: &[String]) -> Vec<bool> {
     }
     let hosts: Vec<String> = hosts.iter().map(|h| h.to_lowercase()).collect();
     let host_only: Vec<&str> = hosts.iter().map(|h| python_split_port(h)).collect();
+    let case = Case::of(list);
     let mut pending = Pending::new(vec![false; hosts.len()]);
-    for raw in list.split(',') {
+    for raw in split_at(list, b',') {
         if pending.done() {
             break;
         }
@@ -672,7 +711,7 @@ fn python_urllib(list: &str, hosts: &[String]) -> Vec<bool> {
         }
         // Emptiness is tested before the dots go: `.` matches every name
         // written with a trailing dot.
-        let name = lowercase(name.trim_start_matches('.'));
+        let name = case.lower(name.trim_start_matches('.'));
         pending.mark(|i| {
             let (host, host_only) = (hosts[i].as_str(), host_only[i]);
             host_only == name
@@ -711,7 +750,7 @@ fn requests(list: &str, ds: &[&Destination]) -> Vec<bool> {
     // Then urllib's check; either check bypasses.
     let mut pending = Pending::new(python_urllib(list, &hosts));
     let spaceless = list.replace(' ', "");
-    for entry in spaceless.split(',') {
+    for entry in split_at(&spaceless, b',') {
         if pending.done() {
             break;
         }
@@ -765,6 +804,7 @@ fn ruby(list: &str, ds: &[&Destination]) -> Vec<bool> {
         .zip(&hosts)
         .map(|(d, host)| host == "localhost" || d.ip().is_some_and(|ip| ip.is_loopback()))
         .collect();
+    let case = Case::of(list);
     let mut pending = Pending::new(direct);
     let bytes = list.as_bytes();
     let separator = |b: u8| b == b':' || b == b',' || b.is_ascii_whitespace();
@@ -781,7 +821,7 @@ fn ruby(list: &str, ds: &[&Destination]) -> Vec<bool> {
         while p < bytes.len() && !separator(bytes[p]) {
             p += 1;
         }
-        let entry_host = lowercase(&list[start..p]);
+        let entry_host = case.lower(&list[start..p]);
         let mut entry_port = None;
         if p < bytes.len() && bytes[p] == b':' {
             let digits = bytes[p + 1..]
@@ -835,8 +875,9 @@ fn wget(list: &str, ds: &[&Destination]) -> Vec<bool> {
     }
     let hosts: Vec<String> = ds.iter().map(|d| ascii_lowercase_host(d)).collect();
     let c_isspace = |c: char| matches!(c, ' ' | '\t' | '\n' | '\x0b' | '\x0c' | '\r');
+    let case = Case::of(list);
     let mut pending = Pending::new(vec![false; ds.len()]);
-    for (n, entry) in list.split(',').enumerate() {
+    for (n, entry) in split_at(list, b',').enumerate() {
         if pending.done() {
             break;
         }
@@ -845,7 +886,7 @@ fn wget(list: &str, ds: &[&Destination]) -> Vec<bool> {
         } else {
             entry.trim_start_matches(c_isspace)
         };
-        let entry = lowercase(entry);
+        let entry = case.lower(entry);
         pending.mark(|i| {
             let host = &hosts[i];
             if entry.len() > host.len() || !host.ends_with(&*entry) {
@@ -883,15 +924,16 @@ fn java(list: &str, ds: &[&Destination]) -> Vec<bool> {
         .map(|d| d.written_url_host().to_lowercase())
         .collect();
     let mut pending = Pending::new(vec![false; ds.len()]);
-    let patterns = list
-        .split('|')
-        .chain(JAVA_DEFAULT_NON_PROXY_HOSTS.split('|'))
+    // The defaults are lowercase ASCII: the setting's case covers them.
+    let case = Case::of(list);
+    let patterns = split_at(list, b'|')
+        .chain(split_at(JAVA_DEFAULT_NON_PROXY_HOSTS, b'|'))
         .filter(|p| !p.is_empty());
     for pattern in patterns {
         if pending.done() {
             break;
         }
-        let pattern = lowercase(pattern);
+        let pattern = case.lower(pattern);
         let (lead, rest) = match pattern.strip_prefix('*') {
             Some(rest) => (true, rest),
             None => (false, &*pattern),
@@ -922,7 +964,7 @@ fn node(list: &str, ds: &[&Destination]) -> Vec<bool> {
     // proxy-from-env answers "no proxy" for a URL that does not parse,
     // whatever the setting.
     let direct: Vec<bool> = hosts.iter().map(Option::is_none).collect();
-    let list = lowercase(list);
+    let list = Case::of(list).lower(list);
     if list.is_empty() {
         return direct;
     }
@@ -985,6 +1027,7 @@ fn undici(list: &str, ds: &[&Destination]) -> Vec<bool> {
     if list == "*" {
         return hosts.iter().map(Option::is_some).collect();
     }
+    let case = Case::of(list);
     let mut pending = Pending::new(vec![false; ds.len()]);
     for entry in entries {
         if pending.done() {
@@ -995,7 +1038,7 @@ fn undici(list: &str, ds: &[&Destination]) -> Vec<bool> {
             .strip_prefix("*.")
             .or_else(|| name.strip_prefix('.'))
             .unwrap_or(name);
-        let name = lowercase(name);
+        let name = case.lower(name);
         pending.mark(|i| {
             let Some(host) = &hosts[i] else {
                 return false;
@@ -1043,7 +1086,7 @@ fn reqwest(list: &str, ds: &[&Destination]) -> Vec<bool> {
         })
         .collect();
     let mut pending = Pending::new(vec![false; ds.len()]);
-    for entry in list.split(',').map(str::trim) {
+    for entry in split_at(list, b',').map(str::trim) {
         if pending.done() {
             break;
         }
