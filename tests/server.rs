@@ -639,7 +639,10 @@ fn no_proxy_renders_only_the_clients_named() {
         .iter()
         .map(|g| attr(g, "client").as_str().unwrap())
         .collect();
-    assert!(clients.contains(&"python") && clients.contains(&"wget"), "{clients:?}");
+    assert!(
+        clients.contains(&"python") && clients.contains(&"wget"),
+        "{clients:?}"
+    );
     let named = read(Some(("clients", list(&["go", "python", "java"]))));
     assert_eq!(keys(&named), ["go", "java", "python"]);
     assert!(warned(&named).iter().all(|c| c == "python" || c == "java"));
