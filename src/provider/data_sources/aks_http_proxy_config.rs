@@ -67,7 +67,7 @@ impl DataSource for AksHttpProxyConfig {
         let aks = inputs::render(&Aks, &proxy, Secrets::Include, diags)?;
         Some(model::with(
             value,
-            &State {
+            State {
                 http_proxy_config: Block {
                     http_proxy: aks.http_proxy.clone(),
                     https_proxy: aks.https_proxy.clone(),

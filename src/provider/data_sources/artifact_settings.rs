@@ -114,7 +114,7 @@ impl DataSource for ArtifactSettings {
         };
         Some(model::with(
             value,
-            &State {
+            State {
                 name: imported.name.clone(),
                 http_proxy: imported.http_proxy.clone(),
                 https_proxy: imported.https_proxy.clone(),

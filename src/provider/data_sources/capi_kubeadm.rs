@@ -139,7 +139,7 @@ impl DataSource for CapiKubeadm {
         let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
         Some(model::with(
             value,
-            &State {
+            State {
                 files: files(&secret.kubeadm),
                 pre_kubeadm_commands: secret.kubeadm.pre_kubeadm_commands.clone(),
                 yaml: secret.kubeadm.to_yaml(),

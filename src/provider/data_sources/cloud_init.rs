@@ -46,7 +46,7 @@ impl DataSource for CloudInit {
             inputs::render_both(&cloud_init::CloudInit { units, os }, &proxy, diags)?;
         Some(model::with(
             value,
-            &State {
+            State {
                 user_data: secret.user_data,
                 user_data_redacted: redacted.user_data,
                 runcmd: secret.runcmd,

@@ -70,7 +70,7 @@ impl DataSource for EksaProxyConfig {
         let settings = &proxy.settings;
         Some(model::with(
             value,
-            &State {
+            State {
                 proxy_configuration: proxy_configuration(settings, Secrets::Include),
                 proxy_configuration_redacted: proxy_configuration(settings, Secrets::Redact),
                 cluster_spec_yaml: secret.cluster_spec,

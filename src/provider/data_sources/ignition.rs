@@ -72,7 +72,7 @@ impl DataSource for Ignition {
         let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
         Some(model::with(
             value,
-            &State {
+            State {
                 config: secret.config,
                 config_redacted: redacted.config,
                 butane: secret.butane,

@@ -109,7 +109,7 @@ impl DataSource for Kubespray {
         let trust_command = settings.trusted_ca.as_ref().map(|_| os.trust_command());
         Some(model::with(
             value,
-            &State {
+            State {
                 group_vars: secret.group_vars,
                 group_vars_redacted: redacted.group_vars,
                 ca_files: super::rke2::ca_files(settings, os),

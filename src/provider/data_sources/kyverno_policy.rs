@@ -122,7 +122,7 @@ impl DataSource for KyvernoPolicy {
         let (secret, redacted) = inputs::render_both(&kyverno, &proxy, diags)?;
         Some(model::with(
             value,
-            &State {
+            State {
                 policy_yaml: secret,
                 policy_yaml_redacted: redacted,
             },

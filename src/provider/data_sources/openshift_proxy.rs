@@ -71,7 +71,7 @@ impl DataSource for OpenShiftProxySource {
         let (secret, redacted) = inputs::render_both(&openshift, &proxy, diags)?;
         Some(model::with(
             value,
-            &State {
+            State {
                 install_config_yaml: secret.install_config(),
                 install_config_yaml_redacted: redacted.install_config(),
                 proxy_yaml: secret.proxy_manifest(),

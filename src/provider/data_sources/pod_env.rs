@@ -95,7 +95,7 @@ impl DataSource for PodEnv {
         let (volumes, mounts) = secret.ca_volumes.unzip();
         Some(model::with(
             value,
-            &State {
+            State {
                 env: env(secret.env),
                 env_redacted: env(redacted.env),
                 env_yaml: secret.env_yaml,

@@ -101,7 +101,7 @@ impl DataSource for Rke2 {
             .collect();
         Some(model::with(
             value,
-            &State {
+            State {
                 path: secret.path.to_owned(),
                 permissions: systemd::permissions(settings).to_owned(),
                 content: secret.content,

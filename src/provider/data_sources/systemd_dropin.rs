@@ -89,7 +89,7 @@ impl DataSource for SystemdDropin {
             inputs::render_both(&systemd::Systemd { units, os }, &proxy, diags)?;
         Some(model::with(
             value,
-            &State {
+            State {
                 dropins: files(secret.dropins),
                 dropins_redacted: files(redacted.dropins),
                 default_environment: secret.default_environment,

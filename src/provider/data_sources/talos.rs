@@ -67,7 +67,7 @@ impl DataSource for Talos {
         let (secret, redacted) = inputs::render_both(&talos::Talos { version }, &proxy, diags)?;
         Some(model::with(
             value,
-            &State {
+            State {
                 patch: secret,
                 patch_redacted: redacted,
             },

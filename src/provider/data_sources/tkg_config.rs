@@ -68,7 +68,7 @@ impl DataSource for TkgConfigSource {
         let (secret, redacted) = inputs::render_both(&tkg, &proxy, diags)?;
         Some(model::with(
             value,
-            &State {
+            State {
                 variables: secret.string_variables().into_iter().collect(),
                 yaml: secret.to_yaml(),
                 yaml_redacted: redacted.to_yaml(),
