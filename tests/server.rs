@@ -647,7 +647,7 @@ fn stop_provider_cancels_requests_in_flight() {
     let server = server();
     let (started, running) = mpsc::channel();
     let request = std::thread::spawn(move || {
-        guard::run("ReadDataSource", Subject::DataSource(NO_PROXY), |_| {
+        guard::run("ReadDataSource", Subject::DataSource(NO_PROXY), 0, |_| {
             started.send(()).unwrap();
             while !cancel::requested() {
                 std::thread::sleep(Duration::from_millis(1));
@@ -660,6 +660,8 @@ fn stop_provider_cancels_requests_in_flight() {
     assert!(result.is_none());
     assert_eq!(summaries(&diags), ["Provider stopped"]);
     // Later requests run normally.
-    let (result, diags) = guard::run("GetMetadata", Subject::Provider, |_| server.get_metadata());
+    let (result, diags) = guard::run("GetMetadata", Subject::Provider, 0, |_| {
+        server.get_metadata()
+    });
     assert!(result.is_some() && diags.is_empty());
 }

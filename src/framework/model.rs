@@ -21,7 +21,7 @@ use super::schema::Attribute;
 use super::value::{Number, Type, Value};
 
 /// A Rust type that stands for a Terraform type.
-pub trait Field: Sized {
+pub trait Field: Sized + Clone {
     /// The Terraform type.
     fn ty() -> Type;
     /// Reads a value of type [`Field::ty`]; null and unknown read as the
@@ -32,8 +32,12 @@ pub trait Field: Sized {
     fn read_some(value: &Value) -> Option<Self> {
         (!value.is_null() && !value.is_unknown()).then(|| Self::read(value))
     }
-    /// The value.
-    fn value(&self) -> Value;
+    /// The value, moving the field's strings into it.
+    fn into_value(self) -> Value;
+    /// The value of a copy (for a field still needed afterwards).
+    fn value(&self) -> Value {
+        self.clone().into_value()
+    }
 }
 
 /// An object type whose attributes are the fields of a struct (declared by
@@ -43,8 +47,8 @@ pub trait Object: Sized {
     fn attribute_types(types: &mut BTreeMap<String, Type>);
     /// Reads the attributes of `object`.
     fn read_attributes(object: &Value) -> Self;
-    /// Sets the attributes on `object`.
-    fn write_attributes(&self, object: &mut Value);
+    /// Sets the attributes on `object`, moving the fields into it.
+    fn write_attributes(self, object: &mut Value);
 }
 
 /// A set of schema attributes (declared by [`model!`](crate::model)).
@@ -63,7 +67,7 @@ pub fn attributes<In: Model, Out: Model>() -> Vec<Attribute> {
 
 /// `object` with the attributes of `model` set: a state built from a
 /// configuration and the computed attributes.
-pub fn with<M: Object>(object: &Value, model: &M) -> Value {
+pub fn with<M: Object>(object: &Value, model: M) -> Value {
     let mut state = object.clone();
     model.write_attributes(&mut state);
     state
@@ -121,11 +125,11 @@ impl<T: Field> Field for Maybe<T> {
         }
     }
 
-    fn value(&self) -> Value {
+    fn into_value(self) -> Value {
         match self {
             Maybe::Null => Value::null(),
             Maybe::Unknown => Value::unknown(),
-            Maybe::Known(value) => value.value(),
+            Maybe::Known(value) => value.into_value(),
         }
     }
 }
@@ -139,8 +143,8 @@ impl<T: Field> Field for Option<T> {
         T::read_some(value)
     }
 
-    fn value(&self) -> Value {
-        self.as_ref().map_or(Value::Null, Field::value)
+    fn into_value(self) -> Value {
+        self.map_or(Value::Null, Field::into_value)
     }
 }
 
@@ -153,8 +157,8 @@ impl Field for String {
         value.as_str().unwrap_or_default().to_owned()
     }
 
-    fn value(&self) -> Value {
-        Value::string(self)
+    fn into_value(self) -> Value {
+        Value::String(self)
     }
 }
 
@@ -167,8 +171,8 @@ impl Field for bool {
         value.as_bool().unwrap_or(false)
     }
 
-    fn value(&self) -> Value {
-        Value::bool(*self)
+    fn into_value(self) -> Value {
+        Value::bool(self)
     }
 }
 
@@ -186,8 +190,8 @@ impl Field for i64 {
         value.as_number().and_then(Number::as_i64)
     }
 
-    fn value(&self) -> Value {
-        Value::int(*self)
+    fn into_value(self) -> Value {
+        Value::int(self)
     }
 }
 
@@ -205,8 +209,8 @@ impl<T: Field> Field for Vec<T> {
             .collect()
     }
 
-    fn value(&self) -> Value {
-        Value::list(self.iter().map(Field::value).collect())
+    fn into_value(self) -> Value {
+        Value::list(self.into_iter().map(Field::into_value).collect())
     }
 }
 
@@ -232,8 +236,8 @@ impl<T: Field> Field for Set<T> {
         Set(Vec::read(value))
     }
 
-    fn value(&self) -> Value {
-        Value::Set(self.0.iter().map(Field::value).collect())
+    fn into_value(self) -> Value {
+        Value::Set(self.0.into_iter().map(Field::into_value).collect())
     }
 }
 
@@ -251,8 +255,8 @@ impl<T: Field> Field for BTreeMap<String, T> {
             .collect()
     }
 
-    fn value(&self) -> Value {
-        Value::map(self.iter().map(|(key, item)| (key.clone(), item.value())))
+    fn into_value(self) -> Value {
+        Value::map(self.into_iter().map(|(key, item)| (key, item.into_value())))
     }
 }
 
@@ -291,8 +295,8 @@ macro_rules! object {
                 }
             }
 
-            fn write_attributes(&self, object: &mut $crate::framework::value::Value) {
-                $( $crate::__model_field!(write [$($($spec)*)?] $field, &self.$field, object); )*
+            fn write_attributes(self, object: &mut $crate::framework::value::Value) {
+                $( $crate::__model_field!(write [$($($spec)*)?] $field, self.$field, object); )*
             }
         }
 
@@ -307,7 +311,7 @@ macro_rules! object {
                 <Self as $crate::framework::model::Object>::read_attributes(value)
             }
 
-            fn value(&self) -> $crate::framework::value::Value {
+            fn into_value(self) -> $crate::framework::value::Value {
                 let mut object = $crate::framework::value::Value::object([]);
                 $crate::framework::model::Object::write_attributes(self, &mut object);
                 object
@@ -383,7 +387,7 @@ macro_rules! __model_field {
     (write [$($spec:tt)*] $field:ident, $value:expr, $object:ident) => {
         $object.set_attr(
             stringify!($field),
-            $crate::framework::model::Field::value($value),
+            $crate::framework::model::Field::into_value($value),
         )
     };
     (attribute [embed] $field:ident $fty:ty, $attributes:ident) => {
@@ -522,7 +526,7 @@ mod tests {
         assert_eq!(Config::read(&value), config);
         assert_eq!(Set(vec![1_i64, 2]), Set(vec![2, 1]));
         assert_ne!(Set(vec![1_i64, 2]), Set(vec![2, 3]));
-        let state = with(&object(&[("other", Value::bool(false))]), &config);
+        let state = with(&object(&[("other", Value::bool(false))]), config);
         assert_eq!(state.get_attr("other"), Some(&Value::bool(false)));
         assert_eq!(state.get_attr("count"), Some(&Value::int(7)));
     }

@@ -2,6 +2,7 @@
 //! each RPC converts its request ([`proto`]), calls the server and converts
 //! the response, all under [`guard::run`] (span, panic guard, cancellation).
 
+use prost::Message as _;
 use tonic::{Request, Response, Status};
 
 use super::guard::{self, Subject};
@@ -92,9 +93,10 @@ impl ProviderServer {
         &self,
         rpc: &'static str,
         subject: Subject<'_>,
+        request_bytes: usize,
         body: impl FnOnce(&mut Diagnostics) -> Option<()>,
     ) -> Vec<proto::Diagnostic> {
-        diagnostics_to_proto(&guard::run(rpc, subject, body).1)
+        diagnostics_to_proto(&guard::run(rpc, subject, request_bytes, body).1)
     }
 
     /// CallFunction's body: decodes the arguments (an undecodable one is
@@ -145,7 +147,7 @@ impl proto::provider_server::Provider for ProviderServer {
         &self,
         _request: Request<proto::get_metadata::Request>,
     ) -> Result<Response<proto::get_metadata::Response>, Status> {
-        let (metadata, diags) = guard::run("GetMetadata", Subject::Provider, |_| {
+        let (metadata, diags) = guard::run("GetMetadata", Subject::Provider, 0, |_| {
             self.server.get_metadata()
         });
         let metadata = metadata.unwrap_or_else(|| super::Metadata {
@@ -184,7 +186,7 @@ impl proto::provider_server::Provider for ProviderServer {
         &self,
         _request: Request<proto::get_provider_schema::Request>,
     ) -> Result<Response<proto::get_provider_schema::Response>, Status> {
-        let (response, diags) = guard::run("GetProviderSchema", Subject::Provider, |_| {
+        let (response, diags) = guard::run("GetProviderSchema", Subject::Provider, 0, |_| {
             proto::provider_schema(&self.server.get_provider_schema())
         });
         let mut response = response.unwrap_or_default();
@@ -197,11 +199,17 @@ impl proto::provider_server::Provider for ProviderServer {
         request: Request<proto::validate_provider_config::Request>,
     ) -> Result<Response<proto::validate_provider_config::Response>, Status> {
         let request = request.into_inner();
-        let diagnostics = self.checked("ValidateProviderConfig", Subject::Provider, |diags| {
-            let config = self.provider_config(request.config.as_ref(), diags)?;
-            self.server.validate_provider_config(&config, diags);
-            Some(())
-        });
+        let bytes = request.encoded_len();
+        let diagnostics = self.checked(
+            "ValidateProviderConfig",
+            Subject::Provider,
+            bytes,
+            |diags| {
+                let config = self.provider_config(request.config.as_ref(), diags)?;
+                self.server.validate_provider_config(&config, diags);
+                Some(())
+            },
+        );
         Ok(Response::new(proto::validate_provider_config::Response {
             diagnostics,
         }))
@@ -212,9 +220,11 @@ impl proto::provider_server::Provider for ProviderServer {
         request: Request<proto::validate_resource_config::Request>,
     ) -> Result<Response<proto::validate_resource_config::Response>, Status> {
         let request = request.into_inner();
+        let bytes = request.encoded_len();
         let diagnostics = self.checked(
             "ValidateResourceConfig",
             Subject::Resource(&request.type_name),
+            bytes,
             |diags| {
                 let [config] = self.resource_values(
                     &request.type_name,
@@ -236,9 +246,11 @@ impl proto::provider_server::Provider for ProviderServer {
         request: Request<proto::validate_data_resource_config::Request>,
     ) -> Result<Response<proto::validate_data_resource_config::Response>, Status> {
         let request = request.into_inner();
+        let bytes = request.encoded_len();
         let diagnostics = self.checked(
             "ValidateDataResourceConfig",
             Subject::DataSource(&request.type_name),
+            bytes,
             |diags| {
                 let config =
                     self.data_source_config(&request.type_name, request.config.as_ref(), diags)?;
@@ -257,9 +269,11 @@ impl proto::provider_server::Provider for ProviderServer {
         request: Request<proto::upgrade_resource_state::Request>,
     ) -> Result<Response<proto::upgrade_resource_state::Response>, Status> {
         let request = request.into_inner();
+        let bytes = request.encoded_len();
         let (state, diags) = guard::run(
             "UpgradeResourceState",
             Subject::Resource(&request.type_name),
+            bytes,
             |diags| {
                 let raw = request.raw_state.as_ref().map(|r| r.json.as_slice());
                 let upgraded = self.server.upgrade_resource_state(
@@ -284,7 +298,8 @@ impl proto::provider_server::Provider for ProviderServer {
         request: Request<proto::configure_provider::Request>,
     ) -> Result<Response<proto::configure_provider::Response>, Status> {
         let request = request.into_inner();
-        let diagnostics = self.checked("ConfigureProvider", Subject::Provider, |diags| {
+        let bytes = request.encoded_len();
+        let diagnostics = self.checked("ConfigureProvider", Subject::Provider, bytes, |diags| {
             let config = self.provider_config(request.config.as_ref(), diags)?;
             self.server
                 .configure_provider(&request.terraform_version, &config, diags);
@@ -300,9 +315,11 @@ impl proto::provider_server::Provider for ProviderServer {
         request: Request<proto::read_resource::Request>,
     ) -> Result<Response<proto::read_resource::Response>, Status> {
         let request = request.into_inner();
+        let bytes = request.encoded_len();
         let (state, diags) = guard::run(
             "ReadResource",
             Subject::Resource(&request.type_name),
+            bytes,
             |diags| {
                 let [current] = self.resource_values(
                     &request.type_name,
@@ -329,9 +346,11 @@ impl proto::provider_server::Provider for ProviderServer {
         request: Request<proto::plan_resource_change::Request>,
     ) -> Result<Response<proto::plan_resource_change::Response>, Status> {
         let request = request.into_inner();
+        let bytes = request.encoded_len();
         let (plan, diags) = guard::run(
             "PlanResourceChange",
             Subject::Resource(&request.type_name),
+            bytes,
             |diags| {
                 let name = &request.type_name;
                 let [prior_state, proposed_new_state, config] = self.resource_values(
@@ -373,9 +392,11 @@ impl proto::provider_server::Provider for ProviderServer {
         request: Request<proto::apply_resource_change::Request>,
     ) -> Result<Response<proto::apply_resource_change::Response>, Status> {
         let request = request.into_inner();
+        let bytes = request.encoded_len();
         let (state, diags) = guard::run(
             "ApplyResourceChange",
             Subject::Resource(&request.type_name),
+            bytes,
             |diags| {
                 let name = &request.type_name;
                 let [prior_state, planned_state, config] = self.resource_values(
@@ -418,9 +439,11 @@ impl proto::provider_server::Provider for ProviderServer {
         request: Request<proto::import_resource_state::Request>,
     ) -> Result<Response<proto::import_resource_state::Response>, Status> {
         let request = request.into_inner();
+        let bytes = request.encoded_len();
         let (state, diags) = guard::run(
             "ImportResourceState",
             Subject::Resource(&request.type_name),
+            bytes,
             |diags| {
                 let imported =
                     self.server
@@ -449,9 +472,11 @@ impl proto::provider_server::Provider for ProviderServer {
         request: Request<proto::read_data_source::Request>,
     ) -> Result<Response<proto::read_data_source::Response>, Status> {
         let request = request.into_inner();
+        let bytes = request.encoded_len();
         let (state, diags) = guard::run(
             "ReadDataSource",
             Subject::DataSource(&request.type_name),
+            bytes,
             |diags| {
                 let name = &request.type_name;
                 let config = self.data_source_config(name, request.config.as_ref(), diags)?;
@@ -471,7 +496,7 @@ impl proto::provider_server::Provider for ProviderServer {
         &self,
         _request: Request<proto::get_functions::Request>,
     ) -> Result<Response<proto::get_functions::Response>, Status> {
-        let (functions, diags) = guard::run("GetFunctions", Subject::Provider, |_| {
+        let (functions, diags) = guard::run("GetFunctions", Subject::Provider, 0, |_| {
             proto::functions(&self.server.get_functions())
         });
         Ok(Response::new(proto::get_functions::Response {
@@ -485,9 +510,13 @@ impl proto::provider_server::Provider for ProviderServer {
         request: Request<proto::call_function::Request>,
     ) -> Result<Response<proto::call_function::Response>, Status> {
         let request = request.into_inner();
-        let (result, diags) = guard::run("CallFunction", Subject::Function(&request.name), |_| {
-            self.call(&request)
-        });
+        let bytes = request.encoded_len();
+        let (result, diags) = guard::run(
+            "CallFunction",
+            Subject::Function(&request.name),
+            bytes,
+            |_| self.call(&request),
+        );
         let result = result.unwrap_or_else(|| {
             Err(FunctionError {
                 text: details(&diags),
@@ -510,9 +539,10 @@ impl proto::provider_server::Provider for ProviderServer {
         &self,
         _request: Request<proto::stop_provider::Request>,
     ) -> Result<Response<proto::stop_provider::Response>, Status> {
-        let (stopped, diags) = guard::run_to_completion("StopProvider", Subject::Provider, |_| {
-            self.server.stop_provider();
-        });
+        let (stopped, diags) =
+            guard::run_to_completion("StopProvider", Subject::Provider, 0, |_| {
+                self.server.stop_provider();
+            });
         let error = match stopped {
             Some(()) => String::new(),
             None => details(&diags),

@@ -54,12 +54,17 @@ enum Cancel {
 /// Runs one RPC body with its span, timing, panic guard and cancellation: a
 /// cancelled body's result is discarded. Returns the body's result (`None`
 /// after a panic or a cancellation) and the diagnostics.
+///
+/// `request_bytes` is the size of the request: bodies of small requests run
+/// on the runtime's worker, larger ones are handed a thread of their own
+/// ([`INLINE_LIMIT`]).
 pub fn run<T>(
     rpc: &'static str,
     subject: Subject<'_>,
+    request_bytes: usize,
     body: impl FnOnce(&mut Diagnostics) -> T,
 ) -> (Option<T>, Diagnostics) {
-    guarded(rpc, subject, Cancel::Cancellable, body)
+    guarded(rpc, subject, Cancel::Cancellable, request_bytes, body)
 }
 
 /// [`run`] for an RPC that [`cancel_in_flight`] does not reach
@@ -67,15 +72,24 @@ pub fn run<T>(
 pub fn run_to_completion<T>(
     rpc: &'static str,
     subject: Subject<'_>,
+    request_bytes: usize,
     body: impl FnOnce(&mut Diagnostics) -> T,
 ) -> (Option<T>, Diagnostics) {
-    guarded(rpc, subject, Cancel::Never, body)
+    guarded(rpc, subject, Cancel::Never, request_bytes, body)
 }
+
+/// Requests up to this size run on the worker that received them: their
+/// work takes well under a millisecond, less than handing the worker's other
+/// tasks to another thread would cost (a plan reads hundreds of small data
+/// sources). Larger ones run under `block_in_place`, so that signals,
+/// StopProvider and other connections are served while they compute.
+pub const INLINE_LIMIT: usize = 16 * 1024;
 
 fn guarded<T>(
     rpc: &'static str,
     subject: Subject<'_>,
     cancel: Cancel,
+    request_bytes: usize,
     body: impl FnOnce(&mut Diagnostics) -> T,
 ) -> (Option<T>, Diagnostics) {
     let request_id = NEXT_REQUEST_ID.fetch_add(1, Ordering::Relaxed);
@@ -111,11 +125,16 @@ fn guarded<T>(
             .unwrap_or_else(PoisonError::into_inner)
             .insert(request_id, flag.clone());
     }
-    let result = blocking(|| {
+    let work = || {
         catch_unwind(AssertUnwindSafe(|| {
             cancel::scope(&flag, || body(&mut diags))
         }))
-    });
+    };
+    let result = if request_bytes <= INLINE_LIMIT {
+        work()
+    } else {
+        blocking(work)
+    };
     if cancel == Cancel::Cancellable {
         IN_FLIGHT
             .lock()

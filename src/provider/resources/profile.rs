@@ -382,7 +382,7 @@ impl Resource for ProfileResource {
                 stored.fingerprint = profile.fingerprint.clone();
                 stored.http_proxy_url = http;
                 stored.https_proxy_url = https;
-                Some(model::with(&state, &stored))
+                Some(model::with(&state, stored))
             }
             None => None,
         };
