@@ -571,6 +571,34 @@ mod tests {
         );
     }
 
+    /// Each text is the entry's canonical text, and the host text drops
+    /// exactly the port.
+    #[test]
+    fn entries_keep_each_canonical_text_and_its_host_part() {
+        let raw = [
+            "a.example:80",
+            ".b.example:8080",
+            "[fd00::1]:443",
+            "10.0.0.1:8443",
+            "fd00::2",
+            "*",
+        ];
+        let hosts = [
+            "a.example",
+            ".b.example",
+            "fd00::1",
+            "10.0.0.1",
+            "fd00::2",
+            "*",
+        ];
+        let list: Entries = raw.iter().map(|r| Entry::parse(r).unwrap().entry).collect();
+        assert_eq!(list.joined(), raw.join(","));
+        for (index, (entry, text)) in list.with_texts().enumerate() {
+            assert_eq!(text, raw[index]);
+            assert_eq!(entry.host_text(text), hosts[index]);
+        }
+    }
+
     #[test]
     fn canonical_text_parses_back_to_itself() {
         for raw in [

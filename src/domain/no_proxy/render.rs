@@ -472,6 +472,22 @@ mod tests {
         assert!(groups[1].message.contains("leading dot"));
     }
 
+    /// Warnings borrow the entries' canonical texts, formatted once by
+    /// [`Entries`], instead of formatting every entry again for every client.
+    #[test]
+    fn warnings_borrow_the_canonical_texts() {
+        let list = entries(&["*", ".a.example", "10.0.0.0/8", "[fd00::1]:80", "fd00::/64"]);
+        let texts = list.joined().as_bytes().as_ptr_range();
+        let mut warned = 0;
+        for dialect in Dialect::ALL {
+            for warning in render(dialect, &list).warnings {
+                assert!(texts.contains(&warning.entry.as_ptr()), "{warning:?}");
+                warned += 1;
+            }
+        }
+        assert!(warned > 10, "{warned}");
+    }
+
     /// The Go rendering is the canonical list, and `java_expresses` agrees
     /// with the patterns.
     #[test]

@@ -65,7 +65,9 @@ impl DataSource for AksHttpProxyConfig {
         let proxy = RendererInputs::read(value).resolve(diags)?;
         let cluster = &proxy.cluster;
         let aks = inputs::render(&Aks, &proxy, Secrets::Include, diags)?;
-        Some(model::with(value, State {
+        Some(model::with(
+            value,
+            State {
                 http_proxy_config: Block {
                     http_proxy: aks.http_proxy.clone(),
                     https_proxy: aks.https_proxy.clone(),

@@ -112,7 +112,9 @@ impl DataSource for ArtifactSettings {
                 (Some(found.is_empty()), found)
             }
         };
-        Some(model::with(value, State {
+        Some(model::with(
+            value,
+            State {
                 name: imported.name.clone(),
                 http_proxy: imported.http_proxy.clone(),
                 https_proxy: imported.https_proxy.clone(),

@@ -137,7 +137,9 @@ impl DataSource for CapiKubeadm {
             namespace: config.namespace.known().cloned().unwrap_or_default(),
         };
         let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
-        Some(model::with(value, State {
+        Some(model::with(
+            value,
+            State {
                 files: files(&secret.kubeadm),
                 pre_kubeadm_commands: secret.kubeadm.pre_kubeadm_commands.clone(),
                 yaml: secret.kubeadm.to_yaml(),

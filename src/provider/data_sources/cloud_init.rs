@@ -44,7 +44,9 @@ impl DataSource for CloudInit {
         let (proxy, units, os) = NodeConfig::read(value).resolve(diags)?;
         let (secret, redacted) =
             inputs::render_both(&cloud_init::CloudInit { units, os }, &proxy, diags)?;
-        Some(model::with(value, State {
+        Some(model::with(
+            value,
+            State {
                 user_data: secret.user_data,
                 user_data_redacted: redacted.user_data,
                 runcmd: secret.runcmd,

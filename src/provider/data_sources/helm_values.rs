@@ -96,7 +96,9 @@ impl DataSource for HelmValues {
             namespace: config.namespace.known().cloned(),
         };
         let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
-        Some(model::with(value, State {
+        Some(model::with(
+            value,
+            State {
                 ca_config_map_yaml: secret.ca_config_map,
                 cert_manager_yaml: secret.cert_manager,
                 cert_manager_yaml_redacted: redacted.cert_manager,

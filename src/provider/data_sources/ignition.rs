@@ -70,7 +70,9 @@ impl DataSource for Ignition {
                 .unwrap_or(Variant::Flatcar),
         };
         let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
-        Some(model::with(value, State {
+        Some(model::with(
+            value,
+            State {
                 config: secret.config,
                 config_redacted: redacted.config,
                 butane: secret.butane,

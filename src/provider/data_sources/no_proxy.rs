@@ -170,7 +170,9 @@ impl DataSource for NoProxy {
                 entries: group.entries.into_iter().map(str::to_owned).collect(),
             })
             .collect();
-        Some(model::with(value, State {
+        Some(model::with(
+            value,
+            State {
                 entries: merged.list,
                 no_proxy,
                 renderings: renderings

@@ -69,7 +69,9 @@ impl DataSource for OpenShiftProxySource {
             aws_region: config.aws_region,
         };
         let (secret, redacted) = inputs::render_both(&openshift, &proxy, diags)?;
-        Some(model::with(value, State {
+        Some(model::with(
+            value,
+            State {
                 install_config_yaml: secret.install_config(),
                 install_config_yaml_redacted: redacted.install_config(),
                 proxy_yaml: secret.proxy_manifest(),

@@ -93,7 +93,9 @@ impl DataSource for PodEnv {
         };
         let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
         let (volumes, mounts) = secret.ca_volumes.unzip();
-        Some(model::with(value, State {
+        Some(model::with(
+            value,
+            State {
                 env: env(secret.env),
                 env_redacted: env(redacted.env),
                 env_yaml: secret.env_yaml,

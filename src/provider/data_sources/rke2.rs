@@ -99,7 +99,9 @@ impl DataSource for Rke2 {
             .into_iter()
             .filter(|c| c != "systemctl daemon-reload")
             .collect();
-        Some(model::with(value, State {
+        Some(model::with(
+            value,
+            State {
                 path: secret.path.to_owned(),
                 permissions: systemd::permissions(settings).to_owned(),
                 content: secret.content,

@@ -87,7 +87,9 @@ impl DataSource for SystemdDropin {
         let (proxy, units, os) = NodeConfig::read(value).resolve(diags)?;
         let (secret, redacted) =
             inputs::render_both(&systemd::Systemd { units, os }, &proxy, diags)?;
-        Some(model::with(value, State {
+        Some(model::with(
+            value,
+            State {
                 dropins: files(secret.dropins),
                 dropins_redacted: files(redacted.dropins),
                 default_environment: secret.default_environment,

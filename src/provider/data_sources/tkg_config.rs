@@ -66,7 +66,9 @@ impl DataSource for TkgConfigSource {
             system_wide: config.system_wide,
         };
         let (secret, redacted) = inputs::render_both(&tkg, &proxy, diags)?;
-        Some(model::with(value, State {
+        Some(model::with(
+            value,
+            State {
                 variables: secret.string_variables().into_iter().collect(),
                 yaml: secret.to_yaml(),
                 yaml_redacted: redacted.to_yaml(),
