@@ -590,6 +590,73 @@ fn read_data_source_cases() {
     assert_eq!(summaries(&diags), ["Unknown data source type"]);
 }
 
+/// Renderings and client warnings are made for the clients named in
+/// `clients` only; without `clients` the list is still made and checked for
+/// the default clients (`gaps`), but nothing is rendered.
+#[test]
+fn no_proxy_renders_only_the_clients_named() {
+    let server = server();
+    let schema = &server.registry().data_sources()[NO_PROXY].schema;
+    let inputs = [
+        ("installation", list(&[".corp.example", "10.20.0.0/16"])),
+        ("pod_cidrs", list(&["192.168.0.0/16"])),
+    ];
+    let read = |extra: Option<(&str, Value)>| {
+        let mut set = inputs.to_vec();
+        set.extend(extra);
+        let mut diags = Diagnostics::new();
+        let state = server
+            .read_data_source(NO_PROXY, object(schema, &set), &mut diags)
+            .unwrap();
+        assert!(!diags.has_errors(), "{diags:?}");
+        state
+    };
+    let keys = |state: &Value| -> Vec<String> {
+        match attr(state, "renderings") {
+            Value::Map(map) => map.keys().cloned().collect(),
+            other => panic!("{other:?}"),
+        }
+    };
+    let warned = |state: &Value| -> Vec<String> {
+        let Value::List(items) = attr(state, "client_warnings") else {
+            panic!()
+        };
+        items
+            .iter()
+            .map(|w| attr(w, "client").as_str().unwrap().to_owned())
+            .collect()
+    };
+    let unnamed = read(None);
+    assert!(attr(&unnamed, "clients").is_null());
+    assert_eq!(keys(&unnamed), Vec::<String>::new());
+    assert_eq!(warned(&unnamed), Vec::<String>::new());
+    // The default clients are still checked: Python and wget have no CIDR
+    // blocks, so a pod address goes through their proxy.
+    let Value::List(gaps) = attr(&unnamed, "gaps") else {
+        panic!()
+    };
+    let clients: Vec<&str> = gaps
+        .iter()
+        .map(|g| attr(g, "client").as_str().unwrap())
+        .collect();
+    assert!(
+        clients.contains(&"python") && clients.contains(&"wget"),
+        "{clients:?}"
+    );
+    let named = read(Some(("clients", list(&["go", "python", "java"]))));
+    assert_eq!(keys(&named), ["go", "java", "python"]);
+    assert!(warned(&named).iter().all(|c| c == "python" || c == "java"));
+    assert!(warned(&named).contains(&"python".to_owned()));
+    // Naming the clients changes what is rendered, not the list made for them.
+    let eight = read(Some((
+        "clients",
+        list(&clusterproxy::domain::no_proxy::Dialect::DEFAULT_NAMES),
+    )));
+    assert_eq!(attr(&eight, "no_proxy"), attr(&unnamed, "no_proxy"));
+    assert_eq!(attr(&eight, "gaps"), attr(&unnamed, "gaps"));
+    assert_eq!(keys(&eight).len(), 8);
+}
+
 #[test]
 fn call_function_cases() {
     let server = server();

@@ -1,6 +1,8 @@
 //! Inputs shared by several data sources: the cluster's NO_PROXY inputs and
 //! the proxy settings (directly or as a `clusterproxy_profile`'s `settings`).
 
+use std::collections::BTreeSet;
+
 use crate::domain::no_proxy::{self, Cloud, Cluster, Dialect, MergeOptions, Merged, Origins};
 use crate::domain::profile::{Profile, ProfileInput};
 use crate::domain::render::trust::{self, OsFamily};
@@ -139,9 +141,8 @@ crate::model! {
     /// The clients that read a merged NO_PROXY.
     pub struct Clients {
         /// Client names.
-        pub clients: Vec<String> [with_default(
-            convert::string_list(&Dialect::DEFAULT_NAMES),
-            "Clients that read the result: `go`, `curl`, `python` (urllib), `requests`, `ruby`, `wget`, `java` (`http.nonProxyHosts`), `node` (proxy-from-env), `undici` (Node fetch through undici's EnvHttpProxyAgent), `reqwest` (Rust reqwest's system proxy), `httpx` (Python httpx). Entries are only dropped as covered, and extra forms only added, so that every listed client reads the list as intended. Defaults to the first eight (every client but `undici`, `reqwest` and `httpx`), so that merged lists do not change when clients are added.",
+        pub clients: Option<Vec<String>> [optional(
+            "Clients that read the result: `go`, `curl`, `python` (urllib), `requests`, `ruby`, `wget`, `java` (`http.nonProxyHosts`), `node` (proxy-from-env), `undici` (Node fetch through undici's EnvHttpProxyAgent), `reqwest` (Rust reqwest's system proxy), `httpx` (Python httpx). Entries are only dropped as covered, and extra forms only added, so that every listed client reads the list as intended. When not set, the list is made for the first eight (every client but `undici`, `reqwest` and `httpx`), so that merged lists do not change when clients are added.",
         )
         .validator(OneOf(&Dialect::NAMES))
         .validator(SizeAtLeast(1))
@@ -153,13 +154,21 @@ impl Clients {
     /// The merge options for these clients.
     pub fn merge_options(&self, aggregate_cidrs: bool) -> MergeOptions {
         MergeOptions {
-            targets: self
-                .clients
-                .iter()
-                .filter_map(|name| Dialect::from_name(name))
-                .collect(),
+            targets: match &self.clients {
+                Some(_) => self.named(),
+                None => Dialect::DEFAULT.into_iter().collect(),
+            },
             aggregate_cidrs,
         }
+    }
+
+    /// The clients named in the configuration: none when `clients` is not set.
+    pub fn named(&self) -> BTreeSet<Dialect> {
+        self.clients
+            .iter()
+            .flatten()
+            .filter_map(|name| Dialect::from_name(name))
+            .collect()
     }
 }
 

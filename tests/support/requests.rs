@@ -72,6 +72,11 @@ pub fn read_no_proxy_request_with(
     config.set_attr("pod_cidrs", list(&["192.168.0.0/16"]));
     config.set_attr("service_cidrs", list(&["10.96.0.0/12"]));
     config.set_attr("apiserver_host", Value::string("api.prod-1.corp.example"));
+    // The default clients, named: each is rendered and reported.
+    config.set_attr(
+        "clients",
+        list(&clusterproxy::domain::no_proxy::Dialect::DEFAULT_NAMES),
+    );
     clusterproxy::framework::proto::read_data_source::Request {
         type_name: "clusterproxy_no_proxy".into(),
         config: Some(clusterproxy::framework::proto::DynamicValue {

@@ -74,9 +74,9 @@ crate::model! {
         /// `no_proxy`.
         pub no_proxy: String [computed("`entries` joined with commas: the value for `NO_PROXY` and `no_proxy`.")],
         /// `renderings`.
-        pub renderings: BTreeMap<String, String> [computed("Per client listed in `clients`, the setting that gives it the intended meaning as closely as it can express: a NO_PROXY value, or for `java` the `http.nonProxyHosts` value (`|`-separated, `*.x` patterns, octet-aligned IPv4 blocks as `a.b.*`). Cost: one string about the size of `no_proxy` per listed client in the state and every plan; list only the clients that run in the cluster to keep them small.")],
+        pub renderings: BTreeMap<String, String> [computed("Per client named in `clients`, the setting that gives it the intended meaning as closely as it can express: a NO_PROXY value, or for `java` the `http.nonProxyHosts` value (`|`-separated, `*.x` patterns, octet-aligned IPv4 blocks as `a.b.*`). Empty when `clients` is not set: the list is still made and checked for the default clients, but only named clients are rendered. Cost: one string about the size of `no_proxy` per named client, in the state and in every plan.")],
         /// `client_warnings`.
-        pub client_warnings: Vec<ClientWarning> [computed("Per client listed in `clients`, what it cannot express or reads differently: one object per client and message (`client`, `message`, and the `entries` concerned, in the order of `entries`). Cost: one object per (client, kind of remark), whatever the number of entries, plus each concerned entry once per client that lacks a feature the list uses (CIDR blocks, IPv6, ports, `.x`).")],
+        pub client_warnings: Vec<ClientWarning> [computed("Per client named in `clients`, what it cannot express or reads differently: one object per client and message (`client`, `message`, and the `entries` concerned, in the order of `entries`). Empty when `clients` is not set (`gaps` still reports what the default clients would proxy). Cost: one object per (client, kind of remark), whatever the number of entries, plus each concerned entry once per client that lacks a feature the list uses (CIDR blocks, IPv6, ports, `.x`).")],
         /// `subsumed`.
         pub subsumed: Vec<Subsumed> [computed("Entries left out because another entry covers them for every client (`entry`, `covered_by`).")],
         /// `checked`.
@@ -128,23 +128,31 @@ impl DataSource for NoProxy {
                 }
             }
         }
+        // Rendered: the clients named in the configuration, and those whose
+        // own setting the coverage check reads (Java's nonProxyHosts).
+        let named = config.clients.named();
         let renderings: Vec<_> = targets
             .iter()
+            .filter(|d| named.contains(d) || !d.reads_no_proxy())
             .map(|d| render(*d, &merged.entries))
             .collect();
         // The shared value is joined once, and Java's rendering is not made twice.
         let no_proxy = merged.no_proxy();
         let found = gaps_of(
-            renderings.iter().map(|r| {
-                let setting = if r.dialect.reads_no_proxy() {
-                    &no_proxy
-                } else {
-                    &r.value
+            targets.iter().map(|d| {
+                let own = renderings.iter().find(|r| r.dialect == *d);
+                let setting = match own {
+                    Some(r) if !d.reads_no_proxy() => &r.value,
+                    _ => &no_proxy,
                 };
-                (r.dialect, setting.as_str())
+                (*d, setting.as_str())
             }),
             &destinations,
         );
+        let shown: Vec<_> = renderings
+            .into_iter()
+            .filter(|r| named.contains(&r.dialect))
+            .collect();
         if config.fail_on_gap && !found.is_empty() {
             let lines: Vec<String> = found
                 .iter()
@@ -162,7 +170,7 @@ impl DataSource for NoProxy {
             );
             return None;
         }
-        let client_warnings = group_warnings(renderings.iter().flat_map(|r| &r.warnings))
+        let client_warnings = group_warnings(shown.iter().flat_map(|r| &r.warnings))
             .into_iter()
             .map(|group| ClientWarning {
                 client: group.dialect.name().to_owned(),
@@ -175,7 +183,7 @@ impl DataSource for NoProxy {
             State {
                 entries: merged.list,
                 no_proxy,
-                renderings: renderings
+                renderings: shown
                     .iter()
                     .map(|r| (r.dialect.name().to_owned(), r.value.clone()))
                     .collect(),
