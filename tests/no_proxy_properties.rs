@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use clusterproxy::domain::no_proxy::{
-    merge, render, Destination, Dialect, Entry, MergeOptions, Source,
+    merge, render, Destination, Dialect, Entries, Entry, MergeOptions, Source,
 };
 use clusterproxy::domain::Field;
 use proptest::prelude::*;
@@ -107,7 +107,7 @@ fn options() -> impl Strategy<Value = MergeOptions> {
 }
 
 /// The setting a client reads for a list of canonical entries.
-fn setting(dialect: Dialect, entries: &[Entry], shared: &str) -> String {
+fn setting(dialect: Dialect, entries: &Entries, shared: &str) -> String {
     if dialect == Dialect::Java {
         render(dialect, entries).value
     } else {
@@ -136,7 +136,7 @@ proptest! {
 
     #[test]
     fn merge_never_drops_coverage(raw in entries(), options in options()) {
-        let parsed: Vec<Entry> = raw.iter().map(|r| Entry::parse(r).unwrap().entry).collect();
+        let parsed: Entries = raw.iter().map(|r| Entry::parse(r).unwrap().entry).collect();
         let naive = parsed.iter().map(ToString::to_string).collect::<Vec<_>>().join(",");
         let merged = merge(&[Source::list(Field::Extra, raw.clone())], &options).unwrap();
         for dialect in &options.targets {

@@ -17,8 +17,9 @@
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::net::IpAddr;
+use std::ops::Deref;
 
 use ipnet::IpNet;
 
@@ -47,6 +48,77 @@ pub struct Entry {
     pub host: Host,
     /// Port restriction (`host:port`); CIDRs and `*` never carry one.
     pub port: Option<u16>,
+}
+
+/// Entries with their canonical texts, each formatted once into one buffer:
+/// the renderings borrow the texts instead of formatting every entry again.
+/// Dereferences to the entries.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Entries {
+    entries: Vec<Entry>,
+    /// The canonical texts joined with commas.
+    joined: String,
+    /// Where each text ends in `joined`.
+    ends: Vec<usize>,
+}
+
+impl Entries {
+    /// Formats the canonical text of every entry.
+    pub fn new(entries: Vec<Entry>) -> Self {
+        // Most canonical texts are short: one allocation for all of them.
+        let mut joined = String::with_capacity(entries.len() * 24);
+        let mut ends = Vec::with_capacity(entries.len());
+        for entry in &entries {
+            if !joined.is_empty() {
+                joined.push(',');
+            }
+            // Writing into a String cannot fail.
+            let _ = write!(joined, "{entry}");
+            ends.push(joined.len());
+        }
+        Self {
+            entries,
+            joined,
+            ends,
+        }
+    }
+
+    /// The canonical text of entry `index`.
+    pub fn text(&self, index: usize) -> &str {
+        let start = match index {
+            0 => 0,
+            // Past the comma after the previous text.
+            _ => self.ends[index - 1] + 1,
+        };
+        &self.joined[start..self.ends[index]]
+    }
+
+    /// Each entry with its canonical text.
+    pub fn with_texts(&self) -> impl Iterator<Item = (&Entry, &str)> {
+        self.entries
+            .iter()
+            .enumerate()
+            .map(|(index, entry)| (entry, self.text(index)))
+    }
+
+    /// The canonical texts joined with commas (Go's rendering).
+    pub fn joined(&self) -> &str {
+        &self.joined
+    }
+}
+
+impl Deref for Entries {
+    type Target = [Entry];
+
+    fn deref(&self) -> &[Entry] {
+        &self.entries
+    }
+}
+
+impl FromIterator<Entry> for Entries {
+    fn from_iter<I: IntoIterator<Item = Entry>>(entries: I) -> Self {
+        Self::new(entries.into_iter().collect())
+    }
 }
 
 /// Why a raw entry was rejected, in words for a diagnostic.
@@ -123,6 +195,19 @@ impl Entry {
             );
         }
         parse_domain(raw, host, port)
+    }
+
+    /// The canonical text of the entry without its port, given its canonical
+    /// text `text` (a slice of it: `[v6]:port` → `v6`, `host:port` → `host`).
+    pub fn host_text<'t>(&self, text: &'t str) -> &'t str {
+        match (&self.host, self.port) {
+            (_, None) => text,
+            (Host::Ip(IpAddr::V6(_)), Some(_)) => text
+                .strip_prefix('[')
+                .and_then(|rest| rest.split_once(']'))
+                .map_or(text, |(address, _)| address),
+            (_, Some(_)) => text.rsplit_once(':').map_or(text, |(host, _)| host),
+        }
     }
 
     /// True when the entry is a plain IP address or CIDR block of IPv6.
@@ -319,9 +404,9 @@ impl PartialOrd for Entry {
 }
 
 /// The sort key of the canonical order (see the module documentation);
-/// variants compare in declaration order.
+/// variants compare in declaration order. Equal keys mean equal entries.
 #[derive(PartialEq, Eq, PartialOrd, Ord)]
-enum OrderKey<'a> {
+pub(super) enum OrderKey<'a> {
     Any,
     Domain(&'a str, Option<u16>, bool),
     V4(u32, u8, Option<u16>),
@@ -329,7 +414,8 @@ enum OrderKey<'a> {
 }
 
 impl Entry {
-    fn order_key(&self) -> OrderKey<'_> {
+    /// The entry's place in the canonical order.
+    pub(super) fn order_key(&self) -> OrderKey<'_> {
         let net = |addr: IpAddr, prefix: u8| match addr {
             IpAddr::V4(a) => OrderKey::V4(u32::from(a), prefix, self.port),
             IpAddr::V6(a) => OrderKey::V6(u128::from(a), prefix, self.port),
@@ -343,12 +429,6 @@ impl Entry {
             Host::Ip(ip) => net(*ip, if ip.is_ipv4() { 32 } else { 128 }),
             Host::Cidr(block) => net(block.network(), block.prefix_len()),
         }
-    }
-
-    /// True when the sorted slice `sorted` holds `.name` (with `port`).
-    pub fn sorted_contains_subdomains(sorted: &[Entry], name: &str, port: Option<u16>) -> bool {
-        let key = OrderKey::Domain(name, port, true);
-        sorted.binary_search_by(|e| e.order_key().cmp(&key)).is_ok()
     }
 }
 
@@ -489,8 +569,34 @@ mod tests {
                 "[fd00::1]:80",
             ]
         );
-        assert!(Entry::sorted_contains_subdomains(&list, "a.example", None));
-        assert!(!Entry::sorted_contains_subdomains(&list, "b.example", None));
+    }
+
+    /// Each text is the entry's canonical text, and the host text drops
+    /// exactly the port.
+    #[test]
+    fn entries_keep_each_canonical_text_and_its_host_part() {
+        let raw = [
+            "a.example:80",
+            ".b.example:8080",
+            "[fd00::1]:443",
+            "10.0.0.1:8443",
+            "fd00::2",
+            "*",
+        ];
+        let hosts = [
+            "a.example",
+            ".b.example",
+            "fd00::1",
+            "10.0.0.1",
+            "fd00::2",
+            "*",
+        ];
+        let list: Entries = raw.iter().map(|r| Entry::parse(r).unwrap().entry).collect();
+        assert_eq!(list.joined(), raw.join(","));
+        for (index, (entry, text)) in list.with_texts().enumerate() {
+            assert_eq!(text, raw[index]);
+            assert_eq!(entry.host_text(text), hosts[index]);
+        }
     }
 
     #[test]

@@ -6,13 +6,16 @@
 //! correctly. The result depends only on the set of entries, never on the
 //! order or spelling of the inputs. Linear apart from the one sort.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
 use std::net::IpAddr;
 
 use ipnet::IpNet;
+// The sets only hold the user's own configuration: HashDoS is no concern, and
+// FxHash is several times faster than SipHash on short keys.
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::dialect::Dialect;
-use super::entry::{Entry, Host};
+use super::entry::{Entries, Entry, Host};
 use crate::domain::{cancel, Field, Finding, Location};
 
 /// One input list.
@@ -111,8 +114,8 @@ impl Origins {
 /// The result of a merge.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Merged {
-    /// Canonical entries, in the canonical order.
-    pub entries: Vec<Entry>,
+    /// Canonical entries, in the canonical order, with their canonical texts.
+    pub entries: Entries,
     /// The shared NO_PROXY list: the canonical entries, each followed by the
     /// extra forms some target clients need (`.x` after `x` for Node, `[v6]`
     /// after `v6` for Python and Node).
@@ -183,15 +186,7 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
     if !errors.is_empty() {
         return Err(errors);
     }
-    // Of equal entries, the first user input's stays (before a built-in
-    // default's): the origin completes the key, so no stable sort is needed.
-    parsed.sort_unstable_by(|a, b| {
-        a.0.cmp(&b.0)
-            .then(a.1.is_none().cmp(&b.1.is_none()))
-            .then(a.1.cmp(&b.1))
-    });
-    parsed.dedup_by(|later, first| later.0 == first.0);
-    let (entries, origins): (Vec<Entry>, Vec<Option<Origin>>) = parsed.into_iter().unzip();
+    let (entries, origins) = canonical_order(parsed);
     let fields = sources.iter().map(|s| (s.field, s.indexed)).collect();
     let star_understood = options.targets.iter().all(|d| d.understands_any());
     if entries.first().is_some_and(|e| e.host == Host::Any) {
@@ -208,10 +203,10 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
                     covered_by: "*".to_owned(),
                 })
                 .collect();
-            let entries = vec![Entry {
+            let entries = Entries::new(vec![Entry {
                 host: Host::Any,
                 port: None,
-            }];
+            }]);
             let origins = vec![origins[0]];
             let (list, of) = shared_list(&entries, &origins, &options.targets)?;
             return Ok(Merged {
@@ -245,6 +240,7 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
             (entries, origins) = aggregate(entries, origins, ipv6);
         }
     }
+    let entries = Entries::new(entries);
     let (list, of) = shared_list(&entries, &origins, &options.targets)?;
     warnings.extend(unreadable(&entries, &list, &options.targets));
     Ok(Merged {
@@ -254,6 +250,26 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
         subsumed,
         warnings,
     })
+}
+
+/// Sorts the parsed entries into the canonical order and drops semantic
+/// duplicates. Of equal entries, the first user input's stays (before a
+/// built-in default's): the input position completes the key, so no stable
+/// sort is needed. The keys are computed once, not in every comparison.
+fn canonical_order(parsed: Vec<(Entry, Option<Origin>)>) -> (Vec<Entry>, Vec<Option<Origin>>) {
+    let order: Vec<usize> = {
+        let mut keys: Vec<_> = parsed
+            .iter()
+            .enumerate()
+            .map(|(at, (entry, origin))| (entry.order_key(), origin.is_none(), at))
+            .collect();
+        keys.sort_unstable();
+        // Equal keys are equal entries.
+        keys.dedup_by(|later, first| later.0 == first.0);
+        keys.into_iter().map(|(_, _, at)| at).collect()
+    };
+    let mut slots: Vec<Option<(Entry, Option<Origin>)>> = parsed.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|at| slots[at].take()).unzip()
 }
 
 /// Warnings for targets that cannot read the shared list: a target that
@@ -310,10 +326,10 @@ fn partial_star(targets: &BTreeSet<Dialect>) -> String {
 
 /// Lookup tables over the entries without a port restriction.
 struct Covers<'a> {
-    domains: HashSet<&'a str>,
-    subdomains: HashSet<&'a str>,
-    ips: HashSet<IpAddr>,
-    cidrs: HashSet<IpNet>,
+    domains: FxHashSet<&'a str>,
+    subdomains: FxHashSet<&'a str>,
+    ips: FxHashSet<IpAddr>,
+    cidrs: FxHashSet<IpNet>,
     prefixes_v4: BTreeSet<u8>,
     prefixes_v6: BTreeSet<u8>,
 }
@@ -332,10 +348,10 @@ impl<'a> Covers<'a> {
             }
         }
         let mut covers = Covers {
-            domains: HashSet::with_capacity(counts[0]),
-            subdomains: HashSet::with_capacity(counts[1]),
-            ips: HashSet::with_capacity(counts[2]),
-            cidrs: HashSet::with_capacity(counts[3]),
+            domains: FxHashSet::with_capacity_and_hasher(counts[0], Default::default()),
+            subdomains: FxHashSet::with_capacity_and_hasher(counts[1], Default::default()),
+            ips: FxHashSet::with_capacity_and_hasher(counts[2], Default::default()),
+            cidrs: FxHashSet::with_capacity_and_hasher(counts[3], Default::default()),
             prefixes_v4: BTreeSet::new(),
             prefixes_v6: BTreeSet::new(),
         };
@@ -484,7 +500,8 @@ fn aggregate(
         Host::Cidr(net) if e.is_ipv6() == ipv6 => Some(net),
         _ => None,
     };
-    let mut inputs: HashMap<IpNet, Option<Origin>> = HashMap::new();
+    let mut inputs: FxHashMap<IpNet, Option<Origin>> =
+        FxHashMap::with_capacity_and_hasher(entries.len(), Default::default());
     let mut out: Vec<(Entry, Option<Origin>)> = Vec::with_capacity(entries.len());
     for (entry, origin) in entries.into_iter().zip(origins) {
         match net_of(&entry) {
@@ -515,20 +532,20 @@ fn aggregate(
 /// localhost are loopback by definition, RFC 6761).
 #[allow(clippy::type_complexity)]
 fn shared_list(
-    entries: &[Entry],
+    entries: &Entries,
     origins: &[Option<Origin>],
     targets: &BTreeSet<Dialect>,
 ) -> Result<(Vec<String>, Vec<Option<Origin>>), Vec<Finding>> {
     let node = targets.iter().any(|d| d.needs_dot_form());
     let bracketed_v6 =
         targets.iter().any(|d| d.needs_bracketed_ipv6()) && !brackets_left_out(targets);
-    let mut list = Vec::with_capacity(entries.len());
-    let mut of = Vec::with_capacity(entries.len());
-    for (entry, origin) in entries.iter().zip(origins) {
+    let mut list = Vec::with_capacity(entries.len() + entries.len() / 4);
+    let mut of = Vec::with_capacity(list.capacity());
+    for (at, ((entry, text), origin)) in entries.with_texts().zip(origins).enumerate() {
         if cancel::requested() {
             return Err(cancelled());
         }
-        list.push(entry.to_string());
+        list.push(text.to_owned());
         of.push(*origin);
         let extra = match (&entry.host, entry.port) {
             (
@@ -536,17 +553,11 @@ fn shared_list(
                     name,
                     subdomains_only: false,
                 },
-                port,
-            ) if node
-                && name != "localhost"
-                && !Entry::sorted_contains_subdomains(entries, name, port) =>
-            {
-                Some(match port {
-                    Some(port) => format!(".{name}:{port}"),
-                    None => format!(".{name}"),
-                })
+                _,
+            ) if node && name != "localhost" && !dotted_follows(entries, at) => {
+                Some(format!(".{text}"))
             }
-            (Host::Ip(IpAddr::V6(ip)), None) if bracketed_v6 => Some(format!("[{ip}]")),
+            (Host::Ip(IpAddr::V6(_)), None) if bracketed_v6 => Some(format!("[{text}]")),
             _ => None,
         };
         if let Some(extra) = extra {
@@ -555,6 +566,28 @@ fn shared_list(
         }
     }
     Ok((list, of))
+}
+
+/// True when the entry after `at` is `.name` of the domain entry `name` at
+/// `at`, with the same port (the canonical order puts it right there).
+fn dotted_follows(entries: &[Entry], at: usize) -> bool {
+    match (&entries[at], entries.get(at + 1)) {
+        (
+            Entry {
+                host: Host::Domain { name, .. },
+                port,
+            },
+            Some(Entry {
+                host:
+                    Host::Domain {
+                        name: next,
+                        subdomains_only: true,
+                    },
+                port: next_port,
+            }),
+        ) => name == next && port == next_port,
+        _ => false,
+    }
 }
 
 #[cfg(test)]

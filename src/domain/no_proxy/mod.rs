@@ -14,6 +14,6 @@ pub use cluster::{Cloud, Cluster};
 pub use coverage::{gaps, gaps_of, setting_for, Gap};
 pub use destination::Destination;
 pub use dialect::Dialect;
-pub use entry::{Entry, Host};
+pub use entry::{Entries, Entry, Host};
 pub use merge::{merge, normalize, MergeOptions, Merged, Origins, Source, Subsumed};
-pub use render::{group_warnings, render, ClientWarning, Rendering, WarningGroup};
+pub use render::{group_warnings, render, ClientWarning, Remark, Rendering, WarningGroup};

@@ -1,251 +1,314 @@
 //! Per-client renderings of a merged list: for each dialect, the setting that
 //! gives that client the meaning of the canonical (Go) list as closely as it
 //! can express it, and warnings for what it cannot.
+//!
+//! A rendering borrows each entry's canonical text (formatted once, in
+//! [`Entries`]) wherever the client reads that text, and allocates only the
+//! forms it adds (`[v6]`, `.x`, Java patterns). A warning is a borrowed entry
+//! and a typed [`Remark`]; its message is written once per group.
 
-use std::collections::{HashMap, HashSet};
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::net::IpAddr;
 
 use ipnet::{IpNet, Ipv4Net};
+// The sets only hold the user's own configuration: HashDoS is no concern, and
+// FxHash is several times faster than SipHash on short keys.
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::dialect::Dialect;
-use super::entry::{Entry, Host};
+use super::entry::{Entries, Entry, Host};
 use crate::domain::cancel;
 
 /// The most patterns one CIDR block may expand to in Java's syntax.
 const JAVA_MAX_EXPANSION: u32 = 256;
 
-/// A client's rendering of the list.
+/// A client's rendering of the list; the warnings borrow the entries' texts.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rendering {
+pub struct Rendering<'m> {
     /// The dialect.
     pub dialect: Dialect,
     /// The setting's value (`,`-separated NO_PROXY; `|`-separated for Java).
     pub value: String,
     /// What the client cannot express or reads differently.
-    pub warnings: Vec<ClientWarning>,
+    pub warnings: Vec<ClientWarning<'m>>,
 }
 
-/// A remark about one entry for one client. The message does not name the
-/// entry, so the remarks of one client can be grouped by message.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ClientWarning {
+/// A remark about one entry for one client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ClientWarning<'m> {
     /// The dialect.
     pub dialect: Dialect,
     /// The canonical entry concerned.
-    pub entry: String,
+    pub entry: &'m str,
     /// What happens to it.
-    pub message: String,
+    pub remark: Remark,
 }
+
+/// What happens to an entry for a client. The message ([`Remark::message`])
+/// does not name the entry, so the remarks of one client group by kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Remark {
+    /// wget cannot bypass every host: `*` is left out.
+    NoBypassAll,
+    /// Ruby does not understand `*`: it is left out.
+    NoStar,
+    /// The client ignores ports: the entry applies to every port.
+    PortsIgnored,
+    /// The client does not match CIDR blocks: the block is left out.
+    NoCidr,
+    /// Ruby cannot read IPv6 addresses: the address is left out.
+    NoIpv6,
+    /// The client ignores the leading dot of `.x`: `x` bypasses too.
+    LeadingDotIgnored,
+    /// httpx cannot read `[v6]:port`: the entry applies to every port.
+    HttpxIpv6Port,
+    /// httpx never matches a default port: the entry applies to every port.
+    HttpxDefaultPort,
+    /// httpx rejects a value with an IPv6 block: the block is left out.
+    HttpxIpv6Cidr,
+    /// httpx does not match IPv4 blocks: the block is left out.
+    HttpxIpv4Cidr,
+    /// httpx compares internationalised hosts in Unicode.
+    HttpxUnicode,
+    /// Java's `http.nonProxyHosts` has no ports.
+    JavaPorts,
+    /// The IPv4 block does not expand to few enough Java patterns.
+    JavaCidr,
+    /// Java has no syntax for IPv6 blocks.
+    JavaIpv6Cidr,
+}
+
+impl Remark {
+    /// The warning's message for `dialect`.
+    pub fn message(self, dialect: Dialect) -> String {
+        match self {
+            Remark::NoBypassAll => "wget cannot bypass every host; the entry is left out.".to_owned(),
+            Remark::NoStar => "Ruby does not understand `*`; the entry is left out.".to_owned(),
+            Remark::PortsIgnored => format!("{dialect} ignores ports in entries; the entry applies to every port."),
+            Remark::NoCidr => format!("{dialect} does not match CIDR blocks; the entry is left out, so addresses in it go through the proxy unless listed one by one."),
+            Remark::NoIpv6 => "Ruby splits entries at `:`, so IPv6 addresses cannot be written; the entry is left out.".to_owned(),
+            Remark::LeadingDotIgnored => format!("{dialect} ignores the leading dot: the name itself also bypasses the proxy, not only the names below it."),
+            Remark::HttpxIpv6Port => "httpx cannot read an IPv6 address with a port (`[addr]:port` makes it reject the whole NO_PROXY value); the entry applies to every port.".to_owned(),
+            Remark::HttpxDefaultPort => "httpx removes a URL's default port before comparing, so this port would never match URLs that use it by default; the entry applies to every port.".to_owned(),
+            Remark::HttpxIpv6Cidr => "httpx rejects the whole NO_PROXY value when it holds an IPv6 CIDR block; the entry is left out, so addresses in it go through the proxy unless listed one by one.".to_owned(),
+            Remark::HttpxIpv4Cidr => "httpx does not match CIDR blocks (only the network address itself); the entry is left out, so addresses in it go through the proxy unless listed one by one.".to_owned(),
+            Remark::HttpxUnicode => "httpx compares a host whose first label is internationalised in Unicode and cannot read Unicode entries, so such hosts under the entry go through the proxy.".to_owned(),
+            Remark::JavaPorts => "Java's http.nonProxyHosts has no ports; the entry applies to every port.".to_owned(),
+            Remark::JavaCidr => format!("Java has no CIDR syntax and the block does not expand to at most {JAVA_MAX_EXPANSION} `a.b.*` patterns; the entry is left out."),
+            Remark::JavaIpv6Cidr => "Java has no CIDR syntax for IPv6; the entry is left out.".to_owned(),
+        }
+    }
+}
+
+/// The texts an entry becomes, borrowed where they are its canonical text.
+type Forms<'m> = Vec<Cow<'m, str>>;
 
 /// Renders `entries` for `dialect` (linear: the first of equal forms stays).
 /// Stops early when the computation is cancelled ([`cancel::requested`]).
-pub fn render(dialect: Dialect, entries: &[Entry]) -> Rendering {
+pub fn render(dialect: Dialect, entries: &Entries) -> Rendering<'_> {
     if dialect == Dialect::Go {
+        // Go reads the canonical texts; distinct entries have distinct texts.
         return Rendering {
             dialect,
-            value: canonical_list(entries),
+            value: entries.joined().to_owned(),
             warnings: Vec::new(),
         };
     }
-    let mut parts: Vec<String> = Vec::with_capacity(entries.len());
+    let mut parts: Forms<'_> = Vec::with_capacity(entries.len() + entries.len() / 4);
     let mut warnings = Vec::new();
-    for entry in entries {
+    for (entry, text) in entries.with_texts() {
         if cancel::requested() {
             break;
         }
-        let (forms, message) = forms(dialect, entry);
-        if let Some(message) = message {
+        if let Some(remark) = forms(dialect, entry, text, &mut parts) {
             warnings.push(ClientWarning {
                 dialect,
-                entry: entry.to_string(),
-                message,
+                entry: text,
+                remark,
             });
         }
-        parts.extend(forms);
     }
-    let mut emitted: HashSet<&str> = HashSet::with_capacity(parts.len());
-    let unique: Vec<&str> = parts
-        .iter()
-        .map(String::as_str)
-        .filter(|part| emitted.insert(part))
-        .collect();
+    let separator = dialect.separator();
+    let mut value = String::with_capacity(entries.joined().len() + parts.len());
+    let mut emitted: FxHashSet<&str> =
+        FxHashSet::with_capacity_and_hasher(parts.len(), Default::default());
+    for part in &parts {
+        if emitted.insert(part) {
+            if !value.is_empty() {
+                value.push_str(separator);
+            }
+            value.push_str(part);
+        }
+    }
     Rendering {
         dialect,
-        value: unique.join(dialect.separator()),
+        value,
         warnings,
     }
 }
 
-/// Go's rendering: the canonical texts joined with commas, written into one
-/// string. Distinct entries have distinct texts, so nothing repeats.
-fn canonical_list(entries: &[Entry]) -> String {
-    let mut value = String::with_capacity(entries.len() * 24);
-    for (index, entry) in entries.iter().enumerate() {
-        if cancel::requested() {
-            break;
-        }
-        if index > 0 {
-            value.push(',');
-        }
-        // Writing into a String cannot fail.
-        let _ = write!(value, "{entry}");
-    }
-    value
-}
-
-/// The texts one entry becomes for `dialect`, and a warning if its meaning changes.
-fn forms(dialect: Dialect, entry: &Entry) -> (Vec<String>, Option<String>) {
-    let unsupported = |why: &str| (Vec::new(), Some(why.to_owned()));
+/// Appends the texts one entry (whose canonical text is `text`) becomes for
+/// `dialect` to `out`; returns the remark when its meaning changes.
+fn forms<'m>(
+    dialect: Dialect,
+    entry: &'m Entry,
+    text: &'m str,
+    out: &mut Forms<'m>,
+) -> Option<Remark> {
     if entry.host == Host::Any {
-        return match dialect {
-            Dialect::Wget => unsupported("wget cannot bypass every host; the entry is left out."),
-            Dialect::Ruby => unsupported("Ruby does not understand `*`; the entry is left out."),
+        match dialect {
+            Dialect::Wget => return Some(Remark::NoBypassAll),
+            Dialect::Ruby => return Some(Remark::NoStar),
             // reqwest's `*` covers names only; the two blocks cover IP literals.
-            Dialect::Reqwest => (vec!["*".into(), "0.0.0.0/0".into(), "::/0".into()], None),
-            _ => (vec!["*".to_owned()], None),
-        };
+            Dialect::Reqwest => out.extend(["*", "0.0.0.0/0", "::/0"].map(Cow::Borrowed)),
+            _ => out.push(Cow::Borrowed("*")),
+        }
+        return None;
     }
     match dialect {
-        Dialect::Go => (vec![entry.to_string()], None),
-        Dialect::Java => java_forms(entry),
-        Dialect::Httpx => httpx_forms(entry),
+        Dialect::Go => {
+            out.push(Cow::Borrowed(text));
+            None
+        }
+        Dialect::Java => java_forms(entry, text, out),
+        Dialect::Httpx => httpx_forms(entry, text, out),
         _ => {
-            let port_note = entry.port.filter(|_| !dialect.supports_ports()).map(|_| {
-                format!("{dialect} ignores ports in entries; the entry applies to every port.")
-            });
-            let (forms, note) = if port_note.is_some() {
-                let host_only = Entry {
-                    host: entry.host.clone(),
-                    port: None,
-                };
-                env_forms(dialect, &host_only)
+            let port = entry.port.filter(|_| dialect.supports_ports());
+            let port_note = (port != entry.port).then_some(Remark::PortsIgnored);
+            let text = if port.is_none() {
+                entry.host_text(text)
             } else {
-                env_forms(dialect, entry)
+                text
             };
-            (forms, note.or(port_note))
+            env_forms(dialect, entry, port, text, out).or(port_note)
         }
     }
 }
 
-/// Forms for the dialects that read NO_PROXY (other than Go, which reads the canonical text).
-fn env_forms(dialect: Dialect, entry: &Entry) -> (Vec<String>, Option<String>) {
-    let canonical = entry.to_string();
+/// Forms for the dialects that read NO_PROXY (other than Go, which reads the
+/// canonical text), for `entry`'s host with `port`; `text` is their canonical text.
+fn env_forms<'m>(
+    dialect: Dialect,
+    entry: &Entry,
+    port: Option<u16>,
+    text: &'m str,
+    out: &mut Forms<'m>,
+) -> Option<Remark> {
     match &entry.host {
         Host::Cidr(net) => {
-            if dialect.matches_cidr(matches!(net, IpNet::V6(_))) {
-                (vec![canonical], None)
-            } else {
-                (
-                    Vec::new(),
-                    Some(format!("{dialect} does not match CIDR blocks; the entry is left out, so addresses in it go through the proxy unless listed one by one.")),
-                )
+            if !dialect.matches_cidr(matches!(net, IpNet::V6(_))) {
+                return Some(Remark::NoCidr);
             }
+            out.push(Cow::Borrowed(text));
         }
-        Host::Ip(IpAddr::V6(ip)) => match dialect {
-            Dialect::Ruby => (
-                Vec::new(),
-                Some("Ruby splits entries at `:`, so IPv6 addresses cannot be written; the entry is left out.".to_owned()),
-            ),
-            Dialect::Python | Dialect::Node | Dialect::Undici => (
-                vec![match entry.port {
-                    Some(port) => format!("[{ip}]:{port}"),
-                    None => format!("[{ip}]"),
-                }],
-                None,
-            ),
-            _ => (vec![ip.to_string()], None),
+        Host::Ip(IpAddr::V6(_)) => match dialect {
+            Dialect::Ruby => return Some(Remark::NoIpv6),
+            // `[v6]:port` is the canonical text with a port.
+            Dialect::Python | Dialect::Node | Dialect::Undici => out.push(match port {
+                Some(_) => Cow::Borrowed(text),
+                None => Cow::Owned(format!("[{text}]")),
+            }),
+            // The address without brackets, whatever the port.
+            _ => out.push(Cow::Borrowed(match port {
+                Some(_) => entry.host_text(text),
+                None => text,
+            })),
         },
-        Host::Ip(_) => (vec![canonical], None),
+        Host::Ip(_) => out.push(Cow::Borrowed(text)),
         Host::Domain {
-            name,
-            subdomains_only,
+            subdomains_only, ..
         } => {
-            let port = entry.port.map(|p| format!(":{p}")).unwrap_or_default();
+            out.push(Cow::Borrowed(text));
             match (dialect, subdomains_only) {
-                (Dialect::Node, false) => (vec![format!("{name}{port}"), format!(".{name}{port}")], None),
-                (Dialect::Curl | Dialect::Python | Dialect::Requests | Dialect::Undici | Dialect::Reqwest, true) => (
-                    vec![canonical],
-                    Some(format!("{dialect} ignores the leading dot: the name itself also bypasses the proxy, not only the names below it.")),
-                ),
-                _ => (vec![canonical], None),
+                (Dialect::Node, false) => out.push(Cow::Owned(format!(".{text}"))),
+                (
+                    Dialect::Curl
+                    | Dialect::Python
+                    | Dialect::Requests
+                    | Dialect::Undici
+                    | Dialect::Reqwest,
+                    true,
+                ) => return Some(Remark::LeadingDotIgnored),
+                _ => {}
             }
         }
-        Host::Any => (vec!["*".to_owned()], None),
+        Host::Any => out.push(Cow::Borrowed("*")),
     }
+    None
 }
 
 /// httpx forms for one entry (the rules in `dialect/httpx.rs`): never a
 /// bracketed address or an IPv6 CIDR, which make httpx reject the whole
 /// setting; `localhost` needs `.localhost` for its subdomains; default ports
 /// never match, so they are left out.
-fn httpx_forms(entry: &Entry) -> (Vec<String>, Option<String>) {
+fn httpx_forms<'m>(entry: &Entry, text: &'m str, out: &mut Forms<'m>) -> Option<Remark> {
     let default_port = matches!(entry.port, Some(80 | 443));
     let v6_port = matches!(entry.host, Host::Ip(IpAddr::V6(_))) && entry.port.is_some();
     let port_note = if v6_port {
-        Some("httpx cannot read an IPv6 address with a port (`[addr]:port` makes it reject the whole NO_PROXY value); the entry applies to every port.".to_owned())
+        Some(Remark::HttpxIpv6Port)
     } else if default_port {
-        Some("httpx removes a URL's default port before comparing, so this port would never match URLs that use it by default; the entry applies to every port.".to_owned())
+        Some(Remark::HttpxDefaultPort)
     } else {
         None
     };
-    let entry = Entry {
-        host: entry.host.clone(),
-        port: entry.port.filter(|_| port_note.is_none()),
+    let (port, text) = match port_note {
+        Some(_) => (None, entry.host_text(text)),
+        None => (entry.port, text),
     };
     match &entry.host {
-        Host::Cidr(IpNet::V6(_)) => (
-            Vec::new(),
-            Some("httpx rejects the whole NO_PROXY value when it holds an IPv6 CIDR block; the entry is left out, so addresses in it go through the proxy unless listed one by one.".to_owned()),
-        ),
-        Host::Cidr(IpNet::V4(_)) => (
-            Vec::new(),
-            Some("httpx does not match CIDR blocks (only the network address itself); the entry is left out, so addresses in it go through the proxy unless listed one by one.".to_owned()),
-        ),
-        Host::Ip(_) => (vec![entry.to_string()], port_note),
-        Host::Domain { name, subdomains_only } => {
-            let mut forms = vec![entry.to_string()];
-            if name == "localhost" && !subdomains_only && entry.port.is_none() {
-                forms.push(".localhost".to_owned());
-            }
-            let idn_note = name.split('.').any(|label| label.starts_with("xn--")).then(|| {
-                "httpx compares a host whose first label is internationalised in Unicode and cannot read Unicode entries, so such hosts under the entry go through the proxy.".to_owned()
-            });
-            (forms, port_note.or(idn_note))
+        Host::Cidr(IpNet::V6(_)) => Some(Remark::HttpxIpv6Cidr),
+        Host::Cidr(IpNet::V4(_)) => Some(Remark::HttpxIpv4Cidr),
+        Host::Ip(_) => {
+            out.push(Cow::Borrowed(text));
+            port_note
         }
-        Host::Any => (vec!["*".to_owned()], None),
+        Host::Domain {
+            name,
+            subdomains_only,
+        } => {
+            out.push(Cow::Borrowed(text));
+            if name == "localhost" && !subdomains_only && port.is_none() {
+                out.push(Cow::Borrowed(".localhost"));
+            }
+            let idn_note = name
+                .split('.')
+                .any(|label| label.starts_with("xn--"))
+                .then_some(Remark::HttpxUnicode);
+            port_note.or(idn_note)
+        }
+        Host::Any => {
+            out.push(Cow::Borrowed("*"));
+            None
+        }
     }
 }
 
 /// Java `http.nonProxyHosts` patterns for one entry.
-fn java_forms(entry: &Entry) -> (Vec<String>, Option<String>) {
-    let port_note = entry.port.map(|_| {
-        "Java's http.nonProxyHosts has no ports; the entry applies to every port.".to_owned()
-    });
+fn java_forms<'m>(entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Option<Remark> {
+    let port_note = entry.port.map(|_| Remark::JavaPorts);
     match &entry.host {
-        Host::Any => (vec!["*".to_owned()], None),
+        Host::Any => out.push(Cow::Borrowed("*")),
         Host::Domain {
             name,
-            subdomains_only: false,
-        } => (vec![name.clone(), format!("*.{name}")], port_note),
-        Host::Domain {
-            name,
-            subdomains_only: true,
-        } => (vec![format!("*.{name}")], port_note),
-        Host::Ip(IpAddr::V6(ip)) => (vec![format!("[{ip}]")], port_note),
-        Host::Ip(ip) => (vec![ip.to_string()], port_note),
+            subdomains_only,
+        } => {
+            if !subdomains_only {
+                out.push(Cow::Borrowed(name));
+            }
+            out.push(Cow::Owned(format!("*.{name}")));
+        }
+        Host::Ip(IpAddr::V6(_)) => {
+            out.push(Cow::Owned(format!("[{}]", entry.host_text(text))));
+        }
+        Host::Ip(_) => out.push(Cow::Borrowed(entry.host_text(text))),
         Host::Cidr(IpNet::V4(net)) => match java_cidr_patterns(net) {
-            Some(patterns) => (patterns, None),
-            None => (
-                Vec::new(),
-                Some(format!("Java has no CIDR syntax and the block does not expand to at most {JAVA_MAX_EXPANSION} `a.b.*` patterns; the entry is left out.")),
-            ),
+            Some(patterns) => out.extend(patterns.into_iter().map(Cow::Owned)),
+            None => return Some(Remark::JavaCidr),
         },
-        Host::Cidr(IpNet::V6(_)) => (
-            Vec::new(),
-            Some("Java has no CIDR syntax for IPv6; the entry is left out.".to_owned()),
-        ),
+        Host::Cidr(IpNet::V6(_)) => return Some(Remark::JavaIpv6Cidr),
     }
+    port_note
 }
 
 /// `10.0.0.0/8` → `10.*`; `10.96.0.0/12` → `10.96.*` ... `10.111.*`.
@@ -261,9 +324,13 @@ pub fn java_cidr_patterns(net: &Ipv4Net) -> Option<Vec<String>> {
         (0..count)
             .map(|i| {
                 let bytes = (base + i * step).to_be_bytes();
-                let head: Vec<String> =
-                    bytes[..octets as usize].iter().map(u8::to_string).collect();
-                format!("{}.*", head.join("."))
+                let mut pattern = String::with_capacity(14);
+                for octet in &bytes[..octets as usize] {
+                    // Writing into a String cannot fail.
+                    let _ = write!(pattern, "{octet}.");
+                }
+                pattern.push('*');
+                pattern
             })
             .collect(),
     )
@@ -283,36 +350,36 @@ pub fn java_expresses(net: &Ipv4Net) -> bool {
     net.prefix_len() == 0 || java_cidr_expansion(net).is_some()
 }
 
-/// The warnings of one client that share one message, with the entries concerned.
+/// The warnings of one client that share one remark, with the entries concerned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WarningGroup<'w> {
     /// The client.
     pub dialect: Dialect,
-    /// What happens to the entries.
-    pub message: &'w str,
+    /// What happens to the entries ([`Remark::message`]).
+    pub message: String,
     /// The canonical entries concerned, in the order of the warnings.
     pub entries: Vec<&'w str>,
 }
 
-/// Groups warnings by (client, message), each group where its first warning
-/// stands (linear).
+/// Groups warnings by (client, remark), each group where its first warning
+/// stands (linear); each group's message is written once.
 pub fn group_warnings<'w>(
-    warnings: impl IntoIterator<Item = &'w ClientWarning>,
+    warnings: impl IntoIterator<Item = &'w ClientWarning<'w>>,
 ) -> Vec<WarningGroup<'w>> {
-    let mut index: HashMap<(Dialect, &str), usize> = HashMap::new();
+    let mut index: FxHashMap<(Dialect, Remark), usize> = FxHashMap::default();
     let mut groups: Vec<WarningGroup<'w>> = Vec::new();
     for warning in warnings {
         let at = *index
-            .entry((warning.dialect, warning.message.as_str()))
+            .entry((warning.dialect, warning.remark))
             .or_insert_with(|| {
                 groups.push(WarningGroup {
                     dialect: warning.dialect,
-                    message: &warning.message,
+                    message: warning.remark.message(warning.dialect),
                     entries: Vec::new(),
                 });
                 groups.len() - 1
             });
-        groups[at].entries.push(&warning.entry);
+        groups[at].entries.push(warning.entry);
     }
     groups
 }
@@ -321,7 +388,7 @@ pub fn group_warnings<'w>(
 mod tests {
     use super::*;
 
-    fn entries(raw: &[&str]) -> Vec<Entry> {
+    fn entries(raw: &[&str]) -> Entries {
         raw.iter().map(|r| Entry::parse(r).unwrap().entry).collect()
     }
 
@@ -405,6 +472,22 @@ mod tests {
         assert!(groups[1].message.contains("leading dot"));
     }
 
+    /// Warnings borrow the entries' canonical texts, formatted once by
+    /// [`Entries`], instead of formatting every entry again for every client.
+    #[test]
+    fn warnings_borrow_the_canonical_texts() {
+        let list = entries(&["*", ".a.example", "10.0.0.0/8", "[fd00::1]:80", "fd00::/64"]);
+        let texts = list.joined().as_bytes().as_ptr_range();
+        let mut warned = 0;
+        for dialect in Dialect::ALL {
+            for warning in render(dialect, &list).warnings {
+                assert!(texts.contains(&warning.entry.as_ptr()), "{warning:?}");
+                warned += 1;
+            }
+        }
+        assert!(warned > 10, "{warned}");
+    }
+
     /// The Go rendering is the canonical list, and `java_expresses` agrees
     /// with the patterns.
     #[test]
@@ -442,11 +525,7 @@ mod tests {
             .value
             .split(',')
             .any(|e| Dialect::Httpx.rejects_whole_setting(e)));
-        let warned: Vec<&str> = rendering
-            .warnings
-            .iter()
-            .map(|w| w.entry.as_str())
-            .collect();
+        let warned: Vec<&str> = rendering.warnings.iter().map(|w| w.entry).collect();
         assert_eq!(
             warned,
             [

@@ -174,7 +174,7 @@ impl DataSource for NoProxy {
             .into_iter()
             .map(|group| ClientWarning {
                 client: group.dialect.name().to_owned(),
-                message: group.message.to_owned(),
+                message: group.message,
                 entries: group.entries.into_iter().map(str::to_owned).collect(),
             })
             .collect();
