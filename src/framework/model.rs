@@ -65,6 +65,12 @@ pub fn attributes<In: Model, Out: Model>() -> Vec<Attribute> {
     all
 }
 
+/// One attribute of `object`, read as [`Field::read`] does: for a check
+/// that needs one field, without copying the others out of a large value.
+pub fn attribute<T: Field>(object: &Value, name: &str) -> T {
+    T::read(object.get_attr(name).unwrap_or(&Value::Null))
+}
+
 /// `object` with the attributes of `model` set: a state built from a
 /// configuration and the computed attributes.
 pub fn with<M: Object>(object: &Value, model: M) -> Value {

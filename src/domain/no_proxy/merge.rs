@@ -15,7 +15,7 @@ use ipnet::IpNet;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::dialect::Dialect;
-use super::entry::{Entries, Entry, Host};
+use super::entry::{Entries, Entry, Host, OrderKey};
 use crate::domain::{cancel, Field, Finding, Location};
 
 /// One input list.
@@ -257,17 +257,50 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
 /// built-in default's): the input position completes the key, so no stable
 /// sort is needed. The keys are computed once, not in every comparison.
 fn canonical_order(parsed: Vec<(Entry, Option<Origin>)>) -> (Vec<Entry>, Vec<Option<Origin>>) {
-    let order: Vec<usize> = {
-        let mut keys: Vec<_> = parsed
-            .iter()
-            .enumerate()
-            .map(|(at, (entry, origin))| (entry.order_key(), origin.is_none(), at))
-            .collect();
-        keys.sort_unstable();
-        // Equal keys are equal entries.
-        keys.dedup_by(|later, first| later.0 == first.0);
-        keys.into_iter().map(|(_, _, at)| at).collect()
-    };
+    // Each class of the order key is sorted on its own, in the key's order
+    // (`*` and names, then IPv4, then IPv6): addresses and blocks as packed
+    // integers (network, prefix, port with `None` first, default flag, input
+    // position), which sort several times faster than the general key.
+    let port_rank = |port: Option<u16>| port.map_or(0, |p| u32::from(p) + 1);
+    let mut names = Vec::new();
+    let mut v4: Vec<u128> = Vec::new();
+    let mut v6: Vec<(u128, u64)> = Vec::new();
+    for (at, (entry, origin)) in parsed.iter().enumerate() {
+        let default = origin.is_none();
+        match entry.order_key() {
+            OrderKey::V4(addr, prefix, port) => v4.push(
+                u128::from(addr) << 96
+                    | u128::from(prefix) << 88
+                    | u128::from(port_rank(port)) << 64
+                    | u128::from(default) << 63
+                    | at as u128,
+            ),
+            OrderKey::V6(addr, prefix, port) => v6.push((
+                addr,
+                u64::from(prefix) << 56
+                    | u64::from(port_rank(port)) << 36
+                    | u64::from(default) << 35
+                    | at as u64,
+            )),
+            key => names.push((key, default, at)),
+        }
+    }
+    names.sort_unstable();
+    v4.sort_unstable();
+    v6.sort_unstable();
+    // Equal keys are equal entries: the first of each run stays.
+    names.dedup_by(|later, first| later.0 == first.0);
+    v4.dedup_by(|later, first| *later >> 64 == *first >> 64);
+    v6.dedup_by(|later, first| later.0 == first.0 && later.1 >> 36 == first.1 >> 36);
+    let order: Vec<usize> = names
+        .into_iter()
+        .map(|(_, _, at)| at)
+        .chain(v4.into_iter().map(|key| (key & ((1 << 63) - 1)) as usize))
+        .chain(
+            v6.into_iter()
+                .map(|(_, low)| (low & ((1 << 35) - 1)) as usize),
+        )
+        .collect();
     let mut slots: Vec<Option<(Entry, Option<Origin>)>> = parsed.into_iter().map(Some).collect();
     order.into_iter().filter_map(|at| slots[at].take()).unzip()
 }
@@ -665,6 +698,62 @@ mod tests {
                 ".x.example:81"
             ]
         );
+    }
+
+    /// The per-class packed sort gives the order of the general key
+    /// (`order_key`, default flag, position) with its first-of-equals dedup,
+    /// ports (none first), prefixes, defaults and repeats included.
+    #[test]
+    fn packed_order_equals_the_general_key_order() {
+        let texts = [
+            "10.0.0.1",
+            "10.0.0.0/8",
+            "10.0.0.1:443",
+            "10.0.0.1:80",
+            "10.0.0.0/24",
+            "b.example",
+            ".b.example",
+            "b.example:8080",
+            "*",
+            "fd00::1",
+            "fd00::/8",
+            "[fd00::1]:443",
+            "::1",
+            "127.0.0.1",
+            "10.0.0.1",
+            "a.example",
+            "fd00::1",
+            "0.0.0.0/0",
+            "::/0",
+            "[::1]:65535",
+            "255.255.255.255:65535",
+            "10.0.0.0/8",
+        ];
+        let parsed: Vec<(Entry, Option<Origin>)> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let origin = (i % 3 != 0).then_some(Origin {
+                    source: 0,
+                    index: i,
+                });
+                (Entry::parse(t).unwrap().entry, origin)
+            })
+            .collect();
+        let mut reference: Vec<(OrderKey, bool, usize)> = parsed
+            .iter()
+            .enumerate()
+            .map(|(at, (e, o))| (e.order_key(), o.is_none(), at))
+            .collect();
+        reference.sort_unstable();
+        reference.dedup_by(|later, first| later.0 == first.0);
+        let expected: Vec<(Entry, Option<Origin>)> = reference
+            .iter()
+            .map(|(_, _, at)| parsed[*at].clone())
+            .collect();
+        let (entries, origins) = canonical_order(parsed.clone());
+        let got: Vec<(Entry, Option<Origin>)> = entries.into_iter().zip(origins).collect();
+        assert_eq!(got, expected);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! The decoder is hand-written so it can never panic or over-allocate on
 //! hostile input: every length is checked against the bytes that remain.
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 use super::{Number, Refinements, Type, Value, MAX_DEPTH};
 
@@ -266,7 +266,8 @@ fn decode_value(
             let mut items = Vec::with_capacity(n);
             for i in 0..n {
                 let len = path.len();
-                path.push_str(&format!("[{i}]"));
+                // Writing into a String cannot fail.
+                let _ = write!(path, "[{i}]");
                 items.push(decode_value(reader, element, path, depth + 1)?);
                 path.truncate(len);
             }
@@ -286,7 +287,8 @@ fn decode_value(
             let mut items = Vec::with_capacity(n);
             for (i, element) in elements.iter().enumerate() {
                 let len = path.len();
-                path.push_str(&format!("[{i}]"));
+                // Writing into a String cannot fail.
+                let _ = write!(path, "[{i}]");
                 items.push(decode_value(reader, element, path, depth + 1)?);
                 path.truncate(len);
             }
@@ -297,7 +299,7 @@ fn decode_value(
             for _ in 0..n {
                 let key = decode_key(reader, path)?;
                 let len = path.len();
-                path.push_str(&format!("[{key:?}]"));
+                let _ = write!(path, "[{key:?}]");
                 let value = decode_value(reader, element, path, depth + 1)?;
                 path.truncate(len);
                 entries.insert(key, value);

@@ -99,8 +99,8 @@ impl DataSource for NoProxy {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        let config = Config::read(config);
-        for (index, item) in config.must_bypass.iter().enumerate() {
+        let must_bypass: Vec<Maybe<String>> = model::attribute(config, Config::must_bypass);
+        for (index, item) in must_bypass.iter().enumerate() {
             if let Some(Err(why)) = item.known().map(|d| Destination::parse(d)) {
                 diags.push(
                     Diagnostic::error("Invalid destination", format!("{why}."))
