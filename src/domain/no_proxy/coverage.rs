@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use super::destination::Destination;
 use super::dialect::{Decision, Dialect};
 use super::merge::Merged;
-use super::render::render;
+use super::render::{render, Rendering};
 use crate::domain::cancel;
 
 /// A destination one client would still send through the proxy.
@@ -38,33 +38,33 @@ pub fn gaps(
     targets: &BTreeSet<Dialect>,
     destinations: &[Destination],
 ) -> Vec<Gap> {
-    // The shared value is joined once for every client that reads it.
-    let shared = merged.no_proxy();
-    let settings: Vec<(Dialect, String)> = targets
-        .iter()
-        .filter(|d| !d.reads_no_proxy())
-        .map(|d| (*d, render(*d, &merged.entries).value))
-        .collect();
-    gaps_of(
-        targets.iter().map(|d| {
-            let own = settings.iter().find(|(o, _)| o == d);
-            (*d, own.map_or(shared.as_str(), |(_, s)| s.as_str()))
-        }),
-        destinations,
-    )
+    gaps_with(merged, targets, &merged.no_proxy(), &[], destinations)
 }
 
-/// [`gaps`] for settings already computed: each client with the setting it
-/// reads ([`setting_for`]), in the order of the result.
-pub fn gaps_of<'s>(
-    settings: impl IntoIterator<Item = (Dialect, &'s str)>,
+/// [`gaps`] reusing what the caller already made: `shared` is the merged
+/// list's NO_PROXY value, and a client with a setting of its own (Java) reads
+/// its rendering from `renderings`, rendered here when not among them.
+pub fn gaps_with(
+    merged: &Merged,
+    targets: &BTreeSet<Dialect>,
+    shared: &str,
+    renderings: &[Rendering<'_>],
     destinations: &[Destination],
 ) -> Vec<Gap> {
     let mut out = Vec::new();
-    for (dialect, setting) in settings {
+    for &dialect in targets {
         if cancel::requested() {
             return out;
         }
+        let made;
+        let setting = if dialect.reads_no_proxy() {
+            shared
+        } else if let Some(own) = renderings.iter().find(|r| r.dialect == dialect) {
+            &own.value
+        } else {
+            made = setting_for(dialect, merged);
+            &made
+        };
         let decisions = dialect.decide_all(setting, destinations);
         out.extend(
             destinations

@@ -11,7 +11,7 @@ pub mod merge;
 pub mod render;
 
 pub use cluster::{Cloud, Cluster};
-pub use coverage::{gaps, gaps_of, setting_for, Gap};
+pub use coverage::{gaps, gaps_with, setting_for, Gap};
 pub use destination::Destination;
 pub use dialect::Dialect;
 pub use entry::{Entries, Entry, Host};

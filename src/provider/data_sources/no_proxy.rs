@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::domain::no_proxy::{gaps_of, group_warnings, render, Destination};
+use crate::domain::no_proxy::{gaps_with, group_warnings, render, Destination};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::model::{self, Field, Maybe};
@@ -128,31 +128,12 @@ impl DataSource for NoProxy {
                 }
             }
         }
-        // Rendered: the clients named in the configuration, and those whose
-        // own setting the coverage check reads (Java's nonProxyHosts).
+        // Rendered: the clients named in the configuration (the coverage
+        // check reuses them, and renders Java's own setting if not named).
         let named = config.clients.named();
-        let renderings: Vec<_> = targets
-            .iter()
-            .filter(|d| named.contains(d) || !d.reads_no_proxy())
-            .map(|d| render(*d, &merged.entries))
-            .collect();
-        // The shared value is joined once, and Java's rendering is not made twice.
+        let renderings: Vec<_> = named.iter().map(|d| render(*d, &merged.entries)).collect();
         let no_proxy = merged.no_proxy();
-        let found = gaps_of(
-            targets.iter().map(|d| {
-                let own = renderings.iter().find(|r| r.dialect == *d);
-                let setting = match own {
-                    Some(r) if !d.reads_no_proxy() => &r.value,
-                    _ => &no_proxy,
-                };
-                (*d, setting.as_str())
-            }),
-            &destinations,
-        );
-        let shown: Vec<_> = renderings
-            .into_iter()
-            .filter(|r| named.contains(&r.dialect))
-            .collect();
+        let found = gaps_with(&merged, &targets, &no_proxy, &renderings, &destinations);
         if config.fail_on_gap && !found.is_empty() {
             let lines: Vec<String> = found
                 .iter()
@@ -170,7 +151,7 @@ impl DataSource for NoProxy {
             );
             return None;
         }
-        let client_warnings = group_warnings(shown.iter().flat_map(|r| &r.warnings))
+        let client_warnings = group_warnings(renderings.iter().flat_map(|r| &r.warnings))
             .into_iter()
             .map(|group| ClientWarning {
                 client: group.dialect.name().to_owned(),
@@ -183,9 +164,9 @@ impl DataSource for NoProxy {
             State {
                 entries: merged.list,
                 no_proxy,
-                renderings: shown
-                    .iter()
-                    .map(|r| (r.dialect.name().to_owned(), r.value.clone()))
+                renderings: renderings
+                    .into_iter()
+                    .map(|r| (r.dialect.name().to_owned(), r.value))
                     .collect(),
                 client_warnings,
                 subsumed: merged
