@@ -1,15 +1,20 @@
 //! ReadDataSource of `clusterproxy_no_proxy` on the user's path: the real
-//! plugin binary over mTLS, with 1k, 10k and 100k installation entries (all
-//! clients, default checks). Prints, per size, the wall time of a call
-//! (min / median / max), the plugin's CPU time per call and per entry, and
-//! the response size. Run with `cargo bench --bench read_data_source`.
+//! plugin binary over mTLS, for one typical cluster (the plan benchmark's
+//! inputs, `clients` unset and then the eight default clients named) and with
+//! 1k, 10k and 100k installation entries (eight clients named, default
+//! checks). Prints, per case, the wall time of a call (min / median / max),
+//! the plugin's CPU time per call and per entry, and the response size. Run
+//! with `cargo bench --bench read_data_source`.
 
 #[path = "../tests/support/mod.rs"]
 mod support;
 
 use std::time::Instant;
 
-use support::{cpu_time as cpu, mixed_entries, read_no_proxy_request_with, terminate, Plugin};
+use support::{
+    cpu_time as cpu, mixed_entries, read_no_proxy_request_for, read_no_proxy_request_with,
+    terminate, Plugin,
+};
 
 fn main() {
     let mut plugin = Plugin::start();
@@ -25,8 +30,27 @@ fn main() {
     let pid = plugin.child.id();
     println!("| entries | wall min / median / max | plugin CPU per call | per entry | response |");
     println!("|---|---|---|---|---|");
-    for (n, calls) in [(1_000, 50), (10_000, 20), (100_000, 6)] {
+    let names = clusterproxy::domain::no_proxy::Dialect::DEFAULT_NAMES;
+    let cases = [
+        (
+            "typical, clients unset",
+            3,
+            read_no_proxy_request_for(&[], &[], None),
+            4_000,
+        ),
+        (
+            "typical, 8 named",
+            3,
+            read_no_proxy_request_for(&[], &[], Some(&names)),
+            2_000,
+        ),
+    ]
+    .into_iter()
+    .chain([(1_000, 50), (10_000, 20), (100_000, 6)].map(|(n, calls)| {
         let request = read_no_proxy_request_with(&mixed_entries(n), &[]);
+        ("", n, request, calls)
+    }));
+    for (label, n, request, calls) in cases {
         let warm = runtime
             .block_on(client.read_data_source(request.clone()))
             .unwrap()
@@ -45,7 +69,7 @@ fn main() {
         let per_call = (cpu(pid) - before) / calls as u32;
         walls.sort();
         println!(
-            "| {n} | {:.1} / {:.1} / {:.1} ms | {:.1} ms | {:.2} µs | {:.1} MiB |",
+            "| {n} {label} | {:.2} / {:.2} / {:.2} ms | {:.3} ms | {:.2} µs | {:.3} MiB |",
             walls[0].as_secs_f64() * 1e3,
             walls[calls / 2].as_secs_f64() * 1e3,
             walls[calls - 1].as_secs_f64() * 1e3,

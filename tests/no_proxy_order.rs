@@ -143,7 +143,7 @@ fn arrange(entries: &[&str], seed: u64) -> [Vec<String>; 3] {
     lists
 }
 
-fn sources(lists: [Vec<String>; 3]) -> Vec<Source> {
+fn sources(lists: [Vec<String>; 3]) -> Vec<Source<'static>> {
     let [a, b, c] = lists;
     vec![
         Source::list(Field::Installation, a),

@@ -71,6 +71,14 @@ pub fn attribute<T: Field>(object: &Value, name: &str) -> T {
     T::read(object.get_attr(name).unwrap_or(&Value::Null))
 }
 
+/// An object holding the attributes of `model`: what a data source read
+/// returns (its computed attributes).
+pub fn computed<M: Object>(model: M) -> Value {
+    let mut object = Value::object([]);
+    model.write_attributes(&mut object);
+    object
+}
+
 /// `object` with the attributes of `model` set: a state built from a
 /// configuration and the computed attributes.
 pub fn with<M: Object>(object: &Value, model: M) -> Value {

@@ -132,7 +132,8 @@ pub fn check_apply(schema: &Schema, planned: &Value, new_state: &Value, diags: &
     }
 }
 
-fn internal_error(stage: &str, path: &AttributePath, what: &str) -> Diagnostic {
+/// A provider bug found at `stage` (plan, apply, read) on `path`.
+pub(crate) fn internal_error(stage: &str, path: &AttributePath, what: &str) -> Diagnostic {
     Diagnostic::error(
         format!("Provider bug: invalid {stage} result"),
         format!(

@@ -75,9 +75,9 @@ crate::model! {
 }
 
 impl ClusterConfig {
-    /// The domain cluster.
-    pub fn cluster(&self) -> Cluster {
-        self.cluster.cluster(self.installation.clone())
+    /// The domain cluster (the installation list moved, not copied).
+    pub fn cluster(self) -> Cluster {
+        self.cluster.cluster(self.installation)
     }
 }
 

@@ -42,6 +42,25 @@ pub fn read_no_proxy_request_with(
     extra: &[String],
     must_bypass: &[String],
 ) -> clusterproxy::framework::proto::read_data_source::Request {
+    read_no_proxy_request_for(
+        extra,
+        must_bypass,
+        Some(&clusterproxy::domain::no_proxy::Dialect::DEFAULT_NAMES),
+    )
+}
+
+/// [`read_no_proxy_request_with`] naming `clients` (when `Some`: each is
+/// rendered and reported) or leaving `clients` unset, as the plan benchmark
+/// does.
+#[allow(
+    dead_code,
+    reason = "each protocol test and benchmark uses some of the requests"
+)]
+pub fn read_no_proxy_request_for(
+    extra: &[String],
+    must_bypass: &[String],
+    clients: Option<&[&str]>,
+) -> clusterproxy::framework::proto::read_data_source::Request {
     use clusterproxy::framework::data_source::DataSource as _;
     use clusterproxy::framework::value::{msgpack, Value};
     let schema = clusterproxy::provider::data_sources::no_proxy::NoProxy.schema();
@@ -72,11 +91,9 @@ pub fn read_no_proxy_request_with(
     config.set_attr("pod_cidrs", list(&["192.168.0.0/16"]));
     config.set_attr("service_cidrs", list(&["10.96.0.0/12"]));
     config.set_attr("apiserver_host", Value::string("api.prod-1.corp.example"));
-    // The default clients, named: each is rendered and reported.
-    config.set_attr(
-        "clients",
-        list(&clusterproxy::domain::no_proxy::Dialect::DEFAULT_NAMES),
-    );
+    if let Some(clients) = clients {
+        config.set_attr("clients", list(clients));
+    }
     clusterproxy::framework::proto::read_data_source::Request {
         type_name: "clusterproxy_no_proxy".into(),
         config: Some(clusterproxy::framework::proto::DynamicValue {

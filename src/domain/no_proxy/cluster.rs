@@ -166,35 +166,26 @@ impl Cluster {
     }
 
     /// The sources in merge order, platform defaults included.
-    pub fn sources(&self) -> Result<Vec<Source>, Vec<Finding>> {
+    pub fn sources(&self) -> Result<Vec<Source<'_>>, Vec<Finding>> {
         let endpoint = self.control_plane_host().map_err(|f| vec![f])?;
         let ipv6 = self.is_ipv6();
-        let defaults = self
-            .platform_defaults()
-            .into_iter()
-            .map(|(entry, _)| entry)
-            .collect();
+        let defaults = self.platform_defaults().into_iter().map(|(entry, _)| entry);
         let metadata = self
             .cloud
-            .map(|c| {
-                c.metadata_hosts(ipv6)
-                    .into_iter()
-                    .map(str::to_owned)
-                    .collect()
-            })
+            .map(|c| c.metadata_hosts(ipv6))
             .unwrap_or_default();
         Ok(vec![
-            Source::list(Field::Installation, self.installation.clone()),
-            Source::list(Field::PodCidrs, self.pod_cidrs.clone()),
-            Source::list(Field::ServiceCidrs, self.service_cidrs.clone()),
-            Source::list(Field::NodeCidrs, self.node_cidrs.clone()),
-            Source::single(Field::ClusterDomain, self.cluster_domain.clone()),
-            Source::single(Field::ApiserverHost, self.apiserver_host.clone()),
-            Source::single(Field::ApiserverIp, self.apiserver_ip.clone()),
+            Source::list(Field::Installation, &self.installation),
+            Source::list(Field::PodCidrs, &self.pod_cidrs),
+            Source::list(Field::ServiceCidrs, &self.service_cidrs),
+            Source::list(Field::NodeCidrs, &self.node_cidrs),
+            Source::single(Field::ClusterDomain, self.cluster_domain.as_deref()),
+            Source::single(Field::ApiserverHost, self.apiserver_host.as_deref()),
+            Source::single(Field::ApiserverIp, self.apiserver_ip.as_deref()),
             Source::single(Field::ControlPlaneEndpoint, endpoint.map(|(host, _)| host)),
             Source::list(Field::Defaults, defaults),
             Source::list(Field::Cloud, metadata),
-            Source::list(Field::Extra, self.extra.clone()),
+            Source::list(Field::Extra, &self.extra),
         ])
     }
 

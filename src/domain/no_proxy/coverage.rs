@@ -91,8 +91,11 @@ mod tests {
             targets: targets.iter().copied().collect(),
             ..MergeOptions::default()
         };
-        let raw = entries.iter().map(|e| (*e).to_owned()).collect();
-        let merged = merge(&[Source::list(Field::Extra, raw)], &options).unwrap();
+        let merged = merge(
+            &[Source::list(Field::Extra, entries.iter().copied())],
+            &options,
+        )
+        .unwrap();
         gaps(
             &merged,
             &options.targets,

@@ -17,7 +17,7 @@
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::net::IpAddr;
 use std::ops::Deref;
 
@@ -73,7 +73,7 @@ impl Entries {
                 joined.push(',');
             }
             // Writing into a String cannot fail.
-            let _ = write!(joined, "{entry}");
+            let _ = entry.write_text(&mut joined);
             ends.push(joined.len());
         }
         Self {
@@ -368,15 +368,16 @@ fn validate_labels(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-impl fmt::Display for Entry {
-    /// The canonical text, readable by Go (and, where they can, by every other client).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Entry {
+    /// Writes the canonical text into `out`: into a `String` without going
+    /// through the formatting machinery for names, most of a long list.
+    pub fn write_text<W: fmt::Write>(&self, out: &mut W) -> fmt::Result {
         match (&self.host, self.port) {
-            (Host::Any, _) => f.write_str("*"),
-            (Host::Cidr(net), _) => write!(f, "{net}"),
-            (Host::Ip(IpAddr::V6(ip)), Some(port)) => write!(f, "[{ip}]:{port}"),
-            (Host::Ip(ip), None) => write!(f, "{ip}"),
-            (Host::Ip(ip), Some(port)) => write!(f, "{ip}:{port}"),
+            (Host::Any, _) => out.write_str("*"),
+            (Host::Cidr(net), _) => write!(out, "{net}"),
+            (Host::Ip(IpAddr::V6(ip)), Some(port)) => write!(out, "[{ip}]:{port}"),
+            (Host::Ip(ip), None) => write!(out, "{ip}"),
+            (Host::Ip(ip), Some(port)) => write!(out, "{ip}:{port}"),
             (
                 Host::Domain {
                     name,
@@ -385,15 +386,22 @@ impl fmt::Display for Entry {
                 port,
             ) => {
                 if *subdomains_only {
-                    f.write_str(".")?;
+                    out.write_str(".")?;
                 }
-                f.write_str(name)?;
+                out.write_str(name)?;
                 match port {
-                    Some(port) => write!(f, ":{port}"),
+                    Some(port) => write!(out, ":{port}"),
                     None => Ok(()),
                 }
             }
         }
+    }
+}
+
+impl fmt::Display for Entry {
+    /// The canonical text, readable by Go (and, where they can, by every other client).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_text(f)
     }
 }
 

@@ -207,7 +207,7 @@ fn env_forms<'m>(
             // `[v6]:port` is the canonical text with a port.
             Dialect::Python | Dialect::Node | Dialect::Undici => out.push(match port {
                 Some(_) => Cow::Borrowed(text),
-                None => Cow::Owned(format!("[{text}]")),
+                None => Cow::Owned(["[", text, "]"].concat()),
             }),
             // The address without brackets, whatever the port.
             _ => out.push(Cow::Borrowed(match port {
@@ -221,7 +221,7 @@ fn env_forms<'m>(
         } => {
             out.push(Cow::Borrowed(text));
             match (dialect, subdomains_only) {
-                (Dialect::Node, false) => out.push(Cow::Owned(format!(".{text}"))),
+                (Dialect::Node, false) => out.push(Cow::Owned([".", text].concat())),
                 (
                     Dialect::Curl
                     | Dialect::Python
@@ -296,10 +296,10 @@ fn java_forms<'m>(entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Optio
             if !subdomains_only {
                 out.push(Cow::Borrowed(name));
             }
-            out.push(Cow::Owned(format!("*.{name}")));
+            out.push(Cow::Owned(["*.", name].concat()));
         }
         Host::Ip(IpAddr::V6(_)) => {
-            out.push(Cow::Owned(format!("[{}]", entry.host_text(text))));
+            out.push(Cow::Owned(["[", entry.host_text(text), "]"].concat()));
         }
         Host::Ip(_) => out.push(Cow::Borrowed(entry.host_text(text))),
         Host::Cidr(IpNet::V4(net)) => match java_cidr_patterns(net) {

@@ -4,7 +4,7 @@
 //! The decoder is hand-written so it can never panic or over-allocate on
 //! hostile input: every length is checked against the bytes that remain.
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 
 use super::{Number, Refinements, Type, Value, MAX_DEPTH};
 
@@ -39,6 +39,14 @@ impl DecodeError {
             path: path.to_owned(),
             message,
         }
+    }
+
+    /// The error of an element: `segment` (`[2]`, `["key"]`) inserted at byte
+    /// `at` of the path, where the element's own path begins. Paths are
+    /// written only for errors, not for every element decoded.
+    fn within(mut self, at: usize, segment: fmt::Arguments<'_>) -> DecodeError {
+        self.path.insert_str(at, &segment.to_string());
+        self
     }
 
     /// Fails at `path` when `depth` exceeds the nesting limit.
@@ -265,11 +273,9 @@ fn decode_value(
         (Item::Array(n), Type::List(element) | Type::Set(element)) => {
             let mut items = Vec::with_capacity(n);
             for i in 0..n {
-                let len = path.len();
-                // Writing into a String cannot fail.
-                let _ = write!(path, "[{i}]");
-                items.push(decode_value(reader, element, path, depth + 1)?);
-                path.truncate(len);
+                let at = path.len();
+                let item = decode_value(reader, element, path, depth + 1);
+                items.push(item.map_err(|e| e.within(at, format_args!("[{i}]")))?);
             }
             Ok(if matches!(ty, Type::List(_)) {
                 Value::List(items)
@@ -286,11 +292,9 @@ fn decode_value(
             }
             let mut items = Vec::with_capacity(n);
             for (i, element) in elements.iter().enumerate() {
-                let len = path.len();
-                // Writing into a String cannot fail.
-                let _ = write!(path, "[{i}]");
-                items.push(decode_value(reader, element, path, depth + 1)?);
-                path.truncate(len);
+                let at = path.len();
+                let item = decode_value(reader, element, path, depth + 1);
+                items.push(item.map_err(|e| e.within(at, format_args!("[{i}]")))?);
             }
             Ok(Value::Tuple(items))
         }
@@ -298,10 +302,9 @@ fn decode_value(
             let mut entries = std::collections::BTreeMap::new();
             for _ in 0..n {
                 let key = decode_key(reader, path)?;
-                let len = path.len();
-                let _ = write!(path, "[{key:?}]");
-                let value = decode_value(reader, element, path, depth + 1)?;
-                path.truncate(len);
+                let at = path.len();
+                let value = decode_value(reader, element, path, depth + 1)
+                    .map_err(|e| e.within(at, format_args!("[{key:?}]")))?;
                 entries.insert(key, value);
             }
             Ok(Value::Map(entries))
@@ -624,6 +627,21 @@ mod tests {
         let ty = Type::object([("xs", Type::list(Type::String))]);
         let err = decode(&[0x81, 0xa2, b'x', b's', 0x92, 0xa1, b'a', 0x01], &ty).unwrap_err();
         assert_eq!(err.path, ".xs[1]");
+        // Nested collections: every segment, in order.
+        let inner =
+            |b: Type| Type::object([("m", Type::map(Type::list(Type::object([("b", b)]))))]);
+        let element = |b: &str| obj(&[("b", Value::string(b))]);
+        let value = obj(&[(
+            "m",
+            Value::Map(BTreeMap::from([(
+                "k".to_owned(),
+                Value::list(vec![element("1"), element("x")]),
+            )])),
+        )]);
+        let bytes = encode(&value, &inner(Type::String)).unwrap();
+        let err = decode(&bytes, &inner(Type::Number)).unwrap_err();
+        assert_eq!(err.path, ".m[\"k\"][1].b");
+        assert_eq!(err.message, "invalid number literal");
     }
 
     #[test]

@@ -65,19 +65,16 @@ impl DataSource for AksHttpProxyConfig {
         let proxy = RendererInputs::read(value).resolve(diags)?;
         let cluster = &proxy.cluster;
         let aks = inputs::render(&Aks, &proxy, Secrets::Include, diags)?;
-        Some(model::with(
-            value,
-            State {
-                http_proxy_config: Block {
-                    http_proxy: aks.http_proxy.clone(),
-                    https_proxy: aks.https_proxy.clone(),
-                    no_proxy: aks.no_proxy.clone(),
-                    trusted_ca: aks.trusted_ca.clone(),
-                },
-                json: aks.to_json_file(),
-                injected: injected(cluster),
-                effective_no_proxy: effective(&aks.no_proxy, cluster),
+        Some(model::computed(State {
+            http_proxy_config: Block {
+                http_proxy: aks.http_proxy.clone(),
+                https_proxy: aks.https_proxy.clone(),
+                no_proxy: aks.no_proxy.clone(),
+                trusted_ca: aks.trusted_ca.clone(),
             },
-        ))
+            json: aks.to_json_file(),
+            injected: injected(cluster),
+            effective_no_proxy: effective(&aks.no_proxy, cluster),
+        }))
     }
 }

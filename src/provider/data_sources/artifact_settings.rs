@@ -112,29 +112,26 @@ impl DataSource for ArtifactSettings {
                 (Some(found.is_empty()), found)
             }
         };
-        Some(model::with(
-            value,
-            State {
-                name: imported.name.clone(),
-                http_proxy: imported.http_proxy.clone(),
-                https_proxy: imported.https_proxy.clone(),
-                username: imported.username.clone(),
-                password: imported.password.clone(),
-                no_proxy: imported.no_proxy.clone(),
-                dropped: imported
-                    .dropped
-                    .iter()
-                    .map(|d| Dropped {
-                        entry: d.entry.clone(),
-                        reason: d.reason.clone(),
-                    })
-                    .collect(),
-                trusted_ca: imported.trusted_ca.clone(),
-                warnings: imported.warnings.clone(),
-                fingerprint: profile.fingerprint.clone(),
-                in_sync,
-                differences,
-            },
-        ))
+        Some(model::computed(State {
+            name: imported.name.clone(),
+            http_proxy: imported.http_proxy.clone(),
+            https_proxy: imported.https_proxy.clone(),
+            username: imported.username.clone(),
+            password: imported.password.clone(),
+            no_proxy: imported.no_proxy.clone(),
+            dropped: imported
+                .dropped
+                .iter()
+                .map(|d| Dropped {
+                    entry: d.entry.clone(),
+                    reason: d.reason.clone(),
+                })
+                .collect(),
+            trusted_ca: imported.trusted_ca.clone(),
+            warnings: imported.warnings.clone(),
+            fingerprint: profile.fingerprint.clone(),
+            in_sync,
+            differences,
+        }))
     }
 }

@@ -137,16 +137,13 @@ impl DataSource for CapiKubeadm {
             namespace: config.namespace.known().cloned().unwrap_or_default(),
         };
         let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
-        Some(model::with(
-            value,
-            State {
-                files: files(&secret.kubeadm),
-                pre_kubeadm_commands: secret.kubeadm.pre_kubeadm_commands.clone(),
-                yaml: secret.kubeadm.to_yaml(),
-                yaml_redacted: redacted.kubeadm.to_yaml(),
-                secret_manifest: secret.secret_manifest,
-                cluster_values_yaml: secret.cluster_values,
-            },
-        ))
+        Some(model::computed(State {
+            files: files(&secret.kubeadm),
+            pre_kubeadm_commands: secret.kubeadm.pre_kubeadm_commands.clone(),
+            yaml: secret.kubeadm.to_yaml(),
+            yaml_redacted: redacted.kubeadm.to_yaml(),
+            secret_manifest: secret.secret_manifest,
+            cluster_values_yaml: secret.cluster_values,
+        }))
     }
 }

@@ -44,13 +44,10 @@ impl DataSource for CloudInit {
         let (proxy, units, os) = NodeConfig::read(value).resolve(diags)?;
         let (secret, redacted) =
             inputs::render_both(&cloud_init::CloudInit { units, os }, &proxy, diags)?;
-        Some(model::with(
-            value,
-            State {
-                user_data: secret.user_data,
-                user_data_redacted: redacted.user_data,
-                runcmd: secret.runcmd,
-            },
-        ))
+        Some(model::computed(State {
+            user_data: secret.user_data,
+            user_data_redacted: redacted.user_data,
+            runcmd: secret.runcmd,
+        }))
     }
 }

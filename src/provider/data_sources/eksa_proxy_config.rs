@@ -68,15 +68,12 @@ impl DataSource for EksaProxyConfig {
         let proxy = RendererInputs::read(value).resolve(diags)?;
         let (secret, redacted) = inputs::render_both(&Eksa, &proxy, diags)?;
         let settings = &proxy.settings;
-        Some(model::with(
-            value,
-            State {
-                proxy_configuration: proxy_configuration(settings, Secrets::Include),
-                proxy_configuration_redacted: proxy_configuration(settings, Secrets::Redact),
-                cluster_spec_yaml: secret.cluster_spec,
-                cluster_spec_yaml_redacted: redacted.cluster_spec,
-                node_no_proxy: secret.node_no_proxy,
-            },
-        ))
+        Some(model::computed(State {
+            proxy_configuration: proxy_configuration(settings, Secrets::Include),
+            proxy_configuration_redacted: proxy_configuration(settings, Secrets::Redact),
+            cluster_spec_yaml: secret.cluster_spec,
+            cluster_spec_yaml_redacted: redacted.cluster_spec,
+            node_no_proxy: secret.node_no_proxy,
+        }))
     }
 }

@@ -96,21 +96,18 @@ impl DataSource for HelmValues {
             namespace: config.namespace.known().cloned(),
         };
         let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
-        Some(model::with(
-            value,
-            State {
-                ca_config_map_yaml: secret.ca_config_map,
-                cert_manager_yaml: secret.cert_manager,
-                cert_manager_yaml_redacted: redacted.cert_manager,
-                giantswarm_global_yaml: secret.giantswarm_global,
-                giantswarm_global_yaml_redacted: redacted.giantswarm_global,
-                giantswarm_cluster_yaml: secret.giantswarm_cluster,
-                giantswarm_cluster_yaml_redacted: redacted.giantswarm_cluster,
-                global_proxy_yaml: secret.global_proxy,
-                global_proxy_yaml_redacted: redacted.global_proxy,
-                extra_env_yaml: secret.extra_env,
-                extra_env_yaml_redacted: redacted.extra_env,
-            },
-        ))
+        Some(model::computed(State {
+            ca_config_map_yaml: secret.ca_config_map,
+            cert_manager_yaml: secret.cert_manager,
+            cert_manager_yaml_redacted: redacted.cert_manager,
+            giantswarm_global_yaml: secret.giantswarm_global,
+            giantswarm_global_yaml_redacted: redacted.giantswarm_global,
+            giantswarm_cluster_yaml: secret.giantswarm_cluster,
+            giantswarm_cluster_yaml_redacted: redacted.giantswarm_cluster,
+            global_proxy_yaml: secret.global_proxy,
+            global_proxy_yaml_redacted: redacted.global_proxy,
+            extra_env_yaml: secret.extra_env,
+            extra_env_yaml_redacted: redacted.extra_env,
+        }))
     }
 }

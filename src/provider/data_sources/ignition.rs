@@ -70,14 +70,11 @@ impl DataSource for Ignition {
                 .unwrap_or(Variant::Flatcar),
         };
         let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
-        Some(model::with(
-            value,
-            State {
-                config: secret.config,
-                config_redacted: redacted.config,
-                butane: secret.butane,
-                butane_redacted: redacted.butane,
-            },
-        ))
+        Some(model::computed(State {
+            config: secret.config,
+            config_redacted: redacted.config,
+            butane: secret.butane,
+            butane_redacted: redacted.butane,
+        }))
     }
 }

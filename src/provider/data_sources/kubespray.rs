@@ -107,15 +107,12 @@ impl DataSource for Kubespray {
         let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
         let os = config.os_family.family();
         let trust_command = settings.trusted_ca.as_ref().map(|_| os.trust_command());
-        Some(model::with(
-            value,
-            State {
-                group_vars: secret.group_vars,
-                group_vars_redacted: redacted.group_vars,
-                ca_files: super::rke2::ca_files(settings, os),
-                ca_commands: trust_command.into_iter().map(str::to_owned).collect(),
-                effective_no_proxy: secret.effective_no_proxy,
-            },
-        ))
+        Some(model::computed(State {
+            group_vars: secret.group_vars,
+            group_vars_redacted: redacted.group_vars,
+            ca_files: super::rke2::ca_files(settings, os),
+            ca_commands: trust_command.into_iter().map(str::to_owned).collect(),
+            effective_no_proxy: secret.effective_no_proxy,
+        }))
     }
 }

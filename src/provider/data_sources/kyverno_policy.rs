@@ -120,12 +120,9 @@ impl DataSource for KyvernoPolicy {
             config_map_name: known(&config.config_map_name),
         };
         let (secret, redacted) = inputs::render_both(&kyverno, &proxy, diags)?;
-        Some(model::with(
-            value,
-            State {
-                policy_yaml: secret,
-                policy_yaml_redacted: redacted,
-            },
-        ))
+        Some(model::computed(State {
+            policy_yaml: secret,
+            policy_yaml_redacted: redacted,
+        }))
     }
 }

@@ -159,33 +159,30 @@ impl DataSource for NoProxy {
                 entries: group.entries.into_iter().map(str::to_owned).collect(),
             })
             .collect();
-        Some(model::with(
-            value,
-            State {
-                entries: merged.list,
-                no_proxy,
-                renderings: renderings
-                    .into_iter()
-                    .map(|r| (r.dialect.name().to_owned(), r.value))
-                    .collect(),
-                client_warnings,
-                subsumed: merged
-                    .subsumed
-                    .into_iter()
-                    .map(|s| Subsumed {
-                        entry: s.entry,
-                        covered_by: s.covered_by,
-                    })
-                    .collect(),
-                checked: destinations.iter().map(|d| d.to_string()).collect(),
-                gaps: found
-                    .iter()
-                    .map(|g| Gap {
-                        client: g.dialect.name().to_owned(),
-                        destination: g.destination.clone(),
-                    })
-                    .collect(),
-            },
-        ))
+        Some(model::computed(State {
+            entries: merged.list,
+            no_proxy,
+            renderings: renderings
+                .into_iter()
+                .map(|r| (r.dialect.name().to_owned(), r.value))
+                .collect(),
+            client_warnings,
+            subsumed: merged
+                .subsumed
+                .into_iter()
+                .map(|s| Subsumed {
+                    entry: s.entry,
+                    covered_by: s.covered_by,
+                })
+                .collect(),
+            checked: destinations.iter().map(|d| d.to_string()).collect(),
+            gaps: found
+                .iter()
+                .map(|g| Gap {
+                    client: g.dialect.name().to_owned(),
+                    destination: g.destination.clone(),
+                })
+                .collect(),
+        }))
     }
 }

@@ -69,17 +69,14 @@ impl DataSource for OpenShiftProxySource {
             aws_region: config.aws_region,
         };
         let (secret, redacted) = inputs::render_both(&openshift, &proxy, diags)?;
-        Some(model::with(
-            value,
-            State {
-                install_config_yaml: secret.install_config(),
-                install_config_yaml_redacted: redacted.install_config(),
-                proxy_yaml: secret.proxy_manifest(),
-                proxy_yaml_redacted: redacted.proxy_manifest(),
-                ca_config_map_yaml: secret.ca_config_map(),
-                no_proxy: secret.no_proxy_value(),
-                status_no_proxy: secret.status_no_proxy,
-            },
-        ))
+        Some(model::computed(State {
+            install_config_yaml: secret.install_config(),
+            install_config_yaml_redacted: redacted.install_config(),
+            proxy_yaml: secret.proxy_manifest(),
+            proxy_yaml_redacted: redacted.proxy_manifest(),
+            ca_config_map_yaml: secret.ca_config_map(),
+            no_proxy: secret.no_proxy_value(),
+            status_no_proxy: secret.status_no_proxy,
+        }))
     }
 }

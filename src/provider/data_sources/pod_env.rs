@@ -93,16 +93,13 @@ impl DataSource for PodEnv {
         };
         let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
         let (volumes, mounts) = secret.ca_volumes.unzip();
-        Some(model::with(
-            value,
-            State {
-                env: env(secret.env),
-                env_redacted: env(redacted.env),
-                env_yaml: secret.env_yaml,
-                ca_config_map_yaml: secret.ca_config_map,
-                volumes_yaml: volumes,
-                volume_mounts_yaml: mounts,
-            },
-        ))
+        Some(model::computed(State {
+            env: env(secret.env),
+            env_redacted: env(redacted.env),
+            env_yaml: secret.env_yaml,
+            ca_config_map_yaml: secret.ca_config_map,
+            volumes_yaml: volumes,
+            volume_mounts_yaml: mounts,
+        }))
     }
 }

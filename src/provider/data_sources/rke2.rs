@@ -99,16 +99,13 @@ impl DataSource for Rke2 {
             .into_iter()
             .filter(|c| c != "systemctl daemon-reload")
             .collect();
-        Some(model::with(
-            value,
-            State {
-                path: secret.path.to_owned(),
-                permissions: systemd::permissions(settings).to_owned(),
-                content: secret.content,
-                content_redacted: redacted.content,
-                ca_files: ca_files(settings, os),
-                commands,
-            },
-        ))
+        Some(model::computed(State {
+            path: secret.path.to_owned(),
+            permissions: systemd::permissions(settings).to_owned(),
+            content: secret.content,
+            content_redacted: redacted.content,
+            ca_files: ca_files(settings, os),
+            commands,
+        }))
     }
 }

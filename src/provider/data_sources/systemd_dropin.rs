@@ -87,15 +87,12 @@ impl DataSource for SystemdDropin {
         let (proxy, units, os) = NodeConfig::read(value).resolve(diags)?;
         let (secret, redacted) =
             inputs::render_both(&systemd::Systemd { units, os }, &proxy, diags)?;
-        Some(model::with(
-            value,
-            State {
-                dropins: files(secret.dropins),
-                dropins_redacted: files(redacted.dropins),
-                default_environment: secret.default_environment,
-                ca_files: secret.ca_files.into_iter().map(CaFile::from).collect(),
-                commands: secret.commands,
-            },
-        ))
+        Some(model::computed(State {
+            dropins: files(secret.dropins),
+            dropins_redacted: files(redacted.dropins),
+            default_environment: secret.default_environment,
+            ca_files: secret.ca_files.into_iter().map(CaFile::from).collect(),
+            commands: secret.commands,
+        }))
     }
 }

@@ -65,12 +65,9 @@ impl DataSource for Talos {
         let proxy = config.proxy.resolve(diags)?;
         minor.ok()?;
         let (secret, redacted) = inputs::render_both(&talos::Talos { version }, &proxy, diags)?;
-        Some(model::with(
-            value,
-            State {
-                patch: secret,
-                patch_redacted: redacted,
-            },
-        ))
+        Some(model::computed(State {
+            patch: secret,
+            patch_redacted: redacted,
+        }))
     }
 }

@@ -66,17 +66,14 @@ impl DataSource for TkgConfigSource {
             system_wide: config.system_wide,
         };
         let (secret, redacted) = inputs::render_both(&tkg, &proxy, diags)?;
-        Some(model::with(
-            value,
-            State {
-                variables: secret.string_variables().into_iter().collect(),
-                yaml: secret.to_yaml(),
-                yaml_redacted: redacted.to_yaml(),
-                cluster_class_variable: secret.cluster_class_variable().to_string(),
-                cluster_class_trust_variable: secret.trust_variable().map(|v| v.to_string()),
-                no_proxy: secret.no_proxy.join(","),
-                appended_by_tkg: secret.appended.clone(),
-            },
-        ))
+        Some(model::computed(State {
+            variables: secret.string_variables().into_iter().collect(),
+            yaml: secret.to_yaml(),
+            yaml_redacted: redacted.to_yaml(),
+            cluster_class_variable: secret.cluster_class_variable().to_string(),
+            cluster_class_trust_variable: secret.trust_variable().map(|v| v.to_string()),
+            no_proxy: secret.no_proxy.join(","),
+            appended_by_tkg: secret.appended.clone(),
+        }))
     }
 }

@@ -81,13 +81,11 @@ impl Function for MergeNoProxy {
             .iter()
             .enumerate()
             .map(|(i, list)| {
-                let entries = list
-                    .elements()
-                    .unwrap_or_default()
-                    .iter()
-                    .map(|v| v.as_str().unwrap_or_default().to_owned())
-                    .collect();
-                Source::list(Field::List(i), entries)
+                let entries = list.elements().unwrap_or_default();
+                Source::list(
+                    Field::List(i),
+                    entries.iter().map(|v| v.as_str().unwrap_or_default()),
+                )
             })
             .collect();
         let options = MergeOptions {
