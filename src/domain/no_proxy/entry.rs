@@ -147,24 +147,26 @@ impl Entry {
         if text.is_empty() {
             return reject("Empty NO_PROXY entry", "The entry is empty.".to_owned());
         }
-        if text.contains("://") {
+        // One pass over the bytes finds what the checks below look for.
+        let scan = Scan::of(text);
+        if scan.colons > 0 && scan.slash && text.contains("://") {
             return reject(
                 "URL given as a NO_PROXY entry",
                 format!("{raw:?} is a URL; NO_PROXY entries are host names, domains, IP addresses or CIDR blocks. Give only the host part."),
             );
         }
-        if text.contains(|c: char| c.is_whitespace() || c == ',' || c == '|') {
+        let separator = |c: char| c.is_whitespace() || c == ',' || c == '|';
+        if scan.separator || (scan.non_ascii && text.contains(separator)) {
             return reject(
                 "Several entries in one NO_PROXY element",
                 format!("{raw:?} contains a space, comma or `|`; give each entry as its own list element."),
             );
         }
         // Most entries are written in lowercase ASCII already: no copy then.
-        let text: Cow<'_, str> = if text.is_ascii() && !text.bytes().any(|b| b.is_ascii_uppercase())
-        {
-            Cow::Borrowed(text)
-        } else {
+        let text: Cow<'_, str> = if scan.non_ascii || scan.upper {
             Cow::Owned(text.to_lowercase())
+        } else {
+            Cow::Borrowed(text)
         };
         if text == "*" {
             return Ok(Parsed {
@@ -175,11 +177,14 @@ impl Entry {
                 notes: Vec::new(),
             });
         }
-        if text.contains('/') {
+        // Lowercasing leaves `/`, `:` and digits where they were.
+        if scan.slash {
             return parse_cidr(raw, &text);
         }
-        let (host, port) = split_port(raw, &text)?;
-        if let Ok(ip) = host.parse::<IpAddr>() {
+        let (host, port) = split_port(raw, &text, scan.colons)?;
+        // An IPv4 address starts with a digit, an IPv6 one holds a colon.
+        let may_be_ip = host.starts_with(|c: char| c.is_ascii_digit()) || host.contains(':');
+        if let Some(ip) = may_be_ip.then(|| host.parse::<IpAddr>().ok()).flatten() {
             return Ok(Parsed {
                 entry: Entry {
                     host: Host::Ip(ip),
@@ -246,8 +251,51 @@ fn parse_cidr(raw: &str, text: &str) -> Result<Parsed, Rejection> {
     })
 }
 
-/// Splits `host:port` / `[v6]:port`; a bare IPv6 address has no port.
-fn split_port<'t>(raw: &str, text: &'t str) -> Result<(&'t str, Option<u16>), Rejection> {
+/// What one pass over an entry's bytes found.
+struct Scan {
+    /// Number of `:`.
+    colons: usize,
+    /// A `/`.
+    slash: bool,
+    /// An ASCII uppercase letter.
+    upper: bool,
+    /// A byte outside ASCII (the text may hold Unicode whitespace).
+    non_ascii: bool,
+    /// ASCII whitespace, `,` or `|`.
+    separator: bool,
+}
+
+impl Scan {
+    fn of(text: &str) -> Scan {
+        let mut scan = Scan {
+            colons: 0,
+            slash: false,
+            upper: false,
+            non_ascii: false,
+            separator: false,
+        };
+        for byte in text.bytes() {
+            match byte {
+                b':' => scan.colons += 1,
+                b'/' => scan.slash = true,
+                b'A'..=b'Z' => scan.upper = true,
+                b',' | b'|' => scan.separator = true,
+                0x80.. => scan.non_ascii = true,
+                b if b.is_ascii_whitespace() || b == 0x0b => scan.separator = true,
+                _ => {}
+            }
+        }
+        scan
+    }
+}
+
+/// Splits `host:port` / `[v6]:port` (`colons` is the number of `:` in
+/// `text`); a bare IPv6 address has no port.
+fn split_port<'t>(
+    raw: &str,
+    text: &'t str,
+    colons: usize,
+) -> Result<(&'t str, Option<u16>), Rejection> {
     let bad_port = || Rejection {
         summary: "Invalid port in NO_PROXY entry",
         detail: format!("{raw:?} has a port that is not a number from 1 to 65535."),
@@ -282,7 +330,7 @@ fn split_port<'t>(raw: &str, text: &'t str) -> Result<(&'t str, Option<u16>), Re
             },
         };
     }
-    match text.matches(':').count() {
+    match colons {
         0 => Ok((text, None)),
         1 => {
             let (host, port) = text.split_once(':').unwrap_or((text, ""));
@@ -338,6 +386,14 @@ fn parse_domain(raw: &str, host: &str, port: Option<u16>) -> Result<Parsed, Reje
 }
 
 fn validate_labels(name: &str) -> Result<(), String> {
+    if plainly_valid(name) {
+        return Ok(());
+    }
+    label_errors(name)
+}
+
+/// What is wrong with a name; `Ok` exactly when [`plainly_valid`] is true.
+fn label_errors(name: &str) -> Result<(), String> {
     if name.is_empty() {
         return Err("the name is empty".to_owned());
     }
@@ -366,6 +422,37 @@ fn validate_labels(name: &str) -> Result<(), String> {
         return Err("it looks like an IP address but is not a valid one".to_owned());
     }
     Ok(())
+}
+
+/// One pass over the bytes for the common case, a valid name: labels of 1 to
+/// 63 letters, digits, `-` and `_`, none starting or ending with `-`, at most
+/// 253 bytes, the last label not all digits. False sends the name through
+/// [`label_errors`], which says what is wrong.
+fn plainly_valid(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    if bytes.is_empty() || bytes.len() > 253 {
+        return false;
+    }
+    let mut start = 0;
+    let mut all_digits = true;
+    for (at, &byte) in bytes.iter().enumerate() {
+        match byte {
+            b'.' => {
+                let label = &bytes[start..at];
+                if label.is_empty() || label.len() > 63 || label.ends_with(b"-") {
+                    return false;
+                }
+                start = at + 1;
+                all_digits = true;
+            }
+            b'-' if at == start => return false,
+            b'0'..=b'9' => {}
+            b'a'..=b'z' | b'A'..=b'Z' | b'-' | b'_' => all_digits = false,
+            _ => return false,
+        }
+    }
+    let last = &bytes[start..];
+    !last.is_empty() && last.len() <= 63 && !last.ends_with(b"-") && !all_digits
 }
 
 impl Entry {
@@ -450,6 +537,68 @@ impl Ord for Entry {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_byte_scan_finds_every_separator_url_and_case() {
+        for raw in [
+            "a b",
+            "a\tb",
+            "a\u{0b}b",
+            "a\u{0c}b",
+            "a\nb",
+            "a,b",
+            "a|b",
+            "a\u{a0}b",
+            "é\u{2003}b",
+            "a\u{3000}b",
+            "a\u{85}b",
+        ] {
+            let rejected = Entry::parse(raw).unwrap_err();
+            assert_eq!(
+                rejected.summary, "Several entries in one NO_PROXY element",
+                "{raw:?}"
+            );
+        }
+        for raw in ["HTTP://x.example", "https://x:443/", "a://b"] {
+            let rejected = Entry::parse(raw).unwrap_err();
+            assert_eq!(rejected.summary, "URL given as a NO_PROXY entry", "{raw:?}");
+        }
+        assert_eq!(canon("Ä.Example:8080"), "xn--4ca.example:8080");
+        assert_eq!(canon("FD00::/8"), "fd00::/8");
+        assert_eq!(canon("[FD00::1]:443"), "[fd00::1]:443");
+        assert_eq!(canon("1password.com"), "1password.com");
+        assert_eq!(canon("10.0.0.1:80"), "10.0.0.1:80");
+        assert_eq!(canon("::ffff:10.0.0.1"), "::ffff:10.0.0.1");
+    }
+
+    #[test]
+    fn the_one_pass_name_check_accepts_exactly_the_valid_names() {
+        // Every name of up to 5 characters over an alphabet that reaches each
+        // rule, and the length limits.
+        let alphabet = ['a', 'Z', '0', '-', '_', '.', 'é', '*'];
+        let mut names = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..5 {
+            last = last
+                .iter()
+                .flat_map(|n| alphabet.iter().map(move |c| format!("{n}{c}")))
+                .collect();
+            names.extend(last.iter().cloned());
+        }
+        let label = |n: usize| "a".repeat(n);
+        names.extend([
+            label(63),
+            label(64),
+            format!("{}.{}", label(63), label(63)),
+            format!("{}.{}", label(64), label(2)),
+            format!("{}.{}", label(2), label(64)),
+            [label(63), label(63), label(63), label(61)].join("."),
+            [label(63), label(63), label(63), label(62)].join("."),
+        ]);
+        for name in &names {
+            assert_eq!(plainly_valid(name), label_errors(name).is_ok(), "{name:?}");
+        }
+    }
 
     fn canon(raw: &str) -> String {
         Entry::parse(raw).unwrap().entry.to_string()
