@@ -60,7 +60,6 @@ pub fn read_checked(
         return None;
     };
     for (name, value) in computed {
-        let path = AttributePath::attribute(&name);
         let settable = match schema.attribute(&name).map(|a| a.mode) {
             Some(Mode::Computed) => true,
             Some(Mode::OptionalComputed) => config.get_attr(&name).is_some_and(Value::is_null),
@@ -71,7 +70,7 @@ pub fn read_checked(
         } else {
             diags.push(internal_error(
                 "read",
-                &path,
+                &AttributePath::attribute(&name),
                 "the read sets an attribute that is not computed, or is configured",
             ));
         }

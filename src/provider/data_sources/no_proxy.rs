@@ -113,7 +113,6 @@ impl DataSource for NoProxy {
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let config = Config::read(value);
         let options = config.clients.merge_options(config.aggregate_cidrs);
-        let targets = options.targets.clone();
         let cluster = config.cluster.cluster();
         let merged = inputs::merge_cluster(&cluster, &options, SettingsAt::Renderer, diags)?;
         let mut destinations: Vec<Destination> = config
@@ -133,7 +132,13 @@ impl DataSource for NoProxy {
         let named = config.clients.named();
         let renderings: Vec<_> = named.iter().map(|d| render(*d, &merged.entries)).collect();
         let no_proxy = merged.no_proxy();
-        let found = gaps_with(&merged, &targets, &no_proxy, &renderings, &destinations);
+        let found = gaps_with(
+            &merged,
+            &options.targets,
+            &no_proxy,
+            &renderings,
+            &destinations,
+        );
         if config.fail_on_gap && !found.is_empty() {
             let lines: Vec<String> = found
                 .iter()
