@@ -88,7 +88,7 @@ fn no_proxy_data_source_example() {
             java.ends_with("|10.111.*|10.96.0.1|127.0.0.1|169.254.169.254|192.168.*"),
             "{java}"
         );
-        assert_eq!(outputs["gaps"], serde_json::json!([]));
+        assert_eq!(outputs["gaps"], serde_json::json!({}));
     });
 }
 
@@ -112,7 +112,7 @@ data "clusterproxy_no_proxy" "bad" {
 
 /// With `fail_on_gap`, a destination a client would still proxy fails the
 /// plan with a diagnostic that names the client and the destination; without
-/// it the gap is reported in `gaps`.
+/// it the gap is reported in `gaps_by_client`.
 #[test]
 fn no_proxy_coverage_gap_fails_the_plan_when_asked() {
     let config = |fail: bool| {
@@ -125,7 +125,7 @@ data "clusterproxy_no_proxy" "gap" {{
 }}
 
 output "gaps" {{
-  value = data.clusterproxy_no_proxy.gap.gaps
+  value = data.clusterproxy_no_proxy.gap.gaps_by_client
 }}
 "#
         )
@@ -148,8 +148,142 @@ output "gaps" {{
         let outputs = run_cycle(&work, &Cycle::default());
         assert_eq!(
             outputs["gaps"],
-            serde_json::json!([{"client": "python", "destination": "http://10.244.0.1:8080/"}])
+            serde_json::json!({"python": ["http://10.244.0.1:8080/"]})
         );
+    });
+}
+
+/// Terraform starts the provider several times in one plan (schema,
+/// validation, planning); the provider lets it reuse the schema it already
+/// holds (`get_provider_schema_optional`), so on Terraform >= 1.6 only the
+/// first instance builds and sends every schema.
+#[test]
+fn provider_schema_is_served_once_per_run() {
+    let config = r#"
+data "clusterproxy_no_proxy" "a" {
+  installation = [".corp.example"]
+}
+
+data "clusterproxy_no_proxy" "b" {
+  installation = ["10.0.0.0/8"]
+}
+"#;
+    for_each_terraform(|tf| {
+        if !tf.supports(Feature::SchemaReuse) {
+            return;
+        }
+        let work = Workdir::with_provider(tf, config);
+        let log = work.path().join("terraform.log");
+        let run = harness::Run::from_output(
+            work.command(&["plan"])
+                .env("TF_LOG", "trace")
+                .env("TF_LOG_PATH", &log)
+                .output()
+                .expect("spawn terraform"),
+        );
+        run.expect_ok(&["plan"], &tf.version_string());
+        let log = std::fs::read_to_string(&log).expect("Terraform wrote its log");
+        let starts = log.lines().filter(|l| l.contains("plugin started")).count();
+        assert!(starts >= 2, "{log}");
+        // hclog orders the fields of a line as it likes.
+        let served = log
+            .lines()
+            .filter(|l| l.contains("served request:"))
+            .filter(|l| {
+                l.split_whitespace()
+                    .any(|f| f == "tf_rpc=GetProviderSchema")
+            })
+            .count();
+        assert_eq!(served, 1, "GetProviderSchema served more than once:\n{log}");
+    });
+}
+
+/// A state written by 0.1.0, where `gaps` and `subsumed` were lists of
+/// objects, still plans: Terraform drops the attributes the schema no longer
+/// has from a data source's stored state (a changed type would fail to
+/// decode on Terraform 1.0, hence the new names), and the read fills in
+/// `gaps_by_client` and `subsumed_by`.
+#[test]
+fn no_proxy_state_from_0_1_0_plans() {
+    let config = r#"
+data "clusterproxy_no_proxy" "c" {
+  installation = ["registry.corp.example", ".corp.example"]
+  pod_cidrs    = ["10.244.0.0/16"]
+  clients      = ["python"]
+}
+
+output "gaps" {
+  value = data.clusterproxy_no_proxy.c.gaps_by_client
+}
+
+output "subsumed" {
+  value = data.clusterproxy_no_proxy.c.subsumed_by
+}
+"#;
+    let entries = [
+        "cluster.local",
+        ".cluster.local",
+        ".corp.example",
+        "localhost",
+        ".svc",
+        "10.244.0.0/16",
+        "127.0.0.1",
+    ];
+    let attributes = serde_json::json!({
+        "installation": ["registry.corp.example", ".corp.example"],
+        "pod_cidrs": ["10.244.0.0/16"],
+        "service_cidrs": null,
+        "node_cidrs": null,
+        "cluster_domain": "cluster.local",
+        "apiserver_host": null,
+        "apiserver_ip": null,
+        "control_plane_endpoint": null,
+        "cloud": null,
+        "extra": null,
+        "clients": ["python"],
+        "aggregate_cidrs": false,
+        "must_bypass": null,
+        "default_checks": true,
+        "fail_on_gap": false,
+        "entries": entries,
+        "no_proxy": entries.join(","),
+        "renderings": {"python": entries.join(",")},
+        "client_warnings": [],
+        "subsumed": [{"entry": "registry.corp.example", "covered_by": ".corp.example"}],
+        "checked": ["https://kubernetes.default.svc:443/", "http://10.244.0.1:8080/"],
+        "gaps": [{"client": "python", "destination": "http://10.244.0.1:8080/"}]
+    });
+    let state = serde_json::json!({
+        "version": 4,
+        "terraform_version": "1.0.3",
+        "serial": 1,
+        "lineage": "0d8c2f7a-3b1e-4f5a-9c6d-2e7b8a9f1c30",
+        "outputs": {},
+        "resources": [{
+            "mode": "data",
+            "type": "clusterproxy_no_proxy",
+            "name": "c",
+            "provider": "provider[\"registry.terraform.io/clusterproxy/clusterproxy\"]",
+            "instances": [{"schema_version": 0, "attributes": attributes}]
+        }]
+    });
+    for_each_terraform(|tf| {
+        let work = Workdir::with_provider(tf, config);
+        work.write_file("terraform.tfstate", &state.to_string());
+        work.run_ok(&["plan"]);
+        work.run_ok(&["apply", "-auto-approve"]);
+        let outputs = work.outputs();
+        assert_eq!(
+            outputs["gaps"],
+            serde_json::json!({"python": ["http://10.244.0.1:8080/"]})
+        );
+        assert_eq!(
+            outputs["subsumed"],
+            serde_json::json!({"registry.corp.example": ".corp.example"})
+        );
+        let stored = std::fs::read_to_string(work.path().join("terraform.tfstate")).unwrap();
+        assert!(!stored.contains("covered_by"), "{stored}");
+        work.assert_plan_empty(&[]);
     });
 }
 

@@ -33,7 +33,7 @@ data "clusterproxy_no_proxy" "check" {{
 }}
 
 output "gaps" {{
-  value = data.clusterproxy_no_proxy.check.gaps
+  value = data.clusterproxy_no_proxy.check.gaps_by_client
 }}
 
 output "checked" {{
@@ -73,15 +73,12 @@ fn trailing_dot_destination_is_a_gap_for_go() {
         let work = Workdir::with_provider(tf, &checked(r#"["go"]"#, dotted, false));
         let outputs = run_cycle(&work, &Cycle::default());
         assert_eq!(outputs["checked"], json!([gap]));
-        assert_eq!(
-            outputs["gaps"],
-            json!([{"client": "go", "destination": gap}])
-        );
+        assert_eq!(outputs["gaps"], json!({"go": [gap]}));
 
         let plain = "https://kubernetes.default.svc.cluster.local/";
         let work = Workdir::with_provider(tf, &checked(r#"["go"]"#, plain, true));
         let outputs = run_cycle(&work, &Cycle::default());
-        assert_eq!(outputs["gaps"], json!([]));
+        assert_eq!(outputs["gaps"], json!({}));
     });
 }
 
@@ -192,7 +189,7 @@ output "reqwest" {
 }
 
 output "reqwest_gaps" {
-  value = data.clusterproxy_no_proxy.reqwest.gaps
+  value = data.clusterproxy_no_proxy.reqwest.gaps_by_client
 }
 
 output "reqwest_warnings" {
@@ -215,7 +212,7 @@ output "star_entries" {
             rendering,
             "api.example,cluster.local,.corp.example,localhost,.svc,10.0.0.0/8,127.0.0.1,fd00::1"
         );
-        assert_eq!(outputs["reqwest_gaps"], json!([]));
+        assert_eq!(outputs["reqwest_gaps"], json!({}));
         assert_eq!(
             outputs["reqwest_warnings"],
             json!(["api.example:6443", ".corp.example", ".svc"])

@@ -592,7 +592,7 @@ fn read_data_source_cases() {
 
 /// Renderings and client warnings are made for the clients named in
 /// `clients` only; without `clients` the list is still made and checked for
-/// the default clients (`gaps`), but nothing is rendered.
+/// the default clients (`gaps_by_client`), but nothing is rendered.
 #[test]
 fn no_proxy_renders_only_the_clients_named() {
     let server = server();
@@ -632,16 +632,29 @@ fn no_proxy_renders_only_the_clients_named() {
     assert_eq!(warned(&unnamed), Vec::<String>::new());
     // The default clients are still checked: Python and wget have no CIDR
     // blocks, so a pod address goes through their proxy.
-    let Value::List(gaps) = attr(&unnamed, "gaps") else {
-        panic!()
+    // `gaps_by_client`: per client, its destinations in the order checked; a client
+    // without any is left out.
+    let Value::Map(gaps) = attr(&unnamed, "gaps_by_client") else {
+        panic!("{:?}", attr(&unnamed, "gaps_by_client"))
     };
-    let clients: Vec<&str> = gaps
-        .iter()
-        .map(|g| attr(g, "client").as_str().unwrap())
-        .collect();
+    let pod = Value::list(vec![Value::string("http://192.168.0.1:8080/")]);
+    assert_eq!(gaps.get("python"), Some(&pod), "{gaps:?}");
+    assert_eq!(gaps.get("wget"), Some(&pod), "{gaps:?}");
     assert!(
-        clients.contains(&"python") && clients.contains(&"wget"),
-        "{clients:?}"
+        !gaps.contains_key("go") && !gaps.contains_key("curl"),
+        "{gaps:?}"
+    );
+    // `subsumed_by`: each left-out entry to the entry that covers it.
+    let covered = read(Some(("extra", list(&["registry.corp.example"]))));
+    assert_eq!(
+        attr(&covered, "subsumed_by"),
+        &Value::Map(
+            [(
+                "registry.corp.example".to_owned(),
+                Value::string(".corp.example")
+            )]
+            .into()
+        )
     );
     let named = read(Some(("clients", list(&["go", "python", "java"]))));
     assert_eq!(keys(&named), ["go", "java", "python"]);
@@ -653,7 +666,10 @@ fn no_proxy_renders_only_the_clients_named() {
         list(&clusterproxy::domain::no_proxy::Dialect::DEFAULT_NAMES),
     )));
     assert_eq!(attr(&eight, "no_proxy"), attr(&unnamed, "no_proxy"));
-    assert_eq!(attr(&eight, "gaps"), attr(&unnamed, "gaps"));
+    assert_eq!(
+        attr(&eight, "gaps_by_client"),
+        attr(&unnamed, "gaps_by_client")
+    );
     assert_eq!(keys(&eight).len(), 8);
 }
 

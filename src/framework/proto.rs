@@ -62,11 +62,13 @@ pub fn encode(value: &Value, ty: &Type, diags: &mut Diagnostics) -> Option<Dynam
     }
 }
 
-/// The optional protocol features this server supports (none).
+/// The optional protocol features this server supports: Terraform (>= 1.6)
+/// may use a schema it already holds instead of calling GetProviderSchema on
+/// every instance it starts, since no RPC here depends on that call.
 pub fn capabilities() -> ServerCapabilities {
     ServerCapabilities {
         plan_destroy: false,
-        get_provider_schema_optional: false,
+        get_provider_schema_optional: true,
         move_resource_state: false,
     }
 }

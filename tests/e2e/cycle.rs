@@ -19,6 +19,9 @@ pub enum Feature {
     Functions,
     /// The built-in `terraform_data` resource (1.4).
     TerraformData,
+    /// Reusing a provider's schema across its instances when the provider
+    /// allows it (`get_provider_schema_optional`, 1.6).
+    SchemaReuse,
 }
 
 impl Feature {
@@ -28,6 +31,7 @@ impl Feature {
             Feature::ImportBlock => (1, 5, 0),
             Feature::Functions => (1, 8, 0),
             Feature::TerraformData => (1, 4, 0),
+            Feature::SchemaReuse => (1, 6, 0),
         }
     }
 }

@@ -27,5 +27,5 @@ output "java_non_proxy_hosts" {
 }
 
 output "gaps" {
-  value = data.clusterproxy_no_proxy.prod.gaps
+  value = data.clusterproxy_no_proxy.prod.gaps_by_client
 }

@@ -30,7 +30,7 @@ crate::model! {
         /// `default_checks`.
         pub default_checks: bool [with_default(Value::bool(true), "Also check the destinations derived from the inputs: the `kubernetes` Service by ClusterIP and by name, an address in each pod and node CIDR, the apiserver and control-plane endpoint, the cloud metadata endpoints.")],
         /// `fail_on_gap`.
-        pub fail_on_gap: bool [with_default(Value::bool(false), "Fail with an error, instead of reporting in `gaps`, when a checked destination would go through the proxy for a client.")],
+        pub fail_on_gap: bool [with_default(Value::bool(false), "Fail with an error, instead of reporting in `gaps_by_client`, when a checked destination would go through the proxy for a client.")],
     }
 }
 
@@ -46,26 +46,6 @@ crate::object! {
     }
 }
 
-crate::object! {
-    /// An entry left out as covered.
-    pub struct Subsumed {
-        /// The entry.
-        pub entry: String,
-        /// The entry that covers it.
-        pub covered_by: String,
-    }
-}
-
-crate::object! {
-    /// A destination a client would send through the proxy.
-    pub struct Gap {
-        /// Client name.
-        pub client: String,
-        /// The destination.
-        pub destination: String,
-    }
-}
-
 crate::model! {
     /// The computed attributes.
     pub struct State {
@@ -77,12 +57,12 @@ crate::model! {
         pub renderings: BTreeMap<String, String> [computed("Per client named in `clients`, the setting that gives it the intended meaning as closely as it can express: a NO_PROXY value, or for `java` the `http.nonProxyHosts` value (`|`-separated, `*.x` patterns, octet-aligned IPv4 blocks as `a.b.*`). Empty when `clients` is not set: the list is still made and checked for the default clients, but only named clients are rendered. Cost: one string about the size of `no_proxy` per named client, in the state and in every plan.")],
         /// `client_warnings`.
         pub client_warnings: Vec<ClientWarning> [computed("Per client named in `clients`, what it cannot express or reads differently: one object per client and message (`client`, `message`, and the `entries` concerned, in the order of `entries`). Empty when `clients` is not set (`gaps` still reports what the default clients would proxy). Cost: one object per (client, kind of remark), whatever the number of entries, plus each concerned entry once per client that lacks a feature the list uses (CIDR blocks, IPv6, ports, `.x`).")],
-        /// `subsumed`.
-        pub subsumed: Vec<Subsumed> [computed("Entries left out because another entry covers them for every client (`entry`, `covered_by`).")],
+        /// `subsumed_by`.
+        pub subsumed_by: BTreeMap<String, String> [computed("Entries left out because another entry covers them for every client: each left-out entry (canonical) to the entry that covers it. Replaces the list `subsumed` of 0.1.0 (`entry`, `covered_by` objects), which cost several times more state per entry.")],
         /// `checked`.
-        pub checked: Vec<String> [computed("Every destination checked, as a URL with its port.")],
-        /// `gaps`.
-        pub gaps: Vec<Gap> [computed("Checked destinations a client would still send through the proxy (`client`, `destination`).")],
+        pub checked: Vec<String> [computed("Every destination checked, as a URL with its port. Cost: one string per destination (about five for a cluster with the default checks).")],
+        /// `gaps_by_client`.
+        pub gaps_by_client: BTreeMap<String, Vec<String>> [computed("Per client, the checked destinations it would still send through the proxy, in the order of `checked`; a client that bypasses the proxy for every checked destination is left out, so `length(gaps_by_client) == 0` means no gap (a postcondition or `fail_on_gap` can hold a plan to it). Cost: one string per client and destination it would proxy. Replaces the list `gaps` of 0.1.0 (`client`, `destination` objects), which cost several times more state per gap.")],
     }
 }
 
@@ -172,22 +152,18 @@ impl DataSource for NoProxy {
                 .map(|r| (r.dialect.name().to_owned(), r.value))
                 .collect(),
             client_warnings,
-            subsumed: merged
+            subsumed_by: merged
                 .subsumed
                 .into_iter()
-                .map(|s| Subsumed {
-                    entry: s.entry,
-                    covered_by: s.covered_by,
-                })
+                .map(|s| (s.entry, s.covered_by))
                 .collect(),
             checked: destinations.iter().map(|d| d.to_string()).collect(),
-            gaps: found
-                .iter()
-                .map(|g| Gap {
-                    client: g.dialect.name().to_owned(),
-                    destination: g.destination.clone(),
-                })
-                .collect(),
+            gaps_by_client: found.into_iter().fold(BTreeMap::new(), |mut gaps, gap| {
+                gaps.entry(gap.dialect.name().to_owned())
+                    .or_insert_with(Vec::new)
+                    .push(gap.destination);
+                gaps
+            }),
         }))
     }
 }
