@@ -644,6 +644,25 @@ fn no_proxy_renders_only_the_clients_named() {
         !gaps.contains_key("go") && !gaps.contains_key("curl"),
         "{gaps:?}"
     );
+    // Several gaps of one client keep the order of `checked` (here not the
+    // sorted order).
+    let more = read(Some((
+        "must_bypass",
+        list(&["192.168.9.9", "http://192.168.3.3/"]),
+    )));
+    let Value::List(checked) = attr(&more, "checked") else {
+        panic!()
+    };
+    let in_pods: Vec<Value> = checked
+        .iter()
+        .filter(|d| d.as_str().unwrap().contains("//192.168."))
+        .cloned()
+        .collect();
+    assert_eq!(in_pods.len(), 3, "{checked:?}");
+    let Value::Map(gaps) = attr(&more, "gaps_by_client") else {
+        panic!()
+    };
+    assert_eq!(gaps.get("python"), Some(&Value::list(in_pods)), "{gaps:?}");
     // `subsumed_by`: each left-out entry to the entry that covers it.
     let covered = read(Some(("extra", list(&["registry.corp.example"]))));
     assert_eq!(
