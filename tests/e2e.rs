@@ -7,6 +7,8 @@ mod cycle;
 mod diagnostics;
 #[path = "e2e/mod.rs"]
 mod harness;
+#[path = "e2e/stored_state.rs"]
+mod stored_state;
 
 use std::path::Path;
 
@@ -253,23 +255,9 @@ output "subsumed" {
         "checked": ["https://kubernetes.default.svc:443/", "http://10.244.0.1:8080/"],
         "gaps": [{"client": "python", "destination": "http://10.244.0.1:8080/"}]
     });
-    let state = serde_json::json!({
-        "version": 4,
-        "terraform_version": "1.0.3",
-        "serial": 1,
-        "lineage": "0d8c2f7a-3b1e-4f5a-9c6d-2e7b8a9f1c30",
-        "outputs": {},
-        "resources": [{
-            "mode": "data",
-            "type": "clusterproxy_no_proxy",
-            "name": "c",
-            "provider": "provider[\"registry.terraform.io/clusterproxy/clusterproxy\"]",
-            "instances": [{"schema_version": 0, "attributes": attributes}]
-        }]
-    });
     for_each_terraform(|tf| {
         let work = Workdir::with_provider(tf, config);
-        work.write_file("terraform.tfstate", &state.to_string());
+        work.write_stored_state("data.clusterproxy_no_proxy.c", 0, attributes.clone(), &[]);
         work.run_ok(&["plan"]);
         work.run_ok(&["apply", "-auto-approve"]);
         let outputs = work.outputs();

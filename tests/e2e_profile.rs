@@ -16,6 +16,8 @@ mod imports;
 mod plancheck;
 #[path = "e2e/secrets.rs"]
 mod secrets;
+#[path = "e2e/stored_state.rs"]
+mod stored_state;
 
 use cycle::{hcl_string, run_cycle, Cycle, Feature};
 use diagnostics::expect_bad_inputs;
@@ -311,34 +313,6 @@ resource "clusterproxy_profile" "corp" {
 }
 "#;
 
-/// A state file holding `clusterproxy_profile.corp` as an earlier release
-/// wrote it: `attributes` under `schema_version`, `sensitive` attributes marked.
-fn stored_state(schema_version: i64, attributes: serde_json::Value, sensitive: &[&str]) -> String {
-    let marks: Vec<serde_json::Value> = sensitive
-        .iter()
-        .map(|name| serde_json::json!([{"type": "get_attr", "value": name}]))
-        .collect();
-    serde_json::json!({
-        "version": 4,
-        "terraform_version": "1.0.3",
-        "serial": 1,
-        "lineage": "5b0a4f0e-7c3e-4c21-9f6a-0d6c3f2b9a11",
-        "outputs": {},
-        "resources": [{
-            "mode": "managed",
-            "type": "clusterproxy_profile",
-            "name": "corp",
-            "provider": "provider[\"registry.terraform.io/clusterproxy/clusterproxy\"]",
-            "instances": [{
-                "schema_version": schema_version,
-                "attributes": attributes,
-                "sensitive_attributes": marks
-            }]
-        }]
-    })
-    .to_string()
-}
-
 #[test]
 fn profile_state_upgrade_from_version_0() {
     for_each_terraform(|tf| {
@@ -354,10 +328,7 @@ fn profile_state_upgrade_from_version_0() {
             "no_proxy": "registry.corp.example, 10.0.0.0/8",
             "trusted_ca": null
         });
-        work.write_file(
-            "terraform.tfstate",
-            &stored_state(0, attributes, &["password"]),
-        );
+        work.write_stored_state("clusterproxy_profile.corp", 0, attributes, &["password"]);
         // The upgrade itself succeeds on plan; Terraform 1.0 then plans a
         // one-time in-place update that only marks the new computed
         // attributes sensitive.
@@ -411,10 +382,7 @@ fn profile_state_upgrade_from_version_1_keeps_the_revision() {
             }
         });
         let sensitive = ["password", "http_proxy_url", "https_proxy_url", "settings"];
-        work.write_file(
-            "terraform.tfstate",
-            &stored_state(1, attributes, &sensitive),
-        );
+        work.write_stored_state("clusterproxy_profile.corp", 1, attributes, &sensitive);
         work.assert_no_resource_changes(&["-var-file=test.tfvars"]);
         work.run_ok(&["apply", "-auto-approve", "-var-file=test.tfvars"]);
         let upgraded = work.resource_values("clusterproxy_profile.corp");

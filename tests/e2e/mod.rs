@@ -14,8 +14,9 @@
 //! modules it uses next to this one (`#[path = "e2e/cycle.rs"] mod cycle;`):
 //! `cycle` (the full testing cycle and import), `diagnostics` (expected
 //! diagnostics and bad-input tables), `imports` (failing imports),
-//! `secrets` (leak checks), `examples` (the data-source docs examples) and
-//! `plancheck` (assertions on a saved plan).
+//! `secrets` (leak checks), `stored_state` (state files of earlier
+//! releases), `examples` (the data-source docs examples) and `plancheck`
+//! (assertions on a saved plan).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
