@@ -6,7 +6,11 @@
 mod support;
 
 use std::io::{BufRead, BufReader};
+use std::pin::Pin;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use clusterproxy::framework::data_source::DataSource as _;
@@ -15,12 +19,28 @@ use clusterproxy::framework::plugin::services::grpc_stdio_client::GrpcStdioClien
 use clusterproxy::framework::plugin::services::{ConnInfo, Empty};
 use clusterproxy::framework::plugin::MAGIC_COOKIE_KEY;
 use clusterproxy::framework::proto::provider_client::ProviderClient;
-use clusterproxy::framework::proto::{get_provider_schema, stop_provider};
+use clusterproxy::framework::proto::{get_provider_schema, read_data_source, stop_provider};
 use clusterproxy::framework::value::Type;
 use support::{
     cpu_time, mixed_entries, plain_channel, read_no_proxy_request, read_no_proxy_request_with,
     terminate, Plugin, BINARY,
 };
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tonic::transport::Channel;
+
+/// ReadDataSource of the typical request, which must succeed without diagnostics.
+async fn read_clean(client: &mut ProviderClient<Channel>) {
+    let response = client
+        .read_data_source(read_no_proxy_request())
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(
+        response.diagnostics.is_empty(),
+        "{:?}",
+        response.diagnostics
+    );
+}
 
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
@@ -123,18 +143,7 @@ fn rpc_logs_are_hclog_json_lines_without_values() {
         Stdio::from(log.reopen().unwrap()),
     );
     runtime().block_on(async {
-        let response = plugin
-            .provider()
-            .await
-            .read_data_source(read_no_proxy_request())
-            .await
-            .unwrap()
-            .into_inner();
-        assert!(
-            response.diagnostics.is_empty(),
-            "{:?}",
-            response.diagnostics
-        );
+        read_clean(&mut plugin.provider().await).await;
     });
     terminate(&mut plugin.child);
     let text = std::fs::read_to_string(log.path()).unwrap();
@@ -277,7 +286,7 @@ fn debug_mode_prints_reattach_line_and_serves() {
 
 /// A ReadDataSource that runs for a minute or more when nothing stops it:
 /// 20k entries checked against 500 destinations for every client.
-fn long_read_request() -> clusterproxy::framework::proto::read_data_source::Request {
+fn long_read_request() -> read_data_source::Request {
     let destinations: Vec<String> = (0..500)
         .map(|i| format!("https://d-{i}.outside.example/"))
         .collect();
@@ -421,4 +430,110 @@ fn early_error_removes_the_socket_file() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+/// The client's socket below TLS, counting the TLS records the plugin sends.
+struct RecordCounter {
+    socket: tokio::net::UnixStream,
+    records: Arc<AtomicUsize>,
+    /// The record header read so far (5 bytes: type, version, length).
+    header: Vec<u8>,
+    /// Bytes of the current record's body still to come.
+    body_left: usize,
+}
+
+impl RecordCounter {
+    fn new(socket: tokio::net::UnixStream, records: Arc<AtomicUsize>) -> Self {
+        Self {
+            socket,
+            records,
+            header: Vec::new(),
+            body_left: 0,
+        }
+    }
+
+    fn scan(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            if self.body_left > 0 {
+                let skip = self.body_left.min(bytes.len());
+                self.body_left -= skip;
+                bytes = &bytes[skip..];
+                continue;
+            }
+            let take = (5 - self.header.len()).min(bytes.len());
+            self.header.extend_from_slice(&bytes[..take]);
+            bytes = &bytes[take..];
+            if self.header.len() == 5 {
+                self.body_left = usize::from(u16::from_be_bytes([self.header[3], self.header[4]]));
+                self.header.clear();
+                self.records.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+    }
+}
+
+impl AsyncRead for RecordCounter {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.socket).poll_read(cx, buf);
+        if let Poll::Ready(Ok(())) = polled {
+            let read = buf.filled()[before..].to_vec();
+            self.scan(&read);
+        }
+        polled
+    }
+}
+
+impl AsyncWrite for RecordCounter {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.socket).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.socket).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.socket).poll_shutdown(cx)
+    }
+}
+
+/// A unary response leaves the plugin in at most two TLS records: the
+/// HTTP/2 frames are gathered until the transport flushes instead of each
+/// write being encrypted and sent on its own. (h2 flushes once after a data
+/// frame it does not copy, so headers and data go in one record and the
+/// trailers in a second; without the buffer, three or four.)
+#[test]
+fn a_response_is_at_most_two_tls_records() {
+    let mut plugin = Plugin::start();
+    let records = Arc::new(AtomicUsize::new(0));
+    let counted = records.clone();
+    runtime().block_on(async {
+        let channel = plugin
+            .channel_over(move |socket| RecordCounter::new(socket, counted.clone()))
+            .await;
+        let mut client = ProviderClient::new(channel);
+        // The first call also carries the connection's settings.
+        read_clean(&mut client).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let mut per_call = Vec::new();
+        for _ in 0..5 {
+            let before = records.load(Ordering::SeqCst);
+            read_clean(&mut client).await;
+            per_call.push(records.load(Ordering::SeqCst) - before);
+        }
+        assert!(
+            per_call.iter().all(|&n| n <= 2),
+            "TLS records per response: {per_call:?}"
+        );
+    });
+    terminate(&mut plugin.child);
 }

@@ -279,6 +279,18 @@ impl Plugin {
 impl Plugin {
     /// A gRPC channel over the socket, authenticated with the pinned client certificate.
     pub async fn channel(&self) -> Channel {
+        self.channel_over(|stream| stream).await
+    }
+
+    /// A gRPC channel over `wrap` applied to the socket (below TLS), authenticated
+    /// with the pinned client certificate.
+    pub async fn channel_over<S>(
+        &self,
+        wrap: impl Fn(tokio::net::UnixStream) -> S + Clone + Send + Sync + 'static,
+    ) -> Channel
+    where
+        S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
         let connector = tls_client(
             &self.server_der,
             Some((self.client_der.clone(), self.client_key.clone())),
@@ -286,9 +298,9 @@ impl Plugin {
         let socket = self.socket.clone();
         Endpoint::from_static("http://localhost")
             .connect_with_connector(tower::service_fn(move |_: Uri| {
-                let (connector, socket) = (connector.clone(), socket.clone());
+                let (connector, socket, wrap) = (connector.clone(), socket.clone(), wrap.clone());
                 async move {
-                    let stream = tokio::net::UnixStream::connect(socket).await?;
+                    let stream = wrap(tokio::net::UnixStream::connect(socket).await?);
                     let tls = connector
                         .connect(ServerName::try_from("localhost").unwrap(), stream)
                         .await?;

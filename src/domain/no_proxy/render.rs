@@ -3,11 +3,11 @@
 //! can express it, and warnings for what it cannot.
 //!
 //! A rendering borrows each entry's canonical text (formatted once, in
-//! [`Entries`]) wherever the client reads that text, and allocates only the
-//! forms it adds (`[v6]`, `.x`, Java patterns). A warning is a borrowed entry
-//! and a typed [`Remark`]; its message is written once per group.
+//! [`Entries`]) wherever the client reads that text, and writes the forms it
+//! adds (`[v6]`, `.x`, Java patterns) one after another into one buffer. A
+//! warning is a borrowed entry and a typed [`Remark`]; its message is written
+//! once per group.
 
-use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::net::IpAddr;
 
@@ -101,8 +101,52 @@ impl Remark {
     }
 }
 
-/// The texts an entry becomes, borrowed where they are its canonical text.
-type Forms<'m> = Vec<Cow<'m, str>>;
+/// The texts the entries become, in order: borrowed where they are canonical
+/// texts; the forms a client adds are written into one buffer (no allocation
+/// per form).
+struct Forms<'m> {
+    parts: Vec<Part<'m>>,
+    built: String,
+}
+
+/// One text of [`Forms`].
+enum Part<'m> {
+    /// A text of the entries (or a constant).
+    Borrowed(&'m str),
+    /// A form written into [`Forms::built`], at this range.
+    Built(std::ops::Range<usize>),
+}
+
+impl<'m> Forms<'m> {
+    fn with_capacity(parts: usize) -> Self {
+        Self {
+            parts: Vec::with_capacity(parts),
+            built: String::new(),
+        }
+    }
+
+    /// Appends `text` as it is.
+    fn push(&mut self, text: &'m str) {
+        self.parts.push(Part::Borrowed(text));
+    }
+
+    /// Appends the form written as `pieces`, one after another.
+    fn build(&mut self, pieces: &[&str]) {
+        let start = self.built.len();
+        for piece in pieces {
+            self.built.push_str(piece);
+        }
+        self.parts.push(Part::Built(start..self.built.len()));
+    }
+
+    /// The texts, in order.
+    fn texts(&self) -> impl Iterator<Item = &str> {
+        self.parts.iter().map(|part| match part {
+            Part::Borrowed(text) => text,
+            Part::Built(range) => &self.built[range.clone()],
+        })
+    }
+}
 
 /// Renders `entries` for `dialect` (linear: the first of equal forms stays).
 /// Stops early when the computation is cancelled ([`cancel::requested`]).
@@ -115,7 +159,7 @@ pub fn render(dialect: Dialect, entries: &Entries) -> Rendering<'_> {
             warnings: Vec::new(),
         };
     }
-    let mut parts: Forms<'_> = Vec::with_capacity(entries.len() + entries.len() / 4);
+    let mut parts = Forms::with_capacity(entries.len() + entries.len() / 4);
     let mut warnings = Vec::new();
     for (entry, text) in entries.with_texts() {
         if cancel::requested() {
@@ -130,10 +174,11 @@ pub fn render(dialect: Dialect, entries: &Entries) -> Rendering<'_> {
         }
     }
     let separator = dialect.separator();
-    let mut value = String::with_capacity(entries.joined().len() + parts.len());
+    let mut value =
+        String::with_capacity(entries.joined().len() + parts.built.len() + parts.parts.len());
     let mut emitted: FxHashSet<&str> =
-        FxHashSet::with_capacity_and_hasher(parts.len(), Default::default());
-    for part in &parts {
+        FxHashSet::with_capacity_and_hasher(parts.parts.len(), Default::default());
+    for part in parts.texts() {
         if emitted.insert(part) {
             if !value.is_empty() {
                 value.push_str(separator);
@@ -161,14 +206,16 @@ fn forms<'m>(
             Dialect::Wget => return Some(Remark::NoBypassAll),
             Dialect::Ruby => return Some(Remark::NoStar),
             // reqwest's `*` covers names only; the two blocks cover IP literals.
-            Dialect::Reqwest => out.extend(["*", "0.0.0.0/0", "::/0"].map(Cow::Borrowed)),
-            _ => out.push(Cow::Borrowed("*")),
+            Dialect::Reqwest => ["*", "0.0.0.0/0", "::/0"]
+                .into_iter()
+                .for_each(|text| out.push(text)),
+            _ => out.push("*"),
         }
         return None;
     }
     match dialect {
         Dialect::Go => {
-            out.push(Cow::Borrowed(text));
+            out.push(text);
             None
         }
         Dialect::Java => java_forms(entry, text, out),
@@ -200,28 +247,28 @@ fn env_forms<'m>(
             if !dialect.matches_cidr(matches!(net, IpNet::V6(_))) {
                 return Some(Remark::NoCidr);
             }
-            out.push(Cow::Borrowed(text));
+            out.push(text);
         }
         Host::Ip(IpAddr::V6(_)) => match dialect {
             Dialect::Ruby => return Some(Remark::NoIpv6),
             // `[v6]:port` is the canonical text with a port.
-            Dialect::Python | Dialect::Node | Dialect::Undici => out.push(match port {
-                Some(_) => Cow::Borrowed(text),
-                None => Cow::Owned(["[", text, "]"].concat()),
-            }),
+            Dialect::Python | Dialect::Node | Dialect::Undici => match port {
+                Some(_) => out.push(text),
+                None => out.build(&["[", text, "]"]),
+            },
             // The address without brackets, whatever the port.
-            _ => out.push(Cow::Borrowed(match port {
+            _ => out.push(match port {
                 Some(_) => entry.host_text(text),
                 None => text,
-            })),
+            }),
         },
-        Host::Ip(_) => out.push(Cow::Borrowed(text)),
+        Host::Ip(_) => out.push(text),
         Host::Domain {
             subdomains_only, ..
         } => {
-            out.push(Cow::Borrowed(text));
+            out.push(text);
             match (dialect, subdomains_only) {
-                (Dialect::Node, false) => out.push(Cow::Owned([".", text].concat())),
+                (Dialect::Node, false) => out.build(&[".", text]),
                 (
                     Dialect::Curl
                     | Dialect::Python
@@ -233,7 +280,7 @@ fn env_forms<'m>(
                 _ => {}
             }
         }
-        Host::Any => out.push(Cow::Borrowed("*")),
+        Host::Any => out.push("*"),
     }
     None
 }
@@ -260,16 +307,16 @@ fn httpx_forms<'m>(entry: &Entry, text: &'m str, out: &mut Forms<'m>) -> Option<
         Host::Cidr(IpNet::V6(_)) => Some(Remark::HttpxIpv6Cidr),
         Host::Cidr(IpNet::V4(_)) => Some(Remark::HttpxIpv4Cidr),
         Host::Ip(_) => {
-            out.push(Cow::Borrowed(text));
+            out.push(text);
             port_note
         }
         Host::Domain {
             name,
             subdomains_only,
         } => {
-            out.push(Cow::Borrowed(text));
+            out.push(text);
             if name == "localhost" && !subdomains_only && port.is_none() {
-                out.push(Cow::Borrowed(".localhost"));
+                out.push(".localhost");
             }
             let idn_note = name
                 .split('.')
@@ -278,7 +325,7 @@ fn httpx_forms<'m>(entry: &Entry, text: &'m str, out: &mut Forms<'m>) -> Option<
             port_note.or(idn_note)
         }
         Host::Any => {
-            out.push(Cow::Borrowed("*"));
+            out.push("*");
             None
         }
     }
@@ -288,22 +335,22 @@ fn httpx_forms<'m>(entry: &Entry, text: &'m str, out: &mut Forms<'m>) -> Option<
 fn java_forms<'m>(entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Option<Remark> {
     let port_note = entry.port.map(|_| Remark::JavaPorts);
     match &entry.host {
-        Host::Any => out.push(Cow::Borrowed("*")),
+        Host::Any => out.push("*"),
         Host::Domain {
             name,
             subdomains_only,
         } => {
             if !subdomains_only {
-                out.push(Cow::Borrowed(name));
+                out.push(name);
             }
-            out.push(Cow::Owned(["*.", name].concat()));
+            out.build(&["*.", name]);
         }
         Host::Ip(IpAddr::V6(_)) => {
-            out.push(Cow::Owned(["[", entry.host_text(text), "]"].concat()));
+            out.build(&["[", entry.host_text(text), "]"]);
         }
-        Host::Ip(_) => out.push(Cow::Borrowed(entry.host_text(text))),
+        Host::Ip(_) => out.push(entry.host_text(text)),
         Host::Cidr(IpNet::V4(net)) => match java_cidr_patterns(net) {
-            Some(patterns) => out.extend(patterns.into_iter().map(Cow::Owned)),
+            Some(patterns) => patterns.iter().for_each(|pattern| out.build(&[pattern])),
             None => return Some(Remark::JavaCidr),
         },
         Host::Cidr(IpNet::V6(_)) => return Some(Remark::JavaIpv6Cidr),
