@@ -507,10 +507,11 @@ impl AsyncWrite for RecordCounter {
 }
 
 /// A unary response leaves the plugin in at most two TLS records: the
-/// HTTP/2 frames are gathered until the transport flushes instead of each
-/// write being encrypted and sent on its own. (h2 flushes once after a data
-/// frame it does not copy, so headers and data go in one record and the
-/// trailers in a second; without the buffer, three or four.)
+/// connection takes HTTP/2's vectored writes, so a frame header and its
+/// payload are encrypted together instead of each piece on its own. (h2
+/// flushes once after a data frame it does not copy, so headers and data go
+/// in one record and the trailers in a second; without vectored writes,
+/// three or four.)
 #[test]
 fn a_response_is_at_most_two_tls_records() {
     let mut plugin = Plugin::start();

@@ -8,7 +8,7 @@
 //! warning is a borrowed entry and a typed [`Remark`]; its message is written
 //! once per group.
 
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 use std::net::IpAddr;
 
 use ipnet::{IpNet, Ipv4Net};
@@ -139,6 +139,19 @@ impl<'m> Forms<'m> {
         self.parts.push(Part::Built(start..self.built.len()));
     }
 
+    /// Appends the form `text` displays as.
+    fn build_display(&mut self, text: impl fmt::Display) {
+        let start = self.built.len();
+        // Writing into a String cannot fail.
+        let _ = write!(self.built, "{text}");
+        self.parts.push(Part::Built(start..self.built.len()));
+    }
+
+    /// How many texts there are, and how many bytes the added forms take.
+    fn size(&self) -> (usize, usize) {
+        (self.parts.len(), self.built.len())
+    }
+
     /// The texts, in order.
     fn texts(&self) -> impl Iterator<Item = &str> {
         self.parts.iter().map(|part| match part {
@@ -174,10 +187,10 @@ pub fn render(dialect: Dialect, entries: &Entries) -> Rendering<'_> {
         }
     }
     let separator = dialect.separator();
-    let mut value =
-        String::with_capacity(entries.joined().len() + parts.built.len() + parts.parts.len());
+    let (count, built) = parts.size();
+    let mut value = String::with_capacity(entries.joined().len() + built + count);
     let mut emitted: FxHashSet<&str> =
-        FxHashSet::with_capacity_and_hasher(parts.parts.len(), Default::default());
+        FxHashSet::with_capacity_and_hasher(count, Default::default());
     for part in parts.texts() {
         if emitted.insert(part) {
             if !value.is_empty() {
@@ -206,9 +219,11 @@ fn forms<'m>(
             Dialect::Wget => return Some(Remark::NoBypassAll),
             Dialect::Ruby => return Some(Remark::NoStar),
             // reqwest's `*` covers names only; the two blocks cover IP literals.
-            Dialect::Reqwest => ["*", "0.0.0.0/0", "::/0"]
-                .into_iter()
-                .for_each(|text| out.push(text)),
+            Dialect::Reqwest => {
+                for text in ["*", "0.0.0.0/0", "::/0"] {
+                    out.push(text);
+                }
+            }
             _ => out.push("*"),
         }
         return None;
@@ -350,7 +365,11 @@ fn java_forms<'m>(entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Optio
         }
         Host::Ip(_) => out.push(entry.host_text(text)),
         Host::Cidr(IpNet::V4(net)) => match java_cidr_patterns(net) {
-            Some(patterns) => patterns.iter().for_each(|pattern| out.build(&[pattern])),
+            Some(patterns) => {
+                for pattern in patterns {
+                    out.build_display(pattern);
+                }
+            }
             None => return Some(Remark::JavaCidr),
         },
         Host::Cidr(IpNet::V6(_)) => return Some(Remark::JavaIpv6Cidr),
@@ -358,29 +377,38 @@ fn java_forms<'m>(entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Optio
     port_note
 }
 
-/// `10.0.0.0/8` → `10.*`; `10.96.0.0/12` → `10.96.*` ... `10.111.*`.
-pub fn java_cidr_patterns(net: &Ipv4Net) -> Option<Vec<String>> {
-    let prefix = u32::from(net.prefix_len());
-    if prefix == 0 {
-        return Some(vec!["*".to_owned()]);
+/// One Java `http.nonProxyHosts` pattern for an IPv4 block: its leading
+/// octets, then `*` (`10.96.*`; `*` alone for `0.0.0.0/0`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JavaPattern {
+    octets: [u8; 4],
+    spelled: usize,
+}
+
+impl fmt::Display for JavaPattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for octet in &self.octets[..self.spelled] {
+            write!(f, "{octet}.")?;
+        }
+        f.write_str("*")
     }
-    let (octets, count) = java_cidr_expansion(net)?;
+}
+
+/// `10.0.0.0/8` → `10.*`; `10.96.0.0/12` → `10.96.*` ... `10.111.*`; `None`
+/// when Java cannot express the block.
+pub fn java_cidr_patterns(net: &Ipv4Net) -> Option<impl Iterator<Item = JavaPattern>> {
+    let (octets, count) = if net.prefix_len() == 0 {
+        (0, 1)
+    } else {
+        java_cidr_expansion(net)?
+    };
     let base = u32::from(net.network());
-    let step = 1u32 << (32 - octets * 8);
-    Some(
-        (0..count)
-            .map(|i| {
-                let bytes = (base + i * step).to_be_bytes();
-                let mut pattern = String::with_capacity(14);
-                for octet in &bytes[..octets as usize] {
-                    // Writing into a String cannot fail.
-                    let _ = write!(pattern, "{octet}.");
-                }
-                pattern.push('*');
-                pattern
-            })
-            .collect(),
-    )
+    let step = 1u64 << (32 - octets * 8);
+    Some((0..count).map(move |i| JavaPattern {
+        // At most 256 patterns of at least one octet: no overflow.
+        octets: (base + (u64::from(i) * step) as u32).to_be_bytes(),
+        spelled: octets as usize,
+    }))
 }
 
 /// How many leading octets the `a.b.*` patterns of `net` spell and how many
@@ -441,22 +469,20 @@ mod tests {
 
     #[test]
     fn java_expands_octet_aligned_blocks() {
-        let net: Ipv4Net = "10.96.0.0/12".parse().unwrap();
-        let patterns = java_cidr_patterns(&net).unwrap();
-        assert_eq!(patterns.len(), 16);
-        assert_eq!(patterns[0], "10.96.*");
-        assert_eq!(patterns[15], "10.111.*");
-        assert_eq!(
-            java_cidr_patterns(&"10.0.0.0/8".parse().unwrap()).unwrap(),
-            ["10.*"]
-        );
-        assert!(
-            java_cidr_patterns(&"10.0.0.0/7".parse().unwrap())
-                .unwrap()
-                .len()
-                == 2
-        );
-        assert!(java_cidr_patterns(&"10.0.0.0/30".parse().unwrap()).is_none());
+        let patterns = |net: &str| -> Option<Vec<String>> {
+            java_cidr_patterns(&net.parse().unwrap()).map(|p| p.map(|p| p.to_string()).collect())
+        };
+        let twelve = patterns("10.96.0.0/12").unwrap();
+        assert_eq!(twelve.len(), 16);
+        assert_eq!(twelve[0], "10.96.*");
+        assert_eq!(twelve[15], "10.111.*");
+        assert_eq!(patterns("10.0.0.0/8").unwrap(), ["10.*"]);
+        assert_eq!(patterns("10.0.0.0/7").unwrap(), ["10.*", "11.*"]);
+        assert_eq!(patterns("0.0.0.0/0").unwrap(), ["*"]);
+        assert_eq!(patterns("255.255.255.0/24").unwrap(), ["255.255.255.*"]);
+        assert_eq!(patterns("128.0.0.0/1").unwrap().len(), 128);
+        assert_eq!(patterns("128.0.0.0/1").unwrap()[127], "255.*");
+        assert!(patterns("10.0.0.0/30").is_none());
     }
 
     #[test]

@@ -1,6 +1,10 @@
-//! One accepted plugin connection: TLS (normal) or plain (debug mode), with
-//! its writes gathered until a flush, and the count of open connections (the
-//! plugin stops when its host is gone).
+//! One accepted plugin connection: TLS (normal) or plain (debug mode), and
+//! the count of open connections (the plugin stops when its host is gone).
+//!
+//! Writes are vectored all the way down: HTTP/2 hands over a frame header and
+//! its payload (or several frames) in one call, which TLS encrypts as one
+//! record and sends with one system call. Without it, every piece would be a
+//! record and a system call of its own (three or four per response).
 
 use std::io;
 use std::pin::Pin;
@@ -8,7 +12,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncWrite, BufWriter, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::UnixStream;
 use tokio::sync::watch;
 use tokio_rustls::server::TlsStream;
@@ -69,32 +73,15 @@ pub enum Io {
     Tls(Box<TlsStream<UnixStream>>),
 }
 
-/// Bytes gathered before they go to the transport. HTTP/2 writes a response
-/// frame by frame (headers, data, trailers) and then flushes; TLS would
-/// encrypt and send each write as its own record and system call. A write at
-/// least this large (a full 16 KiB data frame of a large response) goes
-/// straight through instead of being copied once more.
-const WRITE_BUFFER: usize = 16 * 1024;
-
-/// The transport with its write buffer.
-enum Buffered {
-    Plain(BufWriter<UnixStream>),
-    Tls(Box<BufWriter<TlsStream<UnixStream>>>),
-}
-
 /// A connection tonic can serve, counted while it is open.
 pub struct PluginStream {
-    io: Buffered,
+    io: Io,
     _open: Open,
 }
 
 impl PluginStream {
     /// The connection over `io`, counted by `open`.
     pub fn new(io: Io, open: Open) -> Self {
-        let io = match io {
-            Io::Plain(s) => Buffered::Plain(BufWriter::with_capacity(WRITE_BUFFER, s)),
-            Io::Tls(s) => Buffered::Tls(Box::new(BufWriter::with_capacity(WRITE_BUFFER, *s))),
-        };
         Self { io, _open: open }
     }
 }
@@ -111,8 +98,8 @@ impl AsyncRead for PluginStream {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         match &mut self.get_mut().io {
-            Buffered::Plain(s) => Pin::new(s).poll_read(cx, buf),
-            Buffered::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
+            Io::Plain(s) => Pin::new(s).poll_read(cx, buf),
+            Io::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
         }
     }
 }
@@ -124,8 +111,8 @@ impl AsyncWrite for PluginStream {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         match &mut self.get_mut().io {
-            Buffered::Plain(s) => Pin::new(s).poll_write(cx, buf),
-            Buffered::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
+            Io::Plain(s) => Pin::new(s).poll_write(cx, buf),
+            Io::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
         }
     }
 
@@ -135,26 +122,29 @@ impl AsyncWrite for PluginStream {
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
         match &mut self.get_mut().io {
-            Buffered::Plain(s) => Pin::new(s).poll_write_vectored(cx, bufs),
-            Buffered::Tls(s) => Pin::new(s.as_mut()).poll_write_vectored(cx, bufs),
+            Io::Plain(s) => Pin::new(s).poll_write_vectored(cx, bufs),
+            Io::Tls(s) => Pin::new(s.as_mut()).poll_write_vectored(cx, bufs),
         }
     }
 
     fn is_write_vectored(&self) -> bool {
-        true
+        match &self.io {
+            Io::Plain(s) => s.is_write_vectored(),
+            Io::Tls(s) => s.is_write_vectored(),
+        }
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match &mut self.get_mut().io {
-            Buffered::Plain(s) => Pin::new(s).poll_flush(cx),
-            Buffered::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
+            Io::Plain(s) => Pin::new(s).poll_flush(cx),
+            Io::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
         }
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match &mut self.get_mut().io {
-            Buffered::Plain(s) => Pin::new(s).poll_shutdown(cx),
-            Buffered::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
+            Io::Plain(s) => Pin::new(s).poll_shutdown(cx),
+            Io::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
         }
     }
 }
