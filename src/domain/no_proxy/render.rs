@@ -130,21 +130,24 @@ impl<'m> Forms<'m> {
         self.parts.push(Part::Borrowed(text));
     }
 
+    /// Appends the form `write` writes into the buffer.
+    fn add(&mut self, write: impl FnOnce(&mut String)) {
+        let start = self.built.len();
+        write(&mut self.built);
+        self.parts.push(Part::Built(start..self.built.len()));
+    }
+
     /// Appends the form written as `pieces`, one after another.
     fn build(&mut self, pieces: &[&str]) {
-        let start = self.built.len();
-        for piece in pieces {
-            self.built.push_str(piece);
-        }
-        self.parts.push(Part::Built(start..self.built.len()));
+        self.add(|built| pieces.iter().for_each(|piece| built.push_str(piece)));
     }
 
     /// Appends the form `text` displays as.
     fn build_display(&mut self, text: impl fmt::Display) {
-        let start = self.built.len();
-        // Writing into a String cannot fail.
-        let _ = write!(self.built, "{text}");
-        self.parts.push(Part::Built(start..self.built.len()));
+        self.add(|built| {
+            // Writing into a String cannot fail.
+            let _ = write!(built, "{text}");
+        });
     }
 
     /// How many texts there are, and how many bytes the added forms take.
