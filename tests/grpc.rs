@@ -176,6 +176,82 @@ fn rpc_logs_are_hclog_json_lines_without_values() {
     }
 }
 
+/// The log lines, at trace level, of one plugin serving a ReadDataSource of
+/// `clusterproxy_systemd_dropin` with `password`: request ids, durations and
+/// timestamps left out, sorted.
+fn trace_lines_reading_with(password: &str) -> Vec<String> {
+    use clusterproxy::framework::data_source::DataSource as _;
+    use clusterproxy::framework::proto::DynamicValue;
+    use clusterproxy::framework::value::{msgpack, Value};
+    let schema = clusterproxy::provider::data_sources::systemd_dropin::SystemdDropin.schema();
+    let mut config = Value::object(
+        schema
+            .attributes
+            .iter()
+            .map(|a| (a.name.clone(), Value::null())),
+    );
+    config.set_attr(
+        "http_proxy",
+        Value::string("http://proxy.corp.example:3128"),
+    );
+    config.set_attr("username", Value::string("svc-proxy"));
+    config.set_attr("password", Value::string(password));
+    let request = read_data_source::Request {
+        type_name: "clusterproxy_systemd_dropin".into(),
+        config: Some(DynamicValue {
+            msgpack: msgpack::encode(&config, &schema.object_type()).unwrap(),
+            json: Vec::new(),
+        }),
+        ..Default::default()
+    };
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let mut plugin = Plugin::start_logging(
+        &support::terraform_like_client_cert(),
+        &[("TF_LOG", "trace")],
+        Stdio::from(log.reopen().unwrap()),
+    );
+    runtime().block_on(async {
+        let response = plugin
+            .provider()
+            .await
+            .read_data_source(request)
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(
+            response.diagnostics.is_empty(),
+            "{:?}",
+            response.diagnostics
+        );
+    });
+    terminate(&mut plugin.child);
+    let mut lines: Vec<String> = std::fs::read_to_string(log.path())
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let mut line: serde_json::Value = serde_json::from_str(line).unwrap();
+            let fields = line.as_object_mut().unwrap();
+            for key in ["@timestamp", "tf_req_id", "tf_req_duration_ms"] {
+                fields.remove(key);
+            }
+            line.to_string()
+        })
+        .collect();
+    lines.sort();
+    lines
+}
+
+/// Nothing in the provider's log, at trace level, depends on the password:
+/// the same lines for a password of 3 and of 40 characters (the HTTP/2 and
+/// gRPC libraries' own events, which give message sizes, stay out).
+#[test]
+fn trace_logs_do_not_depend_on_the_password() {
+    let short = trace_lines_reading_with("p4s");
+    let long = trace_lines_reading_with(&"p4s".repeat(13));
+    assert!(!short.is_empty());
+    assert_eq!(short, long);
+}
+
 /// Waits for the plugin to exit successfully, at most 2 s after `started`
 /// (when `cause` was sent), and checks that it removed its socket.
 fn assert_stops_cleanly_within_two_seconds(plugin: &mut Plugin, started: Instant, cause: &str) {

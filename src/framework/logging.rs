@@ -12,6 +12,7 @@ use std::io::Write as _;
 use serde_json::{Map, Value as Json};
 use tracing::field::{Field, Visit};
 use tracing::{Event, Level, Subscriber};
+use tracing_subscriber::filter::Targets;
 use tracing_subscriber::layer::{Context, SubscriberExt};
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::Layer;
@@ -83,9 +84,19 @@ pub fn init(provider_address: &str) {
     if let Some(level) = level_from_env(provider_address) {
         let subscriber = tracing_subscriber::registry()
             .with(HclogLayer)
-            .with(tracing_subscriber::filter::LevelFilter::from_level(level));
+            .with(filter(level));
         let _ = tracing::subscriber::set_global_default(subscriber);
     }
+}
+
+/// The provider's own events at `level`; the libraries' (HTTP/2, gRPC, TLS)
+/// at warning and above only: their debug and trace events give message
+/// sizes and frame lengths, which follow the length of the password in a
+/// request or response.
+fn filter(level: Level) -> Targets {
+    Targets::new()
+        .with_target(env!("CARGO_CRATE_NAME"), level)
+        .with_default(Level::WARN.min(level))
 }
 
 struct JsonFields(Map<String, Json>);

@@ -297,8 +297,15 @@ fn split_url(at: Field, field: &str, text: &str) -> Result<SplitUrl, Finding> {
         Some((userinfo, host)) => (Some(userinfo), host),
         None => (None, authority),
     };
-    let url = ProxyUrl::parse(at, &format!("{scheme}://{host}{tail}"))
-        .map_err(|f| error(format!("{field}: {}", f.detail)))?;
+    // The parser's detail quotes what it could not read, which may be part
+    // of the credentials (systemd's word splitting can cut an unquoted URL
+    // inside the password): only its fixed summary is reported.
+    let url = ProxyUrl::parse(at, &format!("{scheme}://{host}{tail}")).map_err(|f| {
+        error(format!(
+            "{field}: {} (not quoted: the proxy URL may hold credentials).",
+            f.summary
+        ))
+    })?;
     let decode = |part: &str, s: &str| -> Result<String, Finding> {
         percent_decode_str(s)
             .decode_utf8()
@@ -889,5 +896,28 @@ mod tests {
             .detail
             .contains("4 MiB"));
         assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    }
+
+    /// An imported artifact holds credentials: a proxy URL that does not
+    /// parse is reported without quoting any part of it (here systemd's
+    /// word splitting cut an unquoted URL inside the password, so the port
+    /// the parser sees is the start of the password).
+    #[test]
+    fn bad_proxy_urls_are_reported_without_their_text() {
+        for text in [
+            "http://svc:Zq9secret",
+            "http://svc:Zq9secret@",
+            "Zq9secret:",
+            "http://[Zq9secret]:3128",
+            "http://Zq9secret..example:3128",
+            "gopher://Zq9secret",
+        ] {
+            let finding = split_url(Field::HttpProxy, "http_proxy", text).unwrap_err();
+            assert!(
+                !finding.detail.contains("Zq9") && !finding.summary.contains("Zq9"),
+                "{text}: {finding:?}"
+            );
+            assert!(finding.detail.starts_with("http_proxy: "), "{finding:?}");
+        }
     }
 }

@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 
 use super::trust::{self, OsFamily};
 use super::{shell, systemd, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
+use crate::domain::proxy_url::REDACTED_PASSWORD;
 use crate::domain::{Field, Finding, Location};
 
 /// Longest `content` CAPI accepts.
@@ -205,6 +206,31 @@ impl Kubeadm {
         base64: bool,
         secrets: Secrets,
     ) -> Result<Self, Vec<Finding>> {
+        // The limits are checked on the pieces with the password shown as
+        // `***`: no finding, nor whether one is made, may depend on it.
+        let (files, commands) = Self::inline_pieces(settings, units, os, base64, Secrets::Redact);
+        let checked = Self::checked(files, commands)?;
+        Ok(match secrets {
+            Secrets::Redact => checked,
+            Secrets::Include => {
+                let (files, pre_kubeadm_commands) =
+                    Self::inline_pieces(settings, units, os, base64, Secrets::Include);
+                Self {
+                    files,
+                    pre_kubeadm_commands,
+                }
+            }
+        })
+    }
+
+    /// The files and commands of the inline variant.
+    fn inline_pieces(
+        settings: &ProxySettings,
+        units: &[String],
+        os: OsFamily,
+        base64: bool,
+        secrets: Secrets,
+    ) -> (Vec<File>, Vec<String>) {
         let inline = |content: String| Content::Inline {
             content: if base64 {
                 STANDARD.encode(&content)
@@ -236,7 +262,7 @@ impl Kubeadm {
         }
         let mut commands = apply(settings, units, os);
         commands.extend(shell::exports(&settings.variables(secrets)));
-        Self::checked(files, commands)
+        (files, commands)
     }
 
     /// Every file from the Secret `<cluster>-systemd-proxy` through
@@ -311,7 +337,7 @@ impl Kubeadm {
                     findings.push(Finding::error(
                         Location::element(Field::Units, index),
                         "File content too long for CAPI",
-                        format!("The drop-in for {} is {} characters; CAPI accepts {MAX_CONTENT}. Shorten the NO_PROXY list (e.g. aggregate CIDRs) or use the Secret variant.", file.path, content.len()),
+                        format!("The drop-in for {} is {} characters (the proxy password counted as `{REDACTED_PASSWORD}`); CAPI accepts {MAX_CONTENT}. Shorten the NO_PROXY list (e.g. aggregate CIDRs) or use the Secret variant.", file.path, content.len()),
                     ));
                 }
             }

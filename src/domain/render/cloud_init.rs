@@ -15,6 +15,7 @@ use serde_json::{json, Value};
 use super::trust::{self, OsFamily};
 use super::{systemd, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::domain::no_proxy::Cloud;
+use crate::domain::proxy_url::REDACTED_PASSWORD;
 use crate::domain::{Field, Finding};
 
 /// The header line cloud-init requires on cloud-config user data.
@@ -27,13 +28,14 @@ pub const EC2_USER_DATA_LIMIT: usize = 16 * 1024;
 
 /// The platform rule on size: on `cloud = "aws"`, user data over
 /// [`EC2_USER_DATA_LIMIT`] is refused by EC2 unless compressed (cloud-init
-/// reads gzip-compressed user data). A warning on `cloud`.
+/// reads gzip-compressed user data). A warning on `cloud`. `user_data` is
+/// the redacted document: the warning must not depend on the password.
 pub fn check_size(user_data: &str, cloud: Option<Cloud>) -> Option<Finding> {
     (cloud == Some(Cloud::Aws) && user_data.len() > EC2_USER_DATA_LIMIT).then(|| {
         Finding::warning(
             Field::Cloud,
             "User data larger than EC2 accepts",
-            format!("The user data is {} bytes; EC2 takes at most {EC2_USER_DATA_LIMIT} bytes before base64 encoding. Compress it (cloud-init reads gzip user data; e.g. `gzip = true` in a `cloudinit_config`), or shorten the NO_PROXY list or the units.", user_data.len()),
+            format!("The user data is {} bytes (the proxy password counted as `{REDACTED_PASSWORD}`); EC2 takes at most {EC2_USER_DATA_LIMIT} bytes before base64 encoding. Compress it (cloud-init reads gzip user data; e.g. `gzip = true` in a `cloudinit_config`), or shorten the NO_PROXY list or the units.", user_data.len()),
         )
     })
 }
@@ -100,7 +102,7 @@ impl Renderer for CloudInit {
         }
         let document = user_data(settings, &self.units, self.os, secrets);
         findings.extend(check_size(
-            &user_data(settings, &self.units, self.os, Secrets::Include),
+            &user_data(settings, &self.units, self.os, Secrets::Redact),
             cluster.cloud,
         ));
         Rendered::checked(

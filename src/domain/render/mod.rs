@@ -260,4 +260,81 @@ pub(crate) mod tests {
             .1
             .contains("p%2540ss"));
     }
+
+    /// `settings()` with `password` and a NO_PROXY list of `entries` names.
+    fn with_password(password: &str, entries: usize) -> ProxySettings {
+        let credentials = ProxyCredentials::new("svc-proxy", password).unwrap();
+        let mut s = settings();
+        for url in [&mut s.http_proxy, &mut s.https_proxy] {
+            *url = url.take().map(|u| u.with_credentials(credentials.clone()));
+        }
+        s.no_proxy = (0..entries)
+            .map(|i| format!("host-{i}.corp.example"))
+            .collect();
+        s
+    }
+
+    /// What a renderer finds (errors and warnings alike), whatever it renders.
+    fn findings<R: Renderer>(
+        renderer: &R,
+        settings: &ProxySettings,
+        cluster: &Cluster,
+    ) -> Vec<Finding> {
+        match renderer.render(Input {
+            settings,
+            cluster,
+            secrets: Secrets::Include,
+        }) {
+            Ok(rendered) => rendered.warnings,
+            Err(findings) => findings,
+        }
+    }
+
+    /// No finding depends on the credentials: the limits on sizes and lines
+    /// are measured with the password shown as `***`, so that no message,
+    /// and no finding's presence, tells anything about its length. Sizes
+    /// around each limit: a warning or error must come or go with the
+    /// password's length only if it depended on it.
+    #[test]
+    fn findings_do_not_depend_on_the_password() {
+        let units = vec!["containerd.service".to_owned()];
+        let cluster = Cluster {
+            cloud: Some(crate::domain::no_proxy::Cloud::Aws),
+            ..Cluster::default()
+        };
+        let cloud_init = cloud_init::CloudInit {
+            units: units.clone(),
+            os: trust::OsFamily::Debian,
+        };
+        let dropin = systemd::Systemd {
+            units: units.clone(),
+            os: trust::OsFamily::Debian,
+        };
+        let capi = capi::Capi {
+            units,
+            os: trust::OsFamily::Debian,
+            base64_content: false,
+            cluster_name: None,
+            namespace: "default".to_owned(),
+        };
+        for entries in [0, 250, 330, 340, 400, 500, 1500, 1800, 2500, 3000] {
+            let short = with_password("p", entries);
+            let long = with_password(&"p".repeat(200), entries);
+            assert_eq!(
+                findings(&cloud_init, &short, &cluster),
+                findings(&cloud_init, &long, &cluster),
+                "cloud-init, {entries} entries"
+            );
+            assert_eq!(
+                findings(&dropin, &short, &cluster),
+                findings(&dropin, &long, &cluster),
+                "systemd, {entries} entries"
+            );
+            assert_eq!(
+                findings(&capi, &short, &cluster),
+                findings(&capi, &long, &cluster),
+                "CAPI, {entries} entries"
+            );
+        }
+    }
 }

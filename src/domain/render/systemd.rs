@@ -7,6 +7,7 @@
 
 use super::trust::{self, CaFile, OsFamily};
 use super::{shell, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
+use crate::domain::proxy_url::REDACTED_PASSWORD;
 use crate::domain::{Field, Finding, Location};
 
 /// The units proxied when none are named.
@@ -101,12 +102,13 @@ impl Renderer for Systemd {
     }
 }
 
-/// [`check_limits`] on the drop-in of the first of `units` (every drop-in
-/// has the same lines): what every renderer that writes drop-ins checks.
+/// [`check_limits`] on the redacted drop-in of the first of `units` (every
+/// drop-in has the same lines; no finding may depend on the password): what
+/// every renderer that writes drop-ins checks.
 pub fn check_dropins(settings: &ProxySettings, units: &[String]) -> Vec<Finding> {
     units
         .first()
-        .map(|unit| check_limits(settings, &dropin(settings, unit, Secrets::Include).content))
+        .map(|unit| check_limits(settings, &dropin(settings, unit, Secrets::Redact).content))
         .unwrap_or_default()
 }
 
@@ -336,13 +338,13 @@ pub fn check_limits(settings: &ProxySettings, content: &str) -> Vec<Finding> {
         findings.push(Finding::error(
             None,
             "Line too long for systemd",
-            format!("A line of the drop-in is {longest} bytes; systemd refuses unit files with lines of {LONG_LINE_MAX} bytes or more (LONG_LINE_MAX), and the unit would not load. Shorten the NO_PROXY list."),
+            format!("A line of the drop-in is {longest} bytes (the proxy password counted as `{REDACTED_PASSWORD}`); systemd refuses unit files with lines of {LONG_LINE_MAX} bytes or more (LONG_LINE_MAX), and the unit would not load. Shorten the NO_PROXY list."),
         ));
     } else if longest > LONG_LINE_WARNING {
         findings.push(Finding::warning(
             None,
             "Very long drop-in line",
-            format!("A line of the drop-in is {longest} bytes. systemd refuses lines of {LONG_LINE_MAX} bytes and Linux environment strings of {MAX_ARG_STRLEN} bytes; consider aggregating CIDRs or using domain suffixes."),
+            format!("A line of the drop-in is {longest} bytes (the proxy password counted as `{REDACTED_PASSWORD}`). systemd refuses lines of {LONG_LINE_MAX} bytes and Linux environment strings of {MAX_ARG_STRLEN} bytes; consider aggregating CIDRs or using domain suffixes."),
         ));
     }
     findings
