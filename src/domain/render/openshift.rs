@@ -106,12 +106,23 @@ impl Renderer for OpenShift {
         }
         let whole_wildcard = settings.no_proxy.iter().any(|e| e == "*");
         let mut no_proxy = Vec::with_capacity(settings.no_proxy.len());
+        let mut warnings = Vec::new();
         for (index, entry) in settings.no_proxy.iter().enumerate() {
             if whole_wildcard {
                 if entry != "*" {
                     continue;
                 }
                 no_proxy.push(entry.clone());
+                continue;
+            }
+            if bracketed_form_of_listed_address(entry, &settings.no_proxy) {
+                if warnings.is_empty() {
+                    warnings.push(Finding::warning(
+                        Field::Merged,
+                        "Bracketed IPv6 forms left out",
+                        "The merged list holds `[v6]` after each IPv6 address for python, node and undici, which match IPv6 addresses only in brackets; OpenShift rejects brackets in noProxy, so they are left out and those clients in the cluster proxy requests to IPv6 literals.",
+                    ));
+                }
                 continue;
             }
             match entry_form(entry) {
@@ -152,15 +163,18 @@ impl Renderer for OpenShift {
             set.dedup();
             set
         };
-        Ok(Rendered::new(OpenShiftProxy {
-            http_proxy: settings.http_proxy.clone(),
-            https_proxy: settings.https_proxy.clone(),
-            no_proxy,
-            readiness_endpoints: self.readiness_endpoints.clone(),
-            trusted_ca: settings.trusted_ca.as_ref().map(|ca| ca.to_pem()),
-            secrets,
-            status_no_proxy,
-        }))
+        Ok(Rendered {
+            output: OpenShiftProxy {
+                http_proxy: settings.http_proxy.clone(),
+                https_proxy: settings.https_proxy.clone(),
+                no_proxy,
+                readiness_endpoints: self.readiness_endpoints.clone(),
+                trusted_ca: settings.trusted_ca.as_ref().map(|ca| ca.to_pem()),
+                secrets,
+                status_no_proxy,
+            },
+            warnings,
+        })
     }
 }
 
@@ -295,6 +309,17 @@ fn proxy_in_cluster(field: Field, url: &ProxyUrl, cluster: &Cluster) -> Vec<Find
 }
 
 /// The form OpenShift accepts for a merged-list entry, or why it rejects it.
+/// True for `[v6]` when `v6` is in `list` too: the form the merge adds for
+/// the clients that match IPv6 addresses only in brackets.
+fn bracketed_form_of_listed_address(entry: &str, list: &[String]) -> bool {
+    entry
+        .strip_prefix('[')
+        .and_then(|e| e.strip_suffix(']'))
+        .is_some_and(|inner| {
+            inner.parse::<std::net::Ipv6Addr>().is_ok() && list.iter().any(|e| e == inner)
+        })
+}
+
 fn entry_form(entry: &str) -> Result<String, String> {
     if entry.parse::<IpNet>().is_ok() {
         return Ok(entry.to_owned());
@@ -542,5 +567,55 @@ pub(crate) mod tests {
             ]
         );
         assert!(endpoint_problem("quay.io").is_some());
+    }
+
+    /// An IPv6 cluster with the default clients: the merged list holds
+    /// `[v6]` after each IPv6 address; OpenShift rejects brackets, so they
+    /// are left out with one warning instead of failing the rendering.
+    #[test]
+    fn bracketed_ipv6_forms_are_left_out_with_a_warning() {
+        let mut s = settings();
+        s.no_proxy = [
+            "::1",
+            "[::1]",
+            "fd00:30::/112",
+            "fd00:30::1",
+            "[fd00:30::1]",
+            "[fd00:31::1]",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        let cluster = Cluster {
+            service_cidrs: vec!["fd00:30::/112".into()],
+            ..Cluster::default()
+        };
+        let rendered = OpenShift::default()
+            .render(Input {
+                settings: &s,
+                cluster: &cluster,
+                secrets: Secrets::Redact,
+            })
+            .map_err(|f| f.clone());
+        // `[fd00:31::1]` without its plain form is not the merge's added form.
+        let errors = rendered.unwrap_err();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(
+            errors[0].location,
+            Some(Location::element(Field::Merged, 5))
+        );
+        s.no_proxy.pop();
+        let rendered = OpenShift::default()
+            .render(Input {
+                settings: &s,
+                cluster: &cluster,
+                secrets: Secrets::Redact,
+            })
+            .unwrap();
+        assert_eq!(
+            rendered.output.no_proxy_value(),
+            "::1/128,fd00:30::/112,fd00:30::1/128"
+        );
+        assert_eq!(rendered.warnings.len(), 1, "{:?}", rendered.warnings);
+        assert!(!rendered.warnings[0].is_error());
     }
 }
