@@ -644,12 +644,19 @@ fn no_proxy_renders_only_the_clients_named() {
         !gaps.contains_key("go") && !gaps.contains_key("curl"),
         "{gaps:?}"
     );
-    // Several gaps of one client keep the order of `checked` (here not the
-    // sorted order).
+    // Several gaps of one client keep the order of `checked`, which is
+    // sorted, whatever the order or repetitions of `must_bypass`.
     let more = read(Some((
         "must_bypass",
         list(&["192.168.9.9", "http://192.168.3.3/"]),
     )));
+    let reordered = read(Some((
+        "must_bypass",
+        list(&["http://192.168.3.3/", "192.168.9.9", "http://192.168.3.3/"]),
+    )));
+    for name in ["checked", "gaps_by_client"] {
+        assert_eq!(attr(&reordered, name), attr(&more, name), "{name}");
+    }
     let Value::List(checked) = attr(&more, "checked") else {
         panic!()
     };

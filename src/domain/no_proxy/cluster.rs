@@ -206,12 +206,7 @@ impl Cluster {
         for ip in self.kubernetes_service_ips() {
             urls.push(ip_url("https", ip, 443));
         }
-        let domain = self
-            .cluster_domain
-            .as_deref()
-            .unwrap_or("cluster.local")
-            .trim()
-            .trim_end_matches('.');
+        let domain = canonical_host(self.cluster_domain.as_deref().unwrap_or("cluster.local"));
         urls.push("https://kubernetes.default.svc:443/".to_owned());
         urls.push(format!("https://kubernetes.default.svc.{domain}:443/"));
         for ip in first_hosts(&self.pod_cidrs)
@@ -221,7 +216,7 @@ impl Cluster {
             urls.push(ip_url("http", ip, 8080));
         }
         if let Some(host) = &self.apiserver_host {
-            urls.push(format!("https://{}:6443/", host.trim()));
+            urls.push(format!("https://{}:6443/", url_host(canonical_host(host))));
         }
         if let Some(ip) = self
             .apiserver_ip
@@ -231,24 +226,18 @@ impl Cluster {
             urls.push(ip_url("https", ip, 6443));
         }
         if let Ok(Some((host, port))) = self.control_plane_host() {
-            let host = if host.contains(':') {
-                format!("[{host}]")
-            } else {
-                host
-            };
-            urls.push(format!("https://{host}:{}/", port.unwrap_or(6443)));
+            urls.push(format!(
+                "https://{}:{}/",
+                url_host(host),
+                port.unwrap_or(6443)
+            ));
         }
         for host in self
             .cloud
             .map(|c| c.metadata_hosts(self.is_ipv6()))
             .unwrap_or_default()
         {
-            let host = if host.contains(':') {
-                format!("[{host}]")
-            } else {
-                host.to_owned()
-            };
-            urls.push(format!("http://{host}:80/"));
+            urls.push(format!("http://{}:80/", url_host(host.to_owned())));
         }
         let mut out: Vec<Destination> = Vec::new();
         for url in urls {
@@ -273,4 +262,68 @@ fn first_hosts(cidrs: &[String]) -> Vec<IpAddr> {
             IpAddr::V6(a) => IpAddr::V6((u128::from(a) + 1).into()),
         })
         .collect()
+}
+
+/// A host as clients see it in a URL: an address in its canonical form, a
+/// name lowercased, without a trailing dot and in punycode (what
+/// [`Destination`] reads); as given (trimmed) when it is neither.
+fn canonical_host(raw: &str) -> String {
+    let raw = raw.trim();
+    match raw.parse::<IpAddr>() {
+        Ok(ip) => ip.to_string(),
+        Err(_) => Destination::parse(raw).map_or_else(|_| raw.to_owned(), |d| d.bare_host()),
+    }
+}
+
+/// `host` for a URL: IPv6 addresses in brackets.
+fn url_host(host: String) -> String {
+    if host.contains(':') {
+        format!("[{host}]")
+    } else {
+        host
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn urls(cluster: &Cluster) -> Vec<String> {
+        cluster
+            .default_destinations()
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    /// The default checks are made for the hosts as clients see them, not as
+    /// spelled: an upper-case or trailing-dot spelling of the apiserver host
+    /// or cluster domain checks the same destinations (a raw spelling made
+    /// false gaps, and failed plans with `fail_on_gap`).
+    #[test]
+    fn default_checks_use_the_canonical_hosts() {
+        let canonical = Cluster {
+            cluster_domain: Some("cluster.local".into()),
+            apiserver_host: Some("api.prod-1.corp.example".into()),
+            control_plane_endpoint: Some("https://cp.corp.example:6443".into()),
+            ..Cluster::default()
+        };
+        let respelled = Cluster {
+            cluster_domain: Some(" Cluster.Local. ".into()),
+            apiserver_host: Some("API.prod-1.corp.example.".into()),
+            control_plane_endpoint: Some("https://CP.corp.example.:6443/".into()),
+            ..Cluster::default()
+        };
+        assert_eq!(urls(&respelled), urls(&canonical));
+        assert!(urls(&canonical).contains(&"https://api.prod-1.corp.example:6443/".to_owned()));
+        let v6 = Cluster {
+            apiserver_host: Some("FD00::1".into()),
+            ..Cluster::default()
+        };
+        assert!(
+            urls(&v6).contains(&"https://[fd00::1]:6443/".to_owned()),
+            "{:?}",
+            urls(&v6)
+        );
+    }
 }

@@ -60,7 +60,7 @@ crate::model! {
         /// `subsumed_by`.
         pub subsumed_by: BTreeMap<String, String> [computed("Entries left out because another entry covers them for every client: each left-out entry (canonical) to the entry that covers it.")],
         /// `checked`.
-        pub checked: Vec<String> [computed("Every destination checked, as a URL with its port. Cost: one string per destination (about five for a cluster with the default checks).")],
+        pub checked: Vec<String> [computed("Every destination checked, once, as a URL with its port, sorted. Cost: one string per destination (about five for a cluster with the default checks).")],
         /// `gaps_by_client`.
         pub gaps_by_client: BTreeMap<String, Vec<String>> [computed("Per client, the checked destinations it would still send through the proxy, in the order of `checked`; a client that bypasses the proxy for every checked destination is left out, so `length(gaps_by_client) == 0` means no gap (a postcondition or `fail_on_gap` can hold a plan to it). Cost: one string per client and destination it would proxy.")],
     }
@@ -101,12 +101,11 @@ impl DataSource for NoProxy {
             .filter_map(|d| Destination::parse(d.known()?).ok())
             .collect();
         if config.default_checks {
-            for destination in cluster.default_destinations() {
-                if !destinations.contains(&destination) {
-                    destinations.push(destination);
-                }
-            }
+            destinations.extend(cluster.default_destinations());
         }
+        // One order whatever the order or repetitions of `must_bypass`.
+        destinations.sort_by_cached_key(ToString::to_string);
+        destinations.dedup();
         // Rendered: the clients named in the configuration (the coverage
         // check reuses them, and renders Java's own setting if not named).
         let named = config.clients.named();
