@@ -134,7 +134,7 @@ fn kyverno_policy_example() {
         let mutate = &rules[1];
         assert_eq!(
             mutate["exclude"]["any"][0]["resources"]["namespaces"],
-            json!(["kube-system", "flux-system"])
+            json!(["flux-system", "kube-system"])
         );
         assert_eq!(
             mutate["exclude"]["any"][1]["resources"]["annotations"]["corp.example/no-proxy-env"],

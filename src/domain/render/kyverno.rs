@@ -73,10 +73,16 @@ fn cluster_policy(settings: &ProxySettings, options: &Kyverno, secrets: Secrets)
             "configMap": {"name": options.config_map_name},
         }]);
     }
+    // A set: sorted, once each, so that their order changes nothing.
+    let namespaces: std::collections::BTreeSet<&str> = options
+        .excluded_namespaces
+        .iter()
+        .map(String::as_str)
+        .collect();
     let exclude = |kind_extra: Option<Value>| {
         let mut any = Vec::new();
-        if !options.excluded_namespaces.is_empty() {
-            any.push(json!({"resources": {"namespaces": options.excluded_namespaces}}));
+        if !namespaces.is_empty() {
+            any.push(json!({"resources": {"namespaces": namespaces}}));
         }
         if let Some(extra) = kind_extra {
             any.push(extra);
@@ -244,7 +250,7 @@ for text in json.load(sys.stdin):
         let mutate = &rules[1];
         assert_eq!(
             mutate["exclude"]["any"][0]["resources"]["namespaces"],
-            json!(["kube-system", "flux-system"])
+            json!(["flux-system", "kube-system"])
         );
         assert_eq!(
             mutate["exclude"]["any"][1]["resources"]["annotations"][DEFAULT_OPT_OUT],
@@ -275,5 +281,22 @@ for text in json.load(sys.stdin):
             let text = cluster_policy(&s, &options(), secrets);
             assert_eq!(text.matches('{').count(), 2, "{text}");
         }
+    }
+
+    /// The excluded namespaces are a set: their order and repetitions do not
+    /// change the policy.
+    #[test]
+    fn excluded_namespaces_are_a_set() {
+        let policy = |namespaces: &[&str]| {
+            let mut options = options();
+            options.excluded_namespaces = namespaces.iter().map(|n| (*n).to_owned()).collect();
+            cluster_policy(&settings(), &options, Secrets::Redact)
+        };
+        let sorted = policy(&["flux-system", "kube-system"]);
+        assert_eq!(
+            policy(&["kube-system", "flux-system", "kube-system"]),
+            sorted
+        );
+        assert_eq!(sorted.matches("- kube-system").count(), 1, "{sorted}");
     }
 }
