@@ -27,6 +27,7 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
+use super::no_proxy::entry::label_errors;
 use super::{Field, Finding};
 
 /// Bytes that RFC 3986 userinfo must percent-encode: everything but unreserved.
@@ -367,18 +368,7 @@ fn parse_host(text: &str) -> Result<ProxyHost, String> {
     let ascii =
         idna::domain_to_ascii(text).map_err(|_| format!("{text:?} is not a valid host name."))?;
     let name = ascii.strip_suffix('.').unwrap_or(&ascii);
-    let label_ok = |label: &str| {
-        !label.is_empty()
-            && label.len() <= 63
-            && label
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-            && !label.starts_with('-')
-            && !label.ends_with('-')
-    };
-    if name.is_empty() || name.len() > 253 || !name.split('.').all(label_ok) {
-        return Err(format!("{text:?} is not a valid host name."));
-    }
+    label_errors(name).map_err(|why| format!("{text:?} is not a valid host name: {why}."))?;
     Ok(ProxyHost::Name(name.to_owned()))
 }
 
@@ -388,6 +378,22 @@ mod tests {
 
     fn parse(text: &str) -> Result<ProxyUrl, Finding> {
         ProxyUrl::parse(Field::HttpProxy, text)
+    }
+
+    /// Host names follow the NO_PROXY grammar's rules: a name whose last
+    /// label is all digits is a malformed address, which URL parsers read
+    /// differently (WHATWG and glibc read `0x7f.1` as 127.0.0.1).
+    #[test]
+    fn a_name_ending_in_a_number_is_refused() {
+        for text in [
+            "http://0x7f.1:3128",
+            "http://proxy.123:3128",
+            "http://a..b:3128",
+        ] {
+            let finding = parse(text).unwrap_err();
+            assert_eq!(finding.summary, "invalid proxy host", "{text}");
+        }
+        assert!(parse("http://proxy-1.corp.example:3128").is_ok());
     }
 
     #[test]

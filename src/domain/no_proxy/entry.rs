@@ -392,8 +392,9 @@ fn validate_labels(name: &str) -> Result<(), String> {
     label_errors(name)
 }
 
-/// What is wrong with a name; `Ok` exactly when [`plainly_valid`] is true.
-fn label_errors(name: &str) -> Result<(), String> {
+/// What is wrong with a host name (ASCII, without a trailing dot); `Ok`
+/// exactly when [`plainly_valid`] is true. Proxy URLs' hosts follow it too.
+pub(crate) fn label_errors(name: &str) -> Result<(), String> {
     if name.is_empty() {
         return Err("the name is empty".to_owned());
     }
