@@ -20,6 +20,7 @@ use ipnet::IpNet;
 use serde_json::{json, Value};
 
 use super::{yaml, Cluster, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
+use crate::domain::no_proxy::typed::networks;
 use crate::domain::no_proxy::Cloud;
 use crate::domain::proxy_url::{ProxyHost, ProxyUrl};
 use crate::domain::{Field, Finding, Location};
@@ -234,9 +235,10 @@ pub fn operator_entries(openshift: &OpenShift, cluster: &Cluster) -> Vec<String>
     let mut out: Vec<String> = ["127.0.0.1", "localhost", ".svc", ".cluster.local"]
         .map(str::to_owned)
         .to_vec();
-    out.extend(cluster.node_cidrs.iter().cloned());
+    let blocks = |cidrs| networks(cidrs).map(|net| net.to_string());
+    out.extend(blocks(&cluster.node_cidrs));
     out.extend(openshift.api_internal_host.iter().cloned());
-    out.extend(cluster.service_cidrs.iter().cloned());
+    out.extend(blocks(&cluster.service_cidrs));
     if matches!(cluster.cloud, Some(Cloud::Aws | Cloud::Gcp | Cloud::Azure)) {
         out.push("169.254.169.254".to_owned());
     }
@@ -260,7 +262,7 @@ pub fn operator_entries(openshift: &OpenShift, cluster: &Cluster) -> Vec<String>
         ),
         _ => {}
     }
-    out.extend(cluster.pod_cidrs.iter().cloned());
+    out.extend(blocks(&cluster.pod_cidrs));
     out
 }
 
@@ -277,11 +279,7 @@ fn proxy_in_cluster(field: Field, url: &ProxyUrl, cluster: &Cluster) -> Vec<Find
         ("service networks", &cluster.service_cidrs),
     ]
     .into_iter()
-    .filter(|(_, nets)| {
-        nets.iter()
-            .filter_map(|n| n.parse::<IpNet>().ok())
-            .any(|n| n.contains(&ip))
-    })
+    .filter(|(_, nets)| networks(nets).any(|n| n.contains(&ip)))
     .map(|(what, _)| {
         Finding::error(
             field,
