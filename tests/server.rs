@@ -1018,3 +1018,61 @@ fn renderers_write_canonical_cluster_inputs() {
         assert_eq!(compared, 1, "{data_source}");
     }
 }
+
+/// The free-text inputs OpenShift and kubespray copy into their outputs are
+/// checked, each error on its attribute (element or map key).
+#[test]
+fn renderer_free_text_inputs_are_checked_on_their_attribute() {
+    let server = server();
+    const OPENSHIFT: &str = "clusterproxy_openshift_proxy";
+    const KUBESPRAY: &str = "clusterproxy_kubespray";
+    let cases: Vec<(&str, (&str, Value), AttributePath, &str)> = vec![
+        (
+            OPENSHIFT,
+            ("api_internal_host", Value::string("api-int.x\nevil: true")),
+            AttributePath::attribute("api_internal_host"),
+            "Invalid host",
+        ),
+        (
+            OPENSHIFT,
+            ("aws_region", Value::string("eu-west-1,evil.example")),
+            AttributePath::attribute("aws_region"),
+            "Invalid AWS region",
+        ),
+        (
+            OPENSHIFT,
+            (
+                "readiness_endpoints",
+                list(&["https://quay.io/", "http://[::1]:99999/"]),
+            ),
+            AttributePath::attribute("readiness_endpoints").index(1),
+            "Invalid readiness endpoint",
+        ),
+        (
+            KUBESPRAY,
+            (
+                "inventory_hosts",
+                Value::Map([("node1,evil".to_owned(), Value::string("10.0.0.1"))].into()),
+            ),
+            AttributePath::attribute("inventory_hosts").key("node1,evil"),
+            "Invalid host",
+        ),
+    ];
+    for (data_source, set, want, summary) in cases {
+        let mut set = vec![set];
+        if set[0].0 == "aws_region" {
+            set.push(("cloud", Value::string("aws")));
+        }
+        let config = cluster_config(&server, data_source, &set);
+        let mut diags = Diagnostics::new();
+        assert!(server
+            .read_data_source(data_source, config, &mut diags)
+            .is_none());
+        assert!(
+            diags
+                .iter()
+                .any(|d| d.summary == summary && d.path.as_ref() == Some(&want)),
+            "{data_source} {want:?}: {diags:?}"
+        );
+    }
+}

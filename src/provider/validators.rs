@@ -56,6 +56,26 @@ impl Validator for Each {
     }
 }
 
+/// Accepts only maps whose keys are all of one [`Kind`]; a bad key is
+/// reported on its element.
+#[derive(Debug, Clone, Copy)]
+pub struct KeysAre(pub Kind);
+
+impl Validator for KeysAre {
+    fn description(&self) -> String {
+        format!("a map whose keys are each {}", self.0.expected())
+    }
+
+    fn validate(&self, path: &AttributePath, value: &Value, diags: &mut Diagnostics) {
+        let Value::Map(map) = value else {
+            return;
+        };
+        for key in map.keys() {
+            check(self.0, key, path.clone().key(key.clone()), diags);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,6 +107,24 @@ mod tests {
                 .1
                 .contains("Expected a CIDR block such as `10.96.0.0/12`"),
             "{found:?}"
+        );
+    }
+
+    #[test]
+    fn bad_keys_are_reported_on_their_element() {
+        let map = Value::Map(
+            [
+                ("node1".to_owned(), Value::string("10.0.0.1")),
+                ("node1,evil".to_owned(), Value::string("10.0.0.2")),
+            ]
+            .into(),
+        );
+        let mut diags = Diagnostics::new();
+        KeysAre(Kind::Host).validate(&AttributePath::attribute("x"), &map, &mut diags);
+        let paths: Vec<_> = diags.iter().map(|d| d.path.clone()).collect();
+        assert_eq!(
+            paths,
+            [Some(AttributePath::attribute("x").key("node1,evil"))]
         );
     }
 

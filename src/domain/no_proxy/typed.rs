@@ -26,6 +26,8 @@ pub enum Kind {
     Domain,
     /// A host, `host:port` or `https://` URL (`control_plane_endpoint`).
     Endpoint,
+    /// An AWS region (`aws_region`), which names a DNS domain (`.<region>.compute.internal`).
+    AwsRegion,
 }
 
 impl Kind {
@@ -37,6 +39,7 @@ impl Kind {
             Kind::Host => "a host name or IP address such as `api.example.com` or `10.0.0.1` (no scheme, port, path or wildcard)",
             Kind::Domain => "a DNS domain name such as `cluster.local` (no IP address, port or wildcard)",
             Kind::Endpoint => "a host, `host:port` or `https://host[:port]` URL such as `api.example.com:6443` (no credentials, path, query, fragment, CIDR block or wildcard)",
+            Kind::AwsRegion => "an AWS region such as `eu-west-1` (lowercase letters, then a number, separated by `-`)",
         }
     }
 
@@ -48,6 +51,7 @@ impl Kind {
             Kind::Host => parse_host(text).map(drop),
             Kind::Domain => parse_domain(text).map(drop),
             Kind::Endpoint => parse_endpoint(text).map(drop),
+            Kind::AwsRegion => check_aws_region(text),
         }
     }
 }
@@ -180,6 +184,21 @@ pub fn parse_endpoint(text: &str) -> Result<Endpoint, Rejection> {
     Ok(Endpoint { host, port })
 }
 
+/// Checks an AWS region: parts of lowercase letters, then a number
+/// (`eu-west-1`, `us-gov-west-1`), joined by `-`.
+fn check_aws_region(text: &str) -> Result<(), Rejection> {
+    let parts: Vec<&str> = text.split('-').collect();
+    let letters = |p: &&str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase());
+    let number = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+    match parts.split_last() {
+        Some((last, rest)) if rest.len() >= 2 && rest.iter().all(letters) && number(last) => Ok(()),
+        _ => Err(rejection(
+            "Invalid AWS region",
+            format!("{text:?} is not an AWS region."),
+        )),
+    }
+}
+
 /// The valid CIDR blocks of `cidrs`, canonical.
 pub fn networks(cidrs: &[String]) -> impl Iterator<Item = IpNet> + '_ {
     cidrs.iter().filter_map(|c| parse_cidr(c).ok())
@@ -281,6 +300,24 @@ mod tests {
             "*",
         ] {
             assert!(!accepted(Kind::Domain, bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn aws_regions_name_a_domain_part() {
+        for good in ["eu-west-1", "us-gov-west-1", "ap-southeast-4"] {
+            assert!(accepted(Kind::AwsRegion, good), "{good:?}");
+        }
+        for bad in [
+            "eu-west-1,evil.example",
+            "eu-west",
+            "EU-west-1",
+            "eu--1",
+            "eu-west-1.x",
+            " eu-west-1",
+            "",
+        ] {
+            assert!(!accepted(Kind::AwsRegion, bad), "{bad:?}");
         }
     }
 
