@@ -774,3 +774,312 @@ fn stop_provider_cancels_requests_in_flight() {
     });
     assert!(result.is_some() && diags.is_empty());
 }
+
+/// The renderers that copy cluster inputs into their outputs, and
+/// `clusterproxy_no_proxy`.
+const CLUSTER_INPUT_READERS: [&str; 5] = [
+    NO_PROXY,
+    "clusterproxy_tkg_config",
+    "clusterproxy_eksa_proxy_config",
+    "clusterproxy_openshift_proxy",
+    "clusterproxy_kubespray",
+];
+
+/// A configuration of `data_source` with `set` (and a proxy for the renderers).
+fn cluster_config(server: &Server, data_source: &str, set: &[(&str, Value)]) -> Value {
+    let schema = &server.registry().data_sources()[data_source].schema;
+    let mut set = set.to_vec();
+    if data_source != NO_PROXY {
+        set.push(("http_proxy", Value::string(PROXY)));
+    }
+    object(schema, &set)
+}
+
+/// Each typed cluster input is checked as its type, not only as a NO_PROXY
+/// entry: a bad value is an error on its attribute (a list element at its
+/// index), at validation and at read, without a panic.
+#[test]
+fn typed_cluster_inputs_are_checked_on_their_attribute() {
+    let server = server();
+    // (attribute, value, bad element, summary)
+    let cases: Vec<(&str, Value, Option<usize>, &str)> = vec![
+        (
+            "apiserver_ip",
+            Value::string("*"),
+            None,
+            "Invalid IP address",
+        ),
+        (
+            "apiserver_ip",
+            Value::string("api.example.com"),
+            None,
+            "Invalid IP address",
+        ),
+        (
+            "apiserver_ip",
+            Value::string("10.0.0.0/8"),
+            None,
+            "Invalid IP address",
+        ),
+        (
+            "apiserver_ip",
+            Value::string("10.0.0.1:6443"),
+            None,
+            "Invalid IP address",
+        ),
+        ("apiserver_host", Value::string("*"), None, "Invalid host"),
+        (
+            "apiserver_host",
+            Value::string("api.example.com:6443"),
+            None,
+            "Invalid host",
+        ),
+        (
+            "apiserver_host",
+            Value::string("https://api.example.com"),
+            None,
+            "Invalid host",
+        ),
+        (
+            "cluster_domain",
+            Value::string("cluster.local:80"),
+            None,
+            "Invalid DNS domain",
+        ),
+        (
+            "cluster_domain",
+            Value::string("10.0.0.0/8"),
+            None,
+            "Invalid DNS domain",
+        ),
+        (
+            "cluster_domain",
+            Value::string("*.cluster.local"),
+            None,
+            "Invalid DNS domain",
+        ),
+        (
+            "control_plane_endpoint",
+            Value::string("https://admin:s3cret@10.0.0.0/8?x#y"),
+            None,
+            "Invalid control-plane endpoint",
+        ),
+        (
+            "control_plane_endpoint",
+            Value::string("10.0.0.0/8"),
+            None,
+            "Invalid control-plane endpoint",
+        ),
+        (
+            "control_plane_endpoint",
+            Value::string("https://api.example.com/x"),
+            None,
+            "Invalid control-plane endpoint",
+        ),
+        (
+            "control_plane_endpoint",
+            Value::string("api.example.com:99999"),
+            None,
+            "Invalid control-plane endpoint",
+        ),
+        (
+            "control_plane_endpoint",
+            Value::string("*"),
+            None,
+            "Invalid control-plane endpoint",
+        ),
+        (
+            "pod_cidrs",
+            list(&["10.244.0.0/16", "localhost"]),
+            Some(1),
+            "Invalid CIDR block",
+        ),
+        (
+            "pod_cidrs",
+            list(&["[::1]:80"]),
+            Some(0),
+            "Invalid CIDR block",
+        ),
+        ("pod_cidrs", list(&["*"]), Some(0), "Invalid CIDR block"),
+        (
+            "service_cidrs",
+            list(&["10.96.0.0/12", "10.96.0.1"]),
+            Some(1),
+            "Invalid CIDR block",
+        ),
+        (
+            "node_cidrs",
+            list(&["10.0.0.1/8"]),
+            Some(0),
+            "CIDR block with host bits set",
+        ),
+    ];
+    for data_source in CLUSTER_INPUT_READERS {
+        for (name, value, index, summary) in &cases {
+            let config = cluster_config(&server, data_source, &[(name, value.clone())]);
+            let want = AttributePath::attribute(*name);
+            let want = index.map_or(want.clone(), |i| want.index(i));
+            let found = |diags: &Diagnostics| {
+                diags
+                    .iter()
+                    .any(|d| d.summary == *summary && d.path.as_ref() == Some(&want))
+            };
+            let mut diags = Diagnostics::new();
+            server.validate_data_resource_config(data_source, &config, &mut diags);
+            assert!(found(&diags), "{data_source} {name} {value:?}: {diags:?}");
+            let mut diags = Diagnostics::new();
+            assert!(server
+                .read_data_source(data_source, config, &mut diags)
+                .is_none());
+            assert!(found(&diags), "{data_source} {name} {value:?}: {diags:?}");
+            assert!(
+                diags.iter().all(|d| !d.detail.contains("s3cret")),
+                "{diags:?}"
+            );
+        }
+        // Unknown values are checked once known.
+        let unknown = cluster_config(
+            &server,
+            data_source,
+            &[
+                ("apiserver_ip", Value::unknown()),
+                ("pod_cidrs", Value::list(vec![Value::unknown()])),
+            ],
+        );
+        let mut diags = Diagnostics::new();
+        server.validate_data_resource_config(data_source, &unknown, &mut diags);
+        assert!(diags.is_empty(), "{data_source}: {diags:?}");
+    }
+}
+
+/// The renderers write the cluster inputs in canonical form: equivalent
+/// spellings (blanks around, IPv6 case and compression, a trailing dot)
+/// render the same bytes, and no raw input string reaches an output.
+#[test]
+fn renderers_write_canonical_cluster_inputs() {
+    let server = server();
+    let spelled = |pods: &str, services: &str, nodes: &str, domain: &str, endpoint: &str| {
+        vec![
+            ("pod_cidrs", list(&[pods])),
+            ("service_cidrs", list(&[services])),
+            ("node_cidrs", list(&[nodes])),
+            ("cluster_domain", Value::string(domain)),
+            ("control_plane_endpoint", Value::string(endpoint)),
+            // Without the `[v6]` forms Python and Node need, which OpenShift rejects.
+            ("clients", list(&["go"])),
+        ]
+    };
+    let canonical = spelled(
+        "fd00:10:244::/56",
+        "10.96.0.0/12",
+        "10.0.0.0/16",
+        "cluster.local",
+        "fd00::10",
+    );
+    let respelled = spelled(
+        "FD00:10:244:0::/56",
+        "\n10.96.0.0/12\t",
+        " 10.0.0.0/16",
+        "Cluster.Local.",
+        "https://[FD00:0::10]:6443/",
+    );
+    for data_source in &CLUSTER_INPUT_READERS[1..] {
+        let read = |set: &[(&str, Value)]| {
+            let mut set = set.to_vec();
+            if *data_source == "clusterproxy_kubespray" {
+                set.push((
+                    "inventory_hosts",
+                    Value::Map([("node1".to_owned(), Value::string("10.0.0.5"))].into()),
+                ));
+            }
+            let mut diags = Diagnostics::new();
+            let state = server
+                .read_data_source(
+                    data_source,
+                    cluster_config(&server, data_source, &set),
+                    &mut diags,
+                )
+                .unwrap_or_else(|| panic!("{data_source}: {diags:?}"));
+            assert!(!diags.has_errors(), "{diags:?}");
+            state
+        };
+        let (want, got) = (read(&canonical), read(&respelled));
+        let outputs = [
+            "variables",
+            "node_no_proxy",
+            "status_no_proxy",
+            "effective_no_proxy",
+        ];
+        let mut compared = 0;
+        for output in outputs {
+            let (Some(want), Some(got)) = (want.get_attr(output), got.get_attr(output)) else {
+                continue;
+            };
+            compared += 1;
+            assert_eq!(got, want, "{data_source}.{output}");
+            let text = format!("{got:?}");
+            for raw in ["FD00", "\\n", "\\t", " 10.0.0.0/16", "Cluster.Local"] {
+                assert!(!text.contains(raw), "{data_source}.{output}: {text}");
+            }
+        }
+        assert_eq!(compared, 1, "{data_source}");
+    }
+}
+
+/// The free-text inputs OpenShift and kubespray copy into their outputs are
+/// checked, each error on its attribute (element or map key).
+#[test]
+fn renderer_free_text_inputs_are_checked_on_their_attribute() {
+    let server = server();
+    const OPENSHIFT: &str = "clusterproxy_openshift_proxy";
+    const KUBESPRAY: &str = "clusterproxy_kubespray";
+    let cases: Vec<(&str, (&str, Value), AttributePath, &str)> = vec![
+        (
+            OPENSHIFT,
+            ("api_internal_host", Value::string("api-int.x\nevil: true")),
+            AttributePath::attribute("api_internal_host"),
+            "Invalid host",
+        ),
+        (
+            OPENSHIFT,
+            ("aws_region", Value::string("eu-west-1,evil.example")),
+            AttributePath::attribute("aws_region"),
+            "Invalid AWS region",
+        ),
+        (
+            OPENSHIFT,
+            (
+                "readiness_endpoints",
+                list(&["https://quay.io/", "http://[::1]:99999/"]),
+            ),
+            AttributePath::attribute("readiness_endpoints").index(1),
+            "Invalid readiness endpoint",
+        ),
+        (
+            KUBESPRAY,
+            (
+                "inventory_hosts",
+                Value::Map([("node1,evil".to_owned(), Value::string("10.0.0.1"))].into()),
+            ),
+            AttributePath::attribute("inventory_hosts").key("node1,evil"),
+            "Invalid host",
+        ),
+    ];
+    for (data_source, set, want, summary) in cases {
+        let mut set = vec![set];
+        if set[0].0 == "aws_region" {
+            set.push(("cloud", Value::string("aws")));
+        }
+        let config = cluster_config(&server, data_source, &set);
+        let mut diags = Diagnostics::new();
+        assert!(server
+            .read_data_source(data_source, config, &mut diags)
+            .is_none());
+        assert!(
+            diags
+                .iter()
+                .any(|d| d.summary == summary && d.path.as_ref() == Some(&want)),
+            "{data_source} {want:?}: {diags:?}"
+        );
+    }
+}

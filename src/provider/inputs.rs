@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::domain::no_proxy::typed::Kind;
 use crate::domain::no_proxy::{self, Cloud, Cluster, Dialect, MergeOptions, Merged, Origins};
 use crate::domain::profile::{Profile, ProfileInput};
 use crate::domain::render::trust::{self, OsFamily};
@@ -13,6 +14,7 @@ use crate::framework::model::Maybe;
 use crate::framework::schema::{NoNullElements, OneOf, SizeAtLeast};
 use crate::framework::value::Value;
 use crate::provider::convert::{self, SettingsAt};
+use crate::provider::validators::{Each, Is};
 
 /// Description of `installation`, taken by the renderers and `clusterproxy_no_proxy`.
 const INSTALLATION: &str =
@@ -22,22 +24,23 @@ crate::model! {
     /// The cluster's NO_PROXY inputs other than `installation`, in merge order.
     pub struct ClusterInputs {
         /// Pod network CIDR blocks.
-        pub pod_cidrs: Vec<String> [optional("Pod network CIDR blocks of the cluster.").validator(NoNullElements)],
+        pub pod_cidrs: Vec<String> [optional("Pod network CIDR blocks of the cluster.").validator(NoNullElements).validator(Each(Kind::Cidr))],
         /// Service network CIDR blocks.
-        pub service_cidrs: Vec<String> [optional("Service network CIDR blocks of the cluster. The first address of each (the `kubernetes` Service ClusterIP) is added for clients without CIDR support.").validator(NoNullElements)],
+        pub service_cidrs: Vec<String> [optional("Service network CIDR blocks of the cluster. The first address of each (the `kubernetes` Service ClusterIP) is added for clients without CIDR support.").validator(NoNullElements).validator(Each(Kind::Cidr))],
         /// Node network CIDR blocks.
-        pub node_cidrs: Vec<String> [optional("Node or machine network CIDR blocks of the cluster.").validator(NoNullElements)],
+        pub node_cidrs: Vec<String> [optional("Node or machine network CIDR blocks of the cluster.").validator(NoNullElements).validator(Each(Kind::Cidr))],
         /// Cluster DNS domain.
         pub cluster_domain: Option<String> [with_default(
             Value::string("cluster.local"),
             "Cluster DNS domain; it covers every in-cluster service name. Defaults to `cluster.local`.",
-        )],
+        )
+        .validator(Is(Kind::Domain))],
         /// API server host.
-        pub apiserver_host: Option<String> [optional("Host name or IP address of the Kubernetes API server.")],
+        pub apiserver_host: Option<String> [optional("Host name or IP address of the Kubernetes API server.").validator(Is(Kind::Host))],
         /// API server address.
-        pub apiserver_ip: Option<String> [optional("IP address of the Kubernetes API server.")],
+        pub apiserver_ip: Option<String> [optional("IP address of the Kubernetes API server.").validator(Is(Kind::Ip))],
         /// Control-plane endpoint.
-        pub control_plane_endpoint: Option<String> [optional("Control-plane endpoint as a host, `host:port` or `https://` URL; its host is added.")],
+        pub control_plane_endpoint: Option<String> [optional("Control-plane endpoint as a host, `host:port` or `https://` URL; its host is added.").validator(Is(Kind::Endpoint))],
         /// Cloud name.
         pub cloud: Option<String> [optional("Cloud whose metadata endpoints must bypass the proxy: `aws` (169.254.169.254, and fd00:ec2::254 for IPv6 clusters), `azure` (169.254.169.254, 168.63.129.16), `gcp` (169.254.169.254, metadata.google.internal) or `vsphere` (none).")
             .validator(OneOf(&Cloud::NAMES))],

@@ -6,6 +6,7 @@ pub mod data_sources;
 pub mod functions;
 pub mod inputs;
 pub mod resources;
+pub mod validators;
 
 use std::sync::Arc;
 

@@ -9,10 +9,9 @@
 
 use std::net::IpAddr;
 
-use ipnet::IpNet;
-
-use super::destination::Destination;
+use super::destination::{Destination, DestinationHost};
 use super::merge::Source;
+use super::typed::{self, networks, Endpoint};
 use crate::domain::{Field, Finding};
 
 /// A cloud whose metadata endpoints must bypass the proxy.
@@ -119,32 +118,42 @@ pub struct Cluster {
 impl Cluster {
     /// True when any cluster network or the apiserver IP is IPv6.
     pub fn is_ipv6(&self) -> bool {
-        self.pod_cidrs
-            .iter()
-            .chain(&self.service_cidrs)
-            .chain(&self.node_cidrs)
-            .filter_map(|c| c.trim().parse::<IpNet>().ok())
+        networks(&self.pod_cidrs)
+            .chain(networks(&self.service_cidrs))
+            .chain(networks(&self.node_cidrs))
             .any(|n| n.addr().is_ipv6())
-            || self
-                .apiserver_ip
-                .as_deref()
-                .and_then(|ip| ip.trim().parse::<IpAddr>().ok())
-                .is_some_and(|ip| ip.is_ipv6())
+            || self.apiserver_address().is_some_and(|ip| ip.is_ipv6())
     }
 
-    /// The host part of the control-plane endpoint, or an error on it.
-    fn control_plane_host(&self) -> Result<Option<(String, Option<u16>)>, Finding> {
+    /// The cluster domain, canonical (lowercase punycode, no trailing dot),
+    /// if set and valid.
+    pub fn domain(&self) -> Option<String> {
+        typed::parse_domain(self.cluster_domain.as_deref()?).ok()
+    }
+
+    /// The apiserver host, canonical, if set and valid.
+    pub fn apiserver(&self) -> Option<DestinationHost> {
+        typed::parse_host(self.apiserver_host.as_deref()?).ok()
+    }
+
+    /// The apiserver IP address, if set and valid.
+    pub fn apiserver_address(&self) -> Option<IpAddr> {
+        typed::parse_ip(self.apiserver_ip.as_deref()?).ok()
+    }
+
+    /// The control-plane endpoint, canonical, if set and valid.
+    pub fn control_plane(&self) -> Option<Endpoint> {
+        self.control_plane_host().ok().flatten()
+    }
+
+    /// The control-plane endpoint, or an error on it.
+    fn control_plane_host(&self) -> Result<Option<Endpoint>, Finding> {
         let Some(text) = self.control_plane_endpoint.as_deref() else {
             return Ok(None);
         };
-        let destination = Destination::parse(text).map_err(|why| {
-            Finding::error(
-                Field::ControlPlaneEndpoint,
-                "Invalid control-plane endpoint",
-                format!("{why}; give a host, host:port or https URL."),
-            )
-        })?;
-        Ok(Some((destination.bare_host(), destination.explicit_port)))
+        typed::parse_endpoint(text)
+            .map(Some)
+            .map_err(|r| Finding::error(Field::ControlPlaneEndpoint, r.summary, r.detail))
     }
 
     /// The platform defaults of this cluster in merge order, each with why it
@@ -182,7 +191,10 @@ impl Cluster {
             Source::single(Field::ClusterDomain, self.cluster_domain.as_deref()),
             Source::single(Field::ApiserverHost, self.apiserver_host.as_deref()),
             Source::single(Field::ApiserverIp, self.apiserver_ip.as_deref()),
-            Source::single(Field::ControlPlaneEndpoint, endpoint.map(|(host, _)| host)),
+            Source::single(
+                Field::ControlPlaneEndpoint,
+                endpoint.map(|e| e.host.to_string()),
+            ),
             Source::list(Field::Defaults, defaults),
             Source::list(Field::Cloud, metadata),
             Source::list(Field::Extra, &self.extra),
@@ -206,7 +218,7 @@ impl Cluster {
         for ip in self.kubernetes_service_ips() {
             urls.push(ip_url("https", ip, 443));
         }
-        let domain = canonical_host(self.cluster_domain.as_deref().unwrap_or("cluster.local"));
+        let domain = self.domain().unwrap_or_else(|| "cluster.local".to_owned());
         urls.push("https://kubernetes.default.svc:443/".to_owned());
         urls.push(format!("https://kubernetes.default.svc.{domain}:443/"));
         for ip in first_hosts(&self.pod_cidrs)
@@ -215,29 +227,28 @@ impl Cluster {
         {
             urls.push(ip_url("http", ip, 8080));
         }
-        if let Some(host) = &self.apiserver_host {
-            urls.push(format!("https://{}:6443/", url_host(canonical_host(host))));
+        let host_url = |host: DestinationHost, port: u16| match host {
+            DestinationHost::Ip(ip) => ip_url("https", ip, port),
+            DestinationHost::Name(name) => format!("https://{name}:{port}/"),
+        };
+        if let Some(host) = self.apiserver() {
+            urls.push(host_url(host, 6443));
         }
-        if let Some(ip) = self
-            .apiserver_ip
-            .as_deref()
-            .and_then(|ip| ip.trim().parse::<IpAddr>().ok())
-        {
+        if let Some(ip) = self.apiserver_address() {
             urls.push(ip_url("https", ip, 6443));
         }
-        if let Ok(Some((host, port))) = self.control_plane_host() {
-            urls.push(format!(
-                "https://{}:{}/",
-                url_host(host),
-                port.unwrap_or(6443)
-            ));
+        if let Some(endpoint) = self.control_plane() {
+            urls.push(host_url(endpoint.host, endpoint.port.unwrap_or(6443)));
         }
         for host in self
             .cloud
             .map(|c| c.metadata_hosts(self.is_ipv6()))
             .unwrap_or_default()
         {
-            urls.push(format!("http://{}:80/", url_host(host.to_owned())));
+            urls.push(match host.parse::<IpAddr>() {
+                Ok(ip) => ip_url("http", ip, 80),
+                Err(_) => format!("http://{host}:80/"),
+            });
         }
         let mut out: Vec<Destination> = Vec::new();
         for url in urls {
@@ -253,35 +264,13 @@ impl Cluster {
 
 /// The first host address of each valid CIDR block in `cidrs`.
 fn first_hosts(cidrs: &[String]) -> Vec<IpAddr> {
-    cidrs
-        .iter()
-        .filter_map(|c| c.trim().parse::<IpNet>().ok())
+    networks(cidrs)
         .filter(|n| n.prefix_len() < n.max_prefix_len())
         .map(|n| match n.network() {
             IpAddr::V4(a) => IpAddr::V4((u32::from(a) + 1).into()),
             IpAddr::V6(a) => IpAddr::V6((u128::from(a) + 1).into()),
         })
         .collect()
-}
-
-/// A host as clients see it in a URL: an address in its canonical form, a
-/// name lowercased, without a trailing dot and in punycode (what
-/// [`Destination`] reads); as given (trimmed) when it is neither.
-fn canonical_host(raw: &str) -> String {
-    let raw = raw.trim();
-    match raw.parse::<IpAddr>() {
-        Ok(ip) => ip.to_string(),
-        Err(_) => Destination::parse(raw).map_or_else(|_| raw.to_owned(), |d| d.bare_host()),
-    }
-}
-
-/// `host` for a URL: IPv6 addresses in brackets.
-fn url_host(host: String) -> String {
-    if host.contains(':') {
-        format!("[{host}]")
-    } else {
-        host
-    }
 }
 
 #[cfg(test)]

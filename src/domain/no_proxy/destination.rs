@@ -15,6 +15,16 @@ pub enum DestinationHost {
     Ip(IpAddr),
 }
 
+impl fmt::Display for DestinationHost {
+    /// The canonical text, IPv6 without brackets.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DestinationHost::Name(name) => f.write_str(name),
+            DestinationHost::Ip(ip) => write!(f, "{ip}"),
+        }
+    }
+}
+
 /// A destination a client might connect to.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Destination {

@@ -179,7 +179,7 @@ impl Entry {
         }
         // Lowercasing leaves `/`, `:` and digits where they were.
         if scan.slash {
-            return parse_cidr(raw, &text);
+            return cidr_entry(raw, &text);
         }
         let (host, port) = split_port(raw, &text, scan.colons)?;
         // An IPv4 address starts with a digit, an IPv6 one holds a colon.
@@ -224,7 +224,15 @@ impl Entry {
     }
 }
 
-fn parse_cidr(raw: &str, text: &str) -> Result<Parsed, Rejection> {
+/// Parses a CIDR block (`10.0.0.0/8`, `FD00::/8`; blanks around it are
+/// ignored): the one CIDR grammar, of NO_PROXY entries and of the cluster
+/// networks. Host bits set are an error that names the network.
+pub fn parse_cidr(raw: &str) -> Result<IpNet, Rejection> {
+    cidr_block(raw, raw.trim())
+}
+
+/// [`parse_cidr`] of `text`, the trimmed `raw` (lowercased or not).
+fn cidr_block(raw: &str, text: &str) -> Result<IpNet, Rejection> {
     let net: IpNet = text.parse().map_err(|_| Rejection {
         summary: "Invalid CIDR block",
         detail: format!(
@@ -240,15 +248,27 @@ fn parse_cidr(raw: &str, text: &str) -> Result<Parsed, Rejection> {
             ),
         });
     }
-    let host = if net.prefix_len() == net.max_prefix_len() {
-        Host::Ip(net.addr())
-    } else {
-        Host::Cidr(net)
-    };
+    Ok(net)
+}
+
+fn cidr_entry(raw: &str, text: &str) -> Result<Parsed, Rejection> {
     Ok(Parsed {
-        entry: Entry { host, port: None },
+        entry: Entry::network(cidr_block(raw, text)?),
         notes: Vec::new(),
     })
+}
+
+impl Entry {
+    /// The entry of the CIDR block `net` (no host bits): a plain address for
+    /// a `/32` or `/128` block.
+    pub fn network(net: IpNet) -> Self {
+        let host = if net.prefix_len() == net.max_prefix_len() {
+            Host::Ip(net.addr())
+        } else {
+            Host::Cidr(net)
+        };
+        Entry { host, port: None }
+    }
 }
 
 /// What one pass over an entry's bytes found.

@@ -9,6 +9,7 @@ pub mod dialect;
 pub mod entry;
 pub mod merge;
 pub mod render;
+pub mod typed;
 
 pub use cluster::{Cloud, Cluster};
 pub use coverage::{gaps, gaps_with, setting_for, Gap};

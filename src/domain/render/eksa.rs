@@ -17,7 +17,7 @@
 use serde_json::{json, Value};
 
 use super::{yaml, Cluster, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
-use crate::domain::no_proxy::Destination;
+use crate::domain::no_proxy::typed::networks;
 use crate::domain::proxy_url::ProxyUrl;
 use crate::domain::{Field, Finding};
 
@@ -113,24 +113,17 @@ pub fn cluster_spec(settings: &ProxySettings, secrets: Secrets) -> String {
 
 /// The list EKS Anywhere writes onto the nodes: pod CIDRs, service CIDRs,
 /// the configured entries, [`DEFAULTS`] and the endpoint host, in that
-/// order and with duplicates, as EKS Anywhere does.
-/// An invalid endpoint is left out: the merge reports it.
+/// order and with duplicates, as EKS Anywhere does; each CIDR block and
+/// the host in canonical form (invalid values, which the inputs' checks
+/// reject before any rendering, are left out).
 pub fn node_no_proxy(settings: &ProxySettings, cluster: &Cluster) -> Vec<String> {
-    let mut out: Vec<String> = cluster
-        .pod_cidrs
-        .iter()
-        .chain(&cluster.service_cidrs)
-        .chain(&settings.no_proxy)
-        .cloned()
+    let mut out: Vec<String> = networks(&cluster.pod_cidrs)
+        .chain(networks(&cluster.service_cidrs))
+        .map(|net| net.to_string())
+        .chain(settings.no_proxy.iter().cloned())
         .collect();
     out.extend(DEFAULTS.map(str::to_owned));
-    out.extend(
-        cluster
-            .control_plane_endpoint
-            .as_deref()
-            .and_then(|text| Destination::parse(text).ok())
-            .map(|d| d.bare_host()),
-    );
+    out.extend(cluster.control_plane().map(|e| e.host.to_string()));
     out
 }
 

@@ -18,6 +18,7 @@
 use serde_json::{json, Value};
 
 use super::{yaml, Cluster, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
+use crate::domain::no_proxy::typed::networks;
 use crate::domain::{Field, Finding};
 
 /// kubespray's default `kube_service_addresses`.
@@ -107,9 +108,11 @@ pub fn generated_no_proxy(inventory: &Kubespray, cluster: &Cluster, additional: 
     if let Some((name, address)) = &inventory.loadbalancer {
         parts.extend([name.clone(), address.clone()]);
     }
-    let domain = cluster.cluster_domain.as_deref().unwrap_or_default();
+    let domain = cluster.domain().unwrap_or_default();
     let first = |cidrs: &[String], default: &str| {
-        cidrs.first().cloned().unwrap_or_else(|| default.to_owned())
+        networks(cidrs)
+            .next()
+            .map_or_else(|| default.to_owned(), |net| net.to_string())
     };
     let mut seen = std::collections::BTreeSet::new();
     for (name, ip) in &inventory.hosts {

@@ -20,7 +20,8 @@ use ipnet::IpNet;
 use serde_json::{json, Value};
 
 use super::{yaml, Cluster, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
-use crate::domain::no_proxy::Cloud;
+use crate::domain::no_proxy::typed::{networks, parse_host};
+use crate::domain::no_proxy::{Cloud, Destination};
 use crate::domain::proxy_url::{ProxyHost, ProxyUrl};
 use crate::domain::{Field, Finding, Location};
 
@@ -248,9 +249,16 @@ pub fn operator_entries(openshift: &OpenShift, cluster: &Cluster) -> Vec<String>
     let mut out: Vec<String> = ["127.0.0.1", "localhost", ".svc", ".cluster.local"]
         .map(str::to_owned)
         .to_vec();
-    out.extend(cluster.node_cidrs.iter().cloned());
-    out.extend(openshift.api_internal_host.iter().cloned());
-    out.extend(cluster.service_cidrs.iter().cloned());
+    let blocks = |cidrs| networks(cidrs).map(|net| net.to_string());
+    out.extend(blocks(&cluster.node_cidrs));
+    out.extend(
+        openshift
+            .api_internal_host
+            .as_deref()
+            .and_then(|host| parse_host(host).ok())
+            .map(|host| host.to_string()),
+    );
+    out.extend(blocks(&cluster.service_cidrs));
     if matches!(cluster.cloud, Some(Cloud::Aws | Cloud::Gcp | Cloud::Azure)) {
         out.push("169.254.169.254".to_owned());
     }
@@ -274,7 +282,7 @@ pub fn operator_entries(openshift: &OpenShift, cluster: &Cluster) -> Vec<String>
         ),
         _ => {}
     }
-    out.extend(cluster.pod_cidrs.iter().cloned());
+    out.extend(blocks(&cluster.pod_cidrs));
     out
 }
 
@@ -291,11 +299,7 @@ fn proxy_in_cluster(field: Field, url: &ProxyUrl, cluster: &Cluster) -> Vec<Find
         ("service networks", &cluster.service_cidrs),
     ]
     .into_iter()
-    .filter(|(_, nets)| {
-        nets.iter()
-            .filter_map(|n| n.parse::<IpNet>().ok())
-            .any(|n| n.contains(&ip))
-    })
+    .filter(|(_, nets)| networks(nets).any(|n| n.contains(&ip)))
     .map(|(what, _)| {
         Finding::error(
             field,
@@ -378,6 +382,11 @@ fn endpoint_problem(endpoint: &str) -> Option<&'static str> {
     let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
     if host.is_empty() || host.contains('@') {
         return Some("a readiness endpoint needs a host and no credentials.");
+    }
+    if Destination::parse(endpoint).is_err() {
+        return Some(
+            "a readiness endpoint needs a valid host and, if any, a port from 1 to 65535.",
+        );
     }
     None
 }
@@ -567,6 +576,14 @@ pub(crate) mod tests {
             ]
         );
         assert!(endpoint_problem("quay.io").is_some());
+        for bad in [
+            "http://[::1]:99999/",
+            "https://quay.io:0/",
+            "https://qu ay.io/",
+        ] {
+            assert!(endpoint_problem(bad).is_some(), "{bad}");
+        }
+        assert_eq!(endpoint_problem("http://[::1]:8080/healthz"), None);
     }
 
     /// An IPv6 cluster with the default clients: the merged list holds

@@ -20,7 +20,8 @@ use std::collections::BTreeMap;
 use serde_json::{json, Value};
 
 use super::{yaml, Cluster, Input, ProxySettings, Rendered, Renderer, Rendering};
-use crate::domain::no_proxy::{Destination, Dialect};
+use crate::domain::no_proxy::typed::networks;
+use crate::domain::no_proxy::{Destination, Dialect, Entry};
 use crate::domain::{Field, Finding, Location};
 
 /// TKG's options besides the cluster: SERVICE_CIDR and CLUSTER_CIDR come
@@ -51,9 +52,10 @@ pub struct TkgConfig {
 /// The entries TKG appends to TKG_NO_PROXY given the variables rendered here
 /// (SERVICE_CIDR, CLUSTER_CIDR) and those it always appends.
 pub fn appended(cluster: &Cluster) -> Vec<String> {
-    let mut out = Vec::new();
-    out.extend(cluster.service_cidrs.iter().cloned());
-    out.extend(cluster.pod_cidrs.iter().cloned());
+    let mut out: Vec<String> = networks(&cluster.service_cidrs)
+        .chain(networks(&cluster.pod_cidrs))
+        .map(|net| Entry::network(net).to_string())
+        .collect();
     out.extend(["localhost", "127.0.0.1", ".svc", ".svc.cluster.local"].map(str::to_owned));
     out
 }
@@ -117,11 +119,14 @@ impl Renderer for Tkg {
             variables.push(("TKG_PROXY_CA_CERT", json!(ca)));
         }
         variables.push(("TKG_NODE_SYSTEM_WIDE_PROXY", json!(self.system_wide)));
-        if !cluster.service_cidrs.is_empty() {
-            variables.push(("SERVICE_CIDR", json!(cluster.service_cidrs.join(","))));
-        }
-        if !cluster.pod_cidrs.is_empty() {
-            variables.push(("CLUSTER_CIDR", json!(cluster.pod_cidrs.join(","))));
+        for (name, cidrs) in [
+            ("SERVICE_CIDR", &cluster.service_cidrs),
+            ("CLUSTER_CIDR", &cluster.pod_cidrs),
+        ] {
+            let blocks: Vec<String> = networks(cidrs).map(|net| net.to_string()).collect();
+            if !blocks.is_empty() {
+                variables.push((name, json!(blocks.join(","))));
+            }
         }
         Ok(Rendered::new(TkgConfig {
             variables,

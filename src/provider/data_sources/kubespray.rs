@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::domain::no_proxy::typed::Kind;
 use crate::domain::render::kubespray;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
@@ -11,6 +12,7 @@ use crate::framework::value::Value;
 use crate::provider::convert::{self, SettingsAt};
 use crate::provider::inputs;
 use crate::provider::inputs::{CaFile, OsFamilyInput, RendererInputs};
+use crate::provider::validators::KeysAre;
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
@@ -22,7 +24,7 @@ crate::model! {
         /// Proxy settings and cluster inputs.
         pub proxy: RendererInputs [embed],
         /// `inventory_hosts`.
-        pub inventory_hosts: BTreeMap<String, Maybe<String>> [optional("Hosts of the `k8s_cluster`, `etcd` and `calico_rr` groups: inventory name to `access_ip` (or `ip`), an IP address. Only shapes `effective_no_proxy`: kubespray adds these itself.")],
+        pub inventory_hosts: BTreeMap<String, Maybe<String>> [optional("Hosts of the `k8s_cluster`, `etcd` and `calico_rr` groups: inventory name to `access_ip` (or `ip`), an IP address. Only shapes `effective_no_proxy`: kubespray adds these itself.").validator(KeysAre(Kind::Host))],
         /// `loadbalancer_apiserver_address`.
         pub loadbalancer_apiserver_address: Option<String> [optional("`loadbalancer_apiserver.address` (an IP address), when the inventory defines `loadbalancer_apiserver`; kubespray then adds it and `apiserver_loadbalancer_domain_name`.")],
         /// `apiserver_loadbalancer_domain_name`.

@@ -2,6 +2,7 @@
 //! the cluster `Proxy` object, the `user-ca-bundle` ConfigMap and the modelled
 //! `status.noProxy`.
 
+use crate::domain::no_proxy::typed::Kind;
 use crate::domain::render::openshift::OpenShift;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
@@ -9,6 +10,7 @@ use crate::framework::model::{self, Field};
 use crate::framework::schema::{NoNullElements, Schema};
 use crate::framework::value::Value;
 use crate::provider::inputs::{self, RendererInputs};
+use crate::provider::validators::Is;
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
@@ -22,9 +24,9 @@ crate::model! {
         /// `readiness_endpoints`.
         pub readiness_endpoints: Vec<String> [optional("`spec.readinessEndpoints`: `http://` or `https://` URLs the operator probes through the proxy before it accepts the configuration.").validator(NoNullElements)],
         /// `api_internal_host`.
-        pub api_internal_host: Option<String> [optional("Host of the cluster's internal API URL (`api-int.<cluster name>.<base domain>`), which the operator adds to `status.noProxy`.")],
+        pub api_internal_host: Option<String> [optional("Host of the cluster's internal API URL (`api-int.<cluster name>.<base domain>`), which the operator adds to `status.noProxy`.").validator(Is(Kind::Host))],
         /// `aws_region`.
-        pub aws_region: Option<String> [optional("AWS region of the cluster (with `cloud = \"aws\"`): the operator adds `.<region>.compute.internal` (`.ec2.internal` in us-east-1).")],
+        pub aws_region: Option<String> [optional("AWS region of the cluster (with `cloud = \"aws\"`): the operator adds `.<region>.compute.internal` (`.ec2.internal` in us-east-1).").validator(Is(Kind::AwsRegion))],
     }
 }
 
