@@ -94,20 +94,25 @@ fn no_proxy_data_source_example() {
     });
 }
 
-/// Invalid entries fail the plan with a diagnostic naming the attribute,
-/// and the plugin keeps serving (a second data source still reads).
+/// Invalid entries fail the plan with a diagnostic naming the attribute: a
+/// typed cluster input at validation, an installation entry at the read.
 #[test]
 fn no_proxy_bad_input_is_a_diagnostic() {
-    let config = r#"
-data "clusterproxy_no_proxy" "bad" {
-  installation = ["ok.example", "https://proxy.example:3128"]
-  pod_cidrs    = ["10.0.0.1/8"]
-}
-"#;
+    let config = |installation: &str, pod_cidr: &str| {
+        format!(
+            r#"
+data "clusterproxy_no_proxy" "bad" {{
+  installation = ["ok.example", "{installation}"]
+  pod_cidrs    = ["{pod_cidr}"]
+}}
+"#
+        )
+    };
     for_each_terraform(|tf| {
-        let work = Workdir::with_provider(tf, config);
         // The harness also checks that no panic reached stderr.
+        let work = Workdir::with_provider(tf, &config("https://proxy.example:3128", "10.0.0.0/8"));
         work.expect_diagnostic_at(&["plan"], "URL given as a NO_PROXY entry", "installation");
+        let work = Workdir::with_provider(tf, &config("registry.example", "10.0.0.1/8"));
         work.expect_diagnostic_at(&["plan"], "CIDR block with host bits set", "pod_cidrs");
     });
 }
