@@ -615,6 +615,56 @@ data "clusterproxy_pod_env" "x" {
             None,
         ),
         (
+            r#"data "clusterproxy_kyverno_policy" "x" {
+  http_proxy      = "http://proxy.corp.example:3128"
+  config_map_name = "proxy-ca"
+}"#
+            .into(),
+            "Set without trusted_ca",
+            "config_map_name",
+            None,
+        ),
+        (
+            r#"data "clusterproxy_helm_values" "x" {
+  http_proxy = "http://proxy.corp.example:3128"
+  namespace  = "apps"
+}"#
+            .into(),
+            "Set without trusted_ca",
+            "namespace",
+            None,
+        ),
+        (
+            r#"data "clusterproxy_talos" "x" {
+  http_proxy    = "http://proxy.corp.example:3128"
+  talos_version = "1.9"
+}"#
+            .into(),
+            "Set without trusted_ca",
+            "talos_version",
+            None,
+        ),
+        (
+            r#"data "clusterproxy_capi_kubeadm" "x" {
+  http_proxy = "http://proxy.corp.example:3128"
+  namespace  = "org-acme"
+}"#
+            .into(),
+            "Set without cluster_name",
+            "namespace",
+            None,
+        ),
+        (
+            r#"data "clusterproxy_kubespray" "x" {
+  http_proxy                         = "http://proxy.corp.example:3128"
+  apiserver_loadbalancer_domain_name = "lb.corp.example"
+}"#
+            .into(),
+            "Set without loadbalancer_apiserver_address",
+            "apiserver_loadbalancer_domain_name",
+            None,
+        ),
+        (
             format!(
                 "data \"clusterproxy_systemd_dropin\" \"x\" {{\n  http_proxy = \"http://proxy.corp.example:3128\"\n  extra = [{}]\n}}\n",
                 hosts(25_000).join(", ")

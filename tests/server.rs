@@ -16,7 +16,7 @@ use clusterproxy::framework::server::guard::{self, Subject};
 use clusterproxy::framework::server::{
     ApplyResourceChange, PlanResourceChange, PlannedChange, Server, UpgradeResourceState,
 };
-use clusterproxy::framework::value::Value;
+use clusterproxy::framework::value::{Type, Value};
 use clusterproxy::provider::ClusterProxy;
 
 const PROFILE: &str = "clusterproxy_profile";
@@ -292,6 +292,99 @@ fn validate_data_resource_config_cases() {
     let mut diags = Diagnostics::new();
     server.validate_data_resource_config("clusterproxy_nope", &valid, &mut diags);
     assert_eq!(summaries(&diags), ["Unknown data source type"]);
+}
+
+/// An input that only shapes the outputs together with another one is an
+/// error on its own attribute when the other is certainly absent, both in
+/// ValidateDataResourceConfig and in ReadDataSource; a default the user did
+/// not set, or the other input unknown or set, is no error. The `render`
+/// function blames its `options` argument for the same input.
+#[test]
+fn inputs_set_without_what_they_need_are_errors_on_them() {
+    let server = server();
+    // (data source, input, its value, the input it needs, a value of that).
+    let cases = [
+        (
+            "kyverno_policy",
+            "config_map_name",
+            "proxy-ca",
+            "trusted_ca",
+            None,
+        ),
+        (
+            "helm_values",
+            "config_map_name",
+            "proxy-ca",
+            "trusted_ca",
+            None,
+        ),
+        ("helm_values", "namespace", "apps", "trusted_ca", None),
+        ("pod_env", "config_map_name", "proxy-ca", "trusted_ca", None),
+        ("talos", "talos_version", "1.9", "trusted_ca", None),
+        (
+            "capi_kubeadm",
+            "namespace",
+            "org-acme",
+            "cluster_name",
+            Some("prod"),
+        ),
+        (
+            "kubespray",
+            "apiserver_loadbalancer_domain_name",
+            "lb.corp.example",
+            "loadbalancer_apiserver_address",
+            Some("10.0.0.10"),
+        ),
+    ];
+    for (platform, input, value, needed, needed_value) in cases {
+        let name = format!("clusterproxy_{platform}");
+        let schema = &server.registry().data_sources()[name.as_str()].schema;
+        let with = |set: &[(&str, Value)]| {
+            let mut all = vec![("http_proxy", Value::string(PROXY))];
+            all.extend(set.iter().cloned());
+            object(schema, &all)
+        };
+        let input_set = (input, Value::string(value));
+        let set = with(std::slice::from_ref(&input_set));
+        let summary = format!("Set without {needed}");
+        let mut diags = Diagnostics::new();
+        server.validate_data_resource_config(&name, &set, &mut diags);
+        assert_eq!(summaries(&diags), [summary.as_str()], "{name}.{input}");
+        let error = diags.iter().next().unwrap();
+        assert_eq!(error.path, Some(AttributePath::attribute(input)), "{name}");
+        let mut diags = Diagnostics::new();
+        assert!(server.read_data_source(&name, set, &mut diags).is_none());
+        assert_eq!(summaries(&diags), [summary.as_str()], "{name}.{input}");
+        let mut fine = vec![
+            with(&[]),
+            with(&[input_set.clone(), (needed, Value::unknown())]),
+        ];
+        if let Some(needed_value) = needed_value {
+            fine.push(with(&[input_set, (needed, Value::string(needed_value))]));
+        }
+        for config in fine {
+            let mut diags = Diagnostics::new();
+            server.validate_data_resource_config(&name, &config, &mut diags);
+            assert!(diags.is_empty(), "{name}.{input}: {diags:?}");
+        }
+        let settings = Value::object([
+            ("http_proxy".to_owned(), Value::string(PROXY)),
+            ("https_proxy".to_owned(), Value::null()),
+            ("username".to_owned(), Value::null()),
+            ("password".to_owned(), Value::null()),
+            ("no_proxy".to_owned(), Value::list(Vec::new())),
+            ("trusted_ca".to_owned(), Value::null()),
+        ]);
+        let options = Value::Typed(Box::new((
+            Type::object([(input, Type::String)]),
+            Value::object([(input.to_owned(), Value::string(value))]),
+        )));
+        let error = server
+            .call_function("render", &[Value::string(platform), settings, options])
+            .expect_err(&name);
+        assert_eq!(error.argument, Some(2), "{name}: {error:?}");
+        assert!(error.text.contains(&summary), "{name}: {}", error.text);
+    }
 }
 
 #[test]

@@ -290,28 +290,57 @@ impl RendererInputs {
     /// Plan-time check of inputs that only shape the `trusted_ca` outputs:
     /// each of `inputs` (name, and whether it is set, unknown counting as
     /// set) set while the configuration certainly has no CA (neither
-    /// `trusted_ca` nor the profile's, both known) is an error on it, as an
-    /// input that would be accepted and ignored.
+    /// `trusted_ca` nor the profile's, both known) is an error on it (see
+    /// [`reject_without`]).
     pub fn validate_ca_only_inputs(&self, inputs: &[(&str, bool)], diags: &mut Diagnostics) {
         let no_ca = match &self.profile {
             Maybe::Unknown => false,
             Maybe::Known(settings) => settings.trusted_ca.is_null(),
             Maybe::Null => self.trusted_ca.is_null(),
         };
-        if !no_ca {
-            return;
-        }
-        for (name, set) in inputs {
-            if *set {
-                diags.push(
-                    Diagnostic::error(
-                        "Set without trusted_ca",
-                        format!("`{name}` only shapes what is rendered for the trusted CA bundle; set `trusted_ca` (or a profile with one) or remove `{name}`."),
-                    )
-                    .at(AttributePath::attribute(*name)),
-                );
-            }
-        }
+        let needed = Needed {
+            name: RendererInputs::trusted_ca,
+            absent: no_ca,
+            remedy: "set `trusted_ca` (or a profile with one)",
+        };
+        reject_without(&needed, inputs, diags);
+    }
+}
+
+/// An input other inputs only matter with, for [`reject_without`].
+#[derive(Debug, Clone, Copy)]
+pub struct Needed<'a> {
+    /// Its attribute name.
+    pub name: &'a str,
+    /// Whether the configuration certainly leaves it unset (null, not unknown).
+    pub absent: bool,
+    /// How to supply it, completing "…; {remedy} or remove `x`.".
+    pub remedy: &'a str,
+}
+
+/// Plan-time check of inputs that only shape the outputs together with
+/// another input: when `needed` is absent, each of `inputs` (attribute
+/// name, and whether the configuration sets it, unknown counting as set) is
+/// an error "Set without <needed>" on its attribute, so that no input is
+/// accepted and ignored. Run it on the configuration before defaults are
+/// filled, so that only values the user set count.
+pub fn reject_without(needed: &Needed, inputs: &[(&str, bool)], diags: &mut Diagnostics) {
+    if !needed.absent {
+        return;
+    }
+    let Needed {
+        name: needed,
+        remedy,
+        ..
+    } = needed;
+    for (name, _) in inputs.iter().filter(|(_, set)| *set) {
+        diags.push(
+            Diagnostic::error(
+                format!("Set without {needed}"),
+                format!("`{name}` only shapes what is rendered with `{needed}`; {remedy} or remove `{name}`."),
+            )
+            .at(AttributePath::attribute(*name)),
+        );
     }
 }
 
@@ -493,6 +522,36 @@ impl NodeConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Only inputs set are errors, each on its attribute, and only while
+    /// the input they need is certainly absent.
+    #[test]
+    fn reject_without_blames_each_input_set() {
+        let needed = |absent| Needed {
+            name: "cluster_name",
+            absent,
+            remedy: "set `cluster_name`",
+        };
+        let inputs = [("namespace", true), ("other", false), ("third", true)];
+        let mut diags = Diagnostics::new();
+        reject_without(&needed(false), &inputs, &mut diags);
+        assert!(diags.is_empty());
+        reject_without(&needed(true), &inputs, &mut diags);
+        let found: Vec<_> = diags
+            .iter()
+            .map(|d| (d.summary.as_str(), d.path.as_ref().map(ToString::to_string)))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("Set without cluster_name", Some("namespace".to_owned())),
+                ("Set without cluster_name", Some("third".to_owned())),
+            ]
+        );
+        assert!(diags
+            .iter()
+            .all(|d| d.detail.contains("set `cluster_name`")));
+    }
 
     /// A renderer's finding about a merged entry points at the input
     /// element that gave it, under `profile` for the profile's list; one
