@@ -335,6 +335,9 @@ fn inputs_set_without_what_they_need_are_errors_on_them() {
             "loadbalancer_apiserver_address",
             Some("10.0.0.10"),
         ),
+        ("cloud_init", "os_family", "rhel", "trusted_ca", None),
+        ("rke2", "os_family", "rhel", "trusted_ca", None),
+        ("kubespray", "os_family", "rhel", "trusted_ca", None),
     ];
     for (platform, input, value, needed, needed_value) in cases {
         let name = format!("clusterproxy_{platform}");

@@ -100,6 +100,9 @@ impl DataSource for Kubespray {
             &[(Config::apiserver_loadbalancer_domain_name, name_set)],
             diags,
         );
+        config
+            .proxy
+            .validate_ca_only_inputs(&[config.os_family.ca_only()], diags);
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
