@@ -477,16 +477,6 @@ fn renderer_bad_input_is_a_diagnostic() {
             Some("docker.service"),
         ),
         (
-            r#"data "clusterproxy_capi_kubeadm" "x" {
-  http_proxy = "http://proxy.corp.example:3128"
-  units      = ["containerd", "containerd.service"]
-}"#
-            .into(),
-            "Duplicate file path",
-            "units",
-            Some("containerd.service.d/http-proxy.conf"),
-        ),
-        (
             format!(
                 r#"data "clusterproxy_pod_env" "x" {{
   http_proxy = "http://proxy.corp.example:3128"

@@ -390,6 +390,52 @@ fn inputs_set_without_what_they_need_are_errors_on_them() {
     }
 }
 
+/// Names of one unit (`kubelet`, `kubelet.service`) are one unit in every
+/// node renderer: one drop-in and one restart, where first named; a finding
+/// about a unit points at the `units` element that named it, not at its
+/// position among the distinct units.
+#[test]
+fn units_named_twice_are_rendered_once() {
+    let server = server();
+    let units = list(&["containerd", "kubelet", "kubelet.service"]);
+    let read = |name: &str, set: &[(&str, Value)]| {
+        let schema = &server.registry().data_sources()[name].schema;
+        let mut all = vec![("http_proxy", Value::string(PROXY))];
+        all.extend(set.iter().cloned());
+        let mut diags = Diagnostics::new();
+        let state = server.read_data_source(name, object(schema, &all), &mut diags);
+        (state, diags)
+    };
+    let path = "/etc/systemd/system/kubelet.service.d/http-proxy.conf";
+    let restart = "systemctl restart -- 'kubelet.service'";
+    let strings = |value: &Value| -> Vec<String> {
+        value
+            .elements()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap_or_default().to_owned())
+            .collect()
+    };
+    let count = |text: &str, needle: &str| text.matches(needle).count();
+    let (state, diags) = read("clusterproxy_systemd_dropin", &[("units", units.clone())]);
+    let state = state.unwrap_or_else(|| panic!("{diags:?}"));
+    assert_eq!(attr(&state, "dropins").elements().unwrap().len(), 2);
+    let commands = strings(attr(&state, "commands"));
+    assert_eq!(commands.iter().filter(|c| *c == restart).count(), 1);
+    let (state, diags) = read("clusterproxy_cloud_init", &[("units", units.clone())]);
+    let state = state.unwrap_or_else(|| panic!("{diags:?}"));
+    let user_data = attr(&state, "user_data").as_str().unwrap();
+    assert_eq!(count(user_data, path), 1, "{user_data}");
+    assert_eq!(count(user_data, restart), 1, "{user_data}");
+    let (state, diags) = read("clusterproxy_ignition", &[("units", units.clone())]);
+    let state = state.unwrap_or_else(|| panic!("{diags:?}"));
+    let config = attr(&state, "config").as_str().unwrap();
+    assert_eq!(count(config, path), 1, "{config}");
+    let (state, diags) = read("clusterproxy_capi_kubeadm", &[("units", units.clone())]);
+    let state = state.unwrap_or_else(|| panic!("{diags:?}"));
+    assert_eq!(attr(&state, "files").elements().unwrap().len(), 2);
+}
+
 #[test]
 fn upgrade_resource_state_cases() {
     let server = server();

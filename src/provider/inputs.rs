@@ -212,13 +212,17 @@ pub struct ProxyInputs {
     pub origins: Origins,
     /// Where the proxy settings came from.
     pub settings_at: SettingsAt,
+    /// The units of the node renderers (none for the others), to trace
+    /// findings about a unit to the `units` element that named it.
+    pub units: systemd::Units,
 }
 
 impl ProxyInputs {
     /// Adds a renderer's findings: one about an entry of the merged list
     /// points at the input that holds the entry (`extra[2]`,
     /// `profile.no_proxy[0]`...), or at no attribute when it comes from no
-    /// input (a platform default); see [`convert::path`] for the others.
+    /// input (a platform default); one about a unit points at the `units`
+    /// element that first named it; see [`convert::path`] for the others.
     pub fn push_findings(&self, findings: &[Finding], diags: &mut Diagnostics) {
         let traced: Vec<Finding> = findings
             .iter()
@@ -230,7 +234,7 @@ impl ProxyInputs {
                     location: self.origins.get(index).or(finding.location),
                     ..finding.clone()
                 },
-                _ => finding.clone(),
+                _ => self.units.trace(finding),
             })
             .collect();
         convert::push_findings(&traced, &AttributePath::root(), self.settings_at, diags);
@@ -284,6 +288,7 @@ impl RendererInputs {
             cluster,
             origins: merged.origins,
             settings_at,
+            units: systemd::Units::default(),
         })
     }
 
@@ -383,28 +388,19 @@ crate::model! {
         /// Unit names as configured.
         pub units: Vec<String> [with_default(
             convert::string_list(&systemd::DEFAULT_UNITS),
-            "systemd units whose environment gets the proxy settings (`docker`, `crio`, `teleport`... or `.service` names, instances such as `getty@tty1` and systemd escapes such as `foo\\x2dbar` included). Names follow systemd's unit name grammar; a name starting with `-`, a template without an instance, and sockets, timers and other unit types are refused; a name one letter away from a well-known unit (`kublet`) gets a warning. Defaults to `containerd` and `kubelet`.",
+            "systemd units whose environment gets the proxy settings (`docker`, `crio`, `teleport`... or `.service` names, instances such as `getty@tty1` and systemd escapes such as `foo\\x2dbar` included). Names follow systemd's unit name grammar; a name starting with `-`, a template without an instance, and sockets, timers and other unit types are refused; a name one letter away from a well-known unit (`kublet`) gets a warning. Names of one unit (`kubelet`, `kubelet.service`) are one unit, rendered once where first named. Defaults to `containerd` and `kubelet`.",
         )
         .validator(NoNullElements)],
     }
 }
 
 impl UnitsInput {
-    /// The full unit names; invalid names are errors on their element,
-    /// names that look like typos of well-known units warnings.
-    pub fn resolve(&self, diags: &mut Diagnostics) -> Option<Vec<String>> {
-        let mut units = Vec::new();
-        let mut findings = Vec::new();
-        for (index, name) in self.units.iter().enumerate() {
-            match systemd::unit_name(index, name.trim()) {
-                Ok(unit) => {
-                    findings.extend(systemd::typo_warning(index, &unit));
-                    units.push(unit);
-                }
-                Err(f) => findings.push(f),
-            }
-        }
-        if units.is_empty() && findings.is_empty() {
+    /// The units named, each once (see [`systemd::Units::resolve`]);
+    /// invalid names are errors on their element, names that look like
+    /// typos of well-known units warnings.
+    pub fn resolve(&self, diags: &mut Diagnostics) -> Option<systemd::Units> {
+        let (units, mut findings) = systemd::Units::resolve(self.units.iter().map(String::as_str));
+        if units.names.is_empty() && findings.is_empty() {
             findings.push(Finding::error(
                 Field::Units,
                 "No units",
@@ -456,15 +452,20 @@ pub fn check_names(names: &[(&str, &Maybe<String>)], diags: &mut Diagnostics) {
     }
 }
 
-/// The proxy settings and the unit names; errors of both are reported.
+/// The proxy settings and the full unit names, each once; errors of both
+/// are reported. The renderers' findings about a unit are traced to the
+/// element that named it.
 pub fn read_proxy_and_units(
     proxy: &RendererInputs,
     units: &UnitsInput,
     diags: &mut Diagnostics,
 ) -> Option<(ProxyInputs, Vec<String>)> {
     let units = units.resolve(diags);
-    let proxy = proxy.resolve(diags)?;
-    Some((proxy, units?))
+    let mut proxy = proxy.resolve(diags)?;
+    let units = units?;
+    let names = units.names.clone();
+    proxy.units = units;
+    Some((proxy, names))
 }
 
 crate::object! {
@@ -580,6 +581,7 @@ mod tests {
                 cluster: cluster.clone(),
                 origins: merged.origins,
                 settings_at,
+                units: systemd::Units::default(),
             };
             let findings: Vec<Finding> = ["b.example", "registry.corp.example", "localhost"]
                 .iter()
