@@ -477,6 +477,17 @@ fn renderer_bad_input_is_a_diagnostic() {
             Some("docker.service"),
         ),
         (
+            r#"data "clusterproxy_capi_kubeadm" "x" {
+  http_proxy   = "http://proxy.corp.example:3128"
+  cluster_name = "prod"
+  units        = ["containerd", "containerd.service", "..foo"]
+}"#
+            .into(),
+            "Secret key not accepted by Kubernetes",
+            "units",
+            Some("..fooProxy"),
+        ),
+        (
             format!(
                 r#"data "clusterproxy_pod_env" "x" {{
   http_proxy = "http://proxy.corp.example:3128"

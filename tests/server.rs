@@ -434,6 +434,16 @@ fn units_named_twice_are_rendered_once() {
     let (state, diags) = read("clusterproxy_capi_kubeadm", &[("units", units.clone())]);
     let state = state.unwrap_or_else(|| panic!("{diags:?}"));
     assert_eq!(attr(&state, "files").elements().unwrap().len(), 2);
+    let refused = (
+        "units",
+        list(&["kubelet", "kubelet.service", "containerd", "..foo"]),
+    );
+    let cluster = ("cluster_name", Value::string("prod"));
+    let (state, diags) = read("clusterproxy_capi_kubeadm", &[refused, cluster]);
+    assert!(state.is_none());
+    assert_eq!(summaries(&diags), ["Secret key not accepted by Kubernetes"]);
+    let error = diags.iter().next().unwrap();
+    assert_eq!(error.path, Some(AttributePath::attribute("units").index(3)));
 }
 
 #[test]
