@@ -332,7 +332,6 @@ fn openshift_import_matches_its_configuration() {
             "proxy-cluster.yaml",
             r#"name        = "openshift"
   http_proxy  = "http://proxy.corp.example:3128"
-  https_proxy = "http://proxy.corp.example:3128"
   username    = "svc-ocp"
   password    = var.proxy_password
   no_proxy    = [".corp.example", "registry.corp.example"]

@@ -43,7 +43,6 @@ const CASES: &[Case] = &[
         path: "giantswarm/cluster-aws-values.yaml",
         attributes: r#"name        = "gs-eu1"
   http_proxy  = "http://proxy.corp.example:4000"
-  https_proxy = "http://proxy.corp.example:4000"
   no_proxy    = ["registry.corp.example", "local", ".corp.example", "10.123.0.0/16"]"#,
         password: None,
         note: &[
@@ -58,7 +57,6 @@ const CASES: &[Case] = &[
         path: "capi/tkg-cluster-and-kcp.yaml",
         attributes: r#"name        = "tkg-wc1"
   http_proxy  = "http://tkg-proxy.corp.example:3128"
-  https_proxy = "http://tkg-proxy.corp.example:3128"
   no_proxy    = ["vcenter.corp.example", "registry.corp.example"]"#,
         password: None,
         note: &[
@@ -72,7 +70,6 @@ const CASES: &[Case] = &[
         path: "tkg/aws-cluster-config.yaml",
         attributes: r#"name        = "tkg-aws-1"
   http_proxy  = "http://proxy.corp.example:3128"
-  https_proxy = "http://proxy.corp.example:3128"
   no_proxy    = ["registry.corp.example", "local", "10.0.0.0/16", "169.254.0.0/16"]"#,
         password: None,
         // The VPC CIDR and 169.254.0.0/16 stay: TKG appends them only from
@@ -85,7 +82,6 @@ const CASES: &[Case] = &[
         path: "systemd/messy.conf",
         attributes: r#"name        = "systemd"
   http_proxy  = "http://proxy.corp.example:3128"
-  https_proxy = "http://proxy.corp.example:3128"
   username    = "svc-k8s"
   no_proxy    = ["registry.corp.example", ".corp.example"]"#,
         password: Some("p@ss word"),

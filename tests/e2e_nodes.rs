@@ -351,7 +351,6 @@ fn rke2_env_file_import_round_trip() {
 resource "clusterproxy_profile" "imported" {
   name        = "rke2"
   http_proxy  = "http://proxy.corp.example:3128"
-  https_proxy = "http://proxy.corp.example:3128"
   username    = "svc-k8s"
   password    = var.proxy_password
   no_proxy    = ["127.0.0.0/8", "10.0.0.0/8", "registry.corp.example", ".corp.example", "10.42.0.0/16", "10.43.0.0/16"]

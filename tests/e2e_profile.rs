@@ -101,7 +101,6 @@ const IMPORT_CASES: &[ImportCase] = &[
         source: "tkg:tkg/cluster-config.yaml",
         attributes: r#"name        = "tkg-prod-1"
   http_proxy  = "http://proxy.corp.example:3128"
-  https_proxy = "http://proxy.corp.example:3128"
   username    = "svc-k8s"
   no_proxy    = ["registry.corp.example", "vcenter.corp.example"]"#,
         password: Some("s3cr@t"),
@@ -110,7 +109,6 @@ const IMPORT_CASES: &[ImportCase] = &[
         source: "capi:capi/kubeadm-config-template-base64.yaml",
         attributes: r#"name        = "capi-prod-md-0"
   http_proxy  = "http://proxy.corp.example:3128"
-  https_proxy = "http://proxy.corp.example:3128"
   username    = "svc-k8s"
   no_proxy    = ["registry.corp.example"]"#,
         password: Some("pa$$"),
@@ -119,7 +117,6 @@ const IMPORT_CASES: &[ImportCase] = &[
         source: "giantswarm:giantswarm/cluster-values-secret.yaml",
         attributes: r#"name        = "gs-prod"
   http_proxy  = "http://proxy.corp.example:3128"
-  https_proxy = "http://proxy.corp.example:3128"
   no_proxy    = ["10.96.0.0/12", "192.168.0.0/16", "registry.corp.example", "svc"]"#,
         password: None,
     },

@@ -478,13 +478,14 @@ fn renderer_bad_input_is_a_diagnostic() {
         ),
         (
             r#"data "clusterproxy_capi_kubeadm" "x" {
-  http_proxy = "http://proxy.corp.example:3128"
-  units      = ["containerd", "containerd.service"]
+  http_proxy   = "http://proxy.corp.example:3128"
+  cluster_name = "prod"
+  units        = ["containerd", "containerd.service", "..foo"]
 }"#
             .into(),
-            "Duplicate file path",
+            "Secret key not accepted by Kubernetes",
             "units",
-            Some("containerd.service.d/http-proxy.conf"),
+            Some("..fooProxy"),
         ),
         (
             format!(
@@ -612,6 +613,56 @@ data "clusterproxy_pod_env" "x" {
             .into(),
             "Set without trusted_ca",
             "config_map_name",
+            None,
+        ),
+        (
+            r#"data "clusterproxy_kyverno_policy" "x" {
+  http_proxy      = "http://proxy.corp.example:3128"
+  config_map_name = "proxy-ca"
+}"#
+            .into(),
+            "Set without trusted_ca",
+            "config_map_name",
+            None,
+        ),
+        (
+            r#"data "clusterproxy_helm_values" "x" {
+  http_proxy = "http://proxy.corp.example:3128"
+  namespace  = "apps"
+}"#
+            .into(),
+            "Set without trusted_ca",
+            "namespace",
+            None,
+        ),
+        (
+            r#"data "clusterproxy_talos" "x" {
+  http_proxy    = "http://proxy.corp.example:3128"
+  talos_version = "1.9"
+}"#
+            .into(),
+            "Set without trusted_ca",
+            "talos_version",
+            None,
+        ),
+        (
+            r#"data "clusterproxy_capi_kubeadm" "x" {
+  http_proxy = "http://proxy.corp.example:3128"
+  namespace  = "org-acme"
+}"#
+            .into(),
+            "Set without cluster_name",
+            "namespace",
+            None,
+        ),
+        (
+            r#"data "clusterproxy_kubespray" "x" {
+  http_proxy                         = "http://proxy.corp.example:3128"
+  apiserver_loadbalancer_domain_name = "lb.corp.example"
+}"#
+            .into(),
+            "Set without loadbalancer_apiserver_address",
+            "apiserver_loadbalancer_domain_name",
             None,
         ),
         (

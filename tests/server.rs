@@ -16,7 +16,7 @@ use clusterproxy::framework::server::guard::{self, Subject};
 use clusterproxy::framework::server::{
     ApplyResourceChange, PlanResourceChange, PlannedChange, Server, UpgradeResourceState,
 };
-use clusterproxy::framework::value::Value;
+use clusterproxy::framework::value::{Type, Value};
 use clusterproxy::provider::ClusterProxy;
 
 const PROFILE: &str = "clusterproxy_profile";
@@ -292,6 +292,158 @@ fn validate_data_resource_config_cases() {
     let mut diags = Diagnostics::new();
     server.validate_data_resource_config("clusterproxy_nope", &valid, &mut diags);
     assert_eq!(summaries(&diags), ["Unknown data source type"]);
+}
+
+/// An input that only shapes the outputs together with another one is an
+/// error on its own attribute when the other is certainly absent, both in
+/// ValidateDataResourceConfig and in ReadDataSource; a default the user did
+/// not set, or the other input unknown or set, is no error. The `render`
+/// function blames its `options` argument for the same input.
+#[test]
+fn inputs_set_without_what_they_need_are_errors_on_them() {
+    let server = server();
+    // (data source, input, its value, the input it needs, a value of that).
+    let cases = [
+        (
+            "kyverno_policy",
+            "config_map_name",
+            "proxy-ca",
+            "trusted_ca",
+            None,
+        ),
+        (
+            "helm_values",
+            "config_map_name",
+            "proxy-ca",
+            "trusted_ca",
+            None,
+        ),
+        ("helm_values", "namespace", "apps", "trusted_ca", None),
+        ("pod_env", "config_map_name", "proxy-ca", "trusted_ca", None),
+        ("talos", "talos_version", "1.9", "trusted_ca", None),
+        (
+            "capi_kubeadm",
+            "namespace",
+            "org-acme",
+            "cluster_name",
+            Some("prod"),
+        ),
+        (
+            "kubespray",
+            "apiserver_loadbalancer_domain_name",
+            "lb.corp.example",
+            "loadbalancer_apiserver_address",
+            Some("10.0.0.10"),
+        ),
+        ("cloud_init", "os_family", "rhel", "trusted_ca", None),
+        ("rke2", "os_family", "rhel", "trusted_ca", None),
+        ("kubespray", "os_family", "rhel", "trusted_ca", None),
+    ];
+    for (platform, input, value, needed, needed_value) in cases {
+        let name = format!("clusterproxy_{platform}");
+        let schema = &server.registry().data_sources()[name.as_str()].schema;
+        let with = |set: &[(&str, Value)]| {
+            let mut all = vec![("http_proxy", Value::string(PROXY))];
+            all.extend(set.iter().cloned());
+            object(schema, &all)
+        };
+        let input_set = (input, Value::string(value));
+        let set = with(std::slice::from_ref(&input_set));
+        let summary = format!("Set without {needed}");
+        let mut diags = Diagnostics::new();
+        server.validate_data_resource_config(&name, &set, &mut diags);
+        assert_eq!(summaries(&diags), [summary.as_str()], "{name}.{input}");
+        let error = diags.iter().next().unwrap();
+        assert_eq!(error.path, Some(AttributePath::attribute(input)), "{name}");
+        let mut diags = Diagnostics::new();
+        assert!(server.read_data_source(&name, set, &mut diags).is_none());
+        assert_eq!(summaries(&diags), [summary.as_str()], "{name}.{input}");
+        let mut fine = vec![
+            with(&[]),
+            with(&[input_set.clone(), (needed, Value::unknown())]),
+        ];
+        if let Some(needed_value) = needed_value {
+            fine.push(with(&[input_set, (needed, Value::string(needed_value))]));
+        }
+        for config in fine {
+            let mut diags = Diagnostics::new();
+            server.validate_data_resource_config(&name, &config, &mut diags);
+            assert!(diags.is_empty(), "{name}.{input}: {diags:?}");
+        }
+        let settings = Value::object([
+            ("http_proxy".to_owned(), Value::string(PROXY)),
+            ("https_proxy".to_owned(), Value::null()),
+            ("username".to_owned(), Value::null()),
+            ("password".to_owned(), Value::null()),
+            ("no_proxy".to_owned(), Value::list(Vec::new())),
+            ("trusted_ca".to_owned(), Value::null()),
+        ]);
+        let options = Value::Typed(Box::new((
+            Type::object([(input, Type::String)]),
+            Value::object([(input.to_owned(), Value::string(value))]),
+        )));
+        let error = server
+            .call_function("render", &[Value::string(platform), settings, options])
+            .expect_err(&name);
+        assert_eq!(error.argument, Some(2), "{name}: {error:?}");
+        assert!(error.text.contains(&summary), "{name}: {}", error.text);
+    }
+}
+
+/// Names of one unit (`kubelet`, `kubelet.service`) are one unit in every
+/// node renderer: one drop-in and one restart, where first named; a finding
+/// about a unit points at the `units` element that named it, not at its
+/// position among the distinct units.
+#[test]
+fn units_named_twice_are_rendered_once() {
+    let server = server();
+    let units = list(&["containerd", "kubelet", "kubelet.service"]);
+    let read = |name: &str, set: &[(&str, Value)]| {
+        let schema = &server.registry().data_sources()[name].schema;
+        let mut all = vec![("http_proxy", Value::string(PROXY))];
+        all.extend(set.iter().cloned());
+        let mut diags = Diagnostics::new();
+        let state = server.read_data_source(name, object(schema, &all), &mut diags);
+        (state, diags)
+    };
+    let path = "/etc/systemd/system/kubelet.service.d/http-proxy.conf";
+    let restart = "systemctl restart -- 'kubelet.service'";
+    let strings = |value: &Value| -> Vec<String> {
+        value
+            .elements()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap_or_default().to_owned())
+            .collect()
+    };
+    let count = |text: &str, needle: &str| text.matches(needle).count();
+    let (state, diags) = read("clusterproxy_systemd_dropin", &[("units", units.clone())]);
+    let state = state.unwrap_or_else(|| panic!("{diags:?}"));
+    assert_eq!(attr(&state, "dropins").elements().unwrap().len(), 2);
+    let commands = strings(attr(&state, "commands"));
+    assert_eq!(commands.iter().filter(|c| *c == restart).count(), 1);
+    let (state, diags) = read("clusterproxy_cloud_init", &[("units", units.clone())]);
+    let state = state.unwrap_or_else(|| panic!("{diags:?}"));
+    let user_data = attr(&state, "user_data").as_str().unwrap();
+    assert_eq!(count(user_data, path), 1, "{user_data}");
+    assert_eq!(count(user_data, restart), 1, "{user_data}");
+    let (state, diags) = read("clusterproxy_ignition", &[("units", units.clone())]);
+    let state = state.unwrap_or_else(|| panic!("{diags:?}"));
+    let config = attr(&state, "config").as_str().unwrap();
+    assert_eq!(count(config, path), 1, "{config}");
+    let (state, diags) = read("clusterproxy_capi_kubeadm", &[("units", units.clone())]);
+    let state = state.unwrap_or_else(|| panic!("{diags:?}"));
+    assert_eq!(attr(&state, "files").elements().unwrap().len(), 2);
+    let refused = (
+        "units",
+        list(&["kubelet", "kubelet.service", "containerd", "..foo"]),
+    );
+    let cluster = ("cluster_name", Value::string("prod"));
+    let (state, diags) = read("clusterproxy_capi_kubeadm", &[refused, cluster]);
+    assert!(state.is_none());
+    assert_eq!(summaries(&diags), ["Secret key not accepted by Kubernetes"]);
+    let error = diags.iter().next().unwrap();
+    assert_eq!(error.path, Some(AttributePath::attribute("units").index(3)));
 }
 
 #[test]

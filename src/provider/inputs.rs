@@ -215,13 +215,17 @@ pub struct ProxyInputs {
     pub origins: Origins,
     /// Where the proxy settings came from.
     pub settings_at: SettingsAt,
+    /// The units of the node renderers (none for the others), to trace
+    /// findings about a unit to the `units` element that named it.
+    pub units: systemd::Units,
 }
 
 impl ProxyInputs {
     /// Adds a renderer's findings: one about an entry of the merged list
     /// points at the input that holds the entry (`extra[2]`,
     /// `profile.no_proxy[0]`...), or at no attribute when it comes from no
-    /// input (a platform default); see [`convert::path`] for the others.
+    /// input (a platform default); one about a unit points at the `units`
+    /// element that first named it; see [`convert::path`] for the others.
     pub fn push_findings(&self, findings: &[Finding], diags: &mut Diagnostics) {
         let traced: Vec<Finding> = findings
             .iter()
@@ -233,7 +237,7 @@ impl ProxyInputs {
                     location: self.origins.get(index).or(finding.location),
                     ..finding.clone()
                 },
-                _ => finding.clone(),
+                _ => self.units.trace(finding),
             })
             .collect();
         convert::push_findings(&traced, &AttributePath::root(), self.settings_at, diags);
@@ -287,34 +291,64 @@ impl RendererInputs {
             cluster,
             origins: merged.origins,
             settings_at,
+            units: systemd::Units::default(),
         })
     }
 
     /// Plan-time check of inputs that only shape the `trusted_ca` outputs:
     /// each of `inputs` (name, and whether it is set, unknown counting as
     /// set) set while the configuration certainly has no CA (neither
-    /// `trusted_ca` nor the profile's, both known) is an error on it, as an
-    /// input that would be accepted and ignored.
+    /// `trusted_ca` nor the profile's, both known) is an error on it (see
+    /// [`reject_without`]).
     pub fn validate_ca_only_inputs(&self, inputs: &[(&str, bool)], diags: &mut Diagnostics) {
         let no_ca = match &self.profile {
             Maybe::Unknown => false,
             Maybe::Known(settings) => settings.trusted_ca.is_null(),
             Maybe::Null => self.trusted_ca.is_null(),
         };
-        if !no_ca {
-            return;
-        }
-        for (name, set) in inputs {
-            if *set {
-                diags.push(
-                    Diagnostic::error(
-                        "Set without trusted_ca",
-                        format!("`{name}` only shapes what is rendered for the trusted CA bundle; set `trusted_ca` (or a profile with one) or remove `{name}`."),
-                    )
-                    .at(AttributePath::attribute(*name)),
-                );
-            }
-        }
+        let needed = Needed {
+            name: RendererInputs::trusted_ca,
+            absent: no_ca,
+            remedy: "set `trusted_ca` (or a profile with one)",
+        };
+        reject_without(&needed, inputs, diags);
+    }
+}
+
+/// An input other inputs only matter with, for [`reject_without`].
+#[derive(Debug, Clone, Copy)]
+pub struct Needed<'a> {
+    /// Its attribute name.
+    pub name: &'a str,
+    /// Whether the configuration certainly leaves it unset (null, not unknown).
+    pub absent: bool,
+    /// How to supply it, completing "…; {remedy} or remove `x`.".
+    pub remedy: &'a str,
+}
+
+/// Plan-time check of inputs that only shape the outputs together with
+/// another input: when `needed` is absent, each of `inputs` (attribute
+/// name, and whether the configuration sets it, unknown counting as set) is
+/// an error "Set without <needed>" on its attribute, so that no input is
+/// accepted and ignored. Run it on the configuration before defaults are
+/// filled, so that only values the user set count.
+pub fn reject_without(needed: &Needed, inputs: &[(&str, bool)], diags: &mut Diagnostics) {
+    if !needed.absent {
+        return;
+    }
+    let Needed {
+        name: needed,
+        remedy,
+        ..
+    } = needed;
+    for (name, _) in inputs.iter().filter(|(_, set)| *set) {
+        diags.push(
+            Diagnostic::error(
+                format!("Set without {needed}"),
+                format!("`{name}` only shapes what is rendered with `{needed}`; {remedy} or remove `{name}`."),
+            )
+            .at(AttributePath::attribute(*name)),
+        );
     }
 }
 
@@ -357,28 +391,19 @@ crate::model! {
         /// Unit names as configured.
         pub units: Vec<String> [with_default(
             convert::string_list(&systemd::DEFAULT_UNITS),
-            "systemd units whose environment gets the proxy settings (`docker`, `crio`, `teleport`... or `.service` names, instances such as `getty@tty1` and systemd escapes such as `foo\\x2dbar` included). Names follow systemd's unit name grammar; a name starting with `-`, a template without an instance, and sockets, timers and other unit types are refused; a name one letter away from a well-known unit (`kublet`) gets a warning. Defaults to `containerd` and `kubelet`.",
+            "systemd units whose environment gets the proxy settings (`docker`, `crio`, `teleport`... or `.service` names, instances such as `getty@tty1` and systemd escapes such as `foo\\x2dbar` included). Names follow systemd's unit name grammar; a name starting with `-`, a template without an instance, and sockets, timers and other unit types are refused; a name one letter away from a well-known unit (`kublet`) gets a warning. Names of one unit (`kubelet`, `kubelet.service`) are one unit, rendered once where first named. Defaults to `containerd` and `kubelet`.",
         )
         .validator(NoNullElements)],
     }
 }
 
 impl UnitsInput {
-    /// The full unit names; invalid names are errors on their element,
-    /// names that look like typos of well-known units warnings.
-    pub fn resolve(&self, diags: &mut Diagnostics) -> Option<Vec<String>> {
-        let mut units = Vec::new();
-        let mut findings = Vec::new();
-        for (index, name) in self.units.iter().enumerate() {
-            match systemd::unit_name(index, name.trim()) {
-                Ok(unit) => {
-                    findings.extend(systemd::typo_warning(index, &unit));
-                    units.push(unit);
-                }
-                Err(f) => findings.push(f),
-            }
-        }
-        if units.is_empty() && findings.is_empty() {
+    /// The units named, each once (see [`systemd::Units::resolve`]);
+    /// invalid names are errors on their element, names that look like
+    /// typos of well-known units warnings.
+    pub fn resolve(&self, diags: &mut Diagnostics) -> Option<systemd::Units> {
+        let (units, mut findings) = systemd::Units::resolve(self.units.iter().map(String::as_str));
+        if units.names.is_empty() && findings.is_empty() {
             findings.push(Finding::error(
                 Field::Units,
                 "No units",
@@ -430,15 +455,20 @@ pub fn check_names(names: &[(&str, &Maybe<String>)], diags: &mut Diagnostics) {
     }
 }
 
-/// The proxy settings and the unit names; errors of both are reported.
+/// The proxy settings and the full unit names, each once; errors of both
+/// are reported. The renderers' findings about a unit are traced to the
+/// element that named it.
 pub fn read_proxy_and_units(
     proxy: &RendererInputs,
     units: &UnitsInput,
     diags: &mut Diagnostics,
 ) -> Option<(ProxyInputs, Vec<String>)> {
     let units = units.resolve(diags);
-    let proxy = proxy.resolve(diags)?;
-    Some((proxy, units?))
+    let mut proxy = proxy.resolve(diags)?;
+    let units = units?;
+    let names = units.names.clone();
+    proxy.units = units;
+    Some((proxy, names))
 }
 
 crate::object! {
@@ -497,6 +527,36 @@ impl NodeConfig {
 mod tests {
     use super::*;
 
+    /// Only inputs set are errors, each on its attribute, and only while
+    /// the input they need is certainly absent.
+    #[test]
+    fn reject_without_blames_each_input_set() {
+        let needed = |absent| Needed {
+            name: "cluster_name",
+            absent,
+            remedy: "set `cluster_name`",
+        };
+        let inputs = [("namespace", true), ("other", false), ("third", true)];
+        let mut diags = Diagnostics::new();
+        reject_without(&needed(false), &inputs, &mut diags);
+        assert!(diags.is_empty());
+        reject_without(&needed(true), &inputs, &mut diags);
+        let found: Vec<_> = diags
+            .iter()
+            .map(|d| (d.summary.as_str(), d.path.as_ref().map(ToString::to_string)))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("Set without cluster_name", Some("namespace".to_owned())),
+                ("Set without cluster_name", Some("third".to_owned())),
+            ]
+        );
+        assert!(diags
+            .iter()
+            .all(|d| d.detail.contains("set `cluster_name`")));
+    }
+
     /// A renderer's finding about a merged entry points at the input
     /// element that gave it, under `profile` for the profile's list; one
     /// about a built-in default points at no attribute.
@@ -524,6 +584,7 @@ mod tests {
                 cluster: cluster.clone(),
                 origins: merged.origins,
                 settings_at,
+                units: systemd::Units::default(),
             };
             let findings: Vec<Finding> = ["b.example", "registry.corp.example", "localhost"]
                 .iter()

@@ -21,6 +21,9 @@
 #           to use. Option https_through_proxy=true accepts importing an artifact
 #           that sets HTTP_PROXY only (its clients send HTTPS direct) as a profile
 #           that sends HTTPS through the HTTP proxy; without it that is an error.
+#           An HTTPS proxy equal to the HTTP proxy is imported as https_proxy
+#           unset (it defaults to http_proxy), so leave it unset in the
+#           configuration too; a different one is imported as https_proxy.
 # <source>  file:<path> (a regular file of at most 4 MiB; FIFOs and devices are
 #           refused, never read), inline:<content>, or, as in earlier releases,
 #           a path (one line without whitespace or any of `{ [ = :`) or content.

@@ -5,12 +5,11 @@ variable "proxy_password" {
 
 # The proxy settings of the whole installation, defined once.
 resource "clusterproxy_profile" "corp" {
-  name        = "corp"
-  http_proxy  = "http://proxy.corp.example:3128"
-  https_proxy = "http://proxy.corp.example:3128"
-  username    = "svc-k8s"
-  password    = var.proxy_password
-  no_proxy    = ["registry.corp.example", ".corp.example", "10.96.0.0/12"]
+  name       = "corp"
+  http_proxy = "http://proxy.corp.example:3128"
+  username   = "svc-k8s"
+  password   = var.proxy_password
+  no_proxy   = ["registry.corp.example", ".corp.example", "10.96.0.0/12"]
 }
 
 # Every renderer takes the profile in one line, plus what is specific to the cluster.

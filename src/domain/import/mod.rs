@@ -120,11 +120,19 @@ pub struct Imported {
 }
 
 impl Imported {
-    /// The profile settings read from the artifact.
+    /// The profile settings read from the artifact, as a configuration
+    /// writes them: an HTTPS proxy equal to the HTTP proxy is left unset, as
+    /// a profile's `https_proxy` defaults to `http_proxy`, so that a profile
+    /// imported from any kind of artifact plans no change for a
+    /// configuration that leaves `https_proxy` unset. The fields of `self`
+    /// keep what the artifact holds.
     pub fn input(&self) -> ProfileInput {
         ProfileInput {
             http_proxy: self.http_proxy.clone(),
-            https_proxy: self.https_proxy.clone(),
+            https_proxy: self
+                .https_proxy
+                .clone()
+                .filter(|https| self.http_proxy.as_ref() != Some(https)),
             username: self.username.clone(),
             password: self.password.clone(),
             no_proxy: self.no_proxy.clone(),
@@ -805,6 +813,29 @@ mod tests {
         assert!(imported
             .note()
             .contains("read as http://proxy.example:8888"));
+    }
+
+    /// The profile input leaves an HTTPS proxy equal to the HTTP proxy (as
+    /// normalised: here the HTTPS one has no scheme and another case) unset
+    /// and keeps a different one; the imported fields keep the artifact's.
+    #[test]
+    fn an_https_proxy_equal_to_the_http_proxy_is_left_unset_in_the_profile() {
+        let mut f = found(&[]);
+        f.https_proxy = Some("u%40corp:p%3Ass@PROXY.corp.example:3128".into());
+        let imported = classify("systemd", f, Cluster::default()).unwrap();
+        let proxy = "http://proxy.corp.example:3128";
+        assert_eq!(imported.https_proxy.as_deref(), Some(proxy));
+        let input = imported.input();
+        assert_eq!(input.http_proxy.as_deref(), Some(proxy));
+        assert_eq!(input.https_proxy, None);
+        assert_eq!(input.username.as_deref(), Some("u@corp"));
+        let mut f = found(&[]);
+        f.https_proxy = Some("http://u%40corp:p%3Ass@proxy.corp.example:3129".into());
+        let imported = classify("systemd", f, Cluster::default()).unwrap();
+        assert_eq!(
+            imported.input().https_proxy.as_deref(),
+            Some("http://proxy.corp.example:3129")
+        );
     }
 
     #[test]

@@ -11,7 +11,9 @@ use base64::Engine as _;
 use serde_json::{json, Value};
 
 use super::trust::{self, OsFamily};
-use super::{shell, systemd, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
+use super::{
+    k8s, shell, systemd, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets,
+};
 use crate::domain::proxy_url::REDACTED_PASSWORD;
 use crate::domain::{Field, Finding, Location};
 
@@ -173,7 +175,9 @@ pub const CA_KEY: &str = "trustedCa";
 /// The Secret key of the drop-in for `unit`: `<name>Proxy`
 /// (`containerdProxy` as Giant Swarm names it). Characters a Secret key
 /// cannot hold (`@`, `:`, `\`) and `_` itself become `_xx` (hex), so that
-/// two units never share a key.
+/// two units never share a key. Kubernetes may still refuse the key (too
+/// long, or starting with `..`; see [`k8s::data_key`]): the Secret variant
+/// reports that as an error on the unit.
 pub fn secret_key(unit: &str) -> String {
     let base = unit.strip_suffix(".service").unwrap_or(unit);
     let mut key = String::with_capacity(base.len() + 5);
@@ -185,6 +189,27 @@ pub fn secret_key(unit: &str) -> String {
         }
     }
     key + "Proxy"
+}
+
+/// An error on element `index` of [`Field::Units`] when Kubernetes would
+/// refuse `key`, the Secret key of `unit`'s drop-in. Kubernetes holds Secret
+/// keys to `IsConfigMapKey` (k8s.io/apimachinery `validation.go`:
+/// `[-._a-zA-Z0-9]+`, at most 253 characters, not `.` or `..` and not
+/// starting with `..`; see [`k8s::data_key`]); [`secret_key`] writes only
+/// those characters, but escaping can take a long unit name over 253
+/// characters, and a unit named `..foo` gives `..fooProxy`.
+fn secret_key_error(index: usize, unit: &str, key: &str) -> Option<Finding> {
+    let why = k8s::data_key(key).err()?;
+    let shown = if key.len() > 64 {
+        format!("{}...", &key[..64])
+    } else {
+        key.to_owned()
+    };
+    Some(Finding::error(
+        Location::element(Field::Units, index),
+        "Secret key not accepted by Kubernetes",
+        format!("The drop-in of {unit:?} would be stored under the Secret key {shown:?} (`_`, `:`, `@` and `\\` are written as three characters each), and Kubernetes refuses it: {why}. Rename the unit or leave out `cluster_name` to write the files inline."),
+    ))
 }
 
 /// The environment file the Secret variant's commands source: `export` lines.
@@ -209,7 +234,7 @@ impl Kubeadm {
         // The limits are checked on the pieces with the password shown as
         // `***`: no finding, nor whether one is made, may depend on it.
         let (files, commands) = Self::inline_pieces(settings, units, os, base64, Secrets::Redact);
-        let checked = Self::checked(files, commands)?;
+        let checked = Self::checked(files, commands, Vec::new())?;
         Ok(match secrets {
             Secrets::Redact => checked,
             Secrets::Include => {
@@ -284,13 +309,14 @@ impl Kubeadm {
                 key,
             },
         };
-        let mut files: Vec<File> = units
-            .iter()
-            .map(|unit| {
-                let dropin = systemd::dropin(settings, unit, Secrets::Redact);
-                from(dropin.path, dropin.permissions, secret_key(unit))
-            })
-            .collect();
+        let mut findings = Vec::new();
+        let mut files = Vec::with_capacity(units.len() + 2);
+        for (index, unit) in units.iter().enumerate() {
+            let key = secret_key(unit);
+            findings.extend(secret_key_error(index, unit, &key));
+            let dropin = systemd::dropin(settings, unit, Secrets::Redact);
+            files.push(from(dropin.path, dropin.permissions, key));
+        }
         files.push(from(
             ENV_FILE_PATH.to_owned(),
             systemd::permissions(settings),
@@ -302,11 +328,15 @@ impl Kubeadm {
         }
         let mut commands = apply(settings, units, os);
         commands.push(format!(". {}", shell::quote(ENV_FILE_PATH)));
-        Self::checked(files, commands)
+        Self::checked(files, commands, findings)
     }
 
-    fn checked(files: Vec<File>, pre_kubeadm_commands: Vec<String>) -> Result<Self, Vec<Finding>> {
-        let mut findings = Vec::new();
+    /// The pieces, or `findings` with those of CAPI's limits when any.
+    fn checked(
+        files: Vec<File>,
+        pre_kubeadm_commands: Vec<String>,
+        mut findings: Vec<Finding>,
+    ) -> Result<Self, Vec<Finding>> {
         if files.len() > MAX_FILES {
             findings.push(Finding::error(
                 Field::Units,
@@ -605,6 +635,48 @@ mod tests {
         unique.sort();
         unique.dedup();
         assert_eq!(unique.len(), keys.len(), "{keys:?}");
+    }
+
+    /// A unit whose Secret key Kubernetes would refuse (over 253
+    /// characters once escaped, or starting with `..`) is an error on its
+    /// `units` element in the Secret variant only; the longest key accepted
+    /// passes.
+    #[test]
+    fn secret_keys_kubernetes_refuses_are_errors_on_their_unit() {
+        let long = format!("{}.service", "_".repeat(110));
+        assert_eq!(secret_key(&long).len(), 335);
+        let longest = format!("{}.service", "a".repeat(248));
+        assert_eq!(secret_key(&longest).len(), k8s::MAX_DATA_KEY);
+        let units = [
+            "containerd.service".to_owned(),
+            long,
+            "..foo.service".to_owned(),
+            longest,
+            ".foo.service".to_owned(),
+        ];
+        let errors =
+            Kubeadm::from_secret(&settings(), "prod", &units, OsFamily::Debian).unwrap_err();
+        let found: Vec<_> = errors
+            .iter()
+            .map(|f| (f.summary.as_str(), f.location))
+            .collect();
+        let at = |index| Some(Location::element(Field::Units, index));
+        let summary = "Secret key not accepted by Kubernetes";
+        assert_eq!(found, [(summary, at(1)), (summary, at(2))]);
+        assert!(
+            errors[0].detail.contains("253 characters"),
+            "{}",
+            errors[0].detail
+        );
+        assert!(errors[1].detail.contains("`..`"), "{}", errors[1].detail);
+        Kubeadm::inline(
+            &settings(),
+            &units,
+            OsFamily::Debian,
+            false,
+            Secrets::Include,
+        )
+        .unwrap();
     }
 
     #[test]

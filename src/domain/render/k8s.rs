@@ -26,9 +26,48 @@ pub fn dns1123_label(value: &str, max: usize) -> Result<(), Finding> {
     }
 }
 
+/// Longest key of a Secret's or ConfigMap's `data` Kubernetes accepts
+/// (`DNS1123SubdomainMaxLength`).
+pub const MAX_DATA_KEY: usize = 253;
+
+/// Checks `key` as a key of a Secret's or ConfigMap's `data`, as Kubernetes
+/// requires (`IsConfigMapKey` in k8s.io/apimachinery `validation.go`, which
+/// Secret validation uses too): 1 to 253 characters of `[-._a-zA-Z0-9]`,
+/// neither `.` nor `..`, and not starting with `..`. The rule it breaks
+/// otherwise.
+pub fn data_key(key: &str) -> Result<(), String> {
+    if key.is_empty() || key.len() > MAX_DATA_KEY {
+        Err(format!(
+            "a key has 1 to {MAX_DATA_KEY} characters, this one {}",
+            key.len()
+        ))
+    } else if !key
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_'))
+    {
+        Err("a key holds only letters, digits, `-`, `.` and `_`".to_owned())
+    } else if key == "." || key.starts_with("..") {
+        Err("a key is not `.` and does not start with `..`".to_owned())
+    } else {
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn data_keys() {
+        let longest = "a".repeat(MAX_DATA_KEY);
+        for good in ["ca.crt", ".dotfile", "a..b", "x_1-2", longest.as_str()] {
+            assert_eq!(data_key(good), Ok(()), "{good}");
+        }
+        let too_long = "a".repeat(MAX_DATA_KEY + 1);
+        for bad in ["", ".", "..", "..foo", "a/b", "a b", "é", too_long.as_str()] {
+            assert!(data_key(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn labels() {

@@ -257,6 +257,59 @@ pub fn typo_warning(index: usize, unit: &str) -> Option<Finding> {
     ))
 }
 
+/// The units a `units` list names, each once.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Units {
+    /// Full unit names (`containerd.service`), in the order first named.
+    pub names: Vec<String>,
+    /// For each of `names`, the element of [`Field::Units`] that first named it.
+    pub elements: Vec<usize>,
+}
+
+impl Units {
+    /// Resolves each of `names` with [`unit_name`] (blanks around a name
+    /// ignored) and [`typo_warning`]. Names of one unit (`kubelet`,
+    /// `kubelet.service`) are one unit, kept where first named, without a
+    /// finding, as duplicate NO_PROXY entries are; the order is otherwise
+    /// the configured one, so that the rendered files never change for a
+    /// list without duplicates.
+    pub fn resolve<'a>(names: impl IntoIterator<Item = &'a str>) -> (Self, Vec<Finding>) {
+        let mut units = Self::default();
+        let mut findings = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for (index, name) in names.into_iter().enumerate() {
+            match unit_name(index, name.trim()) {
+                Ok(unit) if seen.contains(&unit) => {}
+                Ok(unit) => {
+                    findings.extend(typo_warning(index, &unit));
+                    seen.insert(unit.clone());
+                    units.names.push(unit);
+                    units.elements.push(index);
+                }
+                Err(f) => findings.push(f),
+            }
+        }
+        (units, findings)
+    }
+
+    /// `finding` about the unit at position `i` of `names`
+    /// (`Location::element(Field::Units, i)`) moved to the element that
+    /// named it; other findings unchanged.
+    pub fn trace(&self, finding: &Finding) -> Finding {
+        let mut traced = finding.clone();
+        if let Some(Location {
+            field: Field::Units,
+            index: Some(index),
+        }) = finding.location
+        {
+            if let Some(element) = self.elements.get(index) {
+                traced.location = Some(Location::element(Field::Units, *element));
+            }
+        }
+        traced
+    }
+}
+
 /// One quoted assignment, `"NAME=value"` with the value escaped, as
 /// `Environment=` and `DefaultEnvironment=` take it.
 pub fn assignment(name: &str, value: &str) -> String {
@@ -475,6 +528,45 @@ mod tests {
             String::from_utf8(out.stdout).unwrap(),
             "update-ca-certificates <>\nsystemctl <daemon-reload>\nsystemctl <restart> <--> <foo\\x2dbar.service>\nsystemctl <restart> <--> <getty@tty1.service>\nsystemctl <restart> <--> <containerd.service>\n"
         );
+    }
+
+    /// Names of one unit are one unit, kept where first named, without a
+    /// finding; the order is otherwise the configured one (not sorted), and
+    /// findings about a unit are traced to the element that named it.
+    #[test]
+    fn units_are_resolved_once_each_in_the_configured_order() {
+        let names = [
+            "kubelet",
+            "containerd",
+            " kubelet.service",
+            "docker",
+            "containerd.service",
+            "kublet",
+            "kublet.service",
+        ];
+        let (units, findings) = Units::resolve(names);
+        assert_eq!(
+            units.names,
+            [
+                "kubelet.service",
+                "containerd.service",
+                "docker.service",
+                "kublet.service"
+            ]
+        );
+        assert_eq!(units.elements, [0, 1, 3, 5]);
+        let locations: Vec<_> = findings.iter().map(|f| f.location).collect();
+        assert_eq!(locations, [Some(Location::element(Field::Units, 5))]);
+        let about = |index| Finding::error(Location::element(Field::Units, index), "x", "");
+        assert_eq!(
+            units.trace(&about(2)).location,
+            Some(Location::element(Field::Units, 3))
+        );
+        assert_eq!(units.trace(&about(9)), about(9), "no such unit");
+        let (units, findings) = Units::resolve(["kubelet", "bad unit", "kubelet"]);
+        assert_eq!(units.names, ["kubelet.service"]);
+        assert_eq!(findings.len(), 1);
+        assert!(findings[0].is_error());
     }
 
     #[test]

@@ -6,7 +6,7 @@ use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::model::{self, Field, Maybe};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
-use crate::provider::inputs::{self, NodeConfig};
+use crate::provider::inputs::{self, Needed, NodeConfig};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
@@ -22,7 +22,7 @@ crate::model! {
         /// `cluster_name`.
         pub cluster_name: Maybe<String> [optional("Cluster name (a DNS-1123 label: it is a label value in Cluster API). When set, every file comes from the Secret `<cluster_name>-systemd-proxy` through `contentFrom.secret`: the drop-in of each unit (key `<unit>Proxy`, e.g. `containerdProxy` as Giant Swarm names it), the environment file `/etc/clusterproxy/proxy.env` (key `proxyEnv`) that `pre_kubeadm_commands` source for kubeadm, and with `trusted_ca` the CA bundle (key `trustedCa`); `files`, `pre_kubeadm_commands` and `yaml` then hold no credential. `secret_manifest` and `cluster_values_yaml` are rendered.")],
         /// `namespace`.
-        pub namespace: Maybe<String> [with_default(Value::string("default"), "Namespace of the Secret (a DNS-1123 label).")],
+        pub namespace: Maybe<String> [with_default(Value::string("default"), "With `cluster_name`: the namespace of the Secret (a DNS-1123 label). Defaults to `default`; setting it without `cluster_name` is an error.")],
     }
 }
 
@@ -108,6 +108,16 @@ impl DataSource for CapiKubeadm {
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
         let config = Config::read(config);
         config.node.validate(diags);
+        let needed = Needed {
+            name: Config::cluster_name,
+            absent: config.cluster_name.is_null(),
+            remedy: "set `cluster_name` (the Secret variant)",
+        };
+        inputs::reject_without(
+            &needed,
+            &[(Config::namespace, !config.namespace.is_null())],
+            diags,
+        );
         inputs::check_names(
             &[
                 (Config::cluster_name, &config.cluster_name),

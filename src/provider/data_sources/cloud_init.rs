@@ -40,6 +40,10 @@ impl DataSource for CloudInit {
         )
     }
 
+    fn validate(&self, config: &Value, diags: &mut Diagnostics) {
+        NodeConfig::read(config).validate(diags);
+    }
+
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let (proxy, units, os) = NodeConfig::read(value).resolve(diags)?;
         let (secret, redacted) =

@@ -20,9 +20,9 @@ crate::model! {
         /// Proxy settings and cluster inputs.
         pub proxy: RendererInputs [embed],
         /// `config_map_name`.
-        pub config_map_name: Maybe<String> [with_default(Value::string("clusterproxy-trusted-ca"), "With `trusted_ca`: the ConfigMap (a DNS-1123 label) that holds the bundle under `ca.crt`; `cert_manager_yaml` mounts it at `/etc/clusterproxy/ca` and sets `SSL_CERT_FILE`, and the `extra_env_yaml` CA variables point there.")],
+        pub config_map_name: Maybe<String> [with_default(Value::string("clusterproxy-trusted-ca"), "With `trusted_ca`: the ConfigMap (a DNS-1123 label) that holds the bundle under `ca.crt`; `cert_manager_yaml` mounts it at `/etc/clusterproxy/ca` and sets `SSL_CERT_FILE`, and the `extra_env_yaml` CA variables point there. Setting it without a `trusted_ca` is an error.")],
         /// `namespace`.
-        pub namespace: Maybe<String> [optional("Namespace written into `ca_config_map_yaml` (a DNS-1123 label), the chart's release namespace; omitted when null.")],
+        pub namespace: Maybe<String> [optional("Namespace written into `ca_config_map_yaml` (a DNS-1123 label), the chart's release namespace; omitted when null. Setting it without a `trusted_ca` is an error.")],
     }
 }
 
@@ -79,13 +79,14 @@ impl DataSource for HelmValues {
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
         let config = Config::read(config);
-        inputs::check_names(
-            &[
-                (Config::config_map_name, &config.config_map_name),
-                (Config::namespace, &config.namespace),
-            ],
-            diags,
-        );
+        let names = [
+            (Config::config_map_name, &config.config_map_name),
+            (Config::namespace, &config.namespace),
+        ];
+        config
+            .proxy
+            .validate_ca_only_inputs(&names.map(|(name, value)| (name, !value.is_null())), diags);
+        inputs::check_names(&names, diags);
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {

@@ -11,7 +11,7 @@ use crate::framework::schema::{NotBlank, Schema};
 use crate::framework::value::Value;
 use crate::provider::convert::{self, SettingsAt};
 use crate::provider::inputs;
-use crate::provider::inputs::{CaFile, OsFamilyInput, RendererInputs};
+use crate::provider::inputs::{CaFile, Needed, OsFamilyInput, RendererInputs};
 use crate::provider::validators::KeysAre;
 
 /// The data source.
@@ -26,9 +26,9 @@ crate::model! {
         /// `inventory_hosts`.
         pub inventory_hosts: BTreeMap<String, Maybe<String>> [optional("Hosts of the `k8s_cluster`, `etcd` and `calico_rr` groups: inventory name to `access_ip` (or `ip`), an IP address. Only shapes `effective_no_proxy`: kubespray adds these itself.").validator(KeysAre(Kind::Host))],
         /// `loadbalancer_apiserver_address`.
-        pub loadbalancer_apiserver_address: Option<String> [optional("`loadbalancer_apiserver.address` (an IP address), when the inventory defines `loadbalancer_apiserver`; kubespray then adds it and `apiserver_loadbalancer_domain_name`.")],
+        pub loadbalancer_apiserver_address: Maybe<String> [optional("`loadbalancer_apiserver.address` (an IP address), when the inventory defines `loadbalancer_apiserver`; kubespray then adds it and `apiserver_loadbalancer_domain_name`.")],
         /// `apiserver_loadbalancer_domain_name`.
-        pub apiserver_loadbalancer_domain_name: Option<String> [with_default(Value::string("lb-apiserver.kubernetes.local"), "`apiserver_loadbalancer_domain_name` (kubespray's default `lb-apiserver.kubernetes.local`); used with `loadbalancer_apiserver_address`.").validator(NotBlank)],
+        pub apiserver_loadbalancer_domain_name: Maybe<String> [with_default(Value::string("lb-apiserver.kubernetes.local"), "`apiserver_loadbalancer_domain_name` (kubespray's default `lb-apiserver.kubernetes.local`), with `loadbalancer_apiserver_address`; setting it without one is an error.").validator(NotBlank)],
         /// The OS family.
         pub os_family: OsFamilyInput [embed],
     }
@@ -60,8 +60,12 @@ impl Config {
             .filter(|(_, address)| !address.is_unknown())
             .map(|(name, address)| (name.clone(), address.known().cloned().unwrap_or_default()))
             .collect();
-        let findings =
-            kubespray::check_inventory(&hosts, self.loadbalancer_apiserver_address.as_deref());
+        let findings = kubespray::check_inventory(
+            &hosts,
+            self.loadbalancer_apiserver_address
+                .known()
+                .map(String::as_str),
+        );
         convert::push_findings(
             &findings,
             &AttributePath::root(),
@@ -85,7 +89,22 @@ impl DataSource for Kubespray {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        Config::read(config).checked_inventory(diags);
+        let config = Config::read(config);
+        config.checked_inventory(diags);
+        let needed = Needed {
+            name: Config::loadbalancer_apiserver_address,
+            absent: config.loadbalancer_apiserver_address.is_null(),
+            remedy: "set `loadbalancer_apiserver_address` (kubespray adds the name only with `loadbalancer_apiserver`)",
+        };
+        let name_set = !config.apiserver_loadbalancer_domain_name.is_null();
+        inputs::reject_without(
+            &needed,
+            &[(Config::apiserver_loadbalancer_domain_name, name_set)],
+            diags,
+        );
+        config
+            .proxy
+            .validate_ca_only_inputs(&[config.os_family.ca_only()], diags);
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
@@ -97,13 +116,14 @@ impl DataSource for Kubespray {
             hosts: hosts?,
             loadbalancer: config
                 .loadbalancer_apiserver_address
-                .clone()
+                .known()
                 .map(|address| {
                     let name = config
                         .apiserver_loadbalancer_domain_name
-                        .clone()
+                        .known()
+                        .cloned()
                         .unwrap_or_default();
-                    (name, address)
+                    (name, address.clone())
                 }),
         };
         let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;

@@ -29,7 +29,7 @@ crate::model! {
         /// `opt_out_annotation`.
         pub opt_out_annotation: Maybe<String> [with_default(Value::string(kyverno::DEFAULT_OPT_OUT), "Pods annotated with this key and the value `\"true\"` are left alone.")],
         /// `config_map_name`.
-        pub config_map_name: Maybe<String> [with_default(Value::string("clusterproxy-trusted-ca"), "With `trusted_ca`: the ConfigMap the policy keeps in every namespace (a `generate` rule with `synchronize`), mounted at `/etc/clusterproxy/ca`.")],
+        pub config_map_name: Maybe<String> [with_default(Value::string("clusterproxy-trusted-ca"), "With `trusted_ca`: the ConfigMap the policy keeps in every namespace (a `generate` rule with `synchronize`), mounted at `/etc/clusterproxy/ca`. Setting it without a `trusted_ca` is an error.")],
     }
 }
 
@@ -83,6 +83,10 @@ impl DataSource for KyvernoPolicy {
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
         let config = Config::read(config);
+        config.proxy.validate_ca_only_inputs(
+            &[(Config::config_map_name, !config.config_map_name.is_null())],
+            diags,
+        );
         inputs::check_names(
             &[
                 (Config::policy_name, &config.policy_name),

@@ -77,6 +77,13 @@ impl DataSource for Rke2 {
         )
     }
 
+    fn validate(&self, config: &Value, diags: &mut Diagnostics) {
+        let config = Config::read(config);
+        config
+            .proxy
+            .validate_ca_only_inputs(&[config.os_family.ca_only()], diags);
+    }
+
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let config = Config::read(value);
         let proxy = config.proxy.resolve(diags)?;

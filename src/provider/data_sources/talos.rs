@@ -20,7 +20,7 @@ crate::model! {
         /// Proxy settings and cluster inputs.
         pub proxy: RendererInputs [embed],
         /// `talos_version`.
-        pub talos_version: Maybe<String> [with_default(Value::string("1.10"), "Talos version of the machines (`1.9`, `v1.10.3`...): decides where the CA goes. Before 1.10, a `machine.files` entry that appends the bundle to `/etc/ssl/certs/ca-certificates`; from 1.10, a `TrustedRootsConfig` document named `clusterproxy-proxy-ca`. Defaults to `1.10`.")],
+        pub talos_version: Maybe<String> [with_default(Value::string("1.10"), "Talos version of the machines (`1.9`, `v1.10.3`...): decides where the CA goes. Before 1.10, a `machine.files` entry that appends the bundle to `/etc/ssl/certs/ca-certificates`; from 1.10, a `TrustedRootsConfig` document named `clusterproxy-proxy-ca`. Defaults to `1.10`; it shapes nothing else, so setting it without a `trusted_ca` is an error.")],
     }
 }
 
@@ -47,7 +47,12 @@ impl DataSource for Talos {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        if let Some(version) = Config::read(config).talos_version.known() {
+        let config = Config::read(config);
+        config.proxy.validate_ca_only_inputs(
+            &[(Config::talos_version, !config.talos_version.is_null())],
+            diags,
+        );
+        if let Some(version) = config.talos_version.known() {
             if let Err(finding) = talos::minor(version) {
                 let root = AttributePath::root();
                 convert::push_findings(&[finding], &root, SettingsAt::Renderer, diags);

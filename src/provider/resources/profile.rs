@@ -308,15 +308,16 @@ impl Resource for ProfileResource {
         let name = id
             .name
             .unwrap_or_else(|| std::mem::take(&mut imported.name));
+        let input = imported.input();
         let inputs = Inputs {
             name: Some(name.clone()),
             description: None,
-            http_proxy: imported.http_proxy.clone(),
-            https_proxy: imported.https_proxy.clone(),
-            username: imported.username.clone(),
-            password: imported.password.clone(),
-            no_proxy: (!imported.no_proxy.is_empty()).then(|| Set(imported.no_proxy.clone())),
-            trusted_ca: imported.trusted_ca.clone(),
+            http_proxy: input.http_proxy,
+            https_proxy: input.https_proxy,
+            username: input.username,
+            password: input.password,
+            no_proxy: (!input.no_proxy.is_empty()).then_some(Set(input.no_proxy)),
+            trusted_ca: input.trusted_ca,
         };
         let mut state = inputs.value();
         let profile = profile(&state, diags)?;
