@@ -30,11 +30,15 @@ use tonic::transport::Channel;
 
 /// ReadDataSource of the typical request, which must succeed without diagnostics.
 async fn read_clean(client: &mut ProviderClient<Channel>) -> read_data_source::Response {
-    let response = client
-        .read_data_source(read_no_proxy_request())
-        .await
-        .unwrap()
-        .into_inner();
+    read_clean_with(client, read_no_proxy_request()).await
+}
+
+/// ReadDataSource of `request`, which must succeed without diagnostics.
+async fn read_clean_with(
+    client: &mut ProviderClient<Channel>,
+    request: read_data_source::Request,
+) -> read_data_source::Response {
+    let response = client.read_data_source(request).await.unwrap().into_inner();
     assert!(
         response.diagnostics.is_empty(),
         "{:?}",
@@ -211,18 +215,7 @@ fn trace_lines_reading_with(password: &str) -> Vec<String> {
         Stdio::from(log.reopen().unwrap()),
     );
     runtime().block_on(async {
-        let response = plugin
-            .provider()
-            .await
-            .read_data_source(request)
-            .await
-            .unwrap()
-            .into_inner();
-        assert!(
-            response.diagnostics.is_empty(),
-            "{:?}",
-            response.diagnostics
-        );
+        read_clean_with(&mut plugin.provider().await, request).await;
     });
     terminate(&mut plugin.child);
     let mut lines: Vec<String> = std::fs::read_to_string(log.path())

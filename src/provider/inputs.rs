@@ -313,6 +313,18 @@ impl RendererInputs {
         };
         reject_without(&needed, inputs, diags);
     }
+
+    /// Kubernetes names that only shape what is rendered for the CA bundle:
+    /// each must be a DNS-1123 label, and one set without `trusted_ca` is an
+    /// error.
+    pub fn check_ca_names(&self, names: &[(&str, &Maybe<String>)], diags: &mut Diagnostics) {
+        let set: Vec<(&str, bool)> = names
+            .iter()
+            .map(|(name, value)| (*name, !value.is_null()))
+            .collect();
+        self.validate_ca_only_inputs(&set, diags);
+        check_names(names, diags);
+    }
 }
 
 /// An input other inputs only matter with, for [`reject_without`].

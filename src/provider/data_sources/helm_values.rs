@@ -79,14 +79,13 @@ impl DataSource for HelmValues {
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
         let config = Config::read(config);
-        let names = [
-            (Config::config_map_name, &config.config_map_name),
-            (Config::namespace, &config.namespace),
-        ];
-        config
-            .proxy
-            .validate_ca_only_inputs(&names.map(|(name, value)| (name, !value.is_null())), diags);
-        inputs::check_names(&names, diags);
+        config.proxy.check_ca_names(
+            &[
+                (Config::config_map_name, &config.config_map_name),
+                (Config::namespace, &config.namespace),
+            ],
+            diags,
+        );
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
