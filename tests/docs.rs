@@ -11,7 +11,7 @@ fn committed_docs_match_the_generator() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let config = DocsConfig {
         provider_name: NAME.to_owned(),
-        index_body: "The clusterproxy provider merges NO_PROXY lists and renders HTTP(S) proxy settings for Kubernetes clusters behind a corporate proxy. Every result is computed locally, deterministically and at plan time.".to_owned(),
+        index_body: "The clusterproxy provider merges NO_PROXY lists and renders HTTP(S) proxy settings for Kubernetes clusters behind a corporate proxy. Every result is computed locally, deterministically and at plan time.\n\n## Logging\n\nWith `TF_LOG_PROVIDER_CLUSTERPROXY` (or `TF_LOG_PROVIDER`, or `TF_LOG`) set to `debug` or `trace`, the provider logs one line when a call arrives and one when it is served: the RPC, a request id, the resource, data source or function, and the duration. No configured value is logged, nor anything derived from one (a size or a length); the HTTP/2, gRPC and TLS libraries it uses log at warning and above only.".to_owned(),
         examples_dir: root.join("examples"),
     };
     let pages = generate(&ClusterProxy, &config).expect("every example exists");
