@@ -211,12 +211,14 @@ impl Cluster {
     /// node CIDR, the apiserver and control-plane endpoint, the cloud metadata endpoints.
     pub fn default_destinations(&self) -> Vec<Destination> {
         let mut urls: Vec<String> = Vec::new();
-        let ip_url = |scheme: &str, ip: IpAddr, port: u16| match ip {
-            IpAddr::V6(ip) => format!("{scheme}://[{ip}]:{port}/"),
-            IpAddr::V4(ip) => format!("{scheme}://{ip}:{port}/"),
+        // One way to write a host into a URL: IPv6 addresses in brackets.
+        let url = |scheme: &str, host: DestinationHost, port: u16| match host {
+            DestinationHost::Ip(IpAddr::V6(ip)) => format!("{scheme}://[{ip}]:{port}/"),
+            DestinationHost::Ip(IpAddr::V4(ip)) => format!("{scheme}://{ip}:{port}/"),
+            DestinationHost::Name(name) => format!("{scheme}://{name}:{port}/"),
         };
         for ip in self.kubernetes_service_ips() {
-            urls.push(ip_url("https", ip, 443));
+            urls.push(url("https", DestinationHost::Ip(ip), 443));
         }
         let domain = self.domain().unwrap_or_else(|| "cluster.local".to_owned());
         urls.push("https://kubernetes.default.svc:443/".to_owned());
@@ -225,30 +227,25 @@ impl Cluster {
             .into_iter()
             .chain(first_hosts(&self.node_cidrs))
         {
-            urls.push(ip_url("http", ip, 8080));
+            urls.push(url("http", DestinationHost::Ip(ip), 8080));
         }
-        let host_url = |host: DestinationHost, port: u16| match host {
-            DestinationHost::Ip(ip) => ip_url("https", ip, port),
-            DestinationHost::Name(name) => format!("https://{name}:{port}/"),
-        };
         if let Some(host) = self.apiserver() {
-            urls.push(host_url(host, 6443));
+            urls.push(url("https", host, 6443));
         }
         if let Some(ip) = self.apiserver_address() {
-            urls.push(ip_url("https", ip, 6443));
+            urls.push(url("https", DestinationHost::Ip(ip), 6443));
         }
         if let Some(endpoint) = self.control_plane() {
-            urls.push(host_url(endpoint.host, endpoint.port.unwrap_or(6443)));
+            urls.push(url("https", endpoint.host, endpoint.port.unwrap_or(6443)));
         }
         for host in self
             .cloud
             .map(|c| c.metadata_hosts(self.is_ipv6()))
             .unwrap_or_default()
+            .into_iter()
+            .filter_map(|host| typed::parse_host(host).ok())
         {
-            urls.push(match host.parse::<IpAddr>() {
-                Ok(ip) => ip_url("http", ip, 80),
-                Err(_) => format!("http://{host}:80/"),
-            });
+            urls.push(url("http", host, 80));
         }
         let mut out: Vec<Destination> = Vec::new();
         for url in urls {
