@@ -160,6 +160,76 @@ output "gaps" {{
     });
 }
 
+/// The clusterproxy_no_proxy_report docs example passes the full cycle and
+/// gives the detail of its list: what was checked, Python's gap in the pod
+/// network, the entries covered by `.corp.example`, and Python's remarks.
+#[test]
+fn no_proxy_report_data_source_example() {
+    let data_source = example("data-sources/clusterproxy_no_proxy_report/data-source.tf");
+    for_each_terraform(|tf| {
+        let work = Workdir::with_provider(tf, &data_source);
+        let outputs = run_cycle(&work, &Cycle::default());
+        assert_eq!(
+            outputs["checked"],
+            serde_json::json!([
+                "http://192.168.0.1:8080/",
+                "https://10.96.0.1:443/",
+                "https://api.prod-1.corp.example:6443/",
+                "https://kubernetes.default.svc.cluster.local:443/",
+                "https://kubernetes.default.svc:443/",
+                "https://registry.corp.example:443/"
+            ])
+        );
+        assert_eq!(
+            outputs["gaps"],
+            serde_json::json!({"python": ["http://192.168.0.1:8080/"]})
+        );
+        assert_eq!(
+            outputs["subsumed"],
+            serde_json::json!({
+                "api.prod-1.corp.example": ".corp.example",
+                "metrics.corp.example": ".corp.example",
+                "registry.corp.example": ".corp.example"
+            })
+        );
+        let warnings = outputs["warnings"].as_array().unwrap();
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(
+            warnings
+                .iter()
+                .all(|w| w.as_str().unwrap().starts_with("python: ")),
+            "{warnings:?}"
+        );
+    });
+}
+
+/// The report checks its inputs as `clusterproxy_no_proxy` does: a
+/// `must_bypass` element that is no destination is an error on that element,
+/// a typed cluster input is checked as its type, and `fail_on_gap` fails it.
+#[test]
+fn no_proxy_report_bad_input_is_a_diagnostic() {
+    let config = |line: &str| {
+        format!("data \"clusterproxy_no_proxy_report\" \"bad\" {{\n  pod_cidrs = [\"10.244.0.0/16\"]\n  {line}\n}}\n")
+    };
+    for_each_terraform(|tf| {
+        let work = Workdir::with_provider(
+            tf,
+            &config(r#"must_bypass = ["ok.example", "https://[::1"]"#),
+        );
+        work.expect_diagnostic_at(&["plan"], "Invalid destination", "must_bypass");
+        let work = Workdir::with_provider(tf, &config(r#"apiserver_ip = "*""#));
+        work.expect_diagnostic_at(&["plan"], "Invalid IP address", "apiserver_ip");
+        let work = Workdir::with_provider(tf, &config("fail_on_gap = true"));
+        let gap = work.expect_diagnostic_at(&["plan"], "NO_PROXY coverage gap", "fail_on_gap");
+        assert!(
+            gap.text()
+                .contains("python would proxy http://10.244.0.1:8080/"),
+            "{}",
+            gap.text()
+        );
+    });
+}
+
 /// Terraform starts the provider several times in one plan (schema,
 /// validation, planning); the provider lets it reuse the schema it already
 /// holds (`get_provider_schema_optional`), so on Terraform >= 1.6 only the
@@ -206,10 +276,11 @@ data "clusterproxy_no_proxy" "b" {
 }
 
 /// A state written by 0.1.0, where `gaps` and `subsumed` were lists of
-/// objects, still plans: Terraform drops the attributes the schema no longer
-/// has from a data source's stored state (a changed type would fail to
-/// decode on Terraform 1.0, hence the new names), and the read fills in
-/// `gaps_by_client` and `subsumed_by`.
+/// objects and `checked` and `client_warnings` (now in
+/// `clusterproxy_no_proxy_report`) were attributes, still plans: Terraform
+/// drops the attributes the schema no longer has from a data source's stored
+/// state (a changed type would fail to decode on Terraform 1.0, hence the new
+/// names), and the read fills in `gaps_by_client`.
 #[test]
 fn no_proxy_state_from_0_1_0_plans() {
     let config = r#"
@@ -223,9 +294,6 @@ output "gaps" {
   value = data.clusterproxy_no_proxy.c.gaps_by_client
 }
 
-output "subsumed" {
-  value = data.clusterproxy_no_proxy.c.subsumed_by
-}
 "#;
     let entries = [
         "cluster.local",
@@ -270,12 +338,10 @@ output "subsumed" {
             outputs["gaps"],
             serde_json::json!({"python": ["http://10.244.0.1:8080/"]})
         );
-        assert_eq!(
-            outputs["subsumed"],
-            serde_json::json!({"registry.corp.example": ".corp.example"})
-        );
         let stored = std::fs::read_to_string(work.path().join("terraform.tfstate")).unwrap();
-        assert!(!stored.contains("covered_by"), "{stored}");
+        for dropped in ["covered_by", "\"checked\"", "client_warnings"] {
+            assert!(!stored.contains(dropped), "{dropped}: {stored}");
+        }
         work.assert_plan_empty(&[]);
     });
 }

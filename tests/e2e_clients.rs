@@ -20,24 +20,29 @@ use harness::{diagnostic_text, example, for_each_terraform, Workdir};
 use oracle::Case;
 use serde_json::json;
 
-/// A data source checking one destination for `clients`.
+/// A data source checking one destination for `clients`, and its report.
 fn checked(clients: &str, destination: &str, fail: bool) -> String {
-    format!(
+    let inputs = format!(
         r#"
-data "clusterproxy_no_proxy" "check" {{
   cluster_domain = "cluster.local"
   clients        = {clients}
   default_checks = false
   must_bypass    = ["{destination}"]
   fail_on_gap    = {fail}
-}}
+"#
+    );
+    format!(
+        r#"
+data "clusterproxy_no_proxy" "check" {{{inputs}}}
+
+data "clusterproxy_no_proxy_report" "check" {{{inputs}}}
 
 output "gaps" {{
   value = data.clusterproxy_no_proxy.check.gaps_by_client
 }}
 
 output "checked" {{
-  value = data.clusterproxy_no_proxy.check.checked
+  value = data.clusterproxy_no_proxy_report.check.checked
 }}
 "#
     )
@@ -83,9 +88,9 @@ fn trailing_dot_destination_is_a_gap_for_go() {
 }
 
 /// Without `clients` the list is made for the original eight (adding `undici`
-/// changed no merged list) and nothing is rendered or reported per client;
-/// `undici` named explicitly gets its rendering, its warnings and the
-/// bracketed IPv6 form in the shared list.
+/// changed no merged list) and nothing is rendered; `undici` named explicitly
+/// gets its rendering, its warnings (in the report) and the bracketed IPv6
+/// form in the shared list.
 #[test]
 fn default_clients_stay_the_original_eight_and_undici_is_opt_in() {
     let config = r#"
@@ -94,6 +99,11 @@ data "clusterproxy_no_proxy" "default" {
 }
 
 data "clusterproxy_no_proxy" "undici" {
+  installation = [".corp.example", "fd00::1", "10.0.0.0/8"]
+  clients      = ["go", "undici"]
+}
+
+data "clusterproxy_no_proxy_report" "undici" {
   installation = [".corp.example", "fd00::1", "10.0.0.0/8"]
   clients      = ["go", "undici"]
 }
@@ -107,13 +117,9 @@ output "default_bracketed" {
   value = contains(data.clusterproxy_no_proxy.default.entries, "[fd00::1]")
 }
 
-# Only named clients are rendered and reported.
+# Only named clients are rendered.
 output "default_renderings" {
   value = keys(data.clusterproxy_no_proxy.default.renderings)
-}
-
-output "default_warnings" {
-  value = length(data.clusterproxy_no_proxy.default.client_warnings)
 }
 
 output "undici" {
@@ -125,7 +131,7 @@ output "undici_entries" {
 }
 
 output "undici_warnings" {
-  value = [for w in data.clusterproxy_no_proxy.undici.client_warnings : w.entries if w.client == "undici"]
+  value = [for w in data.clusterproxy_no_proxy_report.undici.client_warnings : w.entries if w.client == "undici"]
 }
 "#;
     for_each_terraform(|tf| {
@@ -134,7 +140,6 @@ output "undici_warnings" {
         assert_eq!(outputs["default_clients_unset"], json!(true));
         assert_eq!(outputs["default_bracketed"], json!(true));
         assert_eq!(outputs["default_renderings"], json!([]));
-        assert_eq!(outputs["default_warnings"], json!(0));
         // In the canonical order: names, then IPv4, then IPv6.
         assert_eq!(
             outputs["undici"],
@@ -179,6 +184,14 @@ data "clusterproxy_no_proxy" "reqwest" {
   fail_on_gap    = true
 }
 
+data "clusterproxy_no_proxy_report" "reqwest" {
+  installation   = [".corp.example", "fd00::1", "10.0.0.0/8", "api.example:6443"]
+  clients        = ["reqwest"]
+  default_checks = false
+  must_bypass    = ["https://a.corp.example/", "http://10.1.2.3/", "http://[fd00::1]/"]
+  fail_on_gap    = true
+}
+
 data "clusterproxy_no_proxy" "star" {
   installation = ["*", "10.0.0.0/8"]
   clients      = ["reqwest"]
@@ -193,7 +206,7 @@ output "reqwest_gaps" {
 }
 
 output "reqwest_warnings" {
-  value = flatten([for w in data.clusterproxy_no_proxy.reqwest.client_warnings : w.entries if w.client == "reqwest"])
+  value = flatten([for w in data.clusterproxy_no_proxy_report.reqwest.client_warnings : w.entries if w.client == "reqwest"])
 }
 
 output "star" {
@@ -293,6 +306,12 @@ data "clusterproxy_no_proxy" "httpx" {
   clients        = ["go", "python", "httpx"]
 }
 
+data "clusterproxy_no_proxy_report" "httpx" {
+  installation   = [".corp.example", "registry.example.com:5000", "fd00::1", "10.0.0.7", "fd00:10:96::/112"]
+  cluster_domain = "cluster.local"
+  clients        = ["go", "python", "httpx"]
+}
+
 output "no_proxy" {
   value = data.clusterproxy_no_proxy.httpx.no_proxy
 }
@@ -302,7 +321,7 @@ output "httpx" {
 }
 
 output "httpx_warnings" {
-  value = flatten([for w in data.clusterproxy_no_proxy.httpx.client_warnings : w.entries if w.client == "httpx"])
+  value = flatten([for w in data.clusterproxy_no_proxy_report.httpx.client_warnings : w.entries if w.client == "httpx"])
 }
 "#;
     let urls = [

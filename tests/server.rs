@@ -21,6 +21,7 @@ use clusterproxy::provider::ClusterProxy;
 
 const PROFILE: &str = "clusterproxy_profile";
 const NO_PROXY: &str = "clusterproxy_no_proxy";
+const NO_PROXY_REPORT: &str = "clusterproxy_no_proxy_report";
 const PROXY: &str = "http://proxy.corp.example:3128";
 
 fn server() -> Server {
@@ -742,50 +743,31 @@ fn read_data_source_cases() {
     assert_eq!(summaries(&diags), ["Unknown data source type"]);
 }
 
-/// Renderings and client warnings are made for the clients named in
-/// `clients` only; without `clients` the list is still made and checked for
-/// the default clients (`gaps_by_client`), but nothing is rendered.
+/// Renderings are made for the clients named in `clients` only; without
+/// `clients` the list is still made and checked for the default clients
+/// (`gaps_by_client`), but nothing is rendered. The detail behind the list
+/// is in `clusterproxy_no_proxy_report`, not in this data source's state.
 #[test]
 fn no_proxy_renders_only_the_clients_named() {
     let server = server();
-    let schema = &server.registry().data_sources()[NO_PROXY].schema;
-    let inputs = [
-        ("installation", list(&[".corp.example", "10.20.0.0/16"])),
-        ("pod_cidrs", list(&["192.168.0.0/16"])),
-    ];
-    let read = |extra: Option<(&str, Value)>| {
-        let mut set = inputs.to_vec();
-        set.extend(extra);
-        let mut diags = Diagnostics::new();
-        let state = server
-            .read_data_source(NO_PROXY, object(schema, &set), &mut diags)
-            .unwrap();
-        assert!(!diags.has_errors(), "{diags:?}");
-        state
-    };
+    let read = |extra: Option<(&str, Value)>| read_no_proxy_with(&server, NO_PROXY, extra);
     let keys = |state: &Value| -> Vec<String> {
         match attr(state, "renderings") {
             Value::Map(map) => map.keys().cloned().collect(),
             other => panic!("{other:?}"),
         }
     };
-    let warned = |state: &Value| -> Vec<String> {
-        let Value::List(items) = attr(state, "client_warnings") else {
-            panic!()
-        };
-        items
-            .iter()
-            .map(|w| attr(w, "client").as_str().unwrap().to_owned())
-            .collect()
-    };
     let unnamed = read(None);
     assert!(attr(&unnamed, "clients").is_null());
     assert_eq!(keys(&unnamed), Vec::<String>::new());
-    assert_eq!(warned(&unnamed), Vec::<String>::new());
+    let Value::Object(attributes) = &unnamed else {
+        panic!("{unnamed:?}")
+    };
+    for detail in ["checked", "subsumed_by", "client_warnings"] {
+        assert!(!attributes.contains_key(detail), "{detail}");
+    }
     // The default clients are still checked: Python and wget have no CIDR
     // blocks, so a pod address goes through their proxy.
-    // `gaps_by_client`: per client, its destinations in the order checked; a client
-    // without any is left out.
     let Value::Map(gaps) = attr(&unnamed, "gaps_by_client") else {
         panic!("{:?}", attr(&unnamed, "gaps_by_client"))
     };
@@ -796,13 +778,56 @@ fn no_proxy_renders_only_the_clients_named() {
         !gaps.contains_key("go") && !gaps.contains_key("curl"),
         "{gaps:?}"
     );
+    let named = read(Some(("clients", list(&["go", "python", "java"]))));
+    assert_eq!(keys(&named), ["go", "java", "python"]);
+    // Naming the clients changes what is rendered, not the list made for them.
+    let eight = read(Some((
+        "clients",
+        list(&clusterproxy::domain::no_proxy::Dialect::DEFAULT_NAMES),
+    )));
+    assert_eq!(attr(&eight, "no_proxy"), attr(&unnamed, "no_proxy"));
+    assert_eq!(
+        attr(&eight, "gaps_by_client"),
+        attr(&unnamed, "gaps_by_client")
+    );
+    assert_eq!(keys(&eight).len(), 8);
+}
+
+/// `clusterproxy_no_proxy_report` takes the same inputs and gives the same
+/// gaps as `clusterproxy_no_proxy`, and the detail: every destination
+/// checked (sorted, once), each left-out entry with the entry covering it,
+/// and the remarks of every client the list is made for.
+#[test]
+fn no_proxy_report_gives_the_detail_behind_the_list() {
+    let server = server();
+    let report = |extra: Option<(&str, Value)>| read_no_proxy_with(&server, NO_PROXY_REPORT, extra);
+    let warned = |state: &Value| -> Vec<String> {
+        let Value::List(items) = attr(state, "client_warnings") else {
+            panic!()
+        };
+        let mut clients: Vec<String> = items
+            .iter()
+            .map(|w| attr(w, "client").as_str().unwrap().to_owned())
+            .collect();
+        clients.dedup();
+        clients
+    };
+    for extra in [None, Some(("clients", list(&["go", "python"])))] {
+        assert_eq!(
+            attr(&report(extra.clone()), "gaps_by_client"),
+            attr(
+                &read_no_proxy_with(&server, NO_PROXY, extra),
+                "gaps_by_client"
+            )
+        );
+    }
     // Several gaps of one client keep the order of `checked`, which is
     // sorted, whatever the order or repetitions of `must_bypass`.
-    let more = read(Some((
+    let more = report(Some((
         "must_bypass",
         list(&["192.168.9.9", "http://192.168.3.3/"]),
     )));
-    let reordered = read(Some((
+    let reordered = report(Some((
         "must_bypass",
         list(&["http://192.168.3.3/", "192.168.9.9", "http://192.168.3.3/"]),
     )));
@@ -823,7 +848,7 @@ fn no_proxy_renders_only_the_clients_named() {
     };
     assert_eq!(gaps.get("python"), Some(&Value::list(in_pods)), "{gaps:?}");
     // `subsumed_by`: each left-out entry to the entry that covers it.
-    let covered = read(Some(("extra", list(&["registry.corp.example"]))));
+    let covered = report(Some(("extra", list(&["registry.corp.example"]))));
     assert_eq!(
         attr(&covered, "subsumed_by"),
         &Value::Map(
@@ -834,21 +859,31 @@ fn no_proxy_renders_only_the_clients_named() {
             .into()
         )
     );
-    let named = read(Some(("clients", list(&["go", "python", "java"]))));
-    assert_eq!(keys(&named), ["go", "java", "python"]);
-    assert!(warned(&named).iter().all(|c| c == "python" || c == "java"));
-    assert!(warned(&named).contains(&"python".to_owned()));
-    // Naming the clients changes what is rendered, not the list made for them.
-    let eight = read(Some((
-        "clients",
-        list(&clusterproxy::domain::no_proxy::Dialect::DEFAULT_NAMES),
-    )));
-    assert_eq!(attr(&eight, "no_proxy"), attr(&unnamed, "no_proxy"));
+    // The remarks of the clients named, or of the default eight.
     assert_eq!(
-        attr(&eight, "gaps_by_client"),
-        attr(&unnamed, "gaps_by_client")
+        warned(&report(Some(("clients", list(&["go", "python"]))))),
+        ["python"]
     );
-    assert_eq!(keys(&eight).len(), 8);
+    assert_eq!(
+        warned(&report(None)),
+        ["curl", "python", "requests", "wget", "node"]
+    );
+}
+
+/// Reads `data_source` with a typical cluster's inputs and `extra`.
+fn read_no_proxy_with(server: &Server, data_source: &str, extra: Option<(&str, Value)>) -> Value {
+    let schema = &server.registry().data_sources()[data_source].schema;
+    let mut set = vec![
+        ("installation", list(&[".corp.example", "10.20.0.0/16"])),
+        ("pod_cidrs", list(&["192.168.0.0/16"])),
+    ];
+    set.extend(extra);
+    let mut diags = Diagnostics::new();
+    let state = server
+        .read_data_source(data_source, object(schema, &set), &mut diags)
+        .unwrap();
+    assert!(!diags.has_errors(), "{diags:?}");
+    state
 }
 
 #[test]

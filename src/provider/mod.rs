@@ -40,7 +40,10 @@ impl Provider for ClusterProxy {
     }
 
     fn data_sources(&self) -> Vec<Arc<dyn DataSource>> {
-        let mut all: Vec<Arc<dyn DataSource>> = vec![Arc::new(data_sources::no_proxy::NoProxy)];
+        let mut all: Vec<Arc<dyn DataSource>> = vec![
+            Arc::new(data_sources::no_proxy::NoProxy),
+            Arc::new(data_sources::no_proxy_report::NoProxyReport),
+        ];
         all.extend(renderers());
         all.push(Arc::new(data_sources::artifact_settings::ArtifactSettings));
         all

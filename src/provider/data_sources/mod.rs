@@ -10,6 +10,7 @@ pub mod ignition;
 pub mod kubespray;
 pub mod kyverno_policy;
 pub mod no_proxy;
+pub mod no_proxy_report;
 pub mod openshift_proxy;
 pub mod pod_env;
 pub mod rke2;

@@ -1,15 +1,17 @@
 //! `clusterproxy_no_proxy`: the merged NO_PROXY list of one cluster, its
-//! per-client renderings and the coverage check.
+//! per-client renderings and the coverage check's gaps; the evaluation it
+//! shares with `clusterproxy_no_proxy_report`.
 
 use std::collections::BTreeMap;
 
-use crate::domain::no_proxy::{gaps_with, group_warnings, render, Destination};
+use crate::domain::no_proxy::{gaps_with, group_warnings, render, Destination, Merged};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::model::{self, Field, Maybe};
 use crate::framework::schema::{NoNullElements, Schema};
 use crate::framework::value::Value;
 use crate::provider::convert::SettingsAt;
+use crate::provider::data_sources::no_proxy_report::ClientWarning;
 use crate::provider::inputs::{self, Clients, ClusterConfig};
 
 /// The data source.
@@ -34,36 +36,140 @@ crate::model! {
     }
 }
 
-crate::object! {
-    /// Entries a client cannot express or reads differently, with one message.
-    pub struct ClientWarning {
-        /// Client name.
-        pub client: String,
-        /// What the client does.
-        pub message: String,
-        /// The entries concerned, in the order of `entries`.
-        pub entries: Vec<String>,
-    }
-}
-
 crate::model! {
     /// The computed attributes.
     pub struct State {
         /// `entries`.
-        pub entries: Vec<String> [computed("The merged NO_PROXY list of the inputs (installation, pod, service and node CIDRs, cluster domain, apiserver host and IP, control-plane endpoint host, `localhost`, `127.0.0.1`, `::1` (IPv6 clusters), `.svc`, the `kubernetes` Service ClusterIP, cloud metadata endpoints, extra). Entries are normalised (trimmed, lowercased, punycode, no trailing dot, `*.x` as `.x`, canonical addresses and CIDRs), semantic duplicates removed, entries covered by another entry for every client dropped, and the extra forms some clients need added right after their entry (`.x` after `x` for `node`, `[v6]` for `python`, `node` and `undici` unless `httpx` is listed, which rejects a value holding one). The list is in one canonical order, stable across releases, so that no reordering, duplicate, or equivalent spelling of any input changes it: `*` first; host names and domains by name (byte order), `x` before `.x` before `x:port` before `.x:port` (so the `.x` form some clients need stands right after its entry); then IPv4 and then IPv6 addresses and blocks numerically by network address, a block before the addresses it starts with.")],
+        pub entries: Vec<String> [computed(ENTRIES)],
         /// `no_proxy`.
         pub no_proxy: String [computed("`entries` joined with commas: the value for `NO_PROXY` and `no_proxy`.")],
         /// `renderings`.
-        pub renderings: BTreeMap<String, String> [computed("Per client named in `clients`, the setting that gives it the intended meaning as closely as it can express: a NO_PROXY value, or for `java` the `http.nonProxyHosts` value (`|`-separated, `*.x` patterns, octet-aligned IPv4 blocks as `a.b.*`). Empty when `clients` is not set: the list is still made and checked for the default clients, but only named clients are rendered. Cost: one string about the size of `no_proxy` per named client, in the state and in every plan.")],
-        /// `client_warnings`.
-        pub client_warnings: Vec<ClientWarning> [computed("Per client named in `clients`, what it cannot express or reads differently: one object per client and message (`client`, `message`, and the `entries` concerned, in the order of `entries`). Empty when `clients` is not set (`gaps_by_client` still reports what the default clients would proxy). Cost: one object per (client, kind of remark), whatever the number of entries, plus each concerned entry once per client that lacks a feature the list uses (CIDR blocks, IPv6, ports, `.x`).")],
-        /// `subsumed_by`.
-        pub subsumed_by: BTreeMap<String, String> [computed("Entries left out because another entry covers them for every client: each left-out entry (canonical) to the entry that covers it.")],
-        /// `checked`.
-        pub checked: Vec<String> [computed("Every destination checked, once, as a URL with its port, sorted. Cost: one string per destination (about five for a cluster with the default checks).")],
+        pub renderings: BTreeMap<String, String> [computed("Per client named in `clients`, the setting that gives it the intended meaning as closely as it can express: a NO_PROXY value, or for `java` the `http.nonProxyHosts` value (`|`-separated, `*.x` patterns, octet-aligned IPv4 blocks as `a.b.*`). Empty when `clients` is not set: the list is still made and checked for the default clients, but only named clients are rendered. What each client cannot express or reads differently is in `clusterproxy_no_proxy_report`. Cost: one string about the size of `no_proxy` per named client, in the state and in every plan.")],
         /// `gaps_by_client`.
-        pub gaps_by_client: BTreeMap<String, Vec<String>> [computed("Per client, the checked destinations it would still send through the proxy, in the order of `checked`; a client that bypasses the proxy for every checked destination is left out, so `length(gaps_by_client) == 0` means no gap (a postcondition or `fail_on_gap` can hold a plan to it). Cost: one string per client and destination it would proxy.")],
+        pub gaps_by_client: BTreeMap<String, Vec<String>> [computed(GAPS_BY_CLIENT)],
     }
+}
+
+/// The description of `entries`.
+const ENTRIES: &str = "The merged NO_PROXY list of the inputs (installation, pod, service and node CIDRs, cluster domain, apiserver host and IP, control-plane endpoint host, `localhost`, `127.0.0.1`, `::1` (IPv6 clusters), `.svc`, the `kubernetes` Service ClusterIP, cloud metadata endpoints, extra). Entries are normalised (trimmed, lowercased, punycode, no trailing dot, `*.x` as `.x`, canonical addresses and CIDRs), semantic duplicates removed, entries covered by another entry for every client dropped, and the extra forms some clients need added right after their entry (`.x` after `x` for `node`, `[v6]` for `python`, `node` and `undici` unless `httpx` is listed, which rejects a value holding one). The list is in one canonical order, stable across releases, so that no reordering, duplicate, or equivalent spelling of any input changes it: `*` first; host names and domains by name (byte order), `x` before `.x` before `x:port` before `.x:port` (so the `.x` form some clients need stands right after its entry); then IPv4 and then IPv6 addresses and blocks numerically by network address, a block before the addresses it starts with.";
+
+/// The description of `gaps_by_client`, shared with the report.
+pub(crate) const GAPS_BY_CLIENT: &str = "Per client, the checked destinations it would still send through the proxy, sorted; a client that bypasses the proxy for every checked destination is left out, so `length(gaps_by_client) == 0` means no gap (a postcondition or `fail_on_gap` can hold a plan to it). The destinations checked are listed in `clusterproxy_no_proxy_report`'s `checked`. Cost: one string per client and destination it would proxy.";
+
+/// One read of the inputs: the merged list, the renderings of the clients
+/// asked for and the coverage check. Shared by `clusterproxy_no_proxy` and
+/// `clusterproxy_no_proxy_report`, so both give the same list and verdicts.
+pub(crate) struct Evaluation {
+    /// The merge.
+    pub merged: Merged,
+    /// `entries` joined with commas.
+    pub no_proxy: String,
+    /// Each rendered client's setting, by client name.
+    pub renderings: BTreeMap<String, String>,
+    /// The rendered clients' remarks, grouped by client and remark.
+    pub client_warnings: Vec<ClientWarning>,
+    /// Every destination checked, sorted, once.
+    pub checked: Vec<String>,
+    /// Per client, the checked destinations it would proxy.
+    pub gaps_by_client: BTreeMap<String, Vec<String>>,
+}
+
+/// Errors on the `must_bypass` elements that are no destination.
+pub(crate) fn validate_config(config: &Value, diags: &mut Diagnostics) {
+    let must_bypass: Vec<Maybe<String>> = model::attribute(config, Config::must_bypass);
+    for (index, item) in must_bypass.iter().enumerate() {
+        if let Some(Err(why)) = item.known().map(|d| Destination::parse(d)) {
+            diags.push(
+                Diagnostic::error("Invalid destination", format!("{why}."))
+                    .at(AttributePath::attribute(Config::must_bypass).index(index)),
+            );
+        }
+    }
+}
+
+/// Merges and checks `config`, rendering the clients named in `clients`
+/// or, with `every_target`, every client the list is made for. A gap with
+/// `fail_on_gap` set is an error, and gives no evaluation.
+pub(crate) fn evaluate(
+    config: Config,
+    every_target: bool,
+    diags: &mut Diagnostics,
+) -> Option<Evaluation> {
+    let options = config.clients.merge_options(config.aggregate_cidrs);
+    let cluster = config.cluster.cluster();
+    let merged = inputs::merge_cluster(&cluster, &options, SettingsAt::Renderer, diags)?;
+    let mut destinations: Vec<Destination> = config
+        .must_bypass
+        .iter()
+        .filter_map(|d| Destination::parse(d.known()?).ok())
+        .collect();
+    if config.default_checks {
+        destinations.extend(cluster.default_destinations());
+    }
+    // One order whatever the order or repetitions of `must_bypass`.
+    destinations.sort_by_cached_key(ToString::to_string);
+    destinations.dedup();
+    // The coverage check reuses the renderings, and renders Java's own
+    // setting if it is not among them.
+    let rendered = if every_target {
+        options.targets.clone()
+    } else {
+        config.clients.named()
+    };
+    let renderings: Vec<_> = rendered
+        .iter()
+        .map(|d| render(*d, &merged.entries))
+        .collect();
+    let no_proxy = merged.no_proxy();
+    let found = gaps_with(
+        &merged,
+        &options.targets,
+        &no_proxy,
+        &renderings,
+        &destinations,
+    );
+    if config.fail_on_gap && !found.is_empty() {
+        let lines: Vec<String> = found
+            .iter()
+            .map(|g| format!("  - {} would proxy {}", g.dialect, g.destination))
+            .collect();
+        diags.push(
+            Diagnostic::error(
+                "NO_PROXY coverage gap",
+                format!(
+                    "These destinations must bypass the proxy but would not:\n{}\nAdd entries that cover them (e.g. `extra`), or drop the clients that cannot express them from `clients`.",
+                    lines.join("\n")
+                ),
+            )
+            .at(AttributePath::attribute(Config::fail_on_gap)),
+        );
+        return None;
+    }
+    let client_warnings = group_warnings(renderings.iter().flat_map(|r| &r.warnings))
+        .into_iter()
+        .map(|group| ClientWarning {
+            client: group.dialect.name().to_owned(),
+            message: group.message,
+            entries: group.entries.into_iter().map(str::to_owned).collect(),
+        })
+        .collect();
+    let renderings = renderings
+        .into_iter()
+        .map(|r| (r.dialect.name().to_owned(), r.value))
+        .collect();
+    Some(Evaluation {
+        no_proxy,
+        renderings,
+        client_warnings,
+        checked: destinations.iter().map(|d| d.to_string()).collect(),
+        gaps_by_client: found.into_iter().fold(BTreeMap::new(), |mut gaps, gap| {
+            gaps.entry(gap.dialect.name().to_owned())
+                .or_insert_with(Vec::new)
+                .push(gap.destination);
+            gaps
+        }),
+        merged,
+    })
 }
 
 impl DataSource for NoProxy {
@@ -79,90 +185,16 @@ impl DataSource for NoProxy {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        let must_bypass: Vec<Maybe<String>> = model::attribute(config, Config::must_bypass);
-        for (index, item) in must_bypass.iter().enumerate() {
-            if let Some(Err(why)) = item.known().map(|d| Destination::parse(d)) {
-                diags.push(
-                    Diagnostic::error("Invalid destination", format!("{why}."))
-                        .at(AttributePath::attribute(Config::must_bypass).index(index)),
-                );
-            }
-        }
+        validate_config(config, diags);
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let config = Config::read(value);
-        let options = config.clients.merge_options(config.aggregate_cidrs);
-        let cluster = config.cluster.cluster();
-        let merged = inputs::merge_cluster(&cluster, &options, SettingsAt::Renderer, diags)?;
-        let mut destinations: Vec<Destination> = config
-            .must_bypass
-            .iter()
-            .filter_map(|d| Destination::parse(d.known()?).ok())
-            .collect();
-        if config.default_checks {
-            destinations.extend(cluster.default_destinations());
-        }
-        // One order whatever the order or repetitions of `must_bypass`.
-        destinations.sort_by_cached_key(ToString::to_string);
-        destinations.dedup();
-        // Rendered: the clients named in the configuration (the coverage
-        // check reuses them, and renders Java's own setting if not named).
-        let named = config.clients.named();
-        let renderings: Vec<_> = named.iter().map(|d| render(*d, &merged.entries)).collect();
-        let no_proxy = merged.no_proxy();
-        let found = gaps_with(
-            &merged,
-            &options.targets,
-            &no_proxy,
-            &renderings,
-            &destinations,
-        );
-        if config.fail_on_gap && !found.is_empty() {
-            let lines: Vec<String> = found
-                .iter()
-                .map(|g| format!("  - {} would proxy {}", g.dialect, g.destination))
-                .collect();
-            diags.push(
-                Diagnostic::error(
-                    "NO_PROXY coverage gap",
-                    format!(
-                        "These destinations must bypass the proxy but would not:\n{}\nAdd entries that cover them (e.g. `extra`), or drop the clients that cannot express them from `clients`.",
-                        lines.join("\n")
-                    ),
-                )
-                .at(AttributePath::attribute(Config::fail_on_gap)),
-            );
-            return None;
-        }
-        let client_warnings = group_warnings(renderings.iter().flat_map(|r| &r.warnings))
-            .into_iter()
-            .map(|group| ClientWarning {
-                client: group.dialect.name().to_owned(),
-                message: group.message,
-                entries: group.entries.into_iter().map(str::to_owned).collect(),
-            })
-            .collect();
+        let found = evaluate(Config::read(value), false, diags)?;
         Some(model::computed(State {
-            entries: merged.list,
-            no_proxy,
-            renderings: renderings
-                .into_iter()
-                .map(|r| (r.dialect.name().to_owned(), r.value))
-                .collect(),
-            client_warnings,
-            subsumed_by: merged
-                .subsumed
-                .into_iter()
-                .map(|s| (s.entry, s.covered_by))
-                .collect(),
-            checked: destinations.iter().map(|d| d.to_string()).collect(),
-            gaps_by_client: found.into_iter().fold(BTreeMap::new(), |mut gaps, gap| {
-                gaps.entry(gap.dialect.name().to_owned())
-                    .or_insert_with(Vec::new)
-                    .push(gap.destination);
-                gaps
-            }),
+            entries: found.merged.list,
+            no_proxy: found.no_proxy,
+            renderings: found.renderings,
+            gaps_by_client: found.gaps_by_client,
         }))
     }
 }

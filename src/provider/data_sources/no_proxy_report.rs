@@ -1,0 +1,75 @@
+//! `clusterproxy_no_proxy_report`: what is behind one cluster's merged
+//! NO_PROXY list (the destinations checked, the entries left out as covered,
+//! what each client cannot express), kept out of `clusterproxy_no_proxy` so
+//! that a plan of many clusters does not carry it.
+
+use std::collections::BTreeMap;
+
+use crate::framework::data_source::DataSource;
+use crate::framework::diagnostics::Diagnostics;
+use crate::framework::model::{self, Field};
+use crate::framework::schema::Schema;
+use crate::framework::value::Value;
+use crate::provider::data_sources::no_proxy::{evaluate, validate_config, Config, GAPS_BY_CLIENT};
+
+/// The data source.
+#[derive(Debug, Clone, Copy)]
+pub struct NoProxyReport;
+
+crate::object! {
+    /// Entries a client cannot express or reads differently, with one message.
+    pub struct ClientWarning {
+        /// Client name.
+        pub client: String,
+        /// What the client does.
+        pub message: String,
+        /// The entries concerned, in the order of `entries`.
+        pub entries: Vec<String>,
+    }
+}
+
+crate::model! {
+    /// The computed attributes.
+    pub struct State {
+        /// `checked`.
+        pub checked: Vec<String> [computed("Every destination checked, once, as a URL with its port, sorted: `must_bypass`, and with `default_checks` the destinations derived from the inputs.")],
+        /// `gaps_by_client`.
+        pub gaps_by_client: BTreeMap<String, Vec<String>> [computed(GAPS_BY_CLIENT)],
+        /// `subsumed_by`.
+        pub subsumed_by: BTreeMap<String, String> [computed("Entries left out because another entry covers them for every client: each left-out entry (canonical) to the entry that covers it.")],
+        /// `client_warnings`.
+        pub client_warnings: Vec<ClientWarning> [computed("Per client the list is made for (those in `clients`, or the default eight when it is not set), what it cannot express or reads differently: one object per client and message (`client`, `message`, and the `entries` concerned, in the order of `clusterproxy_no_proxy`'s `entries`).")],
+    }
+}
+
+impl DataSource for NoProxyReport {
+    fn type_name(&self) -> &'static str {
+        "clusterproxy_no_proxy_report"
+    }
+
+    fn schema(&self) -> Schema {
+        Schema::new(
+            "What is behind the NO_PROXY list `clusterproxy_no_proxy` makes from the same inputs: every destination the coverage check tried, the gaps, the entries left out as covered by another, and what each client cannot express or reads differently. It takes the same arguments and makes the same list and verdicts (`fail_on_gap` fails it in the same way); it is a separate data source so that a plan of many clusters carries only the list, the renderings and the gaps. Read it for the clusters you review: each instance costs a plan about as much as a `clusterproxy_no_proxy`, plus one string per checked destination, one per left-out entry and one object per (client, remark). Known at plan time whenever its inputs are.",
+            model::attributes::<Config, State>(),
+        )
+    }
+
+    fn validate(&self, config: &Value, diags: &mut Diagnostics) {
+        validate_config(config, diags);
+    }
+
+    fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
+        let found = evaluate(Config::read(value), true, diags)?;
+        Some(model::computed(State {
+            checked: found.checked,
+            gaps_by_client: found.gaps_by_client,
+            subsumed_by: found
+                .merged
+                .subsumed
+                .into_iter()
+                .map(|s| (s.entry, s.covered_by))
+                .collect(),
+            client_warnings: found.client_warnings,
+        }))
+    }
+}
