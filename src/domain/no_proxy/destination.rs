@@ -206,12 +206,58 @@ fn split_authority(authority: &str) -> Option<(&str, Option<u16>)> {
 impl fmt::Display for Destination {
     /// The destination as a URL with an explicit port and the host as written.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.scheme)?;
-        f.write_str("://")?;
-        f.write_str(&self.written_url_host())?;
-        f.write_str(":")?;
-        write_decimal(f, self.port())?;
-        f.write_str("/")
+        // Assembled first and written at once, so that `to_string`
+        // allocates once instead of growing its buffer piece by piece.
+        let mut url = StackText::default();
+        match self.write_url(&mut url) {
+            Ok(()) => f.write_str(url.as_str()),
+            Err(_) => self.write_url(f),
+        }
+    }
+}
+
+impl Destination {
+    /// Writes the [`Display`](fmt::Display) form into `out`.
+    fn write_url(&self, out: &mut impl fmt::Write) -> fmt::Result {
+        out.write_str(self.scheme)?;
+        out.write_str("://")?;
+        out.write_str(&self.written_url_host())?;
+        out.write_str(":")?;
+        write_decimal(out, self.port())?;
+        out.write_str("/")
+    }
+}
+
+/// Text assembled on the stack: writing fails, leaving it unchanged, when it
+/// would no longer fit.
+struct StackText {
+    bytes: [u8; 128],
+    len: usize,
+}
+
+impl Default for StackText {
+    fn default() -> Self {
+        Self {
+            bytes: [0; 128],
+            len: 0,
+        }
+    }
+}
+
+impl StackText {
+    fn as_str(&self) -> &str {
+        // Only whole `str`s are copied in.
+        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default()
+    }
+}
+
+impl fmt::Write for StackText {
+    fn write_str(&mut self, text: &str) -> fmt::Result {
+        let end = self.len + text.len();
+        let room = self.bytes.get_mut(self.len..end).ok_or(fmt::Error)?;
+        room.copy_from_slice(text.as_bytes());
+        self.len = end;
+        Ok(())
     }
 }
 
@@ -248,6 +294,14 @@ mod tests {
             "fd00::1"
         );
         assert_eq!(Destination::parse("[fd00::1]:6443").unwrap().port(), 6443);
+    }
+
+    /// A URL longer than the stack buffer is written piece by piece, the same.
+    #[test]
+    fn long_urls_display_whole() {
+        let host = ["a".repeat(60), "b".repeat(60), "example".to_owned()].join(".");
+        let d = Destination::parse(&format!("http://{host}:8080/")).unwrap();
+        assert_eq!(d.to_string(), format!("http://{host}:8080/"));
     }
 
     #[test]

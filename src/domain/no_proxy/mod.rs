@@ -36,7 +36,9 @@ fn write_decimal(out: &mut impl fmt::Write, n: u16) -> fmt::Result {
             break;
         }
     }
-    out.write_str(std::str::from_utf8(&digits[at..]).unwrap_or_default())
+    digits[at..]
+        .iter()
+        .try_for_each(|&digit| out.write_char(char::from(digit)))
 }
 
 /// Writes `ip` dotted, as its `Display` does, with [`write_decimal`].
