@@ -7,11 +7,13 @@
 //! `::1` for IPv6 clusters, `.svc`, the `kubernetes` Service ClusterIP of each
 //! service CIDR), cloud metadata endpoints, then extra entries.
 
+use std::fmt::Write as _;
 use std::net::IpAddr;
 
 use super::destination::{Destination, DestinationHost};
 use super::merge::Source;
 use super::typed::{self, networks, Endpoint};
+use super::{write_decimal, write_ipv4};
 use crate::domain::{Field, Finding};
 
 /// A cloud whose metadata endpoints must bypass the proxy.
@@ -212,10 +214,20 @@ impl Cluster {
     pub fn default_destinations(&self) -> Vec<Destination> {
         let mut urls: Vec<String> = Vec::new();
         // One way to write a host into a URL: IPv6 addresses in brackets.
-        let url = |scheme: &str, host: DestinationHost, port: u16| match host {
-            DestinationHost::Ip(IpAddr::V6(ip)) => format!("{scheme}://[{ip}]:{port}/"),
-            DestinationHost::Ip(IpAddr::V4(ip)) => format!("{scheme}://{ip}:{port}/"),
-            DestinationHost::Name(name) => format!("{scheme}://{name}:{port}/"),
+        let url = |scheme: &str, host: DestinationHost, port: u16| {
+            let mut url = String::with_capacity(64);
+            url.push_str(scheme);
+            url.push_str("://");
+            // Writing into a String cannot fail.
+            let _ = match host {
+                DestinationHost::Ip(IpAddr::V6(ip)) => write!(url, "[{ip}]"),
+                DestinationHost::Ip(IpAddr::V4(ip)) => write_ipv4(&mut url, ip),
+                DestinationHost::Name(name) => url.write_str(&name),
+            };
+            url.push(':');
+            let _ = write_decimal(&mut url, port);
+            url.push('/');
+            url
         };
         for ip in self.kubernetes_service_ips() {
             urls.push(url("https", DestinationHost::Ip(ip), 443));

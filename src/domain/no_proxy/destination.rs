@@ -3,8 +3,11 @@
 //! its host exactly as written (case, trailing dot, Unicode or punycode): the
 //! clients differ in how they normalise it, so only each client's model may.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::net::IpAddr;
+
+use super::write_decimal;
 
 /// The host of a destination.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -44,11 +47,12 @@ impl Destination {
     pub fn parse(text: &str) -> Result<Self, String> {
         let text = text.trim();
         let (scheme, rest) = match text.split_once("://") {
-            Some((scheme, rest)) => match scheme.to_ascii_lowercase().as_str() {
-                "http" => ("http", rest),
-                "https" => ("https", rest),
-                other => return Err(format!("{text:?}: scheme {other:?} is not http or https")),
-            },
+            Some((scheme, rest)) if scheme.eq_ignore_ascii_case("http") => ("http", rest),
+            Some((scheme, rest)) if scheme.eq_ignore_ascii_case("https") => ("https", rest),
+            Some((scheme, _)) => {
+                let other = scheme.to_ascii_lowercase();
+                return Err(format!("{text:?}: scheme {other:?} is not http or https"));
+            }
             None => ("https", text),
         };
         let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
@@ -58,13 +62,23 @@ impl Destination {
         let (host, port) = split_authority(authority)
             .ok_or_else(|| format!("{text:?} has no valid host and port"))?;
         let written = host.to_owned();
-        let host = host.split("%25").next().unwrap_or(host).to_lowercase();
-        let host = host.strip_suffix('.').unwrap_or(&host).to_owned();
+        let host = match host.contains('%') {
+            true => host.split("%25").next().unwrap_or(host),
+            false => host,
+        };
+        // Lowercasing neither makes nor removes a trailing dot, nor changes
+        // what parses as an address.
+        let host = host.strip_suffix('.').unwrap_or(host);
         let host = match host.parse::<IpAddr>() {
             Ok(ip) => DestinationHost::Ip(ip),
             Err(_) => {
-                let ascii = idna::domain_to_ascii(&host)
-                    .map_err(|_| format!("{text:?} has an invalid host name"))?;
+                let lower = host.to_lowercase();
+                let ascii =
+                    match idna::domain_to_ascii_cow(lower.as_bytes(), idna::AsciiDenyList::EMPTY) {
+                        Ok(Cow::Borrowed(_)) => lower,
+                        Ok(Cow::Owned(ascii)) => ascii,
+                        Err(_) => return Err(format!("{text:?} has an invalid host name")),
+                    };
                 let valid = !ascii.is_empty()
                     && ascii.split('.').all(|l| {
                         !l.is_empty()
@@ -109,11 +123,11 @@ impl Destination {
     }
 
     /// The host as written, IPv6 in brackets: the host part of [`Destination::url`].
-    pub fn written_url_host(&self) -> String {
+    pub fn written_url_host(&self) -> Cow<'_, str> {
         if self.written.contains(':') {
-            format!("[{}]", self.written)
+            Cow::Owned(format!("[{}]", self.written))
         } else {
-            self.written.clone()
+            Cow::Borrowed(&self.written)
         }
     }
 
@@ -128,12 +142,22 @@ impl Destination {
 
     /// The zone ID of a zone-scoped IPv6 host (`[fe80::1%25eth0]`), as written.
     pub fn zone(&self) -> Option<&str> {
-        self.written.split_once("%25").map(|(_, zone)| zone)
+        self.zone_split().map(|(_, zone)| zone)
     }
 
     /// The written host without its zone ID.
     pub fn written_address(&self) -> &str {
-        self.written.split("%25").next().unwrap_or(&self.written)
+        self.zone_split()
+            .map_or(&self.written, |(address, _)| address)
+    }
+
+    /// The written host split at `%25`, if it has one (a byte search first:
+    /// most hosts have no `%`).
+    fn zone_split(&self) -> Option<(&str, &str)> {
+        if !self.written.contains('%') {
+            return None;
+        }
+        self.written.split_once("%25")
     }
 
     /// The IP literal, if the host is one.
@@ -182,13 +206,58 @@ fn split_authority(authority: &str) -> Option<(&str, Option<u16>)> {
 impl fmt::Display for Destination {
     /// The destination as a URL with an explicit port and the host as written.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}://{}:{}/",
-            self.scheme,
-            self.written_url_host(),
-            self.port()
-        )
+        // Assembled first and written at once, so that `to_string`
+        // allocates once instead of growing its buffer piece by piece.
+        let mut url = StackText::default();
+        match self.write_url(&mut url) {
+            Ok(()) => f.write_str(url.as_str()),
+            Err(_) => self.write_url(f),
+        }
+    }
+}
+
+impl Destination {
+    /// Writes the [`Display`](fmt::Display) form into `out`.
+    fn write_url(&self, out: &mut impl fmt::Write) -> fmt::Result {
+        out.write_str(self.scheme)?;
+        out.write_str("://")?;
+        out.write_str(&self.written_url_host())?;
+        out.write_str(":")?;
+        write_decimal(out, self.port())?;
+        out.write_str("/")
+    }
+}
+
+/// Text assembled on the stack: writing fails, leaving it unchanged, when it
+/// would no longer fit.
+struct StackText {
+    bytes: [u8; 128],
+    len: usize,
+}
+
+impl Default for StackText {
+    fn default() -> Self {
+        Self {
+            bytes: [0; 128],
+            len: 0,
+        }
+    }
+}
+
+impl StackText {
+    fn as_str(&self) -> &str {
+        // Only whole `str`s are copied in.
+        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default()
+    }
+}
+
+impl fmt::Write for StackText {
+    fn write_str(&mut self, text: &str) -> fmt::Result {
+        let end = self.len + text.len();
+        let room = self.bytes.get_mut(self.len..end).ok_or(fmt::Error)?;
+        room.copy_from_slice(text.as_bytes());
+        self.len = end;
+        Ok(())
     }
 }
 
@@ -225,6 +294,14 @@ mod tests {
             "fd00::1"
         );
         assert_eq!(Destination::parse("[fd00::1]:6443").unwrap().port(), 6443);
+    }
+
+    /// A URL longer than the stack buffer is written piece by piece, the same.
+    #[test]
+    fn long_urls_display_whole() {
+        let host = ["a".repeat(60), "b".repeat(60), "example".to_owned()].join(".");
+        let d = Destination::parse(&format!("http://{host}:8080/")).unwrap();
+        assert_eq!(d.to_string(), format!("http://{host}:8080/"));
     }
 
     #[test]

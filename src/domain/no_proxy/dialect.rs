@@ -16,8 +16,9 @@ use std::net::{IpAddr, Ipv4Addr};
 
 use ipnet::IpNet;
 
-use super::destination::Destination;
+use super::destination::{Destination, DestinationHost};
 use super::render::java_expresses;
+use super::{write_decimal, write_ipv4};
 use crate::domain::cancel;
 
 mod httpx;
@@ -216,12 +217,13 @@ impl Dialect {
     /// direct. A cancelled computation ([`cancel::requested`]) stops reading
     /// the setting, so its result is incomplete.
     pub fn decide_all(self, list: &str, destinations: &[Destination]) -> Vec<Decision> {
-        let open: Vec<&Destination> = destinations.iter().filter(|d| !self.refuses(d)).collect();
+        let mut open: Vec<&Destination> = Vec::with_capacity(destinations.len());
+        open.extend(destinations.iter().filter(|d| !self.refuses(d)));
         let direct = match self {
             Dialect::Go => go(list, &open),
             Dialect::Curl => curl(list, &open),
             Dialect::Python => {
-                let hosts: Vec<String> = open.iter().map(|d| python_request_host(d)).collect();
+                let hosts: Vec<Cow<str>> = open.iter().map(|d| python_request_host(d)).collect();
                 python_urllib(list, &hosts)
             }
             Dialect::Requests => requests(list, &open),
@@ -334,13 +336,22 @@ impl Case {
 
     /// `text` (a part of the setting) lowercased, borrowed when it already is.
     fn lower(self, text: &str) -> Cow<'_, str> {
-        if self.lower || (text.is_ascii() && !text.bytes().any(|b| b.is_ascii_uppercase())) {
+        if self.lower {
             Cow::Borrowed(text)
-        } else if text.is_ascii() {
-            Cow::Owned(text.to_ascii_lowercase())
         } else {
-            Cow::Owned(text.to_lowercase())
+            lowercase(text)
         }
+    }
+}
+
+/// `text.to_lowercase()`, borrowed when `text` already is lowercase ASCII.
+fn lowercase(text: &str) -> Cow<'_, str> {
+    if !text.is_ascii() {
+        Cow::Owned(text.to_lowercase())
+    } else if text.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(text.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(text)
     }
 }
 
@@ -379,23 +390,30 @@ fn ends_with_dotted(host: &str, name: &str) -> bool {
 /// direct; a trailing dot is part of the name on both sides.
 fn go(list: &str, ds: &[&Destination]) -> Vec<bool> {
     /// A destination as Go compares it.
-    struct Host {
-        name: String,
+    struct Host<'a> {
+        name: Cow<'a, str>,
         ip: Option<IpAddr>,
-        port: String,
+        port: u16,
     }
     let mut direct = Vec::with_capacity(ds.len());
     let hosts: Vec<Host> = ds
         .iter()
         .map(|d| {
             // url.Hostname(): the zone's `%25` unescaped, so `fe80::1%eth0` is no IP.
-            let host = go_idna(&d.written.replacen("%25", "%", 1));
+            let host = match d.zone() {
+                Some(_) => Cow::Owned(go_idna(&d.written.replacen("%25", "%", 1)).into_owned()),
+                None => go_idna(&d.written),
+            };
             let ip = host.parse::<IpAddr>().ok().map(|ip| ip.to_canonical());
             direct.push(host == "localhost" || ip.is_some_and(|ip| ip.is_loopback()));
+            let name = match host {
+                Cow::Borrowed(host) => lowercase(host.trim()),
+                Cow::Owned(host) => Cow::Owned(host.trim().to_lowercase()),
+            };
             Host {
-                name: host.trim().to_lowercase(),
+                name,
                 ip,
-                port: d.port().to_string(),
+                port: d.port(),
             }
         })
         .collect();
@@ -422,7 +440,10 @@ fn go(list: &str, ds: &[&Destination]) -> Vec<bool> {
             Some((h, p)) => (h, p),
             None => (&*entry, ""),
         };
-        let port_ok = |host: &Host| entry_port.is_empty() || entry_port == host.port;
+        // Go compares the ports as text: only the decimal form without
+        // leading zeros equals a URL's port.
+        let port = decimal_u16(entry_port);
+        let port_ok = |host: &Host| entry_port.is_empty() || port == Some(host.port);
         if let Ok(entry_ip) = entry_host.parse::<IpAddr>() {
             let entry_ip = Some(entry_ip.to_canonical());
             pending.mark(|i| hosts[i].ip == entry_ip && port_ok(&hosts[i]));
@@ -440,12 +461,14 @@ fn go(list: &str, ds: &[&Destination]) -> Vec<bool> {
             Cow::Borrowed(bare)
         } else {
             // IDNA keeps the leading (ASCII) dot: it only separates labels.
-            let suffix = go_idna(&format!(".{bare}"));
+            let dotted = format!(".{bare}");
+            let suffix = go_idna(&dotted);
             Cow::Owned(suffix.strip_prefix('.').unwrap_or(&suffix).to_owned())
         };
         pending.mark(|i| {
             let host = &hosts[i];
-            port_ok(host) && (ends_with_dotted(&host.name, &name) || (itself && host.name == *name))
+            port_ok(host)
+                && (ends_with_dotted(&host.name, &name) || (itself && *host.name == *name))
         });
     }
     pending.finish()
@@ -453,9 +476,9 @@ fn go(list: &str, ds: &[&Destination]) -> Vec<bool> {
 
 /// Go's `idnaASCII`: ASCII text unchanged, other text through IDNA's lookup
 /// profile (UTS 46 non-transitional, STD3 rules), unchanged when that fails.
-fn go_idna(text: &str) -> String {
+fn go_idna(text: &str) -> Cow<'_, str> {
     if text.is_ascii() {
-        return text.to_owned();
+        return Cow::Borrowed(text);
     }
     idna::uts46::Uts46::new()
         .to_ascii(
@@ -464,7 +487,16 @@ fn go_idna(text: &str) -> String {
             idna::uts46::Hyphens::Check,
             idna::uts46::DnsLength::Ignore,
         )
-        .map_or_else(|_| text.to_owned(), |ascii| ascii.into_owned())
+        .map_or(Cow::Borrowed(text), |ascii| Cow::Owned(ascii.into_owned()))
+}
+
+/// The port `text` names when it is written as Rust writes a `u16` (digits
+/// only, no leading zero): the texts equal to a port's decimal form.
+fn decimal_u16(text: &str) -> Option<u16> {
+    let canonical = !text.is_empty()
+        && text.bytes().all(|b| b.is_ascii_digit())
+        && (text.len() == 1 || !text.starts_with('0'));
+    canonical.then(|| text.parse().ok()).flatten()
 }
 
 /// Go's net.ParseCIDR accepts host bits (the network is what counts).
@@ -515,18 +547,17 @@ fn curl(list: &str, ds: &[&Destination]) -> Vec<bool> {
     if list.eq_ignore_ascii_case("*") {
         return vec![true; ds.len()];
     }
-    let names: Vec<String> = ds
+    let names: Vec<Cow<str>> = ds
         .iter()
-        .map(|d| {
-            let name = match d.ip() {
-                // curl keeps a zone ID apart (scope id), so only the address is compared.
-                Some(IpAddr::V6(ip)) => curl_ipv6_name(ip, d.written_address()),
-                _ => d.bare_host(),
-            };
-            match name.strip_suffix('.') {
-                Some(name) => name.to_owned(),
-                None => name,
+        .map(|d| match &d.host {
+            // Normalised: no trailing dot.
+            DestinationHost::Name(name) => Cow::Borrowed(name.as_str()),
+            // curl keeps a zone ID apart (scope id), so only the address is compared.
+            DestinationHost::Ip(IpAddr::V6(ip)) => {
+                Cow::Owned(curl_ipv6_name(*ip, d.written_address()))
             }
+            // Matched by address, never by name (`CurlToken::matches`).
+            DestinationHost::Ip(IpAddr::V4(_)) => Cow::Borrowed(""),
         })
         .collect();
     let mut pending = Pending::new(vec![false; ds.len()]);
@@ -681,23 +712,37 @@ fn c_atoi(text: &str) -> u32 {
 /// The `host[:port]` urllib passes to its bypass check: the URL's netloc as
 /// written and percent-decoded (IPv6 in brackets, a zone's `%25` as `%`,
 /// Unicode as written, port only when written).
-fn python_request_host(d: &Destination) -> String {
-    let host = d.written_url_host().replacen("%25", "%", 1);
+fn python_request_host(d: &Destination) -> Cow<'_, str> {
+    let host = d.written_url_host();
+    let host = match host.contains('%') {
+        true => Cow::Owned(host.replacen("%25", "%", 1)),
+        false => host,
+    };
     match d.explicit_port {
-        Some(port) => format!("{host}:{port}"),
+        Some(port) => Cow::Owned(host_port(&host, port)),
         None => host,
     }
+}
+
+/// `host:port`.
+fn host_port(host: &str, port: u16) -> String {
+    let mut text = String::with_capacity(host.len() + 6);
+    text.push_str(host);
+    text.push(':');
+    // Writing into a String cannot fail.
+    let _ = write_decimal(&mut text, port);
+    text
 }
 
 /// CPython urllib `proxy_bypass_environment`: `*` only as the whole value;
 /// non-blank entries lose leading dots and match the host (with or without
 /// port) exactly or as a dot-bounded suffix, compared as written (no IDNA, a
 /// trailing dot kept), ignoring case. No CIDRs.
-fn python_urllib(list: &str, hosts: &[String]) -> Vec<bool> {
+fn python_urllib(list: &str, hosts: &[Cow<'_, str>]) -> Vec<bool> {
     if list == "*" {
         return vec![true; hosts.len()];
     }
-    let hosts: Vec<String> = hosts.iter().map(|h| h.to_lowercase()).collect();
+    let hosts: Vec<Cow<str>> = hosts.iter().map(|h| lowercase(h)).collect();
     let host_only: Vec<&str> = hosts.iter().map(|h| python_split_port(h)).collect();
     let case = Case::of(list);
     let mut pending = Pending::new(vec![false; hosts.len()]);
@@ -713,7 +758,7 @@ fn python_urllib(list: &str, hosts: &[String]) -> Vec<bool> {
         // written with a trailing dot.
         let name = case.lower(name.trim_start_matches('.'));
         pending.mark(|i| {
-            let (host, host_only) = (hosts[i].as_str(), host_only[i]);
+            let (host, host_only) = (&*hosts[i], host_only[i]);
             host_only == name
                 || host == name
                 || ends_with_dotted(host_only, &name)
@@ -737,19 +782,22 @@ fn python_split_port(host: &str) -> &str {
 /// then urllib's check on the bare host.
 fn requests(list: &str, ds: &[&Destination]) -> Vec<bool> {
     // urlparse's hostname: as written, lowercase, without brackets.
-    let hosts: Vec<String> = ds.iter().map(|d| d.written.to_lowercase()).collect();
+    let hosts: Vec<Cow<str>> = ds.iter().map(|d| lowercase(&d.written)).collect();
     let ipv4: Vec<Option<Ipv4Addr>> = hosts.iter().map(|h| h.parse().ok()).collect();
-    let with_port: Vec<String> = ds
+    let with_port: Vec<Cow<str>> = ds
         .iter()
         .zip(&hosts)
         .map(|(d, host)| match d.explicit_port {
-            Some(port) => format!("{host}:{port}"),
-            None => host.clone(),
+            Some(port) => Cow::Owned(host_port(host, port)),
+            None => Cow::Borrowed(&**host),
         })
         .collect();
     // Then urllib's check; either check bypasses.
     let mut pending = Pending::new(python_urllib(list, &hosts));
-    let spaceless = list.replace(' ', "");
+    let spaceless = match list.contains(' ') {
+        true => Cow::Owned(list.replace(' ', "")),
+        false => Cow::Borrowed(list),
+    };
     for entry in split_at(&spaceless, b',') {
         if pending.done() {
             break;
@@ -765,7 +813,7 @@ fn requests(list: &str, ds: &[&Destination]) -> Vec<bool> {
                 None => entry == hosts[i],
             },
             None => {
-                let (host, with_port) = (hosts[i].as_str(), with_port[i].as_str());
+                let (host, with_port) = (&*hosts[i], &*with_port[i]);
                 host == name
                     || with_port == name
                     || ends_with_dotted(host, name)
@@ -798,7 +846,7 @@ fn requests_cidr(entry: &str) -> Option<IpNet> {
 /// model only knows the addresses of IP literals (and that localhost, in any
 /// case, is loopback). Non-ASCII hosts are refused by URI itself.
 fn ruby(list: &str, ds: &[&Destination]) -> Vec<bool> {
-    let hosts: Vec<String> = ds.iter().map(|d| d.written.to_lowercase()).collect();
+    let hosts: Vec<Cow<str>> = ds.iter().map(|d| lowercase(&d.written)).collect();
     let direct = ds
         .iter()
         .zip(&hosts)
@@ -835,7 +883,7 @@ fn ruby(list: &str, ds: &[&Destination]) -> Vec<bool> {
         }
         let net = ruby_ipaddr(&entry_host);
         pending.mark(|i| {
-            let (d, host) = (ds[i], hosts[i].as_str());
+            let (d, host) = (ds[i], &*hosts[i]);
             if entry_port.is_some_and(|ep| ep != Some(u64::from(d.port()))) {
                 return false;
             }
@@ -873,7 +921,7 @@ fn wget(list: &str, ds: &[&Destination]) -> Vec<bool> {
     if list.is_empty() {
         return vec![false; ds.len()];
     }
-    let hosts: Vec<String> = ds.iter().map(|d| ascii_lowercase_host(d)).collect();
+    let hosts: Vec<Cow<str>> = ds.iter().map(|d| ascii_lowercase_host(d)).collect();
     let c_isspace = |c: char| matches!(c, ' ' | '\t' | '\n' | '\x0b' | '\x0c' | '\r');
     let case = Case::of(list);
     let mut pending = Pending::new(vec![false; ds.len()]);
@@ -901,11 +949,11 @@ fn wget(list: &str, ds: &[&Destination]) -> Vec<bool> {
 
 /// The host as wget sees it: lowercase, Unicode names in punycode, a trailing
 /// dot kept, IPv6 as written (no brackets).
-fn ascii_lowercase_host(d: &Destination) -> String {
+fn ascii_lowercase_host(d: &Destination) -> Cow<'_, str> {
     if d.written.is_ascii() {
-        return d.written.to_ascii_lowercase();
+        return lowercase(&d.written);
     }
-    idna::domain_to_ascii(&d.written).unwrap_or_else(|_| d.written.to_lowercase())
+    Cow::Owned(idna::domain_to_ascii(&d.written).unwrap_or_else(|_| d.written.to_lowercase()))
 }
 
 /// The patterns OpenJDK always appends to `http.nonProxyHosts`.
@@ -919,9 +967,12 @@ fn java(list: &str, ds: &[&Destination]) -> Vec<bool> {
     if list.is_empty() {
         return vec![false; ds.len()];
     }
-    let hosts: Vec<String> = ds
+    let hosts: Vec<Cow<str>> = ds
         .iter()
-        .map(|d| d.written_url_host().to_lowercase())
+        .map(|d| match d.written_url_host() {
+            Cow::Borrowed(host) => lowercase(host),
+            Cow::Owned(host) => Cow::Owned(host.to_lowercase()),
+        })
         .collect();
     let mut pending = Pending::new(vec![false; ds.len()]);
     // The defaults are lowercase ASCII: the setting's case covers them.
@@ -960,7 +1011,7 @@ fn java(list: &str, ds: &[&Destination]) -> Vec<bool> {
 /// or `*` match as raw suffixes (a leading `*` removed), others match the host
 /// exactly. The host is the WHATWG URL's (proxy-from-env 2 parses with `new URL`).
 fn node(list: &str, ds: &[&Destination]) -> Vec<bool> {
-    let hosts: Vec<Option<String>> = ds.iter().map(|d| whatwg_host(d)).collect();
+    let hosts: Vec<Option<Cow<str>>> = ds.iter().map(|d| whatwg_host(d)).collect();
     // proxy-from-env answers "no proxy" for a URL that does not parse,
     // whatever the setting.
     let direct: Vec<bool> = hosts.iter().map(Option::is_none).collect();
@@ -1016,7 +1067,7 @@ fn js_host_port(entry: &str) -> (&str, u32) {
 /// matches the host or a dot-bounded tail of it. The host is the WHATWG URL's
 /// (lowercase punycode, a trailing dot kept, IPv6 compressed in brackets).
 fn undici(list: &str, ds: &[&Destination]) -> Vec<bool> {
-    let hosts: Vec<Option<String>> = ds.iter().map(|d| whatwg_host(d)).collect();
+    let hosts: Vec<Option<Cow<str>>> = ds.iter().map(|d| whatwg_host(d)).collect();
     let mut entries = list
         .split(|c: char| c == ',' || c.is_whitespace())
         .filter(|e| !e.is_empty())
@@ -1126,14 +1177,19 @@ fn reqwest_name(entry: &str, host: &str) -> bool {
 /// The host of the WHATWG URL (Node's `new URL`): lowercase punycode with a
 /// trailing dot kept, IPv4 dotted, IPv6 compressed in brackets; `None` when
 /// the URL does not parse.
-fn whatwg_host(d: &Destination) -> Option<String> {
+fn whatwg_host(d: &Destination) -> Option<Cow<'_, str>> {
     if d.zone().is_some() {
         return None;
     }
     Some(match d.ip() {
-        Some(IpAddr::V6(ip)) => format!("[{}]", whatwg_ipv6(ip)),
-        Some(ip) => ip.to_string(),
-        None => idna::domain_to_ascii(&d.written).ok()?,
+        Some(IpAddr::V6(ip)) => Cow::Owned(format!("[{}]", whatwg_ipv6(ip))),
+        Some(IpAddr::V4(ip)) => {
+            let mut text = String::with_capacity(15);
+            // Writing into a String cannot fail.
+            let _ = write_ipv4(&mut text, ip);
+            Cow::Owned(text)
+        }
+        None => idna::domain_to_ascii_cow(d.written.as_bytes(), idna::AsciiDenyList::EMPTY).ok()?,
     })
 }
 

@@ -23,6 +23,8 @@ use std::ops::Deref;
 
 use ipnet::IpNet;
 
+use super::{write_decimal, write_ipv4};
+
 /// What an entry matches, before any port restriction.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Host {
@@ -482,10 +484,25 @@ impl Entry {
     pub fn write_text<W: fmt::Write>(&self, out: &mut W) -> fmt::Result {
         match (&self.host, self.port) {
             (Host::Any, _) => out.write_str("*"),
+            // IPv4 digit by digit: most entries of large lists are addresses.
+            (Host::Cidr(IpNet::V4(net)), _) => {
+                write_ipv4(out, net.addr())?;
+                out.write_str("/")?;
+                write_decimal(out, u16::from(net.prefix_len()))
+            }
+            (Host::Ip(IpAddr::V4(ip)), port) => {
+                write_ipv4(out, *ip)?;
+                match port {
+                    Some(port) => {
+                        out.write_str(":")?;
+                        write_decimal(out, port)
+                    }
+                    None => Ok(()),
+                }
+            }
             (Host::Cidr(net), _) => write!(out, "{net}"),
-            (Host::Ip(IpAddr::V6(ip)), Some(port)) => write!(out, "[{ip}]:{port}"),
+            (Host::Ip(ip), Some(port)) => write!(out, "[{ip}]:{port}"),
             (Host::Ip(ip), None) => write!(out, "{ip}"),
-            (Host::Ip(ip), Some(port)) => write!(out, "{ip}:{port}"),
             (
                 Host::Domain {
                     name,
@@ -498,7 +515,10 @@ impl Entry {
                 }
                 out.write_str(name)?;
                 match port {
-                    Some(port) => write!(out, ":{port}"),
+                    Some(port) => {
+                        out.write_str(":")?;
+                        write_decimal(out, port)
+                    }
                     None => Ok(()),
                 }
             }

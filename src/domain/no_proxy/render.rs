@@ -8,7 +8,7 @@
 //! warning is a borrowed entry and a typed [`Remark`]; its message is written
 //! once per group.
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::net::IpAddr;
 
 use ipnet::{IpNet, Ipv4Net};
@@ -18,6 +18,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::dialect::Dialect;
 use super::entry::{Entries, Entry, Host};
+use super::write_decimal;
 use crate::domain::cancel;
 
 /// The most patterns one CIDR block may expand to in Java's syntax.
@@ -142,11 +143,11 @@ impl<'m> Forms<'m> {
         self.add(|built| pieces.iter().for_each(|piece| built.push_str(piece)));
     }
 
-    /// Appends the form `text` displays as.
-    fn build_display(&mut self, text: impl fmt::Display) {
+    /// Appends `pattern`.
+    fn build_java(&mut self, pattern: JavaPattern) {
         self.add(|built| {
             // Writing into a String cannot fail.
-            let _ = write!(built, "{text}");
+            let _ = pattern.write_into(built);
         });
     }
 
@@ -370,7 +371,7 @@ fn java_forms<'m>(entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Optio
         Host::Cidr(IpNet::V4(net)) => match java_cidr_patterns(net) {
             Some(patterns) => {
                 for pattern in patterns {
-                    out.build_display(pattern);
+                    out.build_java(pattern);
                 }
             }
             None => return Some(Remark::JavaCidr),
@@ -388,12 +389,20 @@ pub struct JavaPattern {
     spelled: usize,
 }
 
+impl JavaPattern {
+    /// Writes the pattern into `out`, digit by digit (no formatting machinery).
+    fn write_into(self, out: &mut impl fmt::Write) -> fmt::Result {
+        for &octet in &self.octets[..self.spelled] {
+            write_decimal(out, u16::from(octet))?;
+            out.write_char('.')?;
+        }
+        out.write_char('*')
+    }
+}
+
 impl fmt::Display for JavaPattern {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for octet in &self.octets[..self.spelled] {
-            write!(f, "{octet}.")?;
-        }
-        f.write_str("*")
+        self.write_into(f)
     }
 }
 
