@@ -638,6 +638,11 @@ fn profile_bad_input_is_a_diagnostic() {
         let work = workdir(tf, &example("resources/clusterproxy_profile/resource.tf"));
         for (id, needle) in [
             ("corp=nope:x", "Invalid import ID"),
+            // A cluster fact is checked as the renderer input it stands for.
+            (
+                "corp=systemd(apiserver_host=*):[Service]",
+                "Expected a host name or IP address",
+            ),
             (
                 "corp=systemd:[Service]",
                 "No `Environment=` assignment found",

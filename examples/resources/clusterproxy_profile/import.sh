@@ -14,7 +14,9 @@
 #           lists by `,`: pod_cidrs, service_cidrs, node_cidrs, cluster_domain
 #           (default cluster.local), apiserver_host, apiserver_ip,
 #           control_plane_endpoint, cloud (aws, azure, gcp, vsphere; aks
-#           implies azure). A NO_PROXY entry is left out of the profile only when
+#           implies azure), each checked as the renderer input of the same
+#           name (CIDR blocks, a DNS domain, a host, an IP address, an
+#           endpoint). A NO_PROXY entry is left out of the profile only when
 #           what the renderers add from these facts (or the platform adds itself)
 #           covers it for every client; the import warning lists every entry
 #           kept, every entry left out with the reason, and the renderer inputs

@@ -20,7 +20,8 @@ use std::io::Read as _;
 use std::os::unix::fs::OpenOptionsExt as _;
 
 use super::{KINDS, MAX_INPUT_BYTES};
-use crate::domain::no_proxy::{normalize, Cloud, Cluster};
+use crate::domain::no_proxy::typed::Kind;
+use crate::domain::no_proxy::{Cloud, Cluster};
 use crate::domain::Finding;
 
 /// What an import ID asks for.
@@ -133,7 +134,17 @@ fn read_facts(text: &str, cluster: &mut Cluster) -> Result<bool, Finding> {
             return Err(invalid(format!("Cluster fact `{key}` is given twice.")));
         }
         seen.push(key);
-        let list = || -> Result<Vec<String>, Finding> {
+        // Each fact is checked as the renderer input it stands for.
+        let check = |kind: Kind, item: &str, at: String| {
+            kind.check(item).map_err(|r| {
+                invalid(format!(
+                    "`{key}`{at}: {} Expected {}.",
+                    r.detail,
+                    kind.expected()
+                ))
+            })
+        };
+        let list = |kind: Kind| -> Result<Vec<String>, Finding> {
             let items: Vec<String> = value
                 .split(',')
                 .map(str::trim)
@@ -141,37 +152,23 @@ fn read_facts(text: &str, cluster: &mut Cluster) -> Result<bool, Finding> {
                 .map(str::to_owned)
                 .collect();
             for (index, item) in items.iter().enumerate() {
-                normalize(None, item).map_err(|f| {
-                    invalid(format!("`{key}` element {index} ({item:?}): {}", f.detail))
-                })?;
+                check(kind, item, format!(" element {index}"))?;
             }
             Ok(items)
         };
-        let single = || -> Result<Option<String>, Finding> {
-            normalize(None, value)
-                .map_err(|f| invalid(format!("`{key}` ({value:?}): {}", f.detail)))?;
+        let single = |kind: Kind| -> Result<Option<String>, Finding> {
+            check(kind, value, String::new())?;
             Ok(Some(value.to_owned()))
         };
         match key {
-            "pod_cidrs" => cluster.pod_cidrs = list()?,
-            "service_cidrs" => cluster.service_cidrs = list()?,
-            "node_cidrs" => cluster.node_cidrs = list()?,
-            "cluster_domain" => cluster.cluster_domain = single()?,
-            "apiserver_host" => cluster.apiserver_host = single()?,
-            "apiserver_ip" => {
-                value.parse::<std::net::IpAddr>().map_err(|_| {
-                    invalid(format!("`apiserver_ip` ({value:?}) is not an IP address."))
-                })?;
-                cluster.apiserver_ip = Some(value.to_owned());
-            }
+            "pod_cidrs" => cluster.pod_cidrs = list(Kind::Cidr)?,
+            "service_cidrs" => cluster.service_cidrs = list(Kind::Cidr)?,
+            "node_cidrs" => cluster.node_cidrs = list(Kind::Cidr)?,
+            "cluster_domain" => cluster.cluster_domain = single(Kind::Domain)?,
+            "apiserver_host" => cluster.apiserver_host = single(Kind::Host)?,
+            "apiserver_ip" => cluster.apiserver_ip = single(Kind::Ip)?,
             "control_plane_endpoint" => {
-                cluster.control_plane_endpoint = Some(value.to_owned());
-                Cluster {
-                    control_plane_endpoint: Some(value.to_owned()),
-                    ..Cluster::default()
-                }
-                .sources()
-                .map_err(|f| invalid(format!("`control_plane_endpoint`: {}", f[0].detail)))?;
+                cluster.control_plane_endpoint = single(Kind::Endpoint)?;
             }
             "cloud" => {
                 cluster.cloud = Some(Cloud::from_name(value).ok_or_else(|| {
@@ -297,6 +294,22 @@ mod tests {
             ("capi(https_through_proxy=yes):{}", "true or false"),
             (
                 "capi(control_plane_endpoint=ftp://x y):{}",
+                "control_plane_endpoint",
+            ),
+            // Each fact is checked as the type of the renderer input it
+            // stands for, not only as a NO_PROXY entry.
+            ("capi(pod_cidrs=10.0.0.0/8, localhost):{}", "CIDR block"),
+            ("capi(service_cidrs=[::1]:80):{}", "CIDR block"),
+            ("capi(node_cidrs=*):{}", "CIDR block"),
+            ("capi(apiserver_host=*):{}", "host name or IP address"),
+            (
+                "capi(apiserver_host=api.example:6443):{}",
+                "host name or IP address",
+            ),
+            ("capi(cluster_domain=10.0.0.1):{}", "DNS domain"),
+            ("capi(apiserver_ip=10.0.0.0/8):{}", "IP address"),
+            (
+                "capi(control_plane_endpoint=https://api.example/path):{}",
                 "control_plane_endpoint",
             ),
         ] {
