@@ -177,7 +177,7 @@ fn no_proxy_report_data_source_example() {
                 "https://api.prod-1.corp.example:6443/",
                 "https://kubernetes.default.svc.cluster.local:443/",
                 "https://kubernetes.default.svc:443/",
-                "https://registry.corp.example:443/"
+                "https://registry.corp.example/"
             ])
         );
         assert_eq!(
@@ -191,6 +191,11 @@ fn no_proxy_report_data_source_example() {
                 "metrics.corp.example": ".corp.example",
                 "registry.corp.example": ".corp.example"
             })
+        );
+        assert_eq!(outputs["same_gaps"], true);
+        assert_eq!(
+            outputs["no_proxy"],
+            "cluster.local,.corp.example,localhost,.svc,10.20.0.0/16,10.96.0.0/12,10.96.0.1,127.0.0.1,192.168.0.0/16"
         );
         let warnings = outputs["warnings"].as_array().unwrap();
         assert_eq!(warnings.len(), 2, "{warnings:?}");

@@ -55,7 +55,7 @@ output "checked" {{
 #[test]
 fn trailing_dot_destination_is_a_gap_for_go() {
     let dotted = "https://kubernetes.default.svc.cluster.local./";
-    let gap = "https://kubernetes.default.svc.cluster.local.:443/";
+    let gap = "https://kubernetes.default.svc.cluster.local./";
     for_each_terraform(|tf| {
         let work = Workdir::with_provider(tf, &checked(r#"["go"]"#, dotted, true));
         let run = work.run(&["plan", "-json"]);

@@ -595,7 +595,7 @@ fn coverage_agrees(cluster: &Cluster, targets: std::collections::BTreeSet<Dialec
             .iter()
             .map(|d| Case {
                 setting: setting.clone(),
-                url: d.url(),
+                url: d.to_string(),
             })
             .collect();
         let real = decide(dialect, &cases);
@@ -646,7 +646,7 @@ fn httpx_rendering_is_read_by_httpx() {
         .iter()
         .map(|d| Case {
             setting: merged.no_proxy(),
-            url: d.url(),
+            url: d.to_string(),
         })
         .collect();
     assert!(decide(Dialect::Httpx, &shared)
@@ -657,7 +657,7 @@ fn httpx_rendering_is_read_by_httpx() {
         .iter()
         .map(|d| Case {
             setting: rendering.value.clone(),
-            url: d.url(),
+            url: d.to_string(),
         })
         .collect();
     let real = decide(Dialect::Httpx, &cases);

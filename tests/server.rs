@@ -834,6 +834,33 @@ fn no_proxy_report_gives_the_detail_behind_the_list() {
     for name in ["checked", "gaps_by_client"] {
         assert_eq!(attr(&reordered, name), attr(&more, name), "{name}");
     }
+    // A URL with the default port written and one without are two checks
+    // (some clients read them differently), each listed once as written.
+    let ports = |must_bypass: &[&str]| {
+        let state = report(Some(("must_bypass", list(must_bypass))));
+        let Value::List(checked) = attr(&state, "checked") else {
+            panic!()
+        };
+        checked
+            .iter()
+            .filter_map(|d| d.as_str().filter(|d| d.contains("a.example")))
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    let written = ports(&[
+        "https://a.example/",
+        "https://a.example:443/",
+        "https://a.example/",
+    ]);
+    assert_eq!(written, ["https://a.example/", "https://a.example:443/"]);
+    assert_eq!(
+        ports(&[
+            "https://a.example:443/",
+            "https://a.example/",
+            "https://a.example/"
+        ]),
+        written
+    );
     let Value::List(checked) = attr(&more, "checked") else {
         panic!()
     };

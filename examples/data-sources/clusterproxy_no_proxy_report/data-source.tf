@@ -1,14 +1,41 @@
-# The same inputs as the cluster's clusterproxy_no_proxy, read to review what
-# is behind its list.
-data "clusterproxy_no_proxy_report" "prod" {
-  installation   = ["registry.corp.example", ".corp.example", "10.20.0.0/16"]
-  pod_cidrs      = ["192.168.0.0/16"]
-  service_cidrs  = ["10.96.0.0/12"]
-  apiserver_host = "api.prod-1.corp.example"
-  extra          = ["metrics.corp.example"]
+# One object holds the cluster's NO_PROXY inputs, so that the report is made
+# from exactly the arguments of the list it explains.
+locals {
+  prod = {
+    installation   = ["registry.corp.example", ".corp.example", "10.20.0.0/16"]
+    pod_cidrs      = ["192.168.0.0/16"]
+    service_cidrs  = ["10.96.0.0/12"]
+    apiserver_host = "api.prod-1.corp.example"
+    extra          = ["metrics.corp.example"]
+    clients        = ["go", "python", "java"]
+    must_bypass    = ["https://registry.corp.example/v2/"]
+  }
+}
 
-  clients     = ["go", "python", "java"]
-  must_bypass = ["https://registry.corp.example/v2/"]
+# Read for every cluster: the list, the renderings and the gaps.
+data "clusterproxy_no_proxy" "prod" {
+  installation   = local.prod.installation
+  pod_cidrs      = local.prod.pod_cidrs
+  service_cidrs  = local.prod.service_cidrs
+  apiserver_host = local.prod.apiserver_host
+  extra          = local.prod.extra
+  clients        = local.prod.clients
+  must_bypass    = local.prod.must_bypass
+}
+
+# Read for the clusters under review: what is behind that list.
+data "clusterproxy_no_proxy_report" "prod" {
+  installation   = local.prod.installation
+  pod_cidrs      = local.prod.pod_cidrs
+  service_cidrs  = local.prod.service_cidrs
+  apiserver_host = local.prod.apiserver_host
+  extra          = local.prod.extra
+  clients        = local.prod.clients
+  must_bypass    = local.prod.must_bypass
+}
+
+output "no_proxy" {
+  value = data.clusterproxy_no_proxy.prod.no_proxy
 }
 
 # Every destination the coverage check tried.
@@ -16,9 +43,14 @@ output "checked" {
   value = data.clusterproxy_no_proxy_report.prod.checked
 }
 
-# Python's urllib has no CIDR support: it proxies the pod network.
+# Python's urllib has no CIDR support: it proxies the pod network. The same
+# gaps as the list's own gaps_by_client.
 output "gaps" {
   value = data.clusterproxy_no_proxy_report.prod.gaps_by_client
+}
+
+output "same_gaps" {
+  value = data.clusterproxy_no_proxy_report.prod.gaps_by_client == data.clusterproxy_no_proxy.prod.gaps_by_client
 }
 
 # The entries dropped because another entry covers them.

@@ -112,7 +112,7 @@ mod tests {
             gaps_for(&[".cluster.local"], &[Dialect::Go], url),
             [Gap {
                 dialect: Dialect::Go,
-                destination: "https://kubernetes.default.svc.cluster.local.:443/".into(),
+                destination: "https://kubernetes.default.svc.cluster.local./".into(),
             }]
         );
         assert!(gaps_for(&[".cluster.local"], &[Dialect::Curl], url).is_empty());

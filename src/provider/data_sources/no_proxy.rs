@@ -11,7 +11,6 @@ use crate::framework::model::{self, Field, Maybe};
 use crate::framework::schema::{NoNullElements, Schema};
 use crate::framework::value::Value;
 use crate::provider::convert::SettingsAt;
-use crate::provider::data_sources::no_proxy_report::ClientWarning;
 use crate::provider::inputs::{self, Clients, ClusterConfig};
 
 /// The data source.
@@ -36,6 +35,19 @@ crate::model! {
     }
 }
 
+crate::object! {
+    /// Entries a client cannot express or reads differently, with one message
+    /// (`clusterproxy_no_proxy_report`'s `client_warnings`).
+    pub struct ClientWarning {
+        /// Client name.
+        pub client: String,
+        /// What the client does.
+        pub message: String,
+        /// The entries concerned, in the order of `entries`.
+        pub entries: Vec<String>,
+    }
+}
+
 crate::model! {
     /// The computed attributes.
     pub struct State {
@@ -54,10 +66,20 @@ crate::model! {
 const ENTRIES: &str = "The merged NO_PROXY list of the inputs (installation, pod, service and node CIDRs, cluster domain, apiserver host and IP, control-plane endpoint host, `localhost`, `127.0.0.1`, `::1` (IPv6 clusters), `.svc`, the `kubernetes` Service ClusterIP, cloud metadata endpoints, extra). Entries are normalised (trimmed, lowercased, punycode, no trailing dot, `*.x` as `.x`, canonical addresses and CIDRs), semantic duplicates removed, entries covered by another entry for every client dropped, and the extra forms some clients need added right after their entry (`.x` after `x` for `node`, `[v6]` for `python`, `node` and `undici` unless `httpx` is listed, which rejects a value holding one). The list is in one canonical order, stable across releases, so that no reordering, duplicate, or equivalent spelling of any input changes it: `*` first; host names and domains by name (byte order), `x` before `.x` before `x:port` before `.x:port` (so the `.x` form some clients need stands right after its entry); then IPv4 and then IPv6 addresses and blocks numerically by network address, a block before the addresses it starts with.";
 
 /// The description of `gaps_by_client`, shared with the report.
-pub(crate) const GAPS_BY_CLIENT: &str = "Per client, the checked destinations it would still send through the proxy, sorted; a client that bypasses the proxy for every checked destination is left out, so `length(gaps_by_client) == 0` means no gap (a postcondition or `fail_on_gap` can hold a plan to it). The destinations checked are listed in `clusterproxy_no_proxy_report`'s `checked`. Cost: one string per client and destination it would proxy.";
+pub(crate) const GAPS_BY_CLIENT: &str = "Per client, the destinations checked (`checked` in `clusterproxy_no_proxy_report`) that it would still send through the proxy, sorted; a client that bypasses the proxy for every checked destination is left out, so `length(gaps_by_client) == 0` means no gap (a postcondition or `fail_on_gap` can hold a plan to it). Cost: one string per client and destination it would proxy.";
 
-/// One read of the inputs: the merged list, the renderings of the clients
-/// asked for and the coverage check. Shared by `clusterproxy_no_proxy` and
+/// What a read evaluates besides the list and the gaps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Detail {
+    /// `clusterproxy_no_proxy`: the clients named in `clients` rendered.
+    List,
+    /// `clusterproxy_no_proxy_report`: every client the list is made for
+    /// rendered, their remarks and the destinations checked.
+    Report,
+}
+
+/// One read of the inputs: the merged list, the renderings and the coverage
+/// check. Shared by `clusterproxy_no_proxy` and
 /// `clusterproxy_no_proxy_report`, so both give the same list and verdicts.
 pub(crate) struct Evaluation {
     /// The merge.
@@ -66,9 +88,11 @@ pub(crate) struct Evaluation {
     pub no_proxy: String,
     /// Each rendered client's setting, by client name.
     pub renderings: BTreeMap<String, String>,
-    /// The rendered clients' remarks, grouped by client and remark.
+    /// With [`Detail::Report`], the rendered clients' remarks, grouped by
+    /// client and remark; empty otherwise.
     pub client_warnings: Vec<ClientWarning>,
-    /// Every destination checked, sorted, once.
+    /// With [`Detail::Report`], every destination checked, sorted, once;
+    /// empty otherwise.
     pub checked: Vec<String>,
     /// Per client, the checked destinations it would proxy.
     pub gaps_by_client: BTreeMap<String, Vec<String>>,
@@ -87,12 +111,11 @@ pub(crate) fn validate_config(config: &Value, diags: &mut Diagnostics) {
     }
 }
 
-/// Merges and checks `config`, rendering the clients named in `clients`
-/// or, with `every_target`, every client the list is made for. A gap with
-/// `fail_on_gap` set is an error, and gives no evaluation.
+/// Merges and checks `config`, with `detail`. A gap with `fail_on_gap` set
+/// is an error, and gives no evaluation.
 pub(crate) fn evaluate(
     config: Config,
-    every_target: bool,
+    detail: Detail,
     diags: &mut Diagnostics,
 ) -> Option<Evaluation> {
     let options = config.clients.merge_options(config.aggregate_cidrs);
@@ -111,10 +134,9 @@ pub(crate) fn evaluate(
     destinations.dedup();
     // The coverage check reuses the renderings, and renders Java's own
     // setting if it is not among them.
-    let rendered = if every_target {
-        options.targets.clone()
-    } else {
-        config.clients.named()
+    let rendered = match detail {
+        Detail::List => config.clients.named(),
+        Detail::Report => options.targets.clone(),
     };
     let renderings: Vec<_> = rendered
         .iter()
@@ -145,14 +167,24 @@ pub(crate) fn evaluate(
         );
         return None;
     }
-    let client_warnings = group_warnings(renderings.iter().flat_map(|r| &r.warnings))
-        .into_iter()
-        .map(|group| ClientWarning {
-            client: group.dialect.name().to_owned(),
-            message: group.message,
-            entries: group.entries.into_iter().map(str::to_owned).collect(),
-        })
-        .collect();
+    let report = detail == Detail::Report;
+    let client_warnings = if report {
+        group_warnings(renderings.iter().flat_map(|r| &r.warnings))
+            .into_iter()
+            .map(|group| ClientWarning {
+                client: group.dialect.name().to_owned(),
+                message: group.message,
+                entries: group.entries.into_iter().map(str::to_owned).collect(),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let checked = if report {
+        destinations.iter().map(ToString::to_string).collect()
+    } else {
+        Vec::new()
+    };
     let renderings = renderings
         .into_iter()
         .map(|r| (r.dialect.name().to_owned(), r.value))
@@ -161,7 +193,7 @@ pub(crate) fn evaluate(
         no_proxy,
         renderings,
         client_warnings,
-        checked: destinations.iter().map(|d| d.to_string()).collect(),
+        checked,
         gaps_by_client: found.into_iter().fold(BTreeMap::new(), |mut gaps, gap| {
             gaps.entry(gap.dialect.name().to_owned())
                 .or_insert_with(Vec::new)
@@ -189,7 +221,7 @@ impl DataSource for NoProxy {
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let found = evaluate(Config::read(value), false, diags)?;
+        let found = evaluate(Config::read(value), Detail::List, diags)?;
         Some(model::computed(State {
             entries: found.merged.list,
             no_proxy: found.no_proxy,

@@ -10,35 +10,25 @@ use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
-use crate::provider::data_sources::no_proxy::{evaluate, validate_config, Config, GAPS_BY_CLIENT};
+use crate::provider::data_sources::no_proxy::{
+    evaluate, validate_config, ClientWarning, Config, Detail, GAPS_BY_CLIENT,
+};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct NoProxyReport;
 
-crate::object! {
-    /// Entries a client cannot express or reads differently, with one message.
-    pub struct ClientWarning {
-        /// Client name.
-        pub client: String,
-        /// What the client does.
-        pub message: String,
-        /// The entries concerned, in the order of `entries`.
-        pub entries: Vec<String>,
-    }
-}
-
 crate::model! {
     /// The computed attributes.
     pub struct State {
         /// `checked`.
-        pub checked: Vec<String> [computed("Every destination checked, once, as a URL with its port, sorted: `must_bypass`, and with `default_checks` the destinations derived from the inputs.")],
+        pub checked: Vec<String> [computed("Every destination checked, once, sorted: `must_bypass`, and with `default_checks` the destinations derived from the inputs, each as a URL with the host as written and the port when one was written (`https://x/` and `https://x:443/` are two checks: some clients read them differently). Cost: one string per destination (about five for a cluster with the default checks).")],
         /// `gaps_by_client`.
         pub gaps_by_client: BTreeMap<String, Vec<String>> [computed(GAPS_BY_CLIENT)],
         /// `subsumed_by`.
         pub subsumed_by: BTreeMap<String, String> [computed("Entries left out because another entry covers them for every client: each left-out entry (canonical) to the entry that covers it.")],
         /// `client_warnings`.
-        pub client_warnings: Vec<ClientWarning> [computed("Per client the list is made for (those in `clients`, or the default eight when it is not set), what it cannot express or reads differently: one object per client and message (`client`, `message`, and the `entries` concerned, in the order of `clusterproxy_no_proxy`'s `entries`).")],
+        pub client_warnings: Vec<ClientWarning> [computed("Per client the list is made for (those in `clients`, or the default eight when it is not set), what it cannot express or reads differently: one object per client and message (`client`, `message`, and the `entries` concerned, in the order of `clusterproxy_no_proxy`'s `entries`). Cost: one object per (client, kind of remark), plus each concerned entry once per client that lacks a feature the list uses (CIDR blocks, IPv6, ports, `.x`).")],
     }
 }
 
@@ -49,7 +39,7 @@ impl DataSource for NoProxyReport {
 
     fn schema(&self) -> Schema {
         Schema::new(
-            "What is behind the NO_PROXY list `clusterproxy_no_proxy` makes from the same inputs: every destination the coverage check tried, the gaps, the entries left out as covered by another, and what each client cannot express or reads differently. It takes the same arguments and makes the same list and verdicts (`fail_on_gap` fails it in the same way); it is a separate data source so that a plan of many clusters carries only the list, the renderings and the gaps. Read it for the clusters you review: each instance costs a plan about as much as a `clusterproxy_no_proxy`, plus one string per checked destination, one per left-out entry and one object per (client, remark). Known at plan time whenever its inputs are.",
+            "What is behind the NO_PROXY list `clusterproxy_no_proxy` makes from the same inputs: every destination the coverage check tried, the gaps, the entries left out as covered by another, and what each client cannot express or reads differently. It takes the same arguments and makes the same list and verdicts (`fail_on_gap` fails it in the same way); it is a separate data source so that a plan of many clusters carries only the list, the renderings and the gaps. Read it for the clusters you review, giving it the same arguments as their `clusterproxy_no_proxy` (from one `locals` object, as in the example, so that the two cannot drift apart): each instance costs a plan about as much as a `clusterproxy_no_proxy` with every client of the list named, plus one string per checked destination, one per left-out entry and one object per (client, remark). Known at plan time whenever its inputs are.",
             model::attributes::<Config, State>(),
         )
     }
@@ -59,7 +49,7 @@ impl DataSource for NoProxyReport {
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let found = evaluate(Config::read(value), true, diags)?;
+        let found = evaluate(Config::read(value), Detail::Report, diags)?;
         Some(model::computed(State {
             checked: found.checked,
             gaps_by_client: found.gaps_by_client,

@@ -56,7 +56,7 @@ pub(super) fn decide_all(list: &str, ds: &[Destination]) -> Vec<Decision> {
 
 /// What a client with `mounts` (sorted by priority) does with a request for `d`.
 fn decide_url(mounts: &[(Pattern, bool)], d: &Destination) -> Decision {
-    let Some(url) = Url::parse(&d.url()) else {
+    let Some(url) = Url::parse(&d.to_string()) else {
         return Decision::Refused;
     };
     // Read only when a pattern names a host, as httpx does.
@@ -81,7 +81,7 @@ pub(super) fn breaks_client(entry: &str) -> bool {
 
 /// With `*` in NO_PROXY, httpx mounts nothing: every URL it accepts is direct.
 fn direct_if_url_parses(d: &Destination) -> Decision {
-    match Url::parse(&d.url()) {
+    match Url::parse(&d.to_string()) {
         Some(_) => Decision::Direct,
         None => Decision::Refused,
     }
