@@ -13,9 +13,11 @@ mod examples;
 mod harness;
 #[path = "e2e/secrets.rs"]
 mod secrets;
+#[path = "e2e/stored_state.rs"]
+mod stored_state;
 
 use base64::Engine as _;
-use cycle::{run_cycle, Cycle};
+use cycle::{hcl_string, run_cycle, Cycle};
 use diagnostics::expect_bad_inputs;
 use examples::{
     apply_data_source_example, ca_certificate, EXAMPLE_PASSWORD as PASSWORD,
@@ -676,4 +678,83 @@ data "clusterproxy_pod_env" "x" {
         ),
     ];
     for_each_terraform(|tf| expect_bad_inputs(tf, &[], Some("secret-only"), &cases));
+}
+
+/// A CA bundle is a set of trust anchors: reordering its certificates
+/// renders the same bytes and moves no revision, and a profile stored by the
+/// previous release (schema version 2, the certificates in the order
+/// written) upgrades to the canonical order keeping its revision.
+#[test]
+fn ca_bundle_order_changes_no_byte_and_no_revision() {
+    use clusterproxy::domain::profile::{fingerprint, PublicSettings};
+    use clusterproxy::domain::trusted_ca::TrustedCa;
+    let (a, b) = (
+        ca_certificate(&["proxy-ca.corp.example"]),
+        ca_certificate(&["proxy-ca-2.corp.example"]),
+    );
+    let pem = |text: &str| TrustedCa::parse(text).unwrap().to_pem();
+    let canonical = pem(&format!("{a}{b}"));
+    // The two orders: the canonical one and the other, as written.
+    let (first, second) = if canonical.starts_with(&pem(&a)) {
+        (a.clone(), b.clone())
+    } else {
+        (b.clone(), a.clone())
+    };
+    let config = |bundle: &str| {
+        format!(
+            "resource \"clusterproxy_profile\" \"corp\" {{\n  name       = \"corp\"\n  http_proxy = \"http://proxy.corp.example:3128\"\n  trusted_ca = {}\n}}\n",
+            hcl_string(bundle)
+        )
+    };
+    let stored_ca = |work: &Workdir| {
+        let values = work.resource_values("clusterproxy_profile.corp");
+        (
+            values["revision"].as_i64().unwrap(),
+            values["settings"]["trusted_ca"].clone(),
+        )
+    };
+    for_each_terraform(|tf| {
+        let work = Workdir::with_provider(tf, &config(&format!("{first}{second}")));
+        work.run_ok(&["apply", "-auto-approve"]);
+        assert_eq!(stored_ca(&work), (1, serde_json::json!(canonical)));
+        work.write_file("main.tf", &config(&format!("{second}{first}")));
+        work.run_ok(&["apply", "-auto-approve"]);
+        assert_eq!(stored_ca(&work), (1, serde_json::json!(canonical)));
+        work.assert_plan_empty(&[]);
+
+        // Version 2 stored the certificates in the order written.
+        let written = format!("{second}{first}");
+        let stored_pem = format!("{}{}", pem(&second), pem(&first));
+        let url = "http://proxy.corp.example:3128";
+        let settings = serde_json::json!({
+            "http_proxy": url, "https_proxy": url, "username": null, "password": null,
+            "no_proxy": [], "trusted_ca": stored_pem,
+        });
+        let attributes = serde_json::json!({
+            "id": "corp", "name": "corp", "description": null, "http_proxy": url,
+            "https_proxy": null, "username": null, "password": null, "no_proxy": null,
+            "trusted_ca": written, "normalized_http_proxy": url, "normalized_https_proxy": url,
+            "normalized_no_proxy": [], "http_proxy_url": url, "https_proxy_url": url,
+            "fingerprint": fingerprint(&PublicSettings {
+                http_proxy: Some(url),
+                https_proxy: Some(url),
+                username: None,
+                no_proxy: &[],
+                trusted_ca: Some(&stored_pem),
+            }),
+            "revision": 4,
+            "settings": settings,
+        });
+        let work = Workdir::with_provider(tf, &config(&written));
+        work.write_stored_state(
+            "clusterproxy_profile.corp",
+            2,
+            attributes,
+            &["http_proxy_url", "https_proxy_url", "settings"],
+        );
+        work.assert_no_resource_changes(&[]);
+        work.run_ok(&["apply", "-auto-approve"]);
+        assert_eq!(stored_ca(&work), (4, serde_json::json!(canonical)));
+        work.assert_plan_empty(&[]);
+    });
 }

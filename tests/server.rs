@@ -204,7 +204,7 @@ fn get_provider_schema_and_get_functions_cover_every_name_of_the_metadata() {
     assert!(schema.data_sources.keys().eq(metadata.data_sources.iter()));
     assert!(schema.functions.keys().eq(metadata.functions.iter()));
     assert!(server.get_functions().keys().eq(metadata.functions.iter()));
-    assert_eq!(schema.resources[PROFILE].version, 2);
+    assert_eq!(schema.resources[PROFILE].version, 3);
     assert!(
         schema.resources[PROFILE]
             .attribute("password")
@@ -484,18 +484,22 @@ fn upgrade_resource_state_cases() {
     assert_eq!(attr(&state, "revision"), &Value::int(7));
     assert_eq!(attr(&state, "password"), &Value::string("p"));
     assert_eq!(attr(&state, "no_proxy"), &set(&["a.example", "b.example"]));
-    // The current version is read as stored.
-    let (state, diags) = upgrade(2, &current_json);
-    assert!(diags.is_empty(), "{diags:?}");
-    assert_eq!(state.unwrap(), current);
+    // The current version is read as stored; version 2 (the same attributes,
+    // the CA certificates in the order written) upgrades to the same state
+    // when it holds no CA.
+    for version in [3, 2] {
+        let (state, diags) = upgrade(version, &current_json);
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(state.unwrap(), current, "version {version}");
+    }
     for (version, raw, summary) in [
         (
-            3,
+            4,
             current_json.as_slice(),
             "State written by a newer provider",
         ),
-        (2, b"".as_slice(), "Unsupported state format"),
-        (2, br#"{"name":5}"#.as_slice(), "Unreadable stored state"),
+        (3, b"".as_slice(), "Unsupported state format"),
+        (3, br#"{"name":5}"#.as_slice(), "Unreadable stored state"),
     ] {
         let (state, diags) = upgrade(version, raw);
         assert!(state.is_none());

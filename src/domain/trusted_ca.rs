@@ -19,7 +19,9 @@ pub struct Certificate {
     der: Vec<u8>,
 }
 
-/// A parsed, non-empty bundle of distinct certificates, in input order.
+/// A parsed, non-empty bundle of distinct certificates, in one canonical
+/// order (by DER encoding): a bundle is a set of trust anchors, so any order
+/// of the same certificates renders the same bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TrustedCa {
     certificates: Vec<Certificate>,
@@ -29,8 +31,8 @@ impl TrustedCa {
     /// Parses a PEM bundle (findings are on [`Field::TrustedCa`]; blanks around
     /// lines and CRLF endings are tolerated). Anything but
     /// `CERTIFICATE` blocks, an empty bundle or an unparseable certificate is an error.
-    /// A certificate repeated in the bundle is kept once (first place), so
-    /// that it is not counted twice against platform limits.
+    /// A certificate repeated in the bundle is kept once, so that it is not
+    /// counted twice against platform limits.
     pub fn parse(pem: &str) -> Result<Self, Finding> {
         let fail =
             |summary: &str, detail: String| Finding::error(Field::TrustedCa, summary, detail);
@@ -68,18 +70,14 @@ impl TrustedCa {
                         .iter()
                         .any(|n| !matches!(n, GeneralName::Invalid(..)))
                 });
-            if certificates
-                .iter()
-                .any(|c: &Certificate| c.der == block.contents)
-            {
-                continue;
-            }
             certificates.push(Certificate {
                 subject: cert.subject().to_string(),
                 has_san,
                 der: block.contents.clone(),
             });
         }
+        certificates.sort_by(|a, b| a.der.cmp(&b.der));
+        certificates.dedup_by(|a, b| a.der == b.der);
         if certificates.is_empty() {
             return Err(fail(
                 "Empty CA bundle",
@@ -89,7 +87,7 @@ impl TrustedCa {
         Ok(Self { certificates })
     }
 
-    /// The certificates, in input order.
+    /// The certificates, in canonical order.
     pub fn certificates(&self) -> &[Certificate] {
         &self.certificates
     }
@@ -150,9 +148,25 @@ pub(crate) mod tests {
         );
         let two = TrustedCa::parse(&format!("{pem}{}", bundle(false))).unwrap();
         assert_eq!(two.certificates().len(), 2);
-        assert!(!two.certificates()[1].has_san);
+        assert_eq!(two.certificates().iter().filter(|c| c.has_san).count(), 1);
         let repeated = TrustedCa::parse(&format!("{pem}{messy}{pem}")).unwrap();
         assert_eq!(repeated.to_pem(), ca.to_pem());
+    }
+
+    /// A bundle is a set of trust anchors: any order of its certificates
+    /// gives the same canonical PEM, so reordering renders the same bytes.
+    #[test]
+    fn certificate_order_does_not_count() {
+        let certificates = [bundle(true), bundle(false), bundle(true)];
+        let canonical = TrustedCa::parse(&certificates.concat()).unwrap().to_pem();
+        for order in [&[2, 1, 0][..], &[1, 0, 2], &[0, 2, 1], &[1, 2, 0, 1]] {
+            let text: String = order.iter().map(|&i| certificates[i].as_str()).collect();
+            assert_eq!(
+                TrustedCa::parse(&text).unwrap().to_pem(),
+                canonical,
+                "{order:?}"
+            );
+        }
     }
 
     #[test]

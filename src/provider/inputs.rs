@@ -194,7 +194,7 @@ crate::model! {
         /// Proxy password.
         pub password: Option<String> [optional("Proxy password, percent-encoded into the proxy URLs.").sensitive().conflicts_with(&[Self::profile])],
         /// Trusted CA bundle; may be unknown at plan time.
-        pub trusted_ca: Maybe<String> [optional("PEM bundle of the CA certificates that sign the proxy's certificates.").conflicts_with(&[Self::profile])],
+        pub trusted_ca: Maybe<String> [optional("PEM bundle of the CA certificates that sign the proxy's certificates. Rendered with each certificate once, in one canonical order (by DER encoding), so reordering or repeating certificates changes no rendered byte.").conflicts_with(&[Self::profile])],
         /// Installation-wide entries.
         pub installation: Vec<String> [optional(INSTALLATION).validator(NoNullElements).conflicts_with(&[Self::profile])],
         /// The cluster's other NO_PROXY inputs.

@@ -18,9 +18,10 @@ pub struct ProfileResource;
 
 /// Current schema version. v0 kept `no_proxy` as one comma-separated string
 /// and had no computed settings; v1 had `no_proxy` as a list and a
-/// fingerprint over the credentials; v2 has `no_proxy` as a set and a
-/// fingerprint over public settings only.
-const VERSION: i64 = 2;
+/// fingerprint over the credentials; v2 had `no_proxy` as a set and a
+/// fingerprint over public settings only, with the CA certificates in the
+/// order written; v3 has them in canonical order (same attributes).
+const VERSION: i64 = 3;
 
 crate::model! {
     /// The configurable attributes.
@@ -40,7 +41,7 @@ crate::model! {
         /// `no_proxy`.
         pub no_proxy: Option<Set<String>> [optional("Installation-wide NO_PROXY entries (registry, corporate domains and ranges). A set: order carries no meaning for any client, so reordering changes nothing. Cluster-specific ones come from the renderer data sources' inputs.").validator(NoNullElements)],
         /// `trusted_ca`.
-        pub trusted_ca: Option<String> [optional("PEM bundle of the CA certificates that sign the proxy's certificates.")],
+        pub trusted_ca: Option<String> [optional("PEM bundle of the CA certificates that sign the proxy's certificates. Rendered with each certificate once, in one canonical order (by DER encoding), so reordering or repeating certificates changes no rendered byte.")],
     }
 }
 
@@ -332,9 +333,10 @@ impl Resource for ProfileResource {
     }
 
     fn upgrade_state(&self, version: i64, json: &[u8], diags: &mut Diagnostics) -> Option<Value> {
-        // Version 1 keeps its revision: only the fingerprint's format and the
-        // order of the normalised list change, which is no change of settings.
-        // Version 0 had no revision: it starts at 1.
+        // Versions 1 and 2 keep their revision: only the fingerprint's format,
+        // the order of the normalised list or of the CA certificates change,
+        // which is no change of settings. Version 0 had no revision: it
+        // starts at 1.
         let (inputs, prior) = match version {
             0 => {
                 let v0 = V0::read(&decode_stored(0, json, &V0::ty(), diags)?);
@@ -362,6 +364,10 @@ impl Resource for ProfileResource {
                 let v1 = decode_stored(1, json, &v1_type(), diags)?;
                 (Inputs::read(&v1), Some(v1))
             }
+            2 => {
+                let v2 = decode_stored(2, json, &ProfileResource.schema().object_type(), diags)?;
+                (Inputs::read(&v2), Some(v2))
+            }
             _ => {
                 diags.push(Diagnostic::error(
                     "Unknown state version",
@@ -374,11 +380,11 @@ impl Resource for ProfileResource {
         let profile = profile(&state, diags)?;
         // The stored revision is carried over as if nothing changed (it did
         // not: only the fingerprint's format, the order of the normalised
-        // list and the spelling of URLs may differ), after the same checks
-        // as every stored revision.
+        // list or of the CA certificates and the spelling of URLs may
+        // differ), after the same checks as every stored revision.
         let carried = match &prior {
-            Some(v1) => {
-                let (mut stored, _) = stored_revision(v1, diags)?;
+            Some(prior) => {
+                let (mut stored, _) = stored_revision(prior, diags)?;
                 let [http, https] = profile.secret_urls();
                 stored.fingerprint = profile.fingerprint.clone();
                 stored.http_proxy_url = http;
@@ -438,6 +444,65 @@ mod tests {
             Some(profile.fingerprint.clone())
         );
         // The upgraded state plans as unchanged: the revision stays.
+        let mut planned = state.clone();
+        compute(&mut planned, &profile, Some(&state), &mut diags);
+        assert_eq!(planned, state);
+    }
+
+    /// A version-2 state (the previous release) whose CA bundle is not in
+    /// the canonical order: its CA file, `settings` and fingerprint followed
+    /// the order written. The upgrade puts the bundle in canonical order and
+    /// keeps the revision, since no setting changed: nothing downstream rolls
+    /// on a `revision` trigger, and reordering the bundle afterwards plans no
+    /// new revision either.
+    #[test]
+    fn upgrades_version_2_to_the_canonical_ca_order_keeping_the_revision() {
+        use crate::domain::profile::{fingerprint, PublicSettings};
+        use crate::domain::trusted_ca::{tests::bundle, TrustedCa};
+        let (a, b) = (bundle(true), bundle(false));
+        let pem = |text: &str| TrustedCa::parse(text).unwrap().to_pem();
+        let canonical = pem(&format!("{a}{b}"));
+        let written = if canonical.starts_with(&pem(&a)) {
+            format!("{b}{a}")
+        } else {
+            format!("{a}{b}")
+        };
+        // What version 2 stored: each certificate re-encoded, in written order.
+        let stored_pem = match written.starts_with(&b) {
+            true => format!("{}{}", pem(&b), pem(&a)),
+            false => format!("{}{}", pem(&a), pem(&b)),
+        };
+        assert_ne!(stored_pem, canonical);
+        let url = "http://proxy.corp.example:3128";
+        let v2_fingerprint = fingerprint(&PublicSettings {
+            http_proxy: Some(url),
+            https_proxy: Some(url),
+            username: None,
+            no_proxy: &[],
+            trusted_ca: Some(&stored_pem),
+        });
+        let v2 = serde_json::json!({
+            "id": "corp", "name": "corp", "description": null, "http_proxy": url,
+            "https_proxy": null, "username": null, "password": null, "no_proxy": null,
+            "trusted_ca": written, "normalized_http_proxy": url, "normalized_https_proxy": url,
+            "normalized_no_proxy": [], "http_proxy_url": url, "https_proxy_url": url,
+            "fingerprint": v2_fingerprint, "revision": 4,
+            "settings": {"http_proxy": url, "https_proxy": url, "username": null,
+                "password": null, "no_proxy": [], "trusted_ca": stored_pem},
+        });
+        let mut diags = Diagnostics::new();
+        let state = ProfileResource
+            .upgrade_state(2, v2.to_string().as_bytes(), &mut diags)
+            .unwrap();
+        assert!(!diags.has_errors(), "{diags:?}");
+        assert_eq!(revision(&state), Some(4));
+        assert_eq!(
+            Computed::read(&state).settings.trusted_ca.known().cloned(),
+            Some(canonical)
+        );
+        let profile = Profile::new(&Inputs::read(&state).input()).unwrap();
+        assert_ne!(profile.fingerprint, v2_fingerprint);
+        assert_eq!(Computed::read(&state).fingerprint, profile.fingerprint);
         let mut planned = state.clone();
         compute(&mut planned, &profile, Some(&state), &mut diags);
         assert_eq!(planned, state);
