@@ -9,13 +9,7 @@ use crate::framework::value::Value;
 /// Adds an error at `path` when `text` is not a value of `kind`.
 fn check(kind: Kind, text: &str, path: AttributePath, diags: &mut Diagnostics) {
     if let Err(rejection) = kind.check(text) {
-        diags.push(
-            Diagnostic::error(
-                rejection.summary,
-                format!("{} Expected {}.", rejection.detail, kind.expected()),
-            )
-            .at(path),
-        );
+        diags.push(Diagnostic::error(rejection.summary, rejection.detail).at(path));
     }
 }
 

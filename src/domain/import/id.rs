@@ -136,13 +136,8 @@ fn read_facts(text: &str, cluster: &mut Cluster) -> Result<bool, Finding> {
         seen.push(key);
         // Each fact is checked as the renderer input it stands for.
         let check = |kind: Kind, item: &str, at: String| {
-            kind.check(item).map_err(|r| {
-                invalid(format!(
-                    "`{key}`{at}: {} Expected {}.",
-                    r.detail,
-                    kind.expected()
-                ))
-            })
+            kind.check(item)
+                .map_err(|r| invalid(format!("`{key}`{at}: {}", r.detail)))
         };
         let list = |kind: Kind| -> Result<Vec<String>, Finding> {
             let items: Vec<String> = value

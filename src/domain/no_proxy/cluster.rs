@@ -13,7 +13,7 @@ use std::net::IpAddr;
 use super::destination::{Destination, DestinationHost};
 use super::merge::Source;
 use super::typed::{self, networks, Endpoint};
-use super::{write_decimal, write_ipv4};
+use super::{write_ipv4, write_port};
 use crate::domain::{Field, Finding};
 
 /// A cloud whose metadata endpoints must bypass the proxy.
@@ -224,8 +224,7 @@ impl Cluster {
                 DestinationHost::Ip(IpAddr::V4(ip)) => write_ipv4(&mut url, ip),
                 DestinationHost::Name(name) => url.write_str(&name),
             };
-            url.push(':');
-            let _ = write_decimal(&mut url, port);
+            let _ = write_port(&mut url, Some(port));
             url.push('/');
             url
         };

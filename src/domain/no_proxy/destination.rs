@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::net::IpAddr;
 
-use super::write_decimal;
+use super::write_port;
 
 /// The host of a destination.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -122,7 +122,8 @@ impl Destination {
         }
     }
 
-    /// The host as written, IPv6 in brackets: the host part of [`Destination::url`].
+    /// The host as written, IPv6 in brackets: the host part of its
+    /// [`Display`](fmt::Display) form.
     pub fn written_url_host(&self) -> Cow<'_, str> {
         if self.written.contains(':') {
             Cow::Owned(format!("[{}]", self.written))
@@ -215,10 +216,7 @@ impl Destination {
         out.write_str(self.scheme)?;
         out.write_str("://")?;
         out.write_str(&self.written_url_host())?;
-        if let Some(port) = self.explicit_port {
-            out.write_str(":")?;
-            write_decimal(out, port)?;
-        }
+        write_port(out, self.explicit_port)?;
         out.write_str("/")
     }
 }

@@ -18,7 +18,7 @@ use ipnet::IpNet;
 
 use super::destination::{Destination, DestinationHost};
 use super::render::java_expresses;
-use super::{write_decimal, write_ipv4};
+use super::{write_ipv4, write_port};
 use crate::domain::cancel;
 
 mod httpx;
@@ -728,9 +728,8 @@ fn python_request_host(d: &Destination) -> Cow<'_, str> {
 fn host_port(host: &str, port: u16) -> String {
     let mut text = String::with_capacity(host.len() + 6);
     text.push_str(host);
-    text.push(':');
     // Writing into a String cannot fail.
-    let _ = write_decimal(&mut text, port);
+    let _ = write_port(&mut text, Some(port));
     text
 }
 

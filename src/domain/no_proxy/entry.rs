@@ -23,7 +23,7 @@ use std::ops::Deref;
 
 use ipnet::IpNet;
 
-use super::{write_decimal, write_ipv4};
+use super::{write_decimal, write_ipv4, write_port};
 
 /// What an entry matches, before any port restriction.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -492,13 +492,7 @@ impl Entry {
             }
             (Host::Ip(IpAddr::V4(ip)), port) => {
                 write_ipv4(out, *ip)?;
-                match port {
-                    Some(port) => {
-                        out.write_str(":")?;
-                        write_decimal(out, port)
-                    }
-                    None => Ok(()),
-                }
+                write_port(out, port)
             }
             (Host::Cidr(net), _) => write!(out, "{net}"),
             (Host::Ip(ip), Some(port)) => write!(out, "[{ip}]:{port}"),
@@ -514,13 +508,7 @@ impl Entry {
                     out.write_str(".")?;
                 }
                 out.write_str(name)?;
-                match port {
-                    Some(port) => {
-                        out.write_str(":")?;
-                        write_decimal(out, port)
-                    }
-                    None => Ok(()),
-                }
+                write_port(out, port)
             }
         }
     }

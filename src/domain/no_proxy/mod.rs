@@ -41,6 +41,17 @@ fn write_decimal(out: &mut impl fmt::Write, n: u16) -> fmt::Result {
         .try_for_each(|&digit| out.write_char(char::from(digit)))
 }
 
+/// Writes `:port` into `out` when there is a port.
+fn write_port(out: &mut impl fmt::Write, port: Option<u16>) -> fmt::Result {
+    match port {
+        Some(port) => {
+            out.write_char(':')?;
+            write_decimal(out, port)
+        }
+        None => Ok(()),
+    }
+}
+
 /// Writes `ip` dotted, as its `Display` does, with [`write_decimal`].
 fn write_ipv4(out: &mut impl fmt::Write, ip: Ipv4Addr) -> fmt::Result {
     for (i, octet) in ip.octets().into_iter().enumerate() {

@@ -43,7 +43,8 @@ impl Kind {
         }
     }
 
-    /// Checks `text` as a value of this kind.
+    /// Checks `text` as a value of this kind; a rejection's detail ends
+    /// with what a value must be ("Expected ...").
     pub fn check(self, text: &str) -> Result<(), Rejection> {
         match self {
             Kind::Cidr => parse_cidr(text).map(drop),
@@ -53,6 +54,10 @@ impl Kind {
             Kind::Endpoint => parse_endpoint(text).map(drop),
             Kind::AwsRegion => check_aws_region(text),
         }
+        .map_err(|r| Rejection {
+            detail: format!("{} Expected {}.", r.detail, self.expected()),
+            ..r
+        })
     }
 }
 

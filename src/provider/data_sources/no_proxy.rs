@@ -129,9 +129,15 @@ pub(crate) fn evaluate(
     if config.default_checks {
         destinations.extend(cluster.default_destinations());
     }
-    // One order whatever the order or repetitions of `must_bypass`.
-    destinations.sort_by_cached_key(ToString::to_string);
-    destinations.dedup();
+    // One order whatever the order or repetitions of `must_bypass`: by the
+    // URL each is shown as (one text per destination), each written once.
+    let mut shown: Vec<(String, Destination)> = destinations
+        .into_iter()
+        .map(|d| (d.to_string(), d))
+        .collect();
+    shown.sort_by(|a, b| a.0.cmp(&b.0));
+    shown.dedup_by(|a, b| a.0 == b.0);
+    let (texts, destinations): (Vec<String>, Vec<Destination>) = shown.into_iter().unzip();
     // The coverage check reuses the renderings, and renders Java's own
     // setting if it is not among them.
     let rendered = match detail {
@@ -180,11 +186,7 @@ pub(crate) fn evaluate(
     } else {
         Vec::new()
     };
-    let checked = if report {
-        destinations.iter().map(ToString::to_string).collect()
-    } else {
-        Vec::new()
-    };
+    let checked = if report { texts } else { Vec::new() };
     let renderings = renderings
         .into_iter()
         .map(|r| (r.dialect.name().to_owned(), r.value))
