@@ -1,10 +1,12 @@
 //! ReadDataSource of `clusterproxy_no_proxy` on the user's path: the real
 //! plugin binary over mTLS, for one typical cluster (the plan benchmark's
 //! inputs, `clients` unset and then the eight default clients named) and with
-//! 1k, 10k and 100k installation entries (eight clients named, default
-//! checks). Prints, per case, the wall time of a call (min / median / max),
-//! the plugin's CPU time per call and per entry, and the response size. Run
-//! with `cargo bench --bench read_data_source`.
+//! 1k, 10k and 100k installation entries (eight clients named); then the
+//! same 1k, 10k and 100k in `clusterproxy_no_proxy_report` (the coverage
+//! check with the default checks, every client rendered and its remarks).
+//! Prints, per case, the wall time of a call (min / median / max), the
+//! plugin's CPU time per call and per entry, and the response size. Run with
+//! `cargo bench --bench read_data_source`.
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -13,7 +15,7 @@ use std::time::Instant;
 
 use support::{
     cpu_time as cpu, mixed_entries, read_no_proxy_request_for, read_no_proxy_request_with,
-    terminate, Plugin,
+    read_report_request_with, terminate, Plugin,
 };
 
 fn main() {
@@ -49,6 +51,10 @@ fn main() {
     .chain([(1_000, 50), (10_000, 20), (100_000, 6)].map(|(n, calls)| {
         let request = read_no_proxy_request_with(&mixed_entries(n), &[]);
         ("", n, request, calls)
+    }))
+    .chain([(1_000, 50), (10_000, 20), (100_000, 6)].map(|(n, calls)| {
+        let request = read_report_request_with(&mixed_entries(n), &[]);
+        ("report", n, request, calls)
     }));
     for (label, n, request, calls) in cases {
         let warm = runtime

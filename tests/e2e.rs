@@ -70,7 +70,8 @@ fn quickstart_example() {
     });
 }
 
-/// The clusterproxy_no_proxy docs example passes the full cycle.
+/// The clusterproxy_no_proxy docs example passes the full cycle (with
+/// `fail_on_gap`: no client proxies a checked destination).
 #[test]
 fn no_proxy_data_source_example() {
     let data_source = example("data-sources/clusterproxy_no_proxy/data-source.tf");
@@ -90,7 +91,6 @@ fn no_proxy_data_source_example() {
             java.ends_with("|10.111.*|10.96.0.1|127.0.0.1|169.254.169.254|192.168.*"),
             "{java}"
         );
-        assert_eq!(outputs["gaps"], serde_json::json!({}));
     });
 }
 
@@ -118,27 +118,25 @@ data "clusterproxy_no_proxy" "bad" {{
 }
 
 /// With `fail_on_gap`, a destination a client would still proxy fails the
-/// plan with a diagnostic that names the client and the destination; without
-/// it the gap is reported in `gaps_by_client`.
+/// plan with a diagnostic that names the client and the destination; the
+/// report gives the same gap in `gaps_by_client` without failing. Without
+/// `fail_on_gap` the list runs no check, so `must_bypass` is an error there.
 #[test]
 fn no_proxy_coverage_gap_fails_the_plan_when_asked() {
-    let config = |fail: bool| {
+    let config = |data_source: &str, line: &str| {
         format!(
             r#"
-data "clusterproxy_no_proxy" "gap" {{
+data "{data_source}" "gap" {{
   pod_cidrs   = ["10.244.0.0/16"]
   clients     = ["go", "python"]
-  fail_on_gap = {fail}
-}}
-
-output "gaps" {{
-  value = data.clusterproxy_no_proxy.gap.gaps_by_client
+  {line}
 }}
 "#
         )
     };
     for_each_terraform(|tf| {
-        let work = Workdir::with_provider(tf, &config(true));
+        let work =
+            Workdir::with_provider(tf, &config("clusterproxy_no_proxy", "fail_on_gap = true"));
         let gap = work.expect_diagnostic_at(&["plan"], "NO_PROXY coverage gap", "fail_on_gap");
         assert!(
             gap.text()
@@ -151,11 +149,27 @@ output "gaps" {{
             !texts.iter().any(|text| text.contains("go would proxy")),
             "{texts:#?}"
         );
-        let work = Workdir::with_provider(tf, &config(false));
+        let report = config("clusterproxy_no_proxy_report", "")
+            + "output \"gaps\" {\n  value = data.clusterproxy_no_proxy_report.gap.gaps_by_client\n}\n";
+        let work = Workdir::with_provider(tf, &report);
         let outputs = run_cycle(&work, &Cycle::default());
         assert_eq!(
             outputs["gaps"],
             serde_json::json!({"python": ["http://10.244.0.1:8080/"]})
+        );
+        let work = Workdir::with_provider(
+            tf,
+            &config(
+                "clusterproxy_no_proxy",
+                r#"must_bypass = ["https://a.example/"]"#,
+            ),
+        );
+        let unchecked =
+            work.expect_diagnostic_at(&["plan"], "Set without fail_on_gap = true", "must_bypass");
+        assert!(
+            unchecked.text().contains("clusterproxy_no_proxy_report"),
+            "{}",
+            unchecked.text()
         );
     });
 }
@@ -192,7 +206,6 @@ fn no_proxy_report_data_source_example() {
                 "registry.corp.example": ".corp.example"
             })
         );
-        assert_eq!(outputs["same_gaps"], true);
         assert_eq!(
             outputs["no_proxy"],
             "cluster.local,.corp.example,localhost,.svc,10.20.0.0/16,10.96.0.0/12,10.96.0.1,127.0.0.1,192.168.0.0/16"
@@ -285,7 +298,8 @@ data "clusterproxy_no_proxy" "b" {
 /// `clusterproxy_no_proxy_report`) were attributes, still plans: Terraform
 /// drops the attributes the schema no longer has from a data source's stored
 /// state (a changed type would fail to decode on Terraform 1.0, hence the new
-/// names), and the read fills in `gaps_by_client`.
+/// names; `gaps` is in the report as `gaps_by_client`), and the read fills in
+/// the list.
 #[test]
 fn no_proxy_state_from_0_1_0_plans() {
     let config = r#"
@@ -295,8 +309,8 @@ data "clusterproxy_no_proxy" "c" {
   clients      = ["python"]
 }
 
-output "gaps" {
-  value = data.clusterproxy_no_proxy.c.gaps_by_client
+output "no_proxy" {
+  value = data.clusterproxy_no_proxy.c.no_proxy
 }
 
 "#;
@@ -340,11 +354,11 @@ output "gaps" {
         work.run_ok(&["apply", "-auto-approve"]);
         let outputs = work.outputs();
         assert_eq!(
-            outputs["gaps"],
-            serde_json::json!({"python": ["http://10.244.0.1:8080/"]})
+            outputs["no_proxy"],
+            "cluster.local,.corp.example,localhost,.svc,10.244.0.0/16,127.0.0.1"
         );
         let stored = std::fs::read_to_string(work.path().join("terraform.tfstate")).unwrap();
-        for dropped in ["covered_by", "\"checked\"", "client_warnings"] {
+        for dropped in ["covered_by", "\"checked\"", "client_warnings", "gaps"] {
             assert!(!stored.contains(dropped), "{dropped}: {stored}");
         }
         work.assert_plan_empty(&[]);

@@ -22,7 +22,7 @@ use clusterproxy::framework::proto::provider_client::ProviderClient;
 use clusterproxy::framework::proto::{get_provider_schema, read_data_source, stop_provider};
 use clusterproxy::framework::value::Type;
 use support::{
-    cpu_time, mixed_entries, plain_channel, read_no_proxy_request, read_no_proxy_request_with,
+    cpu_time, mixed_entries, plain_channel, read_no_proxy_request, read_report_request_with,
     terminate, Plugin, BINARY,
 };
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -347,12 +347,13 @@ fn debug_mode_prints_reattach_line_and_serves() {
 }
 
 /// A ReadDataSource that runs for a minute or more when nothing stops it:
-/// 20k entries checked against 500 destinations for every client.
+/// 20k entries checked against 500 destinations for every client (in the
+/// report, which always runs the coverage check).
 fn long_read_request() -> read_data_source::Request {
     let destinations: Vec<String> = (0..500)
         .map(|i| format!("https://d-{i}.outside.example/"))
         .collect();
-    read_no_proxy_request_with(&mixed_entries(20_000), &destinations)
+    read_report_request_with(&mixed_entries(20_000), &destinations)
 }
 
 /// Waits until the plugin has spent `cpu` of CPU time (so the long call is

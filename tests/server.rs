@@ -748,9 +748,9 @@ fn read_data_source_cases() {
 }
 
 /// Renderings are made for the clients named in `clients` only; without
-/// `clients` the list is still made and checked for the default clients
-/// (`gaps_by_client`), but nothing is rendered. The detail behind the list
-/// is in `clusterproxy_no_proxy_report`, not in this data source's state.
+/// `clients` the list is still made for the default clients, but nothing is
+/// rendered. The coverage check's results and the detail behind the list
+/// are in `clusterproxy_no_proxy_report`, not in this data source's state.
 #[test]
 fn no_proxy_renders_only_the_clients_named() {
     let server = server();
@@ -767,21 +767,14 @@ fn no_proxy_renders_only_the_clients_named() {
     let Value::Object(attributes) = &unnamed else {
         panic!("{unnamed:?}")
     };
-    for detail in ["checked", "subsumed_by", "client_warnings"] {
+    for detail in [
+        "checked",
+        "gaps_by_client",
+        "subsumed_by",
+        "client_warnings",
+    ] {
         assert!(!attributes.contains_key(detail), "{detail}");
     }
-    // The default clients are still checked: Python and wget have no CIDR
-    // blocks, so a pod address goes through their proxy.
-    let Value::Map(gaps) = attr(&unnamed, "gaps_by_client") else {
-        panic!("{:?}", attr(&unnamed, "gaps_by_client"))
-    };
-    let pod = Value::list(vec![Value::string("http://192.168.0.1:8080/")]);
-    assert_eq!(gaps.get("python"), Some(&pod), "{gaps:?}");
-    assert_eq!(gaps.get("wget"), Some(&pod), "{gaps:?}");
-    assert!(
-        !gaps.contains_key("go") && !gaps.contains_key("curl"),
-        "{gaps:?}"
-    );
     let named = read(Some(("clients", list(&["go", "python", "java"]))));
     assert_eq!(keys(&named), ["go", "java", "python"]);
     // Naming the clients changes what is rendered, not the list made for them.
@@ -790,17 +783,90 @@ fn no_proxy_renders_only_the_clients_named() {
         list(&clusterproxy::domain::no_proxy::Dialect::DEFAULT_NAMES),
     )));
     assert_eq!(attr(&eight, "no_proxy"), attr(&unnamed, "no_proxy"));
-    assert_eq!(
-        attr(&eight, "gaps_by_client"),
-        attr(&unnamed, "gaps_by_client")
-    );
     assert_eq!(keys(&eight).len(), 8);
 }
 
-/// `clusterproxy_no_proxy_report` takes the same inputs and gives the same
-/// gaps as `clusterproxy_no_proxy`, and the detail: every destination
-/// checked (sorted, once), each left-out entry with the entry covering it,
-/// and the remarks of every client the list is made for.
+/// `clusterproxy_no_proxy` runs the coverage check for `fail_on_gap`, and
+/// only then: `must_bypass` and `default_checks` shape nothing else in it,
+/// so setting them without `fail_on_gap = true` is an error on each (the
+/// gaps themselves are in `clusterproxy_no_proxy_report`).
+#[test]
+fn no_proxy_checks_for_fail_on_gap_only() {
+    let server = server();
+    let schema = &server.registry().data_sources()[NO_PROXY].schema;
+    let read = |extra: &[(&str, Value)]| {
+        let mut set = vec![
+            ("installation", list(&[".corp.example"])),
+            ("pod_cidrs", list(&["192.168.0.0/16"])),
+        ];
+        set.extend(extra.iter().cloned());
+        let mut diags = Diagnostics::new();
+        let state = server.read_data_source(NO_PROXY, object(schema, &set), &mut diags);
+        (state, diags)
+    };
+    let unchecked = [
+        vec![("must_bypass", list(&["https://a.corp.example/"]))],
+        vec![("default_checks", Value::bool(false))],
+        vec![
+            ("must_bypass", list(&["https://a.corp.example/"])),
+            ("fail_on_gap", Value::bool(false)),
+        ],
+    ];
+    for extra in unchecked {
+        let (state, diags) = read(&extra);
+        assert!(state.is_none(), "{extra:?}");
+        let blamed: Vec<_> = diags
+            .iter()
+            .map(|d| (d.summary.clone(), d.path.as_ref().map(|p| p.to_string())))
+            .collect();
+        let name = extra[0].0;
+        assert_eq!(
+            blamed,
+            [(
+                "Set without fail_on_gap = true".to_owned(),
+                Some(name.to_owned())
+            )],
+            "{extra:?}"
+        );
+        let mut set = vec![("installation", list(&[".corp.example"]))];
+        set.extend(extra.iter().cloned());
+        let mut diags = Diagnostics::new();
+        server.validate_data_resource_config(NO_PROXY, &object(schema, &set), &mut diags);
+        assert_eq!(summaries(&diags), ["Set without fail_on_gap = true"]);
+        // Unknown at validation, `fail_on_gap` may turn out true.
+        set.retain(|(name, _)| *name != "fail_on_gap");
+        set.push(("fail_on_gap", Value::unknown()));
+        let mut diags = Diagnostics::new();
+        server.validate_data_resource_config(NO_PROXY, &object(schema, &set), &mut diags);
+        assert!(diags.is_empty(), "{diags:?}");
+    }
+    // With `fail_on_gap`, the default clients are checked: Python and wget
+    // have no CIDR blocks, so a pod address goes through their proxy.
+    let (state, diags) = read(&[("fail_on_gap", Value::bool(true))]);
+    assert!(state.is_none());
+    assert_eq!(summaries(&diags), ["NO_PROXY coverage gap"]);
+    let detail = &diags.iter().next().unwrap().detail;
+    for client in ["python", "wget"] {
+        assert!(
+            detail.contains(&format!("{client} would proxy http://192.168.0.1:8080/")),
+            "{detail}"
+        );
+    }
+    assert!(!detail.contains("go would"), "{detail}");
+    let (state, diags) = read(&[
+        ("fail_on_gap", Value::bool(true)),
+        ("clients", list(&["go", "curl"])),
+        ("must_bypass", list(&["https://a.corp.example/"])),
+        ("default_checks", Value::bool(true)),
+    ]);
+    assert!(!diags.has_errors(), "{diags:?}");
+    assert!(state.is_some());
+}
+
+/// `clusterproxy_no_proxy_report` takes the same inputs as
+/// `clusterproxy_no_proxy` and gives the detail behind its list: the gaps, every
+/// destination checked (sorted, once), each left-out entry with the entry
+/// covering it, and the remarks of every client the list is made for.
 #[test]
 fn no_proxy_report_gives_the_detail_behind_the_list() {
     let server = server();
@@ -816,15 +882,28 @@ fn no_proxy_report_gives_the_detail_behind_the_list() {
         clients.dedup();
         clients
     };
-    for extra in [None, Some(("clients", list(&["go", "python"])))] {
-        assert_eq!(
-            attr(&report(extra.clone()), "gaps_by_client"),
-            attr(
-                &read_no_proxy_with(&server, NO_PROXY, extra),
-                "gaps_by_client"
-            )
-        );
-    }
+    // Without `clients` the default clients are checked: Python and wget
+    // have no CIDR blocks, so a pod address goes through their proxy.
+    let unnamed = report(None);
+    let Value::Map(gaps) = attr(&unnamed, "gaps_by_client") else {
+        panic!("{:?}", attr(&unnamed, "gaps_by_client"))
+    };
+    let pod = Value::list(vec![Value::string("http://192.168.0.1:8080/")]);
+    assert_eq!(gaps.get("python"), Some(&pod), "{gaps:?}");
+    assert_eq!(gaps.get("wget"), Some(&pod), "{gaps:?}");
+    assert!(
+        !gaps.contains_key("go") && !gaps.contains_key("curl"),
+        "{gaps:?}"
+    );
+    // Naming the clients does not change the verdicts on them.
+    let eight = report(Some((
+        "clients",
+        list(&clusterproxy::domain::no_proxy::Dialect::DEFAULT_NAMES),
+    )));
+    assert_eq!(
+        attr(&eight, "gaps_by_client"),
+        attr(&unnamed, "gaps_by_client")
+    );
     // Several gaps of one client keep the order of `checked`, which is
     // sorted, whatever the order or repetitions of `must_bypass`.
     let more = report(Some((

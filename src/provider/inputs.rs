@@ -357,7 +357,9 @@ pub fn reject_without(needed: &Needed, inputs: &[(&str, bool)], diags: &mut Diag
         diags.push(
             Diagnostic::error(
                 format!("Set without {needed}"),
-                format!("`{name}` only shapes what is rendered with `{needed}`; {remedy} or remove `{name}`."),
+                format!(
+                    "`{name}` has an effect only with `{needed}`; {remedy} or remove `{name}`."
+                ),
             )
             .at(AttributePath::attribute(*name)),
         );

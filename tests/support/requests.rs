@@ -1,5 +1,6 @@
-//! ReadDataSource requests for `clusterproxy_no_proxy` and the CPU time of a
-//! process, for the protocol tests and the benchmarks.
+//! ReadDataSource requests for `clusterproxy_no_proxy` and
+//! `clusterproxy_no_proxy_report`, and the CPU time of a process, for the
+//! protocol tests and the benchmarks.
 
 /// A ReadDataSource request for `clusterproxy_no_proxy` with a typical configuration.
 #[allow(
@@ -61,9 +62,42 @@ pub fn read_no_proxy_request_for(
     must_bypass: &[String],
     clients: Option<&[&str]>,
 ) -> clusterproxy::framework::proto::read_data_source::Request {
-    use clusterproxy::framework::data_source::DataSource as _;
+    read_request(
+        &clusterproxy::provider::data_sources::no_proxy::NoProxy,
+        extra,
+        must_bypass,
+        clients,
+    )
+}
+
+/// [`read_no_proxy_request_with`] for `clusterproxy_no_proxy_report`, which
+/// also runs the coverage check and renders every client.
+#[allow(
+    dead_code,
+    reason = "each protocol test and benchmark uses some of the requests"
+)]
+pub fn read_report_request_with(
+    extra: &[String],
+    must_bypass: &[String],
+) -> clusterproxy::framework::proto::read_data_source::Request {
+    read_request(
+        &clusterproxy::provider::data_sources::no_proxy_report::NoProxyReport,
+        extra,
+        must_bypass,
+        Some(&clusterproxy::domain::no_proxy::Dialect::DEFAULT_NAMES),
+    )
+}
+
+/// A ReadDataSource request for `data_source`, one of the two that take the
+/// NO_PROXY inputs.
+fn read_request(
+    data_source: &dyn clusterproxy::framework::data_source::DataSource,
+    extra: &[String],
+    must_bypass: &[String],
+    clients: Option<&[&str]>,
+) -> clusterproxy::framework::proto::read_data_source::Request {
     use clusterproxy::framework::value::{msgpack, Value};
-    let schema = clusterproxy::provider::data_sources::no_proxy::NoProxy.schema();
+    let schema = data_source.schema();
     let ty = schema.object_type();
     let list = |items: &[&str]| Value::list(items.iter().map(|s| Value::string(*s)).collect());
     let mut config = Value::object(
@@ -95,7 +129,7 @@ pub fn read_no_proxy_request_for(
         config.set_attr("clients", list(clients));
     }
     clusterproxy::framework::proto::read_data_source::Request {
-        type_name: "clusterproxy_no_proxy".into(),
+        type_name: data_source.type_name().into(),
         config: Some(clusterproxy::framework::proto::DynamicValue {
             msgpack: msgpack::encode(&config, &ty).unwrap(),
             json: Vec::new(),

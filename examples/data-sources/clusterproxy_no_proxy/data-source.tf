@@ -13,7 +13,9 @@ data "clusterproxy_no_proxy" "prod" {
   # a Java application configured through http.nonProxyHosts.
   clients = ["go", "curl", "java"]
 
-  # Besides the checks derived from the inputs, these must never be proxied.
+  # The plan fails if any client would proxy these, or the destinations
+  # derived from the inputs (the kubernetes Service, pod and node addresses,
+  # the apiserver, the cloud metadata endpoints).
   must_bypass = ["https://registry.corp.example/v2/", "10.20.1.5:5432"]
   fail_on_gap = true
 }
@@ -24,8 +26,4 @@ output "no_proxy" {
 
 output "java_non_proxy_hosts" {
   value = data.clusterproxy_no_proxy.prod.renderings["java"]
-}
-
-output "gaps" {
-  value = data.clusterproxy_no_proxy.prod.gaps_by_client
 }

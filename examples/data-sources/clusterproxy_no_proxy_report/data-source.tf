@@ -8,11 +8,10 @@ locals {
     apiserver_host = "api.prod-1.corp.example"
     extra          = ["metrics.corp.example"]
     clients        = ["go", "python", "java"]
-    must_bypass    = ["https://registry.corp.example/v2/"]
   }
 }
 
-# Read for every cluster: the list, the renderings and the gaps.
+# Read for every cluster: the list and the renderings.
 data "clusterproxy_no_proxy" "prod" {
   installation   = local.prod.installation
   pod_cidrs      = local.prod.pod_cidrs
@@ -20,10 +19,10 @@ data "clusterproxy_no_proxy" "prod" {
   apiserver_host = local.prod.apiserver_host
   extra          = local.prod.extra
   clients        = local.prod.clients
-  must_bypass    = local.prod.must_bypass
 }
 
-# Read for the clusters under review: what is behind that list.
+# Read for the clusters under review: what is behind that list, and which
+# destinations each client would still proxy.
 data "clusterproxy_no_proxy_report" "prod" {
   installation   = local.prod.installation
   pod_cidrs      = local.prod.pod_cidrs
@@ -31,7 +30,9 @@ data "clusterproxy_no_proxy_report" "prod" {
   apiserver_host = local.prod.apiserver_host
   extra          = local.prod.extra
   clients        = local.prod.clients
-  must_bypass    = local.prod.must_bypass
+
+  # Checked besides the destinations derived from the inputs.
+  must_bypass = ["https://registry.corp.example/v2/"]
 }
 
 output "no_proxy" {
@@ -43,14 +44,9 @@ output "checked" {
   value = data.clusterproxy_no_proxy_report.prod.checked
 }
 
-# Python's urllib has no CIDR support: it proxies the pod network. The same
-# gaps as the list's own gaps_by_client.
+# Python's urllib has no CIDR support: it proxies the pod network.
 output "gaps" {
   value = data.clusterproxy_no_proxy_report.prod.gaps_by_client
-}
-
-output "same_gaps" {
-  value = data.clusterproxy_no_proxy_report.prod.gaps_by_client == data.clusterproxy_no_proxy.prod.gaps_by_client
 }
 
 # The entries dropped because another entry covers them.

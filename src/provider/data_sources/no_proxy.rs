@@ -1,6 +1,6 @@
-//! `clusterproxy_no_proxy`: the merged NO_PROXY list of one cluster, its
-//! per-client renderings and the coverage check's gaps; the evaluation it
-//! shares with `clusterproxy_no_proxy_report`.
+//! `clusterproxy_no_proxy`: the merged NO_PROXY list of one cluster and its
+//! per-client renderings, held to the coverage check with `fail_on_gap`;
+//! the evaluation it shares with `clusterproxy_no_proxy_report`.
 
 use std::collections::BTreeMap;
 
@@ -11,7 +11,7 @@ use crate::framework::model::{self, Field, Maybe};
 use crate::framework::schema::{NoNullElements, Schema};
 use crate::framework::value::Value;
 use crate::provider::convert::SettingsAt;
-use crate::provider::inputs::{self, Clients, ClusterConfig};
+use crate::provider::inputs::{self, Clients, ClusterConfig, Needed};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
@@ -27,11 +27,11 @@ crate::model! {
         /// `aggregate_cidrs`.
         pub aggregate_cidrs: bool [with_default(Value::bool(false), "Aggregate addresses and CIDR blocks into the fewest blocks. Only applied when every client is `go` or `curl`.")],
         /// `must_bypass`.
-        pub must_bypass: Vec<Maybe<String>> [optional("Destinations that must never go through the proxy: URLs (`https://host:port/`), `host`, `host:port` or IP addresses (zone-scoped IPv6 as `[fe80::1%25eth0]`); without a scheme `https` is assumed. Each is checked as written, since clients differ on case, a trailing dot, the IDN spelling and IPv4-mapped addresses (see the NO_PROXY clients guide).").validator(NoNullElements)],
+        pub must_bypass: Vec<Maybe<String>> [optional("Destinations that must never go through the proxy, checked by `clusterproxy_no_proxy_report` and, with `fail_on_gap = true`, by `clusterproxy_no_proxy`: URLs (`https://host:port/`), `host`, `host:port` or IP addresses (zone-scoped IPv6 as `[fe80::1%25eth0]`); without a scheme `https` is assumed. Each is checked as written, since clients differ on case, a trailing dot, the IDN spelling and IPv4-mapped addresses (see the NO_PROXY clients guide).").validator(NoNullElements)],
         /// `default_checks`.
-        pub default_checks: bool [with_default(Value::bool(true), "Also check the destinations derived from the inputs: the `kubernetes` Service by ClusterIP and by name, an address in each pod and node CIDR, the apiserver and control-plane endpoint, the cloud metadata endpoints.")],
+        pub default_checks: bool [with_default(Value::bool(true), "Also check (as `must_bypass` is checked) the destinations derived from the inputs: the `kubernetes` Service by ClusterIP and by name, an address in each pod and node CIDR, the apiserver and control-plane endpoint, the cloud metadata endpoints.")],
         /// `fail_on_gap`.
-        pub fail_on_gap: bool [with_default(Value::bool(false), "Fail with an error, instead of reporting in `gaps_by_client`, when a checked destination would go through the proxy for a client.")],
+        pub fail_on_gap: bool [with_default(Value::bool(false), "Check `must_bypass` and, with `default_checks`, the destinations derived from the inputs, and fail with an error naming each client and destination when one would go through the proxy for a client (`clusterproxy_no_proxy_report` gives the same gaps as `gaps_by_client`, without failing). `clusterproxy_no_proxy` runs the check only with `fail_on_gap = true`, so there `must_bypass` and `default_checks` are errors without it.")],
     }
 }
 
@@ -56,25 +56,21 @@ crate::model! {
         /// `no_proxy`.
         pub no_proxy: String [computed("`entries` joined with commas: the value for `NO_PROXY` and `no_proxy`.")],
         /// `renderings`.
-        pub renderings: BTreeMap<String, String> [computed("Per client named in `clients`, the setting that gives it the intended meaning as closely as it can express: a NO_PROXY value, or for `java` the `http.nonProxyHosts` value (`|`-separated, `*.x` patterns, octet-aligned IPv4 blocks as `a.b.*`). Empty when `clients` is not set: the list is still made and checked for the default clients, but only named clients are rendered. What each client cannot express or reads differently is in `clusterproxy_no_proxy_report`. Cost: one string about the size of `no_proxy` per named client, in the state and in every plan.")],
-        /// `gaps_by_client`.
-        pub gaps_by_client: BTreeMap<String, Vec<String>> [computed(GAPS_BY_CLIENT)],
+        pub renderings: BTreeMap<String, String> [computed("Per client named in `clients`, the setting that gives it the intended meaning as closely as it can express: a NO_PROXY value, or for `java` the `http.nonProxyHosts` value (`|`-separated, `*.x` patterns, octet-aligned IPv4 blocks as `a.b.*`). Empty when `clients` is not set: the list is still made for the default clients, but only named clients are rendered. What each client cannot express or reads differently is in `clusterproxy_no_proxy_report`. Cost: one string about the size of `no_proxy` per named client, in the state and in every plan.")],
     }
 }
 
 /// The description of `entries`.
 const ENTRIES: &str = "The merged NO_PROXY list of the inputs (installation, pod, service and node CIDRs, cluster domain, apiserver host and IP, control-plane endpoint host, `localhost`, `127.0.0.1`, `::1` (IPv6 clusters), `.svc`, the `kubernetes` Service ClusterIP, cloud metadata endpoints, extra). Entries are normalised (trimmed, lowercased, punycode, no trailing dot, `*.x` as `.x`, canonical addresses and CIDRs), semantic duplicates removed, entries covered by another entry for every client dropped, and the extra forms some clients need added right after their entry (`.x` after `x` for `node`, `[v6]` for `python`, `node` and `undici` unless `httpx` is listed, which rejects a value holding one). The list is in one canonical order, stable across releases, so that no reordering, duplicate, or equivalent spelling of any input changes it: `*` first; host names and domains by name (byte order), `x` before `.x` before `x:port` before `.x:port` (so the `.x` form some clients need stands right after its entry); then IPv4 and then IPv6 addresses and blocks numerically by network address, a block before the addresses it starts with.";
 
-/// The description of `gaps_by_client`, shared with the report.
-pub(crate) const GAPS_BY_CLIENT: &str = "Per client, the destinations checked (`checked` in `clusterproxy_no_proxy_report`) that it would still send through the proxy, sorted; a client that bypasses the proxy for every checked destination is left out, so `length(gaps_by_client) == 0` means no gap (a postcondition or `fail_on_gap` can hold a plan to it). Cost: one string per client and destination it would proxy.";
-
-/// What a read evaluates besides the list and the gaps.
+/// What a read evaluates besides the list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Detail {
-    /// `clusterproxy_no_proxy`: the clients named in `clients` rendered.
+    /// `clusterproxy_no_proxy`: the clients named in `clients` rendered,
+    /// and the coverage check only for `fail_on_gap`.
     List,
     /// `clusterproxy_no_proxy_report`: every client the list is made for
-    /// rendered, their remarks and the destinations checked.
+    /// rendered, their remarks, the destinations checked and the gaps.
     Report,
 }
 
@@ -94,7 +90,8 @@ pub(crate) struct Evaluation {
     /// With [`Detail::Report`], every destination checked, sorted, once;
     /// empty otherwise.
     pub checked: Vec<String>,
-    /// Per client, the checked destinations it would proxy.
+    /// With [`Detail::Report`], per client, the checked destinations it
+    /// would proxy; empty otherwise.
     pub gaps_by_client: BTreeMap<String, Vec<String>>,
 }
 
@@ -111,8 +108,9 @@ pub(crate) fn validate_config(config: &Value, diags: &mut Diagnostics) {
     }
 }
 
-/// Merges and checks `config`, with `detail`. A gap with `fail_on_gap` set
-/// is an error, and gives no evaluation.
+/// Merges `config` and, for the report or `fail_on_gap`, checks it, with
+/// `detail`. A gap with `fail_on_gap` set is an error, and gives no
+/// evaluation.
 pub(crate) fn evaluate(
     config: Config,
     detail: Detail,
@@ -121,13 +119,19 @@ pub(crate) fn evaluate(
     let options = config.clients.merge_options(config.aggregate_cidrs);
     let cluster = config.cluster.cluster();
     let merged = inputs::merge_cluster(&cluster, &options, SettingsAt::Renderer, diags)?;
-    let mut destinations: Vec<Destination> = config
-        .must_bypass
-        .iter()
-        .filter_map(|d| Destination::parse(d.known()?).ok())
-        .collect();
-    if config.default_checks {
-        destinations.extend(cluster.default_destinations());
+    let report = detail == Detail::Report;
+    let check = report || config.fail_on_gap;
+    let mut destinations: Vec<Destination> = Vec::new();
+    if check {
+        destinations.extend(
+            config
+                .must_bypass
+                .iter()
+                .filter_map(|d| Destination::parse(d.known()?).ok()),
+        );
+        if config.default_checks {
+            destinations.extend(cluster.default_destinations());
+        }
     }
     // One order whatever the order or repetitions of `must_bypass`: by the
     // URL each is shown as (one text per destination), each written once.
@@ -149,13 +153,17 @@ pub(crate) fn evaluate(
         .map(|d| render(*d, &merged.entries))
         .collect();
     let no_proxy = merged.no_proxy();
-    let found = gaps_with(
-        &merged,
-        &options.targets,
-        &no_proxy,
-        &renderings,
-        &destinations,
-    );
+    let found = if check {
+        gaps_with(
+            &merged,
+            &options.targets,
+            &no_proxy,
+            &renderings,
+            &destinations,
+        )
+    } else {
+        Vec::new()
+    };
     if config.fail_on_gap && !found.is_empty() {
         let lines: Vec<String> = found
             .iter()
@@ -173,7 +181,6 @@ pub(crate) fn evaluate(
         );
         return None;
     }
-    let report = detail == Detail::Report;
     let client_warnings = if report {
         group_warnings(renderings.iter().flat_map(|r| &r.warnings))
             .into_iter()
@@ -213,13 +220,29 @@ impl DataSource for NoProxy {
 
     fn schema(&self) -> Schema {
         Schema::new(
-            "Merges installation-wide and cluster-specific NO_PROXY entries into one normalised list that every client in the cluster reads as intended, renders it per client, and checks which destinations would still go through the proxy. Known at plan time whenever its inputs are.",
+            "Merges installation-wide and cluster-specific NO_PROXY entries into one normalised list that every client in the cluster reads as intended and renders it per client; with `fail_on_gap`, fails when a client would still send a checked destination through the proxy (`clusterproxy_no_proxy_report` gives those gaps and the detail behind the list). Known at plan time whenever its inputs are.",
             model::attributes::<Config, State>(),
         )
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
         validate_config(config, diags);
+        // The check runs only for `fail_on_gap`: what shapes it is an error
+        // without it (the report always checks).
+        let fail_on_gap: Maybe<bool> = model::attribute(config, Config::fail_on_gap);
+        let set = |name| config.get_attr(name).is_some_and(|v| !v.is_null());
+        inputs::reject_without(
+            &Needed {
+                name: "fail_on_gap = true",
+                absent: matches!(fail_on_gap, Maybe::Null | Maybe::Known(false)),
+                remedy: "set `fail_on_gap = true` (or read the gaps from `clusterproxy_no_proxy_report`)",
+            },
+            &[
+                (Config::must_bypass, set(Config::must_bypass)),
+                (Config::default_checks, set(Config::default_checks)),
+            ],
+            diags,
+        );
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
@@ -228,7 +251,6 @@ impl DataSource for NoProxy {
             entries: found.merged.list,
             no_proxy: found.no_proxy,
             renderings: found.renderings,
-            gaps_by_client: found.gaps_by_client,
         }))
     }
 }

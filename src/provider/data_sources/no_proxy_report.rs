@@ -1,7 +1,7 @@
 //! `clusterproxy_no_proxy_report`: what is behind one cluster's merged
-//! NO_PROXY list (the destinations checked, the entries left out as covered,
-//! what each client cannot express), kept out of `clusterproxy_no_proxy` so
-//! that a plan of many clusters does not carry it.
+//! NO_PROXY list (the destinations checked, the gaps, the entries left out as
+//! covered, what each client cannot express), kept out of
+//! `clusterproxy_no_proxy` so that a plan of many clusters does not carry it.
 
 use std::collections::BTreeMap;
 
@@ -11,7 +11,7 @@ use crate::framework::model::{self, Field};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
 use crate::provider::data_sources::no_proxy::{
-    evaluate, validate_config, ClientWarning, Config, Detail, GAPS_BY_CLIENT,
+    evaluate, validate_config, ClientWarning, Config, Detail,
 };
 
 /// The data source.
@@ -24,7 +24,7 @@ crate::model! {
         /// `checked`.
         pub checked: Vec<String> [computed("Every destination checked, once, sorted: `must_bypass`, and with `default_checks` the destinations derived from the inputs, each as a URL with the host as written and the port when one was written (`https://x/` and `https://x:443/` are two checks: some clients read them differently). Cost: one string per destination (about five for a cluster with the default checks).")],
         /// `gaps_by_client`.
-        pub gaps_by_client: BTreeMap<String, Vec<String>> [computed(GAPS_BY_CLIENT)],
+        pub gaps_by_client: BTreeMap<String, Vec<String>> [computed("Per client, the destinations checked (`checked`) that it would still send through the proxy, sorted; a client that bypasses the proxy for every checked destination is left out, so `length(gaps_by_client) == 0` means no gap (a postcondition can hold a plan to it, or `fail_on_gap` on this data source or on `clusterproxy_no_proxy`). Cost: one string per client and destination it would proxy.")],
         /// `subsumed_by`.
         pub subsumed_by: BTreeMap<String, String> [computed("Entries left out because another entry covers them for every client: each left-out entry (canonical) to the entry that covers it.")],
         /// `client_warnings`.
@@ -39,7 +39,7 @@ impl DataSource for NoProxyReport {
 
     fn schema(&self) -> Schema {
         Schema::new(
-            "What is behind the NO_PROXY list `clusterproxy_no_proxy` makes from the same inputs: every destination the coverage check tried, the gaps, the entries left out as covered by another, and what each client cannot express or reads differently. It takes the same arguments and makes the same list and verdicts (`fail_on_gap` fails it in the same way); it is a separate data source so that a plan of many clusters carries only the list, the renderings and the gaps. Read it for the clusters you review, giving it the same arguments as their `clusterproxy_no_proxy` (from one `locals` object, as in the example, so that the two cannot drift apart): each instance costs a plan about as much as a `clusterproxy_no_proxy` with every client of the list named, plus one string per checked destination, one per left-out entry and one object per (client, remark). Known at plan time whenever its inputs are.",
+            "What is behind the NO_PROXY list `clusterproxy_no_proxy` makes from the same inputs: every destination the coverage check tried, the gaps, the entries left out as covered by another, and what each client cannot express or reads differently. It takes the same arguments and makes the same list and verdicts (`fail_on_gap` fails it in the same way); it is a separate data source so that a plan of many clusters carries only the lists and their renderings. Read it for the clusters you review, giving it the same arguments as their `clusterproxy_no_proxy` (from one `locals` object, as in the example, so that the two cannot drift apart) and the destinations to check: each instance costs a plan about as much as a `clusterproxy_no_proxy` with every client of the list named, plus one string per checked destination, one per gap, one per left-out entry and one object per (client, remark). Known at plan time whenever its inputs are.",
             model::attributes::<Config, State>(),
         )
     }
