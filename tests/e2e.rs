@@ -120,7 +120,9 @@ data "clusterproxy_no_proxy" "bad" {{
 /// With `fail_on_gap`, a destination a client would still proxy fails the
 /// plan with a diagnostic that names the client and the destination; the
 /// report gives the same gap in `gaps_by_client` without failing. Without
-/// `fail_on_gap` the list runs no check, so `must_bypass` is an error there.
+/// `fail_on_gap` the list runs no check, so `must_bypass` is an error there
+/// (a null passed through a module's variable is none); `fail_on_gap` with
+/// nothing to check is an error.
 #[test]
 fn no_proxy_coverage_gap_fails_the_plan_when_asked() {
     let config = |data_source: &str, line: &str| {
@@ -171,6 +173,19 @@ data "{data_source}" "gap" {{
             "{}",
             unchecked.text()
         );
+        // A module passing an optional variable through: null is no input.
+        let passed = "variable \"must_bypass\" {\n  type    = list(string)\n  default = null\n}\n"
+            .to_owned()
+            + &config("clusterproxy_no_proxy", "must_bypass = var.must_bypass");
+        Workdir::with_provider(tf, &passed).run_ok(&["plan"]);
+        let work = Workdir::with_provider(
+            tf,
+            &config(
+                "clusterproxy_no_proxy",
+                "fail_on_gap = true\n  default_checks = false",
+            ),
+        );
+        work.expect_diagnostic_at(&["plan"], "Nothing to check", "fail_on_gap");
     });
 }
 

@@ -194,7 +194,6 @@ data "clusterproxy_no_proxy_report" "reqwest" {
   clients        = ["reqwest"]
   default_checks = false
   must_bypass    = ["https://a.corp.example/", "http://10.1.2.3/", "http://[fd00::1]/"]
-  fail_on_gap    = true
 }
 
 data "clusterproxy_no_proxy" "star" {

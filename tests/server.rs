@@ -298,8 +298,10 @@ fn validate_data_resource_config_cases() {
 /// An input that only shapes the outputs together with another one is an
 /// error on its own attribute when the other is certainly absent, both in
 /// ValidateDataResourceConfig and in ReadDataSource; a default the user did
-/// not set, or the other input unknown or set, is no error. The `render`
-/// function blames its `options` argument for the same input.
+/// not set, the other input unknown or set, or the input itself unknown at
+/// validation (a module's variable may still turn out null; the read checks
+/// it known) is no error. The `render` function blames its `options`
+/// argument for the same input.
 #[test]
 fn inputs_set_without_what_they_need_are_errors_on_them() {
     let server = server();
@@ -362,6 +364,7 @@ fn inputs_set_without_what_they_need_are_errors_on_them() {
         let mut fine = vec![
             with(&[]),
             with(&[input_set.clone(), (needed, Value::unknown())]),
+            with(&[(input, Value::unknown())]),
         ];
         if let Some(needed_value) = needed_value {
             fine.push(with(&[input_set, (needed, Value::string(needed_value))]));
@@ -839,6 +842,61 @@ fn no_proxy_checks_for_fail_on_gap_only() {
         let mut diags = Diagnostics::new();
         server.validate_data_resource_config(NO_PROXY, &object(schema, &set), &mut diags);
         assert!(diags.is_empty(), "{diags:?}");
+    }
+    // Unknown at validation, `must_bypass` may turn out null (the read
+    // checks it again, known).
+    let unknown = object(
+        schema,
+        &[
+            ("installation", list(&[".corp.example"])),
+            ("must_bypass", Value::unknown()),
+        ],
+    );
+    let mut diags = Diagnostics::new();
+    server.validate_data_resource_config(NO_PROXY, &unknown, &mut diags);
+    assert!(diags.is_empty(), "{diags:?}");
+    // `must_bypass` alone is checked: Go proxies a name spelled with the
+    // trailing dot although the domain is listed.
+    let dotted = "https://kubernetes.default.svc.cluster.local./";
+    let (state, diags) = read(&[
+        ("fail_on_gap", Value::bool(true)),
+        ("clients", list(&["go"])),
+        ("default_checks", Value::bool(false)),
+        ("must_bypass", list(&[dotted])),
+    ]);
+    assert!(state.is_none());
+    assert_eq!(summaries(&diags), ["NO_PROXY coverage gap"]);
+    let detail = &diags.iter().next().unwrap().detail;
+    assert!(
+        detail.contains(&format!("go would proxy {dotted}")),
+        "{detail}"
+    );
+    // `fail_on_gap` with nothing to check (no `must_bypass`, no default
+    // checks) would check nothing: an error, in the report too.
+    for must_bypass in [Value::null(), list(&[])] {
+        let nothing = [
+            ("fail_on_gap", Value::bool(true)),
+            ("default_checks", Value::bool(false)),
+            ("must_bypass", must_bypass),
+        ];
+        for data_source in [NO_PROXY, NO_PROXY_REPORT] {
+            let schema = &server.registry().data_sources()[data_source].schema;
+            let mut diags = Diagnostics::new();
+            server.validate_data_resource_config(
+                data_source,
+                &object(schema, &nothing),
+                &mut diags,
+            );
+            let blamed: Vec<_> = diags
+                .iter()
+                .map(|d| (d.summary.as_str(), d.path.as_ref().map(|p| p.to_string())))
+                .collect();
+            assert_eq!(
+                blamed,
+                [("Nothing to check", Some("fail_on_gap".to_owned()))],
+                "{data_source}"
+            );
+        }
     }
     // With `fail_on_gap`, the default clients are checked: Python and wget
     // have no CIDR blocks, so a pod address goes through their proxy.

@@ -296,8 +296,8 @@ impl RendererInputs {
     }
 
     /// Plan-time check of inputs that only shape the `trusted_ca` outputs:
-    /// each of `inputs` (name, and whether it is set, unknown counting as
-    /// set) set while the configuration certainly has no CA (neither
+    /// each of `inputs` (name, and whether it is certainly set: known and
+    /// not null) set while the configuration certainly has no CA (neither
     /// `trusted_ca` nor the profile's, both known) is an error on it (see
     /// [`reject_without`]).
     pub fn validate_ca_only_inputs(&self, inputs: &[(&str, bool)], diags: &mut Diagnostics) {
@@ -320,7 +320,7 @@ impl RendererInputs {
     pub fn check_ca_names(&self, names: &[(&str, &Maybe<String>)], diags: &mut Diagnostics) {
         let set: Vec<(&str, bool)> = names
             .iter()
-            .map(|(name, value)| (*name, !value.is_null()))
+            .map(|(name, value)| (*name, value.known().is_some()))
             .collect();
         self.validate_ca_only_inputs(&set, diags);
         check_names(names, diags);
@@ -340,10 +340,12 @@ pub struct Needed<'a> {
 
 /// Plan-time check of inputs that only shape the outputs together with
 /// another input: when `needed` is absent, each of `inputs` (attribute
-/// name, and whether the configuration sets it, unknown counting as set) is
-/// an error "Set without <needed>" on its attribute, so that no input is
-/// accepted and ignored. Run it on the configuration before defaults are
-/// filled, so that only values the user set count.
+/// name, and whether the configuration certainly sets it: known and not
+/// null) is an error "Set without <needed>" on its attribute, so that no
+/// input is accepted and ignored. An unknown input counts as unset: a
+/// module's variable may still turn out null, and the read checks it again
+/// once known. Run it on the configuration before defaults are filled, so
+/// that only values the user set count.
 pub fn reject_without(needed: &Needed, inputs: &[(&str, bool)], diags: &mut Diagnostics) {
     if !needed.absent {
         return;
@@ -454,7 +456,7 @@ impl OsFamilyInput {
 
     /// The input for [`RendererInputs::validate_ca_only_inputs`].
     pub fn ca_only(&self) -> (&'static str, bool) {
-        (Self::os_family, !self.os_family.is_null())
+        (Self::os_family, self.os_family.known().is_some())
     }
 }
 

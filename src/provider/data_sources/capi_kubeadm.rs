@@ -115,7 +115,7 @@ impl DataSource for CapiKubeadm {
         };
         inputs::reject_without(
             &needed,
-            &[(Config::namespace, !config.namespace.is_null())],
+            &[(Config::namespace, config.namespace.known().is_some())],
             diags,
         );
         inputs::check_names(

@@ -96,7 +96,7 @@ impl DataSource for Kubespray {
             absent: config.loadbalancer_apiserver_address.is_null(),
             remedy: "set `loadbalancer_apiserver_address` (kubespray adds the name only with `loadbalancer_apiserver`)",
         };
-        let name_set = !config.apiserver_loadbalancer_domain_name.is_null();
+        let name_set = config.apiserver_loadbalancer_domain_name.known().is_some();
         inputs::reject_without(
             &needed,
             &[(Config::apiserver_loadbalancer_domain_name, name_set)],

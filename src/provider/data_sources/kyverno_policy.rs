@@ -84,7 +84,10 @@ impl DataSource for KyvernoPolicy {
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
         let config = Config::read(config);
         config.proxy.validate_ca_only_inputs(
-            &[(Config::config_map_name, !config.config_map_name.is_null())],
+            &[(
+                Config::config_map_name,
+                config.config_map_name.known().is_some(),
+            )],
             diags,
         );
         inputs::check_names(

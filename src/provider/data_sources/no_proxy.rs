@@ -27,11 +27,11 @@ crate::model! {
         /// `aggregate_cidrs`.
         pub aggregate_cidrs: bool [with_default(Value::bool(false), "Aggregate addresses and CIDR blocks into the fewest blocks. Only applied when every client is `go` or `curl`.")],
         /// `must_bypass`.
-        pub must_bypass: Vec<Maybe<String>> [optional("Destinations that must never go through the proxy, checked by `clusterproxy_no_proxy_report` and, with `fail_on_gap = true`, by `clusterproxy_no_proxy`: URLs (`https://host:port/`), `host`, `host:port` or IP addresses (zone-scoped IPv6 as `[fe80::1%25eth0]`); without a scheme `https` is assumed. Each is checked as written, since clients differ on case, a trailing dot, the IDN spelling and IPv4-mapped addresses (see the NO_PROXY clients guide).").validator(NoNullElements)],
+        pub must_bypass: Vec<Maybe<String>> [optional("Destinations that must never go through the proxy, checked by `clusterproxy_no_proxy_report` and, with `fail_on_gap = true`, by `clusterproxy_no_proxy` (without it, an error there): URLs (`https://host:port/`), `host`, `host:port` or IP addresses (zone-scoped IPv6 as `[fe80::1%25eth0]`); without a scheme `https` is assumed. Each is checked as written, since clients differ on case, a trailing dot, the IDN spelling and IPv4-mapped addresses (see the NO_PROXY clients guide).").validator(NoNullElements)],
         /// `default_checks`.
-        pub default_checks: bool [with_default(Value::bool(true), "Also check (as `must_bypass` is checked) the destinations derived from the inputs: the `kubernetes` Service by ClusterIP and by name, an address in each pod and node CIDR, the apiserver and control-plane endpoint, the cloud metadata endpoints.")],
+        pub default_checks: bool [with_default(Value::bool(true), "Also check (as `must_bypass` is checked) the destinations derived from the inputs: the `kubernetes` Service by ClusterIP and by name, an address in each pod and node CIDR, the apiserver and control-plane endpoint, the cloud metadata endpoints. On `clusterproxy_no_proxy`, setting it (even to `true`) without `fail_on_gap = true` is an error.")],
         /// `fail_on_gap`.
-        pub fail_on_gap: bool [with_default(Value::bool(false), "Check `must_bypass` and, with `default_checks`, the destinations derived from the inputs, and fail with an error naming each client and destination when one would go through the proxy for a client (`clusterproxy_no_proxy_report` gives the same gaps as `gaps_by_client`, without failing). `clusterproxy_no_proxy` runs the check only with `fail_on_gap = true`, so there `must_bypass` and `default_checks` are errors without it.")],
+        pub fail_on_gap: bool [with_default(Value::bool(false), "Check `must_bypass` and, with `default_checks`, the destinations derived from the inputs, and fail with an error naming each client and destination when one would go through the proxy for a client (`clusterproxy_no_proxy_report` gives the same gaps as `gaps_by_client`, without failing). `clusterproxy_no_proxy` runs the check only with `fail_on_gap = true`, so there `must_bypass` and `default_checks` are errors without it. With `default_checks = false` and no `must_bypass` there is nothing to check: an error.")],
     }
 }
 
@@ -95,7 +95,8 @@ pub(crate) struct Evaluation {
     pub gaps_by_client: BTreeMap<String, Vec<String>>,
 }
 
-/// Errors on the `must_bypass` elements that are no destination.
+/// Errors on the `must_bypass` elements that are no destination, and on a
+/// `fail_on_gap` left with nothing to check.
 pub(crate) fn validate_config(config: &Value, diags: &mut Diagnostics) {
     let must_bypass: Vec<Maybe<String>> = model::attribute(config, Config::must_bypass);
     for (index, item) in must_bypass.iter().enumerate() {
@@ -105,6 +106,25 @@ pub(crate) fn validate_config(config: &Value, diags: &mut Diagnostics) {
                     .at(AttributePath::attribute(Config::must_bypass).index(index)),
             );
         }
+    }
+    let fail_on_gap: Maybe<bool> = model::attribute(config, Config::fail_on_gap);
+    let default_checks: Maybe<bool> = model::attribute(config, Config::default_checks);
+    let no_destination = match config.get_attr(Config::must_bypass) {
+        None | Some(Value::Null) => true,
+        Some(Value::List(items)) => items.is_empty(),
+        Some(_) => false,
+    };
+    if matches!(fail_on_gap, Maybe::Known(true))
+        && matches!(default_checks, Maybe::Known(false))
+        && no_destination
+    {
+        diags.push(
+            Diagnostic::error(
+                "Nothing to check",
+                "`fail_on_gap` checks `must_bypass` and, with `default_checks`, the destinations derived from the inputs: with `default_checks = false` and no `must_bypass` it would check nothing. Set `must_bypass`, remove `default_checks = false`, or remove `fail_on_gap`.",
+            )
+            .at(AttributePath::attribute(Config::fail_on_gap)),
+        );
     }
 }
 
@@ -230,7 +250,11 @@ impl DataSource for NoProxy {
         // The check runs only for `fail_on_gap`: what shapes it is an error
         // without it (the report always checks).
         let fail_on_gap: Maybe<bool> = model::attribute(config, Config::fail_on_gap);
-        let set = |name| config.get_attr(name).is_some_and(|v| !v.is_null());
+        let set = |name| {
+            config
+                .get_attr(name)
+                .is_some_and(|v| !v.is_null() && !v.is_unknown())
+        };
         inputs::reject_without(
             &Needed {
                 name: "fail_on_gap = true",

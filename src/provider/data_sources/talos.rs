@@ -49,7 +49,10 @@ impl DataSource for Talos {
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
         let config = Config::read(config);
         config.proxy.validate_ca_only_inputs(
-            &[(Config::talos_version, !config.talos_version.is_null())],
+            &[(
+                Config::talos_version,
+                config.talos_version.known().is_some(),
+            )],
             diags,
         );
         if let Some(version) = config.talos_version.known() {
