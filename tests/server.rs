@@ -855,6 +855,17 @@ fn no_proxy_checks_for_fail_on_gap_only() {
     let mut diags = Diagnostics::new();
     server.validate_data_resource_config(NO_PROXY, &unknown, &mut diags);
     assert!(diags.is_empty(), "{diags:?}");
+    // A list with an unknown element is certainly set.
+    let partly = object(
+        schema,
+        &[
+            ("installation", list(&[".corp.example"])),
+            ("must_bypass", Value::list(vec![Value::unknown()])),
+        ],
+    );
+    let mut diags = Diagnostics::new();
+    server.validate_data_resource_config(NO_PROXY, &partly, &mut diags);
+    assert_eq!(summaries(&diags), ["Set without fail_on_gap = true"]);
     // `must_bypass` alone is checked: Go proxies a name spelled with the
     // trailing dot although the domain is listed.
     let dotted = "https://kubernetes.default.svc.cluster.local./";

@@ -95,11 +95,15 @@ pub(crate) struct Evaluation {
     pub gaps_by_client: BTreeMap<String, Vec<String>>,
 }
 
-/// Errors on the `must_bypass` elements that are no destination, and on a
-/// `fail_on_gap` left with nothing to check.
-pub(crate) fn validate_config(config: &Value, diags: &mut Diagnostics) {
-    let must_bypass: Vec<Maybe<String>> = model::attribute(config, Config::must_bypass);
-    for (index, item) in must_bypass.iter().enumerate() {
+/// Errors on the `must_bypass` elements that are no destination, on a
+/// `fail_on_gap` left with nothing to check and, for the list (which runs
+/// the check only for `fail_on_gap`), on what shapes the check set without
+/// `fail_on_gap = true` (the report always checks).
+pub(crate) fn validate_config(config: &Value, detail: Detail, diags: &mut Diagnostics) {
+    let must_bypass: Maybe<Vec<Maybe<String>>> = model::attribute(config, Config::must_bypass);
+    let fail_on_gap: Maybe<bool> = model::attribute(config, Config::fail_on_gap);
+    let default_checks: Maybe<bool> = model::attribute(config, Config::default_checks);
+    for (index, item) in must_bypass.known().into_iter().flatten().enumerate() {
         if let Some(Err(why)) = item.known().map(|d| Destination::parse(d)) {
             diags.push(
                 Diagnostic::error("Invalid destination", format!("{why}."))
@@ -107,12 +111,10 @@ pub(crate) fn validate_config(config: &Value, diags: &mut Diagnostics) {
             );
         }
     }
-    let fail_on_gap: Maybe<bool> = model::attribute(config, Config::fail_on_gap);
-    let default_checks: Maybe<bool> = model::attribute(config, Config::default_checks);
-    let no_destination = match config.get_attr(Config::must_bypass) {
-        None | Some(Value::Null) => true,
-        Some(Value::List(items)) => items.is_empty(),
-        Some(_) => false,
+    let no_destination = match &must_bypass {
+        Maybe::Null => true,
+        Maybe::Known(items) => items.is_empty(),
+        Maybe::Unknown => false,
     };
     if matches!(fail_on_gap, Maybe::Known(true))
         && matches!(default_checks, Maybe::Known(false))
@@ -124,6 +126,20 @@ pub(crate) fn validate_config(config: &Value, diags: &mut Diagnostics) {
                 "`fail_on_gap` checks `must_bypass` and, with `default_checks`, the destinations derived from the inputs: with `default_checks = false` and no `must_bypass` it would check nothing. Set `must_bypass`, remove `default_checks = false`, or remove `fail_on_gap`.",
             )
             .at(AttributePath::attribute(Config::fail_on_gap)),
+        );
+    }
+    if detail == Detail::List {
+        inputs::reject_without(
+            &Needed {
+                name: "fail_on_gap = true",
+                absent: matches!(fail_on_gap, Maybe::Null | Maybe::Known(false)),
+                remedy: "set `fail_on_gap = true` (or read the gaps from `clusterproxy_no_proxy_report`)",
+            },
+            &[
+                (Config::must_bypass, must_bypass.known().is_some()),
+                (Config::default_checks, default_checks.known().is_some()),
+            ],
+            diags,
         );
     }
 }
@@ -246,27 +262,7 @@ impl DataSource for NoProxy {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        validate_config(config, diags);
-        // The check runs only for `fail_on_gap`: what shapes it is an error
-        // without it (the report always checks).
-        let fail_on_gap: Maybe<bool> = model::attribute(config, Config::fail_on_gap);
-        let set = |name| {
-            config
-                .get_attr(name)
-                .is_some_and(|v| !v.is_null() && !v.is_unknown())
-        };
-        inputs::reject_without(
-            &Needed {
-                name: "fail_on_gap = true",
-                absent: matches!(fail_on_gap, Maybe::Null | Maybe::Known(false)),
-                remedy: "set `fail_on_gap = true` (or read the gaps from `clusterproxy_no_proxy_report`)",
-            },
-            &[
-                (Config::must_bypass, set(Config::must_bypass)),
-                (Config::default_checks, set(Config::default_checks)),
-            ],
-            diags,
-        );
+        validate_config(config, Detail::List, diags);
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {

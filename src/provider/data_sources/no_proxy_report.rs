@@ -45,7 +45,7 @@ impl DataSource for NoProxyReport {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        validate_config(config, diags);
+        validate_config(config, Detail::Report, diags);
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
