@@ -308,7 +308,7 @@ fn pod_env_example() {
 
 /// With `credentials_secret`, the outputs that reference the Secret (pod
 /// env, Kyverno policy, cert-manager and extraEnv values) hold the password
-/// in none of its forms, in the outputs and in the state; the Secret's data
+/// in none of its forms (outputs, plan output, trace log); the Secret's data
 /// does, and its manifest holds it base64-encoded.
 #[test]
 fn credentials_secret_outputs_hold_no_credential() {
@@ -955,5 +955,78 @@ fn ca_bundle_order_changes_no_byte_and_no_revision() {
         work.run_ok(&["apply", "-auto-approve"]);
         assert_eq!(stored_ca(&work), (4, serde_json::json!(canonical)));
         work.assert_plan_empty(&[]);
+    });
+}
+
+/// examples/secret-free-state (the guide's applied part) on Terraform >=
+/// 1.11: the Secret's data reaches the write-only sink with the credentials,
+/// while the state, the saved plan (`show -json`), `terraform show` and a
+/// trace log hold the password in none of its forms; the pod env reads the
+/// Secret. The guide holds the example verbatim, and every HCL block of the
+/// guide is formatted HCL.
+#[test]
+fn secret_free_state_example() {
+    use secrets::secret_forms;
+    let main = harness::example("secret-free-state/main.tf");
+    let guide = std::fs::read_to_string(format!(
+        "{}/docs/guides/secret-free-state.md",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    assert!(
+        guide.contains(&format!("```terraform\n{main}```")),
+        "the guide holds examples/secret-free-state/main.tf verbatim"
+    );
+    for_each_terraform(|tf| {
+        if tf.version < (1, 11, 0) {
+            return; // provider functions, ephemeral variables, write-only sinks
+        }
+        let blocks: Vec<&str> = guide
+            .split("```terraform\n")
+            .skip(1)
+            .map(|rest| rest.split("```").next().unwrap())
+            .collect();
+        let check = Workdir::empty(tf);
+        std::fs::create_dir(check.path().join("guide")).unwrap();
+        for (index, block) in blocks.iter().enumerate() {
+            std::fs::write(check.path().join(format!("guide/block{index}.tf")), block).unwrap();
+        }
+        check.run_ok(&["fmt", "-check", "-diff", "guide"]);
+        let work = Workdir::with_provider(tf, &main);
+        work.write_file(
+            "test.tfvars",
+            &format!("proxy_password = {}\n", hcl_string(PASSWORD)),
+        );
+        let vars = ["-var-file=test.tfvars"];
+        work.run_ok(&["plan", "-out=tfplan", vars[0]]);
+        let saved = work.run_ok(&["show", "-json", "tfplan"]).stdout;
+        work.run_ok(&["apply", "-auto-approve", vars[0], "tfplan"]);
+        let sink = std::fs::read_to_string(work.path().join("proxy-credentials.json")).unwrap();
+        let url = format!("http://svc-apps:{PASSWORD_ENCODED}@proxy.corp.example:3128");
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&sink).unwrap(),
+            serde_json::json!({"HTTP_PROXY": url, "HTTPS_PROXY": url})
+        );
+        let outputs = work.outputs();
+        assert_eq!(
+            outputs["env_secret_refs"][0],
+            serde_json::json!({"name": "HTTP_PROXY", "secret_name": "proxy-credentials", "key": "HTTP_PROXY"})
+        );
+        assert!(outputs["env_yaml"]
+            .as_str()
+            .unwrap()
+            .contains("secretKeyRef"));
+        work.assert_plan_empty(&vars);
+        let state = std::fs::read_to_string(work.path().join("terraform.tfstate")).unwrap();
+        let shown = work.run_ok(&["show"]).stdout;
+        for secret in [PASSWORD, PASSWORD_ENCODED] {
+            for form in secret_forms(secret) {
+                for (name, text) in [("state", &state), ("saved plan", &saved), ("show", &shown)] {
+                    assert!(!text.contains(&form), "{form:?} in the {name}");
+                }
+            }
+            work.assert_secret_absent(&["plan", vars[0]], secret);
+        }
+        work.run_ok(&["destroy", "-auto-approve", vars[0]]);
     });
 }
