@@ -148,7 +148,7 @@ crate::model! {
         /// `env_secret_refs`.
         pub env_secret_refs: Vec<EnvSecretRef> [computed("With `credentials_secret`, the proxy variables (`HTTP_PROXY`, `http_proxy`, `HTTPS_PROXY`, `https_proxy`) as `name`, `secret_name`, `key` objects, for a container's `env` `value_from.secret_key_ref` (kubernetes provider); empty without it. Holds no credential.")],
         /// `env_yaml`.
-        pub env_yaml: String [computed("The whole env list (`env` and `env_secret_refs` in variable order, the latter as `valueFrom.secretKeyRef` entries) as a YAML document with an `env:` key, for Helm values files and manifests. Holds the credentials unless `credentials_secret` is set, which makes it hold none.").sensitive()],
+        pub env_yaml: String [computed("The whole env list (`env` and `env_secret_refs` in variable order, the latter as `valueFrom.secretKeyRef` entries) as a YAML document with an `env:` key, for Helm values files and manifests. Holds the credentials unless `credentials_secret` is set: the proxy variables then read that Secret and it holds none.").sensitive()],
         /// `env_yaml_redacted`.
         pub env_yaml_redacted: String [computed("`env_yaml` with the proxy password replaced by `***`, for review.")],
         /// `ca_config_map_yaml`.
