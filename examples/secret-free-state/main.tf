@@ -30,14 +30,18 @@ locals {
     merge(clusterproxy_profile.corp.settings, { password = var.proxy_password }),
     merge(local.cluster, local.secret_ref),
   )
+}
 
-  # Without the password: the env reads the Secret and holds no credential,
-  # so it can go into pod specs (and the state).
-  pods = provider::clusterproxy::render(
-    "pod_env",
-    clusterproxy_profile.corp.settings,
-    merge(local.cluster, local.secret_ref),
-  )
+# Without the password: the env reads the Secret and holds no credential, so
+# it can go into pod specs (and the state). Fed the profile's proxy URLs, not
+# its settings: nothing here needs the credentials.
+data "clusterproxy_pod_env" "apps" {
+  http_proxy         = clusterproxy_profile.corp.settings.http_proxy
+  https_proxy        = clusterproxy_profile.corp.settings.https_proxy
+  installation       = clusterproxy_profile.corp.settings.no_proxy
+  pod_cidrs          = local.cluster.pod_cidrs
+  service_cidrs      = local.cluster.service_cidrs
+  credentials_secret = local.secret_ref.credentials_secret
 }
 
 # Stands in for kubernetes_secret_v1.data_wo (see the guide): a write-only
@@ -54,11 +58,11 @@ resource "terraform_data" "proxy_credentials" {
 }
 
 output "env_secret_refs" {
-  value = nonsensitive(local.pods.env_secret_refs)
+  value = data.clusterproxy_pod_env.apps.env_secret_refs
 }
 
 output "env_yaml" {
-  value = nonsensitive(local.pods.env_yaml_redacted)
+  value = data.clusterproxy_pod_env.apps.env_yaml_redacted
 }
 
 output "revision" {
