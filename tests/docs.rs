@@ -31,3 +31,75 @@ fn committed_docs_match_the_generator() {
         "docs out of date: {stale:?}; run `make generate`"
     );
 }
+
+/// Whether `description` offers the Secret-reference alternative to the
+/// credentials it holds: a sentence that mentions a Secret and names (in
+/// backticks) one of `inputs`, the input that renders a reference instead;
+/// or it says that its consumer takes no Secret reference, or that it holds
+/// no credential.
+fn offers_secret_reference(description: &str, inputs: &[&str]) -> bool {
+    description.contains("no Secret reference")
+        || description.contains("holds no credential")
+        || description.split(". ").any(|sentence| {
+            sentence.contains("Secret")
+                && inputs
+                    .iter()
+                    .any(|input| sentence.contains(&format!("`{input}`")))
+        })
+}
+
+/// Issue 30: every credential-bearing (sensitive, computed) output of every
+/// data source names the Secret-reference alternative in its description,
+/// or documents that its consumer takes none, or that it holds none.
+#[test]
+fn credential_bearing_outputs_name_the_secret_reference_alternative() {
+    use clusterproxy::framework::provider::Provider as _;
+    let mut missing = Vec::new();
+    for data_source in ClusterProxy.data_sources() {
+        let schema = data_source.schema();
+        let inputs: Vec<&str> = schema
+            .attributes
+            .iter()
+            .filter(|a| a.mode.is_configurable())
+            .map(|a| a.name.as_str())
+            .collect();
+        for attribute in &schema.attributes {
+            let credential_bearing = attribute.sensitive && !attribute.mode.is_configurable();
+            if credential_bearing && !offers_secret_reference(&attribute.description, &inputs) {
+                missing.push(format!("{}.{}", data_source.type_name(), attribute.name));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "these outputs hold credentials without naming the Secret-reference alternative (or saying the consumer takes none): {missing:?}"
+    );
+}
+
+/// The check itself: a description that only says it holds the credentials
+/// fails, one that names a Secret-reference input, or says the consumer
+/// takes none, passes.
+#[test]
+fn secret_reference_check_can_fail() {
+    let inputs = ["credentials_secret", "username"];
+    assert!(!offers_secret_reference(
+        "The env. Holds the credentials.",
+        &inputs
+    ));
+    assert!(!offers_secret_reference(
+        "Holds the credentials; `username` is percent-encoded. A Secret is rendered elsewhere.",
+        &inputs
+    ));
+    assert!(!offers_secret_reference(
+        "With `other_input`, read from a Secret.",
+        &inputs
+    ));
+    assert!(offers_secret_reference(
+        "Holds the credentials unless `credentials_secret` is set: read from that Secret.",
+        &inputs
+    ));
+    assert!(offers_secret_reference(
+        "Holds the credentials: the chart takes no Secret reference.",
+        &inputs
+    ));
+}

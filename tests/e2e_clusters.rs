@@ -150,6 +150,36 @@ fn kyverno_policy_example() {
         assert!(env.iter().any(|e| e["name"] == "SSL_CERT_FILE"));
         let redacted = outputs["policy_redacted"].as_str().unwrap();
         assert!(redacted.contains("http://svc-apps:***@proxy.corp.example:3128"));
+        // With credentials_secret: the env reads the Secret, which a
+        // generate rule clones from `platform`; no credential in the policy.
+        let text = outputs["policy_from_secret"].as_str().unwrap();
+        assert!(
+            !text.contains("svc-apps") && !text.contains(PASSWORD_ENCODED),
+            "{text}"
+        );
+        let policy = yaml(&outputs["policy_from_secret"]);
+        let rules = policy["spec"]["rules"].as_array().unwrap();
+        assert_eq!(
+            rules[0]["generate"]["clone"],
+            json!({"namespace": "platform", "name": "proxy-credentials"})
+        );
+        let env = rules[1]["mutate"]["patchStrategicMerge"]["spec"]["containers"][0]["env"]
+            .as_array()
+            .unwrap();
+        assert_eq!(
+            env[0],
+            json!({"name": "HTTP_PROXY", "valueFrom": {"secretKeyRef": {"name": "proxy-credentials", "key": "HTTP_PROXY"}}})
+        );
+        assert_eq!(env[4]["name"], "NO_PROXY");
+        assert!(env[4]["value"]
+            .as_str()
+            .unwrap()
+            .contains("registry.corp.example"));
+        let secret = yaml(&outputs["credentials_secret_redacted"]);
+        assert_eq!(
+            secret["metadata"],
+            json!({"name": "proxy-credentials", "namespace": "platform"})
+        );
     });
 }
 
@@ -189,6 +219,29 @@ fn helm_values_example() {
             .as_str()
             .unwrap()
             .starts_with("-----BEGIN CERTIFICATE-----\n"));
+        // With credentials_secret: cert-manager's and the extraEnv values
+        // read the Secret and hold no credential; the Secret's data does.
+        let with_secret = yaml(&outputs["cert_manager_from_secret"]);
+        assert!(with_secret.get("https_proxy").is_none(), "{with_secret}");
+        assert_eq!(
+            with_secret["extraEnv"],
+            json!([
+                {"name": "HTTP_PROXY", "valueFrom": {"secretKeyRef": {"name": "proxy-credentials", "key": "HTTP_PROXY"}}},
+                {"name": "HTTPS_PROXY", "valueFrom": {"secretKeyRef": {"name": "proxy-credentials", "key": "HTTPS_PROXY"}}},
+            ])
+        );
+        assert_eq!(with_secret["no_proxy"], cert_manager["no_proxy"]);
+        for name in ["cert_manager_from_secret", "extra_env_from_secret"] {
+            let text = outputs[name].as_str().unwrap();
+            assert!(
+                !text.contains("svc-charts") && !text.contains(PASSWORD_ENCODED),
+                "{text}"
+            );
+        }
+        assert_eq!(
+            outputs["credentials_secret_data"]["HTTPS_PROXY"],
+            format!("http://svc-charts:{PASSWORD_ENCODED}@proxy.corp.example:3128")
+        );
         let global = yaml(&outputs["giantswarm_global_redacted"]);
         assert_eq!(global["global"]["connectivity"]["proxy"]["enabled"], true);
         let cluster = yaml(&outputs["giantswarm_cluster_redacted"]);

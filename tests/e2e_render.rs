@@ -268,7 +268,206 @@ fn pod_env_example() {
             "/etc/clusterproxy/ca"
         );
         assert_eq!(mounts["volumeMounts"][0]["readOnly"], true);
+        // With credentials_secret: the proxy variables are Secret
+        // references, the rest plain, and only the Secret's data holds the
+        // credentials.
+        let refs = outputs["env_secret_refs"].as_array().unwrap();
+        let names: Vec<&str> = refs.iter().map(|e| e["name"].as_str().unwrap()).collect();
+        assert_eq!(
+            names,
+            ["HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy"]
+        );
+        assert_eq!(
+            refs[3],
+            serde_json::json!({"name": "https_proxy", "secret_name": "proxy-credentials", "key": "HTTPS_PROXY"})
+        );
+        let from_secret = outputs["env_yaml_from_secret"].as_str().unwrap();
+        assert!(!from_secret.contains("svc-apps"), "{from_secret}");
+        let parsed: serde_json::Value = serde_yaml_ng::from_str(from_secret).unwrap();
+        assert_eq!(
+            parsed["env"][0]["valueFrom"]["secretKeyRef"]["key"],
+            "HTTP_PROXY"
+        );
+        assert_eq!(parsed["env"][4]["name"], "NO_PROXY");
+        let url = format!("http://svc-apps:{PASSWORD_ENCODED}@proxy.corp.example:3128");
+        assert_eq!(
+            outputs["credentials_secret_data"],
+            serde_json::json!({"HTTP_PROXY": url, "HTTPS_PROXY": url})
+        );
+        let manifest: serde_json::Value =
+            serde_yaml_ng::from_str(outputs["credentials_secret_redacted"].as_str().unwrap())
+                .unwrap();
+        assert_eq!(manifest["kind"], "Secret");
+        assert_eq!(manifest["metadata"]["namespace"], "apps");
+        let decoded = base64::engine::general_purpose::STANDARD
+            .decode(manifest["data"]["HTTP_PROXY"].as_str().unwrap())
+            .unwrap();
+        assert_eq!(decoded, b"http://svc-apps:***@proxy.corp.example:3128");
     });
+}
+
+/// With `credentials_secret`, the outputs that reference the Secret (pod
+/// env, Kyverno policy, cert-manager and extraEnv values) hold the password
+/// in none of its forms (outputs, plan output, trace log); the Secret's data
+/// does, and its manifest holds it base64-encoded.
+#[test]
+fn credentials_secret_outputs_hold_no_credential() {
+    use secrets::secret_forms as forms;
+    let config = r#"variable "proxy_password" {
+  type      = string
+  sensitive = true
+}
+
+locals {
+  proxy = "http://proxy.corp.example:3128"
+}
+
+data "clusterproxy_pod_env" "x" {
+  http_proxy         = local.proxy
+  https_proxy        = "http://proxy.corp.example:3129"
+  username           = "svc-apps"
+  password           = var.proxy_password
+  credentials_secret = "proxy.credentials"
+}
+
+data "clusterproxy_kyverno_policy" "x" {
+  http_proxy                   = local.proxy
+  username                     = "svc-apps"
+  password                     = var.proxy_password
+  excluded_namespaces          = []
+  credentials_secret           = "proxy.credentials"
+  credentials_secret_namespace = "platform"
+}
+
+data "clusterproxy_helm_values" "x" {
+  http_proxy         = local.proxy
+  username           = "svc-apps"
+  password           = var.proxy_password
+  service_cidrs      = ["10.96.0.0/12"]
+  credentials_secret = "proxy.credentials"
+}
+
+output "free" {
+  value = nonsensitive(jsonencode({
+    env             = data.clusterproxy_pod_env.x.env
+    env_yaml        = data.clusterproxy_pod_env.x.env_yaml
+    env_secret_refs = data.clusterproxy_pod_env.x.env_secret_refs
+    policy          = data.clusterproxy_kyverno_policy.x.policy_yaml
+    cert_manager    = data.clusterproxy_helm_values.x.cert_manager_yaml
+    extra_env       = data.clusterproxy_helm_values.x.extra_env_yaml
+  }))
+}
+
+output "secret" {
+  value     = data.clusterproxy_pod_env.x.credentials_secret_yaml
+  sensitive = true
+}
+
+output "data" {
+  value     = data.clusterproxy_helm_values.x.credentials_secret_data
+  sensitive = true
+}
+"#;
+    for_each_terraform(|tf| {
+        let work = Workdir::with_provider(tf, config);
+        work.write_file(
+            "test.tfvars",
+            &format!("proxy_password = {}\n", hcl_string(PASSWORD)),
+        );
+        let outputs = run_cycle(&work, &Cycle::with_vars());
+        let free = outputs["free"].as_str().unwrap();
+        for form in forms(PASSWORD)
+            .iter()
+            .chain(&[PASSWORD_ENCODED.to_owned(), "svc-apps".to_owned()])
+        {
+            assert!(!free.contains(form.as_str()), "{form:?} in {free}");
+        }
+        let free: serde_json::Value = serde_json::from_str(free).unwrap();
+        let policy: serde_json::Value =
+            serde_yaml_ng::from_str(free["policy"].as_str().unwrap()).unwrap();
+        let rules = policy["spec"]["rules"].as_array().unwrap();
+        assert_eq!(
+            rules[0]["exclude"]["any"],
+            serde_json::json!([{"resources": {"namespaces": ["platform"]}}])
+        );
+        assert_eq!(rules[0]["generate"]["name"], "proxy.credentials");
+        let env: Vec<&str> = free["env"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(env, ["NO_PROXY", "no_proxy"]);
+        let urls = [3128, 3129]
+            .map(|port| format!("http://svc-apps:{PASSWORD_ENCODED}@proxy.corp.example:{port}"));
+        let manifest: serde_json::Value =
+            serde_yaml_ng::from_str(outputs["secret"].as_str().unwrap()).unwrap();
+        assert_eq!(
+            manifest["metadata"],
+            serde_json::json!({"name": "proxy.credentials"})
+        );
+        for (key, url) in ["HTTP_PROXY", "HTTPS_PROXY"].iter().zip(&urls) {
+            let decoded = base64::engine::general_purpose::STANDARD
+                .decode(manifest["data"][key].as_str().unwrap())
+                .unwrap();
+            assert_eq!(String::from_utf8(decoded).unwrap(), *url);
+        }
+        assert_eq!(
+            outputs["data"],
+            serde_json::json!({"HTTP_PROXY": urls[0], "HTTPS_PROXY": urls[0]})
+        );
+        work.assert_secret_absent(&["plan", "-var-file=test.tfvars"], PASSWORD);
+        work.assert_secret_absent(&["plan", "-var-file=test.tfvars"], PASSWORD_ENCODED);
+    });
+}
+
+/// The Secret reference's inputs are checked at plan time, on the attribute.
+#[test]
+fn credentials_secret_bad_input_is_a_diagnostic() {
+    let cases: Vec<(String, &str, &str, Option<&str>)> = vec![
+        (
+            r#"data "clusterproxy_pod_env" "x" {
+  http_proxy         = "http://proxy.corp.example:3128"
+  credentials_secret = "Proxy_Credentials"
+}"#
+            .into(),
+            "Invalid Kubernetes name",
+            "credentials_secret",
+            Some("DNS-1123 subdomain"),
+        ),
+        (
+            r#"data "clusterproxy_helm_values" "x" {
+  http_proxy         = "http://proxy.corp.example:3128"
+  credentials_secret = "proxy..credentials"
+}"#
+            .into(),
+            "Invalid Kubernetes name",
+            "credentials_secret",
+            None,
+        ),
+        (
+            r#"data "clusterproxy_kyverno_policy" "x" {
+  http_proxy                   = "http://proxy.corp.example:3128"
+  credentials_secret           = "proxy-credentials"
+  credentials_secret_namespace = "platform.apps"
+}"#
+            .into(),
+            "Invalid Kubernetes name",
+            "credentials_secret_namespace",
+            Some("DNS-1123 label"),
+        ),
+        (
+            r#"data "clusterproxy_kyverno_policy" "x" {
+  http_proxy                   = "http://proxy.corp.example:3128"
+  credentials_secret_namespace = "platform"
+}"#
+            .into(),
+            "Set without credentials_secret",
+            "credentials_secret_namespace",
+            None,
+        ),
+    ];
+    for_each_terraform(|tf| expect_bad_inputs(tf, &[], None, &cases));
 }
 
 /// An AKS data source with `trusted_ca` set to `pem` (a heredoc).
@@ -756,5 +955,78 @@ fn ca_bundle_order_changes_no_byte_and_no_revision() {
         work.run_ok(&["apply", "-auto-approve"]);
         assert_eq!(stored_ca(&work), (4, serde_json::json!(canonical)));
         work.assert_plan_empty(&[]);
+    });
+}
+
+/// examples/secret-free-state (the guide's applied part) on Terraform >=
+/// 1.11: the Secret's data reaches the write-only sink with the credentials,
+/// while the state, the saved plan (`show -json`), `terraform show` and a
+/// trace log hold the password in none of its forms; the pod env reads the
+/// Secret. The guide holds the example verbatim, and every HCL block of the
+/// guide is formatted HCL.
+#[test]
+fn secret_free_state_example() {
+    use secrets::secret_forms;
+    let main = harness::example("secret-free-state/main.tf");
+    let guide = std::fs::read_to_string(format!(
+        "{}/docs/guides/secret-free-state.md",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    assert!(
+        guide.contains(&format!("```terraform\n{main}```")),
+        "the guide holds examples/secret-free-state/main.tf verbatim"
+    );
+    for_each_terraform(|tf| {
+        if tf.version < (1, 11, 0) {
+            return; // provider functions, ephemeral variables, write-only sinks
+        }
+        let blocks: Vec<&str> = guide
+            .split("```terraform\n")
+            .skip(1)
+            .map(|rest| rest.split("```").next().unwrap())
+            .collect();
+        let check = Workdir::empty(tf);
+        std::fs::create_dir(check.path().join("guide")).unwrap();
+        for (index, block) in blocks.iter().enumerate() {
+            std::fs::write(check.path().join(format!("guide/block{index}.tf")), block).unwrap();
+        }
+        check.run_ok(&["fmt", "-check", "-diff", "guide"]);
+        let work = Workdir::with_provider(tf, &main);
+        work.write_file(
+            "test.tfvars",
+            &format!("proxy_password = {}\n", hcl_string(PASSWORD)),
+        );
+        let vars = ["-var-file=test.tfvars"];
+        work.run_ok(&["plan", "-out=tfplan", vars[0]]);
+        let saved = work.run_ok(&["show", "-json", "tfplan"]).stdout;
+        work.run_ok(&["apply", "-auto-approve", vars[0], "tfplan"]);
+        let sink = std::fs::read_to_string(work.path().join("proxy-credentials.json")).unwrap();
+        let url = format!("http://svc-apps:{PASSWORD_ENCODED}@proxy.corp.example:3128");
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&sink).unwrap(),
+            serde_json::json!({"HTTP_PROXY": url, "HTTPS_PROXY": url})
+        );
+        let outputs = work.outputs();
+        assert_eq!(
+            outputs["env_secret_refs"][0],
+            serde_json::json!({"name": "HTTP_PROXY", "secret_name": "proxy-credentials", "key": "HTTP_PROXY"})
+        );
+        assert!(outputs["env_yaml"]
+            .as_str()
+            .unwrap()
+            .contains("secretKeyRef"));
+        work.assert_plan_empty(&vars);
+        let state = std::fs::read_to_string(work.path().join("terraform.tfstate")).unwrap();
+        let shown = work.run_ok(&["show"]).stdout;
+        for secret in [PASSWORD, PASSWORD_ENCODED] {
+            for form in secret_forms(secret) {
+                for (name, text) in [("state", &state), ("saved plan", &saved), ("show", &shown)] {
+                    assert!(!text.contains(&form), "{form:?} in the {name}");
+                }
+            }
+            work.assert_secret_absent(&["plan", vars[0]], secret);
+        }
+        work.run_ok(&["destroy", "-auto-approve", vars[0]]);
     });
 }

@@ -339,6 +339,27 @@ fn inputs_set_without_what_they_need_are_errors_on_them() {
             Some("10.0.0.10"),
         ),
         ("cloud_init", "os_family", "rhel", "trusted_ca", None),
+        (
+            "pod_env",
+            "credentials_secret_namespace",
+            "apps",
+            "credentials_secret",
+            Some("proxy-credentials"),
+        ),
+        (
+            "kyverno_policy",
+            "credentials_secret_namespace",
+            "platform",
+            "credentials_secret",
+            Some("proxy-credentials"),
+        ),
+        (
+            "helm_values",
+            "credentials_secret_namespace",
+            "cert-manager",
+            "credentials_secret",
+            Some("proxy-credentials"),
+        ),
         ("rke2", "os_family", "rhel", "trusted_ca", None),
         ("kubespray", "os_family", "rhel", "trusted_ca", None),
     ];

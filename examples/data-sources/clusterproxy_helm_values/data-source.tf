@@ -48,3 +48,34 @@ output "global_proxy_redacted" {
 output "extra_env_redacted" {
   value = data.clusterproxy_helm_values.charts.extra_env_yaml_redacted
 }
+
+# cert-manager and extraEnv reading the proxy URLs from a Secret in the
+# chart's namespace: those values hold no credential.
+data "clusterproxy_helm_values" "charts_secret" {
+  http_proxy = "http://proxy.corp.example:3128"
+  username   = "svc-charts"
+  password   = var.proxy_password
+
+  installation  = ["registry.corp.example"]
+  pod_cidrs     = ["192.168.0.0/16"]
+  service_cidrs = ["10.96.0.0/12"]
+  clients       = ["go"]
+
+  credentials_secret           = "proxy-credentials"
+  credentials_secret_namespace = "cert-manager"
+}
+
+output "cert_manager_from_secret" {
+  value     = data.clusterproxy_helm_values.charts_secret.cert_manager_yaml
+  sensitive = true
+}
+
+output "extra_env_from_secret" {
+  value     = data.clusterproxy_helm_values.charts_secret.extra_env_yaml
+  sensitive = true
+}
+
+output "credentials_secret_data" {
+  value     = data.clusterproxy_helm_values.charts_secret.credentials_secret_data
+  sensitive = true
+}

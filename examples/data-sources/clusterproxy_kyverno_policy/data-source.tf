@@ -26,3 +26,31 @@ output "policy" {
 output "policy_redacted" {
   value = data.clusterproxy_kyverno_policy.pods.policy_yaml_redacted
 }
+
+# The proxy URLs read from the Secret proxy-credentials, which the policy
+# clones from the platform namespace into every namespace it does not exclude:
+# the policy holds no credential.
+data "clusterproxy_kyverno_policy" "pods_secret" {
+  http_proxy = "http://proxy.corp.example:3128"
+  username   = "svc-apps"
+  password   = var.proxy_password
+
+  installation  = ["registry.corp.example"]
+  pod_cidrs     = ["192.168.0.0/16"]
+  service_cidrs = ["10.96.0.0/12"]
+
+  policy_name                  = "clusterproxy-proxy-env-secret"
+  credentials_secret           = "proxy-credentials"
+  credentials_secret_namespace = "platform"
+}
+
+output "policy_from_secret" {
+  value     = data.clusterproxy_kyverno_policy.pods_secret.policy_yaml
+  sensitive = true
+}
+
+# Apply it in the platform namespace (or feed credentials_secret_data to
+# kubernetes_secret_v1.data_wo, see the secret-free-state guide).
+output "credentials_secret_redacted" {
+  value = data.clusterproxy_kyverno_policy.pods_secret.credentials_secret_yaml_redacted
+}

@@ -14,9 +14,16 @@
 //!   `newrelic.common.proxy`: `proxy`, else `global.proxy`); those charts take
 //!   no NO_PROXY list and talk HTTPS, so the value is the HTTPS proxy;
 //! - `extraEnv` and `env` lists of `name`/`value` objects, as many charts take.
+//!
+//! With a [`CredentialsSecret`], the shapes that can read a Secret do: the
+//! `extraEnv` list, and cert-manager's values, whose `http_proxy` and
+//! `https_proxy` become `HTTP_PROXY`/`HTTPS_PROXY` `secretKeyRef` entries of
+//! its `extraEnv` (the chart adds `extraEnv` to the controller's env). The
+//! Giant Swarm and New Relic values take the URL as a plain string only.
 
 use serde_json::{json, Value};
 
+use super::pod_env::{CredentialsSecret, EnvValue, SecretOutput};
 use super::{pod_env, yaml, Cluster, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::domain::proxy_url::ProxyUrl;
 use crate::domain::{Field, Finding};
@@ -28,6 +35,8 @@ pub struct Helm {
     pub config_map_name: String,
     /// Its namespace, when given.
     pub namespace: Option<String>,
+    /// The Secret the proxy URLs are read from, when given.
+    pub credentials_secret: Option<CredentialsSecret>,
 }
 
 /// The values of each chart family, and the CA ConfigMap they mount.
@@ -45,6 +54,8 @@ pub struct HelmValues {
     pub extra_env: String,
     /// The CA ConfigMap (see [`pod_env::ca_config_map`]).
     pub ca_config_map: Option<String>,
+    /// The Secret (see [`CredentialsSecret::render`]).
+    pub credentials_secret: Option<SecretOutput>,
 }
 
 impl Renderer for Helm {
@@ -62,18 +73,26 @@ impl Renderer for Helm {
                 "cert-manager reaches the API server by the `kubernetes` Service ClusterIP; without `service_cidrs` its `no_proxy` cannot list that address, and its API calls may go through the proxy.",
             ));
         }
+        let reference = self.credentials_secret.as_ref();
         Ok(Rendered {
             output: HelmValues {
-                cert_manager: cert_manager(settings, cluster, &self.config_map_name, secrets),
+                cert_manager: cert_manager(
+                    settings,
+                    cluster,
+                    &self.config_map_name,
+                    secrets,
+                    reference,
+                ),
                 giantswarm_global: giantswarm_global(settings, secrets),
                 giantswarm_cluster: giantswarm_cluster(settings, secrets),
                 global_proxy: global_proxy(settings, secrets),
-                extra_env: extra_env(settings, secrets),
+                extra_env: extra_env(settings, secrets, reference),
                 ca_config_map: pod_env::ca_config_map(
                     settings,
                     &self.config_map_name,
                     self.namespace.as_deref(),
                 ),
+                credentials_secret: reference.map(|secret| secret.render(settings, secrets)),
             },
             warnings,
         })
@@ -101,19 +120,34 @@ fn url(which: &Option<ProxyUrl>, secrets: Secrets) -> Value {
 
 /// cert-manager's values: `http_proxy`, `https_proxy`, `no_proxy`, and with
 /// a trusted CA the ConfigMap `config_map` mounted read-only at
-/// [`pod_env::CA_MOUNT_PATH`] with `SSL_CERT_FILE` (Go's variable) pointing at it.
+/// [`pod_env::CA_MOUNT_PATH`] with `SSL_CERT_FILE` (Go's variable) pointing
+/// at it. With `reference`, the proxies are `extraEnv` entries that read it.
 pub fn cert_manager(
     settings: &ProxySettings,
     cluster: &Cluster,
     config_map: &str,
     secrets: Secrets,
+    reference: Option<&CredentialsSecret>,
 ) -> String {
     let mut values = serde_json::Map::new();
-    if settings.http_proxy.is_some() {
-        values.insert("http_proxy".into(), url(&settings.http_proxy, secrets));
-    }
-    if settings.https_proxy.is_some() {
-        values.insert("https_proxy".into(), url(&settings.https_proxy, secrets));
+    let mut extra_env = Vec::new();
+    for (variable, value, proxy) in [
+        ("HTTP_PROXY", "http_proxy", &settings.http_proxy),
+        ("HTTPS_PROXY", "https_proxy", &settings.https_proxy),
+    ] {
+        match (proxy, reference, CredentialsSecret::key_of(variable)) {
+            (None, ..) => {}
+            (Some(_), Some(secret), Some(key)) => extra_env.push(pod_env::env_var_json(
+                variable,
+                &EnvValue::SecretKey {
+                    secret: secret.name.clone(),
+                    key,
+                },
+            )),
+            (Some(_), ..) => {
+                values.insert(value.into(), url(proxy, secrets));
+            }
+        }
     }
     values.insert(
         "no_proxy".into(),
@@ -128,10 +162,10 @@ pub fn cert_manager(
             "volumeMounts".into(),
             json!([{"name": pod_env::CA_VOLUME, "mountPath": pod_env::CA_MOUNT_PATH, "readOnly": true}]),
         );
-        values.insert(
-            "extraEnv".into(),
-            json!([{"name": "SSL_CERT_FILE", "value": pod_env::ca_file_path()}]),
-        );
+        extra_env.push(json!({"name": "SSL_CERT_FILE", "value": pod_env::ca_file_path()}));
+    }
+    if !extra_env.is_empty() {
+        values.insert("extraEnv".into(), Value::Array(extra_env));
     }
     yaml::to_string(&Value::Object(values))
 }
@@ -174,8 +208,12 @@ pub fn global_proxy(settings: &ProxySettings, secrets: Secrets) -> String {
 }
 
 /// An `extraEnv:` list (the pod env entries, CA variables included).
-pub fn extra_env(settings: &ProxySettings, secrets: Secrets) -> String {
-    yaml::to_string(&json!({"extraEnv": pod_env::env_json(settings, secrets)}))
+pub fn extra_env(
+    settings: &ProxySettings,
+    secrets: Secrets,
+    reference: Option<&CredentialsSecret>,
+) -> String {
+    yaml::to_string(&json!({"extraEnv": pod_env::env_json(settings, secrets, reference)}))
 }
 
 #[cfg(test)]
@@ -193,6 +231,7 @@ mod tests {
         let helm = Helm {
             config_map_name: "proxy-ca".into(),
             namespace: None,
+            credentials_secret: None,
         };
         let rendered = helm
             .render(Input {
@@ -219,6 +258,7 @@ mod tests {
             &services,
             "proxy-ca",
             Secrets::Redact,
+            None,
         ))
         .unwrap();
         assert_eq!(v["volumes"][0]["configMap"]["name"], "proxy-ca");
@@ -264,7 +304,76 @@ mod tests {
             "http://svc-proxy:***@proxy.corp.example:3129"
         );
 
-        let env: Value = serde_yaml_ng::from_str(&extra_env(&s, Secrets::Redact)).unwrap();
-        assert_eq!(env["extraEnv"], pod_env::env_json(&s, Secrets::Redact));
+        let env: Value = serde_yaml_ng::from_str(&extra_env(&s, Secrets::Redact, None)).unwrap();
+        assert_eq!(
+            env["extraEnv"],
+            pod_env::env_json(&s, Secrets::Redact, None)
+        );
+    }
+
+    /// With a Secret reference: cert-manager's and the `extraEnv` values
+    /// hold no credential and read the Secret; the other shapes, which take
+    /// no reference, are unchanged.
+    #[test]
+    fn secret_reference_values() {
+        let mut s = settings();
+        s.trusted_ca = Some(crate::domain::render::openshift::tests::fixed_ca());
+        let services = Cluster {
+            service_cidrs: vec!["10.96.0.0/12".to_owned()],
+            ..Cluster::default()
+        };
+        let reference = pod_env::tests::reference();
+        let helm = Helm {
+            config_map_name: "proxy-ca".into(),
+            namespace: None,
+            credentials_secret: Some(reference.clone()),
+        };
+        let input = Input {
+            settings: &s,
+            cluster: &services,
+            secrets: Secrets::Include,
+        };
+        let with_ref = helm.render(input).unwrap().output;
+        let without = Helm {
+            credentials_secret: None,
+            ..helm.clone()
+        }
+        .render(input)
+        .unwrap()
+        .output;
+        golden("helm/cert-manager-secret-ref.yaml", &with_ref.cert_manager);
+        for text in [&with_ref.cert_manager, &with_ref.extra_env] {
+            assert!(!text.contains("svc-proxy"), "{text}");
+        }
+        let cm: Value = serde_yaml_ng::from_str(&with_ref.cert_manager).unwrap();
+        assert!(cm.get("http_proxy").is_none() && cm.get("https_proxy").is_none());
+        assert_eq!(
+            cm["no_proxy"],
+            cert_manager_no_proxy(&s, &services).join(",")
+        );
+        let names: Vec<&str> = cm["extraEnv"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["HTTP_PROXY", "HTTPS_PROXY", "SSL_CERT_FILE"]);
+        assert_eq!(
+            cm["extraEnv"][1]["valueFrom"]["secretKeyRef"],
+            json!({"name": "proxy-credentials", "key": pod_env::HTTPS_PROXY_KEY})
+        );
+        let env: Value = serde_yaml_ng::from_str(&with_ref.extra_env).unwrap();
+        assert_eq!(
+            env["extraEnv"],
+            pod_env::env_json(&s, Secrets::Include, Some(&reference))
+        );
+        assert_eq!(with_ref.giantswarm_global, without.giantswarm_global);
+        assert_eq!(with_ref.giantswarm_cluster, without.giantswarm_cluster);
+        assert_eq!(with_ref.global_proxy, without.global_proxy);
+        assert_eq!(
+            with_ref.credentials_secret,
+            Some(reference.render(&s, Secrets::Include))
+        );
+        assert_eq!(without.credentials_secret, None);
     }
 }

@@ -26,6 +26,28 @@ pub fn dns1123_label(value: &str, max: usize) -> Result<(), Finding> {
     }
 }
 
+/// Checks `value` as an RFC 1123 subdomain, as Kubernetes requires of
+/// Secret and most other object names (`IsDNS1123Subdomain` in
+/// k8s.io/apimachinery `validation.go`): at most 253 characters, of
+/// dot-separated labels of lowercase letters, digits and `-`, each starting
+/// and ending with a letter or digit. An error about the value as a whole
+/// otherwise.
+pub fn dns1123_subdomain(value: &str) -> Result<(), Finding> {
+    let valid = value.len() <= MAX_DATA_KEY
+        && value
+            .split('.')
+            .all(|label| dns1123_label(label, MAX_DATA_KEY).is_ok());
+    if valid {
+        Ok(())
+    } else {
+        Err(Finding::error(
+            None,
+            "Invalid Kubernetes name",
+            format!("{value:?} is not a DNS-1123 subdomain: at most {MAX_DATA_KEY} characters, of `.`-separated lowercase letters, digits and `-`, each part starting and ending with a letter or digit."),
+        ))
+    }
+}
+
 /// Longest key of a Secret's or ConfigMap's `data` Kubernetes accepts
 /// (`DNS1123SubdomainMaxLength`).
 pub const MAX_DATA_KEY: usize = 253;
@@ -66,6 +88,32 @@ mod tests {
         let too_long = "a".repeat(MAX_DATA_KEY + 1);
         for bad in ["", ".", "..", "..foo", "a/b", "a b", "é", too_long.as_str()] {
             assert!(data_key(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn subdomains() {
+        let longest = format!("{}.{}", "a".repeat(126), "b".repeat(126));
+        for good in ["proxy-credentials", "a.b-c.d", "0", longest.as_str()] {
+            assert!(dns1123_subdomain(good).is_ok(), "{good}");
+        }
+        let too_long = format!("{longest}x");
+        for bad in [
+            "",
+            ".",
+            "a.",
+            ".a",
+            "a..b",
+            "A",
+            "a_b",
+            "-a.b",
+            "a.b-",
+            "a b",
+            "é",
+            too_long.as_str(),
+        ] {
+            let error = dns1123_subdomain(bad).unwrap_err();
+            assert_eq!(error.location, None, "{bad}");
         }
     }
 

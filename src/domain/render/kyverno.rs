@@ -3,6 +3,11 @@
 //! does: excluded namespaces (kube-system by default), an opt-out annotation,
 //! and with a trusted CA a `generate` rule that keeps a ConfigMap with the
 //! bundle in every namespace, plus the volume, mounts and CA variables.
+//! With a [`CredentialsSecret`], the proxy URLs are read from that Secret
+//! (`secretKeyRef`), so that the policy holds no credential; a Secret is
+//! read from the pod's own namespace, so with the Secret's namespace a
+//! second `generate` rule clones it (`generate.clone`, synchronized) into
+//! every other namespace the policy does not exclude.
 //!
 //! Fields follow Kyverno 1.13's ClusterPolicy CRD (`spec.rules[].match.any[]
 //! .resources.{kinds,operations}`, `exclude.any[].resources.{namespaces,
@@ -13,6 +18,7 @@
 
 use serde_json::{json, Value};
 
+use super::pod_env::{CredentialsSecret, SecretOutput};
 use super::{pod_env, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 
 /// Namespaces excluded when none are given.
@@ -31,13 +37,26 @@ pub struct Kyverno {
     pub opt_out_annotation: String,
     /// Name of the CA ConfigMap kept in every namespace.
     pub config_map_name: String,
+    /// The Secret the proxy URLs are read from: with its namespace, cloned
+    /// from there into every namespace; without, it must already be in
+    /// each namespace whose pods the policy mutates.
+    pub credentials_secret: Option<CredentialsSecret>,
+}
+
+/// The policy and, with a Secret reference, the Secret.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KyvernoOutput {
+    /// The ClusterPolicy manifest.
+    pub policy: String,
+    /// The Secret (see [`CredentialsSecret::render`]).
+    pub credentials_secret: Option<SecretOutput>,
 }
 
 /// The container patch: the env entries (merged by name) and, with a CA, the mount.
-fn container_patch(settings: &ProxySettings, secrets: Secrets) -> Value {
+fn container_patch(settings: &ProxySettings, options: &Kyverno, secrets: Secrets) -> Value {
     let mut container = json!({
         "(name)": "*",
-        "env": pod_env::env_json(settings, secrets),
+        "env": pod_env::env_json(settings, secrets, options.credentials_secret.as_ref()),
     });
     if settings.trusted_ca.is_some() {
         container["volumeMounts"] = json!([{
@@ -50,20 +69,25 @@ fn container_patch(settings: &ProxySettings, secrets: Secrets) -> Value {
 }
 
 impl Renderer for Kyverno {
-    /// The ClusterPolicy manifest.
-    type Output = String;
+    type Output = KyvernoOutput;
 
-    fn render(&self, input: Input) -> Rendering<String> {
+    fn render(&self, input: Input) -> Rendering<KyvernoOutput> {
         let Input {
             settings, secrets, ..
         } = input;
-        Ok(Rendered::new(cluster_policy(settings, self, secrets)))
+        Ok(Rendered::new(KyvernoOutput {
+            policy: cluster_policy(settings, self, secrets),
+            credentials_secret: self
+                .credentials_secret
+                .as_ref()
+                .map(|secret| secret.render(settings, secrets)),
+        }))
     }
 }
 
 /// The ClusterPolicy manifest.
 fn cluster_policy(settings: &ProxySettings, options: &Kyverno, secrets: Secrets) -> String {
-    let container = container_patch(settings, secrets);
+    let container = container_patch(settings, options, secrets);
     let mut pod_spec = json!({
         "containers": [container],
     });
@@ -79,7 +103,8 @@ fn cluster_policy(settings: &ProxySettings, options: &Kyverno, secrets: Secrets)
         .iter()
         .map(String::as_str)
         .collect();
-    let exclude = |kind_extra: Option<Value>| {
+    let exclude_namespaces = |namespaces: &std::collections::BTreeSet<&str>,
+                              kind_extra: Option<Value>| {
         let mut any = Vec::new();
         if !namespaces.is_empty() {
             any.push(json!({"resources": {"namespaces": namespaces}}));
@@ -89,6 +114,7 @@ fn cluster_policy(settings: &ProxySettings, options: &Kyverno, secrets: Secrets)
         }
         json!({ "any": any })
     };
+    let exclude = |kind_extra| exclude_namespaces(&namespaces, kind_extra);
     let mut mutate = json!({
         "name": "inject-proxy-env",
         "match": {"any": [{"resources": {"kinds": ["Pod"], "operations": ["CREATE"]}}]},
@@ -114,6 +140,30 @@ fn cluster_policy(settings: &ProxySettings, options: &Kyverno, secrets: Secrets)
             rule["exclude"] = exclude(None);
         }
         rules.push(rule);
+        generate_existing = true;
+    }
+    if let Some(CredentialsSecret {
+        name,
+        namespace: Some(source),
+    }) = &options.credentials_secret
+    {
+        // The source namespace has the Secret already: cloning onto itself
+        // is left out.
+        let mut targets = namespaces.clone();
+        targets.insert(source);
+        rules.push(json!({
+            "name": "proxy-credentials-secret",
+            "match": {"any": [{"resources": {"kinds": ["Namespace"]}}]},
+            "exclude": exclude_namespaces(&targets, None),
+            "generate": {
+                "apiVersion": "v1",
+                "kind": "Secret",
+                "name": name,
+                "namespace": "{{request.object.metadata.name}}",
+                "synchronize": true,
+                "clone": {"namespace": source, "name": name},
+            },
+        }));
         generate_existing = true;
     }
     if options.excluded_namespaces.is_empty() {
@@ -157,6 +207,7 @@ mod tests {
             excluded_namespaces: vec!["kube-system".into(), "flux-system".into()],
             opt_out_annotation: DEFAULT_OPT_OUT.into(),
             config_map_name: "clusterproxy-trusted-ca".into(),
+            credentials_secret: None,
         }
     }
 
@@ -258,8 +309,8 @@ for text in json.load(sys.stdin):
         );
         let container = &mutate["mutate"]["patchStrategicMerge"]["spec"]["containers"][0];
         assert_eq!(
-            pod_env::tests::pairs(&container["env"]),
-            pod_env::env(&s, Secrets::Include)
+            container["env"],
+            pod_env::env_json(&s, Secrets::Include, None)
         );
         assert_eq!(
             container["volumeMounts"][0]["mountPath"],
@@ -281,6 +332,77 @@ for text in json.load(sys.stdin):
             let text = cluster_policy(&s, &options(), secrets);
             assert_eq!(text.matches('{').count(), 2, "{text}");
         }
+    }
+
+    /// With a Secret reference: no credential in the policy (which still
+    /// validates against the CRD), the env reads the Secret, and a clone
+    /// rule copies it from its namespace into every namespace but the
+    /// excluded ones and its own; without the namespace, no clone rule.
+    #[test]
+    fn secret_reference_policy() {
+        let mut s = settings();
+        s.trusted_ca = Some(fixed_ca());
+        let mut with_ref = options();
+        with_ref.credentials_secret = Some(pod_env::tests::reference());
+        let text = cluster_policy(&s, &with_ref, Secrets::Include);
+        golden("kyverno/cluster-policy-secret-ref.yaml", &text);
+        assert_eq!(text, cluster_policy(&s, &with_ref, Secrets::Redact));
+        assert!(!text.contains("svc-proxy"), "{text}");
+        let doc: Value = serde_yaml_ng::from_str(&text).unwrap();
+        let rules = doc["spec"]["rules"].as_array().unwrap();
+        assert_eq!(doc["spec"]["generateExisting"], true);
+        let clone = &rules[1];
+        assert_eq!(
+            clone["generate"]["clone"],
+            json!({"namespace": "platform", "name": "proxy-credentials"})
+        );
+        assert_eq!(clone["generate"]["name"], "proxy-credentials");
+        assert_eq!(
+            clone["exclude"]["any"][0]["resources"]["namespaces"],
+            json!(["flux-system", "kube-system", "platform"])
+        );
+        let container = &rules[2]["mutate"]["patchStrategicMerge"]["spec"]["containers"][0];
+        assert_eq!(
+            container["env"],
+            pod_env::env_json(&s, Secrets::Include, with_ref.credentials_secret.as_ref())
+        );
+        // Without the namespace: no clone rule; without a CA, no generate at all.
+        let mut in_place = with_ref.clone();
+        in_place.credentials_secret.as_mut().unwrap().namespace = None;
+        let plain = settings();
+        let no_clone = cluster_policy(&plain, &in_place, Secrets::Include);
+        assert!(
+            !no_clone.contains("clone") && !no_clone.contains("generate"),
+            "{no_clone}"
+        );
+        assert!(!no_clone.contains("svc-proxy"));
+        // Nothing excluded: the clone rule still skips the source namespace.
+        let mut nothing_excluded = with_ref.clone();
+        nothing_excluded.excluded_namespaces.clear();
+        let open = cluster_policy(&plain, &nothing_excluded, Secrets::Include);
+        let doc: Value = serde_yaml_ng::from_str(&open).unwrap();
+        assert_eq!(
+            doc["spec"]["rules"][0]["exclude"]["any"],
+            json!([{"resources": {"namespaces": ["platform"]}}])
+        );
+        let misspelt = text.replace("clone:", "klone:");
+        assert_eq!(
+            kyverno_schema_check(&[&text, &no_clone, &open, &misspelt]),
+            [true, true, true, false]
+        );
+        let rendered = with_ref
+            .render(Input {
+                settings: &s,
+                cluster: &crate::domain::render::Cluster::default(),
+                secrets: Secrets::Include,
+            })
+            .unwrap()
+            .output;
+        assert_eq!(rendered.policy, text);
+        assert_eq!(
+            rendered.credentials_secret,
+            Some(pod_env::tests::reference().render(&s, Secrets::Include))
+        );
     }
 
     /// The excluded namespaces are a set: their order and repetitions do not

@@ -52,7 +52,7 @@ crate::model! {
         /// `username`.
         pub username: Option<String> [computed("Proxy user name.")],
         /// `password`.
-        pub password: Option<String> [computed("Proxy password.").sensitive()],
+        pub password: Option<String> [computed("Proxy password, for the profile's `password`, which takes no Secret reference.").sensitive()],
         /// `no_proxy`.
         pub no_proxy: Vec<String> [computed("Installation-wide NO_PROXY entries, normalised: what is left after the entries the renderers add from the cluster inputs (or the platform adds itself) are taken out.")],
         /// `dropped`.

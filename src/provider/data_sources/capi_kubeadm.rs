@@ -50,17 +50,17 @@ crate::model! {
     /// The computed attributes.
     pub struct State {
         /// `files`.
-        pub files: Vec<File> [computed("`files` entries for KubeadmControlPlane `spec.kubeadmConfigSpec` and KubeadmConfigTemplate `spec.template.spec`: `path`, `owner`, `permissions` (`0600` for files with credentials, `0644` otherwise), and `content` (with `encoding`) or `secret_name`/`secret_key`. With `trusted_ca`, the CA bundle for `os_family` comes last. Holds the credentials without `cluster_name`.").sensitive()],
+        pub files: Vec<File> [computed("`files` entries for KubeadmControlPlane `spec.kubeadmConfigSpec` and KubeadmConfigTemplate `spec.template.spec`: `path`, `owner`, `permissions` (`0600` for files with credentials, `0644` otherwise), and `content` (with `encoding`) or `secret_name`/`secret_key`. With `trusted_ca`, the CA bundle for `os_family` comes last. Holds the credentials without `cluster_name`, which reads them from a Secret instead.").sensitive()],
         /// `pre_kubeadm_commands`.
-        pub pre_kubeadm_commands: Vec<String> [computed("`preKubeadmCommands`: with `trusted_ca` the trust store update of `os_family`, `systemctl daemon-reload`, `systemctl restart -- '<unit>'` for each unit but kubelet, then the variables for kubeadm (which passes them into the static pods): shell-safe `export` lines, or with `cluster_name` `. '/etc/clusterproxy/proxy.env'`. Holds the credentials without `cluster_name`.").sensitive()],
+        pub pre_kubeadm_commands: Vec<String> [computed("`preKubeadmCommands`: with `trusted_ca` the trust store update of `os_family`, `systemctl daemon-reload`, `systemctl restart -- '<unit>'` for each unit but kubelet, then the variables for kubeadm (which passes them into the static pods): shell-safe `export` lines, or with `cluster_name` `. '/etc/clusterproxy/proxy.env'`. Holds the credentials without `cluster_name`, which reads them from a Secret instead.").sensitive()],
         /// `yaml`.
-        pub yaml: String [computed("`files` and `preKubeadmCommands` as a YAML fragment for `kubeadmConfigSpec`. Holds the credentials.").sensitive()],
+        pub yaml: String [computed("`files` and `preKubeadmCommands` as a YAML fragment for `kubeadmConfigSpec`. Holds the credentials without `cluster_name`, which reads them from a Secret instead.").sensitive()],
         /// `yaml_redacted`.
         pub yaml_redacted: String [computed("`yaml` with the proxy password replaced by `***`, for review.")],
         /// `secret_manifest`.
-        pub secret_manifest: Option<String> [computed("The Secret `<cluster_name>-systemd-proxy` holding the drop-ins, the environment file and the CA bundle (null without `cluster_name`). Holds the credentials.").sensitive()],
+        pub secret_manifest: Option<String> [computed("The Secret `<cluster_name>-systemd-proxy` holding the drop-ins, the environment file and the CA bundle (null without `cluster_name`). Holds the credentials: it is the Secret that `cluster_name` reads them from; write it with `kubernetes_secret_v1.binary_data_wo` (see the secret-free-state guide).").sensitive()],
         /// `cluster_values_yaml`.
-        pub cluster_values_yaml: Option<String> [computed("`cluster.proxy` (`http`, `https`, `noProxy`) for the `<cluster_name>-cluster-values` Secret (null without `cluster_name`). Holds the credentials.").sensitive()],
+        pub cluster_values_yaml: Option<String> [computed("`cluster.proxy` (`http`, `https`, `noProxy`) for the `<cluster_name>-cluster-values` Secret (null without `cluster_name`). Holds the credentials: these values take no Secret reference.").sensitive()],
     }
 }
 

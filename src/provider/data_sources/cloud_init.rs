@@ -18,7 +18,7 @@ crate::model! {
     pub struct State {
         /// The user data.
         pub user_data: String [computed(
-            "A `#cloud-config` document: `write_files` with, with `trusted_ca`, the CA bundle for `os_family` (`0644`), then one drop-in per unit at `/etc/systemd/system/<unit>.d/http-proxy.conf` (owner `root:root`, `0600` when the proxy URLs carry credentials, `0644` otherwise; the content of `clusterproxy_systemd_dropin`), and `runcmd` with the trust store update of `os_family`, `systemctl daemon-reload` and `systemctl restart -- '<unit>'` per unit. cloud-init writes the files in its init stage and runs `runcmd` in its final stage. Merge it into your user data (cloud-init merges several `#cloud-config` parts of a MIME multipart). Holds the credentials.",
+            "A `#cloud-config` document: `write_files` with, with `trusted_ca`, the CA bundle for `os_family` (`0644`), then one drop-in per unit at `/etc/systemd/system/<unit>.d/http-proxy.conf` (owner `root:root`, `0600` when the proxy URLs carry credentials, `0644` otherwise; the content of `clusterproxy_systemd_dropin`), and `runcmd` with the trust store update of `os_family`, `systemctl daemon-reload` and `systemctl restart -- '<unit>'` per unit. cloud-init writes the files in its init stage and runs `runcmd` in its final stage. Merge it into your user data (cloud-init merges several `#cloud-config` parts of a MIME multipart). Holds the credentials: user data takes no Secret reference.",
         )
         .sensitive()],
         /// The user data without the password.

@@ -29,11 +29,11 @@ crate::model! {
     /// The computed attributes.
     pub struct State {
         /// `proxy_configuration`.
-        pub proxy_configuration: ProxyConfiguration [computed("`httpProxy`, `httpsProxy` and `noProxy` (the merged list) of the Cluster's `spec.proxyConfiguration`, for a Cluster spec built in HCL. Holds the credentials.").sensitive()],
+        pub proxy_configuration: ProxyConfiguration [computed("`httpProxy`, `httpsProxy` and `noProxy` (the merged list) of the Cluster's `spec.proxyConfiguration`, for a Cluster spec built in HCL. Holds the credentials: EKS Anywhere's `proxyConfiguration` takes no Secret reference.").sensitive()],
         /// `proxy_configuration_redacted`.
         pub proxy_configuration_redacted: ProxyConfiguration [computed("`proxy_configuration` with the proxy password replaced by `***`.")],
         /// `cluster_spec_yaml`.
-        pub cluster_spec_yaml: String [computed("`spec.proxyConfiguration` as a YAML fragment to merge into the cluster config for `eksctl anywhere create cluster -f`. Holds the credentials.").sensitive()],
+        pub cluster_spec_yaml: String [computed("`spec.proxyConfiguration` as a YAML fragment to merge into the cluster config for `eksctl anywhere create cluster -f`. Holds the credentials: EKS Anywhere's `proxyConfiguration` takes no Secret reference.").sensitive()],
         /// `cluster_spec_yaml_redacted`.
         pub cluster_spec_yaml_redacted: String [computed("`cluster_spec_yaml` with the proxy password replaced by `***`.")],
         /// `node_no_proxy`.

@@ -7,6 +7,7 @@ use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field, Maybe};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
+use crate::provider::data_sources::pod_env::{CredentialsSecretInput, CredentialsSecretOutput};
 use crate::provider::inputs;
 use crate::provider::inputs::RendererInputs;
 
@@ -23,19 +24,21 @@ crate::model! {
         pub config_map_name: Maybe<String> [with_default(Value::string("clusterproxy-trusted-ca"), "With `trusted_ca`: the ConfigMap (a DNS-1123 label) that holds the bundle under `ca.crt`; `cert_manager_yaml` mounts it at `/etc/clusterproxy/ca` and sets `SSL_CERT_FILE`, and the `extra_env_yaml` CA variables point there. Setting it without a `trusted_ca` is an error.")],
         /// `namespace`.
         pub namespace: Maybe<String> [optional("Namespace written into `ca_config_map_yaml` (a DNS-1123 label), the chart's release namespace; omitted when null. Setting it without a `trusted_ca` is an error.")],
+        /// The Secret the proxy URLs are read from.
+        pub secret: CredentialsSecretInput [embed],
     }
 }
 
 /// What `cert_manager_yaml` holds.
-const CERT_MANAGER: &str = "cert-manager (jetstack/cert-manager chart, v1.16 values): top-level `http_proxy`, `https_proxy` and `no_proxy`, the merged list plus the `kubernetes` Service ClusterIP (first address of each of `service_cidrs`), which cert-manager needs literally; with `trusted_ca`, `volumes`, `volumeMounts` and `extraEnv` (`SSL_CERT_FILE`, which replaces Go's system roots: the bundle must hold every CA the controller needs, e.g. the ACME server's behind a TLS-inspecting proxy) for the `ca_config_map_yaml` ConfigMap.";
+const CERT_MANAGER: &str = "cert-manager (jetstack/cert-manager chart, v1.16 values): top-level `http_proxy`, `https_proxy` and `no_proxy`, the merged list plus the `kubernetes` Service ClusterIP (first address of each of `service_cidrs`), which cert-manager needs literally; with `trusted_ca`, `volumes`, `volumeMounts` and `extraEnv` (`SSL_CERT_FILE`, which replaces Go's system roots: the bundle must hold every CA the controller needs, e.g. the ACME server's behind a TLS-inspecting proxy) for the `ca_config_map_yaml` ConfigMap. Holds the credentials unless `credentials_secret` is set: `http_proxy` and `https_proxy` are then left out and `extraEnv` reads `HTTP_PROXY` and `HTTPS_PROXY` from that Secret (`secretKeyRef`; the chart adds `extraEnv` to the controller's env), so the values hold no credential; the Secret must be in the chart's namespace.";
 /// What `giantswarm_global_yaml` holds.
-const GIANTSWARM_GLOBAL: &str = "Giant Swarm's `cluster` chart (cluster-aws, cluster-azure, ...): `global.connectivity.proxy` with `enabled: true`, `httpProxy`, `httpsProxy` and `noProxy` (comma-joined).";
+const GIANTSWARM_GLOBAL: &str = "Giant Swarm's `cluster` chart (cluster-aws, cluster-azure, ...): `global.connectivity.proxy` with `enabled: true`, `httpProxy`, `httpsProxy` and `noProxy` (comma-joined). Holds the credentials, even with `credentials_secret`: the chart takes the URLs as plain strings only (no Secret reference); keep them out of the state with the `render` function and an ephemeral password (see the secret-free-state guide).";
 /// What `giantswarm_cluster_yaml` holds.
-const GIANTSWARM_CLUSTER: &str = "Giant Swarm's older cluster-values `cluster.proxy` with `http`, `https` and `noProxy`, as chart-operator and the default apps read it.";
+const GIANTSWARM_CLUSTER: &str = "Giant Swarm's older cluster-values `cluster.proxy` with `http`, `https` and `noProxy`, as chart-operator and the default apps read it. Holds the credentials, even with `credentials_secret`: these values take no Secret reference; keep them out of the state with the `render` function and an ephemeral password (see the secret-free-state guide).";
 /// What `global_proxy_yaml` holds.
-const GLOBAL_PROXY: &str = "New Relic's charts (newrelic/helm-charts common library): `global.proxy`, one proxy URL, the HTTPS proxy (these charts take no NO_PROXY list).";
+const GLOBAL_PROXY: &str = "New Relic's charts (newrelic/helm-charts common library): `global.proxy`, one proxy URL, the HTTPS proxy (these charts take no NO_PROXY list). Holds the credentials, even with `credentials_secret`: the charts take the URL as a plain string only (no Secret reference); keep them out of the state with the `render` function and an ephemeral password (see the secret-free-state guide).";
 /// What `extra_env_yaml` holds.
-const EXTRA_ENV: &str = "An `extraEnv:` list of `name`/`value` objects (the `clusterproxy_pod_env` variables, CA variables included with `trusted_ca`), for charts that take extra container env; with `trusted_ca` mount `ca_config_map_yaml` at `/etc/clusterproxy/ca` through the chart's extra volumes, where the CA variables point.";
+const EXTRA_ENV: &str = "An `extraEnv:` list of `name`/`value` objects (the `clusterproxy_pod_env` variables, CA variables included with `trusted_ca`), for charts that take extra container env; with `trusted_ca` mount `ca_config_map_yaml` at `/etc/clusterproxy/ca` through the chart's extra volumes, where the CA variables point. Holds the credentials unless `credentials_secret` is set: the proxy variables are then `valueFrom.secretKeyRef` entries of that Secret and the list holds no credential.";
 
 crate::model! {
     /// The computed attributes.
@@ -43,25 +46,27 @@ crate::model! {
         /// `ca_config_map_yaml`.
         pub ca_config_map_yaml: Option<String> [computed("With `trusted_ca`, the ConfigMap `config_map_name` with the canonical PEM bundle under `ca.crt`, to apply in the chart's namespace; null without it. The Giant Swarm and New Relic shapes carry no CA.")],
         /// `cert_manager_yaml`.
-        pub cert_manager_yaml: String [computed(&format!("{CERT_MANAGER} Holds the credentials.")).sensitive()],
+        pub cert_manager_yaml: String [computed(CERT_MANAGER).sensitive()],
         /// `cert_manager_yaml_redacted`.
         pub cert_manager_yaml_redacted: String [computed("`cert_manager_yaml` with the proxy password replaced by `***`.")],
         /// `giantswarm_global_yaml`.
-        pub giantswarm_global_yaml: String [computed(&format!("{GIANTSWARM_GLOBAL} Holds the credentials.")).sensitive()],
+        pub giantswarm_global_yaml: String [computed(GIANTSWARM_GLOBAL).sensitive()],
         /// `giantswarm_global_yaml_redacted`.
         pub giantswarm_global_yaml_redacted: String [computed("`giantswarm_global_yaml` with the proxy password replaced by `***`.")],
         /// `giantswarm_cluster_yaml`.
-        pub giantswarm_cluster_yaml: String [computed(&format!("{GIANTSWARM_CLUSTER} Holds the credentials.")).sensitive()],
+        pub giantswarm_cluster_yaml: String [computed(GIANTSWARM_CLUSTER).sensitive()],
         /// `giantswarm_cluster_yaml_redacted`.
         pub giantswarm_cluster_yaml_redacted: String [computed("`giantswarm_cluster_yaml` with the proxy password replaced by `***`.")],
         /// `global_proxy_yaml`.
-        pub global_proxy_yaml: String [computed(&format!("{GLOBAL_PROXY} Holds the credentials.")).sensitive()],
+        pub global_proxy_yaml: String [computed(GLOBAL_PROXY).sensitive()],
         /// `global_proxy_yaml_redacted`.
         pub global_proxy_yaml_redacted: String [computed("`global_proxy_yaml` with the proxy password replaced by `***`.")],
         /// `extra_env_yaml`.
-        pub extra_env_yaml: String [computed(&format!("{EXTRA_ENV} Holds the credentials.")).sensitive()],
+        pub extra_env_yaml: String [computed(EXTRA_ENV).sensitive()],
         /// `extra_env_yaml_redacted`.
         pub extra_env_yaml_redacted: String [computed("`extra_env_yaml` with the proxy password replaced by `***`.")],
+        /// The Secret.
+        pub secret: CredentialsSecretOutput [embed],
     }
 }
 
@@ -86,6 +91,7 @@ impl DataSource for HelmValues {
             ],
             diags,
         );
+        config.secret.validate(diags);
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
@@ -94,6 +100,7 @@ impl DataSource for HelmValues {
         let renderer = helm::Helm {
             config_map_name: config.config_map_name.known().cloned().unwrap_or_default(),
             namespace: config.namespace.known().cloned(),
+            credentials_secret: config.secret.reference(),
         };
         let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
         Some(model::computed(State {
@@ -108,6 +115,10 @@ impl DataSource for HelmValues {
             global_proxy_yaml_redacted: redacted.global_proxy,
             extra_env_yaml: secret.extra_env,
             extra_env_yaml_redacted: redacted.extra_env,
+            secret: CredentialsSecretOutput::new(
+                secret.credentials_secret,
+                redacted.credentials_secret,
+            ),
         }))
     }
 }

@@ -34,13 +34,13 @@ crate::model! {
     pub struct State {
         /// The Ignition config.
         pub config: String [computed(
-            "The Ignition config (spec 3.3.0, JSON): `storage.files` with, with `trusted_ca`, the CA bundle (mode 0644), then one drop-in per unit at `/etc/systemd/system/<unit>.d/http-proxy.conf` (mode 0600 when the proxy URLs carry credentials, 0644 otherwise; written as files because Ignition's `systemd.units[].dropins` are always 0644), contents as `data:` URLs; with `trusted_ca` also the enabled oneshot unit `clusterproxy-trust-ca.service`, which rebuilds the trust store before the units start. Ignition writes everything before the first boot's services start, so no restart is needed. Merge it with `ignition.config.merge` or your provider's merge. Holds the credentials.",
+            "The Ignition config (spec 3.3.0, JSON): `storage.files` with, with `trusted_ca`, the CA bundle (mode 0644), then one drop-in per unit at `/etc/systemd/system/<unit>.d/http-proxy.conf` (mode 0600 when the proxy URLs carry credentials, 0644 otherwise; written as files because Ignition's `systemd.units[].dropins` are always 0644), contents as `data:` URLs; with `trusted_ca` also the enabled oneshot unit `clusterproxy-trust-ca.service`, which rebuilds the trust store before the units start. Ignition writes everything before the first boot's services start, so no restart is needed. Merge it with `ignition.config.merge` or your provider's merge. Holds the credentials: Ignition and Butane configs take no Secret reference.",
         )
         .sensitive()],
         /// The config without the password.
         pub config_redacted: String [computed("`config` with the proxy password replaced by `***`, for review.")],
         /// The Butane source.
-        pub butane: String [computed("The same config as Butane YAML (variant and version per `variant`, contents inline), for teams that keep Butane sources; Butane translates it to `config`. Holds the credentials.").sensitive()],
+        pub butane: String [computed("The same config as Butane YAML (variant and version per `variant`, contents inline), for teams that keep Butane sources; Butane translates it to `config`. Holds the credentials: Ignition and Butane configs take no Secret reference.").sensitive()],
         /// The Butane source without the password.
         pub butane_redacted: String [computed("`butane` with the proxy password replaced by `***`, for review.")],
     }

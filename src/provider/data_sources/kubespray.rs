@@ -38,7 +38,7 @@ crate::model! {
     /// The computed attributes.
     pub struct State {
         /// `group_vars`.
-        pub group_vars: String [computed("A `group_vars` YAML file (e.g. `inventory/<cluster>/group_vars/all/proxy.yml`) with `http_proxy`, `https_proxy` and `additional_no_proxy`, the merged NO_PROXY. It leaves `no_proxy` unset on purpose: a `no_proxy` variable replaces kubespray's generated list, and with it every node and the load balancer. Holds the credentials.").sensitive()],
+        pub group_vars: String [computed("A `group_vars` YAML file (e.g. `inventory/<cluster>/group_vars/all/proxy.yml`) with `http_proxy`, `https_proxy` and `additional_no_proxy`, the merged NO_PROXY. It leaves `no_proxy` unset on purpose: a `no_proxy` variable replaces kubespray's generated list, and with it every node and the load balancer. Holds the credentials: kubespray's variables take no Secret reference.").sensitive()],
         /// `group_vars_redacted`.
         pub group_vars_redacted: String [computed("`group_vars` with the proxy password replaced by `***`, for review.")],
         /// The CA bundle file.

@@ -10,6 +10,7 @@ use crate::framework::model::{self, Field, Maybe};
 use crate::framework::schema::{NoNullElements, Schema};
 use crate::framework::value::Value;
 use crate::provider::convert::{self, SettingsAt};
+use crate::provider::data_sources::pod_env::{CredentialsSecretInput, CredentialsSecretOutput};
 use crate::provider::inputs;
 use crate::provider::inputs::RendererInputs;
 
@@ -30,6 +31,8 @@ crate::model! {
         pub opt_out_annotation: Maybe<String> [with_default(Value::string(kyverno::DEFAULT_OPT_OUT), "Pods annotated with this key and the value `\"true\"` are left alone.")],
         /// `config_map_name`.
         pub config_map_name: Maybe<String> [with_default(Value::string("clusterproxy-trusted-ca"), "With `trusted_ca`: the ConfigMap the policy keeps in every namespace (a `generate` rule with `synchronize`), mounted at `/etc/clusterproxy/ca`. Setting it without a `trusted_ca` is an error.")],
+        /// The Secret the proxy URLs are read from.
+        pub secret: CredentialsSecretInput [embed],
     }
 }
 
@@ -37,9 +40,11 @@ crate::model! {
     /// The computed attributes.
     pub struct State {
         /// `policy_yaml`.
-        pub policy_yaml: String [computed("The ClusterPolicy (`kyverno.io/v1`): a `mutate` rule on pod CREATE that adds `HTTP_PROXY`, `http_proxy`, `HTTPS_PROXY`, `https_proxy`, `NO_PROXY`, `no_proxy` (the merged list) to every container (`spec.containers`; init containers are left as they are), and with `trusted_ca` the volume, the mount and `SSL_CERT_FILE`, `REQUESTS_CA_BUNDLE`, `NODE_EXTRA_CA_CERTS`, plus the `generate` rule for the ConfigMap. Existing pods change only when recreated. Holds the credentials.").sensitive()],
+        pub policy_yaml: String [computed("The ClusterPolicy (`kyverno.io/v1`): a `mutate` rule on pod CREATE that adds `HTTP_PROXY`, `http_proxy`, `HTTPS_PROXY`, `https_proxy`, `NO_PROXY`, `no_proxy` (the merged list) to every container (`spec.containers`; init containers are left as they are), and with `trusted_ca` the volume, the mount and `SSL_CERT_FILE`, `REQUESTS_CA_BUNDLE`, `NODE_EXTRA_CA_CERTS`, plus the `generate` rule for the ConfigMap. Existing pods change only when recreated. Holds the credentials unless `credentials_secret` is set: the proxy variables are then `secretKeyRef`s of that Secret and the policy holds no credential; with `credentials_secret_namespace`, a second `generate` rule clones the Secret (synchronized) from there into every namespace but the excluded ones, otherwise the Secret must already exist in each namespace whose pods the policy mutates. A container that already sets one of these variables as a plain `value` would get both `value` and `valueFrom`, which the API server refuses: opt such pods out with the annotation. Kyverno's background controller needs RBAC on the generated kinds (ConfigMaps, Secrets): an aggregated ClusterRole labelled `rbac.kyverno.io/aggregate-to-background-controller: \"true\"`.").sensitive()],
         /// `policy_yaml_redacted`.
         pub policy_yaml_redacted: String [computed("`policy_yaml` with the proxy password replaced by `***`.")],
+        /// The Secret.
+        pub secret: CredentialsSecretOutput [embed],
     }
 }
 
@@ -97,6 +102,7 @@ impl DataSource for KyvernoPolicy {
             ],
             diags,
         );
+        config.secret.validate(diags);
         for (index, namespace) in config.excluded_namespaces.iter().enumerate() {
             let Some(namespace) = namespace.known() else {
                 continue;
@@ -125,11 +131,16 @@ impl DataSource for KyvernoPolicy {
             excluded_namespaces: config.excluded_namespaces.iter().map(known).collect(),
             opt_out_annotation: known(&config.opt_out_annotation),
             config_map_name: known(&config.config_map_name),
+            credentials_secret: config.secret.reference(),
         };
         let (secret, redacted) = inputs::render_both(&kyverno, &proxy, diags)?;
         Some(model::computed(State {
-            policy_yaml: secret,
-            policy_yaml_redacted: redacted,
+            policy_yaml: secret.policy,
+            policy_yaml_redacted: redacted.policy,
+            secret: CredentialsSecretOutput::new(
+                secret.credentials_secret,
+                redacted.credentials_secret,
+            ),
         }))
     }
 }

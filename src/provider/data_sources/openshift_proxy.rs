@@ -34,11 +34,11 @@ crate::model! {
     /// The computed attributes.
     pub struct State {
         /// `install_config_yaml`.
-        pub install_config_yaml: String [computed("The `install-config.yaml` fragment: `proxy:` (`httpProxy`, `httpsProxy`, `noProxy`) and, with `trusted_ca`, `additionalTrustBundle`. Holds the credentials.").sensitive()],
+        pub install_config_yaml: String [computed("The `install-config.yaml` fragment: `proxy:` (`httpProxy`, `httpsProxy`, `noProxy`) and, with `trusted_ca`, `additionalTrustBundle`. Holds the credentials: OpenShift's proxy settings take no Secret reference.").sensitive()],
         /// `install_config_yaml_redacted`.
         pub install_config_yaml_redacted: String [computed("`install_config_yaml` with the proxy password replaced by `***`.")],
         /// `proxy_yaml`.
-        pub proxy_yaml: String [computed("The `config.openshift.io/v1` `Proxy` named `cluster`: `httpProxy`, `httpsProxy`, `noProxy` (the merged list, comma-joined), `readinessEndpoints`, and with `trusted_ca` `trustedCA.name = user-ca-bundle`. Holds the credentials.").sensitive()],
+        pub proxy_yaml: String [computed("The `config.openshift.io/v1` `Proxy` named `cluster`: `httpProxy`, `httpsProxy`, `noProxy` (the merged list, comma-joined), `readinessEndpoints`, and with `trusted_ca` `trustedCA.name = user-ca-bundle`. Holds the credentials: OpenShift's proxy settings take no Secret reference.").sensitive()],
         /// `proxy_yaml_redacted`.
         pub proxy_yaml_redacted: String [computed("`proxy_yaml` with the proxy password replaced by `***`.")],
         /// `ca_config_map_yaml`.

@@ -33,14 +33,14 @@ crate::model! {
     pub struct State {
         /// Drop-ins with credentials.
         pub dropins: Vec<Dropin> [computed(
-            "One drop-in per unit: `unit`, `path` (`/etc/systemd/system/<unit>.d/http-proxy.conf`), `owner` (`root:root`), `permissions` (`0600` when the proxy URLs carry credentials, `0644` otherwise) and `content`: a `[Service]` section with `HTTP_PROXY`, `http_proxy`, `HTTPS_PROXY`, `https_proxy`, `NO_PROXY` and `no_proxy` as `Environment=` assignments (`\\` and `\"` escaped, `%` doubled). Holds the credentials.",
+            "One drop-in per unit: `unit`, `path` (`/etc/systemd/system/<unit>.d/http-proxy.conf`), `owner` (`root:root`), `permissions` (`0600` when the proxy URLs carry credentials, `0644` otherwise) and `content`: a `[Service]` section with `HTTP_PROXY`, `http_proxy`, `HTTPS_PROXY`, `https_proxy`, `NO_PROXY` and `no_proxy` as `Environment=` assignments (`\\` and `\"` escaped, `%` doubled). Holds the credentials: systemd takes no Secret reference (on Cluster API, `clusterproxy_capi_kubeadm` with `cluster_name` keeps them in a Secret).",
         )
         .sensitive()],
         /// Drop-ins without the password.
         pub dropins_redacted: Vec<Dropin> [computed("`dropins` with the proxy password replaced by `***`, for review.")],
         /// `[Manager]` drop-in.
         pub default_environment: String [computed(
-            "The same variables as a `[Manager] DefaultEnvironment=` drop-in for `/etc/systemd/system.conf.d/http-proxy.conf`, which gives them to every service. `%` is doubled, which needs systemd 249 or later (older versions take `DefaultEnvironment=` verbatim; use `dropins` there when a value contains `%`). Holds the credentials.",
+            "The same variables as a `[Manager] DefaultEnvironment=` drop-in for `/etc/systemd/system.conf.d/http-proxy.conf`, which gives them to every service. `%` is doubled, which needs systemd 249 or later (older versions take `DefaultEnvironment=` verbatim; use `dropins` there when a value contains `%`). Holds the credentials: systemd takes no Secret reference (on Cluster API, `clusterproxy_capi_kubeadm` with `cluster_name` keeps them in a Secret).",
         )
         .sensitive()],
         /// The CA bundle file.

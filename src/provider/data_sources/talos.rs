@@ -28,7 +28,7 @@ crate::model! {
     /// The computed attributes.
     pub struct State {
         /// `patch`.
-        pub patch: String [computed("The machine config patch (YAML): `machine.env` with `http_proxy`, `https_proxy` and `no_proxy`, which Talos sets on PID 1 and every Talos service (containerd, kubelet, etcd, apid), and with `trusted_ca` the CA as `talos_version` wants it (from 1.10 a second YAML document). Apply with `talosctl gen config --config-patch`, `talosctl patch machineconfig` or a `talos_machine_configuration_apply` `config_patches` entry. `machine.env` does not reach pods, static control-plane pods included: give those their env separately (`clusterproxy_pod_env`). Holds the credentials.").sensitive()],
+        pub patch: String [computed("The machine config patch (YAML): `machine.env` with `http_proxy`, `https_proxy` and `no_proxy`, which Talos sets on PID 1 and every Talos service (containerd, kubelet, etcd, apid), and with `trusted_ca` the CA as `talos_version` wants it (from 1.10 a second YAML document). Apply with `talosctl gen config --config-patch`, `talosctl patch machineconfig` or a `talos_machine_configuration_apply` `config_patches` entry. `machine.env` does not reach pods, static control-plane pods included: give those their env separately (`clusterproxy_pod_env`). Holds the credentials: `machine.env` takes no Secret reference.").sensitive()],
         /// `patch_redacted`.
         pub patch_redacted: String [computed("`patch` with the proxy password replaced by `***`, for review.")],
     }

@@ -30,13 +30,13 @@ crate::model! {
     /// The computed attributes.
     pub struct State {
         /// `variables`.
-        pub variables: BTreeMap<String, String> [computed("TKG_HTTP_PROXY_ENABLED, TKG_HTTP_PROXY, TKG_HTTPS_PROXY, TKG_NO_PROXY, TKG_PROXY_CA_CERT (base64 PEM, when `trusted_ca` is set), TKG_NODE_SYSTEM_WIDE_PROXY, and SERVICE_CIDR and CLUSTER_CIDR (comma-joined `service_cidrs` and `pod_cidrs`, when set: TKG appends them to TKG_NO_PROXY itself, so they are left out of it). Holds the credentials.").sensitive()],
+        pub variables: BTreeMap<String, String> [computed("TKG_HTTP_PROXY_ENABLED, TKG_HTTP_PROXY, TKG_HTTPS_PROXY, TKG_NO_PROXY, TKG_PROXY_CA_CERT (base64 PEM, when `trusted_ca` is set), TKG_NODE_SYSTEM_WIDE_PROXY, and SERVICE_CIDR and CLUSTER_CIDR (comma-joined `service_cidrs` and `pod_cidrs`, when set: TKG appends them to TKG_NO_PROXY itself, so they are left out of it). Holds the credentials: TKG's variables take no Secret reference.").sensitive()],
         /// `yaml`.
-        pub yaml: String [computed("The variables as a cluster configuration file fragment (keys sorted). Holds the credentials.").sensitive()],
+        pub yaml: String [computed("The variables as a cluster configuration file fragment (keys sorted). Holds the credentials: TKG's variables take no Secret reference.").sensitive()],
         /// `yaml_redacted`.
         pub yaml_redacted: String [computed("`yaml` with the proxy password replaced by `***`, for review.")],
         /// `cluster_class_variable`.
-        pub cluster_class_variable: String [computed("The ClusterClass `proxy` variable value as JSON: `httpProxy`, `httpsProxy`, `noProxy` (the whole merged list: the class template only de-duplicates and sorts it, so nothing is left to TKG) and `systemWide`. Holds the credentials.").sensitive()],
+        pub cluster_class_variable: String [computed("The ClusterClass `proxy` variable value as JSON: `httpProxy`, `httpsProxy`, `noProxy` (the whole merged list: the class template only de-duplicates and sorts it, so nothing is left to TKG) and `systemWide`. Holds the credentials: TKG's variables take no Secret reference.").sensitive()],
         /// `cluster_class_trust_variable`.
         pub cluster_class_trust_variable: Option<String> [computed("With `trusted_ca`, the ClusterClass `trust` variable value as JSON: `{\"additionalTrustedCAs\": [{\"name\": \"proxy\", \"data\": <base64 PEM>}]}`, the shape TKG's CLI gives TKG_PROXY_CA_CERT (tanzu-framework `providers/yttcc/lib/config_variable_association.star`); null without it.")],
         /// `no_proxy`.
