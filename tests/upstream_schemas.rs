@@ -35,7 +35,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use clusterproxy::domain::proxy_url::{ProxyCredentials, ProxyUrl};
-use clusterproxy::domain::render::{talos, ProxySettings, Secrets};
+use clusterproxy::domain::render::capi::Capi;
+use clusterproxy::domain::render::cloud_init::CloudInit;
+use clusterproxy::domain::render::ignition::{Ignition, Variant, TRUST_UNIT};
+use clusterproxy::domain::render::openshift::OpenShift;
+use clusterproxy::domain::render::trust::OsFamily;
+use clusterproxy::domain::render::{talos, Cluster, Input, ProxySettings, Renderer, Secrets};
 use clusterproxy::domain::trusted_ca::TrustedCa;
 use clusterproxy::domain::Field;
 use jsonschema::{Draft, Validator};
@@ -54,6 +59,11 @@ enum Check {
     /// A JSON Schema that declares its dialect, for the whole document or
     /// for the minimal document the function embeds the fragment into.
     JsonSchema(&'static str, fn(Value) -> Value),
+    /// A ClusterClass variable value against the variable's schema, which
+    /// Cluster API reads as a structural schema and whose unknown fields it
+    /// rejects (cluster-api `internal/topology/variables/
+    /// cluster_variable_validation.go`, `validateUnknownFields`).
+    ClusterClassVariable(&'static str),
     /// A definition of an ARM Swagger 2.0 document.
     Arm(&'static str),
     /// A Talos machine config patch: each YAML document against the Talos
@@ -118,7 +128,11 @@ const GOLDEN: &[(&str, &str, Check)] = &[
     ("systemd/system.conf", "systemd (Debian's)", Check::SystemdManager),
     ("talos/patch.yaml", "Talos 1.10", Check::Talos("talos/1.10/config.schema.json")),
     ("tkg/cluster-config.yaml", "TKG", Check::Uncovered("TKG's cluster configuration variables have no published schema")),
-    ("tkg/cluster-class-variable.json", "TKG ClusterClass", Check::Uncovered("the ClusterClass `proxy` variable schema (vmware-tanzu/tanzu-framework) is not vendored yet")),
+    (
+        "tkg/cluster-class-variable.json",
+        "TKG vSphere ClusterClass v1.0.0 `proxy` variable",
+        Check::ClusterClassVariable("tkg/vsphere-v1.0.0/proxy-variable.json"),
+    ),
 ];
 
 /// The Talos minor versions rendered fresh, and the schema of each.
@@ -134,6 +148,11 @@ const TALOS: [(u32, &str); 5] = [
 /// the fix they wait for. A listed check that passes, or fails otherwise,
 /// fails the test, so the list only shrinks.
 const EXPECTED_FAILURES: &[(&str, &str, &str)] = &[
+    (
+        "tkg/cluster-class-variable.json as TKG vSphere ClusterClass v1.0.0 `proxy` variable",
+        "at \"\": Additional properties are not allowed ('systemWide' was unexpected)",
+        "the `proxy` variable of the TKG ClusterClass has httpProxy, httpsProxy and noProxy only, and tanzu-framework's own config_variable_association.star writes no systemWide; the TKG renderer must leave `systemWide` out of the ClusterClass variable (TKG_NODE_SYSTEM_WIDE_PROXY is a cluster-config variable only)",
+    ),
     (
         "render talos 1.13",
         "(v1alpha1.Config) at \"/machine\": Additional properties are not allowed ('env' was unexpected)",
@@ -234,7 +253,7 @@ fn build(schema: &Value, draft: Option<Draft>) -> Validator {
 /// The validator of a vendored schema for a check.
 fn validator(check: Check) -> Validator {
     match check {
-        Check::Crd(path) | Check::CrdFragment(path, _) => {
+        Check::Crd(path) | Check::CrdFragment(path, _) | Check::ClusterClassVariable(path) => {
             build(&structural(&schema(path)), Some(Draft::Draft4))
         }
         Check::Arm(path) => build(&closed(&schema(path)), Some(Draft::Draft4)),
@@ -254,7 +273,7 @@ fn errors(validator: &Validator, document: &Value) -> Vec<String> {
 /// The errors of `text` (the whole output of a renderer) under `check`.
 fn run(check: Check, text: &str) -> Vec<String> {
     match check {
-        Check::Crd(_) | Check::Arm(_) => {
+        Check::Crd(_) | Check::Arm(_) | Check::ClusterClassVariable(_) => {
             let v = validator(check);
             documents(text).iter().flat_map(|d| errors(&v, d)).collect()
         }
@@ -556,6 +575,11 @@ fn openshift_against_the_proxy_crd() {
 }
 
 #[test]
+fn tkg_against_the_cluster_class_variable_schema() {
+    check_goldens("tkg/");
+}
+
+#[test]
 fn systemd_against_systemd_analyze() {
     check_goldens("systemd/");
 }
@@ -607,6 +631,108 @@ fn talos_renders_against_each_version_schema() {
             results.push((label, run(check, &patch)));
         }
     }
+    report(results);
+}
+
+/// `renderer`'s output for [`settings`] with the trusted CA (which the
+/// golden files mostly lack), credentials included.
+fn render<R: Renderer>(renderer: &R) -> R::Output {
+    let settings = settings(true);
+    let cluster = Cluster::default();
+    let input = Input {
+        settings: &settings,
+        cluster: &cluster,
+        secrets: Secrets::Include,
+    };
+    renderer
+        .render(input)
+        .unwrap_or_else(|findings| panic!("{findings:?}"))
+        .output
+}
+
+/// The renderers whose output changes with a trusted CA or the OS, rendered
+/// now with a CA for every OS they take, against the same checks as their
+/// golden files.
+#[test]
+fn renders_with_a_trusted_ca_against_their_checks() {
+    let units = vec![
+        "containerd.service".to_owned(),
+        "kubelet.service".to_owned(),
+    ];
+    let os_families = [
+        OsFamily::Debian,
+        OsFamily::Rhel,
+        OsFamily::Flatcar,
+        OsFamily::Photon,
+    ];
+    let mut results = Vec::new();
+    for variant in [Variant::Flatcar, Variant::Fcos] {
+        let config = render(&Ignition {
+            units: units.clone(),
+            variant,
+        })
+        .config;
+        assert!(config.contains(TRUST_UNIT), "the CA is rendered: {config}");
+        for check in [
+            Check::JsonSchema("ignition/3.3.0/ignition.json", whole),
+            Check::IgnitionValidate,
+        ] {
+            results.push((format!("render ignition {variant:?}"), run(check, &config)));
+        }
+    }
+    for os in os_families {
+        let user_data = render(&CloudInit {
+            units: units.clone(),
+            os,
+        })
+        .user_data;
+        results.push((
+            format!("render cloud-init {os:?}"),
+            run(Check::CloudInit, &user_data),
+        ));
+        for (cluster_name, base64_content) in [
+            (None, false),
+            (None, true),
+            (Some("prod".to_owned()), false),
+        ] {
+            let capi = Capi {
+                units: units.clone(),
+                os,
+                base64_content,
+                cluster_name,
+                namespace: "default".to_owned(),
+            };
+            let kubeadm = render(&capi).kubeadm.to_yaml();
+            for (path, embed) in [
+                (
+                    "capi/v1beta1/kubeadmcontrolplane.json",
+                    kcp_v1beta1 as fn(Value) -> Value,
+                ),
+                ("capi/v1beta1/kubeadmconfigtemplate.json", kct),
+                ("capi/v1beta2/kubeadmcontrolplane.json", kcp_v1beta2),
+                ("capi/v1beta2/kubeadmconfigtemplate.json", kct),
+            ] {
+                results.push((
+                    format!(
+                        "render capi {os:?} {capi:?} as {path}",
+                        capi = (&capi.cluster_name, capi.base64_content)
+                    ),
+                    run(Check::CrdFragment(path, embed), &kubeadm),
+                ));
+            }
+        }
+    }
+    let openshift = OpenShift {
+        readiness_endpoints: vec!["https://quay.io/".to_owned()],
+        ..OpenShift::default()
+    };
+    results.push((
+        "render openshift Proxy".to_owned(),
+        run(
+            Check::Crd("openshift/v1/proxy.json"),
+            &render(&openshift).proxy_manifest(),
+        ),
+    ));
     report(results);
 }
 
@@ -674,6 +800,7 @@ fn every_schema_has_its_provenance_and_a_use() {
             | Check::CrdFragment(p, _)
             | Check::JsonSchema(p, _)
             | Check::Arm(p)
+            | Check::ClusterClassVariable(p)
             | Check::Talos(p) => Some((*p).to_owned()),
             _ => None,
         })
