@@ -39,6 +39,7 @@ use clusterproxy::domain::render::capi::Capi;
 use clusterproxy::domain::render::cloud_init::CloudInit;
 use clusterproxy::domain::render::ignition::{Ignition, Variant, TRUST_UNIT};
 use clusterproxy::domain::render::openshift::OpenShift;
+use clusterproxy::domain::render::pod_env::PodEnv;
 use clusterproxy::domain::render::trust::OsFamily;
 use clusterproxy::domain::render::{talos, Cluster, Input, ProxySettings, Renderer, Secrets};
 use clusterproxy::domain::trusted_ca::TrustedCa;
@@ -50,8 +51,8 @@ use serde_json::{json, Value};
 /// How a golden file is checked against its consumer.
 #[derive(Clone, Copy)]
 enum Check {
-    /// The whole document is an object of the CRD version whose schema is
-    /// at this path under tests/schemas.
+    /// The whole document is a Kubernetes object of the CRD version (or the
+    /// built-in type) whose schema is at this path under tests/schemas.
     Crd(&'static str),
     /// A fragment of an object of the CRD version, embedded by the function
     /// into a minimal object that is valid without it.
@@ -104,7 +105,7 @@ const GOLDEN: &[(&str, &str, Check)] = &[
     ("capi/kubeadm-secret.yaml", "CAPI v1beta1 KubeadmConfigTemplate", Check::CrdFragment("capi/v1beta1/kubeadmconfigtemplate.json", kct)),
     ("capi/kubeadm-secret.yaml", "CAPI v1beta2 KubeadmControlPlane", Check::CrdFragment("capi/v1beta2/kubeadmcontrolplane.json", kcp_v1beta2)),
     ("capi/kubeadm-secret.yaml", "CAPI v1beta2 KubeadmConfigTemplate", Check::CrdFragment("capi/v1beta2/kubeadmconfigtemplate.json", kct)),
-    ("capi/secret.yaml", "Kubernetes core/v1", Check::Uncovered("a core/v1 Secret: the Kubernetes OpenAPI document (kubernetes/kubernetes api/openapi-spec) is not vendored")),
+    ("capi/secret.yaml", "Kubernetes 1.36 core/v1 Secret", Check::Crd("kubernetes/1.36/secret.json")),
     ("capi/cluster-values.yaml", "Giant Swarm cluster-values", Check::Uncovered("the cluster-values ConfigMap that chart-operator reads has no published schema")),
     ("cloud_init/user-data.yaml", "cloud-init (Debian's)", Check::CloudInit),
     ("eksa/cluster-spec.yaml", "EKS-A v1alpha1 Cluster", Check::CrdFragment("eksa/v1alpha1/cluster.json", eksa_cluster)),
@@ -119,8 +120,8 @@ const GOLDEN: &[(&str, &str, Check)] = &[
     ("openshift/proxy.yaml", "OpenShift config.openshift.io/v1 Proxy", Check::Crd("openshift/v1/proxy.json")),
     ("openshift/install-config.yaml", "OpenShift install-config", Check::Uncovered("openshift/installer's install-config CRD (data/data/install.openshift.io_installconfigs.yaml) could not be fetched: the repository snapshot is over the size limit here")),
     ("openshift/status-no-proxy.txt", "-", Check::Uncovered("not a consumer document: the renderer's model of the Proxy status.noProxy, for review")),
-    ("pod_env/env.yaml", "Kubernetes core/v1", Check::Uncovered("a core/v1 Container env list: the Kubernetes OpenAPI document is not vendored")),
-    ("pod_env/ca-volumes.yaml", "Kubernetes core/v1", Check::Uncovered("core/v1 volumes and volumeMounts: the Kubernetes OpenAPI document is not vendored")),
+    ("pod_env/env.yaml", "Kubernetes 1.36 core/v1 PodSpec", Check::CrdFragment("kubernetes/1.36/podspec.json", pod_spec)),
+    ("pod_env/ca-volumes.yaml", "Kubernetes 1.36 core/v1 PodSpec", Check::CrdFragment("kubernetes/1.36/podspec.json", pod_spec)),
     ("rke2/all-redacted.env", "RKE2/k3s", Check::Uncovered("an EnvironmentFile= of the rke2/k3s units: no schema, and systemd-analyze verify does not read environment files")),
     ("rke2/containerd.env", "RKE2/k3s", Check::Uncovered("an EnvironmentFile= of the rke2/k3s units: no schema, and systemd-analyze verify does not read environment files")),
     ("systemd/containerd.conf", "systemd (Debian's)", Check::SystemdDropin),
@@ -134,6 +135,10 @@ const GOLDEN: &[(&str, &str, Check)] = &[
         Check::ClusterClassVariable("tkg/vsphere-v1.0.0/proxy-variable.json"),
     ),
 ];
+
+/// The schema of the ConfigMaps that only fresh renders produce (the golden
+/// files hold none).
+const CONFIG_MAP: &str = "kubernetes/1.36/configmap.json";
 
 /// The Talos minor versions rendered fresh, and the schema of each.
 const TALOS: [(u32, &str); 5] = [
@@ -400,6 +405,22 @@ fn manager_as_dropin(text: &str) -> String {
     assert!(text.contains("[Manager]\n"), "{text}");
     text.replace("[Manager]\n", "[Service]\n")
         .replace("\nDefaultEnvironment=", "\nEnvironment=")
+}
+
+/// A minimal core/v1 PodSpec with `fragment` in it: its `volumes` in the
+/// pod, every other key (`env`, `volumeMounts`) in its one container.
+fn pod_spec(fragment: Value) -> Value {
+    let mut container = json!({"name": "app", "image": "registry.corp.example/app:1"});
+    let mut spec = json!({});
+    for (key, value) in fragment.as_object().cloned().unwrap_or_default() {
+        if key == "volumes" {
+            spec[key] = value;
+        } else {
+            container[key] = value;
+        }
+    }
+    spec["containers"] = json!([container]);
+    spec
 }
 
 /// A minimal KubeadmControlPlane v1beta1 with `fragment` as its
@@ -722,6 +743,27 @@ fn renders_with_a_trusted_ca_against_their_checks() {
             }
         }
     }
+    let pod_env = render(&PodEnv {
+        config_map_name: "proxy-ca".to_owned(),
+        namespace: Some("default".to_owned()),
+    });
+    let (volumes, mounts) = pod_env.ca_volumes.expect("the CA volumes");
+    for document in [pod_env.env_yaml, volumes, mounts] {
+        results.push((
+            "render pod env".to_owned(),
+            run(
+                Check::CrdFragment("kubernetes/1.36/podspec.json", pod_spec),
+                &document,
+            ),
+        ));
+    }
+    results.push((
+        "render pod env ConfigMap".to_owned(),
+        run(
+            Check::Crd(CONFIG_MAP),
+            &pod_env.ca_config_map.expect("the CA ConfigMap"),
+        ),
+    ));
     let openshift = OpenShift {
         readiness_endpoints: vec!["https://quay.io/".to_owned()],
         ..OpenShift::default()
@@ -731,6 +773,15 @@ fn renders_with_a_trusted_ca_against_their_checks() {
         run(
             Check::Crd("openshift/v1/proxy.json"),
             &render(&openshift).proxy_manifest(),
+        ),
+    ));
+    results.push((
+        "render openshift user-ca-bundle ConfigMap".to_owned(),
+        run(
+            Check::Crd(CONFIG_MAP),
+            &render(&openshift)
+                .ca_config_map()
+                .expect("the CA ConfigMap"),
         ),
     ));
     report(results);
@@ -806,6 +857,7 @@ fn every_schema_has_its_provenance_and_a_use() {
         })
         .collect();
     used.extend(TALOS.map(|(_, path)| path.to_owned()));
+    used.push(CONFIG_MAP.to_owned());
     for consumer in std::fs::read_dir(&root).unwrap() {
         let consumer = consumer.unwrap().path();
         if !consumer.is_dir() {
@@ -907,6 +959,24 @@ mod known_bad {
             Check::Crd("openshift/v1/proxy.json"),
             "apiVersion: config.openshift.io/v1\nkind: Proxy\nmetadata: {name: cluster}\nspec:\n  noProxy: [a, b]\n",
             "/spec/noProxy",
+        );
+    }
+
+    #[test]
+    fn kubernetes_core_rejects_a_wrong_type_and_an_unknown_field() {
+        let pod = Check::CrdFragment("kubernetes/1.36/podspec.json", pod_spec);
+        fails(
+            pod,
+            "env:\n- name: A\n  value: 1\n",
+            "/containers/0/env/0/value",
+        );
+        fails(pod, "env:\n- nmae: A\n", "nmae");
+        fails(pod, "volumes:\n- name: v\n  configMap: {nmae: x}\n", "nmae");
+        assert_eq!(run(pod, "{}"), Vec::<String>::new());
+        fails(
+            Check::Crd("kubernetes/1.36/secret.json"),
+            "apiVersion: v1\nkind: Secret\nmetadata: {name: x}\nstringdata: {a: b}\n",
+            "stringdata",
         );
     }
 
