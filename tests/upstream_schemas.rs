@@ -35,8 +35,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use clusterproxy::domain::proxy_url::{ProxyCredentials, ProxyUrl};
+use clusterproxy::domain::render::aks::Aks;
 use clusterproxy::domain::render::capi::Capi;
 use clusterproxy::domain::render::cloud_init::CloudInit;
+use clusterproxy::domain::render::helm::Helm;
 use clusterproxy::domain::render::ignition::{Ignition, Variant, TRUST_UNIT};
 use clusterproxy::domain::render::openshift::OpenShift;
 use clusterproxy::domain::render::pod_env::PodEnv;
@@ -658,10 +660,14 @@ fn talos_renders_against_each_version_schema() {
 /// `renderer`'s output for [`settings`] with the trusted CA (which the
 /// golden files mostly lack), credentials included.
 fn render<R: Renderer>(renderer: &R) -> R::Output {
-    let settings = settings(true);
+    render_with(renderer, &settings(true))
+}
+
+/// `renderer`'s output for `settings`, credentials included.
+fn render_with<R: Renderer>(renderer: &R, settings: &ProxySettings) -> R::Output {
     let cluster = Cluster::default();
     let input = Input {
-        settings: &settings,
+        settings,
         cluster: &cluster,
         secrets: Secrets::Include,
     };
@@ -743,6 +749,48 @@ fn renders_with_a_trusted_ca_against_their_checks() {
             }
         }
     }
+    let helm = render(&Helm {
+        config_map_name: "proxy-ca".to_owned(),
+        namespace: None,
+    });
+    for (label, check, values) in [
+        (
+            "render helm cert-manager",
+            Check::JsonSchema("cert-manager/1.16/values.schema.json", whole),
+            &helm.cert_manager,
+        ),
+        (
+            "render helm giantswarm",
+            Check::JsonSchema(
+                "giantswarm-cluster-aws/9.0.0/values.schema.json",
+                giantswarm_values,
+            ),
+            &helm.giantswarm_global,
+        ),
+    ] {
+        results.push((label.to_owned(), run(check, values)));
+    }
+    results.push((
+        "render helm ConfigMap".to_owned(),
+        run(
+            Check::Crd(CONFIG_MAP),
+            &helm.ca_config_map.expect("the CA ConfigMap"),
+        ),
+    ));
+    // AKS takes no proxy credentials.
+    let mut anonymous = settings(true);
+    for url in [&mut anonymous.http_proxy, &mut anonymous.https_proxy] {
+        *url = url.take().map(|u| u.with_credentials(None));
+    }
+    let aks = render_with(&Aks, &anonymous);
+    assert!(aks.trusted_ca.is_some(), "the CA is rendered");
+    results.push((
+        "render aks with a trusted CA".to_owned(),
+        run(
+            Check::Arm("aks/2025-10-01/ManagedClusterHTTPProxyConfig.json"),
+            &aks.to_json_file(),
+        ),
+    ));
     let pod_env = render(&PodEnv {
         config_map_name: "proxy-ca".to_owned(),
         namespace: Some("default".to_owned()),
