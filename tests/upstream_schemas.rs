@@ -1,8 +1,10 @@
 //! What the renderers produce, checked against each consumer's own published
 //! schema or parser, for every consumer version we render for: every golden
 //! file under tests/golden (the renderers' golden tests keep them equal to
-//! what the renderers write) and fresh renders of the versioned renderer
-//! (Talos) through the domain API. A golden file without a check fails
+//! what the renderers write), fresh renders of the versioned renderer (Talos,
+//! every minor version with a schema) and fresh renders with a trusted CA
+//! and every OS family, which most golden files lack, through the domain
+//! API. A golden file without a check fails
 //! [`every_golden_file_has_a_check`], so a new renderer or output cannot slip
 //! through; the files no published schema or parser covers are listed in
 //! [`GOLDEN`] with the reason, for review.
@@ -11,9 +13,15 @@
 //! names the repository, path, commit and licence of each, and
 //! scripts/refresh-schemas re-fetches them. Nothing here uses the network.
 //!
-//! Kubernetes CRD schemas (structural OpenAPI v3 schemas) are read as JSON
-//! Schema draft 4 after [`structural`] turns the Kubernetes extensions into
-//! what the API server does with them:
+//! A rendered fragment (the `files` and `preKubeadmCommands` of a
+//! `kubeadmConfigSpec`, a `proxyConfiguration`, a container's `env`, chart
+//! values under `global.connectivity`) is embedded into a minimal object
+//! that is valid without it (the tests show that) and validated whole.
+//!
+//! Kubernetes schemas (CRD structural OpenAPI v3 schemas, and the core/v1
+//! definitions of Kubernetes' OpenAPI v2 document) are read as JSON Schema
+//! draft 4 after [`structural`] turns the Kubernetes extensions into what
+//! the API server does with them:
 //! - every object schema with `properties` and neither `additionalProperties`
 //!   nor `x-kubernetes-preserve-unknown-fields: true` is closed
 //!   (`additionalProperties: false`): the API server's strict field
@@ -241,12 +249,8 @@ fn structural(schema: &Value) -> Value {
     out.into()
 }
 
-/// A Swagger 2.0 definition closed like a structural schema: an object
-/// schema with `properties` and no `additionalProperties` takes no other.
-fn closed(schema: &Value) -> Value {
-    structural(schema)
-}
-
+/// The validator of `schema`, in `draft` or the one it declares, formats
+/// validated.
 fn build(schema: &Value, draft: Option<Draft>) -> Validator {
     let mut options = jsonschema::options().should_validate_formats(true);
     if let Some(draft) = draft {
@@ -260,10 +264,12 @@ fn build(schema: &Value, draft: Option<Draft>) -> Validator {
 /// The validator of a vendored schema for a check.
 fn validator(check: Check) -> Validator {
     match check {
-        Check::Crd(path) | Check::CrdFragment(path, _) | Check::ClusterClassVariable(path) => {
-            build(&structural(&schema(path)), Some(Draft::Draft4))
-        }
-        Check::Arm(path) => build(&closed(&schema(path)), Some(Draft::Draft4)),
+        // The ARM definition has no Kubernetes extensions: `structural` only
+        // closes its objects.
+        Check::Crd(path)
+        | Check::CrdFragment(path, _)
+        | Check::ClusterClassVariable(path)
+        | Check::Arm(path) => build(&structural(&schema(path)), Some(Draft::Draft4)),
         Check::JsonSchema(path, _) | Check::Talos(path) => build(&schema(path), None),
         _ => unreachable!("no schema for this check"),
     }
@@ -1008,6 +1014,42 @@ mod known_bad {
             "apiVersion: config.openshift.io/v1\nkind: Proxy\nmetadata: {name: cluster}\nspec:\n  noProxy: [a, b]\n",
             "/spec/noProxy",
         );
+    }
+
+    /// [`structural`] reads each Kubernetes extension as the API server does.
+    #[test]
+    fn structural_reads_the_kubernetes_extensions() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "closed": {"type": "object", "properties": {"a": {"type": "string"}}},
+                "open": {
+                    "type": "object",
+                    "properties": {"a": {"type": "string"}},
+                    "x-kubernetes-preserve-unknown-fields": true,
+                },
+                "nullable": {"type": "string", "nullable": true},
+                "port": {"x-kubernetes-int-or-string": true},
+                "set": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"},
+            },
+        });
+        let v = build(&structural(&schema), Some(Draft::Draft4));
+        let valid = json!({"closed": {"a": "x"}, "open": {"b": 1}, "nullable": null, "port": "http", "set": ["a", "b"]});
+        assert_eq!(errors(&v, &valid), Vec::<String>::new());
+        assert_eq!(errors(&v, &json!({"port": 80})), Vec::<String>::new());
+        for (bad, path) in [
+            (json!({"closed": {"b": "x"}}), "/closed"),
+            (json!({"unknown": 1}), ""),
+            (json!({"port": true}), "/port"),
+            (json!({"set": ["a", "a"]}), "/set"),
+            (json!({"nullable": 1}), "/nullable"),
+        ] {
+            let found = errors(&v, &bad);
+            assert!(
+                found.iter().any(|e| e.starts_with(&format!("at {path:?}"))),
+                "{bad}: {found:?}"
+            );
+        }
     }
 
     #[test]
