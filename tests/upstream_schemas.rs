@@ -120,13 +120,16 @@ const GOLDEN: &[(&str, &str, Check)] = &[
     ("cloud_init/user-data.yaml", "cloud-init (Debian's)", Check::CloudInit),
     ("eksa/cluster-spec.yaml", "EKS-A v1alpha1 Cluster", Check::CrdFragment("eksa/v1alpha1/cluster.json", eksa_cluster)),
     ("helm/cert-manager.yaml", "cert-manager chart 1.16", Check::JsonSchema("cert-manager/1.16/values.schema.json", whole)),
+    ("helm/cert-manager.yaml", "cert-manager chart 1.21", Check::JsonSchema("cert-manager/1.21/values.schema.json", whole)),
     ("helm/giantswarm-global.yaml", "Giant Swarm cluster-aws chart 9.0.0", Check::JsonSchema("giantswarm-cluster-aws/9.0.0/values.schema.json", giantswarm_values)),
     ("ignition/config.ign", "Ignition spec 3.3.0", Check::JsonSchema("ignition/3.3.0/ignition.json", whole)),
     ("ignition/config.ign", "Ignition spec 3.3.0 (ignition-validate)", Check::IgnitionValidate),
     ("ignition/butane.yaml", "Butane fcos 1.4.0", Check::Uncovered("coreos/butane publishes no schema, and no package registry reachable here ships the butane binary")),
     ("kubespray/proxy.yml", "kubespray", Check::Uncovered("kubespray publishes no schema for its inventory variables")),
     ("kyverno/cluster-policy.yaml", "Kyverno 1.13 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.13/clusterpolicy-v1.json")),
+    ("kyverno/cluster-policy.yaml", "Kyverno 1.19 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.19/clusterpolicy-v1.json")),
     ("kyverno/cluster-policy-ca.yaml", "Kyverno 1.13 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.13/clusterpolicy-v1.json")),
+    ("kyverno/cluster-policy-ca.yaml", "Kyverno 1.19 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.19/clusterpolicy-v1.json")),
     ("openshift/proxy.yaml", "OpenShift config.openshift.io/v1 Proxy", Check::Crd("openshift/v1/proxy.json")),
     ("openshift/install-config.yaml", "OpenShift install-config", Check::Uncovered("openshift/installer's install-config CRD (data/data/install.openshift.io_installconfigs.yaml) could not be fetched: the repository snapshot is over the size limit here")),
     ("openshift/status-no-proxy.txt", "-", Check::Uncovered("not a consumer document: the renderer's model of the Proxy status.noProxy, for review")),
@@ -761,8 +764,13 @@ fn renders_with_a_trusted_ca_against_their_checks() {
     });
     for (label, check, values) in [
         (
-            "render helm cert-manager",
+            "render helm cert-manager 1.16",
             Check::JsonSchema("cert-manager/1.16/values.schema.json", whole),
+            &helm.cert_manager,
+        ),
+        (
+            "render helm cert-manager 1.21",
+            Check::JsonSchema("cert-manager/1.21/values.schema.json", whole),
             &helm.cert_manager,
         ),
         (
