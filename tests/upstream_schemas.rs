@@ -1,0 +1,1182 @@
+//! What the renderers produce, checked against each consumer's own published
+//! schema or parser, for every consumer version we render for: every golden
+//! file under tests/golden (the renderers' golden tests keep them equal to
+//! what the renderers write), fresh renders of the versioned renderer (Talos,
+//! every minor version with a schema) and fresh renders with a trusted CA
+//! and every OS family, which most golden files lack, through the domain
+//! API. A golden file without a check fails
+//! [`every_golden_file_has_a_check`], so a new renderer or output cannot slip
+//! through; the files no published schema or parser covers are listed in
+//! [`GOLDEN`] with the reason, for review.
+//!
+//! The schemas are vendored under tests/schemas; tests/schemas/PROVENANCE.md
+//! names the repository, path, commit and licence of each, and
+//! scripts/refresh-schemas re-fetches them. Nothing here uses the network.
+//!
+//! A rendered fragment (the `files` and `preKubeadmCommands` of a
+//! `kubeadmConfigSpec`, a `proxyConfiguration`, a container's `env`, chart
+//! values under `global.connectivity`) is embedded into a minimal object
+//! that is valid without it (the tests show that) and validated whole.
+//!
+//! Kubernetes schemas (CRD structural OpenAPI v3 schemas, and the core/v1
+//! definitions of Kubernetes' OpenAPI v2 document) are read as JSON Schema
+//! draft 4 after [`structural`] turns the Kubernetes extensions into what
+//! the API server does with them:
+//! - every object schema with `properties` and neither `additionalProperties`
+//!   nor `x-kubernetes-preserve-unknown-fields: true` is closed
+//!   (`additionalProperties: false`): the API server's strict field
+//!   validation (`fieldValidation=Strict`, kubectl's `--validate=strict`)
+//!   rejects unknown fields that it would otherwise prune silently;
+//! - `nullable: true` admits `null`;
+//! - `x-kubernetes-int-or-string: true` admits an integer or a string;
+//! - `x-kubernetes-list-type: set` requires unique items;
+//! - `x-kubernetes-list-type: map` keys and `x-kubernetes-validations` (CEL
+//!   rules) are not evaluated, and `x-kubernetes-embedded-resource` and
+//!   `x-kubernetes-map-type` need nothing (they do not restrict values).
+//!
+//! The ARM definition (Swagger 2.0, a draft 4 schema) is closed the same way:
+//! we must send no property the API version does not define. JSON Schemas
+//! that declare `$schema` (Talos, Ignition, the Helm charts) are used as
+//! published. Formats are validated where the dialect knows them.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use clusterproxy::domain::proxy_url::{ProxyCredentials, ProxyUrl};
+use clusterproxy::domain::render::aks::Aks;
+use clusterproxy::domain::render::capi::Capi;
+use clusterproxy::domain::render::cloud_init::CloudInit;
+use clusterproxy::domain::render::helm::Helm;
+use clusterproxy::domain::render::ignition::{Ignition, Variant, TRUST_UNIT};
+use clusterproxy::domain::render::openshift::OpenShift;
+use clusterproxy::domain::render::pod_env::PodEnv;
+use clusterproxy::domain::render::trust::OsFamily;
+use clusterproxy::domain::render::{talos, Cluster, Input, ProxySettings, Renderer, Secrets};
+use clusterproxy::domain::trusted_ca::TrustedCa;
+use clusterproxy::domain::Field;
+use jsonschema::{Draft, Validator};
+use serde::Deserialize as _;
+use serde_json::{json, Value};
+
+/// How a golden file is checked against its consumer.
+#[derive(Clone, Copy)]
+enum Check {
+    /// The whole document is a Kubernetes object of the CRD version (or the
+    /// built-in type) whose schema is at this path under tests/schemas.
+    Crd(&'static str),
+    /// A fragment of an object of the CRD version, embedded by the function
+    /// into a minimal object that is valid without it.
+    CrdFragment(&'static str, fn(Value) -> Value),
+    /// A JSON Schema that declares its dialect, for the whole document or
+    /// for the minimal document the function embeds the fragment into.
+    JsonSchema(&'static str, fn(Value) -> Value),
+    /// A ClusterClass variable value against the variable's schema, which
+    /// Cluster API reads as a structural schema and whose unknown fields it
+    /// rejects (cluster-api `internal/topology/variables/
+    /// cluster_variable_validation.go`, `validateUnknownFields`).
+    ClusterClassVariable(&'static str),
+    /// A definition of an ARM Swagger 2.0 document.
+    Arm(&'static str),
+    /// A Talos machine config patch: each YAML document against the Talos
+    /// config schema of the version (a patch document is a partial
+    /// `v1alpha1.Config`, which has no required field, or a whole document
+    /// of another kind).
+    Talos(&'static str),
+    /// `cloud-init schema --config-file`.
+    CloudInit,
+    /// `ignition-validate`.
+    IgnitionValidate,
+    /// `systemd-analyze verify` of a unit with the file as its drop-in.
+    SystemdDropin,
+    /// A `[Manager]` `DefaultEnvironment=` file: its value goes through
+    /// `systemd-analyze verify` as an `Environment=` drop-in, which systemd
+    /// parses with the same assignment parser.
+    SystemdManager,
+    /// No published schema or parser of the consumer covers this file; the
+    /// reason is reviewed with this list.
+    Uncovered(&'static str),
+}
+
+/// Leaves a whole document as it is.
+fn whole(document: Value) -> Value {
+    document
+}
+
+/// Every golden file, the consumer version it is checked for, and how.
+const GOLDEN: &[(&str, &str, Check)] = &[
+    ("aks/http-proxy-config.json", "AKS API 2025-10-01", Check::Arm("aks/2025-10-01/ManagedClusterHTTPProxyConfig.json")),
+    ("aks/effective-no-proxy.txt", "-", Check::Uncovered("not a consumer document: the renderer's model of AKS's effectiveNoProxy, for review")),
+    ("aks/round-trip.txt", "-", Check::Uncovered("not a consumer document: the renderer's report of the AKS/azurerm round trip, for review")),
+    ("capi/kubeadm.yaml", "CAPI v1beta1 KubeadmControlPlane", Check::CrdFragment("capi/v1beta1/kubeadmcontrolplane.json", kcp_v1beta1)),
+    ("capi/kubeadm.yaml", "CAPI v1beta1 KubeadmConfigTemplate", Check::CrdFragment("capi/v1beta1/kubeadmconfigtemplate.json", kct)),
+    ("capi/kubeadm.yaml", "CAPI v1beta2 KubeadmControlPlane", Check::CrdFragment("capi/v1beta2/kubeadmcontrolplane.json", kcp_v1beta2)),
+    ("capi/kubeadm.yaml", "CAPI v1beta2 KubeadmConfigTemplate", Check::CrdFragment("capi/v1beta2/kubeadmconfigtemplate.json", kct)),
+    ("capi/kubeadm-secret.yaml", "CAPI v1beta1 KubeadmControlPlane", Check::CrdFragment("capi/v1beta1/kubeadmcontrolplane.json", kcp_v1beta1)),
+    ("capi/kubeadm-secret.yaml", "CAPI v1beta1 KubeadmConfigTemplate", Check::CrdFragment("capi/v1beta1/kubeadmconfigtemplate.json", kct)),
+    ("capi/kubeadm-secret.yaml", "CAPI v1beta2 KubeadmControlPlane", Check::CrdFragment("capi/v1beta2/kubeadmcontrolplane.json", kcp_v1beta2)),
+    ("capi/kubeadm-secret.yaml", "CAPI v1beta2 KubeadmConfigTemplate", Check::CrdFragment("capi/v1beta2/kubeadmconfigtemplate.json", kct)),
+    ("capi/secret.yaml", "Kubernetes 1.36 core/v1 Secret", Check::Crd("kubernetes/1.36/secret.json")),
+    ("capi/cluster-values.yaml", "Giant Swarm cluster-values", Check::Uncovered("the cluster-values ConfigMap that chart-operator reads has no published schema")),
+    ("cloud_init/user-data.yaml", "cloud-init (Debian's)", Check::CloudInit),
+    ("eksa/cluster-spec.yaml", "EKS-A v1alpha1 Cluster", Check::CrdFragment("eksa/v1alpha1/cluster.json", eksa_cluster)),
+    ("helm/cert-manager.yaml", "cert-manager chart 1.16", Check::JsonSchema("cert-manager/1.16/values.schema.json", whole)),
+    ("helm/cert-manager.yaml", "cert-manager chart 1.21", Check::JsonSchema("cert-manager/1.21/values.schema.json", whole)),
+    ("helm/giantswarm-global.yaml", "Giant Swarm cluster-aws chart 9.0.0", Check::JsonSchema("giantswarm-cluster-aws/9.0.0/values.schema.json", giantswarm_values)),
+    ("ignition/config.ign", "Ignition spec 3.3.0", Check::JsonSchema("ignition/3.3.0/ignition.json", whole)),
+    ("ignition/config.ign", "Ignition spec 3.3.0 (ignition-validate)", Check::IgnitionValidate),
+    ("ignition/butane.yaml", "Butane fcos 1.4.0", Check::Uncovered("coreos/butane publishes no schema, and no package registry reachable here ships the butane binary")),
+    ("kubespray/proxy.yml", "kubespray", Check::Uncovered("kubespray publishes no schema for its inventory variables")),
+    ("kyverno/cluster-policy.yaml", "Kyverno 1.13 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.13/clusterpolicy-v1.json")),
+    ("kyverno/cluster-policy.yaml", "Kyverno 1.19 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.19/clusterpolicy-v1.json")),
+    ("kyverno/cluster-policy-ca.yaml", "Kyverno 1.13 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.13/clusterpolicy-v1.json")),
+    ("kyverno/cluster-policy-ca.yaml", "Kyverno 1.19 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.19/clusterpolicy-v1.json")),
+    ("openshift/proxy.yaml", "OpenShift config.openshift.io/v1 Proxy", Check::Crd("openshift/v1/proxy.json")),
+    ("openshift/install-config.yaml", "OpenShift install-config", Check::Uncovered("openshift/installer's install-config CRD (data/data/install.openshift.io_installconfigs.yaml) could not be fetched: the repository snapshot is over the size limit here")),
+    ("openshift/status-no-proxy.txt", "-", Check::Uncovered("not a consumer document: the renderer's model of the Proxy status.noProxy, for review")),
+    ("pod_env/env.yaml", "Kubernetes 1.36 core/v1 PodSpec", Check::CrdFragment("kubernetes/1.36/podspec.json", pod_spec)),
+    ("pod_env/ca-volumes.yaml", "Kubernetes 1.36 core/v1 PodSpec", Check::CrdFragment("kubernetes/1.36/podspec.json", pod_spec)),
+    ("rke2/all-redacted.env", "RKE2/k3s", Check::Uncovered("an EnvironmentFile= of the rke2/k3s units: no schema, and systemd-analyze verify does not read environment files")),
+    ("rke2/containerd.env", "RKE2/k3s", Check::Uncovered("an EnvironmentFile= of the rke2/k3s units: no schema, and systemd-analyze verify does not read environment files")),
+    ("systemd/containerd.conf", "systemd (Debian's)", Check::SystemdDropin),
+    ("systemd/kubelet-redacted.conf", "systemd (Debian's)", Check::SystemdDropin),
+    ("systemd/system.conf", "systemd (Debian's)", Check::SystemdManager),
+    ("talos/patch.yaml", "Talos 1.10", Check::Talos("talos/1.10/config.schema.json")),
+    ("tkg/cluster-config.yaml", "TKG", Check::Uncovered("TKG's cluster configuration variables have no published schema")),
+    (
+        "tkg/cluster-class-variable.json",
+        "TKG vSphere ClusterClass v1.0.0 `proxy` variable",
+        Check::ClusterClassVariable("tkg/vsphere-v1.0.0/proxy-variable.json"),
+    ),
+];
+
+/// The schema of the ConfigMaps that only fresh renders produce (the golden
+/// files hold none).
+const CONFIG_MAP: &str = "kubernetes/1.36/configmap.json";
+
+/// The Talos minor versions rendered fresh, and the schema of each.
+const TALOS: [(u32, &str); 5] = [
+    (9, "talos/1.9/config.schema.json"),
+    (10, "talos/1.10/config.schema.json"),
+    (11, "talos/1.11/config.schema.json"),
+    (12, "talos/1.12/config.schema.json"),
+    (13, "talos/1.13/config.schema.json"),
+];
+
+/// Checks that fail today: the label, the error they must fail with, and
+/// the fix they wait for. A listed check that passes, or fails otherwise,
+/// fails the test, so the list only shrinks.
+const EXPECTED_FAILURES: &[(&str, &str, &str)] = &[
+    (
+        "tkg/cluster-class-variable.json as TKG vSphere ClusterClass v1.0.0 `proxy` variable",
+        "at \"\": Additional properties are not allowed ('systemWide' was unexpected)",
+        "the `proxy` variable of the TKG ClusterClass has httpProxy, httpsProxy and noProxy only, and tanzu-framework's own config_variable_association.star writes no systemWide; the TKG renderer must leave `systemWide` out of the ClusterClass variable (TKG_NODE_SYSTEM_WIDE_PROXY is a cluster-config variable only)",
+    ),
+    (
+        "render talos 1.13",
+        "(v1alpha1.Config) at \"/machine\": Additional properties are not allowed ('env' was unexpected)",
+        "Talos 1.13 dropped machine.env; from 1.13 the renderer must write an EnvironmentConfig document (apiVersion v1alpha1, kind EnvironmentConfig, `variables`), which the 1.12 schema does not have yet",
+    ),
+    (
+        "render talos 1.13 with a trusted CA",
+        "(v1alpha1.Config) at \"/machine\": Additional properties are not allowed ('env' was unexpected)",
+        "as for `render talos 1.13`",
+    ),
+];
+
+fn manifest_dir() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn read(relative: &str) -> String {
+    let path = manifest_dir().join(relative);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The schema at `relative` under tests/schemas.
+fn schema(relative: &str) -> Value {
+    serde_json::from_str(&read(&format!("tests/schemas/{relative}"))).unwrap()
+}
+
+/// Every YAML (or JSON) document of `text`.
+fn documents(text: &str) -> Vec<Value> {
+    serde_yaml_ng::Deserializer::from_str(text)
+        .map(|document| Value::deserialize(document).unwrap())
+        .collect()
+}
+
+/// A Kubernetes structural schema as a JSON Schema with the API server's
+/// reading of the `x-kubernetes-*` extensions (see the module comment).
+fn structural(schema: &Value) -> Value {
+    let Value::Object(map) = schema else {
+        return schema.clone();
+    };
+    let mut out = serde_json::Map::new();
+    for (key, value) in map {
+        let converted = match key.as_str() {
+            "properties" | "patternProperties" | "definitions" => Value::Object(
+                value
+                    .as_object()
+                    .unwrap()
+                    .iter()
+                    .map(|(name, sub)| (name.clone(), structural(sub)))
+                    .collect(),
+            ),
+            "items" | "additionalProperties" | "not" => structural(value),
+            "allOf" | "anyOf" | "oneOf" => {
+                Value::Array(value.as_array().unwrap().iter().map(structural).collect())
+            }
+            _ => value.clone(),
+        };
+        out.insert(key.clone(), converted);
+    }
+    let preserve = map.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true));
+    if map.contains_key("properties") && !map.contains_key("additionalProperties") && !preserve {
+        out.insert("additionalProperties".into(), Value::Bool(false));
+    }
+    if map.get("nullable") == Some(&Value::Bool(true)) {
+        if let Some(Value::String(kind)) = map.get("type") {
+            out.insert("type".into(), json!([kind, "null"]));
+        }
+    }
+    if map.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true))
+        && !map.contains_key("anyOf")
+    {
+        out.insert(
+            "anyOf".into(),
+            json!([{"type": "integer"}, {"type": "string"}]),
+        );
+    }
+    if map.get("x-kubernetes-list-type") == Some(&json!("set")) {
+        out.insert("uniqueItems".into(), Value::Bool(true));
+    }
+    out.into()
+}
+
+/// The validator of `schema`, in `draft` or the one it declares, formats
+/// validated.
+fn build(schema: &Value, draft: Option<Draft>) -> Validator {
+    let mut options = jsonschema::options().should_validate_formats(true);
+    if let Some(draft) = draft {
+        options = options.with_draft(draft);
+    }
+    options
+        .build(schema)
+        .unwrap_or_else(|e| panic!("the schema does not compile: {e}"))
+}
+
+/// The validator of a vendored schema for a check.
+fn validator(check: Check) -> Validator {
+    match check {
+        // The ARM definition has no Kubernetes extensions: `structural` only
+        // closes its objects.
+        Check::Crd(path)
+        | Check::CrdFragment(path, _)
+        | Check::ClusterClassVariable(path)
+        | Check::Arm(path) => build(&structural(&schema(path)), Some(Draft::Draft4)),
+        Check::JsonSchema(path, _) | Check::Talos(path) => build(&schema(path), None),
+        _ => unreachable!("no schema for this check"),
+    }
+}
+
+/// Every error of `document` against `validator`, one a line.
+fn errors(validator: &Validator, document: &Value) -> Vec<String> {
+    validator
+        .iter_errors(document)
+        .map(|e| format!("at {:?}: {e}", e.instance_path().as_str()))
+        .collect()
+}
+
+/// The errors of `text` (the whole output of a renderer) under `check`.
+fn run(check: Check, text: &str) -> Vec<String> {
+    match check {
+        Check::Crd(_) | Check::Arm(_) | Check::ClusterClassVariable(_) => {
+            let v = validator(check);
+            documents(text).iter().flat_map(|d| errors(&v, d)).collect()
+        }
+        Check::CrdFragment(_, embed) | Check::JsonSchema(_, embed) => {
+            let v = validator(check);
+            documents(text)
+                .into_iter()
+                .flat_map(|d| errors(&v, &embed(d)))
+                .collect()
+        }
+        Check::Talos(path) => {
+            let v = validator(check);
+            documents(text)
+                .iter()
+                .enumerate()
+                .flat_map(|(i, d)| {
+                    talos_errors(path, &v, d)
+                        .into_iter()
+                        .map(move |e| format!("document {i} {e}"))
+                })
+                .collect()
+        }
+        Check::CloudInit => tool("cloud-init", &["schema", "--config-file"], text),
+        Check::IgnitionValidate => tool("ignition-validate", &[], text),
+        Check::SystemdDropin => systemd_verify(text),
+        Check::SystemdManager => systemd_verify(&manager_as_dropin(text)),
+        Check::Uncovered(_) => Vec::new(),
+    }
+}
+
+/// The errors of one Talos config document: those of the whole schema (a
+/// `oneOf` of every document kind), then, to say what is wrong, those of the
+/// kind's own definition (`v1alpha1.Config` for a document without `kind`).
+fn talos_errors(path: &str, whole: &Validator, document: &Value) -> Vec<String> {
+    let mut found = errors(whole, document);
+    if found.is_empty() {
+        return found;
+    }
+    let mut schema = schema(path);
+    let kind = document.get("kind").cloned();
+    let definition = schema["$defs"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .find(|(_, def)| match &kind {
+            Some(kind) => def["properties"]["kind"]["enum"]
+                .as_array()
+                .is_some_and(|e| e.contains(kind)),
+            None => false,
+        })
+        .map_or("v1alpha1.Config".to_owned(), |(name, _)| name.clone());
+    schema.as_object_mut().unwrap().remove("oneOf");
+    schema["$ref"] = json!(format!("#/$defs/{definition}"));
+    found.extend(
+        errors(&build(&schema, None), document)
+            .into_iter()
+            .map(|e| format!("({definition}) {e}")),
+    );
+    found
+}
+
+/// `program args file` on `text` in a file: its output as the error when it
+/// exits non-zero.
+fn tool(program: &str, args: &[&str], text: &str) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("document");
+    std::fs::write(&file, text).unwrap();
+    let out = Command::new(program)
+        .args(args)
+        .arg(&file)
+        .output()
+        .unwrap_or_else(|e| panic!("{program} is installed (scripts/install-test-tools): {e}"));
+    if out.status.success() {
+        Vec::new()
+    } else {
+        vec![format!(
+            "{program} exited {}: {}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )]
+    }
+}
+
+/// `systemd-analyze verify` of a unit with `dropin` as its drop-in: every
+/// line systemd logs about the drop-in (a warning or an ignored assignment)
+/// is an error, and so is a failed verify.
+fn systemd_verify(dropin: &str) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let unit = "clusterproxy-schema.service";
+    std::fs::write(
+        dir.path().join(unit),
+        "[Unit]\nDescription=test\n[Service]\nType=oneshot\nExecStart=/bin/true\n",
+    )
+    .unwrap();
+    let dropins = dir.path().join(format!("{unit}.d"));
+    std::fs::create_dir(&dropins).unwrap();
+    std::fs::write(dropins.join("http-proxy.conf"), dropin).unwrap();
+    let out = Command::new("systemd-analyze")
+        .args(["verify", "--man=no"])
+        .arg(dir.path().join(unit))
+        .env("SYSTEMD_UNIT_PATH", format!("{}:", dir.path().display()))
+        .output()
+        .expect("systemd-analyze is installed (scripts/install-test-tools)");
+    let log =
+        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    let mut found: Vec<String> = log
+        .lines()
+        .filter(|line| line.contains("http-proxy.conf"))
+        .map(str::to_owned)
+        .collect();
+    if !out.status.success() {
+        found.push(format!(
+            "systemd-analyze verify exited {}: {log}",
+            out.status
+        ));
+    }
+    found
+}
+
+/// The `DefaultEnvironment=` lines of a `[Manager]` file as `Environment=`
+/// lines of a `[Service]` drop-in (the same value syntax).
+fn manager_as_dropin(text: &str) -> String {
+    assert!(text.contains("[Manager]\n"), "{text}");
+    text.replace("[Manager]\n", "[Service]\n")
+        .replace("\nDefaultEnvironment=", "\nEnvironment=")
+}
+
+/// A minimal core/v1 PodSpec with `fragment` in it: its `volumes` in the
+/// pod, every other key (`env`, `volumeMounts`) in its one container.
+fn pod_spec(fragment: Value) -> Value {
+    let mut container = json!({"name": "app", "image": "registry.corp.example/app:1"});
+    let mut spec = json!({});
+    for (key, value) in fragment.as_object().cloned().unwrap_or_default() {
+        if key == "volumes" {
+            spec[key] = value;
+        } else {
+            container[key] = value;
+        }
+    }
+    spec["containers"] = json!([container]);
+    spec
+}
+
+/// A minimal KubeadmControlPlane v1beta1 with `fragment` as its
+/// `spec.kubeadmConfigSpec`.
+fn kcp_v1beta1(fragment: Value) -> Value {
+    json!({
+        "apiVersion": "controlplane.cluster.x-k8s.io/v1beta1",
+        "kind": "KubeadmControlPlane",
+        "metadata": {"name": "prod-control-plane"},
+        "spec": {
+            "kubeadmConfigSpec": fragment,
+            "machineTemplate": {"infrastructureRef": {
+                "apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1",
+                "kind": "DockerMachineTemplate",
+                "name": "prod-control-plane",
+            }},
+            "version": "v1.34.0",
+        },
+    })
+}
+
+/// A minimal KubeadmControlPlane v1beta2 with `fragment` as its
+/// `spec.kubeadmConfigSpec`.
+fn kcp_v1beta2(fragment: Value) -> Value {
+    json!({
+        "apiVersion": "controlplane.cluster.x-k8s.io/v1beta2",
+        "kind": "KubeadmControlPlane",
+        "metadata": {"name": "prod-control-plane"},
+        "spec": {
+            "kubeadmConfigSpec": fragment,
+            "machineTemplate": {"spec": {"infrastructureRef": {
+                "apiGroup": "infrastructure.cluster.x-k8s.io",
+                "kind": "DockerMachineTemplate",
+                "name": "prod-control-plane",
+            }}},
+            "version": "v1.34.0",
+        },
+    })
+}
+
+/// A minimal KubeadmConfigTemplate with `fragment` as its
+/// `spec.template.spec` (the same shape in v1beta1 and v1beta2).
+fn kct(fragment: Value) -> Value {
+    json!({
+        "apiVersion": "bootstrap.cluster.x-k8s.io/v1beta2",
+        "kind": "KubeadmConfigTemplate",
+        "metadata": {"name": "prod-md-0"},
+        "spec": {"template": {"spec": fragment}},
+    })
+}
+
+/// A minimal EKS-A Cluster with `fragment` (a `spec:` with
+/// `proxyConfiguration`) merged in.
+fn eksa_cluster(fragment: Value) -> Value {
+    merge(
+        json!({
+            "apiVersion": "anywhere.eks.amazonaws.com/v1alpha1",
+            "kind": "Cluster",
+            "metadata": {"name": "prod"},
+            "spec": {"kubernetesVersion": "1.33"},
+        }),
+        fragment,
+    )
+}
+
+/// Minimal Giant Swarm cluster-aws values (the fields the schema requires)
+/// with `fragment` (`global.connectivity.proxy`) merged in.
+fn giantswarm_values(fragment: Value) -> Value {
+    merge(
+        json!({"global": {
+            "managementCluster": "mc",
+            "metadata": {"name": "prod", "organization": "acme"},
+            "release": {"version": "31.0.0"},
+            "connectivity": {"baseDomain": "example.com"},
+        }}),
+        fragment,
+    )
+}
+
+/// `overlay` merged into `base`, objects key by key.
+fn merge(mut base: Value, overlay: Value) -> Value {
+    match (&mut base, overlay) {
+        (Value::Object(b), Value::Object(o)) => {
+            for (key, value) in o {
+                let old = b.remove(&key).unwrap_or(Value::Null);
+                b.insert(
+                    key,
+                    if old.is_null() {
+                        value
+                    } else {
+                        merge(old, value)
+                    },
+                );
+            }
+            base
+        }
+        (_, overlay) => overlay,
+    }
+}
+
+/// Fails listing every error, except that the failures in
+/// [`EXPECTED_FAILURES`] must still fail.
+fn report(results: Vec<(String, Vec<String>)>) {
+    let mut problems = Vec::new();
+    for (label, errs) in &results {
+        let expected = EXPECTED_FAILURES.iter().find(|(l, _, _)| l == label);
+        match (expected, errs.is_empty()) {
+            (None, true) => {}
+            (None, false) => problems.push(format!("{label}:\n  {}", errs.join("\n  "))),
+            (Some((_, error, fix)), _) if !errs.iter().any(|e| e.ends_with(error)) => problems.push(format!(
+                "{label}: expected to fail with {error:?} until fixed ({fix}); remove it from EXPECTED_FAILURES if fixed. Errors: {errs:?}"
+            )),
+            (Some(_), _) => {}
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Runs every check of [`GOLDEN`] whose golden file is under `dir`.
+fn check_goldens(dir: &str) {
+    let results: Vec<_> = GOLDEN
+        .iter()
+        .filter(|(golden, _, check)| {
+            golden.starts_with(dir) && !matches!(check, Check::Uncovered(_))
+        })
+        .map(|&(golden, version, check)| {
+            let text = read(&format!("tests/golden/{golden}"));
+            (format!("{golden} as {version}"), run(check, &text))
+        })
+        .collect();
+    assert!(!results.is_empty(), "no checks for {dir}");
+    report(results);
+}
+
+#[test]
+fn aks_against_the_arm_definition() {
+    check_goldens("aks/");
+}
+
+#[test]
+fn capi_against_the_kubeadm_crds() {
+    check_goldens("capi/");
+}
+
+#[test]
+fn cloud_init_against_cloud_init_schema() {
+    check_goldens("cloud_init/");
+}
+
+#[test]
+fn eksa_against_the_cluster_crd() {
+    check_goldens("eksa/");
+}
+
+#[test]
+fn helm_against_the_charts_values_schemas() {
+    check_goldens("helm/");
+}
+
+#[test]
+fn ignition_against_the_spec_schema_and_ignition_validate() {
+    check_goldens("ignition/");
+}
+
+#[test]
+fn kyverno_against_the_cluster_policy_crd() {
+    check_goldens("kyverno/");
+}
+
+#[test]
+fn openshift_against_the_proxy_crd() {
+    check_goldens("openshift/");
+}
+
+#[test]
+fn tkg_against_the_cluster_class_variable_schema() {
+    check_goldens("tkg/");
+}
+
+#[test]
+fn systemd_against_systemd_analyze() {
+    check_goldens("systemd/");
+}
+
+#[test]
+fn talos_golden_against_its_version_schema() {
+    check_goldens("talos/");
+}
+
+/// Settings like the renderers' golden tests use, with the fixture CA when
+/// `with_ca`.
+fn settings(with_ca: bool) -> ProxySettings {
+    let credentials = ProxyCredentials::new("svc-proxy", r#"p%40ss "w\rd" $HOME 'x'@y"#).unwrap();
+    let url = |field, text| {
+        ProxyUrl::parse(field, text)
+            .unwrap()
+            .with_credentials(credentials.clone())
+    };
+    ProxySettings {
+        http_proxy: Some(url(Field::HttpProxy, "http://proxy.corp.example:3128")),
+        https_proxy: Some(url(Field::HttpsProxy, "http://proxy.corp.example:3129")),
+        no_proxy: [
+            "registry.corp.example",
+            "10.96.0.0/12",
+            ".svc",
+            "localhost",
+            "127.0.0.1",
+        ]
+        .map(str::to_owned)
+        .to_vec(),
+        trusted_ca: with_ca
+            .then(|| TrustedCa::parse(&read("tests/fixtures/import/aks/trusted-ca.pem")).unwrap()),
+    }
+}
+
+/// The Talos patch rendered now for each minor version, with and without a
+/// trusted CA, against that version's config schema.
+#[test]
+fn talos_renders_against_each_version_schema() {
+    let mut results = Vec::new();
+    for (minor, path) in TALOS {
+        let check = Check::Talos(path);
+        for with_ca in [false, true] {
+            let patch = talos::patch(&settings(with_ca), minor, Secrets::Include);
+            let label = format!(
+                "render talos 1.{minor}{}",
+                if with_ca { " with a trusted CA" } else { "" }
+            );
+            results.push((label, run(check, &patch)));
+        }
+    }
+    report(results);
+}
+
+/// `renderer`'s output for [`settings`] with the trusted CA (which the
+/// golden files mostly lack), credentials included.
+fn render<R: Renderer>(renderer: &R) -> R::Output {
+    render_with(renderer, &settings(true))
+}
+
+/// `renderer`'s output for `settings`, credentials included.
+fn render_with<R: Renderer>(renderer: &R, settings: &ProxySettings) -> R::Output {
+    let cluster = Cluster::default();
+    let input = Input {
+        settings,
+        cluster: &cluster,
+        secrets: Secrets::Include,
+    };
+    renderer
+        .render(input)
+        .unwrap_or_else(|findings| panic!("{findings:?}"))
+        .output
+}
+
+/// The renderers whose output changes with a trusted CA or the OS, rendered
+/// now with a CA for every OS they take, against the same checks as their
+/// golden files.
+#[test]
+fn renders_with_a_trusted_ca_against_their_checks() {
+    let units = vec![
+        "containerd.service".to_owned(),
+        "kubelet.service".to_owned(),
+    ];
+    let os_families = [
+        OsFamily::Debian,
+        OsFamily::Rhel,
+        OsFamily::Flatcar,
+        OsFamily::Photon,
+    ];
+    let mut results = Vec::new();
+    for variant in [Variant::Flatcar, Variant::Fcos] {
+        let config = render(&Ignition {
+            units: units.clone(),
+            variant,
+        })
+        .config;
+        assert!(config.contains(TRUST_UNIT), "the CA is rendered: {config}");
+        for check in [
+            Check::JsonSchema("ignition/3.3.0/ignition.json", whole),
+            Check::IgnitionValidate,
+        ] {
+            results.push((format!("render ignition {variant:?}"), run(check, &config)));
+        }
+    }
+    for os in os_families {
+        let user_data = render(&CloudInit {
+            units: units.clone(),
+            os,
+        })
+        .user_data;
+        results.push((
+            format!("render cloud-init {os:?}"),
+            run(Check::CloudInit, &user_data),
+        ));
+        for (cluster_name, base64_content) in [
+            (None, false),
+            (None, true),
+            (Some("prod".to_owned()), false),
+        ] {
+            let capi = Capi {
+                units: units.clone(),
+                os,
+                base64_content,
+                cluster_name,
+                namespace: "default".to_owned(),
+            };
+            let kubeadm = render(&capi).kubeadm.to_yaml();
+            for (path, embed) in [
+                (
+                    "capi/v1beta1/kubeadmcontrolplane.json",
+                    kcp_v1beta1 as fn(Value) -> Value,
+                ),
+                ("capi/v1beta1/kubeadmconfigtemplate.json", kct),
+                ("capi/v1beta2/kubeadmcontrolplane.json", kcp_v1beta2),
+                ("capi/v1beta2/kubeadmconfigtemplate.json", kct),
+            ] {
+                results.push((
+                    format!(
+                        "render capi {os:?} {capi:?} as {path}",
+                        capi = (&capi.cluster_name, capi.base64_content)
+                    ),
+                    run(Check::CrdFragment(path, embed), &kubeadm),
+                ));
+            }
+        }
+    }
+    let helm = render(&Helm {
+        config_map_name: "proxy-ca".to_owned(),
+        namespace: None,
+    });
+    for (label, check, values) in [
+        (
+            "render helm cert-manager 1.16",
+            Check::JsonSchema("cert-manager/1.16/values.schema.json", whole),
+            &helm.cert_manager,
+        ),
+        (
+            "render helm cert-manager 1.21",
+            Check::JsonSchema("cert-manager/1.21/values.schema.json", whole),
+            &helm.cert_manager,
+        ),
+        (
+            "render helm giantswarm",
+            Check::JsonSchema(
+                "giantswarm-cluster-aws/9.0.0/values.schema.json",
+                giantswarm_values,
+            ),
+            &helm.giantswarm_global,
+        ),
+    ] {
+        results.push((label.to_owned(), run(check, values)));
+    }
+    results.push((
+        "render helm ConfigMap".to_owned(),
+        run(
+            Check::Crd(CONFIG_MAP),
+            &helm.ca_config_map.expect("the CA ConfigMap"),
+        ),
+    ));
+    // AKS takes no proxy credentials.
+    let mut anonymous = settings(true);
+    for url in [&mut anonymous.http_proxy, &mut anonymous.https_proxy] {
+        *url = url.take().map(|u| u.with_credentials(None));
+    }
+    let aks = render_with(&Aks, &anonymous);
+    assert!(aks.trusted_ca.is_some(), "the CA is rendered");
+    results.push((
+        "render aks with a trusted CA".to_owned(),
+        run(
+            Check::Arm("aks/2025-10-01/ManagedClusterHTTPProxyConfig.json"),
+            &aks.to_json_file(),
+        ),
+    ));
+    let pod_env = render(&PodEnv {
+        config_map_name: "proxy-ca".to_owned(),
+        namespace: Some("default".to_owned()),
+    });
+    let (volumes, mounts) = pod_env.ca_volumes.expect("the CA volumes");
+    for document in [pod_env.env_yaml, volumes, mounts] {
+        results.push((
+            "render pod env".to_owned(),
+            run(
+                Check::CrdFragment("kubernetes/1.36/podspec.json", pod_spec),
+                &document,
+            ),
+        ));
+    }
+    results.push((
+        "render pod env ConfigMap".to_owned(),
+        run(
+            Check::Crd(CONFIG_MAP),
+            &pod_env.ca_config_map.expect("the CA ConfigMap"),
+        ),
+    ));
+    let openshift = OpenShift {
+        readiness_endpoints: vec!["https://quay.io/".to_owned()],
+        ..OpenShift::default()
+    };
+    results.push((
+        "render openshift Proxy".to_owned(),
+        run(
+            Check::Crd("openshift/v1/proxy.json"),
+            &render(&openshift).proxy_manifest(),
+        ),
+    ));
+    results.push((
+        "render openshift user-ca-bundle ConfigMap".to_owned(),
+        run(
+            Check::Crd(CONFIG_MAP),
+            &render(&openshift)
+                .ca_config_map()
+                .expect("the CA ConfigMap"),
+        ),
+    ));
+    report(results);
+}
+
+/// Every file under tests/golden has a row in [`GOLDEN`] (a check, or the
+/// reason why none exists), and every row names an existing file.
+#[test]
+fn every_golden_file_has_a_check() {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    let root = manifest_dir().join("tests/golden");
+    let mut files = Vec::new();
+    walk(&root, &mut files);
+    let files: Vec<String> = files
+        .iter()
+        .map(|p| {
+            p.strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/")
+        })
+        .collect();
+    let unchecked: Vec<_> = files
+        .iter()
+        .filter(|f| !GOLDEN.iter().any(|(g, _, _)| g == f))
+        .collect();
+    assert!(
+        unchecked.is_empty(),
+        "golden files without a schema check (add them to GOLDEN in tests/upstream_schemas.rs): {unchecked:?}"
+    );
+    let missing: Vec<_> = GOLDEN
+        .iter()
+        .filter(|(g, _, _)| !files.iter().any(|f| f == g))
+        .map(|(g, _, _)| g)
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "GOLDEN rows without a golden file: {missing:?}"
+    );
+    for (golden, version, check) in GOLDEN {
+        if let Check::Uncovered(reason) = check {
+            assert!(!reason.is_empty(), "{golden}: say why it has no check");
+            eprintln!("not checked: {golden} ({version}): {reason}");
+        }
+    }
+}
+
+/// Every vendored schema is in PROVENANCE.md and used by a check, and every
+/// Talos version rendered has its schema.
+#[test]
+fn every_schema_has_its_provenance_and_a_use() {
+    let provenance = read("tests/schemas/PROVENANCE.md");
+    let root = manifest_dir().join("tests/schemas");
+    let mut used: Vec<String> = GOLDEN
+        .iter()
+        .filter_map(|(_, _, check)| match check {
+            Check::Crd(p)
+            | Check::CrdFragment(p, _)
+            | Check::JsonSchema(p, _)
+            | Check::Arm(p)
+            | Check::ClusterClassVariable(p)
+            | Check::Talos(p) => Some((*p).to_owned()),
+            _ => None,
+        })
+        .collect();
+    used.extend(TALOS.map(|(_, path)| path.to_owned()));
+    used.push(CONFIG_MAP.to_owned());
+    for consumer in std::fs::read_dir(&root).unwrap() {
+        let consumer = consumer.unwrap().path();
+        if !consumer.is_dir() {
+            continue;
+        }
+        for version in std::fs::read_dir(&consumer).unwrap() {
+            for file in std::fs::read_dir(version.unwrap().path()).unwrap() {
+                let file = file.unwrap().path();
+                let relative = file
+                    .strip_prefix(&root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                assert!(
+                    provenance.contains(&format!("| `{relative}` |")),
+                    "{relative} is not in tests/schemas/PROVENANCE.md (run scripts/refresh-schemas)"
+                );
+                assert!(
+                    used.contains(&relative),
+                    "{relative} is vendored but no check uses it"
+                );
+            }
+        }
+    }
+    for relative in &used {
+        assert!(
+            root.join(relative).is_file(),
+            "{relative} is used but not vendored"
+        );
+    }
+}
+
+/// Each kind of check fails on a document its consumer refuses.
+mod known_bad {
+    use super::*;
+
+    fn fails(check: Check, text: &str, needle: &str) {
+        let errs = run(check, text);
+        assert!(
+            errs.iter().any(|e| e.contains(needle)),
+            "expected an error with {needle:?}, got {errs:?}"
+        );
+    }
+
+    #[test]
+    fn crd_rejects_a_wrong_type_and_an_unknown_field() {
+        for (path, embed) in [
+            (
+                "capi/v1beta1/kubeadmcontrolplane.json",
+                kcp_v1beta1 as fn(Value) -> Value,
+            ),
+            ("capi/v1beta2/kubeadmcontrolplane.json", kcp_v1beta2),
+            ("capi/v1beta2/kubeadmconfigtemplate.json", kct),
+        ] {
+            let check = Check::CrdFragment(path, embed);
+            fails(
+                check,
+                "files:\n- path: /etc/x\n  content: x\n  permissions: 384\n",
+                "/files/0/permissions",
+            );
+            fails(check, "files:\n- path: /etc/x\n  contnet: x\n", "contnet");
+            fails(
+                check,
+                "preKubeadmCommands:\n- ''\n",
+                "/preKubeadmCommands/0",
+            );
+        }
+        // The embeddings take a valid fragment: the errors above are the fragment's.
+        for check in [
+            Check::CrdFragment("capi/v1beta1/kubeadmcontrolplane.json", kcp_v1beta1),
+            Check::CrdFragment("capi/v1beta2/kubeadmcontrolplane.json", kcp_v1beta2),
+            Check::CrdFragment("capi/v1beta1/kubeadmconfigtemplate.json", kct),
+            Check::CrdFragment("capi/v1beta2/kubeadmconfigtemplate.json", kct),
+        ] {
+            assert_eq!(
+                run(check, "preKubeadmCommands: ['true']\n"),
+                Vec::<String>::new()
+            );
+        }
+        assert_eq!(
+            run(
+                Check::CrdFragment("eksa/v1alpha1/cluster.json", eksa_cluster),
+                "{}"
+            ),
+            Vec::<String>::new()
+        );
+        fails(
+            Check::CrdFragment("eksa/v1alpha1/cluster.json", eksa_cluster),
+            "spec:\n  proxyConfiguration:\n    noProxy: a,b\n",
+            "noProxy",
+        );
+        let kyverno = Check::Crd("kyverno/1.13/clusterpolicy-v1.json");
+        fails(
+            kyverno,
+            "apiVersion: kyverno.io/v1\nkind: ClusterPolicy\nmetadata: {name: x}\nspec:\n  rules:\n  - name: r\n    match: {any: [{resources: {kind: [Pod]}}]}\n",
+            "kind",
+        );
+        fails(
+            Check::Crd("openshift/v1/proxy.json"),
+            "apiVersion: config.openshift.io/v1\nkind: Proxy\nmetadata: {name: cluster}\nspec:\n  noProxy: [a, b]\n",
+            "/spec/noProxy",
+        );
+    }
+
+    /// [`structural`] reads each Kubernetes extension as the API server does.
+    #[test]
+    fn structural_reads_the_kubernetes_extensions() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "closed": {"type": "object", "properties": {"a": {"type": "string"}}},
+                "open": {
+                    "type": "object",
+                    "properties": {"a": {"type": "string"}},
+                    "x-kubernetes-preserve-unknown-fields": true,
+                },
+                "nullable": {"type": "string", "nullable": true},
+                "port": {"x-kubernetes-int-or-string": true},
+                "set": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"},
+            },
+        });
+        let v = build(&structural(&schema), Some(Draft::Draft4));
+        let valid = json!({"closed": {"a": "x"}, "open": {"b": 1}, "nullable": null, "port": "http", "set": ["a", "b"]});
+        assert_eq!(errors(&v, &valid), Vec::<String>::new());
+        assert_eq!(errors(&v, &json!({"port": 80})), Vec::<String>::new());
+        for (bad, path) in [
+            (json!({"closed": {"b": "x"}}), "/closed"),
+            (json!({"unknown": 1}), ""),
+            (json!({"port": true}), "/port"),
+            (json!({"set": ["a", "a"]}), "/set"),
+            (json!({"nullable": 1}), "/nullable"),
+        ] {
+            let found = errors(&v, &bad);
+            assert!(
+                found.iter().any(|e| e.starts_with(&format!("at {path:?}"))),
+                "{bad}: {found:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn kubernetes_core_rejects_a_wrong_type_and_an_unknown_field() {
+        let pod = Check::CrdFragment("kubernetes/1.36/podspec.json", pod_spec);
+        fails(
+            pod,
+            "env:\n- name: A\n  value: 1\n",
+            "/containers/0/env/0/value",
+        );
+        fails(pod, "env:\n- nmae: A\n", "nmae");
+        fails(pod, "volumes:\n- name: v\n  configMap: {nmae: x}\n", "nmae");
+        assert_eq!(run(pod, "{}"), Vec::<String>::new());
+        fails(
+            Check::Crd("kubernetes/1.36/secret.json"),
+            "apiVersion: v1\nkind: Secret\nmetadata: {name: x}\nstringdata: {a: b}\n",
+            "stringdata",
+        );
+    }
+
+    #[test]
+    fn arm_definition_rejects_a_wrong_type_and_an_unknown_property() {
+        let check = Check::Arm("aks/2025-10-01/ManagedClusterHTTPProxyConfig.json");
+        fails(check, r#"{"noProxy": "a,b"}"#, "/noProxy");
+        fails(
+            check,
+            r#"{"httpProxy": "http://p:1", "effectiveNoProxy": []}"#,
+            "effectiveNoProxy",
+        );
+    }
+
+    #[test]
+    fn values_schemas_reject_a_wrong_type() {
+        fails(
+            Check::JsonSchema("cert-manager/1.16/values.schema.json", whole),
+            "no_proxy: [a, b]\n",
+            "/no_proxy",
+        );
+        let giantswarm = Check::JsonSchema(
+            "giantswarm-cluster-aws/9.0.0/values.schema.json",
+            giantswarm_values,
+        );
+        fails(
+            giantswarm,
+            "global:\n  connectivity:\n    proxy:\n      noProxy: [a, b]\n",
+            "/global/connectivity/proxy/noProxy",
+        );
+        assert_eq!(run(giantswarm, "{}"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn ignition_rejects_a_string_mode() {
+        let config = r#"{"ignition":{"version":"3.3.0"},"storage":{"files":[{"path":"/etc/x","mode":"0600"}]}}"#;
+        fails(
+            Check::JsonSchema("ignition/3.3.0/ignition.json", whole),
+            config,
+            "/storage/files/0/mode",
+        );
+        let relative = r#"{"ignition":{"version":"3.3.0"},"storage":{"files":[{"path":"etc/x"}]}}"#;
+        fails(
+            Check::IgnitionValidate,
+            relative,
+            "ignition-validate exited",
+        );
+    }
+
+    #[test]
+    fn talos_rejects_machine_env_from_1_13_and_accepts_it_before() {
+        let patch = "machine:\n  env:\n    http_proxy: http://p:3128\n";
+        fails(
+            Check::Talos("talos/1.13/config.schema.json"),
+            patch,
+            "document 0",
+        );
+        assert_eq!(
+            run(Check::Talos("talos/1.12/config.schema.json"), patch),
+            Vec::<String>::new()
+        );
+        let environment = "apiVersion: v1alpha1\nkind: EnvironmentConfig\nvariables:\n  http_proxy: http://p:3128\n";
+        assert_eq!(
+            run(Check::Talos("talos/1.13/config.schema.json"), environment),
+            Vec::<String>::new()
+        );
+        fails(
+            Check::Talos("talos/1.12/config.schema.json"),
+            environment,
+            "document 0",
+        );
+        fails(
+            Check::Talos("talos/1.10/config.schema.json"),
+            "machine: {}\n---\napiVersion: v1alpha1\nkind: TrustedRootsConfig\ncertificates: x\n",
+            "document 1",
+        );
+    }
+
+    #[test]
+    fn cloud_init_schema_rejects_a_bad_write_files_entry() {
+        fails(
+            Check::CloudInit,
+            "#cloud-config\nwrite_files:\n- content: x\n  permissions: [1]\n",
+            "cloud-init exited",
+        );
+    }
+
+    #[test]
+    fn systemd_analyze_rejects_a_bad_assignment() {
+        fails(
+            Check::SystemdDropin,
+            "[Service]\nEnvironment=\"A=b\nBogus=1\n",
+            "http-proxy.conf",
+        );
+        fails(
+            Check::SystemdManager,
+            "[Manager]\nDefaultEnvironment=\"A=b\nNope=1\n",
+            "http-proxy.conf",
+        );
+        assert_eq!(
+            run(Check::SystemdDropin, "[Service]\nEnvironment=\"A=b c\"\n"),
+            Vec::<String>::new()
+        );
+    }
+}
