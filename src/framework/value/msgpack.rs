@@ -455,9 +455,16 @@ fn encode_into(out: &mut Vec<u8>, value: &Value, ty: &Type) -> Result<(), Encode
             encode_into(out, inner, concrete)
         }
         (Value::Bool(b), Type::Bool) => mp::write_bool(out, *b).map_err(io),
+        // Every number as its decimal text: Terraform then reads it as it
+        // reads state JSON (go-cty's ParseNumberVal, 512-bit precision), not
+        // as a 64-bit integer or a double. Terraform 1.11 compares a
+        // refreshed object with the prior one read from the state file
+        // (`reflect.DeepEqual` in internal/states/state_equal.go), precision
+        // included, so a native integer made every refresh-only plan with a
+        // number attribute exit 2 ("No changes").
         (Value::Number(n), Type::Number) => match n {
-            Number::Int(i) => mp::write_sint(out, *i).map(|_| ()).map_err(io),
-            Number::Float(f) => mp::write_f64(out, *f).map_err(io),
+            Number::Int(i) => mp::write_str(out, &i.to_string()).map_err(io),
+            Number::Float(f) => mp::write_str(out, &f.to_string()).map_err(io),
             Number::Decimal(s) => mp::write_str(out, s).map_err(io),
         },
         (Value::String(s), Type::String) => mp::write_str(out, s).map_err(io),
@@ -529,11 +536,15 @@ mod tests {
             [0xd4, 0x00, 0x00]
         );
         assert_eq!(encode(&Value::bool(true), &Type::Bool).unwrap(), [0xc3]);
-        assert_eq!(encode(&Value::int(5), &Type::Number).unwrap(), [0x05]);
-        assert_eq!(encode(&Value::int(-1), &Type::Number).unwrap(), [0xff]);
+        // Numbers go out as decimal text (see encode_into).
+        assert_eq!(encode(&Value::int(5), &Type::Number).unwrap(), [0xa1, b'5']);
+        assert_eq!(
+            encode(&Value::int(-1), &Type::Number).unwrap(),
+            [0xa2, b'-', b'1']
+        );
         assert_eq!(
             encode(&Value::int(300), &Type::Number).unwrap(),
-            [0xcd, 0x01, 0x2c]
+            [0xa3, b'3', b'0', b'0']
         );
         assert_eq!(
             encode(&Value::string("ab"), &Type::String).unwrap(),
@@ -551,7 +562,7 @@ mod tests {
         );
         assert_eq!(
             encode(&Value::Number(Number::Float(0.5)), &Type::Number).unwrap(),
-            [0xcb, 0x3f, 0xe0, 0, 0, 0, 0, 0, 0]
+            [0xa3, b'0', b'.', b'5']
         );
     }
 
