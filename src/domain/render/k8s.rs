@@ -139,3 +139,48 @@ mod tests {
         assert!(dns1123_label("abc", 2).is_err());
     }
 }
+
+/// The Kubernetes core/v1 OpenAPI definitions the Secret and env renders are
+/// checked against (tests/schemas/kubernetes/, see its PROVENANCE), read
+/// strictly: a field the definition does not list is an error, as with the
+/// API server's `fieldValidation=Strict`.
+#[cfg(test)]
+pub(crate) mod openapi {
+    use serde_json::Value;
+
+    /// The vendored definitions.
+    const DOCUMENT: &str = include_str!(
+        "../../../tests/schemas/kubernetes/commit-001a778f/core-v1-secret-envvar.json"
+    );
+
+    /// Closes every object definition that lists its properties.
+    fn strict(schema: &mut Value) {
+        match schema {
+            Value::Object(map) => {
+                if map.contains_key("properties") && !map.contains_key("additionalProperties") {
+                    map.insert("additionalProperties".into(), Value::Bool(false));
+                }
+                map.values_mut().for_each(strict);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strict),
+            _ => {}
+        }
+    }
+
+    /// The errors of `instance` against the component `definition`
+    /// (`io.k8s.api.core.v1.Secret`...); empty when it conforms.
+    pub(crate) fn errors(definition: &str, instance: &Value) -> Vec<String> {
+        let mut schema: Value = serde_json::from_str(DOCUMENT).unwrap();
+        assert!(
+            schema["components"]["schemas"].get(definition).is_some(),
+            "{definition} is not vendored"
+        );
+        strict(&mut schema);
+        schema["$ref"] = Value::String(format!("#/components/schemas/{definition}"));
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        validator
+            .iter_errors(instance)
+            .map(|e| format!("{}: {e}", e.instance_path()))
+            .collect()
+    }
+}
