@@ -18,11 +18,7 @@ pub fn dns1123_label(value: &str, max: usize) -> Result<(), Finding> {
     if valid {
         Ok(())
     } else {
-        Err(Finding::error(
-            None,
-            "Invalid Kubernetes name",
-            format!("{value:?} is not a DNS-1123 label: 1 to {max} lowercase letters, digits or `-`, starting and ending with a letter or digit."),
-        ))
+        Err(invalid_name(format!("{value:?} is not a DNS-1123 label: 1 to {max} lowercase letters, digits or `-`, starting and ending with a letter or digit.")))
     }
 }
 
@@ -40,12 +36,14 @@ pub fn dns1123_subdomain(value: &str) -> Result<(), Finding> {
     if valid {
         Ok(())
     } else {
-        Err(Finding::error(
-            None,
-            "Invalid Kubernetes name",
-            format!("{value:?} is not a DNS-1123 subdomain: at most {MAX_DATA_KEY} characters, of `.`-separated lowercase letters, digits and `-`, each part starting and ending with a letter or digit."),
-        ))
+        Err(invalid_name(format!("{value:?} is not a DNS-1123 subdomain: at most {MAX_DATA_KEY} characters, of `.`-separated lowercase letters, digits and `-`, each part starting and ending with a letter or digit.")))
     }
+}
+
+/// The error about a name as a whole (no location: the caller knows where
+/// it is), saying which rule it breaks.
+fn invalid_name(detail: String) -> Finding {
+    Finding::error(None, "Invalid Kubernetes name", detail)
 }
 
 /// Longest key of a Secret's or ConfigMap's `data` Kubernetes accepts

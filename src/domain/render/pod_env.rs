@@ -262,7 +262,7 @@ pub(crate) mod tests {
     use crate::domain::render::tests::{golden, settings};
     use crate::domain::trusted_ca::TrustedCa;
 
-    /// The redacted Secret reference every test uses.
+    /// The Secret reference (named, in a namespace) the tests use.
     pub(crate) fn reference() -> CredentialsSecret {
         CredentialsSecret {
             name: "proxy-credentials".into(),
