@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use clusterproxy::framework::docs::{generate, DocsConfig};
+use clusterproxy::provider::inputs::RendererInputs;
 use clusterproxy::provider::{ClusterProxy, NAME};
 
 #[test]
@@ -48,6 +49,23 @@ fn offers_secret_reference(description: &str, inputs: &[&str]) -> bool {
         })
 }
 
+/// Of a data source's configurable `names`, those that can name a Secret
+/// reference: not the proxy settings every renderer takes
+/// ([`RendererInputs`]: `username`, `password`, `profile`...), which a
+/// description may mention beside the word "Secret" without offering one.
+fn reference_inputs<'a>(names: &[&'a str]) -> Vec<&'a str> {
+    use clusterproxy::framework::model::Model as _;
+    let settings: Vec<String> = RendererInputs::attributes()
+        .into_iter()
+        .map(|a| a.name)
+        .collect();
+    names
+        .iter()
+        .copied()
+        .filter(|name| !settings.iter().any(|s| s == name))
+        .collect()
+}
+
 /// Issue 30: every credential-bearing (sensitive, computed) output of every
 /// data source names the Secret-reference alternative in its description,
 /// or documents that its consumer takes none, or that it holds none.
@@ -57,12 +75,13 @@ fn credential_bearing_outputs_name_the_secret_reference_alternative() {
     let mut missing = Vec::new();
     for data_source in ClusterProxy.data_sources() {
         let schema = data_source.schema();
-        let inputs: Vec<&str> = schema
+        let configurable: Vec<&str> = schema
             .attributes
             .iter()
             .filter(|a| a.mode.is_configurable())
             .map(|a| a.name.as_str())
             .collect();
+        let inputs = reference_inputs(&configurable);
         for attribute in &schema.attributes {
             let credential_bearing = attribute.sensitive && !attribute.mode.is_configurable();
             if credential_bearing && !offers_secret_reference(&attribute.description, &inputs) {
@@ -93,6 +112,11 @@ fn secret_reference_check_can_fail() {
     assert!(!offers_secret_reference(
         "With `other_input`, read from a Secret.",
         &inputs
+    ));
+    // The proxy settings are no Secret reference, even beside the word.
+    assert!(!offers_secret_reference(
+        "Holds the credentials: `username` is read from a Secret.",
+        &reference_inputs(&["credentials_secret", "username"])
     ));
     assert!(offers_secret_reference(
         "Holds the credentials unless `credentials_secret` is set: read from that Secret.",

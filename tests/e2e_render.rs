@@ -308,8 +308,10 @@ fn pod_env_example() {
 
 /// With `credentials_secret`, the outputs that reference the Secret (pod
 /// env, Kyverno policy, cert-manager and extraEnv values) hold the password
-/// in none of its forms (outputs, plan output, trace log); the Secret's data
-/// does, and its manifest holds it base64-encoded.
+/// in none of its forms (outputs, plan output); the Secret's data does, and
+/// its manifest holds it base64-encoded. What the state holds, precisely: a
+/// data source given the password keeps it in its `password` input and in
+/// `credentials_secret_data`/`_yaml`, and in none of the referencing outputs.
 #[test]
 fn credentials_secret_outputs_hold_no_credential() {
     use secrets::secret_forms as forms;
@@ -418,6 +420,25 @@ output "data" {
         );
         work.assert_secret_absent(&["plan", "-var-file=test.tfvars"], PASSWORD);
         work.assert_secret_absent(&["plan", "-var-file=test.tfvars"], PASSWORD_ENCODED);
+        work.run_ok(&["apply", "-auto-approve", "-var-file=test.tfvars"]);
+        let stored = work.resource_values("data.clusterproxy_pod_env.x");
+        assert_eq!(stored["password"], PASSWORD);
+        assert_eq!(stored["credentials_secret_data"]["HTTP_PROXY"], urls[0]);
+        let yaml: serde_json::Value =
+            serde_yaml_ng::from_str(stored["credentials_secret_yaml"].as_str().unwrap()).unwrap();
+        assert_eq!(yaml["data"], manifest["data"]);
+        for name in [
+            "env",
+            "env_redacted",
+            "env_yaml",
+            "env_yaml_redacted",
+            "env_secret_refs",
+        ] {
+            let text = stored[name].to_string();
+            for form in forms(PASSWORD).iter().chain(&[PASSWORD_ENCODED.to_owned()]) {
+                assert!(!text.contains(form.as_str()), "{form:?} in {name}: {text}");
+            }
+        }
     });
 }
 

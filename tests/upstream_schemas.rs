@@ -121,6 +121,8 @@ const GOLDEN: &[(&str, &str, Check)] = &[
     ("eksa/cluster-spec.yaml", "EKS-A v1alpha1 Cluster", Check::CrdFragment("eksa/v1alpha1/cluster.json", eksa_cluster)),
     ("helm/cert-manager.yaml", "cert-manager chart 1.16", Check::JsonSchema("cert-manager/1.16/values.schema.json", whole)),
     ("helm/cert-manager.yaml", "cert-manager chart 1.21", Check::JsonSchema("cert-manager/1.21/values.schema.json", whole)),
+    ("helm/cert-manager-secret-ref.yaml", "cert-manager chart 1.16", Check::JsonSchema("cert-manager/1.16/values.schema.json", whole)),
+    ("helm/cert-manager-secret-ref.yaml", "cert-manager chart 1.21", Check::JsonSchema("cert-manager/1.21/values.schema.json", whole)),
     ("helm/giantswarm-global.yaml", "Giant Swarm cluster-aws chart 9.0.0", Check::JsonSchema("giantswarm-cluster-aws/9.0.0/values.schema.json", giantswarm_values)),
     ("ignition/config.ign", "Ignition spec 3.3.0", Check::JsonSchema("ignition/3.3.0/ignition.json", whole)),
     ("ignition/config.ign", "Ignition spec 3.3.0 (ignition-validate)", Check::IgnitionValidate),
@@ -130,11 +132,15 @@ const GOLDEN: &[(&str, &str, Check)] = &[
     ("kyverno/cluster-policy.yaml", "Kyverno 1.19 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.19/clusterpolicy-v1.json")),
     ("kyverno/cluster-policy-ca.yaml", "Kyverno 1.13 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.13/clusterpolicy-v1.json")),
     ("kyverno/cluster-policy-ca.yaml", "Kyverno 1.19 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.19/clusterpolicy-v1.json")),
+    ("kyverno/cluster-policy-secret-ref.yaml", "Kyverno 1.13 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.13/clusterpolicy-v1.json")),
+    ("kyverno/cluster-policy-secret-ref.yaml", "Kyverno 1.19 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.19/clusterpolicy-v1.json")),
     ("openshift/proxy.yaml", "OpenShift config.openshift.io/v1 Proxy", Check::Crd("openshift/v1/proxy.json")),
     ("openshift/install-config.yaml", "OpenShift install-config", Check::Uncovered("openshift/installer's install-config CRD (data/data/install.openshift.io_installconfigs.yaml) could not be fetched: the repository snapshot is over the size limit here")),
     ("openshift/status-no-proxy.txt", "-", Check::Uncovered("not a consumer document: the renderer's model of the Proxy status.noProxy, for review")),
     ("pod_env/env.yaml", "Kubernetes 1.36 core/v1 PodSpec", Check::CrdFragment("kubernetes/1.36/podspec.json", pod_spec)),
     ("pod_env/ca-volumes.yaml", "Kubernetes 1.36 core/v1 PodSpec", Check::CrdFragment("kubernetes/1.36/podspec.json", pod_spec)),
+    ("pod_env/env-secret-ref.yaml", "Kubernetes 1.36 core/v1 PodSpec", Check::CrdFragment("kubernetes/1.36/podspec.json", pod_spec)),
+    ("pod_env/credentials-secret-redacted.yaml", "Kubernetes 1.36 core/v1 Secret", Check::Crd("kubernetes/1.36/secret.json")),
     ("rke2/all-redacted.env", "RKE2/k3s", Check::Uncovered("an EnvironmentFile= of the rke2/k3s units: no schema, and systemd-analyze verify does not read environment files")),
     ("rke2/containerd.env", "RKE2/k3s", Check::Uncovered("an EnvironmentFile= of the rke2/k3s units: no schema, and systemd-analyze verify does not read environment files")),
     ("systemd/containerd.conf", "systemd (Debian's)", Check::SystemdDropin),
@@ -761,6 +767,7 @@ fn renders_with_a_trusted_ca_against_their_checks() {
     let helm = render(&Helm {
         config_map_name: "proxy-ca".to_owned(),
         namespace: None,
+        credentials_secret: None,
     });
     for (label, check, values) in [
         (
@@ -808,6 +815,7 @@ fn renders_with_a_trusted_ca_against_their_checks() {
     let pod_env = render(&PodEnv {
         config_map_name: "proxy-ca".to_owned(),
         namespace: Some("default".to_owned()),
+        credentials_secret: None,
     });
     let (volumes, mounts) = pod_env.ca_volumes.expect("the CA volumes");
     for document in [pod_env.env_yaml, volumes, mounts] {

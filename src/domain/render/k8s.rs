@@ -18,11 +18,7 @@ pub fn dns1123_label(value: &str, max: usize) -> Result<(), Finding> {
     if valid {
         Ok(())
     } else {
-        Err(Finding::error(
-            None,
-            "Invalid Kubernetes name",
-            format!("{value:?} is not a DNS-1123 label: 1 to {max} lowercase letters, digits or `-`, starting and ending with a letter or digit."),
-        ))
+        Err(invalid_name(format!("{value:?} is not a DNS-1123 label: 1 to {max} lowercase letters, digits or `-`, starting and ending with a letter or digit.")))
     }
 }
 
@@ -40,12 +36,14 @@ pub fn dns1123_subdomain(value: &str) -> Result<(), Finding> {
     if valid {
         Ok(())
     } else {
-        Err(Finding::error(
-            None,
-            "Invalid Kubernetes name",
-            format!("{value:?} is not a DNS-1123 subdomain: at most {MAX_DATA_KEY} characters, of `.`-separated lowercase letters, digits and `-`, each part starting and ending with a letter or digit."),
-        ))
+        Err(invalid_name(format!("{value:?} is not a DNS-1123 subdomain: at most {MAX_DATA_KEY} characters, of `.`-separated lowercase letters, digits and `-`, each part starting and ending with a letter or digit.")))
     }
+}
+
+/// The error about a name as a whole (no location: the caller knows where
+/// it is), saying which rule it breaks.
+fn invalid_name(detail: String) -> Finding {
+    Finding::error(None, "Invalid Kubernetes name", detail)
 }
 
 /// Longest key of a Secret's or ConfigMap's `data` Kubernetes accepts
@@ -137,5 +135,51 @@ mod tests {
             assert_eq!(error.location, None);
         }
         assert!(dns1123_label("abc", 2).is_err());
+    }
+}
+
+/// The Kubernetes 1.36 core/v1 definitions the Secret and env renders are
+/// checked against (tests/schemas/kubernetes/1.36/, see
+/// tests/schemas/PROVENANCE.md), read strictly: a field the definition does
+/// not list is an error, as with the API server's `fieldValidation=Strict`.
+#[cfg(test)]
+pub(crate) mod openapi {
+    use serde_json::Value;
+
+    /// The vendored documents, each with the definitions its root references.
+    const DOCUMENTS: [&str; 2] = [
+        include_str!("../../../tests/schemas/kubernetes/1.36/secret.json"),
+        include_str!("../../../tests/schemas/kubernetes/1.36/podspec.json"),
+    ];
+
+    /// Closes every object definition that lists its properties.
+    fn strict(schema: &mut Value) {
+        match schema {
+            Value::Object(map) => {
+                if map.contains_key("properties") && !map.contains_key("additionalProperties") {
+                    map.insert("additionalProperties".into(), Value::Bool(false));
+                }
+                map.values_mut().for_each(strict);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strict),
+            _ => {}
+        }
+    }
+
+    /// The errors of `instance` against the definition `definition`
+    /// (`io.k8s.api.core.v1.Secret`...); empty when it conforms.
+    pub(crate) fn errors(definition: &str, instance: &Value) -> Vec<String> {
+        let mut schema: Value = DOCUMENTS
+            .iter()
+            .map(|text| serde_json::from_str::<Value>(text).unwrap())
+            .find(|document| document["definitions"].get(definition).is_some())
+            .unwrap_or_else(|| panic!("{definition} is not vendored"));
+        strict(&mut schema);
+        schema["$ref"] = Value::String(format!("#/definitions/{definition}"));
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        validator
+            .iter_errors(instance)
+            .map(|e| format!("{}: {e}", e.instance_path()))
+            .collect()
     }
 }

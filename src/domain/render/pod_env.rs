@@ -262,7 +262,7 @@ pub(crate) mod tests {
     use crate::domain::render::tests::{golden, settings};
     use crate::domain::trusted_ca::TrustedCa;
 
-    /// The redacted Secret reference every test uses.
+    /// The Secret reference (named, in a namespace) the tests use.
     pub(crate) fn reference() -> CredentialsSecret {
         CredentialsSecret {
             name: "proxy-credentials".into(),
@@ -356,6 +356,77 @@ pub(crate) mod tests {
                 .collect::<Vec<_>>(),
             [HTTP_PROXY_KEY]
         );
+    }
+
+    /// Against Kubernetes' core/v1 definitions, read strictly: the Secret
+    /// manifests (with and without a namespace), every env entry (plain,
+    /// Secret reference, CA) and cert-manager's `extraEnv` conform; no entry
+    /// has both `value` and `valueFrom` (the API server refuses that); the
+    /// Secret's `data` is the base64 of the plain data under valid keys. A
+    /// misspelt field, a reference without its key, a number as a value and
+    /// an unknown metadata field are refused: the check can fail.
+    #[test]
+    fn secret_and_env_conform_to_the_kubernetes_schema() {
+        use crate::domain::render::k8s::{self, openapi::errors};
+        use crate::domain::render::{helm, Cluster};
+        const SECRET: &str = "io.k8s.api.core.v1.Secret";
+        const ENV_VAR: &str = "io.k8s.api.core.v1.EnvVar";
+        let mut s = settings();
+        s.trusted_ca = Some(crate::domain::render::openshift::tests::fixed_ca());
+        let in_namespace = reference();
+        let bare = CredentialsSecret {
+            namespace: None,
+            ..reference()
+        };
+        let none: Vec<String> = Vec::new();
+        for secrets in [Secrets::Include, Secrets::Redact] {
+            for secret in [&in_namespace, &bare] {
+                let rendered = secret.render(&s, secrets);
+                let manifest: Value = serde_yaml_ng::from_str(&rendered.manifest).unwrap();
+                assert_eq!(errors(SECRET, &manifest), none, "{manifest}");
+                let data = manifest["data"].as_object().unwrap();
+                assert_eq!(data.len(), rendered.data.len());
+                for (key, value) in &rendered.data {
+                    k8s::data_key(key).unwrap();
+                    let encoded = data[key].as_str().unwrap();
+                    assert_eq!(STANDARD.decode(encoded).unwrap(), value.as_bytes());
+                }
+            }
+            for reference in [None, Some(&in_namespace)] {
+                let cert_manager: Value = serde_yaml_ng::from_str(&helm::cert_manager(
+                    &s,
+                    &Cluster::default(),
+                    "proxy-ca",
+                    secrets,
+                    reference,
+                ))
+                .unwrap();
+                let env = env_json(&s, secrets, reference);
+                let entries = env
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .chain(cert_manager["extraEnv"].as_array().unwrap());
+                for entry in entries {
+                    assert_eq!(errors(ENV_VAR, entry), none, "{entry}");
+                    assert!(
+                        entry.get("value").is_none() || entry.get("valueFrom").is_none(),
+                        "{entry}"
+                    );
+                }
+            }
+        }
+        for entry in [
+            json!({"name": "HTTP_PROXY", "valueFrom": {"secretKeyref": {"name": "x", "key": "HTTP_PROXY"}}}),
+            json!({"name": "HTTP_PROXY", "valueFrom": {"secretKeyRef": {"name": "x"}}}),
+            json!({"name": "HTTP_PROXY", "value": 1}),
+        ] {
+            assert_ne!(errors(ENV_VAR, &entry), none, "{entry}");
+        }
+        let mut manifest: Value =
+            serde_yaml_ng::from_str(&in_namespace.render(&s, Secrets::Include).manifest).unwrap();
+        manifest["metadata"]["namespaces"] = json!("platform");
+        assert_ne!(errors(SECRET, &manifest), none);
     }
 
     /// With a CA: the ConfigMap holds the canonical bundle, the volume
