@@ -8,21 +8,17 @@
 //! warning is a borrowed entry and a typed [`Remark`]; its message is written
 //! once per group.
 
-use std::fmt;
 use std::net::IpAddr;
 
-use ipnet::{IpNet, Ipv4Net};
+use ipnet::IpNet;
 // The sets only hold the user's own configuration: HashDoS is no concern, and
 // FxHash is several times faster than SipHash on short keys.
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::dialect::java::{java_cidr_patterns, JavaPattern, JAVA_MAX_EXPANSION};
 use super::dialect::Dialect;
 use super::entry::{Entries, Entry, Host};
-use super::write_decimal;
 use crate::domain::cancel;
-
-/// The most patterns one CIDR block may expand to in Java's syntax.
-const JAVA_MAX_EXPANSION: u32 = 256;
 
 /// A client's rendering of the list; the warnings borrow the entries' texts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -381,62 +377,6 @@ fn java_forms<'m>(entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Optio
     port_note
 }
 
-/// One Java `http.nonProxyHosts` pattern for an IPv4 block: its leading
-/// octets, then `*` (`10.96.*`; `*` alone for `0.0.0.0/0`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct JavaPattern {
-    octets: [u8; 4],
-    spelled: usize,
-}
-
-impl JavaPattern {
-    /// Writes the pattern into `out`, digit by digit (no formatting machinery).
-    fn write_into(self, out: &mut impl fmt::Write) -> fmt::Result {
-        for &octet in &self.octets[..self.spelled] {
-            write_decimal(out, u16::from(octet))?;
-            out.write_char('.')?;
-        }
-        out.write_char('*')
-    }
-}
-
-impl fmt::Display for JavaPattern {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.write_into(f)
-    }
-}
-
-/// `10.0.0.0/8` → `10.*`; `10.96.0.0/12` → `10.96.*` ... `10.111.*`; `None`
-/// when Java cannot express the block.
-pub fn java_cidr_patterns(net: &Ipv4Net) -> Option<impl Iterator<Item = JavaPattern>> {
-    let (octets, count) = if net.prefix_len() == 0 {
-        (0, 1)
-    } else {
-        java_cidr_expansion(net)?
-    };
-    let base = u32::from(net.network());
-    let step = 1u64 << (32 - octets * 8);
-    Some((0..count).map(move |i| JavaPattern {
-        // At most 256 patterns of at least one octet: no overflow.
-        octets: (base + (u64::from(i) * step) as u32).to_be_bytes(),
-        spelled: octets as usize,
-    }))
-}
-
-/// How many leading octets the `a.b.*` patterns of `net` spell and how many
-/// patterns it takes; `None` when Java cannot express the block.
-fn java_cidr_expansion(net: &Ipv4Net) -> Option<(u32, u32)> {
-    let prefix = u32::from(net.prefix_len());
-    let octets = prefix.div_ceil(8);
-    let count = 1u32 << (octets * 8 - prefix);
-    (count <= JAVA_MAX_EXPANSION && octets < 4).then_some((octets, count))
-}
-
-/// Whether [`java_cidr_patterns`] can express `net` (without building the patterns).
-pub fn java_expresses(net: &Ipv4Net) -> bool {
-    net.prefix_len() == 0 || java_cidr_expansion(net).is_some()
-}
-
 /// The warnings of one client that share one remark, with the entries concerned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WarningGroup<'w> {
@@ -477,24 +417,6 @@ mod tests {
 
     fn entries(raw: &[&str]) -> Entries {
         raw.iter().map(|r| Entry::parse(r).unwrap().entry).collect()
-    }
-
-    #[test]
-    fn java_expands_octet_aligned_blocks() {
-        let patterns = |net: &str| -> Option<Vec<String>> {
-            java_cidr_patterns(&net.parse().unwrap()).map(|p| p.map(|p| p.to_string()).collect())
-        };
-        let twelve = patterns("10.96.0.0/12").unwrap();
-        assert_eq!(twelve.len(), 16);
-        assert_eq!(twelve[0], "10.96.*");
-        assert_eq!(twelve[15], "10.111.*");
-        assert_eq!(patterns("10.0.0.0/8").unwrap(), ["10.*"]);
-        assert_eq!(patterns("10.0.0.0/7").unwrap(), ["10.*", "11.*"]);
-        assert_eq!(patterns("0.0.0.0/0").unwrap(), ["*"]);
-        assert_eq!(patterns("255.255.255.0/24").unwrap(), ["255.255.255.*"]);
-        assert_eq!(patterns("128.0.0.0/1").unwrap().len(), 128);
-        assert_eq!(patterns("128.0.0.0/1").unwrap()[127], "255.*");
-        assert!(patterns("10.0.0.0/30").is_none());
     }
 
     #[test]
@@ -573,17 +495,12 @@ mod tests {
         assert!(warned > 10, "{warned}");
     }
 
-    /// The Go rendering is the canonical list, and `java_expresses` agrees
-    /// with the patterns.
+    /// The Go rendering is the canonical list.
     #[test]
-    fn go_reads_the_canonical_text_and_java_expression_agrees() {
+    fn go_reads_the_canonical_text() {
         let list = entries(&["b.example:80", ".a.example", "fd00::1", "10.0.0.0/8", "*"]);
         let canonical: Vec<String> = list.iter().map(Entry::to_string).collect();
         assert_eq!(render(Dialect::Go, &list).value, canonical.join(","));
-        for prefix in 0..=32 {
-            let net = Ipv4Net::new(std::net::Ipv4Addr::new(10, 0, 0, 0), prefix).unwrap();
-            assert_eq!(java_expresses(&net), java_cidr_patterns(&net).is_some());
-        }
     }
 
     /// httpx never gets an entry that makes it reject the whole value (IPv6

@@ -388,3 +388,51 @@ impl Pattern {
         Some(self.port.is_none() || self.port == url.port)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::no_proxy::Dialect;
+
+    /// httpx's rules (dialect/httpx.rs), each as the real httpx 0.28.1 answers.
+    #[test]
+    fn httpx_rules_hold() {
+        use Decision::*;
+        let cases: &[(&str, &str, Decision)] = &[
+            ("bücher.example", "http://bücher.example/", Refused),
+            (".bücher.example", "http://a.bücher.example/", Refused),
+            ("xn--bcher-kva.example", "http://bücher.example/", Proxy),
+            ("xn--bcher-kva.example", "http://a.bücher.example/", Direct),
+            ("a.example b.example", "http://b.example/", Proxy),
+            ("a.example\tb.example", "http://b.example/", Refused),
+            ("fd00::/8", "http://[fd00::1]/", Refused),
+            ("[fd00::1]", "http://[fd00::1]/", Refused),
+            ("fd00::1", "http://[fd00::1]/", Direct),
+            ("fd00::1", "http://[FD00::1]/", Proxy),
+            ("fe80::1%eth0", "http://[fe80::1%25eth0]/", Proxy),
+            ("fe80::1%25eth0", "http://[fe80::1%25eth0]/", Direct),
+            (":8080", "http://x.example:8080/", Direct),
+            (".", "http://x.example./", Direct),
+            ("*.", "http://x.example./", Proxy),
+            ("*.example.com", "http://a.example.com/", Proxy),
+            ("example.com:443", "https://example.com:443/", Proxy),
+            ("example.com:443", "http://example.com:443/", Direct),
+            ("10.0.0.0/8", "http://10.0.0.0/", Direct),
+            ("10.0.0.0/8", "http://10.1.2.3/", Proxy),
+            ("", "http://bücher.example./", Proxy),
+            ("LOCALHOST", "http://a.localhost/", Proxy),
+            ("a.example\tb.example,*", "http://x.example/", Direct),
+            ("example.com", "http://a.example.com/", Direct),
+            (".example.com", "http://example.com/", Proxy),
+            ("example.com.", "http://example.com/", Proxy),
+        ];
+        for (list, url, want) in cases {
+            let d = Destination::parse(url).unwrap();
+            assert_eq!(Dialect::Httpx.decide(list, &d), *want, "{list:?} {url}");
+        }
+        assert!(Dialect::Httpx.rejects_whole_setting("[fd00::1]"));
+        assert!(Dialect::Httpx.rejects_whole_setting("fd00::/64"));
+        assert!(!Dialect::Httpx.rejects_whole_setting("fd00::1"));
+        assert!(!Dialect::Go.rejects_whole_setting("[fd00::1]"));
+    }
+}
