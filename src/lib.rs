@@ -7,7 +7,11 @@
 //! - [`framework`]: the Terraform plugin protocol (handshake, values, schema,
 //!   server); no proxy knowledge.
 //! - [`provider`]: the thin layer that maps the domain onto the framework.
+//!
+//! [`cancel`] is a leaf both lower layers use: the framework cancels a
+//! request's computation, the domain's long loops look at the flag.
 
+pub mod cancel;
 pub mod domain;
 pub mod framework;
 pub mod provider;

@@ -9,7 +9,7 @@
 use std::sync::mpsc;
 use std::time::Duration;
 
-use clusterproxy::domain::cancel;
+use clusterproxy::cancel;
 use clusterproxy::framework::diagnostics::{AttributePath, Diagnostics};
 use clusterproxy::framework::schema::{Mode, Schema};
 use clusterproxy::framework::server::guard::{self, Subject};

@@ -1,7 +1,6 @@
 //! Pure domain core: everything about proxies and NO_PROXY, free of any
 //! Terraform or protocol type.
 
-pub mod cancel;
 pub mod no_proxy;
 pub mod profile;
 

@@ -9,7 +9,7 @@ use super::destination::Destination;
 use super::dialect::{Decision, Dialect};
 use super::merge::Merged;
 use super::render::{render, Rendering};
-use crate::domain::cancel;
+use crate::cancel;
 
 /// A destination one client would still send through the proxy.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]

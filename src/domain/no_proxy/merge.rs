@@ -17,7 +17,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::dialect::Dialect;
 use super::entry::{Entries, Entry, Host, OrderKey};
-use crate::domain::{cancel, Field, Finding, Location};
+use crate::cancel;
+use crate::domain::{Field, Finding, Location};
 
 /// One input list, borrowing the entries where the caller holds them.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -18,7 +18,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::dialect::java::{java_cidr_patterns, JavaPattern, JAVA_MAX_EXPANSION};
 use super::dialect::Dialect;
 use super::entry::{Entries, Entry, Host};
-use crate::domain::cancel;
+use crate::cancel;
 
 /// A client's rendering of the list; the warnings borrow the entries' texts.
 #[derive(Debug, Clone, PartialEq, Eq)]

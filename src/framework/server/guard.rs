@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
-use crate::domain::cancel;
+use crate::cancel;
 use crate::framework::diagnostics::{Diagnostic, Diagnostics};
 
 /// The cancellation flags of the requests in flight, by request id.

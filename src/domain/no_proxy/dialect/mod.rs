@@ -24,7 +24,7 @@ use ipnet::IpNet;
 
 use super::destination::Destination;
 use super::{write_ipv4, write_port};
-use crate::domain::cancel;
+use crate::cancel;
 
 mod curl;
 mod go;
