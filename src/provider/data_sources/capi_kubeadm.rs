@@ -51,16 +51,24 @@ crate::model! {
     pub struct State {
         /// `files`.
         pub files: Vec<File> [computed("`files` entries for KubeadmControlPlane `spec.kubeadmConfigSpec` and KubeadmConfigTemplate `spec.template.spec`: `path`, `owner`, `permissions` (`0600` for files with credentials, `0644` otherwise), and `content` (with `encoding`) or `secret_name`/`secret_key`. With `trusted_ca`, the CA bundle for `os_family` comes last. Holds the credentials without `cluster_name`.").sensitive()],
+        /// `files_redacted`.
+        pub files_redacted: Vec<File> [computed("`files` with the proxy password replaced by `***`, for review.")],
         /// `pre_kubeadm_commands`.
         pub pre_kubeadm_commands: Vec<String> [computed("`preKubeadmCommands`: with `trusted_ca` the trust store update of `os_family`, `systemctl daemon-reload`, `systemctl restart -- '<unit>'` for each unit but kubelet, then the variables for kubeadm (which passes them into the static pods): shell-safe `export` lines, or with `cluster_name` `. '/etc/clusterproxy/proxy.env'`. Holds the credentials without `cluster_name`.").sensitive()],
+        /// `pre_kubeadm_commands_redacted`.
+        pub pre_kubeadm_commands_redacted: Vec<String> [computed("`pre_kubeadm_commands` with the proxy password replaced by `***`, for review.")],
         /// `yaml`.
         pub yaml: String [computed("`files` and `preKubeadmCommands` as a YAML fragment for `kubeadmConfigSpec`. Holds the credentials.").sensitive()],
         /// `yaml_redacted`.
         pub yaml_redacted: String [computed("`yaml` with the proxy password replaced by `***`, for review.")],
         /// `secret_manifest`.
         pub secret_manifest: Option<String> [computed("The Secret `<cluster_name>-systemd-proxy` holding the drop-ins, the environment file and the CA bundle (null without `cluster_name`). Holds the credentials.").sensitive()],
+        /// `secret_manifest_redacted`.
+        pub secret_manifest_redacted: Option<String> [computed("`secret_manifest` with the proxy password replaced by `***`, for review.")],
         /// `cluster_values_yaml`.
         pub cluster_values_yaml: Option<String> [computed("`cluster.proxy` (`http`, `https`, `noProxy`) for the `<cluster_name>-cluster-values` Secret (null without `cluster_name`). Holds the credentials.").sensitive()],
+        /// `cluster_values_yaml_redacted`.
+        pub cluster_values_yaml_redacted: Option<String> [computed("`cluster_values_yaml` with the proxy password replaced by `***`, for review.")],
     }
 }
 
@@ -149,11 +157,15 @@ impl DataSource for CapiKubeadm {
         let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
         Some(model::computed(State {
             files: files(&secret.kubeadm),
+            files_redacted: files(&redacted.kubeadm),
             pre_kubeadm_commands: secret.kubeadm.pre_kubeadm_commands.clone(),
+            pre_kubeadm_commands_redacted: redacted.kubeadm.pre_kubeadm_commands.clone(),
             yaml: secret.kubeadm.to_yaml(),
             yaml_redacted: redacted.kubeadm.to_yaml(),
             secret_manifest: secret.secret_manifest,
+            secret_manifest_redacted: redacted.secret_manifest,
             cluster_values_yaml: secret.cluster_values,
+            cluster_values_yaml_redacted: redacted.cluster_values,
         }))
     }
 }
