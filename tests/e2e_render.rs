@@ -17,7 +17,7 @@ mod secrets;
 mod stored_state;
 
 use base64::Engine as _;
-use cycle::{hcl_string, run_cycle, Cycle};
+use cycle::{hcl_string, run_cycle, Cycle, Feature};
 use diagnostics::expect_bad_inputs;
 use examples::{
     apply_data_source_example, ca_certificate, EXAMPLE_PASSWORD as PASSWORD,
@@ -756,5 +756,58 @@ fn ca_bundle_order_changes_no_byte_and_no_revision() {
         work.run_ok(&["apply", "-auto-approve"]);
         assert_eq!(stored_ca(&work), (4, serde_json::json!(canonical)));
         work.assert_plan_empty(&[]);
+    });
+}
+
+/// `render` cannot warn, so a unit typo that the data source warns about
+/// fails the plan, naming the warning's code, until the caller acknowledges
+/// that code; the render then returns the warning (Terraform >= 1.8).
+#[test]
+fn render_function_fails_on_an_unacknowledged_warning() {
+    let config = |acknowledge: &str| {
+        format!(
+            r#"resource "clusterproxy_profile" "corp" {{
+  name       = "corp"
+  http_proxy = "http://proxy.corp.example:3128"
+}}
+
+output "warnings" {{
+  value = nonsensitive(provider::clusterproxy::render("systemd_dropin", clusterproxy_profile.corp.settings, {{
+    units = ["containerd", "kublet"]
+    {acknowledge}
+  }}).warnings)
+}}
+"#
+        )
+    };
+    for_each_terraform(|tf| {
+        if !tf.supports(Feature::Functions) {
+            return;
+        }
+        let work = Workdir::with_provider(tf, &config(""));
+        let reported = work.expect_diagnostic_at(
+            &["plan"],
+            "Invalid value for \"options\" parameter",
+            "value",
+        );
+        let code = "units[1]: Unit name looks like a typo";
+        assert!(
+            reported
+                .text()
+                .contains(&format!("acknowledge_warnings = [\"{code}\"]")),
+            "{}",
+            reported.text()
+        );
+        work.write_file(
+            "main.tf",
+            &config(&format!("acknowledge_warnings = [\"{code}\"]")),
+        );
+        let outputs = run_cycle(&work, &Cycle::default());
+        let warnings = outputs["warnings"].as_array().unwrap();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].as_str().unwrap().starts_with(code),
+            "{warnings:?}"
+        );
     });
 }
