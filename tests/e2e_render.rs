@@ -811,3 +811,117 @@ output "warnings" {{
         );
     });
 }
+
+/// A password-only rotation reaches the CAPI nodes: the profile's revision
+/// moves, so the Secret variant's `kubeadmConfigSpec` (shown redacted) names
+/// the Secret `prod-systemd-proxy-r2` and a KubeadmControlPlane would roll;
+/// nothing else of it changes, the password shows nowhere, and an unchanged
+/// profile plans no change at all.
+#[test]
+fn password_rotation_changes_the_secret_variant_spec_through_the_revision() {
+    let config = r#"variable "proxy_password" {
+  type      = string
+  sensitive = true
+}
+
+resource "clusterproxy_profile" "corp" {
+  name       = "corp"
+  http_proxy = "http://proxy.corp.example:3128"
+  username   = "svc-capi"
+  password   = var.proxy_password
+  no_proxy   = ["registry.corp.example"]
+}
+
+data "clusterproxy_capi_kubeadm" "prod" {
+  profile      = clusterproxy_profile.corp.settings
+  revision     = clusterproxy_profile.corp.revision
+  cluster_name = "prod"
+}
+
+output "revision" {
+  value = clusterproxy_profile.corp.revision
+}
+
+output "spec" {
+  value = data.clusterproxy_capi_kubeadm.prod.yaml_redacted
+}
+
+output "files" {
+  value = data.clusterproxy_capi_kubeadm.prod.files_redacted
+}
+
+output "secret_manifest" {
+  value = data.clusterproxy_capi_kubeadm.prod.secret_manifest_redacted
+}
+
+output "cluster_values" {
+  value = data.clusterproxy_capi_kubeadm.prod.cluster_values_yaml_redacted
+}
+
+output "template_name_suffix" {
+  value = data.clusterproxy_capi_kubeadm.prod.template_name_suffix
+}
+"#;
+    let (old, new) = ("0ld-Passw0rd", "n3w-Passw0rd");
+    for_each_terraform(|tf| {
+        let work = Workdir::with_provider(tf, config);
+        let vars = ["-var-file=test.tfvars"];
+        work.write_file(
+            "test.tfvars",
+            &format!("proxy_password = {}\n", hcl_string(old)),
+        );
+        work.run_ok(&["apply", "-auto-approve", vars[0]]);
+        let before = work.outputs();
+        assert_eq!(before["revision"], 1);
+        assert_eq!(before["template_name_suffix"], "-r1");
+        work.assert_plan_empty(&vars);
+
+        work.write_file(
+            "test.tfvars",
+            &format!("proxy_password = {}\n", hcl_string(new)),
+        );
+        let plan = work.saved_plan("rotate.tfplan", &vars);
+        let managed: Vec<&serde_json::Value> = plan["resource_changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| {
+                c["mode"] == "managed" && c["change"]["actions"] != serde_json::json!(["no-op"])
+            })
+            .collect();
+        assert_eq!(managed.len(), 1, "{managed:#?}");
+        assert_eq!(managed[0]["address"], "clusterproxy_profile.corp");
+        work.assert_secret_absent(&["apply", "-auto-approve", vars[0]], new);
+        let after = work.outputs();
+        assert_eq!(after["revision"], 2);
+        assert_eq!(after["template_name_suffix"], "-r2");
+        let spec_before = before["spec"].as_str().unwrap();
+        let spec_after = after["spec"].as_str().unwrap();
+        assert_ne!(spec_before, spec_after, "the rotation rolls no machine");
+        assert!(
+            spec_after.contains("name: prod-systemd-proxy-r2"),
+            "{spec_after}"
+        );
+        assert_eq!(
+            spec_before.replace("prod-systemd-proxy-r1", "prod-systemd-proxy-r2"),
+            spec_after,
+            "only the Secret's name changes"
+        );
+        assert_eq!(
+            before["files"].to_string().replace("-r1", "-r2"),
+            after["files"].to_string()
+        );
+        assert_eq!(before["cluster_values"], after["cluster_values"]);
+        let manifest = after["secret_manifest"].as_str().unwrap();
+        assert!(
+            manifest.contains("name: prod-systemd-proxy-r2"),
+            "{manifest}"
+        );
+        for output in after.values().chain(before.values()) {
+            for password in [old, new] {
+                assert!(!output.to_string().contains(password), "{output}");
+            }
+        }
+        work.assert_plan_empty(&vars);
+    });
+}

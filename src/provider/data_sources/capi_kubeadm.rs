@@ -21,6 +21,8 @@ crate::model! {
         pub base64_content: bool [with_default(Value::bool(false), "Write inline file contents base64-encoded (`encoding: base64`); an error with `cluster_name`, where no file is inline.")],
         /// `cluster_name`.
         pub cluster_name: Maybe<String> [optional("Cluster name (a DNS-1123 label: it is a label value in Cluster API). When set, every file comes from the Secret `<cluster_name>-systemd-proxy` through `contentFrom.secret`: the drop-in of each unit (key `<unit>Proxy`, e.g. `containerdProxy` as Giant Swarm names it), the environment file `/etc/clusterproxy/proxy.env` (key `proxyEnv`) that `pre_kubeadm_commands` source for kubeadm, and with `trusted_ca` the CA bundle (key `trustedCa`); `files`, `pre_kubeadm_commands` and `yaml` then hold no credential. `secret_manifest` and `cluster_values_yaml` are rendered.")],
+        /// `revision`.
+        pub revision: Maybe<i64> [optional("The `revision` of the `clusterproxy_profile` (a whole number >= 1): the rollout signal. A profile's revision moves only when its effective settings change, the password included, so: with `cluster_name` the Secret is named `<cluster_name>-systemd-proxy-r<revision>`, and a change of settings changes the `contentFrom.secret.name` of every file in the `kubeadmConfigSpec`, which makes a KubeadmControlPlane roll its machines, while unchanged settings change no byte; `template_name_suffix` is `-r<revision>`, for KubeadmConfigTemplate names. Nothing derived from the password enters the spec. Without it the names carry no suffix and a change of the password alone changes only `secret_manifest`. See the Day 2 guide.")],
         /// `namespace`.
         pub namespace: Maybe<String> [with_default(Value::string("default"), "With `cluster_name`: the namespace of the Secret (a DNS-1123 label). Defaults to `default`; setting it without `cluster_name` is an error.")],
     }
@@ -65,6 +67,10 @@ crate::model! {
         pub secret_manifest: Option<String> [computed("The Secret `<cluster_name>-systemd-proxy` holding the drop-ins, the environment file and the CA bundle (null without `cluster_name`). Holds the credentials.").sensitive()],
         /// `secret_manifest_redacted`.
         pub secret_manifest_redacted: Option<String> [computed("`secret_manifest` with the proxy password replaced by `***`, for review.")],
+        /// `secret_name`.
+        pub secret_name: Option<String> [computed("With `cluster_name`, the name of the Secret the files come from: `<cluster_name>-systemd-proxy`, or with `revision` `<cluster_name>-systemd-proxy-r<revision>`; null without `cluster_name`.")],
+        /// `template_name_suffix`.
+        pub template_name_suffix: String [computed("`-r<revision>`, or empty without `revision`: append it to the name of the KubeadmConfigTemplate that holds these pieces and to the MachineDeployment's `spec.template.spec.bootstrap.configRef.name`. Cluster API treats templates as immutable and rolls a MachineDeployment only when its machine template changes, so a new template name is what rolls the workers.")],
         /// `cluster_values_yaml`.
         pub cluster_values_yaml: Option<String> [computed("`cluster.proxy` (`http`, `https`, `noProxy`) for the `<cluster_name>-cluster-values` Secret (null without `cluster_name`). Holds the credentials.").sensitive()],
         /// `cluster_values_yaml_redacted`.
@@ -133,6 +139,15 @@ impl DataSource for CapiKubeadm {
             ],
             diags,
         );
+        if config.revision.known().is_some_and(|r| *r < 1) {
+            diags.push(
+                Diagnostic::error(
+                    "Invalid revision",
+                    "`revision` is a profile's revision, a whole number >= 1.",
+                )
+                .at(AttributePath::attribute(Config::revision)),
+            );
+        }
         if config.base64_content && !config.cluster_name.is_null() {
             diags.push(
                 Diagnostic::error(
@@ -153,6 +168,7 @@ impl DataSource for CapiKubeadm {
             base64_content: config.base64_content,
             cluster_name: config.cluster_name.known().cloned(),
             namespace: config.namespace.known().cloned().unwrap_or_default(),
+            revision: config.revision.known().and_then(|r| u64::try_from(*r).ok()),
         };
         let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
         Some(model::computed(State {
@@ -166,6 +182,8 @@ impl DataSource for CapiKubeadm {
             secret_manifest_redacted: redacted.secret_manifest,
             cluster_values_yaml: secret.cluster_values,
             cluster_values_yaml_redacted: redacted.cluster_values,
+            secret_name: secret.secret_name,
+            template_name_suffix: secret.template_suffix,
         }))
     }
 }
