@@ -93,7 +93,23 @@ fn capi_kubeadm_example() {
         assert!(files.iter().all(|f| f.get("content").is_none()), "{yaml}");
         let manifest: serde_json::Value =
             serde_yaml_ng::from_str(outputs["secret_manifest"].as_str().unwrap()).unwrap();
-        assert_eq!(manifest["metadata"]["name"], "prod-1-systemd-proxy");
+        assert_eq!(manifest["metadata"]["name"], "prod-1-systemd-proxy-r1");
+        assert_eq!(outputs["template_name_suffix"], "-r1");
+        let review: serde_json::Value =
+            serde_yaml_ng::from_str(outputs["secret_manifest_review"].as_str().unwrap()).unwrap();
+        assert_eq!(review["metadata"], manifest["metadata"]);
+        assert_eq!(
+            review["data"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .collect::<Vec<_>>(),
+            manifest["data"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .collect::<Vec<_>>()
+        );
         let from_secret = |path: &str| -> (String, String) {
             let file = files
                 .iter()
@@ -101,7 +117,7 @@ fn capi_kubeadm_example() {
                 .unwrap_or_else(|| panic!("no {path}"));
             assert_eq!(
                 file["contentFrom"]["secret"]["name"],
-                "prod-1-systemd-proxy"
+                "prod-1-systemd-proxy-r1"
             );
             let key = file["contentFrom"]["secret"]["key"].as_str().unwrap();
             let data = manifest["data"][key].as_str().unwrap();
