@@ -39,6 +39,12 @@ fn systemd_dropin_example() {
                 .contains("Environment=\"HTTP_PROXY=http://svc-k8s:***@proxy.corp.example:3128\""),
             "{review}"
         );
+        let manager = outputs["default_environment"].as_str().unwrap();
+        assert!(manager.contains("[Manager]"), "{manager}");
+        assert!(
+            manager.contains("HTTP_PROXY=http://svc-k8s:***@proxy.corp.example:3128"),
+            "{manager}"
+        );
         let dropins = outputs["dropins"].as_array().unwrap();
         assert_eq!(dropins.len(), 3);
         assert_eq!(
@@ -197,6 +203,13 @@ fn tkg_config_example() {
             "cluster.local,registry.corp.example,vcenter.corp.example"
         );
         assert_eq!(outputs["tkg_no_proxy"], config["TKG_NO_PROXY"]);
+        let redacted_url = "http://svc-k8s:***@proxy.corp.example:3128";
+        let class = &outputs["cluster_class_variable_review"];
+        assert_eq!(class["httpProxy"], redacted_url, "{class}");
+        assert_eq!(class["httpsProxy"], redacted_url, "{class}");
+        let variables = &outputs["variables_review"];
+        assert_eq!(variables["TKG_HTTP_PROXY"], redacted_url, "{variables}");
+        assert_eq!(variables["TKG_NO_PROXY"], config["TKG_NO_PROXY"]);
         // TKG appends SERVICE_CIDR and CLUSTER_CIDR: emitted, as they are
         // left out of TKG_NO_PROXY.
         assert_eq!(config["SERVICE_CIDR"], "100.64.0.0/13");
