@@ -637,6 +637,27 @@ data "clusterproxy_pod_env" "x" {
             None,
         ),
         (
+            r#"data "clusterproxy_capi_kubeadm" "x" {
+  http_proxy   = "http://proxy.corp.example:3128"
+  cluster_name = "prod"
+  revision     = 0
+}"#
+            .into(),
+            "Invalid revision",
+            "revision",
+            Some("whole number >= 1"),
+        ),
+        (
+            r#"data "clusterproxy_capi_kubeadm" "x" {
+  http_proxy = "http://proxy.corp.example:3128"
+  revision   = 1.5
+}"#
+            .into(),
+            "Invalid revision",
+            "revision",
+            None,
+        ),
+        (
             r#"data "clusterproxy_pod_env" "x" {
   http_proxy      = "http://proxy.corp.example:3128"
   config_map_name = "proxy-ca"
