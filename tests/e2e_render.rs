@@ -913,8 +913,20 @@ output "template_name_suffix" {
 }
 "#;
     let (old, new) = ("0ld-Passw0rd", "n3w-Passw0rd");
+    // With functions (Terraform >= 1.8) the plan that rotates shows the new
+    // spec, redacted, before anything is applied.
+    let planned = r#"output "planned_spec" {
+  value = nonsensitive(provider::clusterproxy::render("capi_kubeadm", clusterproxy_profile.corp.settings, {
+    cluster_name = "prod"
+    revision     = clusterproxy_profile.corp.revision
+  }).yaml_redacted)
+}
+"#;
     for_each_terraform(|tf| {
         let work = Workdir::with_provider(tf, config);
+        if tf.supports(Feature::Functions) {
+            work.write_file("planned.tf", planned);
+        }
         let vars = ["-var-file=test.tfvars"];
         work.write_file(
             "test.tfvars",
@@ -941,6 +953,13 @@ output "template_name_suffix" {
             .collect();
         assert_eq!(managed.len(), 1, "{managed:#?}");
         assert_eq!(managed[0]["address"], "clusterproxy_profile.corp");
+        if tf.supports(Feature::Functions) {
+            let change = &plan["output_changes"]["planned_spec"];
+            assert_eq!(change["before"], before["spec"], "{change:#}");
+            let after = change["after"].as_str().expect("known in the plan");
+            assert!(after.contains("name: prod-systemd-proxy-r2"), "{after}");
+            assert!(!after.contains(new), "{after}");
+        }
         work.assert_secret_absent(&["apply", "-auto-approve", vars[0]], new);
         let after = work.outputs();
         assert_eq!(after["revision"], 2);
