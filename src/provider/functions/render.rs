@@ -292,6 +292,9 @@ mod tests {
             password: password.map(str::to_owned),
             no_proxy: vec!["registry.corp.example".to_owned()],
             trusted_ca: Maybe::Null,
+
+            password_write_only: false,
+            revision: None,
         }
         .value()
     }
