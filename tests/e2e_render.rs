@@ -658,6 +658,21 @@ data "clusterproxy_pod_env" "x" {
             None,
         ),
         (
+            r#"resource "clusterproxy_profile" "p" {
+  name       = "p"
+  http_proxy = "http://proxy.corp.example:3128"
+}
+
+data "clusterproxy_capi_kubeadm" "x" {
+  profile  = clusterproxy_profile.p.settings
+  revision = 2
+}"#
+            .into(),
+            "Conflicting attributes",
+            "revision",
+            None,
+        ),
+        (
             r#"data "clusterproxy_pod_env" "x" {
   http_proxy      = "http://proxy.corp.example:3128"
   config_map_name = "proxy-ca"
@@ -882,9 +897,9 @@ resource "clusterproxy_profile" "corp" {
   no_proxy   = ["registry.corp.example"]
 }
 
+# The profile's settings carry its revision.
 data "clusterproxy_capi_kubeadm" "prod" {
   profile      = clusterproxy_profile.corp.settings
-  revision     = clusterproxy_profile.corp.revision
   cluster_name = "prod"
 }
 
@@ -918,7 +933,6 @@ output "template_name_suffix" {
     let planned = r#"output "planned_spec" {
   value = nonsensitive(provider::clusterproxy::render("capi_kubeadm", clusterproxy_profile.corp.settings, {
     cluster_name = "prod"
-    revision     = clusterproxy_profile.corp.revision
   }).yaml_redacted)
 }
 "#;

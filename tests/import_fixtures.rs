@@ -482,7 +482,6 @@ fn render_then_import_gives_the_same_profile() {
             base64_content: true,
             cluster_name: None,
             namespace: String::new(),
-            revision: None,
         }
         .render(Input {
             settings: &settings,

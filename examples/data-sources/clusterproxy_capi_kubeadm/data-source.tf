@@ -6,10 +6,10 @@ variable "proxy_password" {
 # The Secret variant: the credentials travel only in the Secret
 # "prod-1-systemd-proxy-r1"; the KubeadmControlPlane and KubeadmConfigTemplate
 # reference it through contentFrom and hold no credential. `revision` is the
-# rollout signal: pass a profile's `revision`
-# (clusterproxy_profile.<name>.revision), or bump it with every change of
-# these settings, the password included, so that the change reaches every
-# node (see the Day 2 guide).
+# rollout signal for settings given directly: a profile's `revision`
+# (clusterproxy_profile.<name>.revision), or a number bumped with every change
+# of these settings, the password included, so that the change reaches every
+# node (see the Day 2 guide). With `profile`, its settings carry the revision.
 data "clusterproxy_capi_kubeadm" "prod" {
   http_proxy = "http://proxy.corp.example:3128"
   username   = "svc-k8s"

@@ -101,12 +101,6 @@ pub struct Capi {
     pub cluster_name: Option<String>,
     /// The namespace of that Secret.
     pub namespace: String,
-    /// The profile's revision: the rollout signal. It suffixes the Secret's
-    /// name ([`secret_name`]), so that a change of settings alone, the
-    /// password included, changes the `kubeadmConfigSpec` that reads it and
-    /// Cluster API rolls the machines, and the KubeadmConfigTemplate name
-    /// suffix ([`template_suffix`]). `None` keeps the unsuffixed names.
-    pub revision: Option<u64>,
 }
 
 /// The kubeadm pieces and, in the Secret variant, what they read.
@@ -139,7 +133,7 @@ impl Renderer for Capi {
         let secret = self
             .cluster_name
             .as_deref()
-            .map(|cluster| secret_name(cluster, self.revision));
+            .map(|cluster| secret_name(cluster, settings.revision));
         let kubeadm = match &secret {
             Some(name) => Kubeadm::from_secret(settings, name, &self.units, self.os),
             None => Kubeadm::inline(settings, &self.units, self.os, self.base64_content, secrets),
@@ -155,7 +149,7 @@ impl Renderer for Capi {
                 .map(|name| secret_manifest(settings, name, &self.namespace, &self.units, secrets)),
             cluster_values: secret.as_ref().map(|_| cluster_values(settings, secrets)),
             secret_name: secret,
-            template_suffix: template_suffix(self.revision),
+            template_suffix: template_suffix(settings.revision),
         };
         Ok(Rendered {
             output: config,
@@ -420,12 +414,13 @@ fn apply(settings: &ProxySettings, units: &[String], os: OsFamily) -> Vec<String
     systemd::apply_commands(&restart, trust)
 }
 
-/// `<cluster>-systemd-proxy`, with a revision `<cluster>-systemd-proxy-r<revision>`.
+/// `<cluster>-systemd-proxy`, with a revision (the profile's, see
+/// [`ProxySettings::revision`]) `<cluster>-systemd-proxy-r<revision>`.
 /// The name is the only part of the Secret that the `kubeadmConfigSpec`
 /// holds: suffixing it with the revision makes every change of settings a
 /// change of that spec, without putting anything derived from the password
 /// in it. The name stays a DNS subdomain (a cluster name is a label).
-pub fn secret_name(cluster: &str, revision: Option<u64>) -> String {
+pub fn secret_name(cluster: &str, revision: Option<i64>) -> String {
     format!("{cluster}-systemd-proxy{}", template_suffix(revision))
 }
 
@@ -433,7 +428,7 @@ pub fn secret_name(cluster: &str, revision: Option<u64>) -> String {
 /// KubeadmConfigTemplate (and to the MachineDeployment's reference to it),
 /// which Cluster API treats as immutable, so that a change of settings is a
 /// new template and the MachineDeployment rolls its machines.
-pub fn template_suffix(revision: Option<u64>) -> String {
+pub fn template_suffix(revision: Option<i64>) -> String {
     revision.map(|r| format!("-r{r}")).unwrap_or_default()
 }
 
@@ -652,16 +647,19 @@ mod tests {
     /// credentials.
     fn secret_variant(
         settings: &ProxySettings,
-        revision: Option<u64>,
+        revision: Option<i64>,
         secrets: Secrets,
     ) -> CapiConfig {
+        let settings = &ProxySettings {
+            revision,
+            ..settings.clone()
+        };
         let capi = Capi {
             units: units(),
             os: OsFamily::Debian,
             base64_content: false,
             cluster_name: Some("prod".to_owned()),
             namespace: "org-acme".to_owned(),
-            revision,
         };
         let cluster = crate::domain::no_proxy::Cluster::default();
         capi.render(Input {

@@ -325,7 +325,6 @@ pub(crate) mod tests {
             base64_content: false,
             cluster_name: None,
             namespace: "default".to_owned(),
-            revision: None,
         };
         for entries in [0, 250, 330, 340, 400, 500, 1500, 1800, 2500, 3000] {
             let short = with_password("p", entries);

@@ -6,7 +6,7 @@ use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::model::{self, Field, Maybe};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
-use crate::provider::inputs::{self, Needed, NodeConfig};
+use crate::provider::inputs::{self, Needed, NodeConfig, RendererInputs};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
@@ -22,7 +22,7 @@ crate::model! {
         /// `cluster_name`.
         pub cluster_name: Maybe<String> [optional("Cluster name (a DNS-1123 label: it is a label value in Cluster API). When set, every file comes from the Secret `<cluster_name>-systemd-proxy` through `contentFrom.secret`: the drop-in of each unit (key `<unit>Proxy`, e.g. `containerdProxy` as Giant Swarm names it), the environment file `/etc/clusterproxy/proxy.env` (key `proxyEnv`) that `pre_kubeadm_commands` source for kubeadm, and with `trusted_ca` the CA bundle (key `trustedCa`); `files`, `pre_kubeadm_commands` and `yaml` then hold no credential. `secret_manifest` and `cluster_values_yaml` are rendered.")],
         /// `revision`.
-        pub revision: Maybe<i64> [optional("The `revision` of the `clusterproxy_profile` (a whole number >= 1): the rollout signal. A profile's revision moves only when its effective settings change, the password included, so: with `cluster_name` the Secret is named `<cluster_name>-systemd-proxy-r<revision>`, and a change of settings changes the `contentFrom.secret.name` of every file in the `kubeadmConfigSpec`, which makes a KubeadmControlPlane roll its machines, while unchanged settings change no byte; `template_name_suffix` is `-r<revision>`, for KubeadmConfigTemplate names. Nothing derived from the password enters the spec. Without it the names carry no suffix and a change of the password alone changes only `secret_manifest`. See the Day 2 guide.")],
+        pub revision: Maybe<i64> [optional("The rollout signal when the proxy settings are given directly (with `profile` it is the profile's `revision`, which its `settings` carry, and setting it is an error): a whole number >= 1 that moves with every change of the settings, the password included, e.g. a `clusterproxy_profile`'s `revision`. With `cluster_name` the Secret is named `<cluster_name>-systemd-proxy-r<revision>`, so a change of settings changes the `contentFrom.secret.name` of every file in the `kubeadmConfigSpec`, which makes a KubeadmControlPlane roll its machines, while unchanged settings change no byte; `template_name_suffix` is `-r<revision>`, for KubeadmConfigTemplate names. Nothing derived from the password enters the spec. Without a revision (neither `profile` nor `revision`) the names carry no suffix and a change of the password alone changes only `secret_manifest`. See the Day 2 guide.").conflicts_with(&[RendererInputs::profile])],
         /// `namespace`.
         pub namespace: Maybe<String> [with_default(Value::string("default"), "With `cluster_name`: the namespace of the Secret (a DNS-1123 label). Defaults to `default`; setting it without `cluster_name` is an error.")],
     }
@@ -161,14 +161,16 @@ impl DataSource for CapiKubeadm {
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let config = Config::read(value);
-        let (proxy, units, os) = config.node.resolve(diags)?;
+        let (mut proxy, units, os) = config.node.resolve(diags)?;
+        if let Some(revision) = config.revision.known() {
+            proxy.settings.revision = Some(*revision);
+        }
         let renderer = Capi {
             units,
             os,
             base64_content: config.base64_content,
             cluster_name: config.cluster_name.known().cloned(),
             namespace: config.namespace.known().cloned().unwrap_or_default(),
-            revision: config.revision.known().and_then(|r| u64::try_from(*r).ok()),
         };
         let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
         Some(model::computed(State {
