@@ -421,7 +421,24 @@ fn apply(settings: &ProxySettings, units: &[String], os: OsFamily) -> Vec<String
 /// change of that spec, without putting anything derived from the password
 /// in it. The name stays a DNS subdomain (a cluster name is a label).
 pub fn secret_name(cluster: &str, revision: Option<i64>) -> String {
-    format!("{cluster}-systemd-proxy{}", template_suffix(revision))
+    format!("{cluster}{SECRET_SUFFIX}{}", template_suffix(revision))
+}
+
+/// What [`secret_name`] appends to the cluster name, before the revision.
+const SECRET_SUFFIX: &str = "-systemd-proxy";
+
+/// The cluster whose Secret [`secret_name`] named `name`, with or without a
+/// revision (`prod-systemd-proxy`, `prod-systemd-proxy-r3`: `prod`).
+pub fn cluster_of_secret(name: &str) -> Option<&str> {
+    let unrevised = name
+        .rsplit_once("-r")
+        .filter(|(base, digits)| {
+            base.ends_with(SECRET_SUFFIX)
+                && !digits.is_empty()
+                && digits.bytes().all(|b| b.is_ascii_digit())
+        })
+        .map_or(name, |(base, _)| base);
+    unrevised.strip_suffix(SECRET_SUFFIX)
 }
 
 /// `-r<revision>`, or nothing without a revision: appended to the name of a
@@ -706,6 +723,16 @@ mod tests {
             secret_variant(&before, Some(1), Secrets::Include).kubeadm,
             old.kubeadm
         );
+        for revision in [None, Some(1), Some(42)] {
+            let name = secret_name("prod-r1", revision);
+            assert_eq!(cluster_of_secret(&name), Some("prod-r1"), "{name}");
+        }
+        assert_eq!(cluster_of_secret("prod-systemd-proxy-rx"), None);
+        // The Giant Swarm importer reads the cluster back from the Secret.
+        let imported =
+            crate::domain::import::giantswarm::read(new.secret_manifest.as_deref().unwrap())
+                .unwrap();
+        assert_eq!(imported.cluster_name.as_deref(), Some("prod"));
         let unversioned = secret_variant(&before, None, Secrets::Include);
         assert_eq!(
             unversioned.secret_name.as_deref(),
