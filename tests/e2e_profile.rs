@@ -390,6 +390,72 @@ fn profile_state_upgrade_from_version_1_keeps_the_revision() {
     });
 }
 
+/// State written with schema version 3 (the previous release: `settings`
+/// without `password_write_only` and `revision`) keeps every attribute and
+/// its revision, which `settings` now repeats: nothing plans a change.
+#[test]
+fn profile_state_upgrade_from_version_3_keeps_everything() {
+    use clusterproxy::domain::profile::{fingerprint, PublicSettings};
+    let url = "http://svc-k8s:p%40ss%20word@proxy.corp.example:3128";
+    let plain = "http://proxy.corp.example:3128";
+    // `no_proxy` a set (sorted), the normalised list in merge order.
+    let entries = ["10.0.0.0/8", "registry.corp.example"];
+    let normalized = ["registry.corp.example", "10.0.0.0/8"].map(str::to_owned);
+    let fingerprint = fingerprint(&PublicSettings {
+        http_proxy: Some(plain),
+        https_proxy: Some(plain),
+        username: Some("svc-k8s"),
+        no_proxy: &normalized,
+        trusted_ca: None,
+    });
+    for_each_terraform(|tf| {
+        let work = workdir(tf, UPGRADED_CONFIG);
+        let mut attributes = serde_json::json!({
+            "id": "corp",
+            "name": "corp",
+            "description": null,
+            "http_proxy": plain,
+            "https_proxy": null,
+            "username": "svc-k8s",
+            "password": PASSWORD,
+            "no_proxy": entries,
+            "trusted_ca": null,
+            "normalized_http_proxy": plain,
+            "normalized_https_proxy": plain,
+            "normalized_no_proxy": normalized,
+            "http_proxy_url": url,
+            "https_proxy_url": url,
+            "fingerprint": fingerprint,
+            "revision": 6,
+            "settings": {
+                "http_proxy": plain,
+                "https_proxy": plain,
+                "username": "svc-k8s",
+                "password": PASSWORD,
+                "no_proxy": normalized,
+                "trusted_ca": null
+            }
+        });
+        let sensitive = ["password", "http_proxy_url", "https_proxy_url", "settings"];
+        work.write_stored_state(
+            "clusterproxy_profile.corp",
+            3,
+            attributes.clone(),
+            &sensitive,
+        );
+        work.assert_no_resource_changes(&["-var-file=test.tfvars"]);
+        work.run_ok(&["apply", "-auto-approve", "-var-file=test.tfvars"]);
+        let upgraded = work.resource_values("clusterproxy_profile.corp");
+        attributes["settings"]["password_write_only"] = false.into();
+        attributes["settings"]["revision"] = 6.into();
+        assert_eq!(
+            upgraded, attributes,
+            "the upgrade lost or changed something"
+        );
+        work.assert_plan_empty(&["-var-file=test.tfvars"]);
+    });
+}
+
 /// The fingerprint format of version 1, over the URLs with credentials: what
 /// an attacker who saw a plan could recompute to check a password guess.
 fn v1_fingerprint(url: &str, entries: &[&str]) -> String {
@@ -802,7 +868,7 @@ output "x" {
         );
         let bad = r#"
 output "x" {
-  value = provider::clusterproxy::render("nope", { http_proxy = "http://p:1", https_proxy = null, username = null, password = null, no_proxy = [], trusted_ca = null }, null)
+  value = provider::clusterproxy::render("nope", { http_proxy = "http://p:1", https_proxy = null, username = null, password = null, no_proxy = [], trusted_ca = null, password_write_only = false, revision = null }, null)
 }
 "#;
         work_bad.write_file("main.tf", bad);

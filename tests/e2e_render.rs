@@ -17,7 +17,7 @@ mod secrets;
 mod stored_state;
 
 use base64::Engine as _;
-use cycle::{hcl_string, run_cycle, Cycle};
+use cycle::{hcl_string, run_cycle, Cycle, Feature};
 use diagnostics::expect_bad_inputs;
 use examples::{
     apply_data_source_example, ca_certificate, EXAMPLE_PASSWORD as PASSWORD,
@@ -38,6 +38,12 @@ fn systemd_dropin_example() {
             review
                 .contains("Environment=\"HTTP_PROXY=http://svc-k8s:***@proxy.corp.example:3128\""),
             "{review}"
+        );
+        let manager = outputs["default_environment"].as_str().unwrap();
+        assert!(manager.contains("[Manager]"), "{manager}");
+        assert!(
+            manager.contains("HTTP_PROXY=http://svc-k8s:***@proxy.corp.example:3128"),
+            "{manager}"
         );
         let dropins = outputs["dropins"].as_array().unwrap();
         assert_eq!(dropins.len(), 3);
@@ -93,7 +99,23 @@ fn capi_kubeadm_example() {
         assert!(files.iter().all(|f| f.get("content").is_none()), "{yaml}");
         let manifest: serde_json::Value =
             serde_yaml_ng::from_str(outputs["secret_manifest"].as_str().unwrap()).unwrap();
-        assert_eq!(manifest["metadata"]["name"], "prod-1-systemd-proxy");
+        assert_eq!(manifest["metadata"]["name"], "prod-1-systemd-proxy-r1");
+        assert_eq!(outputs["template_name_suffix"], "-r1");
+        let review: serde_json::Value =
+            serde_yaml_ng::from_str(outputs["secret_manifest_review"].as_str().unwrap()).unwrap();
+        assert_eq!(review["metadata"], manifest["metadata"]);
+        assert_eq!(
+            review["data"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .collect::<Vec<_>>(),
+            manifest["data"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .collect::<Vec<_>>()
+        );
         let from_secret = |path: &str| -> (String, String) {
             let file = files
                 .iter()
@@ -101,7 +123,7 @@ fn capi_kubeadm_example() {
                 .unwrap_or_else(|| panic!("no {path}"));
             assert_eq!(
                 file["contentFrom"]["secret"]["name"],
-                "prod-1-systemd-proxy"
+                "prod-1-systemd-proxy-r1"
             );
             let key = file["contentFrom"]["secret"]["key"].as_str().unwrap();
             let data = manifest["data"][key].as_str().unwrap();
@@ -181,6 +203,13 @@ fn tkg_config_example() {
             "cluster.local,registry.corp.example,vcenter.corp.example"
         );
         assert_eq!(outputs["tkg_no_proxy"], config["TKG_NO_PROXY"]);
+        let redacted_url = "http://svc-k8s:***@proxy.corp.example:3128";
+        let class = &outputs["cluster_class_variable_review"];
+        assert_eq!(class["httpProxy"], redacted_url, "{class}");
+        assert_eq!(class["httpsProxy"], redacted_url, "{class}");
+        let variables = &outputs["variables_review"];
+        assert_eq!(variables["TKG_HTTP_PROXY"], redacted_url, "{variables}");
+        assert_eq!(variables["TKG_NO_PROXY"], config["TKG_NO_PROXY"]);
         // TKG appends SERVICE_CIDR and CLUSTER_CIDR: emitted, as they are
         // left out of TKG_NO_PROXY.
         assert_eq!(config["SERVICE_CIDR"], "100.64.0.0/13");
@@ -828,6 +857,42 @@ data "clusterproxy_pod_env" "x" {
             None,
         ),
         (
+            r#"data "clusterproxy_capi_kubeadm" "x" {
+  http_proxy   = "http://proxy.corp.example:3128"
+  cluster_name = "prod"
+  revision     = 0
+}"#
+            .into(),
+            "Invalid revision",
+            "revision",
+            Some("whole number >= 1"),
+        ),
+        (
+            r#"data "clusterproxy_capi_kubeadm" "x" {
+  http_proxy = "http://proxy.corp.example:3128"
+  revision   = 1.5
+}"#
+            .into(),
+            "Invalid revision",
+            "revision",
+            None,
+        ),
+        (
+            r#"resource "clusterproxy_profile" "p" {
+  name       = "p"
+  http_proxy = "http://proxy.corp.example:3128"
+}
+
+data "clusterproxy_capi_kubeadm" "x" {
+  profile  = clusterproxy_profile.p.settings
+  revision = 2
+}"#
+            .into(),
+            "Conflicting attributes",
+            "revision",
+            None,
+        ),
+        (
             r#"data "clusterproxy_pod_env" "x" {
   http_proxy      = "http://proxy.corp.example:3128"
   config_map_name = "proxy-ca"
@@ -1049,5 +1114,190 @@ fn secret_free_state_example() {
             work.assert_secret_absent(&["plan", vars[0]], secret);
         }
         work.run_ok(&["destroy", "-auto-approve", vars[0]]);
+    });
+}
+
+/// `render` cannot warn, so a unit typo that the data source warns about
+/// fails the plan, naming the warning's code, until the caller acknowledges
+/// that code; the render then returns the warning (Terraform >= 1.8).
+#[test]
+fn render_function_fails_on_an_unacknowledged_warning() {
+    let config = |acknowledge: &str| {
+        format!(
+            r#"resource "clusterproxy_profile" "corp" {{
+  name       = "corp"
+  http_proxy = "http://proxy.corp.example:3128"
+}}
+
+output "warnings" {{
+  value = nonsensitive(provider::clusterproxy::render("systemd_dropin", clusterproxy_profile.corp.settings, {{
+    units = ["containerd", "kublet"]
+    {acknowledge}
+  }}).warnings)
+}}
+"#
+        )
+    };
+    for_each_terraform(|tf| {
+        if !tf.supports(Feature::Functions) {
+            return;
+        }
+        let work = Workdir::with_provider(tf, &config(""));
+        let reported = work.expect_diagnostic_at(
+            &["plan"],
+            "Invalid value for \"options\" parameter",
+            "value",
+        );
+        let code = "units[1]: Unit name looks like a typo";
+        assert!(
+            reported
+                .text()
+                .contains(&format!("acknowledge_warnings = [\"{code}\"]")),
+            "{}",
+            reported.text()
+        );
+        work.write_file(
+            "main.tf",
+            &config(&format!("acknowledge_warnings = [\"{code}\"]")),
+        );
+        let outputs = run_cycle(&work, &Cycle::default());
+        let warnings = outputs["warnings"].as_array().unwrap();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].as_str().unwrap().starts_with(code),
+            "{warnings:?}"
+        );
+    });
+}
+
+/// A password-only rotation reaches the CAPI nodes: the profile's revision
+/// moves, so the Secret variant's `kubeadmConfigSpec` (shown redacted) names
+/// the Secret `prod-systemd-proxy-r2` and a KubeadmControlPlane would roll;
+/// nothing else of it changes, the password shows nowhere, and an unchanged
+/// profile plans no change at all.
+#[test]
+fn password_rotation_changes_the_secret_variant_spec_through_the_revision() {
+    let config = r#"variable "proxy_password" {
+  type      = string
+  sensitive = true
+}
+
+resource "clusterproxy_profile" "corp" {
+  name       = "corp"
+  http_proxy = "http://proxy.corp.example:3128"
+  username   = "svc-capi"
+  password   = var.proxy_password
+  no_proxy   = ["registry.corp.example"]
+}
+
+# The profile's settings carry its revision.
+data "clusterproxy_capi_kubeadm" "prod" {
+  profile      = clusterproxy_profile.corp.settings
+  cluster_name = "prod"
+}
+
+output "revision" {
+  value = clusterproxy_profile.corp.revision
+}
+
+output "spec" {
+  value = data.clusterproxy_capi_kubeadm.prod.yaml_redacted
+}
+
+output "files" {
+  value = data.clusterproxy_capi_kubeadm.prod.files_redacted
+}
+
+output "secret_manifest" {
+  value = data.clusterproxy_capi_kubeadm.prod.secret_manifest_redacted
+}
+
+output "cluster_values" {
+  value = data.clusterproxy_capi_kubeadm.prod.cluster_values_yaml_redacted
+}
+
+output "template_name_suffix" {
+  value = data.clusterproxy_capi_kubeadm.prod.template_name_suffix
+}
+"#;
+    let (old, new) = ("0ld-Passw0rd", "n3w-Passw0rd");
+    // With functions (Terraform >= 1.8) the plan that rotates shows the new
+    // spec, redacted, before anything is applied.
+    let planned = r#"output "planned_spec" {
+  value = nonsensitive(provider::clusterproxy::render("capi_kubeadm", clusterproxy_profile.corp.settings, {
+    cluster_name = "prod"
+  }).yaml_redacted)
+}
+"#;
+    for_each_terraform(|tf| {
+        let work = Workdir::with_provider(tf, config);
+        if tf.supports(Feature::Functions) {
+            work.write_file("planned.tf", planned);
+        }
+        let vars = ["-var-file=test.tfvars"];
+        work.write_file(
+            "test.tfvars",
+            &format!("proxy_password = {}\n", hcl_string(old)),
+        );
+        work.run_ok(&["apply", "-auto-approve", vars[0]]);
+        let before = work.outputs();
+        assert_eq!(before["revision"], 1);
+        assert_eq!(before["template_name_suffix"], "-r1");
+        work.assert_plan_empty(&vars);
+
+        work.write_file(
+            "test.tfvars",
+            &format!("proxy_password = {}\n", hcl_string(new)),
+        );
+        let plan = work.saved_plan("rotate.tfplan", &vars);
+        let managed: Vec<&serde_json::Value> = plan["resource_changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| {
+                c["mode"] == "managed" && c["change"]["actions"] != serde_json::json!(["no-op"])
+            })
+            .collect();
+        assert_eq!(managed.len(), 1, "{managed:#?}");
+        assert_eq!(managed[0]["address"], "clusterproxy_profile.corp");
+        if tf.supports(Feature::Functions) {
+            let change = &plan["output_changes"]["planned_spec"];
+            assert_eq!(change["before"], before["spec"], "{change:#}");
+            let after = change["after"].as_str().expect("known in the plan");
+            assert!(after.contains("name: prod-systemd-proxy-r2"), "{after}");
+            assert!(!after.contains(new), "{after}");
+        }
+        work.assert_secret_absent(&["apply", "-auto-approve", vars[0]], new);
+        let after = work.outputs();
+        assert_eq!(after["revision"], 2);
+        assert_eq!(after["template_name_suffix"], "-r2");
+        let spec_before = before["spec"].as_str().unwrap();
+        let spec_after = after["spec"].as_str().unwrap();
+        assert_ne!(spec_before, spec_after, "the rotation rolls no machine");
+        assert!(
+            spec_after.contains("name: prod-systemd-proxy-r2"),
+            "{spec_after}"
+        );
+        assert_eq!(
+            spec_before.replace("prod-systemd-proxy-r1", "prod-systemd-proxy-r2"),
+            spec_after,
+            "only the Secret's name changes"
+        );
+        assert_eq!(
+            before["files"].to_string().replace("-r1", "-r2"),
+            after["files"].to_string()
+        );
+        assert_eq!(before["cluster_values"], after["cluster_values"]);
+        let manifest = after["secret_manifest"].as_str().unwrap();
+        assert!(
+            manifest.contains("name: prod-systemd-proxy-r2"),
+            "{manifest}"
+        );
+        for output in after.values().chain(before.values()) {
+            for password in [old, new] {
+                assert!(!output.to_string().contains(password), "{output}");
+            }
+        }
+        work.assert_plan_empty(&vars);
     });
 }

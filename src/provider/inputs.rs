@@ -123,6 +123,11 @@ crate::object! {
         pub no_proxy: Vec<String>,
         /// Trusted CA bundle (PEM); may be unknown at plan time.
         pub trusted_ca: Maybe<String>,
+        /// True when the profile's password is write-only (`password_wo`):
+        /// `password` is then null here and given to `render` by the caller.
+        pub password_write_only: bool,
+        /// The profile's `revision` (null when not from a profile).
+        pub revision: Option<i64>,
     }
 }
 
@@ -252,7 +257,8 @@ impl RendererInputs {
         } else {
             SettingsAt::RendererProfile
         };
-        let (input, installation) = match self.profile.known() {
+        let from_profile = self.profile.known();
+        let (input, installation) = match from_profile {
             Some(settings) => (
                 ProfileInput {
                     no_proxy: Vec::new(),
@@ -287,6 +293,8 @@ impl RendererInputs {
                 https_proxy: profile.https_proxy,
                 no_proxy: merged.list,
                 trusted_ca: profile.trusted_ca,
+                password_write_only: from_profile.is_some_and(|s| s.password_write_only),
+                revision: from_profile.and_then(|s| s.revision),
             },
             cluster,
             origins: merged.origins,
@@ -596,6 +604,8 @@ mod tests {
                     https_proxy: None,
                     no_proxy: merged.list.clone(),
                     trusted_ca: None,
+                    password_write_only: false,
+                    revision: None,
                 },
                 cluster: cluster.clone(),
                 origins: merged.origins,

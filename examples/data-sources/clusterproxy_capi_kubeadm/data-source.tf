@@ -4,8 +4,12 @@ variable "proxy_password" {
 }
 
 # The Secret variant: the credentials travel only in the Secret
-# "prod-1-systemd-proxy"; the KubeadmControlPlane and KubeadmConfigTemplate
-# reference it through contentFrom and hold no credential.
+# "prod-1-systemd-proxy-r1"; the KubeadmControlPlane and KubeadmConfigTemplate
+# reference it through contentFrom and hold no credential. `revision` is the
+# rollout signal for settings given directly: a profile's `revision`
+# (clusterproxy_profile.<name>.revision), or a number bumped with every change
+# of these settings, the password included, so that the change reaches every
+# node (see the Day 2 guide). With `profile`, its settings carry the revision.
 data "clusterproxy_capi_kubeadm" "prod" {
   http_proxy = "http://proxy.corp.example:3128"
   username   = "svc-k8s"
@@ -15,6 +19,7 @@ data "clusterproxy_capi_kubeadm" "prod" {
 
   cluster_name = "prod-1"
   namespace    = "org-acme"
+  revision     = 1
 
   installation   = ["registry.corp.example"]
   pod_cidrs      = ["192.168.0.0/16"]
@@ -38,4 +43,14 @@ output "secret_manifest" {
 
 output "review" {
   value = data.clusterproxy_capi_kubeadm.prod.yaml_redacted
+}
+
+output "secret_manifest_review" {
+  value = data.clusterproxy_capi_kubeadm.prod.secret_manifest_redacted
+}
+
+# Append to the KubeadmConfigTemplate's name and to the MachineDeployment's
+# spec.template.spec.bootstrap.configRef.name: a new name rolls the workers.
+output "template_name_suffix" {
+  value = data.clusterproxy_capi_kubeadm.prod.template_name_suffix
 }

@@ -39,3 +39,8 @@ output "dropins" {
   value     = data.clusterproxy_systemd_dropin.node.dropins
   sensitive = true
 }
+
+# For every service instead: /etc/systemd/system.conf.d/http-proxy.conf, for review.
+output "default_environment" {
+  value = data.clusterproxy_systemd_dropin.node.default_environment_redacted
+}

@@ -24,6 +24,16 @@ output "cluster_config" {
   sensitive = true
 }
 
+# For a class-based cluster: the `proxy` variable of spec.topology.variables,
+# for review (pass cluster_class_variable itself to the cluster).
+output "cluster_class_variable_review" {
+  value = jsondecode(data.clusterproxy_tkg_config.workload.cluster_class_variable_redacted)
+}
+
+output "variables_review" {
+  value = data.clusterproxy_tkg_config.workload.variables_redacted
+}
+
 # For a class-based cluster: the `trust` variable of spec.topology.variables.
 output "cluster_class_trust_variable" {
   value = jsondecode(data.clusterproxy_tkg_config.workload.cluster_class_trust_variable)

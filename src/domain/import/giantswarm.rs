@@ -42,7 +42,7 @@ pub fn read(text: &str) -> Result<Found, Finding> {
         let mut found = systemd::read(&dropin)?;
         found.cluster_name = secret_name
             .as_deref()
-            .and_then(|n| n.strip_suffix("-systemd-proxy"))
+            .and_then(crate::domain::render::capi::cluster_of_secret)
             .map(str::to_owned);
         return Ok(found);
     }

@@ -112,6 +112,10 @@ pub struct CapiConfig {
     pub secret_manifest: Option<String>,
     /// The `cluster.proxy` values (see [`cluster_values`]), with a cluster name.
     pub cluster_values: Option<String>,
+    /// The name of that Secret, with a cluster name.
+    pub secret_name: Option<String>,
+    /// What to append to a KubeadmConfigTemplate's name (see [`template_suffix`]).
+    pub template_suffix: String,
 }
 
 impl Renderer for Capi {
@@ -126,7 +130,11 @@ impl Renderer for Capi {
         if findings.iter().any(Finding::is_error) {
             return Err(findings);
         }
-        let kubeadm = match &self.cluster_name {
+        let secret = self
+            .cluster_name
+            .as_deref()
+            .map(|cluster| secret_name(cluster, settings.revision));
+        let kubeadm = match &secret {
             Some(name) => Kubeadm::from_secret(settings, name, &self.units, self.os),
             None => Kubeadm::inline(settings, &self.units, self.os, self.base64_content, secrets),
         };
@@ -136,14 +144,12 @@ impl Renderer for Capi {
         })?;
         let config = CapiConfig {
             kubeadm,
-            secret_manifest: self
-                .cluster_name
+            secret_manifest: secret
                 .as_deref()
                 .map(|name| secret_manifest(settings, name, &self.namespace, &self.units, secrets)),
-            cluster_values: self
-                .cluster_name
-                .as_ref()
-                .map(|_| cluster_values(settings, secrets)),
+            cluster_values: secret.as_ref().map(|_| cluster_values(settings, secrets)),
+            secret_name: secret,
+            template_suffix: template_suffix(settings.revision),
         };
         Ok(Rendered {
             output: config,
@@ -290,13 +296,13 @@ impl Kubeadm {
         (files, commands)
     }
 
-    /// Every file from the Secret `<cluster>-systemd-proxy` through
+    /// Every file from the Secret `secret` (see [`secret_name`]) through
     /// `contentFrom.secret`: a drop-in per unit, the environment file that the
     /// commands source, and the CA bundle for `os`. Nothing in the result
     /// holds a credential.
     fn from_secret(
         settings: &ProxySettings,
-        cluster: &str,
+        secret: &str,
         units: &[String],
         os: OsFamily,
     ) -> Result<Self, Vec<Finding>> {
@@ -305,7 +311,7 @@ impl Kubeadm {
             owner: "root:root".to_owned(),
             permissions: permissions.to_owned(),
             content: Content::Secret {
-                name: secret_name(cluster),
+                name: secret.to_owned(),
                 key,
             },
         };
@@ -408,16 +414,46 @@ fn apply(settings: &ProxySettings, units: &[String], os: OsFamily) -> Vec<String
     systemd::apply_commands(&restart, trust)
 }
 
-/// `<cluster>-systemd-proxy`.
-pub fn secret_name(cluster: &str) -> String {
-    format!("{cluster}-systemd-proxy")
+/// `<cluster>-systemd-proxy`, with a revision (the profile's, see
+/// [`ProxySettings::revision`]) `<cluster>-systemd-proxy-r<revision>`.
+/// The name is the only part of the Secret that the `kubeadmConfigSpec`
+/// holds: suffixing it with the revision makes every change of settings a
+/// change of that spec, without putting anything derived from the password
+/// in it. The name stays a DNS subdomain (a cluster name is a label).
+pub fn secret_name(cluster: &str, revision: Option<i64>) -> String {
+    format!("{cluster}{SECRET_SUFFIX}{}", template_suffix(revision))
+}
+
+/// What [`secret_name`] appends to the cluster name, before the revision.
+const SECRET_SUFFIX: &str = "-systemd-proxy";
+
+/// The cluster whose Secret [`secret_name`] named `name`, with or without a
+/// revision (`prod-systemd-proxy`, `prod-systemd-proxy-r3`: `prod`).
+pub fn cluster_of_secret(name: &str) -> Option<&str> {
+    let unrevised = name
+        .rsplit_once("-r")
+        .filter(|(base, digits)| {
+            base.ends_with(SECRET_SUFFIX)
+                && !digits.is_empty()
+                && digits.bytes().all(|b| b.is_ascii_digit())
+        })
+        .map_or(name, |(base, _)| base);
+    unrevised.strip_suffix(SECRET_SUFFIX)
+}
+
+/// `-r<revision>`, or nothing without a revision: appended to the name of a
+/// KubeadmConfigTemplate (and to the MachineDeployment's reference to it),
+/// which Cluster API treats as immutable, so that a change of settings is a
+/// new template and the MachineDeployment rolls its machines.
+pub fn template_suffix(revision: Option<i64>) -> String {
+    revision.map(|r| format!("-r{r}")).unwrap_or_default()
 }
 
 /// The Secret the Secret variant's files come from (YAML manifest): a
 /// drop-in per unit, the environment file and the CA bundle.
 pub fn secret_manifest(
     settings: &ProxySettings,
-    cluster: &str,
+    name: &str,
     namespace: &str,
     units: &[String],
     secrets: Secrets,
@@ -437,7 +473,7 @@ pub fn secret_manifest(
     let manifest = json!({
         "apiVersion": "v1",
         "kind": "Secret",
-        "metadata": {"name": secret_name(cluster), "namespace": namespace},
+        "metadata": {"name": name, "namespace": namespace},
         "type": "Opaque",
         "data": data,
     });
@@ -570,10 +606,17 @@ mod tests {
         ];
         golden(
             "capi/secret.yaml",
-            &secret_manifest(&s, "prod", "org-acme", &units, Secrets::Include),
+            &secret_manifest(
+                &s,
+                "prod-systemd-proxy",
+                "org-acme",
+                &units,
+                Secrets::Include,
+            ),
         );
         s.trusted_ca = Some(TrustedCa::parse(&ca).unwrap());
-        let kubeadm = Kubeadm::from_secret(&s, "prod", &units, OsFamily::Debian).unwrap();
+        let kubeadm =
+            Kubeadm::from_secret(&s, "prod-systemd-proxy", &units, OsFamily::Debian).unwrap();
         let yaml = kubeadm.to_yaml();
         golden("capi/kubeadm-secret.yaml", &yaml);
         let encoded_password = NASTY_PASSWORD.replace('%', "%25");
@@ -584,7 +627,13 @@ mod tests {
             .files
             .iter()
             .all(|f| matches!(f.content, Content::Secret { .. })));
-        let manifest = secret_manifest(&s, "prod", "org-acme", &units, Secrets::Include);
+        let manifest = secret_manifest(
+            &s,
+            "prod-systemd-proxy",
+            "org-acme",
+            &units,
+            Secrets::Include,
+        );
         let files = files_from_secret(&kubeadm, &manifest);
         for unit in &units {
             let path = format!("/etc/systemd/system/{unit}.d/http-proxy.conf");
@@ -609,6 +658,87 @@ mod tests {
             "{log}"
         );
         assert!(!log.contains("systemctl restart -- kubelet"), "{log}");
+    }
+
+    /// The Secret variant with `revision`, rendered with or without the
+    /// credentials.
+    fn secret_variant(
+        settings: &ProxySettings,
+        revision: Option<i64>,
+        secrets: Secrets,
+    ) -> CapiConfig {
+        let settings = &ProxySettings {
+            revision,
+            ..settings.clone()
+        };
+        let capi = Capi {
+            units: units(),
+            os: OsFamily::Debian,
+            base64_content: false,
+            cluster_name: Some("prod".to_owned()),
+            namespace: "org-acme".to_owned(),
+        };
+        let cluster = crate::domain::no_proxy::Cluster::default();
+        capi.render(Input {
+            settings,
+            cluster: &cluster,
+            secrets,
+        })
+        .unwrap()
+        .output
+    }
+
+    /// A password-only rotation (which moves the profile's revision) changes
+    /// the Secret variant's `kubeadmConfigSpec`, so Cluster API rolls the
+    /// machines, and shows the change without the password; the same
+    /// settings at the same revision change no byte; without a revision the
+    /// names are those of earlier releases.
+    #[test]
+    fn a_rotation_changes_the_kubeadm_config_spec_through_the_revision() {
+        let before = settings();
+        let mut after = settings();
+        let rotated =
+            crate::domain::proxy_url::ProxyCredentials::new("svc-proxy", "n3w-pass").unwrap();
+        for url in [&mut after.http_proxy, &mut after.https_proxy] {
+            *url = url.take().map(|u| u.with_credentials(rotated.clone()));
+        }
+        let old = secret_variant(&before, Some(1), Secrets::Include);
+        let new = secret_variant(&after, Some(2), Secrets::Include);
+        assert_ne!(old.kubeadm, new.kubeadm);
+        assert_eq!(new.secret_name.as_deref(), Some("prod-systemd-proxy-r2"));
+        assert_eq!(new.template_suffix, "-r2");
+        let manifest: Value =
+            serde_yaml_ng::from_str(new.secret_manifest.as_deref().unwrap()).unwrap();
+        assert_eq!(manifest["metadata"]["name"], "prod-systemd-proxy-r2");
+        let redacted = secret_variant(&after, Some(2), Secrets::Redact);
+        assert_eq!(
+            redacted.kubeadm, new.kubeadm,
+            "the spec holds no credential"
+        );
+        let yaml = redacted.kubeadm.to_yaml();
+        assert!(yaml.contains("name: prod-systemd-proxy-r2"), "{yaml}");
+        assert!(!yaml.contains("n3w-pass"), "{yaml}");
+        assert_eq!(secret_variant(&after, Some(2), Secrets::Include), new);
+        assert_eq!(
+            secret_variant(&before, Some(1), Secrets::Include).kubeadm,
+            old.kubeadm
+        );
+        for revision in [None, Some(1), Some(42)] {
+            let name = secret_name("prod-r1", revision);
+            assert_eq!(cluster_of_secret(&name), Some("prod-r1"), "{name}");
+        }
+        assert_eq!(cluster_of_secret("prod-systemd-proxy-rx"), None);
+        // The Giant Swarm importer reads the cluster back from the Secret.
+        let imported =
+            crate::domain::import::giantswarm::read(new.secret_manifest.as_deref().unwrap())
+                .unwrap();
+        assert_eq!(imported.cluster_name.as_deref(), Some("prod"));
+        let unversioned = secret_variant(&before, None, Secrets::Include);
+        assert_eq!(
+            unversioned.secret_name.as_deref(),
+            Some("prod-systemd-proxy")
+        );
+        assert_eq!(unversioned.template_suffix, "");
     }
 
     #[test]

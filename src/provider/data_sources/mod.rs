@@ -17,3 +17,97 @@ pub mod rke2;
 pub mod systemd_dropin;
 pub mod talos;
 pub mod tkg_config;
+
+#[cfg(test)]
+mod tests {
+    use crate::framework::data_source::read_checked;
+    use crate::framework::diagnostics::Diagnostics;
+    use crate::framework::model::{Field, Maybe};
+    use crate::framework::schema::Mode;
+    use crate::framework::value::Value;
+    use crate::provider::inputs::Settings;
+    use crate::provider::renderers;
+
+    /// Every sensitive computed attribute of a renderer has a `<name>_redacted`
+    /// twin that is computed and not sensitive, so nobody needs `nonsensitive()`
+    /// on the real one to review a render.
+    #[test]
+    fn every_credential_bearing_output_has_a_redacted_twin() {
+        let mut missing = Vec::new();
+        for renderer in renderers() {
+            let schema = renderer.schema();
+            for attribute in &schema.attributes {
+                if attribute.mode != Mode::Computed || !attribute.sensitive {
+                    continue;
+                }
+                let twin = format!("{}_redacted", attribute.name);
+                let ok = schema.attribute(&twin).is_some_and(|t| {
+                    t.mode == Mode::Computed && !t.sensitive && t.ty == attribute.ty
+                });
+                if !ok {
+                    missing.push(format!("{}.{twin}", renderer.type_name()));
+                }
+            }
+        }
+        assert!(
+            missing.is_empty(),
+            "missing or sensitive twins: {missing:?}"
+        );
+    }
+
+    /// Each twin of the systemd, CAPI and TKG renderers is its attribute with
+    /// the password replaced by `***` (other renderers encode some outputs,
+    /// e.g. Ignition's base64 data URLs).
+    #[test]
+    fn twins_hold_the_attribute_without_the_password() {
+        let password = "Rotat3dSecret";
+        let settings = Settings {
+            http_proxy: Some("http://proxy.corp.example:3128".to_owned()),
+            https_proxy: Some("http://proxy.corp.example:3128".to_owned()),
+            username: Some("svc".to_owned()),
+            password: Some(password.to_owned()),
+            no_proxy: vec!["registry.corp.example".to_owned()],
+            trusted_ca: Maybe::Null,
+            password_write_only: false,
+            revision: Some(3),
+        };
+        let mut checked = 0;
+        let plain = [
+            "clusterproxy_systemd_dropin",
+            "clusterproxy_capi_kubeadm",
+            "clusterproxy_tkg_config",
+        ];
+        for renderer in renderers()
+            .into_iter()
+            .filter(|r| plain.contains(&r.type_name()))
+        {
+            let schema = renderer.schema();
+            let mut config = Value::object(
+                schema
+                    .attributes
+                    .iter()
+                    .map(|a| (a.name.clone(), Value::null())),
+            );
+            config.set_attr("profile", settings.value());
+            let Some(state) =
+                read_checked(renderer.as_ref(), &schema, config, &mut Diagnostics::new())
+            else {
+                continue;
+            };
+            for attribute in schema.attributes.iter().filter(|a| a.sensitive) {
+                let twin = format!("{}_redacted", attribute.name);
+                let (Some(secret), Some(redacted)) =
+                    (state.get_attr(&attribute.name), state.get_attr(&twin))
+                else {
+                    continue;
+                };
+                let secret = format!("{secret:?}");
+                let redacted = format!("{redacted:?}");
+                assert!(!redacted.contains(password), "{twin}");
+                assert_eq!(secret.replace(password, "***"), redacted, "{twin}");
+                checked += 1;
+            }
+        }
+        assert!(checked >= 5, "only {checked} twins rendered");
+    }
+}

@@ -43,6 +43,8 @@ crate::model! {
             "The same variables as a `[Manager] DefaultEnvironment=` drop-in for `/etc/systemd/system.conf.d/http-proxy.conf`, which gives them to every service. `%` is doubled, which needs systemd 249 or later (older versions take `DefaultEnvironment=` verbatim; use `dropins` there when a value contains `%`). Holds the credentials: systemd takes no Secret reference (on Cluster API, `clusterproxy_capi_kubeadm` with `cluster_name` keeps them in a Secret).",
         )
         .sensitive()],
+        /// `[Manager]` drop-in without the password.
+        pub default_environment_redacted: String [computed("`default_environment` with the proxy password replaced by `***`, for review.")],
         /// The CA bundle file.
         pub ca_files: Vec<CaFile> [computed(
             "With `trusted_ca`, the bundle file to write for `os_family` (`path`, `owner` `root:root`, `permissions` `0644`, `content`: the canonical PEM); empty without it. Write it before running `commands`.",
@@ -91,6 +93,7 @@ impl DataSource for SystemdDropin {
             dropins: files(secret.dropins),
             dropins_redacted: files(redacted.dropins),
             default_environment: secret.default_environment,
+            default_environment_redacted: redacted.default_environment,
             ca_files: secret.ca_files.into_iter().map(CaFile::from).collect(),
             commands: secret.commands,
         }))

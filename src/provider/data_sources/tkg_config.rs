@@ -31,12 +31,16 @@ crate::model! {
     pub struct State {
         /// `variables`.
         pub variables: BTreeMap<String, String> [computed("TKG_HTTP_PROXY_ENABLED, TKG_HTTP_PROXY, TKG_HTTPS_PROXY, TKG_NO_PROXY, TKG_PROXY_CA_CERT (base64 PEM, when `trusted_ca` is set), TKG_NODE_SYSTEM_WIDE_PROXY, and SERVICE_CIDR and CLUSTER_CIDR (comma-joined `service_cidrs` and `pod_cidrs`, when set: TKG appends them to TKG_NO_PROXY itself, so they are left out of it). Holds the credentials: TKG's variables take no Secret reference.").sensitive()],
+        /// `variables_redacted`.
+        pub variables_redacted: BTreeMap<String, String> [computed("`variables` with the proxy password replaced by `***`, for review.")],
         /// `yaml`.
         pub yaml: String [computed("The variables as a cluster configuration file fragment (keys sorted). Holds the credentials: TKG's variables take no Secret reference.").sensitive()],
         /// `yaml_redacted`.
         pub yaml_redacted: String [computed("`yaml` with the proxy password replaced by `***`, for review.")],
         /// `cluster_class_variable`.
         pub cluster_class_variable: String [computed("The ClusterClass `proxy` variable value as JSON: `httpProxy`, `httpsProxy`, `noProxy` (the whole merged list: the class template only de-duplicates and sorts it, so nothing is left to TKG) and `systemWide`. Holds the credentials: TKG's variables take no Secret reference.").sensitive()],
+        /// `cluster_class_variable_redacted`.
+        pub cluster_class_variable_redacted: String [computed("`cluster_class_variable` with the proxy password replaced by `***`, for review.")],
         /// `cluster_class_trust_variable`.
         pub cluster_class_trust_variable: Option<String> [computed("With `trusted_ca`, the ClusterClass `trust` variable value as JSON: `{\"additionalTrustedCAs\": [{\"name\": \"proxy\", \"data\": <base64 PEM>}]}`, the shape TKG's CLI gives TKG_PROXY_CA_CERT (tanzu-framework `providers/yttcc/lib/config_variable_association.star`); null without it.")],
         /// `no_proxy`.
@@ -68,9 +72,11 @@ impl DataSource for TkgConfigSource {
         let (secret, redacted) = inputs::render_both(&tkg, &proxy, diags)?;
         Some(model::computed(State {
             variables: secret.string_variables().into_iter().collect(),
+            variables_redacted: redacted.string_variables().into_iter().collect(),
             yaml: secret.to_yaml(),
             yaml_redacted: redacted.to_yaml(),
             cluster_class_variable: secret.cluster_class_variable().to_string(),
+            cluster_class_variable_redacted: redacted.cluster_class_variable().to_string(),
             cluster_class_trust_variable: secret.trust_variable().map(|v| v.to_string()),
             no_proxy: secret.no_proxy.join(","),
             appended_by_tkg: secret.appended.clone(),

@@ -5,7 +5,7 @@
 //! source that references the profile is read only at apply.
 
 use crate::framework::data_source::{read_checked, DataSource};
-use crate::framework::diagnostics::{Diagnostics, PathStep, Severity};
+use crate::framework::diagnostics::{Diagnostic, Diagnostics, PathStep, Severity};
 use crate::framework::function::{Function, FunctionError, Parameter, Signature};
 use crate::framework::model::Field;
 use crate::framework::schema::Mode;
@@ -20,6 +20,10 @@ pub struct Render;
 
 /// The result attribute with the renderer's warnings.
 pub const WARNINGS: &str = "warnings";
+
+/// The option naming the warnings the caller accepts: a function cannot
+/// warn, so any other warning fails the call.
+pub const ACKNOWLEDGE: &str = "acknowledge_warnings";
 
 /// Position of each parameter.
 const PLATFORM: usize = 0;
@@ -63,7 +67,7 @@ fn configuration(
             ),
         ));
     };
-    for (name, ty) in types {
+    for (name, ty) in types.iter().filter(|(name, _)| *name != ACKNOWLEDGE) {
         let attribute = schema
             .attribute(name)
             .filter(|a| {
@@ -83,6 +87,91 @@ fn configuration(
         config.set_attr(name, converted);
     }
     Ok(config)
+}
+
+/// The warnings `options` acknowledges (its `acknowledge_warnings`).
+fn acknowledged(options: &Value) -> Result<Vec<String>, FunctionError> {
+    let Value::Typed(typed) = options else {
+        return Ok(Vec::new());
+    };
+    let (Type::Object(types), value) = (&typed.0, &typed.1) else {
+        return Ok(Vec::new());
+    };
+    let Some(ty) = types.get(ACKNOWLEDGE) else {
+        return Ok(Vec::new());
+    };
+    let item = value
+        .get_attr(ACKNOWLEDGE)
+        .cloned()
+        .unwrap_or_else(Value::null);
+    let list = conform(&item, ty, &Vec::<String>::ty()).map_err(|why| {
+        FunctionError::argument(OPTIONS, format!("options.{ACKNOWLEDGE}: {why}."))
+    })?;
+    if list
+        .elements()
+        .is_some_and(|e| e.iter().any(Value::is_null))
+    {
+        return Err(FunctionError::argument(
+            OPTIONS,
+            format!("options.{ACKNOWLEDGE}: an element is null; name each warning by its code"),
+        ));
+    }
+    Ok(Vec::<String>::read(&list))
+}
+
+/// A warning's code, the name that acknowledges it: its attribute path and
+/// summary (`units[0]: Unit name looks like a typo`), or the summary alone
+/// for a warning about the whole render. The detail, which may quote values,
+/// is left out.
+fn code(diagnostic: &Diagnostic) -> String {
+    match &diagnostic.path {
+        Some(path) => format!("{path}: {}", diagnostic.summary),
+        None => diagnostic.summary.clone(),
+    }
+}
+
+/// The warnings of `diags` as text, or an error naming every one not in
+/// `acknowledged` (and every acknowledgement that names no warning, so that
+/// a stale one cannot later cover a new warning).
+fn warnings(diags: &Diagnostics, acknowledged: &[String]) -> Result<Vec<String>, FunctionError> {
+    let warnings: Vec<&Diagnostic> = diags
+        .iter()
+        .filter(|d| d.severity == Severity::Warning)
+        .collect();
+    let codes: Vec<String> = warnings.iter().map(|d| code(d)).collect();
+    let unacknowledged: Vec<(&String, &&Diagnostic)> = codes
+        .iter()
+        .zip(&warnings)
+        .filter(|(code, _)| !acknowledged.contains(code))
+        .collect();
+    if !unacknowledged.is_empty() {
+        let each: Vec<String> = unacknowledged
+            .iter()
+            .map(|(code, d)| format!("{code}: {}", d.detail.trim_end_matches('.')))
+            .collect();
+        let list: Vec<String> = unacknowledged
+            .iter()
+            .map(|(c, _)| format!("{c:?}"))
+            .collect();
+        return Err(FunctionError::argument(
+            OPTIONS,
+            format!(
+                "The renderer warns, and a function cannot show warnings: {}. Fix the input, or accept each warning with options.{ACKNOWLEDGE} = [{}]",
+                each.join("; "),
+                list.join(", ")
+            ),
+        ));
+    }
+    if let Some(stale) = acknowledged.iter().find(|a| !codes.contains(a)) {
+        return Err(FunctionError::argument(
+            OPTIONS,
+            format!("options.{ACKNOWLEDGE}: {stale:?} names no warning of this render; remove it"),
+        ));
+    }
+    Ok(warnings
+        .iter()
+        .map(|d| format!("{}: {}", code(d), d.detail))
+        .collect())
 }
 
 /// The first error of `diags` as a function error on the argument that
@@ -128,13 +217,13 @@ impl Function for Render {
                 Parameter {
                     name: "options",
                     ty: Type::Dynamic,
-                    description: "An object with the renderer's other inputs, as in its data source (`pod_cidrs`, `units`, `cluster_name`...), or `null`.",
+                    description: "An object with the renderer's other inputs, as in its data source (`pod_cidrs`, `units`, `cluster_name`...), and `acknowledge_warnings`: the codes of the warnings the caller accepts (see the function's description); or `null`.",
                     allow_null: true,
                 },
             ],
             returns: Type::Dynamic,
             summary: "Render proxy settings for a platform at plan time",
-            description: "Returns what the renderer data source of the same name computes (its computed attributes, e.g. `dropins` and `dropins_redacted` for `systemd_dropin`), plus `warnings`: the data source's warnings as text. Terraform evaluates functions while planning, so renders fed from a `clusterproxy_profile`'s `settings` are known, and platform rules are checked, in the plan that changes the profile; a data source that references the profile is read only at apply then. Because `settings` is sensitive, Terraform marks the whole result sensitive: pass the redacted attributes through `nonsensitive()` to show them in plans and outputs. Needs Terraform >= 1.8 (OpenTofu >= 1.7).",
+            description: "Returns what the renderer data source of the same name computes (its computed attributes, e.g. `dropins` and `dropins_redacted` for `systemd_dropin`), plus `warnings`: the data source's warnings as text. A function cannot show a warning, so a render the data source would warn about fails (e.g. a unit named `kublet`), naming each warning and its code, the attribute path and summary such as `units[0]: Unit name looks like a typo` (the summary alone for a warning about the whole render); list the codes in `options.acknowledge_warnings` to accept them, and the render then returns them in `warnings`. An acknowledged code that names no warning of the render is an error too, so that a stale one never covers a new warning. Terraform evaluates functions while planning, so renders fed from a `clusterproxy_profile`'s `settings` are known, and platform rules are checked, in the plan that changes the profile; a data source that references the profile is read only at apply then. Because `settings` is sensitive, Terraform marks the whole result sensitive: pass the redacted attributes through `nonsensitive()` to show them in plans and outputs. Needs Terraform >= 1.8 (OpenTofu >= 1.7).",
         }
     }
 
@@ -158,6 +247,7 @@ impl Function for Render {
         let settings = arguments.get(SETTINGS).cloned().unwrap_or_else(Value::null);
         let options = arguments.get(OPTIONS).cloned().unwrap_or_else(Value::null);
         let config = configuration(renderer.as_ref(), &settings, &options)?;
+        let acknowledged = acknowledged(&options)?;
         let schema = renderer.schema();
         let mut diags = Diagnostics::new();
         let state = read_checked(renderer.as_ref(), &schema, config, &mut diags)
@@ -178,14 +268,7 @@ impl Function for Render {
                 )
             })
             .collect();
-        let warnings: Vec<String> = diags
-            .iter()
-            .filter(|d| d.severity == Severity::Warning)
-            .map(|d| match &d.path {
-                Some(path) => format!("{path}: {}: {}", d.summary, d.detail),
-                None => format!("{}: {}", d.summary, d.detail),
-            })
-            .collect();
+        let warnings = warnings(&diags, &acknowledged)?;
         types.push((WARNINGS.to_owned(), Vec::<String>::ty()));
         values.push((WARNINGS.to_owned(), warnings.value()));
         Ok(Value::Typed(Box::new((
@@ -209,6 +292,9 @@ mod tests {
             password: password.map(str::to_owned),
             no_proxy: vec!["registry.corp.example".to_owned()],
             trusted_ca: Maybe::Null,
+
+            password_write_only: false,
+            revision: None,
         }
         .value()
     }
@@ -271,6 +357,89 @@ mod tests {
             typed.1.get_attr("pod_cidrs").is_none(),
             "inputs are not echoed"
         );
+    }
+
+    fn units(names: &[&str]) -> (&'static str, Type, Value) {
+        (
+            "units",
+            Type::Tuple(vec![Type::String; names.len()]),
+            Value::Tuple(names.iter().map(|n| Value::string(*n)).collect()),
+        )
+    }
+
+    fn acknowledge(codes: &[&str]) -> (&'static str, Type, Value) {
+        (ACKNOWLEDGE, units(codes).1, units(codes).2)
+    }
+
+    const TYPO: &str = "units[0]: Unit name looks like a typo";
+
+    /// A warning the data source would show fails the call unless its code
+    /// is acknowledged; then it is returned in `warnings`.
+    #[test]
+    fn warnings_fail_unless_acknowledged() {
+        let error = call(
+            "systemd_dropin",
+            settings(None, None),
+            options(&[units(&["kublet"])]),
+        )
+        .unwrap_err();
+        assert_eq!(error.argument, Some(OPTIONS));
+        assert!(error.text.contains(TYPO), "{}", error.text);
+        assert!(
+            error.text.contains(&format!("{ACKNOWLEDGE} = [{TYPO:?}]")),
+            "{}",
+            error.text
+        );
+        for platform in ["systemd_dropin", "capi_kubeadm", "cloud_init"] {
+            let result = call(
+                platform,
+                settings(None, None),
+                options(&[units(&["kublet"]), acknowledge(&[TYPO])]),
+            )
+            .unwrap();
+            let Value::Typed(typed) = result else {
+                panic!("untyped result")
+            };
+            let warnings = Vec::<String>::read(typed.1.get_attr(WARNINGS).unwrap());
+            assert_eq!(warnings.len(), 1, "{platform}: {warnings:?}");
+            assert!(warnings[0].starts_with(TYPO), "{platform}: {warnings:?}");
+        }
+        // One acknowledgement covers one warning, not a second typo.
+        let error = call(
+            "systemd_dropin",
+            settings(None, None),
+            options(&[units(&["kublet", "containred"]), acknowledge(&[TYPO])]),
+        )
+        .unwrap_err();
+        assert!(error.text.contains("units[1]"), "{}", error.text);
+        assert!(
+            !error.text.contains(&format!("[{TYPO:?}")),
+            "{}",
+            error.text
+        );
+        // A stale acknowledgement is an error.
+        let error = call(
+            "systemd_dropin",
+            settings(None, None),
+            options(&[units(&["kubelet"]), acknowledge(&[TYPO])]),
+        )
+        .unwrap_err();
+        assert!(error.text.contains("names no warning"), "{}", error.text);
+        let error = call(
+            "systemd_dropin",
+            settings(None, None),
+            options(&[(ACKNOWLEDGE, Type::String, Value::string("x"))]),
+        )
+        .unwrap_err();
+        assert!(error.text.contains(ACKNOWLEDGE), "{}", error.text);
+    }
+
+    /// No renderer has an input of the option's name.
+    #[test]
+    fn acknowledge_is_no_renderer_input() {
+        for renderer in renderers() {
+            assert!(renderer.schema().attribute(ACKNOWLEDGE).is_none());
+        }
     }
 
     /// The documented platform list names every renderer.

@@ -20,8 +20,9 @@ pub struct ProfileResource;
 /// and had no computed settings; v1 had `no_proxy` as a list and a
 /// fingerprint over the credentials; v2 had `no_proxy` as a set and a
 /// fingerprint over public settings only, with the CA certificates in the
-/// order written; v3 has them in canonical order (same attributes).
-const VERSION: i64 = 3;
+/// order written; v3 has them in canonical order (same attributes); v4's
+/// `settings` adds `password_write_only` and `revision`.
+const VERSION: i64 = 4;
 
 crate::model! {
     /// The configurable attributes.
@@ -202,6 +203,8 @@ fn compute(
         password: credentials.and_then(|c| c.password()).map(str::to_owned),
         no_proxy: profile.no_proxy.clone(),
         trusted_ca: profile.trusted_ca.as_ref().map(|c| c.to_pem()).into(),
+        password_write_only: false,
+        revision: Some(revision),
     };
     let computed = Computed {
         id: Inputs::read(state).name,
@@ -218,9 +221,22 @@ fn compute(
     true
 }
 
+/// The schema of state versions 2 and 3, read by the upgrader: `settings`
+/// without `password_write_only` and `revision`.
+fn v3_type() -> Type {
+    let mut ty = ProfileResource.schema().object_type();
+    if let Type::Object(attributes) = &mut ty {
+        if let Some(Type::Object(settings)) = attributes.get_mut(Computed::settings) {
+            settings.remove(Settings::password_write_only);
+            settings.remove(Settings::revision);
+        }
+    }
+    ty
+}
+
 /// The schema of state version 1, read by the upgrader: `no_proxy` a list.
 fn v1_type() -> Type {
-    let mut ty = ProfileResource.schema().object_type();
+    let mut ty = v3_type();
     if let Type::Object(attributes) = &mut ty {
         attributes.insert(Inputs::no_proxy.to_owned(), Vec::<String>::ty());
     }
@@ -333,9 +349,10 @@ impl Resource for ProfileResource {
     }
 
     fn upgrade_state(&self, version: i64, json: &[u8], diags: &mut Diagnostics) -> Option<Value> {
-        // Versions 1 and 2 keep their revision: only the fingerprint's format,
-        // the order of the normalised list or of the CA certificates change,
-        // which is no change of settings. Version 0 had no revision: it
+        // Versions 1 to 3 keep their revision: only the fingerprint's format,
+        // the order of the normalised list or of the CA certificates, and
+        // the attributes `settings` gained change, which is no change of
+        // settings. Version 0 had no revision: it
         // starts at 1.
         let (inputs, prior) = match version {
             0 => {
@@ -364,9 +381,9 @@ impl Resource for ProfileResource {
                 let v1 = decode_stored(1, json, &v1_type(), diags)?;
                 (Inputs::read(&v1), Some(v1))
             }
-            2 => {
-                let v2 = decode_stored(2, json, &ProfileResource.schema().object_type(), diags)?;
-                (Inputs::read(&v2), Some(v2))
+            2 | 3 => {
+                let stored = decode_stored(version, json, &v3_type(), diags)?;
+                (Inputs::read(&stored), Some(stored))
             }
             _ => {
                 diags.push(Diagnostic::error(
@@ -560,6 +577,33 @@ mod tests {
         assert!(ProfileResource
             .upgrade_state(7, v0, &mut Diagnostics::new())
             .is_none());
+    }
+
+    /// A version-3 state: `settings` without `password_write_only` and
+    /// `revision`. The upgrade keeps every input and computed attribute and
+    /// the revision, which `settings` now repeats.
+    #[test]
+    fn upgrades_version_3_keeping_everything_and_adding_the_settings_revision() {
+        let mut diags = Diagnostics::new();
+        let v1 = ProfileResource
+            .upgrade_state(1, &v1_state("5", ""), &mut diags)
+            .unwrap();
+        let mut v3 = serde_json::from_slice::<serde_json::Value>(
+            &json::encode(&v1, &ProfileResource.schema().object_type()).unwrap(),
+        )
+        .unwrap();
+        let settings = v3["settings"].as_object_mut().unwrap();
+        settings.remove("password_write_only").unwrap();
+        settings.remove("revision").unwrap();
+        let state = ProfileResource
+            .upgrade_state(3, v3.to_string().as_bytes(), &mut diags)
+            .unwrap();
+        assert!(!diags.has_errors(), "{diags:?}");
+        assert_eq!(state, v1);
+        let settings = Computed::read(&state).settings;
+        assert_eq!(settings.revision, Some(5));
+        assert!(!settings.password_write_only);
+        assert_eq!(settings.password.as_deref(), Some("p w"));
     }
 
     #[test]
