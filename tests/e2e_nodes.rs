@@ -181,7 +181,9 @@ fn talos_example() {
                 .map(|d| serde_json::Value::deserialize(d).unwrap())
                 .collect();
         assert_eq!(documents.len(), 2);
-        let env = documents[0]["machine"]["env"].as_object().unwrap();
+        assert_eq!(documents[0]["kind"], "EnvironmentConfig");
+        assert!(documents[0].get("machine").is_none());
+        let env = documents[0]["variables"].as_object().unwrap();
         assert_eq!(
             env.keys().collect::<Vec<_>>(),
             ["http_proxy", "https_proxy", "no_proxy"]

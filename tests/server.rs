@@ -323,7 +323,6 @@ fn inputs_set_without_what_they_need_are_errors_on_them() {
         ),
         ("helm_values", "namespace", "apps", "trusted_ca", None),
         ("pod_env", "config_map_name", "proxy-ca", "trusted_ca", None),
-        ("talos", "talos_version", "1.9", "trusted_ca", None),
         (
             "capi_kubeadm",
             "namespace",
