@@ -23,7 +23,7 @@
 
 use serde_json::{json, Value};
 
-use super::{yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
+use super::{minor_version, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::domain::{Field, Finding};
 
 /// Talos: the version the patch is for, as given (`1.10`, `v1.9.5`).
@@ -59,20 +59,7 @@ pub const TRUSTED_ROOTS_NAME: &str = "clusterproxy-proxy-ca";
 /// The Talos version as a 1.x minor, from `1.10` or `v1.10.3`; an error on
 /// [`Field::TalosVersion`] otherwise.
 pub fn minor(version: &str) -> Result<u32, Finding> {
-    let trimmed = version.strip_prefix('v').unwrap_or(version);
-    let mut parts = trimmed.split('.');
-    let parsed = match (parts.next(), parts.next(), parts.next(), parts.next()) {
-        (Some("1"), Some(minor), patch, None)
-            if patch.is_none_or(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())) =>
-        {
-            minor
-                .parse::<u32>()
-                .ok()
-                .filter(|_| !minor.starts_with('+'))
-        }
-        _ => None,
-    };
-    parsed.ok_or_else(|| {
+    minor_version(version, "1").ok_or_else(|| {
         Finding::error(
             Field::TalosVersion,
             "Invalid Talos version",
@@ -145,6 +132,7 @@ pub fn patch(settings: &ProxySettings, minor: u32, secrets: Secrets) -> String {
 mod tests {
     use super::*;
     use crate::domain::render::cloud_init::tests::with_ca;
+    use crate::domain::render::openshift::tests::fixed_ca;
     use crate::domain::render::tests::{golden, settings};
     use serde::Deserialize as _;
 
@@ -231,10 +219,12 @@ mod tests {
     /// One golden file per supported version that renders differently.
     #[test]
     fn golden_files() {
+        let mut s = settings();
+        s.trusted_ca = Some(fixed_ca());
         for (version, minor) in [("1.9", 9), ("1.10", 10), ("1.13", 13)] {
             golden(
                 &format!("talos/patch-{version}.yaml"),
-                &patch(&with_ca(), minor, Secrets::Include),
+                &patch(&s, minor, Secrets::Include),
             );
         }
         golden(

@@ -75,3 +75,50 @@ impl DataSource for Talos {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::provider::renderers;
+
+    /// The supported-versions table of the platform guide has a row per
+    /// renderer, and the row of every renderer with a version input names
+    /// that input and its default (a changed default must reach the table).
+    #[test]
+    fn supported_versions_table_lists_every_default() {
+        let guide = include_str!("../../../docs/guides/choosing-your-platform.md");
+        let table = guide
+            .split("## Supported versions")
+            .nth(1)
+            .and_then(|rest| rest.split("\n## ").next())
+            .expect("a Supported versions section");
+        for renderer in renderers() {
+            let name = renderer.type_name();
+            let row = table
+                .lines()
+                .find(|line| line.starts_with(&format!("| `{name}` |")))
+                .unwrap_or_else(|| panic!("no row for {name}"));
+            let inputs: Vec<_> = renderer
+                .schema()
+                .attributes
+                .into_iter()
+                .filter(|a| a.name.ends_with("_version"))
+                .collect();
+            let version_cell = row.split('|').nth(2).unwrap().trim();
+            if inputs.is_empty() {
+                assert_eq!(version_cell, "none", "{name}");
+            }
+            for input in inputs {
+                let default = input
+                    .default
+                    .as_ref()
+                    .and_then(|d| d.as_str())
+                    .unwrap_or_else(|| panic!("{name}.{} has no default", input.name));
+                assert_eq!(
+                    version_cell,
+                    format!("`{}` (`{default}`)", input.name),
+                    "{name}"
+                );
+            }
+        }
+    }
+}
