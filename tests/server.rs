@@ -1429,6 +1429,21 @@ fn renderer_free_text_inputs_are_checked_on_their_attribute() {
             AttributePath::attribute("inventory_hosts").key("node1,evil"),
             "Invalid host",
         ),
+        (
+            KUBESPRAY,
+            (
+                "apiserver_loadbalancer_domain_name",
+                Value::string("lb\n{{ lookup(\"pipe\",\"id\") }}"),
+            ),
+            AttributePath::attribute("apiserver_loadbalancer_domain_name"),
+            "Invalid host",
+        ),
+        (
+            KUBESPRAY,
+            ("kubespray_version", Value::string("2.31\nno_proxy: x")),
+            AttributePath::attribute("kubespray_version"),
+            "Invalid kubespray version",
+        ),
     ];
     for (data_source, set, want, summary) in cases {
         let mut set = vec![set];

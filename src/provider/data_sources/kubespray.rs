@@ -57,15 +57,16 @@ crate::model! {
 }
 
 impl Config {
-    /// The renderer's inventory (unknown addresses left out; an unknown
-    /// version read as the default), checked by kubespray's rules; errors
+    /// The renderer's inventory (unknown addresses left out; a version not
+    /// known yet, at validation, read as the default), checked by kubespray's rules; errors
     /// as diagnostics, but for the host names, which the schema's host
     /// grammar reports on their key or attribute.
     fn checked_inventory(&self, diags: &mut Diagnostics) -> Option<kubespray::Kubespray> {
-        let version = match &self.kubespray_version {
-            Maybe::Unknown => DEFAULT_VERSION.to_owned(),
-            version => version.known().cloned().unwrap_or_default(),
-        };
+        let version = self
+            .kubespray_version
+            .known()
+            .map_or(DEFAULT_VERSION, String::as_str)
+            .to_owned();
         let inventory = kubespray::Kubespray {
             version,
             hosts: self
