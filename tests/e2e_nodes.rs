@@ -181,7 +181,9 @@ fn talos_example() {
                 .map(|d| serde_json::Value::deserialize(d).unwrap())
                 .collect();
         assert_eq!(documents.len(), 2);
-        let env = documents[0]["machine"]["env"].as_object().unwrap();
+        assert_eq!(documents[0]["kind"], "EnvironmentConfig");
+        assert!(documents[0].get("machine").is_none());
+        let env = documents[0]["variables"].as_object().unwrap();
         assert_eq!(
             env.keys().collect::<Vec<_>>(),
             ["http_proxy", "https_proxy", "no_proxy"]
@@ -227,11 +229,101 @@ fn kubespray_example() {
             outputs["ca_commands"],
             serde_json::json!(["update-ca-trust extract"])
         );
-        let effective = outputs["effective_no_proxy"].as_str().unwrap();
         assert_eq!(
-            effective,
-            format!("lb-apiserver.kubernetes.local,10.0.0.10,10.0.0.11,cp1,cp1.cluster.local,10.0.0.21,node1,node1.cluster.local,{additional},127.0.0.1,localhost,10.233.0.0/18,10.233.64.0/18,svc,svc.cluster.local")
+            vars["https_proxy_cert_file"],
+            "/etc/pki/tls/certs/ca-bundle.crt"
         );
+        // kubespray 2.31: the load balancer named by its address, addresses,
+        // names, qualified names, then the rest once each.
+        let effective = outputs["effective_no_proxy"].as_str().unwrap();
+        assert!(
+            effective.starts_with(&format!(
+                "10.0.0.10,10.0.0.11,10.0.0.21,cp1,node1,cp1.cluster.local,node1.cluster.local,{}",
+                entries[..2].join(",")
+            )),
+            "{effective}"
+        );
+        let entries: Vec<&str> = effective.split(',').collect();
+        let unique: std::collections::BTreeSet<&str> = entries.iter().copied().collect();
+        assert_eq!(unique.len(), entries.len(), "{effective}");
+    });
+}
+
+/// The consumer version inputs shape the outputs as each release reads
+/// them: Talos before 1.13 gets `machine.env`, 1.13 an `EnvironmentConfig`
+/// document; kubespray 2.29 names the load balancer
+/// `lb-apiserver.kubernetes.local`, 2.31 by its address, and a zero-width
+/// character in an inventory name never reaches `effective_no_proxy`. The
+/// second plan is empty.
+#[test]
+fn consumer_versions_shape_outputs() {
+    let main = r#"locals {
+  proxy = "http://proxy.corp.example:3128"
+}
+
+data "clusterproxy_talos" "v12" {
+  http_proxy    = local.proxy
+  talos_version = "v1.12.6"
+}
+
+data "clusterproxy_talos" "current" {
+  http_proxy = local.proxy
+}
+
+data "clusterproxy_kubespray" "v29" {
+  http_proxy                     = local.proxy
+  kubespray_version              = "2.29"
+  inventory_hosts                = { "cp\u200b1" = "10.0.0.11" }
+  loadbalancer_apiserver_address = "10.0.0.10"
+}
+
+data "clusterproxy_kubespray" "current" {
+  http_proxy                     = local.proxy
+  inventory_hosts                = { "cp\u200b1" = "10.0.0.11" }
+  loadbalancer_apiserver_address = "10.0.0.10"
+}
+
+output "talos" {
+  value = [data.clusterproxy_talos.v12.patch_redacted, data.clusterproxy_talos.current.patch_redacted]
+}
+
+output "kubespray" {
+  value = [data.clusterproxy_kubespray.v29.effective_no_proxy, data.clusterproxy_kubespray.current.effective_no_proxy]
+}
+"#;
+    for_each_terraform(|tf| {
+        let work = Workdir::with_provider(tf, main);
+        work.run_ok(&["apply", "-auto-approve"]);
+        let outputs = work.outputs();
+        let talos: Vec<serde_json::Value> = outputs["talos"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|patch| serde_yaml_ng::from_str(patch.as_str().unwrap()).unwrap())
+            .collect();
+        assert!(
+            talos[0]["machine"]["env"]["no_proxy"].is_string(),
+            "{talos:?}"
+        );
+        assert_eq!(talos[1]["kind"], "EnvironmentConfig", "{talos:?}");
+        assert_eq!(talos[1]["variables"], talos[0]["machine"]["env"]);
+        let kubespray = outputs["kubespray"].as_array().unwrap();
+        let (old, current) = (
+            kubespray[0].as_str().unwrap(),
+            kubespray[1].as_str().unwrap(),
+        );
+        assert!(
+            old.starts_with(
+                "lb-apiserver.kubernetes.local,10.0.0.10,10.0.0.11,cp1,cp1.cluster.local,"
+            ),
+            "{old}"
+        );
+        assert!(
+            current.starts_with("10.0.0.10,10.0.0.11,cp1,cp1.cluster.local,"),
+            "{current}"
+        );
+        assert!(!format!("{old}{current}").contains('\u{200b}'));
+        work.assert_plan_empty(&[]);
     });
 }
 
@@ -269,10 +361,20 @@ fn node_renderer_bad_input_is_a_diagnostic() {
         (
             r#"data "clusterproxy_kubespray" "x" {
   http_proxy                         = "http://proxy.corp.example:3128"
-  apiserver_loadbalancer_domain_name = " "
+  loadbalancer_apiserver_address     = "10.0.0.5"
+  apiserver_loadbalancer_domain_name = "lb\n{{ lookup(\"pipe\",\"id\") }}"
 }"#,
-            "Invalid value",
+            "Invalid host",
             "apiserver_loadbalancer_domain_name",
+            None,
+        ),
+        (
+            r#"data "clusterproxy_kubespray" "x" {
+  http_proxy        = "http://proxy.corp.example:3128"
+  kubespray_version = "3.0"
+}"#,
+            "Invalid kubespray version",
+            "kubespray_version",
             None,
         ),
         (

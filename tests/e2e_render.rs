@@ -923,16 +923,6 @@ data "clusterproxy_capi_kubeadm" "x" {
             None,
         ),
         (
-            r#"data "clusterproxy_talos" "x" {
-  http_proxy    = "http://proxy.corp.example:3128"
-  talos_version = "1.9"
-}"#
-            .into(),
-            "Set without trusted_ca",
-            "talos_version",
-            None,
-        ),
-        (
             r#"data "clusterproxy_capi_kubeadm" "x" {
   http_proxy = "http://proxy.corp.example:3128"
   namespace  = "org-acme"

@@ -323,7 +323,6 @@ fn inputs_set_without_what_they_need_are_errors_on_them() {
         ),
         ("helm_values", "namespace", "apps", "trusted_ca", None),
         ("pod_env", "config_map_name", "proxy-ca", "trusted_ca", None),
-        ("talos", "talos_version", "1.9", "trusted_ca", None),
         (
             "capi_kubeadm",
             "namespace",
@@ -1450,6 +1449,21 @@ fn renderer_free_text_inputs_are_checked_on_their_attribute() {
             ),
             AttributePath::attribute("inventory_hosts").key("node1,evil"),
             "Invalid host",
+        ),
+        (
+            KUBESPRAY,
+            (
+                "apiserver_loadbalancer_domain_name",
+                Value::string("lb\n{{ lookup(\"pipe\",\"id\") }}"),
+            ),
+            AttributePath::attribute("apiserver_loadbalancer_domain_name"),
+            "Invalid host",
+        ),
+        (
+            KUBESPRAY,
+            ("kubespray_version", Value::string("2.31\nno_proxy: x")),
+            AttributePath::attribute("kubespray_version"),
+            "Invalid kubespray version",
         ),
     ];
     for (data_source, set, want, summary) in cases {

@@ -70,6 +70,10 @@ pub enum Field {
     InventoryHosts,
     /// Kubespray's API server load balancer address.
     LoadbalancerApiserverAddress,
+    /// Kubespray's API server load balancer name.
+    ApiserverLoadbalancerDomainName,
+    /// Kubespray version of the inventory.
+    KubesprayVersion,
     /// URLs the OpenShift operator probes through the proxy.
     ReadinessEndpoints,
     /// AWS region of an OpenShift cluster.

@@ -68,6 +68,10 @@ pub fn path(
         Field::LoadbalancerApiserverAddress => {
             at(kubespray::Config::loadbalancer_apiserver_address)
         }
+        Field::ApiserverLoadbalancerDomainName => {
+            at(kubespray::Config::apiserver_loadbalancer_domain_name)
+        }
+        Field::KubesprayVersion => at(kubespray::Config::kubespray_version),
         Field::ReadinessEndpoints => at(openshift_proxy::Config::readiness_endpoints),
         Field::AwsRegion => at(openshift_proxy::Config::aws_region),
         Field::Scope => at(rke2::Config::scope),

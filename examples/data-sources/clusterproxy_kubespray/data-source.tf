@@ -8,10 +8,13 @@ data "clusterproxy_kubespray" "cluster" {
   username   = "svc-k8s"
   password   = var.proxy_password
 
-  # kubespray has no proxy CA variable: ca_files and ca_commands are for a
-  # play that runs before cluster.yml.
+  # group_vars gets https_proxy_cert_file, the RHEL trust store; ca_files
+  # and ca_commands add the CA to it in a play that runs before cluster.yml.
   trusted_ca = file("${path.module}/proxy-ca.pem")
   os_family  = "rhel"
+
+  # The release decides the NO_PROXY kubespray generates.
+  kubespray_version = "2.31"
 
   installation  = ["registry.corp.example", ".corp.example"]
   pod_cidrs     = ["10.233.64.0/18"]

@@ -8,9 +8,10 @@ data "clusterproxy_talos" "nodes" {
   username   = "svc-k8s"
   password   = var.proxy_password
 
-  # From Talos 1.10 the CA goes into a TrustedRootsConfig document.
+  # From Talos 1.13 the variables go into an EnvironmentConfig document
+  # (machine.env before), and from 1.10 the CA into a TrustedRootsConfig one.
   trusted_ca    = file("${path.module}/proxy-ca.pem")
-  talos_version = "1.10"
+  talos_version = "1.13"
 
   installation           = ["registry.corp.example", ".corp.example"]
   node_cidrs             = ["10.5.0.0/24"]

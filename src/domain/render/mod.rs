@@ -64,6 +64,22 @@ use super::trusted_ca::TrustedCa;
 pub use crate::domain::no_proxy::Cluster;
 use crate::domain::Finding;
 
+/// The minor of a `major.minor[.patch]` release (`v` prefix allowed, all
+/// parts decimal), `None` for another major or another shape.
+pub fn minor_version(version: &str, major: &str) -> Option<u32> {
+    let trimmed = version.strip_prefix('v').unwrap_or(version);
+    let decimal = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+    let mut parts = trimmed.split('.');
+    match (parts.next(), parts.next(), parts.next(), parts.next()) {
+        (Some(first), Some(minor), patch, None)
+            if first == major && decimal(minor) && patch.is_none_or(decimal) =>
+        {
+            minor.parse().ok()
+        }
+        _ => None,
+    }
+}
+
 /// What every renderer reads besides its options.
 #[derive(Debug, Clone, Copy)]
 pub struct Input<'a> {

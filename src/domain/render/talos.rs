@@ -1,10 +1,17 @@
-//! Talos Linux: a machine config patch with the proxy in `machine.env` and
-//! the trusted CA.
+//! Talos Linux: a machine config patch with the proxy environment and the
+//! trusted CA.
 //!
 //! From siderolabs/talos `website/content/v1.12/talos-guides/network/
 //! corporate-proxies.md`: `machine.env` takes `http_proxy`, `https_proxy` and
 //! `no_proxy` (lowercase), set on PID 1 and every Talos service (containerd,
-//! kubelet, etcd); the CA of a TLS-inspecting proxy is appended to
+//! kubelet, etcd). Talos 1.13 (tag v1.13.0, commit
+//! b9e9c657963363da73b897c27ef3d407ba5e91c0) deprecates `machine.env`
+//! ("Use 'EnvironmentConfig' instead", `pkg/machinery/config/types/v1alpha1/
+//! v1alpha1_types.go`) and drops it from `website/content/v1.13/schemas/
+//! config.schema.json`, whose `runtime.EnvironmentV1Alpha1` document takes
+//! `apiVersion: v1alpha1`, `kind: EnvironmentConfig` and a `variables` map of
+//! strings and nothing else; 1.12.x (up to v1.12.11) has no such document.
+//! From 1.13 this renderer writes the variables there instead. The CA of a TLS-inspecting proxy is appended to
 //! `/etc/ssl/certs/ca-certificates` through `machine.files` (`op: append`,
 //! `permissions`, `path`, `content`). Talos 1.10 added the
 //! `TrustedRootsConfig` document (`apiVersion: v1alpha1`, `kind`, `name`,
@@ -16,7 +23,7 @@
 
 use serde_json::{json, Value};
 
-use super::{yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
+use super::{minor_version, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::domain::{Field, Finding};
 
 /// Talos: the version the patch is for, as given (`1.10`, `v1.9.5`).
@@ -42,26 +49,17 @@ impl Renderer for Talos {
 /// The first Talos minor version with the `TrustedRootsConfig` document.
 pub const TRUSTED_ROOTS_SINCE: u32 = 10;
 
+/// The first Talos minor version with the `EnvironmentConfig` document,
+/// which replaces `machine.env`.
+pub const ENVIRONMENT_CONFIG_SINCE: u32 = 13;
+
 /// The `name` of the `TrustedRootsConfig` document.
 pub const TRUSTED_ROOTS_NAME: &str = "clusterproxy-proxy-ca";
 
 /// The Talos version as a 1.x minor, from `1.10` or `v1.10.3`; an error on
 /// [`Field::TalosVersion`] otherwise.
 pub fn minor(version: &str) -> Result<u32, Finding> {
-    let trimmed = version.strip_prefix('v').unwrap_or(version);
-    let mut parts = trimmed.split('.');
-    let parsed = match (parts.next(), parts.next(), parts.next(), parts.next()) {
-        (Some("1"), Some(minor), patch, None)
-            if patch.is_none_or(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())) =>
-        {
-            minor
-                .parse::<u32>()
-                .ok()
-                .filter(|_| !minor.starts_with('+'))
-        }
-        _ => None,
-    };
-    parsed.ok_or_else(|| {
+    minor_version(version, "1").ok_or_else(|| {
         Finding::error(
             Field::TalosVersion,
             "Invalid Talos version",
@@ -70,7 +68,7 @@ pub fn minor(version: &str) -> Result<u32, Finding> {
     })
 }
 
-/// The `machine.env` map.
+/// The proxy variables (`machine.env` or `EnvironmentConfig.variables`).
 pub fn env(settings: &ProxySettings, secrets: Secrets) -> Vec<(&'static str, String)> {
     settings
         .variables(secrets)
@@ -79,27 +77,29 @@ pub fn env(settings: &ProxySettings, secrets: Secrets) -> Vec<(&'static str, Str
         .collect()
 }
 
-/// The patch for Talos 1.`minor`: the machine config document, and from
-/// 1.10 with a trusted CA the `TrustedRootsConfig` document after `---`.
+/// The patch for Talos 1.`minor`: the variables in the machine config
+/// document's `machine.env` before 1.13, in an `EnvironmentConfig` document
+/// from 1.13; with a trusted CA, a `machine.files` append before 1.10 and a
+/// `TrustedRootsConfig` document from 1.10. Documents are joined by `---`.
 pub fn patch(settings: &ProxySettings, minor: u32, secrets: Secrets) -> String {
     let env: serde_json::Map<String, Value> = env(settings, secrets)
         .into_iter()
         .map(|(name, value)| (name.to_owned(), Value::String(value)))
         .collect();
-    let mut machine = json!({"env": env});
-    let mut extra = String::new();
-    if let Some(ca) = &settings.trusted_ca {
-        if minor >= TRUSTED_ROOTS_SINCE {
-            extra = format!(
-                "---\n{}",
-                yaml::to_string(&json!({
-                    "apiVersion": "v1alpha1",
-                    "kind": "TrustedRootsConfig",
-                    "name": TRUSTED_ROOTS_NAME,
-                    "certificates": ca.to_pem(),
-                }))
-            );
-        } else {
+    let mut documents = Vec::new();
+    if minor >= ENVIRONMENT_CONFIG_SINCE {
+        documents.push(json!({
+            "apiVersion": "v1alpha1",
+            "kind": "EnvironmentConfig",
+            "variables": env,
+        }));
+    } else {
+        let mut machine = json!({"env": env});
+        if let Some(ca) = settings
+            .trusted_ca
+            .as_ref()
+            .filter(|_| minor < TRUSTED_ROOTS_SINCE)
+        {
             machine["files"] = json!([{
                 "content": ca.to_pem(),
                 "permissions": 0o644,
@@ -107,14 +107,32 @@ pub fn patch(settings: &ProxySettings, minor: u32, secrets: Secrets) -> String {
                 "op": "append",
             }]);
         }
+        documents.push(json!({"machine": machine}));
     }
-    yaml::to_string(&json!({"machine": machine})) + &extra
+    if let Some(ca) = settings
+        .trusted_ca
+        .as_ref()
+        .filter(|_| minor >= TRUSTED_ROOTS_SINCE)
+    {
+        documents.push(json!({
+            "apiVersion": "v1alpha1",
+            "kind": "TrustedRootsConfig",
+            "name": TRUSTED_ROOTS_NAME,
+            "certificates": ca.to_pem(),
+        }));
+    }
+    documents
+        .iter()
+        .map(yaml::to_string)
+        .collect::<Vec<_>>()
+        .join("---\n")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::domain::render::cloud_init::tests::with_ca;
+    use crate::domain::render::openshift::tests::fixed_ca;
     use crate::domain::render::tests::{golden, settings};
     use serde::Deserialize as _;
 
@@ -171,10 +189,44 @@ mod tests {
         assert_eq!(new[1]["certificates"], pem.as_str());
         let redacted = patch(&s, 10, Secrets::Redact);
         assert!(!redacted.contains("p%2540ss"));
+        let current = documents(&patch(&s, 13, Secrets::Include));
+        assert_eq!(current.len(), 2);
+        assert_eq!(
+            (&current[0]["apiVersion"], &current[0]["kind"]),
+            (&json!("v1alpha1"), &json!("EnvironmentConfig"))
+        );
+        assert_eq!(current[0].as_object().unwrap().len(), 3);
+        assert_eq!(&current[0]["variables"], env);
+        assert_eq!(current[1]["kind"], "TrustedRootsConfig");
+        assert!(!patch(&s, 13, Secrets::Redact).contains("p%2540ss"));
     }
 
+    /// Without a CA, 1.12 still writes `machine.env` and 1.13 only the
+    /// `EnvironmentConfig` document: no `machine` key, which the 1.13 schema
+    /// would take only without `env`.
+    #[test]
+    fn environment_config_from_1_13() {
+        let s = settings();
+        let old = documents(&patch(&s, 12, Secrets::Include));
+        assert_eq!(old.len(), 1);
+        assert!(old[0]["machine"]["env"].is_object());
+        let new = documents(&patch(&s, ENVIRONMENT_CONFIG_SINCE, Secrets::Include));
+        assert_eq!(new.len(), 1);
+        assert!(new[0].get("machine").is_none());
+        assert_eq!(new[0]["variables"], old[0]["machine"]["env"]);
+    }
+
+    /// One golden file per supported version that renders differently.
     #[test]
     fn golden_files() {
+        let mut s = settings();
+        s.trusted_ca = Some(fixed_ca());
+        for (version, minor) in [("1.9", 9), ("1.10", 10), ("1.13", 13)] {
+            golden(
+                &format!("talos/patch-{version}.yaml"),
+                &patch(&s, minor, Secrets::Include),
+            );
+        }
         golden(
             "talos/patch.yaml",
             &patch(&settings(), 10, Secrets::Include),

@@ -58,6 +58,15 @@ impl OsFamily {
         }
     }
 
+    /// The system trust store file that [`Self::trust_command`] rebuilds,
+    /// the bundle included.
+    pub fn system_bundle(self) -> &'static str {
+        match self {
+            Self::Debian | Self::Flatcar => "/etc/ssl/certs/ca-certificates.crt",
+            Self::Rhel | Self::Photon => "/etc/pki/tls/certs/ca-bundle.crt",
+        }
+    }
+
     /// The command that rebuilds the system trust store from the bundle.
     pub fn trust_command(self) -> &'static str {
         match self {

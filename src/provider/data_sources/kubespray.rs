@@ -4,19 +4,23 @@ use std::collections::BTreeMap;
 
 use crate::domain::no_proxy::typed::Kind;
 use crate::domain::render::kubespray;
+use crate::domain::Field;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
-use crate::framework::model::{self, Field, Maybe};
-use crate::framework::schema::{NotBlank, Schema};
+use crate::framework::model::{self, Field as _, Maybe};
+use crate::framework::schema::Schema;
 use crate::framework::value::Value;
 use crate::provider::convert::{self, SettingsAt};
 use crate::provider::inputs;
 use crate::provider::inputs::{CaFile, Needed, OsFamilyInput, RendererInputs};
-use crate::provider::validators::KeysAre;
+use crate::provider::validators::{Is, KeysAre};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct Kubespray;
+
+/// `kubespray_version` when unset: the current stable kubespray minor.
+pub const DEFAULT_VERSION: &str = "2.31";
 
 crate::model! {
     /// The inputs.
@@ -28,7 +32,9 @@ crate::model! {
         /// `loadbalancer_apiserver_address`.
         pub loadbalancer_apiserver_address: Maybe<String> [optional("`loadbalancer_apiserver.address` (an IP address), when the inventory defines `loadbalancer_apiserver`; kubespray then adds it and `apiserver_loadbalancer_domain_name`.")],
         /// `apiserver_loadbalancer_domain_name`.
-        pub apiserver_loadbalancer_domain_name: Maybe<String> [with_default(Value::string("lb-apiserver.kubernetes.local"), "`apiserver_loadbalancer_domain_name` (kubespray's default `lb-apiserver.kubernetes.local`), with `loadbalancer_apiserver_address`; setting it without one is an error.").validator(NotBlank)],
+        pub apiserver_loadbalancer_domain_name: Maybe<String> [optional("`apiserver_loadbalancer_domain_name`, a host name, with `loadbalancer_apiserver_address`; setting it without one is an error. Unset, kubespray's default for `kubespray_version`: `lb-apiserver.kubernetes.local` until 2.29, the load balancer address from 2.30.").validator(Is(Kind::Host))],
+        /// `kubespray_version`.
+        pub kubespray_version: Maybe<String> [with_default(Value::string(DEFAULT_VERSION), "kubespray release of the inventory (`2.30`, `v2.31.0`...): decides how `effective_no_proxy` is modelled. Until 2.29 the load balancer is named `lb-apiserver.kubernetes.local` by default, from 2.30 by its address; until 2.30 kubespray joins its template's entries as they come, from 2.31 it groups host addresses, names and qualified names and keeps each entry once. Defaults to `2.31`, the current stable release.")],
         /// The OS family.
         pub os_family: OsFamilyInput [embed],
     }
@@ -38,41 +44,58 @@ crate::model! {
     /// The computed attributes.
     pub struct State {
         /// `group_vars`.
-        pub group_vars: String [computed("A `group_vars` YAML file (e.g. `inventory/<cluster>/group_vars/all/proxy.yml`) with `http_proxy`, `https_proxy` and `additional_no_proxy`, the merged NO_PROXY. It leaves `no_proxy` unset on purpose: a `no_proxy` variable replaces kubespray's generated list, and with it every node and the load balancer. Holds the credentials: kubespray's variables take no Secret reference.").sensitive()],
+        pub group_vars: String [computed("A `group_vars` YAML file (e.g. `inventory/<cluster>/group_vars/all/proxy.yml`) with `http_proxy`, `https_proxy` and `additional_no_proxy`, the merged NO_PROXY, and with `trusted_ca` `https_proxy_cert_file`: the system trust store of `os_family`, which `ca_commands` add the CA to (kubespray sets it as `SSL_CERT_FILE` for its own downloads, in place of their default trust store). It leaves `no_proxy` unset on purpose: a `no_proxy` variable replaces kubespray's generated list, and with it every node and the load balancer. Holds the credentials: kubespray's variables take no Secret reference.").sensitive()],
         /// `group_vars_redacted`.
         pub group_vars_redacted: String [computed("`group_vars` with the proxy password replaced by `***`, for review.")],
         /// The CA bundle file.
         pub ca_files: Vec<CaFile> [computed(super::rke2::CA_FILES)],
         /// `ca_commands`.
-        pub ca_commands: Vec<String> [computed("With `trusted_ca`, the trust store update of `os_family` to run on every node after writing `ca_files` (e.g. with Ansible's `copy` and `command` modules before `cluster.yml`: kubespray has no variable for a proxy CA); empty without it.")],
+        pub ca_commands: Vec<String> [computed("With `trusted_ca`, the trust store update of `os_family` to run on every node after writing `ca_files` (e.g. with Ansible's `copy` and `command` modules before `cluster.yml`: kubespray's `https_proxy_cert_file` names a file already on the nodes and does not install it); empty without it.")],
         /// `effective_no_proxy`.
-        pub effective_no_proxy: String [computed("The `no_proxy` kubespray will generate (roles/kubespray-defaults/tasks/no_proxy.yml): with `loadbalancer_apiserver_address` the domain name and the address, then per inventory host (in name order here) its address, name and `<name>.<cluster_domain>`, then `additional_no_proxy`, then `127.0.0.1`, `localhost`, `kube_service_addresses` (the first `service_cidrs` entry, kubespray's default `10.233.0.0/18` without), `kube_pods_subnet` (the first `pod_cidrs` entry, default `10.233.64.0/18`), `svc` and `svc.<cluster_domain>`. Hosts whose `ansible_hostname` differs from the inventory name also get that name; not modelled.")],
+        pub effective_no_proxy: String [computed("The `no_proxy` that `kubespray_version` will generate (roles/network_facts): until 2.30, with `loadbalancer_apiserver_address` the domain name and the address, then per inventory host (in name order here, names written canonical) its address, name and `<name>.<cluster_domain>`, then `additional_no_proxy`, then `127.0.0.1`, `localhost`, `kube_service_addresses` (the first `service_cidrs` entry, kubespray's default `10.233.0.0/18` without), `kube_pods_subnet` (the first `pod_cidrs` entry, default `10.233.64.0/18`), `svc` and `svc.<cluster_domain>`; from 2.31 the domain name (`localhost` without a load balancer), the address, every host address, every name, every `<name>.<cluster_domain>`, the `additional_no_proxy` entries and the same tail, each entry once where it first occurs. Hosts whose `ansible_hostname` differs from the inventory name also get that name; not modelled.")],
     }
 }
 
 impl Config {
-    /// The inventory hosts as (name, address), unknown addresses left out,
-    /// checked by kubespray's rules; errors as diagnostics.
-    fn checked_inventory(&self, diags: &mut Diagnostics) -> Option<Vec<(String, String)>> {
-        let hosts: Vec<(String, String)> = self
-            .inventory_hosts
-            .iter()
-            .filter(|(_, address)| !address.is_unknown())
-            .map(|(name, address)| (name.clone(), address.known().cloned().unwrap_or_default()))
-            .collect();
-        let findings = kubespray::check_inventory(
-            &hosts,
-            self.loadbalancer_apiserver_address
-                .known()
-                .map(String::as_str),
-        );
-        convert::push_findings(
-            &findings,
-            &AttributePath::root(),
-            SettingsAt::Renderer,
-            diags,
-        );
-        findings.is_empty().then_some(hosts)
+    /// The renderer's inventory (unknown addresses left out; a version not
+    /// known yet, at validation, read as the default), checked by kubespray's rules; errors
+    /// as diagnostics, but for the host names, which the schema's host
+    /// grammar reports on their key or attribute.
+    fn checked_inventory(&self, diags: &mut Diagnostics) -> Option<kubespray::Kubespray> {
+        let version = self
+            .kubespray_version
+            .known()
+            .map_or(DEFAULT_VERSION, String::as_str)
+            .to_owned();
+        let inventory = kubespray::Kubespray {
+            version,
+            hosts: self
+                .inventory_hosts
+                .iter()
+                .filter(|(_, address)| !address.is_unknown())
+                .map(|(name, address)| (name.clone(), address.known().cloned().unwrap_or_default()))
+                .collect(),
+            loadbalancer: self.loadbalancer_apiserver_address.known().map(|address| {
+                (
+                    address.clone(),
+                    self.apiserver_loadbalancer_domain_name.known().cloned(),
+                )
+            }),
+            os_family: self.os_family.family(),
+        };
+        match inventory.checked() {
+            Ok(_) => Some(inventory),
+            Err(mut findings) => {
+                findings.retain(|f| match f.location.map(|l| l.field) {
+                    Some(Field::InventoryHosts) => f.summary == kubespray::HOST_ADDRESS_NOT_IP,
+                    Some(Field::ApiserverLoadbalancerDomainName) => false,
+                    _ => true,
+                });
+                let root = AttributePath::root();
+                convert::push_findings(&findings, &root, SettingsAt::Renderer, diags);
+                None
+            }
+        }
     }
 }
 
@@ -83,7 +106,7 @@ impl DataSource for Kubespray {
 
     fn schema(&self) -> Schema {
         Schema::new(
-            "Renders kubespray `group_vars` for a proxy with the merged NO_PROXY as `additional_no_proxy`, and models the `no_proxy` kubespray generates from the inventory, so that what the nodes get can be reviewed before a run. With `trusted_ca`, the CA bundle file for `os_family` and its trust command, for a play of your own (kubespray has no proxy CA variable). Known at plan time whenever its inputs are.",
+            "Renders kubespray `group_vars` for a proxy with the merged NO_PROXY as `additional_no_proxy`, and models the `no_proxy` kubespray generates from the inventory, so that what the nodes get can be reviewed before a run. With `trusted_ca`, `https_proxy_cert_file`, the CA bundle file for `os_family` and its trust command, for a play of your own. Known at plan time whenever its inputs are.",
             model::attributes::<Config, State>(),
         )
     }
@@ -109,25 +132,12 @@ impl DataSource for Kubespray {
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let config = Config::read(value);
-        let hosts = config.checked_inventory(diags);
+        let renderer = config.checked_inventory(diags);
         let proxy = config.proxy.resolve(diags)?;
+        let renderer = renderer?;
         let settings = &proxy.settings;
-        let renderer = kubespray::Kubespray {
-            hosts: hosts?,
-            loadbalancer: config
-                .loadbalancer_apiserver_address
-                .known()
-                .map(|address| {
-                    let name = config
-                        .apiserver_loadbalancer_domain_name
-                        .known()
-                        .cloned()
-                        .unwrap_or_default();
-                    (name, address.clone())
-                }),
-        };
         let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
-        let os = config.os_family.family();
+        let os = renderer.os_family;
         let trust_command = settings.trusted_ca.as_ref().map(|_| os.trust_command());
         Some(model::computed(State {
             group_vars: secret.group_vars,
