@@ -90,6 +90,18 @@ const CASES: &[Case] = &[
             "  - registry.corp.example: duplicate",
         ],
     },
+    // The artifact names no port: the profile keeps its spelling, so the
+    // configuration that writes what the artifact writes plans no change.
+    Case {
+        kind: "systemd",
+        facts: "",
+        path: "systemd/port-less.conf",
+        attributes: r#"name        = "systemd"
+  http_proxy  = "http://proxy.corp.example"
+  no_proxy    = ["registry.corp.example"]"#,
+        password: None,
+        note: &["Kept as installation-wide NO_PROXY (1): registry.corp.example."],
+    },
 ];
 
 fn case_workdir(tf: &harness::Terraform, case: &Case, extra: &str) -> Workdir {
