@@ -157,7 +157,7 @@ fn corpus_effective_no_proxy_separates_what_aks_added() {
     assert_eq!(i.name, "prod-weu-2");
     assert_eq!(
         i.http_proxy.as_deref(),
-        Some("http://proxy.corp.example:3128")
+        Some("http://proxy.corp.example:3128/")
     );
     assert_eq!(i.no_proxy, ["registry.corp.example", ".corp.example"]);
     let reason = |entry: &str| {
@@ -210,7 +210,7 @@ fn corpus_trusted_ca_spelled_as_in_microsofts_example() {
     assert_eq!(i.trusted_ca.as_deref(), Some(pem.as_str()));
     assert_eq!(
         i.https_proxy.as_deref(),
-        Some("http://proxy.corp.example:8080")
+        Some("http://proxy.corp.example:8080/")
     );
     assert_eq!(i.no_proxy, ["registry.corp.example"]);
 }
