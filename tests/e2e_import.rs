@@ -295,11 +295,15 @@ fn bad_import_sources_are_diagnostics() {
         let fifo_id = format!("systemd:{}", fifo.display());
         let deep = format!("capi:inline:{}", "[".repeat(100_000));
         let http_only = format!("systemd:file:{}", fixture("systemd/http-only.conf"));
+        let space = format!("systemd:file:{}", fixture("systemd/bad-space-password.conf"));
+        let hash = format!("systemd:file:{}", fixture("systemd/bad-hash-password.conf"));
         for (id, needle) in [
             (missing.as_str(), "File not found"),
             (fifo_id.as_str(), "not a regular file"),
             (deep.as_str(), "nests"),
             (http_only.as_str(), "https_through_proxy=true"),
+            (space.as_str(), "space or control"),
+            (hash.as_str(), "unencoded"),
             ("systemd(pods=10.0.0.0/8):inline:x", "Unknown cluster fact"),
         ] {
             work.expect_import_failure(

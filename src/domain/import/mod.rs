@@ -317,6 +317,22 @@ fn split_url(at: Field, field: &str, text: &str) -> Result<SplitUrl, Finding> {
         Some((userinfo, host)) => (Some(userinfo), host),
         None => (None, authority),
     };
+    // What the artifact's clients make of credentials that are not
+    // percent-encoded: Go's net/url (used by containerd, kubelet and
+    // `httpproxy`) ends the host at the first `/`, `?` or `#` and refuses a
+    // space in userinfo ("invalid userinfo"); curl's URL parser refuses
+    // spaces too. Those clients never use this proxy: re-encoding the
+    // password would give the profile a meaning the artifact does not have.
+    if userinfo.is_none() && tail.contains('@') {
+        return Err(error(format!(
+            "{field}: the credentials in the proxy URL hold an unencoded `/`, `?` or `#`, where Go's net/url and curl end the host, so the artifact's clients cannot use this proxy; percent-encode it (`%2F`, `%3F`, `%23`) in the artifact and import again (not quoted: the proxy URL holds credentials)."
+        )));
+    }
+    if userinfo.is_some_and(|u| u.chars().any(|c| c.is_whitespace() || c.is_control())) {
+        return Err(error(format!(
+            "{field}: the credentials in the proxy URL hold a space or control character, which Go's net/url (\"invalid userinfo\") and curl refuse, so the artifact's clients cannot use this proxy; percent-encode it (a space is `%20`) in the artifact and import again (not quoted: the proxy URL holds credentials)."
+        )));
+    }
     // The parser's detail quotes what it could not read, which may be part
     // of the credentials (systemd's word splitting can cut an unquoted URL
     // inside the password): only its fixed summary is reported.
@@ -875,6 +891,33 @@ mod tests {
         let input = imported.input();
         assert_eq!(input.http_proxy.as_deref(), Some("http://Proxy.Example"));
         assert_eq!(input.https_proxy, None);
+    }
+
+    /// Credentials the artifact's clients cannot read (a raw space; a `#`,
+    /// `/` or `?` that ends the host) are refused, not re-encoded into a
+    /// working password; the message quotes nothing of them.
+    #[test]
+    fn credentials_the_clients_cannot_read_are_refused() {
+        for (text, expected) in [
+            ("http://u:pa ss@proxy.example:3128", "space or control"),
+            ("http://u:pa\tss@proxy.example:3128", "space or control"),
+            (
+                "http://u:pa#ss@proxy.example:3128",
+                "unencoded `/`, `?` or `#`",
+            ),
+            (
+                "http://u:pa/ss@proxy.example:3128",
+                "unencoded `/`, `?` or `#`",
+            ),
+            ("u:pa?ss@proxy.example", "unencoded `/`, `?` or `#`"),
+        ] {
+            let finding = split_url(Field::HttpProxy, "http_proxy", text).unwrap_err();
+            assert!(finding.detail.contains(expected), "{text}: {finding:?}");
+            assert!(
+                !format!("{finding:?}").contains("ss"),
+                "{text}: {finding:?}"
+            );
+        }
     }
 
     #[test]
