@@ -295,7 +295,10 @@ fn bad_import_sources_are_diagnostics() {
         let fifo_id = format!("systemd:{}", fifo.display());
         let deep = format!("capi:inline:{}", "[".repeat(100_000));
         let http_only = format!("systemd:file:{}", fixture("systemd/http-only.conf"));
-        let space = format!("systemd:file:{}", fixture("systemd/bad-space-password.conf"));
+        let space = format!(
+            "systemd:file:{}",
+            fixture("systemd/bad-space-password.conf")
+        );
         let hash = format!("systemd:file:{}", fixture("systemd/bad-hash-password.conf"));
         for (id, needle) in [
             (missing.as_str(), "File not found"),
