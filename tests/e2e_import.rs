@@ -102,6 +102,23 @@ const CASES: &[Case] = &[
         password: None,
         note: &["Kept as installation-wide NO_PROXY (1): registry.corp.example."],
     },
+    // An install-config fragment (`proxy:` and `additionalTrustBundle`
+    // only), as CI scripts append and `install_config_yaml` renders it.
+    Case {
+        kind: "openshift",
+        facts: "",
+        path: "openshift/install-config-fragment.yaml",
+        attributes: concat!(
+            r#"name        = "openshift"
+  http_proxy  = "http://proxy.corp.example:3128"
+  no_proxy    = [".corp.example", "registry.corp.example"]
+  trusted_ca  = file(""#,
+            env!("CARGO_MANIFEST_DIR"),
+            r#"/tests/fixtures/import/aks/trusted-ca.pem")"#
+        ),
+        password: None,
+        note: &["  - .cluster.local: added by OpenShift's network operator"],
+    },
 ];
 
 fn case_workdir(tf: &harness::Terraform, case: &Case, extra: &str) -> Workdir {
