@@ -119,6 +119,21 @@ const CASES: &[Case] = &[
         password: None,
         note: &["  - .cluster.local: added by OpenShift's network operator"],
     },
+    // EKS Anywhere adds the control-plane and datacenter endpoints itself:
+    // the cluster's own, left out of the profile.
+    Case {
+        kind: "capi",
+        facts: "",
+        path: "capi/eks-anywhere-nutanix.yaml",
+        attributes: r#"name        = "eksa-ntnx"
+  http_proxy  = "http://proxy.corp.example:3128"
+  no_proxy    = ["registry.corp.example"]"#,
+        password: None,
+        note: &[
+            "  - prism.corp.example: datacenter endpoint of this cluster, added to NO_PROXY by EKS Anywhere",
+            "  - 10.20.30.41: added by the renderers from `control_plane_endpoint`",
+        ],
+    },
 ];
 
 fn case_workdir(tf: &harness::Terraform, case: &Case, extra: &str) -> Workdir {

@@ -235,6 +235,18 @@ const CORPUS: &[Expected] = &[
         warnings: &["http_proxy: written without a scheme", "https_proxy: written without a scheme"],
     },
     Expected {
+        kind: "capi",
+        file: "eks-anywhere-nutanix.yaml",
+        facts: "",
+        name: "eksa-ntnx",
+        http_proxy: PROXY,
+        https_proxy: Some(PROXY),
+        credentials: (None, None),
+        kept: &["registry.corp.example"],
+        dropped: &["prism.corp.example", "10.20.30.41"],
+        warnings: &[],
+    },
+    Expected {
         kind: "tkg",
         file: "cluster-config.yaml",
         facts: "",
