@@ -473,3 +473,40 @@ fn guide_examples_are_valid_hcl() {
     }
     work.run_ok(&["fmt", "-check", "-diff", "guide"]);
 }
+
+/// A trailing `/` on the proxy URL is dropped from what azurerm gets, with
+/// a warning on the attribute in the plan.
+#[test]
+fn a_trailing_slash_is_dropped_with_a_warning_in_the_plan() {
+    for_each_terraform(|tf| {
+        let work = Workdir::with_provider(
+            tf,
+            r#"
+data "clusterproxy_aks_http_proxy_config" "prod" {
+  http_proxy = "http://proxy.corp.example:3128/"
+}
+
+output "http_proxy" {
+  value = data.clusterproxy_aks_http_proxy_config.prod.http_proxy_config.http_proxy
+}
+"#,
+        );
+        let run = work.run_ok(&["plan", "-json"]);
+        let warnings = run
+            .diagnostics()
+            .iter()
+            .filter(|d| d["severity"] == "warning")
+            .filter(|d| {
+                d["summary"]
+                    .as_str()
+                    .is_some_and(|s| s.contains("without its trailing `/`"))
+            })
+            .count();
+        assert_eq!(warnings, 1, "{}: {}", tf.version_string(), run.stdout);
+        work.run_ok(&["apply", "-auto-approve"]);
+        assert_eq!(
+            work.outputs()["http_proxy"],
+            "http://proxy.corp.example:3128"
+        );
+    });
+}
