@@ -369,7 +369,8 @@ fn example_hands_azurerm_a_complete_block() {
 
 /// The profile that matches each AKS artifact imports to the same state and
 /// an empty plan, with the CA read from `trustedCa` and from `trustedCA`
-/// (`https_proxy` unset: the artifacts' HTTPS proxy equals the HTTP proxy).
+/// (`https_proxy` unset: the artifacts' HTTPS proxy equals the HTTP proxy; the
+/// proxies keep the trailing `/` that the artifacts write).
 #[test]
 fn import_reads_both_ca_spellings() {
     let ca = std::fs::read_to_string(fixture_path("trusted-ca.pem")).unwrap();
@@ -377,13 +378,13 @@ fn import_reads_both_ca_spellings() {
         (
             "az-aks-show-effective-no-proxy.json",
             r#"name        = "prod-weu-2"
-  http_proxy  = "http://proxy.corp.example:3128"
+  http_proxy  = "http://proxy.corp.example:3128/"
   no_proxy    = ["registry.corp.example", ".corp.example"]"#,
         ),
         (
             "http-proxy-config-trustedCA.json",
             r#"name        = "aks"
-  http_proxy  = "http://proxy.corp.example:8080"
+  http_proxy  = "http://proxy.corp.example:8080/"
   no_proxy    = ["registry.corp.example"]"#,
         ),
     ];
