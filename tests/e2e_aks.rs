@@ -159,7 +159,7 @@ fn corpus_effective_no_proxy_separates_what_aks_added() {
     assert_eq!(i.name, "prod-weu-2");
     assert_eq!(
         i.http_proxy.as_deref(),
-        Some("http://proxy.corp.example:3128")
+        Some("http://proxy.corp.example:3128/")
     );
     assert_eq!(i.no_proxy, ["registry.corp.example", ".corp.example"]);
     let reason = |entry: &str| {
@@ -169,16 +169,27 @@ fn corpus_effective_no_proxy_separates_what_aks_added() {
             .map(|d| d.reason.as_str())
             .unwrap_or_else(|| panic!("{entry} not dropped: {:?}", i.dropped))
     };
-    assert!(reason("10.240.0.0/16").starts_with("added by AKS"));
+    assert_eq!(
+        reason("10.240.0.0/16"),
+        "added by the renderers from `node_cidrs`"
+    );
     assert_eq!(
         reason("10.244.0.0/16"),
         "added by the renderers from `pod_cidrs`"
     );
     assert_eq!(
         reason("prod-weu-2-k3x9q2ab.hcp.westeurope.azmk8s.io"),
-        "apiserver FQDN of this cluster, injected by AKS"
+        "added by the renderers from `apiserver_host`"
     );
-    assert!(i.note().contains("10.240.0.0/16: added by AKS"));
+    // The note names every input the AKS guide gives the renderers.
+    let note = i.note();
+    for line in [
+        "node_cidrs = [\"10.240.0.0/16\"]",
+        "pod_cidrs = [\"10.244.0.0/16\"]",
+        "apiserver_host = \"prod-weu-2-k3x9q2ab.hcp.westeurope.azmk8s.io\"",
+    ] {
+        assert!(note.contains(line), "{line}: {note}");
+    }
     let pem = std::fs::read_to_string(fixture_path("trusted-ca.pem")).unwrap();
     assert_eq!(i.trusted_ca.as_deref(), Some(pem.as_str()));
 }
@@ -212,7 +223,7 @@ fn corpus_trusted_ca_spelled_as_in_microsofts_example() {
     assert_eq!(i.trusted_ca.as_deref(), Some(pem.as_str()));
     assert_eq!(
         i.https_proxy.as_deref(),
-        Some("http://proxy.corp.example:8080")
+        Some("http://proxy.corp.example:8080/")
     );
     assert_eq!(i.no_proxy, ["registry.corp.example"]);
 }
@@ -360,7 +371,8 @@ fn example_hands_azurerm_a_complete_block() {
 
 /// The profile that matches each AKS artifact imports to the same state and
 /// an empty plan, with the CA read from `trustedCa` and from `trustedCA`
-/// (`https_proxy` unset: the artifacts' HTTPS proxy equals the HTTP proxy).
+/// (`https_proxy` unset: the artifacts' HTTPS proxy equals the HTTP proxy; the
+/// proxies keep the trailing `/` that the artifacts write).
 #[test]
 fn import_reads_both_ca_spellings() {
     let ca = std::fs::read_to_string(fixture_path("trusted-ca.pem")).unwrap();
@@ -368,13 +380,13 @@ fn import_reads_both_ca_spellings() {
         (
             "az-aks-show-effective-no-proxy.json",
             r#"name        = "prod-weu-2"
-  http_proxy  = "http://proxy.corp.example:3128"
+  http_proxy  = "http://proxy.corp.example:3128/"
   no_proxy    = ["registry.corp.example", ".corp.example"]"#,
         ),
         (
             "http-proxy-config-trustedCA.json",
             r#"name        = "aks"
-  http_proxy  = "http://proxy.corp.example:8080"
+  http_proxy  = "http://proxy.corp.example:8080/"
   no_proxy    = ["registry.corp.example"]"#,
         ),
     ];
@@ -463,4 +475,41 @@ fn guide_examples_are_valid_hcl() {
         std::fs::write(work.path().join(format!("guide/block{index}.tf")), block).unwrap();
     }
     work.run_ok(&["fmt", "-check", "-diff", "guide"]);
+}
+
+/// A trailing `/` on the proxy URL is dropped from what azurerm gets, with
+/// a warning on the attribute in the plan.
+#[test]
+fn a_trailing_slash_is_dropped_with_a_warning_in_the_plan() {
+    for_each_terraform(|tf| {
+        let work = Workdir::with_provider(
+            tf,
+            r#"
+data "clusterproxy_aks_http_proxy_config" "prod" {
+  http_proxy = "http://proxy.corp.example:3128/"
+}
+
+output "http_proxy" {
+  value = data.clusterproxy_aks_http_proxy_config.prod.http_proxy_config.http_proxy
+}
+"#,
+        );
+        let run = work.run_ok(&["plan", "-json"]);
+        let warnings = run
+            .diagnostics()
+            .iter()
+            .filter(|d| d["severity"] == "warning")
+            .filter(|d| {
+                d["summary"]
+                    .as_str()
+                    .is_some_and(|s| s.contains("without its trailing `/`"))
+            })
+            .count();
+        assert_eq!(warnings, 1, "{}: {}", tf.version_string(), run.stdout);
+        work.run_ok(&["apply", "-auto-approve"]);
+        assert_eq!(
+            work.outputs()["http_proxy"],
+            "http://proxy.corp.example:3128"
+        );
+    });
 }

@@ -90,6 +90,50 @@ const CASES: &[Case] = &[
             "  - registry.corp.example: duplicate",
         ],
     },
+    // The artifact names no port: the profile keeps its spelling, so the
+    // configuration that writes what the artifact writes plans no change.
+    Case {
+        kind: "systemd",
+        facts: "",
+        path: "systemd/port-less.conf",
+        attributes: r#"name        = "systemd"
+  http_proxy  = "http://proxy.corp.example"
+  no_proxy    = ["registry.corp.example"]"#,
+        password: None,
+        note: &["Kept as installation-wide NO_PROXY (1): registry.corp.example."],
+    },
+    // An install-config fragment (`proxy:` and `additionalTrustBundle`
+    // only), as CI scripts append and `install_config_yaml` renders it.
+    Case {
+        kind: "openshift",
+        facts: "",
+        path: "openshift/install-config-fragment.yaml",
+        attributes: concat!(
+            r#"name        = "openshift"
+  http_proxy  = "http://proxy.corp.example:3128"
+  no_proxy    = [".corp.example", "registry.corp.example"]
+  trusted_ca  = file(""#,
+            env!("CARGO_MANIFEST_DIR"),
+            r#"/tests/fixtures/import/aks/trusted-ca.pem")"#
+        ),
+        password: None,
+        note: &["  - .cluster.local: added by OpenShift's network operator"],
+    },
+    // EKS Anywhere adds the control-plane and datacenter endpoints itself:
+    // the cluster's own, left out of the profile.
+    Case {
+        kind: "capi",
+        facts: "",
+        path: "capi/eks-anywhere-nutanix.yaml",
+        attributes: r#"name        = "eksa-ntnx"
+  http_proxy  = "http://proxy.corp.example:3128"
+  no_proxy    = ["registry.corp.example"]"#,
+        password: None,
+        note: &[
+            "  - prism.corp.example: datacenter endpoint of this cluster, added to NO_PROXY by EKS Anywhere",
+            "  - 10.20.30.41: added by the renderers from `control_plane_endpoint`",
+        ],
+    },
 ];
 
 fn case_workdir(tf: &harness::Terraform, case: &Case, extra: &str) -> Workdir {
@@ -283,11 +327,18 @@ fn bad_import_sources_are_diagnostics() {
         let fifo_id = format!("systemd:{}", fifo.display());
         let deep = format!("capi:inline:{}", "[".repeat(100_000));
         let http_only = format!("systemd:file:{}", fixture("systemd/http-only.conf"));
+        let space = format!(
+            "systemd:file:{}",
+            fixture("systemd/bad-space-password.conf")
+        );
+        let hash = format!("systemd:file:{}", fixture("systemd/bad-hash-password.conf"));
         for (id, needle) in [
             (missing.as_str(), "File not found"),
             (fifo_id.as_str(), "not a regular file"),
             (deep.as_str(), "nests"),
             (http_only.as_str(), "https_through_proxy=true"),
+            (space.as_str(), "space or control"),
+            (hash.as_str(), "unencoded"),
             ("systemd(pods=10.0.0.0/8):inline:x", "Unknown cluster fact"),
         ] {
             work.expect_import_failure(

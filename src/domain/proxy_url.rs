@@ -155,6 +155,9 @@ impl fmt::Debug for ProxyCredentials {
     }
 }
 
+/// Why a proxy URL may not embed credentials.
+const CREDENTIALS_DETAIL: &str = "Do not embed user:password in the URL (the attribute is not sensitive); set `username` and `password` instead.";
+
 /// A validated, normalised proxy URL, optionally with credentials.
 /// `Debug` and `Display` show the redacted form only.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -196,6 +199,13 @@ impl ProxyUrl {
                 )
             }
         };
+        // Userinfo ends at the last `@` before the host: a password with an
+        // unencoded `/`, `?` or `#` would otherwise end the authority early
+        // and read as a path, query or fragment.
+        let host_part = rest.rsplit_once('@').map(|(_, host)| host);
+        if host_part.is_some_and(|host| !host.trim_end_matches('/').contains(['/', '?', '#'])) {
+            return fail("proxy URL contains credentials", CREDENTIALS_DETAIL.into());
+        }
         let (authority, tail) = match rest.find(['/', '?', '#']) {
             Some(at) => rest.split_at(at),
             None => (rest, ""),
@@ -204,12 +214,6 @@ impl ProxyUrl {
             return fail(
                 "proxy URL has a path, query or fragment",
                 "A proxy URL is scheme://host[:port]; remove everything after the port.".into(),
-            );
-        }
-        if authority.contains('@') {
-            return fail(
-                "proxy URL contains credentials",
-                "Do not embed user:password in the URL (the attribute is not sensitive); set `username` and `password` instead.".into(),
             );
         }
         let (host, port_text) = match split_host_port(authority) {
@@ -444,9 +448,21 @@ mod tests {
 
     #[test]
     fn embedded_credentials_are_an_error_that_hides_them() {
-        let finding = parse("http://alice:s3cr3t@proxy:3128").unwrap_err();
-        assert_eq!(finding.summary, "proxy URL contains credentials");
-        assert!(!format!("{finding:?}").contains("s3cr3t"));
+        for text in [
+            "http://alice:s3cr3t@proxy:3128",
+            // A password holding `#`, `/` or `?` is still credentials, not
+            // a fragment, path or query.
+            "http://alice:s3#cr3t@proxy:3128",
+            "http://alice:s3/cr3t@proxy:3128/",
+            "http://alice:s3?cr3t@proxy",
+            "http://al/ice@proxy:3128",
+        ] {
+            let finding = parse(text).unwrap_err();
+            assert_eq!(finding.summary, "proxy URL contains credentials", "{text}");
+            assert!(!format!("{finding:?}").contains("cr3t"), "{text}");
+        }
+        let path = parse("http://proxy:3128/a@b/c").unwrap_err();
+        assert_eq!(path.summary, "proxy URL has a path, query or fragment");
     }
 
     #[test]

@@ -13,10 +13,13 @@
 //! platform addresses. `enabled: false` (the `Enabled` field of the same
 //! CHANGELOG; `az aks update --disable-http-proxy`) means the proxy is off.
 
-use super::{documents, error, text_at, Found};
+use super::{documents, error, text_at, Found, APISERVER_HOST, NODE_CIDR, POD_CIDR, SERVICE_CIDR};
 use crate::domain::no_proxy::normalize;
 use crate::domain::trusted_ca::TrustedCa;
 use crate::domain::Finding;
+
+/// Reason of an FQDN of the cluster other than the apiserver's.
+const AKS_FQDN: &str = "FQDN of this cluster, injected by AKS";
 
 /// The spellings of the CA key, in the order they are looked up.
 const TRUSTED_CA_KEYS: [&str; 2] = ["trustedCa", "trustedCA"];
@@ -49,37 +52,36 @@ pub fn read(text: &str) -> Result<Found, Finding> {
     };
     let network = properties.get("networkProfile");
     let mut cluster_entries: Vec<(String, &'static str)> = Vec::new();
-    for (key, why) in [
-        ("podCidr", "pod CIDR of this cluster"),
-        ("serviceCidr", "service CIDR of this cluster"),
-    ] {
+    for (key, why) in [("podCidr", POD_CIDR), ("serviceCidr", SERVICE_CIDR)] {
         if let Some(cidr) = network.and_then(|n| n.get(key)).and_then(|v| v.as_str()) {
             cluster_entries.push((cidr.to_owned(), why));
         }
     }
-    for (key, why) in [
-        ("podCidrs", "pod CIDR of this cluster"),
-        ("serviceCidrs", "service CIDR of this cluster"),
-    ] {
+    for (key, why) in [("podCidrs", POD_CIDR), ("serviceCidrs", SERVICE_CIDR)] {
         for cidr in strings(network.and_then(|n| n.get(key))) {
             cluster_entries.push((cidr, why));
         }
     }
-    // `az` prints privateFqdn, the ARM JSON privateFQDN (go-azure-sdk 2025-10-01).
-    for key in [
-        "fqdn",
-        "privateFqdn",
-        "privateFQDN",
-        "azurePortalFqdn",
-        "azurePortalFQDN",
+    // `az` prints privateFqdn, the ARM JSON privateFQDN (go-azure-sdk
+    // 2025-10-01). The first apiserver FQDN is the renderers'
+    // `apiserver_host` (the AKS guide's input); any further one is an entry
+    // AKS adds.
+    for (key, why) in [
+        ("fqdn", APISERVER_HOST),
+        ("privateFqdn", APISERVER_HOST),
+        ("privateFQDN", APISERVER_HOST),
+        ("azurePortalFqdn", AKS_FQDN),
+        ("azurePortalFQDN", AKS_FQDN),
     ] {
         if let Some(fqdn) = properties.get(key).and_then(|v| v.as_str()) {
-            cluster_entries.push((
-                fqdn.to_owned(),
-                "apiserver FQDN of this cluster, injected by AKS",
-            ));
+            cluster_entries.push((fqdn.to_owned(), why));
         }
     }
+    let networks: Vec<String> = cluster_entries
+        .iter()
+        .filter(|(_, why)| [POD_CIDR, SERVICE_CIDR].contains(why))
+        .filter_map(|(cidr, _)| normalize(None, cidr).ok())
+        .collect();
     cluster_entries.push((
         "konnectivity".to_owned(),
         "AKS's in-cluster konnectivity service, injected by AKS",
@@ -94,10 +96,14 @@ pub fn read(text: &str) -> Result<Found, Finding> {
             continue;
         };
         if !configured.contains(&entry_canonical) {
-            cluster_entries.push((
-                entry.clone(),
-                "added by AKS: in effectiveNoProxy, not in the configured noProxy (give it as a cluster input of clusterproxy_aks_http_proxy_config, e.g. node_cidrs)",
-            ));
+            // A CIDR block AKS adds that is neither the pod nor the service
+            // network is the node subnet (or managed VNet): `node_cidrs`.
+            let why = if entry_canonical.contains('/') && !networks.contains(&entry_canonical) {
+                NODE_CIDR
+            } else {
+                "added by AKS: in effectiveNoProxy, not in the configured noProxy"
+            };
+            cluster_entries.push((entry.clone(), why));
             no_proxy.push(entry);
         }
     }
@@ -272,7 +278,8 @@ mod tests {
                 .find(|(e, _)| e == entry)
                 .map(|(_, why)| *why)
         };
-        assert!(reason("10.225.0.0/16").unwrap().starts_with("added by AKS"));
+        // A CIDR block AKS adds is the node network: `node_cidrs`.
+        assert_eq!(reason("10.225.0.0/16"), Some(NODE_CIDR));
         assert_eq!(
             reason("konnectivity"),
             Some("AKS's in-cluster konnectivity service, injected by AKS")

@@ -49,11 +49,15 @@ pub fn read(text: &str) -> Result<Found, Finding> {
             });
         if let Some(cluster) = cluster {
             cluster_facts(cluster, &mut found.cluster_entries);
+            eks_anywhere_facts(cluster, &documents, &mut found.cluster_entries);
         }
         kubeadm_facts(spec, &mut found.cluster_entries);
         return Ok(found);
     }
-    if let Some(found) = cluster.and_then(eks_anywhere) {
+    if let Some(mut found) = cluster.and_then(eks_anywhere) {
+        if let Some(cluster) = cluster {
+            eks_anywhere_facts(cluster, &documents, &mut found.cluster_entries);
+        }
         return Ok(found);
     }
     Err(error(
@@ -83,13 +87,73 @@ fn eks_anywhere(cluster: &Value) -> Option<Found> {
         ..Found::default()
     };
     cluster_facts(cluster, &mut found.cluster_entries);
+    Some(found)
+}
+
+/// Reason of the endpoint of an EKS Anywhere cluster's datacenter.
+const DATACENTER_ENDPOINT: &str =
+    "datacenter endpoint of this cluster, added to NO_PROXY by EKS Anywhere";
+
+/// What EKS Anywhere adds to its clusters' NO_PROXY besides the networks:
+/// the control-plane endpoint (`controlPlaneConfiguration.endpoint.host`)
+/// and the endpoint of the datacenter config that `spec.datacenterRef`
+/// names (aws/eks-anywhere pkg/api/v1alpha1: VSphereDatacenterConfig
+/// `server`, NutanixDatacenterConfig `endpoint`, CloudStackDatacenterConfig
+/// `availabilityZones[].managementApiEndpoint` as a URL, TinkerbellDatacenterConfig
+/// `tinkerbellIP`; the providers' templates append them, e.g.
+/// pkg/providers/cloudstack/template.go). Both are the cluster's own.
+fn eks_anywhere_facts(cluster: &Value, documents: &[Value], out: &mut Vec<(String, &'static str)>) {
     if let Some(host) = cluster
         .pointer("/spec/controlPlaneConfiguration/endpoint/host")
         .and_then(Value::as_str)
     {
-        found.cluster_entries.push((host.to_owned(), CONTROL_PLANE));
+        out.push((host.to_owned(), CONTROL_PLANE));
     }
-    Some(found)
+    let (Some(kind), Some(name)) = (
+        text_at(cluster, &["spec", "datacenterRef", "kind"]),
+        text_at(cluster, &["spec", "datacenterRef", "name"]),
+    ) else {
+        return;
+    };
+    let Some(spec) = documents
+        .iter()
+        .find(|d| {
+            text_at(d, &["kind"]) == Some(kind) && text_at(d, &["metadata", "name"]) == Some(name)
+        })
+        .and_then(|d| d.get("spec"))
+    else {
+        return;
+    };
+    let mut endpoints: Vec<String> = ["server", "endpoint", "tinkerbellIP"]
+        .iter()
+        .filter_map(|key| text_at(spec, &[key]))
+        .map(str::to_owned)
+        .collect();
+    let zones = spec.get("availabilityZones").and_then(Value::as_array);
+    endpoints.extend(
+        zones
+            .into_iter()
+            .flatten()
+            .chain(std::iter::once(spec))
+            .filter_map(|zone| text_at(zone, &["managementApiEndpoint"]))
+            .filter_map(url_host)
+            .map(str::to_owned),
+    );
+    out.extend(endpoints.into_iter().map(|e| (e, DATACENTER_ENDPOINT)));
+}
+
+/// The host of an absolute URL (`https://host:port/path`), without brackets.
+fn url_host(url: &str) -> Option<&str> {
+    let rest = url.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    let host = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next()?,
+        None => host.split(':').next()?,
+    };
+    (!host.is_empty()).then_some(host)
 }
 
 /// Facts of a CAPI `Cluster`.
@@ -235,5 +299,25 @@ mod tests {
         assert_eq!(shell_unquote(r"'a'\''b'"), "a'b");
         assert_eq!(shell_unquote(r#""a\"b""#), "a\"b");
         assert_eq!(shell_unquote("plain"), "plain");
+    }
+
+    /// The datacenter endpoint EKS Anywhere adds (vSphere `server`,
+    /// CloudStack `managementApiEndpoint` URLs) and the control-plane
+    /// endpoint are the cluster's own.
+    #[test]
+    fn eks_anywhere_endpoints_are_the_clusters_own() {
+        let cluster = "apiVersion: anywhere.eks.amazonaws.com/v1alpha1\nkind: Cluster\nmetadata: {name: c}\nspec:\n  controlPlaneConfiguration: {endpoint: {host: 10.1.2.3}}\n  datacenterRef: {kind: DC, name: c}\n  proxyConfiguration: {httpProxy: 'http://p.example:3128', noProxy: [vc.example, 'cs.example', '10.1.2.3', keep.example]}\n";
+        for dc in [
+            "kind: DC\nmetadata: {name: c}\nspec: {server: vc.example}\n---\nkind: DC\nmetadata: {name: other}\nspec: {server: cs.example}",
+            "kind: DC\nmetadata: {name: c}\nspec: {server: vc.example, availabilityZones: [{managementApiEndpoint: 'https://user@cs.example:8080/client/api'}]}",
+        ] {
+            let imported = crate::domain::import::parse("capi", &format!("{cluster}---\n{dc}\n")).unwrap();
+            let dropped: Vec<&str> = imported.dropped.iter().map(|d| d.entry.as_str()).collect();
+            assert!(dropped.contains(&"vc.example") && dropped.contains(&"10.1.2.3"), "{dropped:?}");
+            assert!(imported.no_proxy.contains(&"keep.example".to_owned()));
+            assert_eq!(dc.contains("availabilityZones"), dropped.contains(&"cs.example"), "{dc}");
+        }
+        assert_eq!(url_host("https://[fd00::1]:8080/x"), Some("fd00::1"));
+        assert_eq!(url_host("cs.example"), None);
     }
 }

@@ -92,9 +92,11 @@ pub struct Dropped {
 pub struct Imported {
     /// Profile name: the cluster's name when the artifact has one, else the kind.
     pub name: String,
-    /// HTTP proxy without credentials.
+    /// HTTP proxy without credentials, spelt as the artifact writes it
+    /// (`http://` prefixed when it has no scheme), so that a configuration
+    /// that says what the artifact says plans no change.
     pub http_proxy: Option<String>,
-    /// HTTPS proxy without credentials.
+    /// HTTPS proxy without credentials, spelt as the artifact writes it.
     pub https_proxy: Option<String>,
     /// Proxy user name.
     pub username: Option<String>,
@@ -132,7 +134,7 @@ impl Imported {
             https_proxy: self
                 .https_proxy
                 .clone()
-                .filter(|https| self.http_proxy.as_ref() != Some(https)),
+                .filter(|https| !same_proxy(self.http_proxy.as_deref(), https)),
             username: self.username.clone(),
             password: self.password.clone(),
             no_proxy: self.no_proxy.clone(),
@@ -194,6 +196,16 @@ impl Imported {
         ));
         Ok(())
     }
+}
+
+/// Whether `http` and `https` name the same proxy once normalised.
+fn same_proxy(http: Option<&str>, https: &str) -> bool {
+    let plain = |url: &str| {
+        ProxyUrl::parse(Field::HttpProxy, url)
+            .ok()
+            .map(|u| u.to_plain_string())
+    };
+    http.is_some_and(|http| plain(http).is_some() && plain(http) == plain(https))
 }
 
 /// The facts as renderer inputs (`pod_cidrs = [...]`), for the note.
@@ -285,12 +297,12 @@ pub(crate) fn error(detail: impl Into<String>) -> Finding {
     Finding::error(None, "Cannot import proxy settings", detail)
 }
 
-/// A proxy URL split into (normalised URL without credentials, user,
+/// A proxy URL split into (URL without credentials as written, user,
 /// password), and a warning when it was read differently from how it was
 /// written.
 type SplitUrl = (String, Option<String>, Option<String>, Option<String>);
 
-/// Splits credentials out of a proxy URL and normalises it. A URL without a
+/// Splits credentials out of a proxy URL and checks the rest. A URL without a
 /// scheme is read as `http://`, as Go's `httpproxy` (FromEnvironment:
 /// "if the proxy URL has no scheme, http is assumed"), curl and containerd
 /// do, and as EKS Anywhere documents `proxyConfiguration`; the warning says so.
@@ -305,10 +317,27 @@ fn split_url(at: Field, field: &str, text: &str) -> Result<SplitUrl, Finding> {
         Some((userinfo, host)) => (Some(userinfo), host),
         None => (None, authority),
     };
+    // What the artifact's clients make of credentials that are not
+    // percent-encoded: Go's net/url (used by containerd, kubelet and
+    // `httpproxy`) ends the host at the first `/`, `?` or `#` and refuses a
+    // space in userinfo ("invalid userinfo"); curl's URL parser refuses
+    // spaces too. Those clients never use this proxy: re-encoding the
+    // password would give the profile a meaning the artifact does not have.
+    if userinfo.is_none() && tail.contains('@') {
+        return Err(error(format!(
+            "{field}: the credentials in the proxy URL hold an unencoded `/`, `?` or `#`, where Go's net/url and curl end the host, so the artifact's clients cannot use this proxy; percent-encode it (`%2F`, `%3F`, `%23`) in the artifact and import again (not quoted: the proxy URL holds credentials)."
+        )));
+    }
+    if userinfo.is_some_and(|u| u.chars().any(|c| c.is_whitespace() || c.is_control())) {
+        return Err(error(format!(
+            "{field}: the credentials in the proxy URL hold a space or control character, which Go's net/url (\"invalid userinfo\") and curl refuse, so the artifact's clients cannot use this proxy; percent-encode it (a space is `%20`) in the artifact and import again (not quoted: the proxy URL holds credentials)."
+        )));
+    }
     // The parser's detail quotes what it could not read, which may be part
     // of the credentials (systemd's word splitting can cut an unquoted URL
     // inside the password): only its fixed summary is reported.
-    let url = ProxyUrl::parse(at, &format!("{scheme}://{host}{tail}")).map_err(|f| {
+    let spelling = format!("{scheme}://{host}{tail}");
+    let url = ProxyUrl::parse(at, &spelling).map_err(|f| {
         error(format!(
             "{field}: {} (not quoted: the proxy URL may hold credentials).",
             f.summary
@@ -339,11 +368,13 @@ fn split_url(at: Field, field: &str, text: &str) -> Result<SplitUrl, Finding> {
         }
         None => (None, None),
     };
-    let plain = url.to_plain_string();
     let warning = assumed.then(|| {
-        format!("{field}: written without a scheme ({}); read as {plain}, as containerd, Go and curl read it.", host)
+        format!(
+            "{field}: written without a scheme ({host}); read as {}, as containerd, Go and curl read it.",
+            url.to_plain_string()
+        )
     });
-    Ok((plain, username, password, warning))
+    Ok((spelling, username, password, warning))
 }
 
 /// Where an entry the renderers (or the platform) add comes from, in words;
@@ -683,7 +714,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             imported.http_proxy.as_deref(),
-            Some("http://proxy.corp.example:3128")
+            Some("http://Proxy.Corp.Example:3128/")
         );
         assert_eq!(imported.username.as_deref(), Some("u@corp"));
         assert_eq!(imported.password.as_deref(), Some("p:ss"));
@@ -823,10 +854,15 @@ mod tests {
         let mut f = found(&[]);
         f.https_proxy = Some("u%40corp:p%3Ass@PROXY.corp.example:3128".into());
         let imported = classify("systemd", f, Cluster::default()).unwrap();
-        let proxy = "http://proxy.corp.example:3128";
-        assert_eq!(imported.https_proxy.as_deref(), Some(proxy));
+        assert_eq!(
+            imported.https_proxy.as_deref(),
+            Some("http://PROXY.corp.example:3128")
+        );
         let input = imported.input();
-        assert_eq!(input.http_proxy.as_deref(), Some(proxy));
+        assert_eq!(
+            input.http_proxy.as_deref(),
+            Some("http://Proxy.Corp.Example:3128/")
+        );
         assert_eq!(input.https_proxy, None);
         assert_eq!(input.username.as_deref(), Some("u@corp"));
         let mut f = found(&[]);
@@ -836,6 +872,52 @@ mod tests {
             imported.input().https_proxy.as_deref(),
             Some("http://proxy.corp.example:3129")
         );
+    }
+
+    /// The artifact's spelling is kept (a port-less URL stays port-less),
+    /// so that the configuration that writes what the artifact writes plans
+    /// no change; the HTTPS proxy is compared normalised.
+    #[test]
+    fn proxies_keep_the_artifacts_spelling() {
+        let mut f = found(&[]);
+        f.http_proxy = Some("http://u:p@Proxy.Example".into());
+        f.https_proxy = Some("HTTP://u:p@proxy.example:80/".into());
+        let imported = classify("systemd", f, Cluster::default()).unwrap();
+        assert_eq!(imported.http_proxy.as_deref(), Some("http://Proxy.Example"));
+        assert_eq!(
+            imported.https_proxy.as_deref(),
+            Some("HTTP://proxy.example:80/")
+        );
+        let input = imported.input();
+        assert_eq!(input.http_proxy.as_deref(), Some("http://Proxy.Example"));
+        assert_eq!(input.https_proxy, None);
+    }
+
+    /// Credentials the artifact's clients cannot read (a raw space; a `#`,
+    /// `/` or `?` that ends the host) are refused, not re-encoded into a
+    /// working password; the message quotes nothing of them.
+    #[test]
+    fn credentials_the_clients_cannot_read_are_refused() {
+        for (text, expected) in [
+            ("http://u:pa ss@proxy.example:3128", "space or control"),
+            ("http://u:pa\tss@proxy.example:3128", "space or control"),
+            (
+                "http://u:pa#ss@proxy.example:3128",
+                "unencoded `/`, `?` or `#`",
+            ),
+            (
+                "http://u:pa/ss@proxy.example:3128",
+                "unencoded `/`, `?` or `#`",
+            ),
+            ("u:pa?ss@proxy.example", "unencoded `/`, `?` or `#`"),
+        ] {
+            let finding = split_url(Field::HttpProxy, "http_proxy", text).unwrap_err();
+            assert!(finding.detail.contains(expected), "{text}: {finding:?}");
+            assert!(
+                !format!("{finding:?}").contains("ss"),
+                "{text}: {finding:?}"
+            );
+        }
     }
 
     #[test]

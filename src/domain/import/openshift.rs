@@ -30,13 +30,26 @@ pub fn read(text: &str) -> Result<Found, Finding> {
                 return from_install_config(config);
             }
         }
-        if document.get("proxy").is_some() && document.get("baseDomain").is_some() {
+        if is_install_config(document) {
             return from_install_config(document);
         }
     }
     Err(error(
         "No OpenShift Proxy object, install-config.yaml with a `proxy:` block, or cluster-config-v1 ConfigMap found.",
     ))
+}
+
+/// A whole install-config (`proxy:` and `baseDomain`), or a fragment of one:
+/// a `proxy:` block that names a proxy, as CI scripts append and as
+/// `install_config_yaml` renders it (with `additionalTrustBundle` but no
+/// `apiVersion` nor `baseDomain`).
+fn is_install_config(document: &Value) -> bool {
+    document.get("proxy").is_some_and(|proxy| {
+        document.get("baseDomain").is_some()
+            || ["httpProxy", "httpsProxy"]
+                .iter()
+                .any(|key| proxy.get(key).is_some())
+    })
 }
 
 fn from_proxy(proxy: &Value, all: &[Value]) -> Result<Found, Finding> {
@@ -164,6 +177,25 @@ mod tests {
             "{}",
             error[0].detail
         );
+    }
+
+    /// A fragment with only `proxy:` and `additionalTrustBundle` (CI
+    /// scripts', and `install_config_yaml`'s shape) is an install-config.
+    #[test]
+    fn install_config_fragment() {
+        let i = parse("openshift", &fixture("install-config-fragment.yaml")).unwrap();
+        assert_eq!(i.name, "openshift");
+        assert_eq!(
+            i.http_proxy.as_deref(),
+            Some("http://proxy.corp.example:3128")
+        );
+        assert_eq!(i.no_proxy, [".corp.example", "registry.corp.example"]);
+        assert!(i
+            .trusted_ca
+            .unwrap()
+            .starts_with("-----BEGIN CERTIFICATE-----"));
+        // A `proxy:` that names no proxy is still no install-config.
+        assert!(parse("openshift", "proxy: {}\nadditionalTrustBundle: x\n").is_err());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use crate::domain::render::aks::{effective, injected, Aks};
 use crate::domain::render::Secrets;
 use crate::framework::data_source::DataSource;
-use crate::framework::diagnostics::Diagnostics;
+use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::model::{self, Field};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
@@ -62,7 +62,9 @@ impl DataSource for AksHttpProxyConfig {
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let proxy = RendererInputs::read(value).resolve(diags)?;
+        let config = RendererInputs::read(value);
+        let proxy = config.resolve(diags)?;
+        warn_trailing_slash(&config, diags);
         let cluster = &proxy.cluster;
         let aks = inputs::render(&Aks, &proxy, Secrets::Include, diags)?;
         Some(model::computed(State {
@@ -76,5 +78,88 @@ impl DataSource for AksHttpProxyConfig {
             injected: injected(cluster),
             effective_no_proxy: effective(&aks.no_proxy, cluster),
         }))
+    }
+}
+
+/// AKS stores `httpProxy`/`httpsProxy` as sent and returns them so, and
+/// azurerm copies them into state verbatim
+/// (`flattenKubernetesClusterHttpProxyConfig` in
+/// internal/services/containers/kubernetes_cluster_resource.go): the
+/// rendered URL, written without a trailing `/` like every renderer's, makes
+/// the second plan empty. A trailing `/` in the input is dropped; the warning
+/// says so, because a cluster created with it (as in Microsoft's example
+/// configuration) would see azurerm plan an in-place change of the proxy,
+/// which AKS applies to every node.
+fn warn_trailing_slash(config: &RendererInputs, diags: &mut Diagnostics) {
+    let settings = config.profile.known();
+    for (name, raw) in [
+        (
+            "http_proxy",
+            settings.map_or(&config.http_proxy, |s| &s.http_proxy),
+        ),
+        (
+            "https_proxy",
+            settings.map_or(&config.https_proxy, |s| &s.https_proxy),
+        ),
+    ] {
+        if !raw.as_deref().is_some_and(|u| u.trim().ends_with('/')) {
+            continue;
+        }
+        let path = match settings {
+            Some(_) => AttributePath::attribute("profile").attr(name),
+            None => AttributePath::attribute(name),
+        };
+        diags.push(
+            Diagnostic::warning(
+                "AKS receives the proxy URL without its trailing `/`",
+                format!("`http_proxy_config.{name}` is written without the trailing `/`, as every renderer writes it, and AKS returns it as sent, so azurerm's next plan is empty. A cluster created with the `/` (e.g. from Microsoft's example configuration) would see azurerm plan an in-place change of `{name}`, which AKS applies to every node; drop the `/` here to silence this warning."),
+            )
+            .at(path),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::framework::diagnostics::{Diagnostics, Severity};
+    use crate::framework::server::Server;
+    use crate::framework::value::Value;
+
+    /// A trailing `/` on an AKS proxy URL is dropped with a warning on the
+    /// attribute; without it there is none.
+    #[test]
+    fn a_trailing_slash_is_dropped_with_a_warning() {
+        let name = "clusterproxy_aks_http_proxy_config";
+        let server = Server::new(&crate::provider::ClusterProxy);
+        let schema = &server.registry().data_sources()[name].schema;
+        for (url, warned) in [
+            ("http://proxy.corp.example:3128/", true),
+            ("http://proxy.corp.example:3128", false),
+        ] {
+            let mut config = Value::object(
+                schema
+                    .attributes
+                    .iter()
+                    .map(|a| (a.name.clone(), Value::null())),
+            );
+            config.set_attr("http_proxy", Value::string(url));
+            let mut diags = Diagnostics::default();
+            let state = server.read_data_source(name, config, &mut diags).unwrap();
+            let warnings: Vec<String> = diags
+                .iter()
+                .filter(|d| d.severity == Severity::Warning)
+                .map(|d| d.path.as_ref().map(ToString::to_string).unwrap_or_default())
+                .collect();
+            assert_eq!(warnings.len(), usize::from(warned), "{url}: {diags:?}");
+            assert!(
+                warnings.iter().all(|p| p.starts_with("http_proxy")),
+                "{warnings:?}"
+            );
+            let block = state.get_attr("http_proxy_config").unwrap();
+            assert_eq!(
+                block.get_attr("http_proxy"),
+                Some(&Value::string("http://proxy.corp.example:3128"))
+            );
+        }
     }
 }

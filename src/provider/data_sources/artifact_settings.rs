@@ -46,9 +46,9 @@ crate::model! {
         /// `name`.
         pub name: String [computed("The cluster's name when the artifact has one, else the kind.")],
         /// `http_proxy`.
-        pub http_proxy: Option<String> [computed("HTTP proxy, without credentials.")],
+        pub http_proxy: Option<String> [computed("HTTP proxy, without credentials, spelt as the artifact writes it (`http://` added when it has no scheme).")],
         /// `https_proxy`.
-        pub https_proxy: Option<String> [computed("HTTPS proxy, without credentials; null when the artifact sets none (its clients then send HTTPS direct).")],
+        pub https_proxy: Option<String> [computed("HTTPS proxy, without credentials, spelt as the artifact writes it; null when the artifact sets none (its clients then send HTTPS direct).")],
         /// `username`.
         pub username: Option<String> [computed("Proxy user name.")],
         /// `password`.
@@ -85,28 +85,35 @@ impl DataSource for ArtifactSettings {
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let config = Config::read(value);
         let content_path = AttributePath::attribute(Config::content);
+        let profile_path = AttributePath::attribute(Config::profile);
         let facts = config.cluster.cluster(Vec::new());
+        // Each attribute is checked before any error returns, so that every
+        // bad one is reported.
+        let expected = config.profile.as_ref().map(|p| p.input());
+        let expected_ok = expected.as_ref().is_none_or(|e| {
+            Profile::new(e)
+                .map_err(|findings| {
+                    convert::push_findings(&findings, &profile_path, SettingsAt::Profile, diags)
+                })
+                .is_ok()
+        });
         let imported = import::parse_with(&config.kind, &config.content, &facts)
             .map_err(|findings| {
                 convert::push_findings(&findings, &content_path, SettingsAt::Profile, diags)
             })
-            .ok()?;
+            .ok()
+            .filter(|_| expected_ok)?;
         let profile = Profile::new(&imported.input())
             .map_err(|findings| {
                 convert::push_findings(&findings, &content_path, SettingsAt::Profile, diags)
             })
             .ok()?;
-        let (in_sync, differences) = match &config.profile {
+        let (in_sync, differences) = match &expected {
             None => (None, Vec::new()),
             Some(expected) => {
-                let found = drift::differences(&imported, &expected.input())
+                let found = drift::differences(&imported, expected)
                     .map_err(|findings| {
-                        convert::push_findings(
-                            &findings,
-                            &AttributePath::attribute(Config::profile),
-                            SettingsAt::Profile,
-                            diags,
-                        )
+                        convert::push_findings(&findings, &profile_path, SettingsAt::Profile, diags)
                     })
                     .ok()?;
                 (Some(found.is_empty()), found)
@@ -133,5 +140,54 @@ impl DataSource for ArtifactSettings {
             in_sync,
             differences,
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::framework::diagnostics::Diagnostics;
+    use crate::framework::server::Server;
+    use crate::framework::value::Value;
+
+    /// Two bad attributes give two diagnostics, each on its attribute: an
+    /// artifact that cannot be read and a `profile` that is no profile.
+    #[test]
+    fn two_bad_attributes_give_two_diagnostics() {
+        let name = "clusterproxy_artifact_settings";
+        let server = Server::new(&crate::provider::ClusterProxy);
+        let schema = &server.registry().data_sources()[name].schema;
+        let mut config = Value::object(
+            schema
+                .attributes
+                .iter()
+                .map(|a| (a.name.clone(), Value::null())),
+        );
+        config.set_attr("kind", Value::string("systemd"));
+        config.set_attr("content", Value::string("[Service]\n"));
+        let profile = Value::object([
+            (
+                "http_proxy".to_owned(),
+                Value::string("ftp://proxy.example"),
+            ),
+            ("https_proxy".to_owned(), Value::null()),
+            ("username".to_owned(), Value::null()),
+            ("password".to_owned(), Value::null()),
+            ("no_proxy".to_owned(), Value::list(Vec::new())),
+            ("trusted_ca".to_owned(), Value::null()),
+        ]);
+        config.set_attr("profile", profile);
+        let mut diags = Diagnostics::default();
+        server.validate_data_resource_config(name, &config, &mut diags);
+        assert!(!diags.has_errors(), "{diags:?}");
+        assert!(server.read_data_source(name, config, &mut diags).is_none());
+        let paths: Vec<String> = diags
+            .iter()
+            .map(|d| d.path.as_ref().map(ToString::to_string).unwrap_or_default())
+            .collect();
+        assert!(
+            paths.iter().any(|p| p.starts_with("content"))
+                && paths.iter().any(|p| p.starts_with("profile")),
+            "{diags:?}"
+        );
     }
 }
