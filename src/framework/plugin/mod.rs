@@ -120,6 +120,7 @@ async fn serve(
     // errors included.
     let listener = transport::Listener::bind()?;
     let (network, address) = (listener.network(), listener.address()?);
+    tracing::debug!(network, address, "plugin listening");
     let tls = if debug {
         None
     } else {
