@@ -4,6 +4,7 @@
 //! requests the platform delivers outside gRPC (signals, console events).
 
 use std::future::Future;
+#[cfg(unix)]
 use std::path::PathBuf;
 
 use tokio::net::TcpListener;
