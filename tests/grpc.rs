@@ -1,5 +1,6 @@
 //! Protocol tests through a gRPC client of our own over the mutually
-//! authenticated unix socket: concurrent ReadDataSource calls, StopProvider,
+//! authenticated unix socket and loopback TCP (each transport test runs on
+//! both, as `NAME::unix` and `NAME::tcp`): concurrent ReadDataSource calls, StopProvider,
 //! GRPCController.Shutdown, SIGTERM and a closed connection during a long
 //! call, and the `--debug` mode.
 
@@ -47,6 +48,35 @@ async fn read_clean_with(
     response
 }
 
+/// Runs each transport test, a function of the transport, once per transport.
+macro_rules! on_both_transports {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[test]
+            fn unix() {
+                super::$name("unix");
+            }
+
+            #[test]
+            fn tcp() {
+                super::$name("tcp");
+            }
+        }
+    )*};
+}
+
+on_both_transports!(
+    get_provider_schema_serves_the_declared_types,
+    concurrent_read_data_source_calls_all_succeed,
+    controller_shutdown_exits_within_two_seconds,
+    sigterm_with_open_streams_exits_within_two_seconds,
+    debug_mode_prints_reattach_line_and_serves,
+    sigterm_during_a_long_read_exits_within_one_second,
+    closed_connection_during_a_long_read_ends_the_plugin,
+    stop_provider_cancels_a_long_read,
+    a_response_is_at_most_two_tls_records,
+);
+
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -57,9 +87,8 @@ fn runtime() -> tokio::runtime::Runtime {
 /// GetProviderSchema over mTLS serves, for the NO_PROXY data source, the
 /// attribute types the configuration is encoded with (the type of every
 /// attribute parses back to the one the data source declares).
-#[test]
-fn get_provider_schema_serves_the_declared_types() {
-    let mut plugin = Plugin::start();
+fn get_provider_schema_serves_the_declared_types(transport: &str) {
+    let mut plugin = Plugin::start_on(transport);
     runtime().block_on(async {
         let response = plugin
             .provider()
@@ -91,9 +120,8 @@ fn get_provider_schema_serves_the_declared_types() {
 }
 
 /// 200 ReadDataSource calls in flight at once all succeed with the same result.
-#[test]
-fn concurrent_read_data_source_calls_all_succeed() {
-    let mut plugin = Plugin::start();
+fn concurrent_read_data_source_calls_all_succeed(transport: &str) {
+    let mut plugin = Plugin::start_on(transport);
     runtime().block_on(async {
         let client = plugin.provider().await;
         let schema = client
@@ -224,7 +252,8 @@ fn trace_lines_reading_with(password: &str) -> Vec<String> {
         .map(|line| {
             let mut line: serde_json::Value = serde_json::from_str(line).unwrap();
             let fields = line.as_object_mut().unwrap();
-            for key in ["@timestamp", "tf_req_id", "tf_req_duration_ms"] {
+            // What differs between any two runs (the listener's address too).
+            for key in ["@timestamp", "tf_req_id", "tf_req_duration_ms", "address"] {
                 fields.remove(key);
             }
             line.to_string()
@@ -246,7 +275,7 @@ fn trace_logs_do_not_depend_on_the_password() {
 }
 
 /// Waits for the plugin to exit successfully, at most 2 s after `started`
-/// (when `cause` was sent), and checks that it removed its socket.
+/// (when `cause` was sent), and checks that it closed its listener.
 fn assert_stops_cleanly_within_two_seconds(plugin: &mut Plugin, started: Instant, cause: &str) {
     loop {
         if let Some(status) = plugin.child.try_wait().unwrap() {
@@ -259,16 +288,27 @@ fn assert_stops_cleanly_within_two_seconds(plugin: &mut Plugin, started: Instant
         );
         std::thread::sleep(Duration::from_millis(10));
     }
-    assert!(
-        !std::path::Path::new(&plugin.socket).exists(),
-        "socket left behind"
-    );
+    assert_listener_gone(plugin);
+}
+
+/// The plugin's listener is gone: no socket file left, no TCP port open.
+fn assert_listener_gone(plugin: &Plugin) {
+    match plugin.network.as_str() {
+        "unix" => assert!(
+            !std::path::Path::new(&plugin.socket).exists(),
+            "socket left behind"
+        ),
+        _ => assert!(
+            std::net::TcpStream::connect(&plugin.socket).is_err(),
+            "{} still accepts connections",
+            plugin.socket
+        ),
+    }
 }
 
 /// GRPCController.Shutdown ends the process within 2 seconds.
-#[test]
-fn controller_shutdown_exits_within_two_seconds() {
-    let mut plugin = Plugin::start();
+fn controller_shutdown_exits_within_two_seconds(transport: &str) {
+    let mut plugin = Plugin::start_on(transport);
     let started = runtime().block_on(async {
         let mut controller = plugin.controller().await;
         let started = Instant::now();
@@ -282,9 +322,8 @@ fn controller_shutdown_exits_within_two_seconds() {
 /// SIGTERM ends the process within 2 seconds even while the host keeps its
 /// connection open with a GRPCStdio stream and a broker stream running (the
 /// graceful stop does not wait for them forever).
-#[test]
-fn sigterm_with_open_streams_exits_within_two_seconds() {
-    let mut plugin = Plugin::start();
+fn sigterm_with_open_streams_exits_within_two_seconds(transport: &str) {
+    let mut plugin = Plugin::start_on(transport);
     let runtime = runtime();
     let channel = runtime.block_on(plugin.channel());
     let (stdio, broker) = runtime.block_on(async {
@@ -312,11 +351,11 @@ fn sigterm_with_open_streams_exits_within_two_seconds() {
 
 /// `--debug` serves without TLS and prints a TF_REATTACH_PROVIDERS line that
 /// Terraform can use; a plaintext client reaches the provider through it.
-#[test]
-fn debug_mode_prints_reattach_line_and_serves() {
+fn debug_mode_prints_reattach_line_and_serves(transport: &str) {
     let mut child = Command::new(BINARY)
         .arg("--debug")
         .env_remove(MAGIC_COOKIE_KEY)
+        .env("CLUSTERPROXY_PLUGIN_TRANSPORT", transport)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -333,10 +372,10 @@ fn debug_mode_prints_reattach_line_and_serves() {
     assert_eq!(entry["Protocol"], "grpc");
     assert_eq!(entry["ProtocolVersion"], 6);
     assert_eq!(entry["Pid"], child.id());
-    assert_eq!(entry["Addr"]["Network"], "unix");
+    assert_eq!(entry["Addr"]["Network"], transport);
     let socket = entry["Addr"]["String"].as_str().unwrap().to_owned();
     runtime().block_on(async {
-        let schema = ProviderClient::new(plain_channel(&socket).await)
+        let schema = ProviderClient::new(plain_channel(transport, &socket).await)
             .get_provider_schema(get_provider_schema::Request::default())
             .await
             .unwrap()
@@ -385,9 +424,8 @@ fn exit_within_one_second(plugin: &mut Plugin, since: Instant, cause: &str) -> D
 }
 
 /// SIGTERM during a long ReadDataSource cancels it: the process is gone within 1 s.
-#[test]
-fn sigterm_during_a_long_read_exits_within_one_second() {
-    let mut plugin = Plugin::start();
+fn sigterm_during_a_long_read_exits_within_one_second(transport: &str) {
+    let mut plugin = Plugin::start_on(transport);
     let runtime = runtime();
     let mut client = runtime.block_on(plugin.provider());
     let call = runtime.spawn(async move { client.read_data_source(long_read_request()).await });
@@ -409,9 +447,8 @@ fn sigterm_during_a_long_read_exits_within_one_second() {
 
 /// The host going away (its connection closed, as when Terraform is killed)
 /// during a long ReadDataSource ends the plugin within 1 s.
-#[test]
-fn closed_connection_during_a_long_read_ends_the_plugin() {
-    let mut plugin = Plugin::start();
+fn closed_connection_during_a_long_read_ends_the_plugin(transport: &str) {
+    let mut plugin = Plugin::start_on(transport);
     let runtime = runtime();
     let mut client = runtime.block_on(plugin.provider());
     runtime.spawn(async move { client.read_data_source(long_read_request()).await });
@@ -420,17 +457,13 @@ fn closed_connection_during_a_long_read_ends_the_plugin() {
     // Dropping the runtime ends the call and closes the connection.
     drop(runtime);
     exit_within_one_second(&mut plugin, closed, "the connection closed");
-    assert!(
-        !std::path::Path::new(&plugin.socket).exists(),
-        "socket left behind"
-    );
+    assert_listener_gone(&plugin);
 }
 
 /// StopProvider cancels a long ReadDataSource within 1 s with a diagnostic;
 /// the plugin keeps serving the calls that follow.
-#[test]
-fn stop_provider_cancels_a_long_read() {
-    let mut plugin = Plugin::start();
+fn stop_provider_cancels_a_long_read(transport: &str) {
+    let mut plugin = Plugin::start_on(transport);
     let runtime = runtime();
     let client = runtime.block_on(plugin.provider());
     let mut reader = client.clone();
@@ -497,7 +530,7 @@ fn early_error_removes_the_socket_file() {
 
 /// The client's socket below TLS, counting the TLS records the plugin sends.
 struct RecordCounter {
-    socket: tokio::net::UnixStream,
+    socket: support::Socket,
     records: Arc<AtomicUsize>,
     /// The record header read so far (5 bytes: type, version, length).
     header: Vec<u8>,
@@ -506,7 +539,7 @@ struct RecordCounter {
 }
 
 impl RecordCounter {
-    fn new(socket: tokio::net::UnixStream, records: Arc<AtomicUsize>) -> Self {
+    fn new(socket: support::Socket, records: Arc<AtomicUsize>) -> Self {
         Self {
             socket,
             records,
@@ -574,9 +607,8 @@ impl AsyncWrite for RecordCounter {
 /// flushes once after a data frame it does not copy, so headers and data go
 /// in one record and the trailers in a second; without vectored writes,
 /// three or four.)
-#[test]
-fn a_response_is_at_most_two_tls_records() {
-    let mut plugin = Plugin::start();
+fn a_response_is_at_most_two_tls_records(transport: &str) {
+    let mut plugin = Plugin::start_on(transport);
     let records = Arc::new(AtomicUsize::new(0));
     let counted = records.clone();
     runtime().block_on(async {

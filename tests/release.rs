@@ -249,4 +249,49 @@ fn release_workflow_passes_the_linters_and_builds_every_platform() {
     .map(str::to_owned)
     .into();
     assert_eq!(platforms, expected);
+
+    // Every platform is first-class: no job may fail without failing the
+    // release, and no matrix entry is marked as allowed to.
+    assert!(
+        !text.contains("continue-on-error") && !text.contains("experimental"),
+        "a build job may fail without failing the release"
+    );
+}
+
+/// A Windows zip holds the binary as `terraform-provider-clusterproxy_vV.exe`
+/// (the registry's name for Windows), with the same reproducible member
+/// attributes as every other platform.
+#[test]
+fn windows_zip_holds_the_exe() {
+    let release = Release::shared();
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let binary = release.binary();
+    let size = std::fs::metadata(&binary).expect("binary").len();
+    for (target, platform) in [
+        ("x86_64-pc-windows-msvc", "windows_amd64"),
+        ("aarch64-pc-windows-msvc", "windows_arm64"),
+    ] {
+        release_script(&[
+            "package",
+            "--binary",
+            binary.to_str().unwrap(),
+            "--target",
+            target,
+            "--version",
+            version(),
+            "--out",
+            scratch.path().to_str().unwrap(),
+        ]);
+        let zip = scratch
+            .path()
+            .join(format!("{ASSET_PREFIX}_{}_{platform}.zip", version()));
+        assert_eq!(
+            zipinfo_members(&zip),
+            vec![format!(
+                "-rwxr-xr-x 2.0 unx {size} b- defN 80-Jan-01 00:00 {ASSET_PREFIX}_v{}.exe",
+                version()
+            )],
+            "{target}"
+        );
+    }
 }

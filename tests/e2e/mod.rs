@@ -128,6 +128,7 @@ impl Workdir {
             .env("HTTP_PROXY", "http://127.0.0.1:9")
             .env("NO_PROXY", "")
             .env("TF_REGISTRY_DISCOVERY_RETRY", "0");
+        self.tf.select_transport(&mut command);
         command
     }
 

@@ -1,6 +1,7 @@
 //! The Terraform binaries the E2E and install tests run against (1.11 and
-//! 1.0.3, from `CLUSTERPROXY_TF_1_11` and `CLUSTERPROXY_TF_1_0`) and the
-//! result of one Terraform command.
+//! 1.0.3, from `CLUSTERPROXY_TF_1_11` and `CLUSTERPROXY_TF_1_0`), the plugin
+//! transport they start the provider on, and the result of one Terraform
+//! command.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -18,6 +19,9 @@ pub struct Terraform {
     pub path: PathBuf,
     /// Version reported by `terraform version -json` / `terraform version`.
     pub version: (u32, u32, u32),
+    /// The plugin transport the provider is told to use
+    /// (`CLUSTERPROXY_PLUGIN_TRANSPORT`); `None`: the platform's default.
+    pub transport: Option<&'static str>,
 }
 
 impl Terraform {
@@ -25,6 +29,28 @@ impl Terraform {
     pub fn version_string(&self) -> String {
         let (major, minor, patch) = self.version;
         format!("{major}.{minor}.{patch}")
+    }
+
+    /// This Terraform with the provider serving on loopback TCP, as on Windows.
+    #[allow(dead_code, reason = "only tests/e2e_tcp.rs runs over TCP")]
+    pub fn over_tcp(&self) -> Terraform {
+        Terraform {
+            transport: Some("tcp"),
+            ..self.clone()
+        }
+    }
+
+    /// Sets, on a Terraform command, the provider's transport: Terraform
+    /// passes its environment on to the plugins it starts.
+    #[allow(
+        dead_code,
+        reason = "tests/install.rs runs Terraform without the E2E harness"
+    )]
+    pub fn select_transport(&self, command: &mut Command) {
+        match self.transport {
+            Some(transport) => command.env("CLUSTERPROXY_PLUGIN_TRANSPORT", transport),
+            None => command.env_remove("CLUSTERPROXY_PLUGIN_TRANSPORT"),
+        };
     }
 
     fn probe(path: PathBuf) -> Terraform {
@@ -42,7 +68,11 @@ impl Terraform {
             .and_then(|line| line.strip_prefix("Terraform v"))
             .and_then(parse_version)
             .unwrap_or_else(|| panic!("{} printed no version: {stdout}", path.display()));
-        Terraform { path, version }
+        Terraform {
+            path,
+            version,
+            transport: None,
+        }
     }
 }
 

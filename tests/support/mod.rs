@@ -1,7 +1,7 @@
 //! Shared by the protocol tests and the runtime benchmark: the real plugin
 //! binary started as Terraform starts it (magic cookie, a Terraform-like
 //! P-521 client certificate), the handshake line, and gRPC clients over the
-//! mutually authenticated unix socket. The ReadDataSource requests and the
+//! mutually authenticated unix socket or loopback TCP. The ReadDataSource requests and the
 //! CPU-time reader are in `requests.rs` (tests/linear.rs includes only that).
 
 use std::io::{BufRead, BufReader};
@@ -22,6 +22,28 @@ pub use requests::*;
 
 /// The provider binary cargo built for this test or bench target.
 pub const BINARY: &str = env!("CARGO_BIN_EXE_terraform-provider-clusterproxy");
+
+/// The transports the plugin serves on, as CLUSTERPROXY_PLUGIN_TRANSPORT names them.
+#[allow(dead_code, reason = "the benchmark runs on the default transport only")]
+pub const TRANSPORTS: [&str; 2] = ["unix", "tcp"];
+
+/// A byte stream in both directions.
+pub trait Stream: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send {}
+
+impl<T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send> Stream for T {}
+
+/// A connected socket of either transport.
+pub type Socket = Box<dyn Stream>;
+
+/// Connects to the address of a handshake line (`unix` path or `tcp` host:port).
+#[allow(dead_code, reason = "not every test target connects")]
+pub async fn dial(network: &str, address: &str) -> std::io::Result<Socket> {
+    match network {
+        "unix" => Ok(Box::new(tokio::net::UnixStream::connect(address).await?)),
+        "tcp" => Ok(Box::new(tokio::net::TcpStream::connect(address).await?)),
+        other => panic!("unknown network {other:?}"),
+    }
+}
 
 /// A client certificate made the way Terraform makes it: ECDSA P-521 with
 /// SHA-512, self-signed, CA, CN/DNS localhost, client and server auth.
@@ -85,7 +107,7 @@ pub struct Handshake {
     )]
     /// The first three fields: core version, protocol version, network.
     pub versions_and_network: [String; 3],
-    /// The socket path.
+    /// The socket path or `127.0.0.1:PORT`.
     pub address: String,
     #[allow(
         dead_code,
@@ -226,7 +248,9 @@ pub fn terminate(child: &mut Child) {
 pub struct Plugin {
     /// The process.
     pub child: Child,
-    /// The unix socket path from the handshake line.
+    /// The network from the handshake line: `unix` or `tcp`.
+    pub network: String,
+    /// The unix socket path or TCP address from the handshake line.
     pub socket: String,
     #[allow(dead_code, reason = "tests/plugin_host.rs makes no gRPC client")]
     /// The server certificate (DER) from the handshake line.
@@ -240,12 +264,24 @@ pub struct Plugin {
 
 impl Plugin {
     /// Starts the plugin with a fresh client certificate and reads its handshake line.
+    #[allow(dead_code, reason = "tests/grpc.rs starts it on a named transport")]
     pub fn start() -> Plugin {
         Plugin::start_with(&terraform_like_client_cert())
     }
 
+    /// Starts the plugin on `transport` (one of [`TRANSPORTS`]).
+    #[allow(dead_code, reason = "the benchmark runs on the default transport only")]
+    pub fn start_on(transport: &str) -> Plugin {
+        Plugin::start_logging(
+            &terraform_like_client_cert(),
+            &[("CLUSTERPROXY_PLUGIN_TRANSPORT", transport)],
+            Stdio::null(),
+        )
+    }
+
     /// Starts the plugin with the client certificate (PEM, DER, key DER), as
     /// Terraform does with the one certificate it makes per run.
+    #[allow(dead_code, reason = "tests/grpc.rs starts it on a named transport")]
     pub fn start_with(client: &(String, Vec<u8>, Vec<u8>)) -> Plugin {
         Plugin::start_logging(client, &[], Stdio::null())
     }
@@ -263,6 +299,7 @@ impl Plugin {
         let handshake = Handshake::parse(&line);
         Plugin {
             child,
+            network: handshake.versions_and_network[2].clone(),
             server_der: handshake.server_der(),
             socket: handshake.address,
             client_der,
@@ -286,7 +323,7 @@ impl Plugin {
     /// with the pinned client certificate.
     pub async fn channel_over<S>(
         &self,
-        wrap: impl Fn(tokio::net::UnixStream) -> S + Clone + Send + Sync + 'static,
+        wrap: impl Fn(Socket) -> S + Clone + Send + Sync + 'static,
     ) -> Channel
     where
         S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
@@ -295,12 +332,17 @@ impl Plugin {
             &self.server_der,
             Some((self.client_der.clone(), self.client_key.clone())),
         );
-        let socket = self.socket.clone();
+        let (network, socket) = (self.network.clone(), self.socket.clone());
         Endpoint::from_static("http://localhost")
             .connect_with_connector(tower::service_fn(move |_: Uri| {
-                let (connector, socket, wrap) = (connector.clone(), socket.clone(), wrap.clone());
+                let (connector, network, socket, wrap) = (
+                    connector.clone(),
+                    network.clone(),
+                    socket.clone(),
+                    wrap.clone(),
+                );
                 async move {
-                    let stream = wrap(tokio::net::UnixStream::connect(socket).await?);
+                    let stream = wrap(dial(&network, &socket).await?);
                     let tls = connector
                         .connect(ServerName::try_from("localhost").unwrap(), stream)
                         .await?;
@@ -322,15 +364,15 @@ impl Plugin {
     }
 }
 
-/// A plain-text gRPC channel over the unix socket `socket` (`--debug` mode).
+/// A plain-text gRPC channel to `network` `socket` (`--debug` mode).
 #[allow(dead_code, reason = "only tests/grpc.rs serves in --debug mode")]
-pub async fn plain_channel(socket: &str) -> Channel {
-    let socket = socket.to_owned();
+pub async fn plain_channel(network: &str, socket: &str) -> Channel {
+    let (network, socket) = (network.to_owned(), socket.to_owned());
     Endpoint::from_static("http://localhost")
         .connect_with_connector(tower::service_fn(move |_: Uri| {
-            let socket = socket.clone();
+            let (network, socket) = (network.clone(), socket.clone());
             async move {
-                let stream = tokio::net::UnixStream::connect(socket).await?;
+                let stream = dial(&network, &socket).await?;
                 Ok::<_, std::io::Error>(TokioIo::new(stream))
             }
         }))

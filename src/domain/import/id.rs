@@ -17,6 +17,7 @@
 //! regular files and are read up to [`MAX_INPUT_BYTES`] (4 MiB).
 
 use std::io::Read as _;
+#[cfg(unix)]
 use std::os::unix::fs::OpenOptionsExt as _;
 
 use super::{KINDS, MAX_INPUT_BYTES};
@@ -203,14 +204,16 @@ pub fn read_file(path: &str) -> Result<String, Finding> {
     if path.is_empty() {
         return Err(invalid("`file:` needs a path."));
     }
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => unreadable(format!("File not found: {path}.")),
-            _ => unreadable(format!("Cannot open {path}: {e}.")),
-        })?;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    // Windows opens a named pipe without waiting for its server; the type
+    // check below refuses it.
+    #[cfg(unix)]
+    options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    let file = options.open(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => unreadable(format!("File not found: {path}.")),
+        _ => unreadable(format!("Cannot open {path}: {e}.")),
+    })?;
     let meta = file
         .metadata()
         .map_err(|e| unreadable(format!("Cannot read {path}: {e}.")))?;

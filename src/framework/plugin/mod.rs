@@ -1,18 +1,18 @@
-//! go-plugin host: magic cookie, protocol negotiation, unix socket, the
-//! handshake line, AutoMTLS, and the go-plugin side services.
+//! go-plugin host: magic cookie, protocol negotiation, the listener (unix
+//! socket or loopback TCP), the handshake line, AutoMTLS, and the go-plugin
+//! side services.
 
 pub mod services;
 mod stream;
 mod tls;
+mod transport;
 
 use std::io::Write as _;
-use std::path::PathBuf;
 use std::pin::Pin;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use base64::Engine as _;
-use tokio::net::UnixListener;
 use tokio::sync::Notify;
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status, Streaming};
@@ -21,7 +21,8 @@ use services::grpc_broker_server::{GrpcBroker, GrpcBrokerServer};
 use services::grpc_controller_server::{GrpcController, GrpcControllerServer};
 use services::grpc_stdio_server::{GrpcStdio, GrpcStdioServer};
 use services::{ConnInfo, Empty, StdioData};
-use stream::{Connections, Io, PluginStream};
+use stream::{Connections, PluginStream};
+pub use transport::TRANSPORT_ENV;
 
 /// Environment variable and value Terraform sets for its plugins.
 pub const MAGIC_COOKIE_KEY: &str = "TF_PLUGIN_MAGIC_COOKIE";
@@ -100,7 +101,7 @@ pub fn run(provider_address: &str, routes: tonic::service::Routes) -> ExitCode {
 /// more kept after it (87 MiB instead of 62). Small calls never grow the heap,
 /// so idle memory is unchanged; a plugin lives for one Terraform command.
 fn tune_malloc() {
-    #[cfg(target_env = "gnu")]
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only adjusts allocator parameters; called before any
     // other thread exists.
     unsafe {
@@ -110,27 +111,16 @@ fn tune_malloc() {
     }
 }
 
-fn socket_path() -> PathBuf {
-    let dir =
-        std::env::var_os("PLUGIN_UNIX_SOCKET_DIR").map_or_else(std::env::temp_dir, PathBuf::from);
-    let nonce: u64 = {
-        let mut bytes = [0u8; 8];
-        aws_lc_rs::rand::fill(&mut bytes).unwrap_or_default();
-        u64::from_le_bytes(bytes)
-    };
-    dir.join(format!("plugin{}-{nonce:016x}", std::process::id()))
-}
-
 async fn serve(
     provider_address: &str,
     routes: tonic::service::Routes,
     debug: bool,
 ) -> Result<(), String> {
-    let path = socket_path();
-    let listener = UnixListener::bind(&path)
-        .map_err(|e| format!("cannot listen on {}: {e}", path.display()))?;
-    // Removed on every return from here on, early errors included.
-    let _socket = SocketFile(path.clone());
+    // A unix socket's file is removed on every return from here on, early
+    // errors included.
+    let listener = transport::Listener::bind()?;
+    let (network, address) = (listener.network(), listener.address()?);
+    tracing::debug!(network, address, "plugin listening");
     let tls = if debug {
         None
     } else {
@@ -147,29 +137,27 @@ async fn serve(
 
     // Signal handlers go in before the handshake line: the host may send
     // SIGTERM as soon as it has read it.
-    let mut terminate =
-        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-    let mut interrupt = if debug {
-        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok()
-    } else {
-        None
-    };
+    let stop_requested = transport::stop_requested(debug);
     let certificate = tls
         .as_ref()
         .map(|t| base64::engine::general_purpose::STANDARD_NO_PAD.encode(&t.certificate_der))
         .unwrap_or_default();
     if debug {
+        let reattach = serde_json::json!({ provider_address: {
+            "Protocol": "grpc",
+            "ProtocolVersion": PROTOCOL_VERSION,
+            "Pid": std::process::id(),
+            "Test": true,
+            "Addr": { "Network": network, "String": address },
+        }});
         println!(
-            "Provider started. To attach Terraform, set:\n\n\tTF_REATTACH_PROVIDERS='{{\"{provider_address}\":{{\"Protocol\":\"grpc\",\"ProtocolVersion\":{PROTOCOL_VERSION},\"Pid\":{},\"Test\":true,\"Addr\":{{\"Network\":\"unix\",\"String\":\"{}\"}}}}}}'\n",
-            std::process::id(),
-            path.display()
+            "Provider started. To attach Terraform, set:\n\n\tTF_REATTACH_PROVIDERS='{reattach}'\n"
         );
     } else {
         let mut stdout = std::io::stdout().lock();
         writeln!(
             stdout,
-            "1|{PROTOCOL_VERSION}|unix|{}|grpc|{certificate}",
-            path.display()
+            "1|{PROTOCOL_VERSION}|{network}|{address}|grpc|{certificate}"
         )
         .map_err(|e| e.to_string())?;
         stdout.flush().map_err(|e| e.to_string())?;
@@ -180,15 +168,15 @@ async fn serve(
     let connections = Connections::default();
     let counted = connections.clone();
     tokio::spawn(async move {
-        while let Ok((socket, _)) = listener.accept().await {
+        while let Some(socket) = listener.accept().await {
             let open = counted.open();
             let sender = sender.clone();
             let acceptor = acceptor.clone();
             tokio::spawn(async move {
-                let io = match acceptor {
-                    None => Io::Plain(socket),
+                let io: Box<dyn stream::Socket> = match acceptor {
+                    None => socket,
                     Some(acceptor) => match acceptor.accept(socket).await {
-                        Ok(tls) => Io::Tls(Box::new(tls)),
+                        Ok(tls) => Box::new(tls),
                         Err(error) => {
                             tracing::warn!(%error, "refused a connection");
                             return;
@@ -221,8 +209,7 @@ async fn serve(
     let signal = async move {
         tokio::select! {
             () = stop.notified() => {}
-            () = received(terminate.as_mut()) => {}
-            () = received(interrupt.as_mut()) => {}
+            () = stop_requested => {}
             () = host_gone => {}
         }
         // Cancel the calls in flight, end the open stdio streams, then give
@@ -245,16 +232,6 @@ async fn serve(
     }
 }
 
-/// A bound unix socket's file, removed when dropped: nothing is left in the
-/// socket directory however `serve` returns.
-struct SocketFile(PathBuf);
-
-impl Drop for SocketFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
 /// How long cancelled in-flight calls may take to answer after a stop
 /// request or signal.
 const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
@@ -262,16 +239,6 @@ const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_millis(500
 /// How long the plugin waits for a new connection once every connection has
 /// closed before it concludes its host is gone.
 const HOST_GONE_GRACE: std::time::Duration = std::time::Duration::from_millis(200);
-
-/// Resolves when `signal` (if any) is delivered; never without one.
-async fn received(signal: Option<&mut tokio::signal::unix::Signal>) {
-    match signal {
-        Some(signal) => {
-            signal.recv().await;
-        }
-        None => std::future::pending().await,
-    }
-}
 
 struct Controller(Arc<Notify>);
 

@@ -1,5 +1,6 @@
-//! One accepted plugin connection: TLS (normal) or plain (debug mode), and
-//! the count of open connections (the plugin stops when its host is gone).
+//! One accepted plugin connection (a unix or TCP socket; TLS, or plain in
+//! debug mode), and the count of open connections (the plugin stops when its
+//! host is gone).
 //!
 //! Writes are vectored all the way down: HTTP/2 hands over a frame header and
 //! its payload (or several frames) in one call, which TLS encrypts as one
@@ -13,9 +14,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::UnixStream;
 use tokio::sync::watch;
-use tokio_rustls::server::TlsStream;
 use tonic::transport::server::Connected;
 
 /// The open connections: accepted sockets not yet closed.
@@ -65,23 +64,20 @@ impl Drop for Open {
     }
 }
 
-/// The transport of a connection.
-pub enum Io {
-    /// Debug mode: no TLS.
-    Plain(UnixStream),
-    /// AutoMTLS.
-    Tls(Box<TlsStream<UnixStream>>),
-}
+/// A byte stream a connection runs over: a unix or TCP socket, or TLS on one.
+pub trait Socket: AsyncRead + AsyncWrite + Unpin + Send {}
+
+impl<T: AsyncRead + AsyncWrite + Unpin + Send> Socket for T {}
 
 /// A connection tonic can serve, counted while it is open.
 pub struct PluginStream {
-    io: Io,
+    io: Box<dyn Socket>,
     _open: Open,
 }
 
 impl PluginStream {
     /// The connection over `io`, counted by `open`.
-    pub fn new(io: Io, open: Open) -> Self {
+    pub fn new(io: Box<dyn Socket>, open: Open) -> Self {
         Self { io, _open: open }
     }
 }
@@ -97,10 +93,7 @@ impl AsyncRead for PluginStream {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        match &mut self.get_mut().io {
-            Io::Plain(s) => Pin::new(s).poll_read(cx, buf),
-            Io::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
-        }
+        Pin::new(&mut self.get_mut().io).poll_read(cx, buf)
     }
 }
 
@@ -110,10 +103,7 @@ impl AsyncWrite for PluginStream {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        match &mut self.get_mut().io {
-            Io::Plain(s) => Pin::new(s).poll_write(cx, buf),
-            Io::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
-        }
+        Pin::new(&mut self.get_mut().io).poll_write(cx, buf)
     }
 
     fn poll_write_vectored(
@@ -121,30 +111,18 @@ impl AsyncWrite for PluginStream {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        match &mut self.get_mut().io {
-            Io::Plain(s) => Pin::new(s).poll_write_vectored(cx, bufs),
-            Io::Tls(s) => Pin::new(s.as_mut()).poll_write_vectored(cx, bufs),
-        }
+        Pin::new(&mut self.get_mut().io).poll_write_vectored(cx, bufs)
     }
 
     fn is_write_vectored(&self) -> bool {
-        match &self.io {
-            Io::Plain(s) => s.is_write_vectored(),
-            Io::Tls(s) => s.is_write_vectored(),
-        }
+        self.io.is_write_vectored()
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match &mut self.get_mut().io {
-            Io::Plain(s) => Pin::new(s).poll_flush(cx),
-            Io::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
-        }
+        Pin::new(&mut self.get_mut().io).poll_flush(cx)
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match &mut self.get_mut().io {
-            Io::Plain(s) => Pin::new(s).poll_shutdown(cx),
-            Io::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
-        }
+        Pin::new(&mut self.get_mut().io).poll_shutdown(cx)
     }
 }
