@@ -576,6 +576,48 @@ resource "clusterproxy_profile" "corp" {
     }
 }
 
+/// `-generate-config-out` writes `password = null # sensitive` for an
+/// imported proxy with credentials; the plan of that configuration warns on
+/// `password` that the credentials are dropped and names `password_wo`.
+#[test]
+fn profile_generated_config_warns_that_credentials_are_dropped() {
+    let tf = harness::terraform_binaries()
+        .into_iter()
+        .find(|tf| tf.version >= (1, 11, 0))
+        .expect("Terraform >= 1.11");
+    let import = format!(
+        "import {{\n  to = clusterproxy_profile.corp\n  id = {}\n}}\n",
+        hcl_string(&format!("corp=systemd:{}", fixture("systemd/messy.conf")))
+    );
+    let work = Workdir::from_files(
+        &tf,
+        &[
+            ("provider.tf", &example("provider/provider.tf")),
+            ("import.tf", &import),
+        ],
+    );
+    work.run_ok(&["plan", "-generate-config-out=generated.tf"]);
+    let generated = std::fs::read_to_string(work.path().join("generated.tf")).unwrap();
+    assert!(
+        generated.contains("password") && generated.contains("null # sensitive"),
+        "{generated}"
+    );
+    let reported = work.expect_diagnostic(
+        &["plan"],
+        "warning",
+        "Proxy credentials dropped",
+        "password",
+    );
+    assert!(
+        reported.text().contains("password_wo"),
+        "{}",
+        reported.text()
+    );
+    for form in secrets::secret_forms(PASSWORD) {
+        assert!(!reported.run.combined().contains(&form));
+    }
+}
+
 /// The fingerprint format of version 1, over the URLs with credentials: what
 /// an attacker who saw a plan could recompute to check a password guess.
 fn v1_fingerprint(url: &str, entries: &[&str]) -> String {

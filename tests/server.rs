@@ -761,6 +761,42 @@ fn renderers_refuse_write_only_settings_without_the_password() {
     assert!(format!("{rendered:?}").contains("svc:s3cret@"));
 }
 
+/// A plan that drops the stored password (what generated configuration
+/// does: `password = null`) warns on `password`; one that keeps it, or moves
+/// it to `password_wo`, does not.
+#[test]
+fn dropping_a_stored_password_warns() {
+    let server = server();
+    let with_password = profile_config(
+        &server,
+        &[
+            ("username", Value::string("svc")),
+            ("password", Value::string("s3cret")),
+        ],
+    );
+    let stored = converge(&server, &Value::null(), &with_password);
+    let dropped = profile_config(&server, &[("username", Value::string("svc"))]);
+    let (_, diags) = plan(&server, &stored, &dropped);
+    assert_eq!(summaries(&diags), ["Proxy credentials dropped"]);
+    let warning = diags.iter().next().unwrap();
+    assert_eq!(warning.path, Some(AttributePath::attribute("password")));
+    assert!(warning.detail.contains("password_wo"));
+    for kept in [
+        with_password,
+        write_only_config(&server, Value::string("s3cret"), 1),
+    ] {
+        let (_, diags) = plan(&server, &stored, &kept);
+        assert!(diags.is_empty(), "{diags:?}");
+    }
+    let write_only = converge(
+        &server,
+        &Value::null(),
+        &write_only_config(&server, Value::string("s3cret"), 1),
+    );
+    let (_, diags) = plan(&server, &write_only, &dropped);
+    assert_eq!(summaries(&diags), ["Proxy credentials dropped"]);
+}
+
 #[test]
 fn read_resource_returns_the_state_and_null_for_null() {
     let server = server();
