@@ -576,6 +576,62 @@ resource "clusterproxy_profile" "corp" {
     }
 }
 
+/// Moving a profile from `password` to `password_wo` with the same password
+/// keeps its revision (nothing rolls) and leaves no copy of the password in
+/// the state; the steps are those of the import docs.
+#[test]
+fn profile_moves_from_password_to_password_wo_keeping_the_revision() {
+    let tf = harness::terraform_binaries()
+        .into_iter()
+        .find(|tf| tf.version >= (1, 11, 0))
+        .expect("Terraform >= 1.11");
+    let work = workdir(&tf, UPGRADED_CONFIG);
+    let vars = ["-var-file=test.tfvars"];
+    work.run_ok(&args_with(&["apply", "-auto-approve"], &vars));
+    assert_eq!(revision(&work), 1);
+    let state = std::fs::read_to_string(work.path().join("terraform.tfstate")).unwrap();
+    assert!(
+        state.contains(PASSWORD),
+        "the stored password is the premise"
+    );
+    work.write_file(
+        "main.tf",
+        r#"
+variable "proxy_password" {
+  type      = string
+  sensitive = true
+  ephemeral = true
+}
+
+resource "clusterproxy_profile" "corp" {
+  name                = "corp"
+  http_proxy          = "http://proxy.corp.example:3128"
+  username            = "svc-k8s"
+  password_wo         = var.proxy_password
+  password_wo_version = 1
+  no_proxy            = ["registry.corp.example", "10.0.0.0/8"]
+}
+"#,
+    );
+    let plan = work.saved_plan("migrate.plan", &vars);
+    let change = planned_change(&plan, "clusterproxy_profile.corp");
+    assert_eq!(
+        change["change"]["after"]["revision"], 1,
+        "the migration moved the revision"
+    );
+    // Ephemeral variables are given again when a saved plan is applied.
+    work.run_ok(&["apply", "-var-file=test.tfvars", "migrate.plan"]);
+    assert_eq!(revision(&work), 1);
+    let state = std::fs::read_to_string(work.path().join("terraform.tfstate")).unwrap();
+    for form in secrets::secret_forms(PASSWORD) {
+        assert!(
+            !state.contains(&form),
+            "state holds the password as {form:?}"
+        );
+    }
+    work.assert_plan_empty(&vars);
+}
+
 /// `-generate-config-out` writes `password = null # sensitive` for an
 /// imported proxy with credentials; the plan of that configuration warns on
 /// `password` that the credentials are dropped and names `password_wo`.
