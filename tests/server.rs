@@ -574,7 +574,9 @@ fn write_only_values_need_the_client_capability_and_their_companions() {
     let without_write_only = profile_config(&server, &[]);
     assert!(validate(&without_write_only, false).is_empty());
     let secret = Value::string("s3cret");
-    let cases: Vec<(&str, Value, Vec<(&str, &str)>)> = vec![
+    /// A case: its name, the configuration, the (summary, path) expected.
+    type Case = (&'static str, Value, Vec<(&'static str, &'static str)>);
+    let cases: Vec<Case> = vec![
         (
             "no version",
             profile_config(
