@@ -448,6 +448,8 @@ fn profile_state_upgrade_from_version_3_keeps_everything() {
         let upgraded = work.resource_values("clusterproxy_profile.corp");
         attributes["settings"]["password_write_only"] = false.into();
         attributes["settings"]["revision"] = 6.into();
+        attributes["password_wo"] = serde_json::Value::Null;
+        attributes["password_wo_version"] = serde_json::Value::Null;
         assert_eq!(
             upgraded, attributes,
             "the upgrade lost or changed something"

@@ -502,6 +502,9 @@ fn upgrade_resource_state_cases() {
     let settings = v3["settings"].as_object_mut().unwrap();
     settings.remove("password_write_only");
     settings.remove("revision");
+    let top = v3.as_object_mut().unwrap();
+    top.remove("password_wo");
+    top.remove("password_wo_version");
     let v3 = v3.to_string();
     for version in [3, 2] {
         let (state, diags) = upgrade(version, v3.as_bytes());

@@ -20,8 +20,9 @@ pub struct ProfileResource;
 /// and had no computed settings; v1 had `no_proxy` as a list and a
 /// fingerprint over the credentials; v2 had `no_proxy` as a set and a
 /// fingerprint over public settings only, with the CA certificates in the
-/// order written; v3 has them in canonical order (same attributes); v4's
-/// `settings` adds `password_write_only` and `revision`.
+/// order written; v3 has them in canonical order (same attributes); v4 adds
+/// `password_wo`, `password_wo_version`, and in `settings`
+/// `password_write_only` and `revision`.
 const VERSION: i64 = 4;
 
 crate::model! {
@@ -285,11 +286,14 @@ fn compute(
     true
 }
 
-/// The schema of state versions 2 and 3, read by the upgrader: `settings`
-/// without `password_write_only` and `revision`.
+/// The schema of state versions 2 and 3, read by the upgrader: no
+/// `password_wo` and `password_wo_version`, `settings` without
+/// `password_write_only` and `revision`.
 fn v3_type() -> Type {
     let mut ty = ProfileResource.schema().object_type();
     if let Type::Object(attributes) = &mut ty {
+        attributes.remove(Inputs::password_wo);
+        attributes.remove(Inputs::password_wo_version);
         if let Some(Type::Object(settings)) = attributes.get_mut(Computed::settings) {
             settings.remove(Settings::password_write_only);
             settings.remove(Settings::revision);
@@ -674,6 +678,9 @@ mod tests {
         let settings = v3["settings"].as_object_mut().unwrap();
         settings.remove("password_write_only").unwrap();
         settings.remove("revision").unwrap();
+        let top = v3.as_object_mut().unwrap();
+        top.remove("password_wo").unwrap();
+        top.remove("password_wo_version").unwrap();
         let state = ProfileResource
             .upgrade_state(3, v3.to_string().as_bytes(), &mut diags)
             .unwrap();
