@@ -208,7 +208,7 @@ fn get_provider_schema_and_get_functions_cover_every_name_of_the_metadata() {
     assert!(schema.data_sources.keys().eq(metadata.data_sources.iter()));
     assert!(schema.functions.keys().eq(metadata.functions.iter()));
     assert!(server.get_functions().keys().eq(metadata.functions.iter()));
-    assert_eq!(schema.resources[PROFILE].version, 3);
+    assert_eq!(schema.resources[PROFILE].version, 4);
     assert!(
         schema.resources[PROFILE]
             .attribute("password")
