@@ -19,7 +19,7 @@ mod secrets;
 #[path = "e2e/stored_state.rs"]
 mod stored_state;
 
-use cycle::{hcl_string, run_cycle, Cycle, Feature};
+use cycle::{args_with, hcl_string, run_cycle, Cycle, Feature};
 use diagnostics::expect_bad_inputs;
 use harness::{example, for_each_terraform, Workdir};
 use plancheck::{expect_action, expect_known, planned_change};
@@ -448,12 +448,232 @@ fn profile_state_upgrade_from_version_3_keeps_everything() {
         let upgraded = work.resource_values("clusterproxy_profile.corp");
         attributes["settings"]["password_write_only"] = false.into();
         attributes["settings"]["revision"] = 6.into();
+        attributes["password_wo"] = serde_json::Value::Null;
+        attributes["password_wo_version"] = serde_json::Value::Null;
         assert_eq!(
             upgraded, attributes,
             "the upgrade lost or changed something"
         );
         work.assert_plan_empty(&["-var-file=test.tfvars"]);
     });
+}
+
+/// The password from an ephemeral variable reaches a write-only sink through
+/// `render` (a local-exec provisioner's environment writes the credential-
+/// bearing kubeadm YAML to a file) and nothing else: the state file, a saved
+/// plan, `terraform show` and trace logs hold it in no encoding. Bumping
+/// `password_wo_version` moves `revision`; the same version plans nothing.
+const WRITE_ONLY_CONFIG: &str = r#"
+variable "proxy_password" {
+  type      = string
+  sensitive = true
+  ephemeral = true
+}
+
+variable "password_version" {
+  type = number
+}
+
+resource "clusterproxy_profile" "corp" {
+  name                = "corp"
+  http_proxy          = "http://proxy.corp.example:3128"
+  username            = "svc-k8s"
+  password_wo         = var.proxy_password
+  password_wo_version = var.password_version
+}
+
+resource "terraform_data" "sink" {
+  triggers_replace = [clusterproxy_profile.corp.revision]
+
+  provisioner "local-exec" {
+    command = "printf '%s' \"$KUBEADM\" > sink.out"
+    environment = {
+      KUBEADM = provider::clusterproxy::render("capi_kubeadm", merge(clusterproxy_profile.corp.settings, { password = var.proxy_password }), {
+        pod_cidrs = ["192.168.0.0/16"]
+      }).yaml
+    }
+  }
+}
+"#;
+
+#[test]
+fn profile_password_wo_reaches_only_the_write_only_sink() {
+    let Some(tf) = harness::terraform_binaries()
+        .into_iter()
+        .find(|tf| tf.version >= (1, 11, 0))
+    else {
+        panic!("no Terraform >= 1.11");
+    };
+    let work = workdir(&tf, WRITE_ONLY_CONFIG);
+    let v1 = ["-var-file=test.tfvars", "-var=password_version=1"];
+    work.assert_secret_absent(&args_with(&["apply", "-auto-approve"], &v1), PASSWORD);
+    let sink = std::fs::read_to_string(work.path().join("sink.out")).unwrap();
+    assert!(
+        sink.contains("svc-k8s:p%40ss%20word@proxy.corp.example:3128"),
+        "{sink}"
+    );
+    let profile = work.resource_values("clusterproxy_profile.corp");
+    assert_eq!(profile["revision"], 1);
+    assert_eq!(profile["password_wo"], serde_json::Value::Null);
+    assert_eq!(profile["settings"]["password_write_only"], true);
+    let state = std::fs::read_to_string(work.path().join("terraform.tfstate")).unwrap();
+    for form in secrets::secret_forms(PASSWORD) {
+        assert!(
+            !state.contains(&form),
+            "state holds the password as {form:?}"
+        );
+    }
+    work.assert_plan_empty(&v1);
+    work.assert_secret_absent(&args_with(&["plan", "-out=saved.plan"], &v1), PASSWORD);
+    work.assert_secret_absent(&["show", "-json", "saved.plan"], PASSWORD);
+    work.assert_secret_absent(&["show"], PASSWORD);
+    let v2 = ["-var-file=test.tfvars", "-var=password_version=2"];
+    work.run_ok(&args_with(&["apply", "-auto-approve"], &v2));
+    assert_eq!(revision(&work), 2);
+    work.assert_plan_empty(&v2);
+    let state = std::fs::read_to_string(work.path().join("terraform.tfstate")).unwrap();
+    for form in secrets::secret_forms(PASSWORD) {
+        assert!(
+            !state.contains(&form),
+            "state holds the password as {form:?}"
+        );
+    }
+}
+
+/// Terraform 1.0.3 announces no write-only support: `password_wo` is an
+/// error on the attribute and nothing is stored.
+#[test]
+fn profile_password_wo_is_an_error_before_terraform_1_11() {
+    let tf = harness::terraform_binaries()
+        .into_iter()
+        .find(|tf| tf.version < (1, 11, 0))
+        .expect("Terraform 1.0.3");
+    let work = workdir(
+        &tf,
+        r#"
+variable "proxy_password" {
+  type      = string
+  sensitive = true
+}
+
+resource "clusterproxy_profile" "corp" {
+  name                = "corp"
+  http_proxy          = "http://proxy.corp.example:3128"
+  username            = "svc-k8s"
+  password_wo         = var.proxy_password
+  password_wo_version = 1
+}
+"#,
+    );
+    let reported = work.expect_diagnostic_at(
+        &["apply", "-auto-approve", "-var-file=test.tfvars"],
+        "Write-only attribute not supported",
+        "password_wo",
+    );
+    assert!(reported.text().contains("Terraform >= 1.11"));
+    let state = std::fs::read_to_string(work.path().join("terraform.tfstate")).unwrap_or_default();
+    assert!(!state.contains("clusterproxy_profile"), "{state}");
+    for form in secrets::secret_forms(PASSWORD) {
+        assert!(!reported.run.combined().contains(&form));
+    }
+}
+
+/// Moving a profile from `password` to `password_wo` with the same password
+/// keeps its revision (nothing rolls) and leaves no copy of the password in
+/// the state; the steps are those of the import docs.
+#[test]
+fn profile_moves_from_password_to_password_wo_keeping_the_revision() {
+    let tf = harness::terraform_binaries()
+        .into_iter()
+        .find(|tf| tf.version >= (1, 11, 0))
+        .expect("Terraform >= 1.11");
+    let work = workdir(&tf, UPGRADED_CONFIG);
+    let vars = ["-var-file=test.tfvars"];
+    work.run_ok(&args_with(&["apply", "-auto-approve"], &vars));
+    assert_eq!(revision(&work), 1);
+    let state = std::fs::read_to_string(work.path().join("terraform.tfstate")).unwrap();
+    assert!(
+        state.contains(PASSWORD),
+        "the stored password is the premise"
+    );
+    work.write_file(
+        "main.tf",
+        r#"
+variable "proxy_password" {
+  type      = string
+  sensitive = true
+  ephemeral = true
+}
+
+resource "clusterproxy_profile" "corp" {
+  name                = "corp"
+  http_proxy          = "http://proxy.corp.example:3128"
+  username            = "svc-k8s"
+  password_wo         = var.proxy_password
+  password_wo_version = 1
+  no_proxy            = ["registry.corp.example", "10.0.0.0/8"]
+}
+"#,
+    );
+    let plan = work.saved_plan("migrate.plan", &vars);
+    let change = planned_change(&plan, "clusterproxy_profile.corp");
+    assert_eq!(
+        change["change"]["after"]["revision"], 1,
+        "the migration moved the revision"
+    );
+    // Ephemeral variables are given again when a saved plan is applied.
+    work.run_ok(&["apply", "-var-file=test.tfvars", "migrate.plan"]);
+    assert_eq!(revision(&work), 1);
+    let state = std::fs::read_to_string(work.path().join("terraform.tfstate")).unwrap();
+    for form in secrets::secret_forms(PASSWORD) {
+        assert!(
+            !state.contains(&form),
+            "state holds the password as {form:?}"
+        );
+    }
+    work.assert_plan_empty(&vars);
+}
+
+/// `-generate-config-out` writes `password = null # sensitive` for an
+/// imported proxy with credentials; the plan of that configuration warns on
+/// `password` that the credentials are dropped and names `password_wo`.
+#[test]
+fn profile_generated_config_warns_that_credentials_are_dropped() {
+    let tf = harness::terraform_binaries()
+        .into_iter()
+        .find(|tf| tf.version >= (1, 11, 0))
+        .expect("Terraform >= 1.11");
+    let import = format!(
+        "import {{\n  to = clusterproxy_profile.corp\n  id = {}\n}}\n",
+        hcl_string(&format!("corp=systemd:{}", fixture("systemd/messy.conf")))
+    );
+    let work = Workdir::from_files(
+        &tf,
+        &[
+            ("provider.tf", &example("provider/provider.tf")),
+            ("import.tf", &import),
+        ],
+    );
+    work.run_ok(&["plan", "-generate-config-out=generated.tf"]);
+    let generated = std::fs::read_to_string(work.path().join("generated.tf")).unwrap();
+    assert!(
+        generated.contains("password") && generated.contains("null # sensitive"),
+        "{generated}"
+    );
+    let reported = work.expect_diagnostic(
+        &["plan"],
+        "warning",
+        "Proxy credentials dropped",
+        "password",
+    );
+    assert!(
+        reported.text().contains("password_wo"),
+        "{}",
+        reported.text()
+    );
+    for form in secrets::secret_forms(PASSWORD) {
+        assert!(!reported.run.combined().contains(&form));
+    }
 }
 
 /// The fingerprint format of version 1, over the URLs with credentials: what

@@ -16,7 +16,7 @@ use clusterproxy::framework::server::guard::{self, Subject};
 use clusterproxy::framework::server::{
     ApplyResourceChange, PlanResourceChange, PlannedChange, Server, UpgradeResourceState,
 };
-use clusterproxy::framework::value::{Type, Value};
+use clusterproxy::framework::value::{Number, Type, Value};
 use clusterproxy::provider::ClusterProxy;
 
 const PROFILE: &str = "clusterproxy_profile";
@@ -117,6 +117,10 @@ fn assert_plan_valid(schema: &Schema, prior: &Value, config: &Value, planned: &V
         let name = &attribute.name;
         let configured = config.get_attr(name).unwrap();
         let value = planned.get_attr(name).expect("every attribute planned");
+        if attribute.write_only {
+            assert!(value.is_null(), "{name}: write-only, planned non-null");
+            continue;
+        }
         let must_equal_config = !attribute.mode.is_computed()
             || (attribute.mode == Mode::OptionalComputed && !configured.is_null());
         if must_equal_config {
@@ -204,7 +208,7 @@ fn get_provider_schema_and_get_functions_cover_every_name_of_the_metadata() {
     assert!(schema.data_sources.keys().eq(metadata.data_sources.iter()));
     assert!(schema.functions.keys().eq(metadata.functions.iter()));
     assert!(server.get_functions().keys().eq(metadata.functions.iter()));
-    assert_eq!(schema.resources[PROFILE].version, 3);
+    assert_eq!(schema.resources[PROFILE].version, 4);
     assert!(
         schema.resources[PROFILE]
             .attribute("password")
@@ -260,7 +264,7 @@ fn validate_resource_config_cases() {
     ];
     for (case, type_name, config, expected) in cases {
         let mut diags = Diagnostics::new();
-        server.validate_resource_config(type_name, &config, &mut diags);
+        server.validate_resource_config(type_name, &config, true, &mut diags);
         if expected == ["error"] {
             assert!(diags.has_errors(), "{case}: {diags:?}");
             assert!(
@@ -507,27 +511,315 @@ fn upgrade_resource_state_cases() {
     assert_eq!(attr(&state, "revision"), &Value::int(7));
     assert_eq!(attr(&state, "password"), &Value::string("p"));
     assert_eq!(attr(&state, "no_proxy"), &set(&["a.example", "b.example"]));
-    // The current version is read as stored; version 2 (the same attributes,
-    // the CA certificates in the order written) upgrades to the same state
-    // when it holds no CA.
+    // The current version is read as stored; versions 3 and 2 (`settings`
+    // without `password_write_only` and `revision`; in version 2 the CA
+    // certificates in the order written) upgrade to the same state when it
+    // holds no CA.
+    let (state, diags) = upgrade(4, &current_json);
+    assert!(diags.is_empty(), "{diags:?}");
+    assert_eq!(state.unwrap(), current);
+    let mut v3: serde_json::Value = serde_json::from_slice(&current_json).unwrap();
+    let settings = v3["settings"].as_object_mut().unwrap();
+    settings.remove("password_write_only");
+    settings.remove("revision");
+    let top = v3.as_object_mut().unwrap();
+    top.remove("password_wo");
+    top.remove("password_wo_version");
+    let v3 = v3.to_string();
     for version in [3, 2] {
-        let (state, diags) = upgrade(version, &current_json);
+        let (state, diags) = upgrade(version, v3.as_bytes());
         assert!(diags.is_empty(), "{diags:?}");
         assert_eq!(state.unwrap(), current, "version {version}");
     }
+    // A stored write-only value (what a Terraform without write-only
+    // support would have kept) comes back null.
+    let mut stored: serde_json::Value = serde_json::from_slice(&current_json).unwrap();
+    stored["password_wo"] = "leaked".into();
+    let (state, diags) = upgrade(4, stored.to_string().as_bytes());
+    assert!(diags.is_empty(), "{diags:?}");
+    assert_eq!(state.unwrap(), current);
     for (version, raw, summary) in [
         (
-            4,
+            5,
             current_json.as_slice(),
             "State written by a newer provider",
         ),
-        (3, b"".as_slice(), "Unsupported state format"),
-        (3, br#"{"name":5}"#.as_slice(), "Unreadable stored state"),
+        (4, b"".as_slice(), "Unsupported state format"),
+        (4, br#"{"name":5}"#.as_slice(), "Unreadable stored state"),
     ] {
         let (state, diags) = upgrade(version, raw);
         assert!(state.is_none());
         assert_eq!(summaries(&diags), [summary], "version {version}");
     }
+}
+
+/// A profile configuration with the write-only password `password` at
+/// `version` (and the user name it needs).
+fn write_only_config(server: &Server, password: Value, version: i64) -> Value {
+    profile_config(
+        server,
+        &[
+            ("username", Value::string("svc")),
+            ("password_wo", password),
+            ("password_wo_version", Value::int(version)),
+        ],
+    )
+}
+
+/// The framework refuses a write-only value (even unknown) from a client
+/// that did not announce write-only support, on the attribute; the profile
+/// declares what `password_wo` needs and conflicts with, an unknown value
+/// counting as unset.
+#[test]
+fn write_only_values_need_the_client_capability_and_their_companions() {
+    let server = server();
+    let validate = |config: &Value, allowed: bool| {
+        let mut diags = Diagnostics::new();
+        server.validate_resource_config(PROFILE, config, allowed, &mut diags);
+        diags
+    };
+    for password in [Value::string("s3cret"), Value::unknown()] {
+        let config = write_only_config(&server, password, 1);
+        assert!(validate(&config, true).is_empty());
+        let diags = validate(&config, false);
+        assert_eq!(summaries(&diags), ["Write-only attribute not supported"]);
+        assert_eq!(
+            diags.iter().next().unwrap().path,
+            Some(AttributePath::attribute("password_wo"))
+        );
+        assert!(diags
+            .iter()
+            .next()
+            .unwrap()
+            .detail
+            .contains("Terraform >= 1.11"));
+    }
+    let without_write_only = profile_config(&server, &[]);
+    assert!(validate(&without_write_only, false).is_empty());
+    let secret = Value::string("s3cret");
+    /// A case: its name, the configuration, the (summary, path) expected.
+    type Case = (&'static str, Value, Vec<(&'static str, &'static str)>);
+    let cases: Vec<Case> = vec![
+        (
+            "no version",
+            profile_config(
+                &server,
+                &[
+                    ("username", Value::string("u")),
+                    ("password_wo", secret.clone()),
+                ],
+            ),
+            vec![("Set without password_wo_version", "password_wo")],
+        ),
+        (
+            "no username",
+            profile_config(
+                &server,
+                &[
+                    ("password_wo", secret.clone()),
+                    ("password_wo_version", Value::int(1)),
+                ],
+            ),
+            vec![("Set without username", "password_wo")],
+        ),
+        (
+            "version alone",
+            profile_config(&server, &[("password_wo_version", Value::int(1))]),
+            vec![("Set without password_wo", "password_wo_version")],
+        ),
+        (
+            "both passwords",
+            profile_config(
+                &server,
+                &[
+                    ("username", Value::string("u")),
+                    ("password", secret.clone()),
+                    ("password_wo", secret.clone()),
+                    ("password_wo_version", Value::int(1)),
+                ],
+            ),
+            vec![("Conflicting attributes", "password_wo")],
+        ),
+        (
+            "fractional version",
+            {
+                let mut config = write_only_config(&server, secret.clone(), 1);
+                config.set_attr("password_wo_version", Value::Number(Number::from_f64(1.5)));
+                config
+            },
+            vec![("Invalid value", "password_wo_version")],
+        ),
+        (
+            "unknown version alone counts as unset",
+            profile_config(&server, &[("password_wo_version", Value::unknown())]),
+            vec![],
+        ),
+    ];
+    for (case, config, expected) in cases {
+        let diags = validate(&config, true);
+        let got: Vec<(&str, String)> = diags
+            .iter()
+            .map(|d| {
+                (
+                    d.summary.as_str(),
+                    d.path.as_ref().map(ToString::to_string).unwrap_or_default(),
+                )
+            })
+            .collect();
+        let expected: Vec<(&str, String)> = expected
+            .iter()
+            .map(|(s, p)| (*s, (*p).to_owned()))
+            .collect();
+        assert_eq!(got, expected, "{case}");
+    }
+}
+
+/// A write-only password is null in the plan, the new state, a read and an
+/// import; nothing stored holds it (no URL credential, no `settings`
+/// password); the revision moves with `password_wo_version` only, and a
+/// profile moving from `password` to `password_wo` with the same password
+/// keeps its revision and loses every stored copy.
+#[test]
+fn write_only_passwords_are_never_stored() {
+    let server = server();
+    let config = write_only_config(&server, Value::string("s3cret"), 1);
+    let state = converge(&server, &Value::null(), &config);
+    let assert_nothing_stored = |state: &Value| {
+        assert!(attr(state, "password_wo").is_null());
+        assert!(attr(state, "password").is_null());
+        assert_eq!(attr(state, "http_proxy_url"), &Value::string(PROXY));
+        assert_eq!(attr(state, "https_proxy_url"), &Value::string(PROXY));
+        let settings = attr(state, "settings");
+        assert!(attr(settings, "password").is_null());
+        assert_eq!(attr(settings, "username"), &Value::string("svc"));
+        assert_eq!(attr(settings, "password_write_only"), &Value::bool(true));
+        assert_eq!(attr(settings, "revision"), attr(state, "revision"));
+        assert!(!format!("{state:?}").contains("s3cret"));
+    };
+    assert_nothing_stored(&state);
+    assert_eq!(attr(&state, "revision"), &Value::int(1));
+    // Another password with the same version: nothing moves (the version
+    // is the signal); a new version moves the revision.
+    let other = write_only_config(&server, Value::string("other"), 1);
+    let (planned, diags) = plan(&server, &state, &other);
+    assert!(diags.is_empty(), "{diags:?}");
+    assert_eq!(planned.unwrap().planned_state, state);
+    let bumped = converge(
+        &server,
+        &state,
+        &write_only_config(&server, Value::string("other"), 2),
+    );
+    assert_nothing_stored(&bumped);
+    assert_eq!(attr(&bumped, "revision"), &Value::int(2));
+    // Read returns the write-only attribute null even from a state that
+    // holds one.
+    let mut leaked = bumped.clone();
+    leaked.set_attr("password_wo", Value::string("other"));
+    let mut diags = Diagnostics::new();
+    assert_eq!(
+        server.read_resource(PROFILE, &leaked, &mut diags),
+        Some(bumped.clone())
+    );
+    // Migration: the same password moves to password_wo without a new
+    // revision; another one moves it.
+    let stored = converge(
+        &server,
+        &Value::null(),
+        &profile_config(
+            &server,
+            &[
+                ("username", Value::string("svc")),
+                ("password", Value::string("s3cret")),
+            ],
+        ),
+    );
+    assert!(format!("{stored:?}").contains("s3cret"));
+    let migrated = converge(&server, &stored, &config);
+    assert_nothing_stored(&migrated);
+    assert_eq!(attr(&migrated, "revision"), &Value::int(1));
+    let changed = converge(
+        &server,
+        &stored,
+        &write_only_config(&server, Value::string("new"), 1),
+    );
+    assert_eq!(attr(&changed, "revision"), &Value::int(2));
+    // An unknown write-only password leaves the computed values unknown
+    // until apply.
+    let (planned, diags) = plan(
+        &server,
+        &Value::null(),
+        &write_only_config(&server, Value::unknown(), 1),
+    );
+    assert!(diags.is_empty(), "{diags:?}");
+    assert!(attr(&planned.unwrap().planned_state, "revision").is_unknown());
+}
+
+/// A renderer fed the settings of a profile whose password is write-only,
+/// with no password given, is an error on `profile` that names the render
+/// function; with the password merged in it renders.
+#[test]
+fn renderers_refuse_write_only_settings_without_the_password() {
+    let server = server();
+    let state = converge(
+        &server,
+        &Value::null(),
+        &write_only_config(&server, Value::string("s3cret"), 1),
+    );
+    let settings = attr(&state, "settings").clone();
+    let schema = &server.registry().data_sources()["clusterproxy_systemd_dropin"].schema;
+    let config = object(schema, &[("profile", settings.clone())]);
+    let mut diags = Diagnostics::new();
+    server.read_data_source("clusterproxy_systemd_dropin", config, &mut diags);
+    assert_eq!(summaries(&diags), ["Write-only password not given"]);
+    let error = diags.iter().next().unwrap();
+    assert_eq!(error.path, Some(AttributePath::attribute("profile")));
+    assert!(error.detail.contains("provider::clusterproxy::render("));
+    assert!(error
+        .detail
+        .contains("merge(clusterproxy_profile.x.settings, { password = <ephemeral value> })"));
+    let mut with_password = settings;
+    with_password.set_attr("password", Value::string("s3cret"));
+    let config = object(schema, &[("profile", with_password)]);
+    let mut diags = Diagnostics::new();
+    let rendered = server.read_data_source("clusterproxy_systemd_dropin", config, &mut diags);
+    assert!(!diags.has_errors(), "{diags:?}");
+    assert!(format!("{rendered:?}").contains("svc:s3cret@"));
+}
+
+/// A plan that drops the stored password (what generated configuration
+/// does: `password = null`) warns on `password`; one that keeps it, or moves
+/// it to `password_wo`, does not.
+#[test]
+fn dropping_a_stored_password_warns() {
+    let server = server();
+    let with_password = profile_config(
+        &server,
+        &[
+            ("username", Value::string("svc")),
+            ("password", Value::string("s3cret")),
+        ],
+    );
+    let stored = converge(&server, &Value::null(), &with_password);
+    let dropped = profile_config(&server, &[("username", Value::string("svc"))]);
+    let (_, diags) = plan(&server, &stored, &dropped);
+    assert_eq!(summaries(&diags), ["Proxy credentials dropped"]);
+    let warning = diags.iter().next().unwrap();
+    assert_eq!(warning.path, Some(AttributePath::attribute("password")));
+    assert!(warning.detail.contains("password_wo"));
+    for kept in [
+        with_password,
+        write_only_config(&server, Value::string("s3cret"), 1),
+    ] {
+        let (_, diags) = plan(&server, &stored, &kept);
+        assert!(diags.is_empty(), "{diags:?}");
+    }
+    let write_only = converge(
+        &server,
+        &Value::null(),
+        &write_only_config(&server, Value::string("s3cret"), 1),
+    );
+    let (_, diags) = plan(&server, &write_only, &dropped);
+    assert_eq!(summaries(&diags), ["Proxy credentials dropped"]);
 }
 
 #[test]

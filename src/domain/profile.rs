@@ -81,6 +81,9 @@ pub struct StoredRevision<'a> {
     pub http_proxy_url: Option<&'a str>,
     /// The stored HTTPS proxy URL with credentials.
     pub https_proxy_url: Option<&'a str>,
+    /// The stored `password_wo_version` when the stored password was
+    /// write-only (the URLs then hold no credentials).
+    pub write_only_version: Option<i64>,
 }
 
 /// The raw settings of a profile, as configured.
@@ -209,7 +212,18 @@ impl Profile {
     /// otherwise. The credentials are compared with the stored URLs, never
     /// through a digest. A stored revision that is not positive, or one that
     /// cannot be incremented, is an error on `revision`.
-    pub fn revision(&self, stored: Option<&StoredRevision<'_>>) -> Result<i64, Finding> {
+    ///
+    /// `write_only_version` is the version of a write-only password (this
+    /// profile's credentials then hold that password, which is stored
+    /// nowhere): between two write-only passwords only the version counts;
+    /// from a stored password to a write-only one the credentials are
+    /// compared as always, so that moving to write-only with the same
+    /// password keeps the revision.
+    pub fn revision(
+        &self,
+        stored: Option<&StoredRevision<'_>>,
+        write_only_version: Option<i64>,
+    ) -> Result<i64, Finding> {
         let Some(stored) = stored else {
             return Ok(1);
         };
@@ -220,10 +234,15 @@ impl Profile {
                 format!("The stored revision is {}; a revision is a positive integer. Remove the resource from the state and import it again.", stored.revision),
             ));
         }
-        let [http, https] = self.secret_urls();
-        let unchanged = stored.fingerprint == self.fingerprint
-            && stored.http_proxy_url == http.as_deref()
-            && stored.https_proxy_url == https.as_deref();
+        let same_credentials = match (stored.write_only_version, write_only_version) {
+            (Some(before), Some(now)) => before == now,
+            _ => {
+                let [http, https] = self.secret_urls();
+                stored.http_proxy_url == http.as_deref()
+                    && stored.https_proxy_url == https.as_deref()
+            }
+        };
+        let unchanged = stored.fingerprint == self.fingerprint && same_credentials;
         if unchanged {
             return Ok(stored.revision);
         }
@@ -270,6 +289,7 @@ mod tests {
             fingerprint: &profile.fingerprint,
             http_proxy_url: urls[0].as_deref(),
             https_proxy_url: urls[1].as_deref(),
+            write_only_version: None,
         }
     }
 
@@ -420,15 +440,17 @@ mod tests {
     fn revision_moves_only_on_change_including_the_password() {
         let profile = Profile::new(&input("one")).unwrap();
         let urls = profile.secret_urls();
-        assert_eq!(profile.revision(None).unwrap(), 1);
+        assert_eq!(profile.revision(None, None).unwrap(), 1);
         assert_eq!(
-            profile.revision(Some(&stored(4, &profile, &urls))).unwrap(),
+            profile
+                .revision(Some(&stored(4, &profile, &urls)), None)
+                .unwrap(),
             4
         );
         let new_password = Profile::new(&input("two")).unwrap();
         assert_eq!(
             new_password
-                .revision(Some(&stored(4, &profile, &urls)))
+                .revision(Some(&stored(4, &profile, &urls)), None)
                 .unwrap(),
             5
         );
@@ -436,9 +458,37 @@ mod tests {
         moved.http_proxy = Some("http://proxy2.corp.example:3128".into());
         let moved = Profile::new(&moved).unwrap();
         assert_eq!(
-            moved.revision(Some(&stored(4, &profile, &urls))).unwrap(),
+            moved
+                .revision(Some(&stored(4, &profile, &urls)), None)
+                .unwrap(),
             5
         );
+    }
+
+    /// From a stored password to a write-only one: the same password keeps
+    /// the revision (compared with the stored URLs), another moves it;
+    /// between write-only passwords only the version counts, and back to a
+    /// stored password (the stored URLs hold none) moves it.
+    #[test]
+    fn revision_with_a_write_only_password_moves_with_its_version() {
+        let profile = Profile::new(&input("one")).unwrap();
+        let urls = profile.secret_urls();
+        let stored_password = stored(4, &profile, &urls);
+        assert_eq!(
+            profile.revision(Some(&stored_password), Some(1)).unwrap(),
+            4
+        );
+        let other = Profile::new(&input("two")).unwrap();
+        assert_eq!(other.revision(Some(&stored_password), Some(1)).unwrap(), 5);
+        let plain = [&profile.http_proxy, &profile.https_proxy]
+            .map(|u| u.as_ref().map(ProxyUrl::to_plain_string));
+        let write_only = StoredRevision {
+            write_only_version: Some(1),
+            ..stored(4, &profile, &plain)
+        };
+        assert_eq!(other.revision(Some(&write_only), Some(1)).unwrap(), 4);
+        assert_eq!(profile.revision(Some(&write_only), Some(2)).unwrap(), 5);
+        assert_eq!(profile.revision(Some(&write_only), None).unwrap(), 5);
     }
 
     #[test]
@@ -447,7 +497,7 @@ mod tests {
         let urls = profile.secret_urls();
         for bad in [0, -3] {
             let error = profile
-                .revision(Some(&stored(bad, &profile, &urls)))
+                .revision(Some(&stored(bad, &profile, &urls)), None)
                 .unwrap_err();
             assert_eq!(
                 (error.location, error.summary.as_str()),
@@ -456,13 +506,13 @@ mod tests {
         }
         assert_eq!(
             profile
-                .revision(Some(&stored(i64::MAX, &profile, &urls)))
+                .revision(Some(&stored(i64::MAX, &profile, &urls)), None)
                 .unwrap(),
             i64::MAX
         );
         let changed = Profile::new(&input("two")).unwrap();
         let error = changed
-            .revision(Some(&stored(i64::MAX, &profile, &urls)))
+            .revision(Some(&stored(i64::MAX, &profile, &urls)), None)
             .unwrap_err();
         assert_eq!(error.summary, "Revision overflow");
     }

@@ -190,6 +190,9 @@ fn render_schema(page: &mut String, schema: &Schema) {
             if attribute.sensitive {
                 flags.push("Sensitive".into());
             }
+            if attribute.write_only {
+                flags.push("Write-only".into());
+            }
             if attribute.deprecation.is_some() {
                 flags.push("Deprecated".into());
             }
@@ -201,13 +204,14 @@ fn render_schema(page: &mut String, schema: &Schema) {
             for validator in &attribute.validators {
                 write!(line, " Must be {}.", validator.description()).unwrap();
             }
-            if !attribute.conflicts_with.is_empty() {
-                let others: Vec<String> = attribute
-                    .conflicts_with
-                    .iter()
-                    .map(|o| format!("`{o}`"))
-                    .collect();
-                write!(line, " Conflicts with {}.", others.join(", ")).unwrap();
+            for (label, names) in [
+                ("Conflicts with", &attribute.conflicts_with),
+                ("Requires", &attribute.requires),
+            ] {
+                if !names.is_empty() {
+                    let others: Vec<String> = names.iter().map(|o| format!("`{o}`")).collect();
+                    write!(line, " {label} {}.", others.join(", ")).unwrap();
+                }
             }
             if let Some(message) = &attribute.deprecation {
                 write!(line, " Deprecated: {message}").unwrap();

@@ -16,6 +16,7 @@ pub fn base_plan(
     config: &Value,
 ) -> Value {
     let mut planned = proposed.clone();
+    schema.nullify_write_only(&mut planned);
     for attribute in &schema.attributes {
         let configured = config
             .get_attr(&attribute.name)
@@ -86,6 +87,16 @@ pub fn check_plan(schema: &Schema, config: &Value, planned: &Value, diags: &mut 
             ));
             continue;
         };
+        if attribute.write_only {
+            if !planned_value.is_null() {
+                diags.push(internal_error(
+                    "plan",
+                    &path,
+                    "a write-only attribute must be null in the plan",
+                ));
+            }
+            continue;
+        }
         let must_equal_config = attribute.mode == Mode::Required
             || attribute.mode == Mode::Optional
             || !config_value.is_null();

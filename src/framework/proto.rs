@@ -165,7 +165,7 @@ fn attribute_to_proto(attribute: &fw_schema::Attribute) -> schema::Attribute {
         sensitive: attribute.sensitive,
         description_kind: StringKind::Markdown as i32,
         deprecated: attribute.deprecation.is_some(),
-        write_only: false,
+        write_only: attribute.write_only,
     }
 }
 

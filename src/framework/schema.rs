@@ -97,6 +97,25 @@ impl Validator for NotBlank {
     }
 }
 
+/// Accepts only whole numbers that fit 64 bits.
+#[derive(Debug, Clone, Copy)]
+pub struct WholeNumber;
+
+impl Validator for WholeNumber {
+    fn description(&self) -> String {
+        "a whole number".to_owned()
+    }
+
+    fn validate(&self, path: &AttributePath, value: &Value, diags: &mut Diagnostics) {
+        if value.as_number().is_some_and(|n| n.as_i64().is_none()) {
+            diags.push(
+                Diagnostic::error("Invalid value", "The value must be a whole number.")
+                    .at(path.clone()),
+            );
+        }
+    }
+}
+
 /// Accepts only lists and sets with at least `0` elements.
 #[derive(Debug, Clone, Copy)]
 pub struct SizeAtLeast(pub usize);
@@ -176,6 +195,11 @@ pub struct Attribute {
     pub plan_modifiers: Vec<PlanModifier>,
     /// Attributes that must be null when this one is set.
     pub conflicts_with: Vec<&'static str>,
+    /// Attributes that must be set when this one is.
+    pub requires: Vec<&'static str>,
+    /// Write-only (Terraform >= 1.11): the value reaches the provider in
+    /// configuration only and is null in every plan and state.
+    pub write_only: bool,
 }
 
 impl fmt::Debug for Attribute {
@@ -201,6 +225,8 @@ impl Attribute {
             validators: Vec::new(),
             plan_modifiers: Vec::new(),
             conflicts_with: Vec::new(),
+            requires: Vec::new(),
+            write_only: false,
         }
     }
 
@@ -233,6 +259,14 @@ impl Attribute {
         self
     }
 
+    /// Marks the attribute write-only: the framework refuses a value from a
+    /// Terraform that does not announce write-only support (it would store
+    /// it) and keeps the attribute null in every plan and state.
+    pub fn write_only(mut self) -> Self {
+        self.write_only = true;
+        self
+    }
+
     /// Marks the attribute deprecated with a message.
     pub fn deprecated(mut self, message: &str) -> Self {
         self.deprecation = Some(message.to_owned());
@@ -249,6 +283,14 @@ impl Attribute {
     /// (an unknown value counts as set: it will hold one).
     pub fn conflicts_with(mut self, others: &[&'static str]) -> Self {
         self.conflicts_with.extend_from_slice(others);
+        self
+    }
+
+    /// Declares that this attribute, when set, needs each of `others` set.
+    /// Only values certainly set count on either side: an unknown value
+    /// (a module's variable may still turn out null) is checked once known.
+    pub fn requires(mut self, others: &[&'static str]) -> Self {
+        self.requires.extend_from_slice(others);
         self
     }
 
@@ -308,7 +350,8 @@ impl Schema {
 
     /// Runs every attribute's validators on a configuration object, and
     /// reports required attributes that are null, conflicting attributes that
-    /// are both set and deprecated attributes that are set.
+    /// are both set, attributes set without one they require, and deprecated
+    /// attributes that are set.
     pub fn validate(&self, config: &Value, diags: &mut Diagnostics) {
         for attribute in &self.attributes {
             let Some(value) = config.get_attr(&attribute.name) else {
@@ -339,6 +382,22 @@ impl Schema {
                     );
                 }
             }
+            if !value.is_null() && !value.is_unknown() {
+                for other in &attribute.requires {
+                    if config.get_attr(other).is_some_and(Value::is_null) {
+                        diags.push(
+                            Diagnostic::error(
+                                format!("Set without {other}"),
+                                format!(
+                                    "`{}` needs `{other}`: set `{other}` or remove `{}`.",
+                                    attribute.name, attribute.name
+                                ),
+                            )
+                            .at(path.clone()),
+                        );
+                    }
+                }
+            }
             if let Some(message) = &attribute.deprecation {
                 if !value.is_null() {
                     diags.push(
@@ -353,6 +412,40 @@ impl Schema {
             for validator in &attribute.validators {
                 validator.validate(&path, value, diags);
             }
+        }
+    }
+
+    /// Refuses a write-only value (unknown counts: it will hold one) in
+    /// `config` unless the client announced write-only support: Terraform
+    /// 1.0 to 1.10 would store it in plan and state.
+    pub fn check_write_only(&self, config: &Value, allowed: bool, diags: &mut Diagnostics) {
+        if allowed {
+            return;
+        }
+        for attribute in self.attributes.iter().filter(|a| a.write_only) {
+            if config
+                .get_attr(&attribute.name)
+                .is_some_and(|v| !v.is_null())
+            {
+                diags.push(
+                    Diagnostic::error(
+                        "Write-only attribute not supported",
+                        format!(
+                            "`{}` is write-only, which requires Terraform >= 1.11: this Terraform would store its value in the plan and state. Upgrade Terraform, or use the attribute's stored alternative.",
+                            attribute.name
+                        ),
+                    )
+                    .at(AttributePath::attribute(&attribute.name)),
+                );
+            }
+        }
+    }
+
+    /// Sets every write-only attribute of an object (not of null) to null:
+    /// what Terraform >= 1.11 requires of every plan and state.
+    pub fn nullify_write_only(&self, value: &mut Value) {
+        for attribute in self.attributes.iter().filter(|a| a.write_only) {
+            value.set_attr(&attribute.name, Value::null());
         }
     }
 

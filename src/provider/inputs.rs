@@ -258,6 +258,16 @@ impl RendererInputs {
             SettingsAt::RendererProfile
         };
         let from_profile = self.profile.known();
+        if from_profile.is_some_and(|s| s.password_write_only && s.password.is_none()) {
+            diags.push(
+                Diagnostic::error(
+                    "Write-only password not given",
+                    "The profile's password is write-only (`password_wo`): its settings hold none, and rendering them would write proxy URLs without credentials. Give the password from an ephemeral value to the render function: `provider::clusterproxy::render(\"<platform>\", merge(clusterproxy_profile.x.settings, { password = <ephemeral value> }), {...})`.",
+                )
+                .at(AttributePath::attribute(Self::profile)),
+            );
+            return None;
+        }
         let (input, installation) = match from_profile {
             Some(settings) => (
                 ProfileInput {

@@ -45,6 +45,19 @@ impl Workdir {
 pub fn secret_forms(secret: &str) -> Vec<String> {
     use base64::Engine as _;
     let mut forms = vec![secret.to_owned()];
+    // Percent-encoded as in a proxy URL (every byte outside RFC 3986's
+    // unreserved set), and with `%` doubled as systemd writes it.
+    let encoded: String = secret
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                char::from(b).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect();
+    forms.push(encoded.replace('%', "%%"));
+    forms.push(encoded);
     let escaped = serde_json::to_string(secret).expect("JSON string");
     forms.push(escaped[1..escaped.len() - 1].to_owned());
     for offset in 0..3usize {
@@ -78,6 +91,10 @@ fn secret_forms_find_encoded_secrets() {
     }
     let escaped = serde_json::to_string(&format!("x{secret}y")).unwrap();
     assert!(forms.iter().any(|f| escaped.contains(f)), "{escaped}");
+    let url = "http://u:p%2540ss%20%22w%5Crd%22%20%24HOME%20x@proxy:3128";
+    assert!(forms.iter().any(|f| url.contains(f)), "{url}");
+    let systemd = url.replace('%', "%%");
+    assert!(forms.iter().any(|f| systemd.contains(f)), "{systemd}");
     let unrelated = base64::engine::general_purpose::STANDARD.encode("p%40ss w rd HOME x");
     assert!(!forms.iter().any(|f| unrelated.contains(f)));
 }

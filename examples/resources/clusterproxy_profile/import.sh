@@ -29,6 +29,24 @@
 # <source>  file:<path> (a regular file of at most 4 MiB; FIFOs and devices are
 #           refused, never read), inline:<content>, or, as in earlier releases,
 #           a path (one line without whitespace or any of `{ [ = :`) or content.
+#
+# Generated configuration: `terraform plan -generate-config-out=generated.tf`
+# with an `import` block writes `password = null # sensitive` (Terraform never
+# writes sensitive values). Applied as generated, it drops the imported
+# credentials: `revision` moves and the renderers write URLs without them; the
+# plan warns "Proxy credentials dropped" on `password`. Before applying,
+# replace that line with `password_wo = var.proxy_password` (an `ephemeral =
+# true` variable) and `password_wo_version = 1` on Terraform >= 1.11, or with
+# `password = var.proxy_password`.
+#
+# From `password` to `password_wo` (Terraform >= 1.11): replace `password =
+# var.proxy_password` with `password_wo = var.proxy_password` (the same
+# password, the variable made `ephemeral = true`) and `password_wo_version =
+# 1`. The plan compares the write-only password with the stored one, so the
+# revision stays and nothing rolls; the state then holds no copy of the
+# password. Give it to the renderers with provider::clusterproxy::render(...,
+# merge(clusterproxy_profile.corp.settings, { password = var.proxy_password }),
+# ...). Later rotations: change the password and bump `password_wo_version`.
 terraform import clusterproxy_profile.corp 'corp=systemd:/etc/systemd/system/containerd.service.d/http-proxy.conf'
 terraform import clusterproxy_profile.wc1 'capi(service_cidrs=100.64.0.0/13;pod_cidrs=100.96.0.0/11):file:tkg-wc1.yaml'
 terraform import clusterproxy_profile.prod "aks:inline:$(az aks show -g rg-prod -n prod-weu-1 -o json)"

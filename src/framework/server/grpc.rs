@@ -231,8 +231,16 @@ impl proto::provider_server::Provider for ProviderServer {
                     [(request.config.as_ref(), "configuration")],
                     diags,
                 )?;
-                self.server
-                    .validate_resource_config(&request.type_name, &config, diags);
+                let write_only_allowed = request
+                    .client_capabilities
+                    .as_ref()
+                    .is_some_and(|c| c.write_only_attributes_allowed);
+                self.server.validate_resource_config(
+                    &request.type_name,
+                    &config,
+                    write_only_allowed,
+                    diags,
+                );
                 Some(())
             },
         );

@@ -158,14 +158,19 @@ impl Server {
         self.validate_provider_config(config, diags);
     }
 
-    /// ValidateResourceConfig: the schema's checks, then the resource's.
+    /// ValidateResourceConfig: the schema's checks (a write-only value only
+    /// when the client announced `write_only_allowed`), then the resource's.
     pub fn validate_resource_config(
         &self,
         type_name: &str,
         config: &Value,
+        write_only_allowed: bool,
         diags: &mut Diagnostics,
     ) {
         if let Some(resource) = self.registry.resource(type_name, diags) {
+            resource
+                .schema
+                .check_write_only(config, write_only_allowed, diags);
             validate_with(resource, config, diags, |r, c, d| r.validate(c, d));
         }
     }
@@ -199,7 +204,7 @@ impl Server {
             return None;
         }
         let current = resource.schema.version;
-        if request.version == current {
+        let mut upgraded = if request.version == current {
             match json::decode(request.raw_json, &resource.object_type) {
                 Ok(value) => Some(value),
                 Err(error) => {
@@ -223,7 +228,9 @@ impl Server {
             resource
                 .implementation
                 .upgrade_state(request.version, request.raw_json, diags)
-        }
+        }?;
+        resource.schema.nullify_write_only(&mut upgraded);
+        Some(upgraded)
     }
 
     /// ReadResource: the refreshed state, null when the object is gone. The
@@ -235,7 +242,7 @@ impl Server {
         diags: &mut Diagnostics,
     ) -> Option<Value> {
         let resource = self.registry.resource(type_name, diags)?;
-        let new_state = if current_state.is_null() {
+        let mut new_state = if current_state.is_null() {
             Value::null()
         } else {
             resource
@@ -243,6 +250,7 @@ impl Server {
                 .read(current_state, diags)
                 .unwrap_or_else(Value::null)
         };
+        resource.schema.nullify_write_only(&mut new_state);
         if !new_state.is_wholly_known() {
             diags.push(Diagnostic::error(
                 "Provider bug: unknown value after read",
@@ -278,6 +286,7 @@ impl Server {
         resource
             .implementation
             .modify_plan(prior.as_ref(), &request.config, &mut planned, diags);
+        resource.schema.nullify_write_only(&mut planned);
         if diags.has_errors() {
             return None;
         }
@@ -306,12 +315,13 @@ impl Server {
             return (!diags.has_errors()).then(Value::null);
         }
         let prior = (!request.prior_state.is_null()).then_some(request.prior_state);
-        let new_state = resource.implementation.apply(
+        let mut new_state = resource.implementation.apply(
             prior.as_ref(),
             &request.config,
             &request.planned_state,
             diags,
         )?;
+        resource.schema.nullify_write_only(&mut new_state);
         check_apply(&resource.schema, &request.planned_state, &new_state, diags);
         (!diags.has_errors()).then_some(new_state)
     }
@@ -324,7 +334,8 @@ impl Server {
         diags: &mut Diagnostics,
     ) -> Option<Value> {
         let resource = self.registry.resource(type_name, diags)?;
-        let imported = resource.implementation.import(id, diags)?;
+        let mut imported = resource.implementation.import(id, diags)?;
+        resource.schema.nullify_write_only(&mut imported);
         if diags.has_errors() {
             return None;
         }

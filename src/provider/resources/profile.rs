@@ -5,9 +5,9 @@ use crate::domain::import;
 use crate::domain::profile::{Profile, ProfileInput, StoredRevision};
 use crate::domain::proxy_url::ProxyUrl;
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
-use crate::framework::model::{self, Field, Model, Object, Set};
+use crate::framework::model::{self, Field, Maybe, Model, Object, Set};
 use crate::framework::resource::Resource;
-use crate::framework::schema::{NoNullElements, NotBlank, PlanModifier, Schema};
+use crate::framework::schema::{NoNullElements, NotBlank, PlanModifier, Schema, WholeNumber};
 use crate::framework::value::{json, Type, Value};
 use crate::provider::convert::{self, SettingsAt};
 use crate::provider::inputs::Settings;
@@ -20,8 +20,9 @@ pub struct ProfileResource;
 /// and had no computed settings; v1 had `no_proxy` as a list and a
 /// fingerprint over the credentials; v2 had `no_proxy` as a set and a
 /// fingerprint over public settings only, with the CA certificates in the
-/// order written; v3 has them in canonical order (same attributes); v4's
-/// `settings` adds `password_write_only` and `revision`.
+/// order written; v3 has them in canonical order (same attributes); v4 adds
+/// `password_wo`, `password_wo_version`, and in `settings`
+/// `password_write_only` and `revision`.
 const VERSION: i64 = 4;
 
 crate::model! {
@@ -38,7 +39,11 @@ crate::model! {
         /// `username`.
         pub username: Option<String> [optional("Proxy user name.")],
         /// `password`.
-        pub password: Option<String> [optional("Proxy password. Kept in state (the rendered artifacts need it); never shown in plans or logs. No write-only variant: every renderer must write it into node configuration, so it would reach the state through them anyway.").sensitive()],
+        pub password: Option<String> [optional("Proxy password. Kept in state, percent-encoded in `http_proxy_url`, `https_proxy_url` and in `settings` (never shown in plans or logs). On Terraform >= 1.11 use `password_wo` to keep it out of the state.").sensitive()],
+        /// `password_wo`.
+        pub password_wo: Option<String> [optional("Proxy password, write-only (Terraform >= 1.11; older versions get an error, since they would store it): read from the configuration at plan and apply, never stored. `settings.password`, `http_proxy_url` and `https_proxy_url` then hold no credential and `settings.password_write_only` is true: give the password to the renderers with `provider::clusterproxy::render(\"...\", merge(clusterproxy_profile.x.settings, { password = <ephemeral value> }), {...})` (a renderer data source fed these settings is an error). For the password, `revision` moves only when `password_wo_version` changes. Moving from `password` to `password_wo` with the same password keeps the revision.").sensitive().write_only().conflicts_with(&[Self::password]).requires(&[Self::password_wo_version, Self::username])],
+        /// `password_wo_version`.
+        pub password_wo_version: Option<i64> [optional("Version of `password_wo`: change it with the password to roll the new password out (it moves `revision`).").validator(WholeNumber).requires(&[Self::password_wo])],
         /// `no_proxy`.
         pub no_proxy: Option<Set<String>> [optional("Installation-wide NO_PROXY entries (registry, corporate domains and ranges). A set: order carries no meaning for any client, so reordering changes nothing. Cluster-specific ones come from the renderer data sources' inputs.").validator(NoNullElements)],
         /// `trusted_ca`.
@@ -110,6 +115,8 @@ impl Inputs {
             https_proxy: text(self.https_proxy),
             username: text(self.username),
             password: text(self.password),
+            password_wo: None,
+            password_wo_version: self.password_wo_version,
             no_proxy: self.no_proxy,
             trusted_ca: text(self.trusted_ca),
         }
@@ -125,9 +132,51 @@ fn inputs_known(value: &Value, with_name: bool) -> bool {
         .all(|a| value.get_attr(&a.name).is_none_or(Value::is_wholly_known))
 }
 
-/// Validates the inputs of `value`; findings become diagnostics.
-fn profile(value: &Value, diags: &mut Diagnostics) -> Option<Profile> {
-    Profile::new(&Inputs::read(value).input())
+/// The configuration's write-only password (unknown until known).
+fn password_wo(config: &Value) -> Maybe<String> {
+    config
+        .get_attr(Inputs::password_wo)
+        .map_or(Maybe::Null, Maybe::read)
+}
+
+/// The `password_wo_version` of `value` when `password_wo` is given: the
+/// password is then write-only.
+fn write_only_version(value: &Value, password_wo: Option<&str>) -> Option<i64> {
+    password_wo.map(|_| Inputs::read(value).password_wo_version.unwrap_or_default())
+}
+
+/// Warns when the stored profile has a password (stored or write-only) and
+/// the configuration gives none: what generated configuration does, since
+/// Terraform writes `password = null` for a sensitive value.
+fn warn_on_dropped_password(prior: Option<&Value>, config: &Value, diags: &mut Diagnostics) {
+    let Some(prior) = prior else { return };
+    let had_password = prior
+        .get_attr(Inputs::password)
+        .is_some_and(|v| !v.is_null())
+        || Computed::read(prior).settings.password_write_only;
+    let gives_password = [Inputs::password, Inputs::password_wo]
+        .iter()
+        .any(|name| config.get_attr(name).is_some_and(|v| !v.is_null()));
+    if had_password && !gives_password {
+        diags.push(
+            Diagnostic::warning(
+                "Proxy credentials dropped",
+                "The proxy of this profile had credentials (a user name and password), and this configuration gives no password: the plan removes it, `revision` moves and the renderers would write proxy URLs without credentials. Configuration generated by `-generate-config-out` holds `password = null` because Terraform never writes sensitive values. Set `password_wo` (Terraform >= 1.11, with `password_wo_version`) or `password` to keep them.",
+            )
+            .at(AttributePath::attribute(Inputs::password)),
+        );
+    }
+}
+
+/// Validates the inputs of `value`, with `password_wo` (the configuration's
+/// write-only password) as the password when given; findings become
+/// diagnostics.
+fn profile(value: &Value, password_wo: Option<&str>, diags: &mut Diagnostics) -> Option<Profile> {
+    let mut input = Inputs::read(value).input();
+    if let Some(password) = password_wo {
+        input.password = Some(password.to_owned());
+    }
+    Profile::new(&input)
         .map_err(|findings| {
             convert::push_findings(
                 &findings,
@@ -157,10 +206,13 @@ fn stored_revision(prior: &Value, diags: &mut Diagnostics) -> Option<(Computed, 
 }
 
 /// Fills id and every computed attribute of `state` from its inputs; `prior`
-/// decides the revision. False (with an error) when the revision cannot be set.
+/// decides the revision. `write_only_version` is `password_wo_version` when
+/// the password is write-only (`profile` then holds it): no credential is
+/// stored. False (with an error) when the revision cannot be set.
 fn compute(
     state: &mut Value,
     profile: &Profile,
+    write_only_version: Option<i64>,
     prior: Option<&Value>,
     diags: &mut Diagnostics,
 ) -> bool {
@@ -176,8 +228,13 @@ fn compute(
         fingerprint: &computed.fingerprint,
         http_proxy_url: computed.http_proxy_url.as_deref(),
         https_proxy_url: computed.https_proxy_url.as_deref(),
+        write_only_version: computed
+            .settings
+            .password_write_only
+            .then(|| prior.and_then(|p| Inputs::read(p).password_wo_version))
+            .flatten(),
     });
-    let revision = match profile.revision(stored.as_ref()) {
+    let revision = match profile.revision(stored.as_ref(), write_only_version) {
         Ok(revision) => revision,
         Err(finding) => {
             convert::push_findings(
@@ -190,7 +247,12 @@ fn compute(
         }
     };
     let plain = |u: &Option<ProxyUrl>| u.as_ref().map(ProxyUrl::to_plain_string);
-    let [http_secret, https_secret] = profile.secret_urls();
+    let write_only = write_only_version.is_some();
+    let [http_url, https_url] = if write_only {
+        [plain(&profile.http_proxy), plain(&profile.https_proxy)]
+    } else {
+        profile.secret_urls()
+    };
     let credentials = profile
         .http_proxy
         .as_ref()
@@ -200,10 +262,13 @@ fn compute(
         http_proxy: plain(&profile.http_proxy),
         https_proxy: plain(&profile.https_proxy),
         username: credentials.map(|c| c.username().to_owned()),
-        password: credentials.and_then(|c| c.password()).map(str::to_owned),
+        password: credentials
+            .and_then(|c| c.password())
+            .filter(|_| !write_only)
+            .map(str::to_owned),
         no_proxy: profile.no_proxy.clone(),
         trusted_ca: profile.trusted_ca.as_ref().map(|c| c.to_pem()).into(),
-        password_write_only: false,
+        password_write_only: write_only,
         revision: Some(revision),
     };
     let computed = Computed {
@@ -211,8 +276,8 @@ fn compute(
         normalized_http_proxy: plain(&profile.http_proxy),
         normalized_https_proxy: plain(&profile.https_proxy),
         normalized_no_proxy: profile.no_proxy.clone(),
-        http_proxy_url: http_secret,
-        https_proxy_url: https_secret,
+        http_proxy_url: http_url,
+        https_proxy_url: https_url,
         fingerprint: profile.fingerprint.clone(),
         revision: Some(revision),
         settings,
@@ -221,11 +286,14 @@ fn compute(
     true
 }
 
-/// The schema of state versions 2 and 3, read by the upgrader: `settings`
-/// without `password_write_only` and `revision`.
+/// The schema of state versions 2 and 3, read by the upgrader: no
+/// `password_wo` and `password_wo_version`, `settings` without
+/// `password_write_only` and `revision`.
 fn v3_type() -> Type {
     let mut ty = ProfileResource.schema().object_type();
     if let Type::Object(attributes) = &mut ty {
+        attributes.remove(Inputs::password_wo);
+        attributes.remove(Inputs::password_wo_version);
         if let Some(Type::Object(settings)) = attributes.get_mut(Computed::settings) {
             settings.remove(Settings::password_write_only);
             settings.remove(Settings::revision);
@@ -276,35 +344,46 @@ impl Resource for ProfileResource {
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
         if inputs_known(config, false) {
-            profile(config, diags);
+            profile(
+                config,
+                password_wo(config).known().map(String::as_str),
+                diags,
+            );
         }
     }
 
     fn modify_plan(
         &self,
         prior: Option<&Value>,
-        _config: &Value,
+        config: &Value,
         planned: &mut Value,
         diags: &mut Diagnostics,
     ) {
-        if !inputs_known(planned, true) {
+        warn_on_dropped_password(prior, config, diags);
+        let password_wo = password_wo(config);
+        if password_wo.is_unknown() || !inputs_known(planned, true) {
             return;
         }
-        if let Some(profile) = profile(planned, diags) {
-            compute(planned, &profile, prior, diags);
+        let password_wo = password_wo.known().map(String::as_str);
+        if let Some(profile) = profile(planned, password_wo, diags) {
+            let version = write_only_version(planned, password_wo);
+            compute(planned, &profile, version, prior, diags);
         }
     }
 
     fn apply(
         &self,
         prior: Option<&Value>,
-        _config: &Value,
+        config: &Value,
         planned: &Value,
         diags: &mut Diagnostics,
     ) -> Option<Value> {
         let mut state = planned.clone();
-        let profile = profile(planned, diags)?;
-        compute(&mut state, &profile, prior, diags).then_some(state)
+        let password_wo = password_wo(config);
+        let password_wo = password_wo.known().map(String::as_str);
+        let profile = profile(planned, password_wo, diags)?;
+        let version = write_only_version(planned, password_wo);
+        compute(&mut state, &profile, version, prior, diags).then_some(state)
     }
 
     fn import(&self, id: &str, diags: &mut Diagnostics) -> Option<Value> {
@@ -333,12 +412,14 @@ impl Resource for ProfileResource {
             https_proxy: input.https_proxy,
             username: input.username,
             password: input.password,
+            password_wo: None,
+            password_wo_version: None,
             no_proxy: (!input.no_proxy.is_empty()).then_some(Set(input.no_proxy)),
             trusted_ca: input.trusted_ca,
         };
         let mut state = inputs.value();
-        let profile = profile(&state, diags)?;
-        if !compute(&mut state, &profile, None, diags) {
+        let profile = profile(&state, None, diags)?;
+        if !compute(&mut state, &profile, None, None, diags) {
             return None;
         }
         diags.push(Diagnostic::warning(
@@ -372,6 +453,8 @@ impl Resource for ProfileResource {
                     https_proxy: v0.https_proxy,
                     username: v0.username,
                     password: v0.password,
+                    password_wo: None,
+                    password_wo_version: None,
                     no_proxy: (!entries.is_empty()).then_some(Set(entries)),
                     trusted_ca: v0.trusted_ca,
                 };
@@ -394,7 +477,7 @@ impl Resource for ProfileResource {
             }
         };
         let mut state = inputs.without_blank_strings().value();
-        let profile = profile(&state, diags)?;
+        let profile = profile(&state, None, diags)?;
         // The stored revision is carried over as if nothing changed (it did
         // not: only the fingerprint's format, the order of the normalised
         // list or of the CA certificates and the spelling of URLs may
@@ -410,7 +493,7 @@ impl Resource for ProfileResource {
             }
             None => None,
         };
-        compute(&mut state, &profile, carried.as_ref(), diags).then_some(state)
+        compute(&mut state, &profile, None, carried.as_ref(), diags).then_some(state)
     }
 }
 
@@ -462,7 +545,7 @@ mod tests {
         );
         // The upgraded state plans as unchanged: the revision stays.
         let mut planned = state.clone();
-        compute(&mut planned, &profile, Some(&state), &mut diags);
+        compute(&mut planned, &profile, None, Some(&state), &mut diags);
         assert_eq!(planned, state);
     }
 
@@ -521,7 +604,7 @@ mod tests {
         assert_ne!(profile.fingerprint, v2_fingerprint);
         assert_eq!(Computed::read(&state).fingerprint, profile.fingerprint);
         let mut planned = state.clone();
-        compute(&mut planned, &profile, Some(&state), &mut diags);
+        compute(&mut planned, &profile, None, Some(&state), &mut diags);
         assert_eq!(planned, state);
     }
 
@@ -595,6 +678,9 @@ mod tests {
         let settings = v3["settings"].as_object_mut().unwrap();
         settings.remove("password_write_only").unwrap();
         settings.remove("revision").unwrap();
+        let top = v3.as_object_mut().unwrap();
+        top.remove("password_wo").unwrap();
+        top.remove("password_wo_version").unwrap();
         let state = ProfileResource
             .upgrade_state(3, v3.to_string().as_bytes(), &mut diags)
             .unwrap();
@@ -618,10 +704,10 @@ mod tests {
         let mut diags = Diagnostics::new();
         let mut first = config.clone();
         let profile = Profile::new(&Inputs::read(&config).input()).unwrap();
-        compute(&mut first, &profile, None, &mut diags);
+        compute(&mut first, &profile, None, None, &mut diags);
         let mut renamed = first.clone();
         renamed.set_attr(Inputs::description, Value::string("two"));
-        compute(&mut renamed, &profile, Some(&first), &mut diags);
+        compute(&mut renamed, &profile, None, Some(&first), &mut diags);
         assert_eq!(revision(&renamed), revision(&first));
         let mut changed = renamed.clone();
         changed.set_attr(
@@ -629,7 +715,7 @@ mod tests {
             Value::string("http://proxy2.corp.example:3128"),
         );
         let profile = Profile::new(&Inputs::read(&changed).input()).unwrap();
-        compute(&mut changed, &profile, Some(&renamed), &mut diags);
+        compute(&mut changed, &profile, None, Some(&renamed), &mut diags);
         assert_eq!(revision(&changed), Some(2));
         assert!(!diags.has_errors(), "{diags:?}");
     }
