@@ -104,7 +104,6 @@ fn render(imported: &Imported, cluster: &Cluster) -> HttpProxyConfig {
             .trusted_ca
             .as_deref()
             .map(|pem| TrustedCa::parse(pem).unwrap()),
-        password_write_only: false,
         revision: None,
     };
     Aks.render(Input {

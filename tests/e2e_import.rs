@@ -259,7 +259,7 @@ data "clusterproxy_systemd_dropin" "node" {
 data "clusterproxy_artifact_settings" "faithful" {
   kind          = "systemd"
   content       = data.clusterproxy_systemd_dropin.node.dropins[0].content
-  profile       = clusterproxy_profile.corp.settings
+  profile       = merge(clusterproxy_profile.corp.settings, { password = var.proxy_password })
   pod_cidrs     = local.cluster.pod_cidrs
   service_cidrs = local.cluster.service_cidrs
   apiserver_ip  = local.cluster.apiserver_ip
@@ -268,7 +268,7 @@ data "clusterproxy_artifact_settings" "faithful" {
 data "clusterproxy_artifact_settings" "other_password" {
   kind          = "systemd"
   content       = replace(data.clusterproxy_systemd_dropin.node.dropins[0].content, "svc-k8s:s3cr", "svc-k8s:x")
-  profile       = clusterproxy_profile.corp.settings
+  profile       = merge(clusterproxy_profile.corp.settings, { password = var.proxy_password })
   pod_cidrs     = local.cluster.pod_cidrs
   service_cidrs = local.cluster.service_cidrs
   apiserver_ip  = local.cluster.apiserver_ip
@@ -277,7 +277,7 @@ data "clusterproxy_artifact_settings" "other_password" {
 data "clusterproxy_artifact_settings" "other_list" {
   kind          = "systemd"
   content       = replace(data.clusterproxy_systemd_dropin.node.dropins[0].content, ".corp.example,", ".corp2.example,")
-  profile       = clusterproxy_profile.corp.settings
+  profile       = merge(clusterproxy_profile.corp.settings, { password = var.proxy_password })
   pod_cidrs     = local.cluster.pod_cidrs
   service_cidrs = local.cluster.service_cidrs
   apiserver_ip  = local.cluster.apiserver_ip

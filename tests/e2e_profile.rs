@@ -184,10 +184,9 @@ resource "clusterproxy_profile" "corp" {{
             state["normalized_no_proxy"],
             serde_json::json!(["registry.corp.example"])
         );
-        assert_eq!(
-            state["https_proxy_url"],
-            "http://svc-k8s:p%40ss%20word@proxy.corp.example:3128"
-        );
+        assert_eq!(state["password"], PASSWORD);
+        assert_eq!(state["settings"]["password"], serde_json::Value::Null);
+        assert_eq!(state["settings"]["password_required"], true);
 
         work.write_file(
             "main.tf",
@@ -253,7 +252,7 @@ resource "clusterproxy_profile" "corp" {{
 }}
 
 data "clusterproxy_systemd_dropin" "prod" {{
-  profile = clusterproxy_profile.corp.settings
+  profile = merge(clusterproxy_profile.corp.settings, {{ password = clusterproxy_profile.corp.password }})
 }}
 
 output "fingerprint" {{
@@ -278,7 +277,7 @@ output "fingerprint" {{
                 .iter()
                 .find(|c| c["address"] == "clusterproxy_profile.corp")
                 .unwrap();
-            for attribute in ["fingerprint", "revision", "settings", "http_proxy_url"] {
+            for attribute in ["fingerprint", "revision", "settings"] {
                 assert_eq!(
                     profile["change"]["after_unknown"][attribute],
                     serde_json::Value::Bool(true),
@@ -390,9 +389,11 @@ fn profile_state_upgrade_from_version_1_keeps_the_revision() {
     });
 }
 
-/// State written with schema version 3 (the previous release: `settings`
-/// without `password_write_only` and `revision`) keeps every attribute and
-/// its revision, which `settings` now repeats: nothing plans a change.
+/// State written with schema version 3 (the previous release: the password
+/// also in `http_proxy_url`, `https_proxy_url` and `settings`, which had no
+/// `password_required` and `revision`) keeps every input and its revision,
+/// which `settings` now repeats, and the password in `password` only:
+/// nothing plans a change, and the state file holds one copy of it.
 #[test]
 fn profile_state_upgrade_from_version_3_keeps_everything() {
     use clusterproxy::domain::profile::{fingerprint, PublicSettings};
@@ -446,13 +447,24 @@ fn profile_state_upgrade_from_version_3_keeps_everything() {
         work.assert_no_resource_changes(&["-var-file=test.tfvars"]);
         work.run_ok(&["apply", "-auto-approve", "-var-file=test.tfvars"]);
         let upgraded = work.resource_values("clusterproxy_profile.corp");
-        attributes["settings"]["password_write_only"] = false.into();
+        let object = attributes.as_object_mut().unwrap();
+        object.remove("http_proxy_url");
+        object.remove("https_proxy_url");
+        attributes["settings"]["password"] = serde_json::Value::Null;
+        attributes["settings"]["password_required"] = true.into();
         attributes["settings"]["revision"] = 6.into();
         attributes["password_wo"] = serde_json::Value::Null;
         attributes["password_wo_version"] = serde_json::Value::Null;
         assert_eq!(
             upgraded, attributes,
             "the upgrade lost or changed something"
+        );
+        let state = std::fs::read_to_string(work.path().join("terraform.tfstate")).unwrap();
+        let escaped = serde_json::to_string(PASSWORD).unwrap();
+        assert_eq!(
+            state.matches(&escaped[1..escaped.len() - 1]).count(),
+            1,
+            "{state}"
         );
         work.assert_plan_empty(&["-var-file=test.tfvars"]);
     });
@@ -515,7 +527,7 @@ fn profile_password_wo_reaches_only_the_write_only_sink() {
     let profile = work.resource_values("clusterproxy_profile.corp");
     assert_eq!(profile["revision"], 1);
     assert_eq!(profile["password_wo"], serde_json::Value::Null);
-    assert_eq!(profile["settings"]["password_write_only"], true);
+    assert_eq!(profile["settings"]["password_required"], true);
     let state = std::fs::read_to_string(work.path().join("terraform.tfstate")).unwrap();
     for form in secrets::secret_forms(PASSWORD) {
         assert!(
@@ -770,6 +782,11 @@ resource "clusterproxy_profile" "two" {{
                 (one.remove("revision"), two.remove("revision")),
                 (Some(revisions.0.into()), Some(revisions.1.into()))
             );
+            // `settings` repeats the revision (the renderers' rollout signal).
+            for (profile, revision) in [(&mut one, revisions.0), (&mut two, revisions.1)] {
+                let settings = profile["settings"].as_object_mut().unwrap();
+                assert_eq!(settings.remove("revision"), Some(revision.into()));
+            }
             assert_eq!(
                 one,
                 two,
@@ -1012,7 +1029,7 @@ locals {{
     systemd_dropin        = provider::clusterproxy::render("systemd_dropin", local.settings, null)
     capi_kubeadm          = provider::clusterproxy::render("capi_kubeadm", local.settings, {{ pod_cidrs = ["192.168.0.0/16"] }})
     tkg_config            = provider::clusterproxy::render("tkg_config", local.settings, {{ pod_cidrs = ["192.168.0.0/16"] }})
-    aks_http_proxy_config = provider::clusterproxy::render("aks_http_proxy_config", clusterproxy_profile.aks.settings, {{ cloud = "azure" }})
+    aks_http_proxy_config = provider::clusterproxy::render("aks_http_proxy_config", merge(clusterproxy_profile.aks.settings, {{ password = clusterproxy_profile.aks.password }}), {{ cloud = "azure" }})
     pod_env               = provider::clusterproxy::render("pod_env", local.settings, {{}})
   }}
 }}
@@ -1088,7 +1105,7 @@ output "x" {
         );
         let bad = r#"
 output "x" {
-  value = provider::clusterproxy::render("nope", { http_proxy = "http://p:1", https_proxy = null, username = null, password = null, no_proxy = [], trusted_ca = null, password_write_only = false, revision = null }, null)
+  value = provider::clusterproxy::render("nope", { http_proxy = "http://p:1", https_proxy = null, username = null, password = null, no_proxy = [], trusted_ca = null, password_required = false, revision = null }, null)
 }
 "#;
         work_bad.write_file("main.tf", bad);

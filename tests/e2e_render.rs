@@ -1180,9 +1180,9 @@ resource "clusterproxy_profile" "corp" {
   no_proxy   = ["registry.corp.example"]
 }
 
-# The profile's settings carry its revision.
+# The profile's settings carry its revision, never its password.
 data "clusterproxy_capi_kubeadm" "prod" {
-  profile      = clusterproxy_profile.corp.settings
+  profile      = merge(clusterproxy_profile.corp.settings, { password = var.proxy_password })
   cluster_name = "prod"
 }
 
@@ -1214,7 +1214,7 @@ output "template_name_suffix" {
     // With functions (Terraform >= 1.8) the plan that rotates shows the new
     // spec, redacted, before anything is applied.
     let planned = r#"output "planned_spec" {
-  value = nonsensitive(provider::clusterproxy::render("capi_kubeadm", clusterproxy_profile.corp.settings, {
+  value = nonsensitive(provider::clusterproxy::render("capi_kubeadm", merge(clusterproxy_profile.corp.settings, { password = var.proxy_password }), {
     cluster_name = "prod"
   }).yaml_redacted)
 }

@@ -496,7 +496,6 @@ fn render_then_import_gives_the_same_profile() {
             https_proxy: p.https_proxy.clone(),
             no_proxy: rendered_no_proxy(&p.no_proxy, &i.facts, &[]),
             trusted_ca: p.trusted_ca.clone(),
-            password_write_only: false,
             revision: None,
         };
         let dropin = systemd::dropin(&settings, "containerd.service", Secrets::Include).content;

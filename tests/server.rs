@@ -511,8 +511,9 @@ fn upgrade_resource_state_cases() {
     assert_eq!(attr(&state, "revision"), &Value::int(7));
     assert_eq!(attr(&state, "password"), &Value::string("p"));
     assert_eq!(attr(&state, "no_proxy"), &set(&["a.example", "b.example"]));
-    // The current version is read as stored; versions 3 and 2 (`settings`
-    // without `password_write_only` and `revision`; in version 2 the CA
+    // The current version is read as stored; versions 3 and 2 (the URLs
+    // with credentials in `http_proxy_url`/`https_proxy_url`, `settings`
+    // without `password_required` and `revision`; in version 2 the CA
     // certificates in the order written) upgrade to the same state when it
     // holds no CA.
     let (state, diags) = upgrade(4, &current_json);
@@ -520,11 +521,14 @@ fn upgrade_resource_state_cases() {
     assert_eq!(state.unwrap(), current);
     let mut v3: serde_json::Value = serde_json::from_slice(&current_json).unwrap();
     let settings = v3["settings"].as_object_mut().unwrap();
-    settings.remove("password_write_only");
+    settings.remove("password_required");
     settings.remove("revision");
     let top = v3.as_object_mut().unwrap();
     top.remove("password_wo");
     top.remove("password_wo_version");
+    for url in ["http_proxy_url", "https_proxy_url"] {
+        top.insert(url.into(), serde_json::Value::Null);
+    }
     let v3 = v3.to_string();
     for version in [3, 2] {
         let (state, diags) = upgrade(version, v3.as_bytes());
@@ -687,12 +691,11 @@ fn write_only_passwords_are_never_stored() {
     let assert_nothing_stored = |state: &Value| {
         assert!(attr(state, "password_wo").is_null());
         assert!(attr(state, "password").is_null());
-        assert_eq!(attr(state, "http_proxy_url"), &Value::string(PROXY));
-        assert_eq!(attr(state, "https_proxy_url"), &Value::string(PROXY));
+        assert!(state.get_attr("http_proxy_url").is_none());
         let settings = attr(state, "settings");
         assert!(attr(settings, "password").is_null());
         assert_eq!(attr(settings, "username"), &Value::string("svc"));
-        assert_eq!(attr(settings, "password_write_only"), &Value::bool(true));
+        assert_eq!(attr(settings, "password_required"), &Value::bool(true));
         assert_eq!(attr(settings, "revision"), attr(state, "revision"));
         assert!(!format!("{state:?}").contains("s3cret"));
     };
@@ -770,7 +773,7 @@ fn renderers_refuse_write_only_settings_without_the_password() {
     let config = object(schema, &[("profile", settings.clone())]);
     let mut diags = Diagnostics::new();
     server.read_data_source("clusterproxy_systemd_dropin", config, &mut diags);
-    assert_eq!(summaries(&diags), ["Write-only password not given"]);
+    assert_eq!(summaries(&diags), ["Proxy password not given"]);
     let error = diags.iter().next().unwrap();
     assert_eq!(error.path, Some(AttributePath::attribute("profile")));
     assert!(error.detail.contains("provider::clusterproxy::render("));
@@ -782,6 +785,60 @@ fn renderers_refuse_write_only_settings_without_the_password() {
     let config = object(schema, &[("profile", with_password)]);
     let mut diags = Diagnostics::new();
     let rendered = server.read_data_source("clusterproxy_systemd_dropin", config, &mut diags);
+    assert!(!diags.has_errors(), "{diags:?}");
+    assert!(format!("{rendered:?}").contains("svc:s3cret@"));
+}
+
+/// A profile with a stored `password` keeps it in that one sensitive
+/// attribute: its settings carry none and say a password is required, so a
+/// renderer fed the settings alone refuses (it would render unauthenticated
+/// URLs) and renders once the password is merged in.
+#[test]
+fn settings_never_carry_the_password() {
+    let server = server();
+    let config = profile_config(
+        &server,
+        &[
+            ("username", Value::string("svc")),
+            ("password", Value::string("s3cret")),
+        ],
+    );
+    let state = converge(&server, &Value::null(), &config);
+    let settings = attr(&state, "settings").clone();
+    assert!(attr(&settings, "password").is_null());
+    assert_eq!(attr(&settings, "password_required"), &Value::bool(true));
+    assert!(!format!(
+        "{:?}",
+        Value::object([("settings".to_owned(), settings.clone())])
+    )
+    .contains("s3cret"));
+    let profile = &server.registry().resources()[PROFILE].schema;
+    let sensitive: Vec<&str> = profile
+        .attributes
+        .iter()
+        .filter(|a| a.sensitive)
+        .map(|a| a.name.as_str())
+        .collect();
+    assert_eq!(sensitive, ["password"]);
+    let schema = &server.registry().data_sources()["clusterproxy_systemd_dropin"].schema;
+    let mut diags = Diagnostics::new();
+    server.read_data_source(
+        "clusterproxy_systemd_dropin",
+        object(schema, &[("profile", settings.clone())]),
+        &mut diags,
+    );
+    assert_eq!(summaries(&diags), ["Proxy password not given"]);
+    assert!(diags.iter().next().unwrap().detail.contains(
+        "profile = merge(clusterproxy_profile.x.settings, { password = var.proxy_password })"
+    ));
+    let mut with_password = settings;
+    with_password.set_attr("password", Value::string("s3cret"));
+    let mut diags = Diagnostics::new();
+    let rendered = server.read_data_source(
+        "clusterproxy_systemd_dropin",
+        object(schema, &[("profile", with_password)]),
+        &mut diags,
+    );
     assert!(!diags.has_errors(), "{diags:?}");
     assert!(format!("{rendered:?}").contains("svc:s3cret@"));
 }
@@ -965,10 +1022,10 @@ fn apply_resource_change_creates_updates_and_deletes() {
     // Update: the credentials count as a settings change.
     let updated = converge(&server, &state, &config);
     assert_eq!(attr(&updated, "revision"), &Value::int(2));
-    assert_eq!(
-        attr(&updated, "http_proxy_url"),
-        &Value::string("http://u:s3cret@proxy.corp.example:3128")
-    );
+    assert_eq!(attr(&updated, "password"), &Value::string("s3cret"));
+    let settings = attr(&updated, "settings");
+    assert!(attr(settings, "password").is_null());
+    assert_eq!(attr(settings, "password_required"), &Value::bool(true));
 
     // Delete.
     let (deleted, diags) = apply(&server, &updated, &Value::null(), &Value::null());

@@ -646,7 +646,6 @@ fn settings(with_ca: bool) -> ProxySettings {
         .to_vec(),
         trusted_ca: with_ca
             .then(|| TrustedCa::parse(&read("tests/fixtures/import/aks/trusted-ca.pem")).unwrap()),
-        password_write_only: false,
         revision: None,
     }
 }

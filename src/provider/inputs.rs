@@ -123,9 +123,10 @@ crate::object! {
         pub no_proxy: Vec<String>,
         /// Trusted CA bundle (PEM); may be unknown at plan time.
         pub trusted_ca: Maybe<String>,
-        /// True when the profile's password is write-only (`password_wo`):
-        /// `password` is then null here and given to `render` by the caller.
-        pub password_write_only: bool,
+        /// True when the profile's proxy takes a password (`password` or
+        /// `password_wo`), which a profile's settings never carry: the
+        /// caller merges it in (`merge(settings, { password = ... })`).
+        pub password_required: bool,
         /// The profile's `revision` (null when not from a profile).
         pub revision: Option<i64>,
     }
@@ -187,7 +188,7 @@ crate::model! {
     pub struct RendererInputs {
         /// A profile's settings.
         pub profile: Maybe<Settings> [optional(
-            "The `settings` of a `clusterproxy_profile`; replaces `http_proxy`, `https_proxy`, `username`, `password`, `trusted_ca` and `installation`.",
+            "The `settings` of a `clusterproxy_profile`; replaces `http_proxy`, `https_proxy`, `username`, `password`, `trusted_ca` and `installation`. A profile's settings never carry its password: when `password_required` is true, merge it in (`merge(clusterproxy_profile.x.settings, { password = var.proxy_password })`), or the read is an error rather than a render without credentials.",
         )
         .sensitive()],
         /// HTTP proxy URL.
@@ -258,11 +259,11 @@ impl RendererInputs {
             SettingsAt::RendererProfile
         };
         let from_profile = self.profile.known();
-        if from_profile.is_some_and(|s| s.password_write_only && s.password.is_none()) {
+        if from_profile.is_some_and(|s| s.password_required && s.password.is_none()) {
             diags.push(
                 Diagnostic::error(
-                    "Write-only password not given",
-                    "The profile's password is write-only (`password_wo`): its settings hold none, and rendering them would write proxy URLs without credentials. Give the password from an ephemeral value to the render function: `provider::clusterproxy::render(\"<platform>\", merge(clusterproxy_profile.x.settings, { password = <ephemeral value> }), {...})`.",
+                    "Proxy password not given",
+                    "The profile's proxy takes a password, which its settings never carry (the profile keeps it in one sensitive attribute, or with `password_wo` not at all), and rendering them would write proxy URLs without credentials. Merge it in: `profile = merge(clusterproxy_profile.x.settings, { password = var.proxy_password })`. With `password_wo`, give it from an ephemeral value to the render function: `provider::clusterproxy::render(\"<platform>\", merge(clusterproxy_profile.x.settings, { password = <ephemeral value> }), {...})`.",
                 )
                 .at(AttributePath::attribute(Self::profile)),
             );
@@ -303,7 +304,6 @@ impl RendererInputs {
                 https_proxy: profile.https_proxy,
                 no_proxy: merged.list,
                 trusted_ca: profile.trusted_ca,
-                password_write_only: from_profile.is_some_and(|s| s.password_write_only),
                 revision: from_profile.and_then(|s| s.revision),
             },
             cluster,
@@ -614,7 +614,6 @@ mod tests {
                     https_proxy: None,
                     no_proxy: merged.list.clone(),
                     trusted_ca: None,
-                    password_write_only: false,
                     revision: None,
                 },
                 cluster: cluster.clone(),

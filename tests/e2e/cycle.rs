@@ -151,10 +151,10 @@ impl Workdir {
 
     /// Asserts that a saved plan (with `extra` arguments) changes no resource
     /// and detects no drift, read from `terraform show -json` as
-    /// terraform-plugin-testing does. Used for refresh-only plans, whose exit
-    /// code Terraform 1.11 also sets when only the order of the state's
-    /// `sensitive_attributes` differs, and after an import, where outputs are
-    /// not in the state yet. Changes of sensitivity marks alone do not count.
+    /// terraform-plugin-testing does. Used for refresh-only plans (whose exit
+    /// code [`Workdir::assert_refresh_only_exit_code_zero`] checks too) and
+    /// after an import, where outputs are not in the state yet. Changes of
+    /// sensitivity marks alone do not count.
     pub fn assert_no_resource_changes(&self, extra: &[&str]) {
         let plan = self.saved_plan("check.tfplan", extra);
         let changed: Vec<&Value> = ["resource_changes", "resource_drift"]
@@ -173,6 +173,27 @@ impl Workdir {
             "terraform plan {} changes resources on {}: {changed:#?}",
             extra.join(" "),
             self.tf.version_string()
+        );
+    }
+
+    /// Asserts that `terraform plan -refresh-only -detailed-exitcode EXTRA...`
+    /// exits 0, as the nightly drift checks of pipelines require: Terraform
+    /// 1.11 exits 2 ("No changes") when the refreshed state differs from the
+    /// stored one in anything it compares, number precision and the order
+    /// of `sensitive_attributes` included.
+    pub fn assert_refresh_only_exit_code_zero(&self, extra: &[&str]) {
+        let mut args = vec!["plan", "-refresh-only", "-detailed-exitcode"];
+        args.extend_from_slice(extra);
+        let run = self.run(&args);
+        assert_eq!(
+            run.code,
+            0,
+            "terraform {} exited {} on {}: {}{}",
+            args.join(" "),
+            run.code,
+            self.tf.version_string(),
+            run.stdout,
+            run.stderr
         );
     }
 
@@ -297,6 +318,7 @@ pub fn run_cycle(work: &Workdir, cycle: &Cycle) -> serde_json::Map<String, Value
     let outputs = work.outputs();
     work.assert_plan_empty(&vars);
     work.assert_no_resource_changes(&args_with(&["-refresh-only"], &vars));
+    work.assert_refresh_only_exit_code_zero(&vars);
 
     if let Some(import) = &cycle.import {
         run_import(work, import, &vars);

@@ -19,7 +19,7 @@ resource "clusterproxy_profile" "corp" {
 data "clusterproxy_artifact_settings" "node" {
   kind      = "systemd"
   content   = file("${path.module}/http-proxy.conf")
-  profile   = clusterproxy_profile.corp.settings
+  profile   = merge(clusterproxy_profile.corp.settings, { password = var.proxy_password })
   pod_cidrs = ["192.168.0.0/16"]
 }
 

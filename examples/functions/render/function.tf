@@ -17,12 +17,15 @@ resource "clusterproxy_profile" "corp" {
 }
 
 locals {
+  # The profile keeps the password in its one sensitive attribute: its
+  # settings carry none, so merge it in where the renders need it.
+  settings = merge(clusterproxy_profile.corp.settings, { password = var.proxy_password })
   # The result holds the credentials, so Terraform marks all of it sensitive.
-  dropins = provider::clusterproxy::render("systemd_dropin", clusterproxy_profile.corp.settings, {
+  dropins = provider::clusterproxy::render("systemd_dropin", local.settings, {
     pod_cidrs     = ["192.168.0.0/16"]
     service_cidrs = ["10.96.0.0/12"]
   })
-  kubeadm = provider::clusterproxy::render("capi_kubeadm", clusterproxy_profile.corp.settings, {
+  kubeadm = provider::clusterproxy::render("capi_kubeadm", local.settings, {
     pod_cidrs = ["192.168.0.0/16"]
   })
 }

@@ -12,7 +12,9 @@ resource "clusterproxy_profile" "corp" {
   no_proxy   = ["registry.corp.example", ".corp.example", "10.96.0.0/12"]
 }
 
-# Every renderer takes the profile in one line, plus what is specific to the cluster.
+# Every renderer takes the profile's settings, plus what is specific to the
+# cluster. The settings never carry the password (the profile keeps it in its
+# one sensitive attribute): merge it in where the proxy needs one.
 # Terraform reads a data source that references a resource with pending changes
 # at apply time: in the plan that creates or changes the profile, the rendered
 # content shows as (known after apply). On Terraform >= 1.8 use the render
@@ -20,7 +22,7 @@ resource "clusterproxy_profile" "corp" {
 # before 1.8, give the renderers the profile's fields directly (http_proxy,
 # installation...) to keep every plan fully known.
 data "clusterproxy_systemd_dropin" "prod" {
-  profile   = clusterproxy_profile.corp.settings
+  profile   = merge(clusterproxy_profile.corp.settings, { password = var.proxy_password })
   pod_cidrs = ["192.168.0.0/16"]
 }
 

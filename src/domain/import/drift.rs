@@ -137,7 +137,6 @@ mod tests {
             https_proxy: profile.https_proxy,
             no_proxy: merged.list,
             trusted_ca: profile.trusted_ca,
-            password_write_only: false,
             revision: None,
         };
         systemd::dropin(&settings, "containerd.service", Secrets::Include).content

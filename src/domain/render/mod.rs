@@ -146,10 +146,6 @@ pub struct ProxySettings {
     pub no_proxy: Vec<String>,
     /// The trusted CA bundle.
     pub trusted_ca: Option<TrustedCa>,
-    /// True when the password is write-only at its source (a profile's
-    /// `password_wo`): the URLs then hold no credentials unless the caller
-    /// supplied the password.
-    pub password_write_only: bool,
     /// The source profile's revision, which moves exactly when the
     /// effective settings change (`None` without a profile).
     pub revision: Option<i64>,
@@ -238,7 +234,6 @@ pub(crate) mod tests {
             .map(str::to_owned)
             .to_vec(),
             trusted_ca: None,
-            password_write_only: false,
             revision: None,
         }
     }

@@ -68,7 +68,7 @@ mod tests {
             password: Some(password.to_owned()),
             no_proxy: vec!["registry.corp.example".to_owned()],
             trusted_ca: Maybe::Null,
-            password_write_only: false,
+            password_required: true,
             revision: Some(3),
         };
         let mut checked = 0;

@@ -292,8 +292,7 @@ mod tests {
             password: password.map(str::to_owned),
             no_proxy: vec!["registry.corp.example".to_owned()],
             trusted_ca: Maybe::Null,
-
-            password_write_only: false,
+            password_required: false,
             revision: None,
         }
         .value()

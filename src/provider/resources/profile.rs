@@ -22,7 +22,9 @@ pub struct ProfileResource;
 /// fingerprint over public settings only, with the CA certificates in the
 /// order written; v3 has them in canonical order (same attributes); v4 adds
 /// `password_wo`, `password_wo_version`, and in `settings`
-/// `password_write_only` and `revision`.
+/// `password_required` and `revision`, and drops `http_proxy_url` and
+/// `https_proxy_url` (the password stays in `password` only, the one
+/// sensitive attribute).
 const VERSION: i64 = 4;
 
 crate::model! {
@@ -39,9 +41,9 @@ crate::model! {
         /// `username`.
         pub username: Option<String> [optional("Proxy user name.")],
         /// `password`.
-        pub password: Option<String> [optional("Proxy password. Kept in state, percent-encoded in `http_proxy_url`, `https_proxy_url` and in `settings` (never shown in plans or logs). On Terraform >= 1.11 use `password_wo` to keep it out of the state.").sensitive()],
+        pub password: Option<String> [optional("Proxy password. Kept in state in this attribute only (never shown in plans or logs): `settings` carries none, so give it to the renderers with `merge(clusterproxy_profile.x.settings, { password = <the same value> })`. On Terraform >= 1.11 use `password_wo` to keep it out of the state.").sensitive()],
         /// `password_wo`.
-        pub password_wo: Option<String> [optional("Proxy password, write-only (Terraform >= 1.11; older versions get an error, since they would store it): read from the configuration at plan and apply, never stored. `settings.password`, `http_proxy_url` and `https_proxy_url` then hold no credential and `settings.password_write_only` is true: give the password to the renderers with `provider::clusterproxy::render(\"...\", merge(clusterproxy_profile.x.settings, { password = <ephemeral value> }), {...})` (a renderer data source fed these settings is an error). For the password, `revision` moves only when `password_wo_version` changes. Moving from `password` to `password_wo` with the same password keeps the revision.").sensitive().write_only().conflicts_with(&[Self::password]).requires(&[Self::password_wo_version, Self::username])],
+        pub password_wo: Option<String> [optional("Proxy password, write-only (Terraform >= 1.11; older versions get an error, since they would store it): read from the configuration at plan and apply, never stored nor shown. Give it to the renderers from an ephemeral value with `provider::clusterproxy::render(\"...\", merge(clusterproxy_profile.x.settings, { password = <ephemeral value> }), {...})`: a renderer data source cannot take an ephemeral value. For the password, `revision` moves only when `password_wo_version` changes. Moving from `password` to `password_wo` with the same password keeps the revision. Not marked sensitive: Terraform shows a write-only value in no plan, and one sensitive attribute per resource keeps `plan -refresh-only -detailed-exitcode` at 0 (Terraform 1.11 lists sensitive attributes in a random order and compares the list).").write_only().conflicts_with(&[Self::password]).requires(&[Self::password_wo_version, Self::username])],
         /// `password_wo_version`.
         pub password_wo_version: Option<i64> [optional("Version of `password_wo`: change it with the password to roll the new password out (it moves `revision`).").validator(WholeNumber).requires(&[Self::password_wo])],
         /// `no_proxy`.
@@ -62,16 +64,12 @@ crate::model! {
         pub normalized_https_proxy: Option<String> [computed("The HTTPS proxy normalised (`http_proxy` when `https_proxy` is not set), without credentials.")],
         /// `normalized_no_proxy`.
         pub normalized_no_proxy: Vec<String> [computed("`no_proxy` normalised, semantic duplicates and covered entries removed.")],
-        /// `http_proxy_url`.
-        pub http_proxy_url: Option<String> [computed("The HTTP proxy URL with percent-encoded credentials.").sensitive()],
-        /// `https_proxy_url`.
-        pub https_proxy_url: Option<String> [computed("The HTTPS proxy URL with percent-encoded credentials.").sensitive()],
         /// `fingerprint`.
         pub fingerprint: String [computed("SHA-256 of the public settings: URLs without credentials, user name, the set of normalised NO_PROXY entries, canonical CA. The password never enters it (nor anything else derived from a secret), so it cannot be used to check a password guess. `name` and `description` do not count.")],
         /// `revision`.
         pub revision: Option<i64> [computed("1 on creation; one more each time the effective settings change: `fingerprint`, or the credentials (compared with the stored ones, never through a digest). Reordering or respelling `no_proxy` entries does not count. Use it in `replace_triggered_by` to roll node pools only when the proxy settings really change.")],
         /// `settings`.
-        pub settings: Settings [computed("The effective settings as one object, for the `profile` attribute of every renderer data source.").sensitive()],
+        pub settings: Settings [computed("The effective settings as one object, for the `profile` attribute of every renderer data source. Never holds the password (`password` is null, `password_required` says whether the proxy takes one), so it is not sensitive and plans show it: pass `merge(clusterproxy_profile.x.settings, { password = ... })` where the renderers need the credentials.")],
     }
 }
 
@@ -150,10 +148,7 @@ fn write_only_version(value: &Value, password_wo: Option<&str>) -> Option<i64> {
 /// Terraform writes `password = null` for a sensitive value.
 fn warn_on_dropped_password(prior: Option<&Value>, config: &Value, diags: &mut Diagnostics) {
     let Some(prior) = prior else { return };
-    let had_password = prior
-        .get_attr(Inputs::password)
-        .is_some_and(|v| !v.is_null())
-        || Computed::read(prior).settings.password_write_only;
+    let had_password = Computed::read(prior).settings.password_required;
     let gives_password = [Inputs::password, Inputs::password_wo]
         .iter()
         .any(|name| config.get_attr(name).is_some_and(|v| !v.is_null()));
@@ -205,6 +200,14 @@ fn stored_revision(prior: &Value, diags: &mut Diagnostics) -> Option<(Computed, 
     Some((stored, revision))
 }
 
+/// The proxy URLs with the credentials that the stored inputs give (the
+/// stored `password`; none for a write-only one), to tell whether the
+/// credentials changed without storing anything derived from them. Inputs
+/// that no longer validate give none, so the revision moves.
+fn stored_secret_urls(stored: &Inputs) -> [Option<String>; 2] {
+    Profile::new(&stored.input()).map_or_else(|_| [None, None], |p| p.secret_urls())
+}
+
 /// Fills id and every computed attribute of `state` from its inputs; `prior`
 /// decides the revision. `write_only_version` is `password_wo_version` when
 /// the password is write-only (`profile` then holds it): no credential is
@@ -223,16 +226,17 @@ fn compute(
         },
         None => None,
     };
+    let stored_inputs = prior.map(Inputs::read);
+    let [http_proxy_url, https_proxy_url] = stored_inputs
+        .as_ref()
+        .map(stored_secret_urls)
+        .unwrap_or_default();
     let stored = stored.as_ref().map(|(computed, revision)| StoredRevision {
         revision: *revision,
         fingerprint: &computed.fingerprint,
-        http_proxy_url: computed.http_proxy_url.as_deref(),
-        https_proxy_url: computed.https_proxy_url.as_deref(),
-        write_only_version: computed
-            .settings
-            .password_write_only
-            .then(|| prior.and_then(|p| Inputs::read(p).password_wo_version))
-            .flatten(),
+        http_proxy_url: http_proxy_url.as_deref(),
+        https_proxy_url: https_proxy_url.as_deref(),
+        write_only_version: stored_inputs.as_ref().and_then(|i| i.password_wo_version),
     });
     let revision = match profile.revision(stored.as_ref(), write_only_version) {
         Ok(revision) => revision,
@@ -247,12 +251,6 @@ fn compute(
         }
     };
     let plain = |u: &Option<ProxyUrl>| u.as_ref().map(ProxyUrl::to_plain_string);
-    let write_only = write_only_version.is_some();
-    let [http_url, https_url] = if write_only {
-        [plain(&profile.http_proxy), plain(&profile.https_proxy)]
-    } else {
-        profile.secret_urls()
-    };
     let credentials = profile
         .http_proxy
         .as_ref()
@@ -262,13 +260,10 @@ fn compute(
         http_proxy: plain(&profile.http_proxy),
         https_proxy: plain(&profile.https_proxy),
         username: credentials.map(|c| c.username().to_owned()),
-        password: credentials
-            .and_then(|c| c.password())
-            .filter(|_| !write_only)
-            .map(str::to_owned),
+        password: None,
         no_proxy: profile.no_proxy.clone(),
         trusted_ca: profile.trusted_ca.as_ref().map(|c| c.to_pem()).into(),
-        password_write_only: write_only,
+        password_required: credentials.and_then(|c| c.password()).is_some(),
         revision: Some(revision),
     };
     let computed = Computed {
@@ -276,8 +271,6 @@ fn compute(
         normalized_http_proxy: plain(&profile.http_proxy),
         normalized_https_proxy: plain(&profile.https_proxy),
         normalized_no_proxy: profile.no_proxy.clone(),
-        http_proxy_url: http_url,
-        https_proxy_url: https_url,
         fingerprint: profile.fingerprint.clone(),
         revision: Some(revision),
         settings,
@@ -287,15 +280,19 @@ fn compute(
 }
 
 /// The schema of state versions 2 and 3, read by the upgrader: no
-/// `password_wo` and `password_wo_version`, `settings` without
-/// `password_write_only` and `revision`.
+/// `password_wo` and `password_wo_version`, the URLs with credentials in
+/// `http_proxy_url` and `https_proxy_url` (dropped: derived from the stored
+/// inputs), `settings` without `password_required` and `revision`.
 fn v3_type() -> Type {
     let mut ty = ProfileResource.schema().object_type();
     if let Type::Object(attributes) = &mut ty {
         attributes.remove(Inputs::password_wo);
         attributes.remove(Inputs::password_wo_version);
+        for url in ["http_proxy_url", "https_proxy_url"] {
+            attributes.insert(url.to_owned(), Type::String);
+        }
         if let Some(Type::Object(settings)) = attributes.get_mut(Computed::settings) {
-            settings.remove(Settings::password_write_only);
+            settings.remove(Settings::password_required);
             settings.remove(Settings::revision);
         }
     }
@@ -485,10 +482,7 @@ impl Resource for ProfileResource {
         let carried = match &prior {
             Some(prior) => {
                 let (mut stored, _) = stored_revision(prior, diags)?;
-                let [http, https] = profile.secret_urls();
                 stored.fingerprint = profile.fingerprint.clone();
-                stored.http_proxy_url = http;
-                stored.https_proxy_url = https;
                 Some(model::with(&state, stored))
             }
             None => None,
@@ -652,19 +646,20 @@ mod tests {
         );
         assert_eq!(Inputs::read(&state).description.as_deref(), Some("d"));
         assert_eq!(Inputs::read(&state).password.as_deref(), Some("p"));
-        assert_eq!(
-            Computed::read(&state).https_proxy_url.as_deref(),
-            Some("http://u:p@proxy.corp.example:3128")
-        );
+        let settings = Computed::read(&state).settings;
+        assert!(settings.password_required);
+        assert_eq!(settings.password, None);
         assert_eq!(revision(&state), Some(1));
         assert!(ProfileResource
             .upgrade_state(7, v0, &mut Diagnostics::new())
             .is_none());
     }
 
-    /// A version-3 state: `settings` without `password_write_only` and
-    /// `revision`. The upgrade keeps every input and computed attribute and
-    /// the revision, which `settings` now repeats.
+    /// A version-3 state: the password also in `http_proxy_url`,
+    /// `https_proxy_url` and `settings.password`, `settings` without
+    /// `password_required` and `revision`. The upgrade keeps every input and
+    /// the revision, which `settings` now repeats, and the password only in
+    /// `password`.
     #[test]
     fn upgrades_version_3_keeping_everything_and_adding_the_settings_revision() {
         let mut diags = Diagnostics::new();
@@ -676,11 +671,15 @@ mod tests {
         )
         .unwrap();
         let settings = v3["settings"].as_object_mut().unwrap();
-        settings.remove("password_write_only").unwrap();
+        settings.remove("password_required").unwrap();
         settings.remove("revision").unwrap();
+        settings.insert("password".into(), "p w".into());
         let top = v3.as_object_mut().unwrap();
         top.remove("password_wo").unwrap();
         top.remove("password_wo_version").unwrap();
+        for url in ["http_proxy_url", "https_proxy_url"] {
+            top.insert(url.into(), "http://u:p%20w@proxy.corp.example:3128".into());
+        }
         let state = ProfileResource
             .upgrade_state(3, v3.to_string().as_bytes(), &mut diags)
             .unwrap();
@@ -688,8 +687,9 @@ mod tests {
         assert_eq!(state, v1);
         let settings = Computed::read(&state).settings;
         assert_eq!(settings.revision, Some(5));
-        assert!(!settings.password_write_only);
-        assert_eq!(settings.password.as_deref(), Some("p w"));
+        assert!(settings.password_required);
+        assert_eq!(settings.password, None);
+        assert_eq!(Inputs::read(&state).password.as_deref(), Some("p w"));
     }
 
     #[test]
