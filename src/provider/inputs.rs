@@ -117,7 +117,8 @@ crate::object! {
         pub https_proxy: Option<String>,
         /// Proxy user name.
         pub username: Option<String>,
-        /// Proxy password.
+        /// Proxy password: always null from a profile, merged in by the
+        /// caller (see `password_required`).
         pub password: Option<String>,
         /// Installation-wide NO_PROXY entries.
         pub no_proxy: Vec<String>,

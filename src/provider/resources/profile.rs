@@ -210,8 +210,9 @@ fn stored_secret_urls(stored: &Inputs) -> [Option<String>; 2] {
 
 /// Fills id and every computed attribute of `state` from its inputs; `prior`
 /// decides the revision. `write_only_version` is `password_wo_version` when
-/// the password is write-only (`profile` then holds it): no credential is
-/// stored. False (with an error) when the revision cannot be set.
+/// the password is write-only (`profile` then holds it). No computed
+/// attribute holds a credential. False (with an error) when the revision
+/// cannot be set.
 fn compute(
     state: &mut Value,
     profile: &Profile,
