@@ -101,7 +101,7 @@ pub enum Maybe<T> {
 }
 
 impl<T> Maybe<T> {
-    /// The value when known.
+    /// The value when known; `None` for null and unknown alike.
     pub fn known(&self) -> Option<&T> {
         match self {
             Maybe::Known(value) => Some(value),
