@@ -131,6 +131,7 @@ const GOLDEN: &[(&str, &str, Check)] = &[
     ("capi/secret.yaml", "Kubernetes 1.36 core/v1 Secret", Check::Crd("kubernetes/1.36/secret.json")),
     ("capi/cluster-values.yaml", "Giant Swarm cluster-values", Check::Uncovered("the cluster-values ConfigMap that chart-operator reads has no published schema")),
     ("cloud_init/user-data.yaml", "cloud-init (Debian's)", Check::CloudInit),
+    ("cloud_init/user-data.yaml", "cloud-init 26.2 schema", Check::JsonSchema(CLOUD_INIT, whole)),
     ("eksa/cluster-spec.yaml", "EKS-A v1alpha1 Cluster", Check::CrdFragment("eksa/v1alpha1/cluster.json", eksa_cluster)),
     ("helm/cert-manager.yaml", "cert-manager chart 1.16", Check::JsonSchema("cert-manager/1.16/values.schema.json", whole)),
     ("helm/cert-manager.yaml", "cert-manager chart 1.21", Check::JsonSchema("cert-manager/1.21/values.schema.json", whole)),
@@ -188,6 +189,10 @@ const TALOS: [(u32, &str); 5] = [
     (12, "talos/1.12/config.schema.json"),
     (13, "talos/1.13/config.schema.json"),
 ];
+
+/// The cloud-config schema of the current cloud-init release (the
+/// `cloud-init schema` on the test host is Debian's older one).
+const CLOUD_INIT: &str = "cloud-init/26.2/schema-cloud-config-v1.json";
 
 /// The kubespray releases we render for, and the variables of each one's
 /// sample inventory.
@@ -889,10 +894,9 @@ fn renders_with_a_trusted_ca_against_their_checks() {
             os,
         })
         .user_data;
-        results.push((
-            format!("render cloud-init {os:?}"),
-            run(Check::CloudInit, &user_data),
-        ));
+        for check in [Check::CloudInit, Check::JsonSchema(CLOUD_INIT, whole)] {
+            results.push((format!("render cloud-init {os:?}"), run(check, &user_data)));
+        }
         for (cluster_name, base64_content) in [
             (None, false),
             (None, true),
@@ -1368,6 +1372,16 @@ mod known_bad {
 
     #[test]
     fn cloud_init_schema_rejects_a_bad_write_files_entry() {
+        fails(
+            Check::JsonSchema(CLOUD_INIT, whole),
+            "#cloud-config\nwrite_files:\n- content: x\n  permissions: 420\n",
+            "/write_files/0",
+        );
+        fails(
+            Check::JsonSchema(CLOUD_INIT, whole),
+            "#cloud-config\nruncmd: true\n",
+            "/runcmd",
+        );
         fails(
             Check::CloudInit,
             "#cloud-config\nwrite_files:\n- content: x\n  permissions: [1]\n",
