@@ -377,7 +377,7 @@ mod tests {
     #[test]
     fn scope_all_warns_on_agents_only() {
         let s = settings();
-        let cluster = crate::domain::render::Cluster::default();
+        let cluster = crate::render::Cluster::default();
         let warnings = |role| {
             let renderer = Rke2 {
                 distribution: Distribution::Rke2,
