@@ -51,7 +51,7 @@ crate::model! {
         /// `permissions`.
         pub permissions: String [computed("`0600` when the proxy URLs carry credentials, `0644` otherwise; owner `root:root`.")],
         /// `content`.
-        pub content: String [computed("The environment file: the variables of `scope`, uppercase, one `NAME=\"value\"` line each (`\"`, `\\`, `` ` `` and `$` escaped). The k3s install script writes its own `K3S_*` variables into the k3s file: append these lines there rather than replacing it. Holds the credentials: these files take no Secret reference.").sensitive()],
+        pub content: String [computed("The environment file: the variables of `scope`, uppercase, one `NAME=\"value\"` line each (`\"`, `\\`, `` ` `` and `$` escaped). The k3s install script writes its own `K3S_*` variables into the k3s file: append these lines there rather than replacing it. Each run of that script (also an upgrade through it) writes the file anew from the script's own environment (its `K3S_*` and proxy variables), so run it with these variables set or append the lines again after it; OpenRC nodes source the file with `sh`, which reads these lines the same way. Holds the credentials: these files take no Secret reference.").sensitive()],
         /// `content_redacted`.
         pub content_redacted: String [computed("`content` with the proxy password replaced by `***`, for review.")],
         /// The CA bundle file.
