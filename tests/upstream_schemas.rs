@@ -52,7 +52,7 @@ use clusterproxy::domain::render::openshift::OpenShift;
 use clusterproxy::domain::render::pod_env::PodEnv;
 use clusterproxy::domain::render::trust::OsFamily;
 use clusterproxy::domain::render::{
-    kubespray, talos, Cluster, Input, ProxySettings, Renderer, Secrets,
+    kubespray, rke2, talos, Cluster, Input, ProxySettings, Renderer, Secrets,
 };
 use clusterproxy::domain::trusted_ca::TrustedCa;
 use clusterproxy::domain::Field;
@@ -443,17 +443,13 @@ fn systemd_verify(dropin: &str) -> Vec<String> {
     found
 }
 
-/// The errors of an `EnvironmentFile=` file: systemd's environment file
-/// parser (`load_env_file`) reads it through the user environment generator,
-/// which reads `environment.d/*.conf` with that parser and prints what it
-/// kept; `systemd-analyze verify` does not open environment files, and no
-/// systemd manager runs here. Every warning systemd logs about the file, every
-/// line that is neither blank, a comment nor an assignment systemd kept, and
-/// every value that differs from the one POSIX `sh` reads from the line is
-/// an error. (environment.d also expands `$NAME` after parsing, which
-/// `EnvironmentFile=` does not: a `$` left in a value shows as a difference
-/// from `sh`.)
-fn systemd_environment_file(text: &str) -> Vec<String> {
+/// The variables systemd's environment file parser (`load_env_file`) reads
+/// from `text`, and every warning it logs about the file: the user
+/// environment generator reads `environment.d/*.conf` with that parser and
+/// prints what it kept (`systemd-analyze verify` does not open environment
+/// files, and no systemd manager runs here). environment.d also expands
+/// `$NAME` after parsing, which `EnvironmentFile=` does not.
+fn systemd_reads(text: &str) -> (Vec<(String, String)>, Vec<String>) {
     let generator = [
         "/usr/lib/systemd/user-environment-generators/30-systemd-environment-d-generator",
         "/lib/systemd/user-environment-generators/30-systemd-environment-d-generator",
@@ -472,13 +468,13 @@ fn systemd_environment_file(text: &str) -> Vec<String> {
         .env("XDG_DATA_DIRS", dir.path().join("none"))
         .output()
         .unwrap();
-    let mut found: Vec<String> = String::from_utf8_lossy(&out.stderr)
+    let mut log: Vec<String> = String::from_utf8_lossy(&out.stderr)
         .lines()
         .filter(|line| line.contains("50-proxy.conf"))
         .map(str::to_owned)
         .collect();
     if !out.status.success() {
-        found.push(format!("the generator exited {}", out.status));
+        log.push(format!("the generator exited {}", out.status));
     }
     // The generator prints `NAME=value`, the value in double quotes with
     // backslash escapes where it needs them.
@@ -493,11 +489,31 @@ fn systemd_environment_file(text: &str) -> Vec<String> {
         }
         None => v.to_owned(),
     };
-    let kept: Vec<(String, String)> = String::from_utf8_lossy(&out.stdout)
+    let kept = String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|l| l.split_once('='))
         .map(|(k, v)| (k.to_owned(), unquote(v)))
         .collect();
+    (kept, log)
+}
+
+/// The value of `name` after POSIX `sh` runs the assignment `line`.
+fn sh_reads(line: &str, name: &str) -> String {
+    let out = Command::new("sh")
+        .args(["-c", &format!("{line}\nprintf '%s' \"${name}\"")])
+        .env_clear()
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The errors of an `EnvironmentFile=` file: every warning systemd's parser
+/// logs about it ([`systemd_reads`]), every line that is neither blank, a
+/// comment nor an assignment systemd kept, and every value that differs from
+/// the one POSIX `sh` reads from the line (a `$` left in a value shows as
+/// such a difference).
+fn systemd_environment_file(text: &str) -> Vec<String> {
+    let (kept, mut found) = systemd_reads(text);
     for (number, line) in text.lines().enumerate() {
         let trimmed = line.trim();
         if trimmed.is_empty() || trimmed.starts_with('#') || trimmed.starts_with(';') {
@@ -511,12 +527,7 @@ fn systemd_environment_file(text: &str) -> Vec<String> {
             found.push(format!("line {}: systemd keeps no {name}", number + 1));
             continue;
         };
-        let sh = Command::new("sh")
-            .args(["-c", &format!("{line}\nprintf '%s' \"${name}\"")])
-            .env_clear()
-            .output()
-            .unwrap();
-        let sh = String::from_utf8_lossy(&sh.stdout);
+        let sh = sh_reads(line, name);
         if *systemd != sh {
             found.push(format!(
                 "line {}: systemd reads {name}={systemd:?}, sh reads {sh:?}",
@@ -777,6 +788,32 @@ fn kubespray_against_the_sample_inventory_variables() {
 #[test]
 fn rke2_against_systemds_environment_file_parser() {
     check_goldens("rke2/");
+}
+
+/// The RKE2/k3s environment file's quoting reads back as the intended
+/// values through systemd's parser and `sh`: the rendered variables (the
+/// password with every character that needs care) and raw values with `"`,
+/// `\`, space, `` ` ``, `'` and `%`; `sh` (OpenRC nodes source the file)
+/// also for `$`, which percent-encoding keeps out of rendered values.
+#[test]
+fn rke2_values_read_back_through_systemd_and_sh() {
+    let s = settings(false);
+    let mut want = rke2::variables(&s, rke2::Scope::All, Secrets::Include);
+    let mut content = rke2::env_file(&s, rke2::Scope::All, Secrets::Include);
+    for (i, raw) in [r#"a"b"#, r"c\d e", "`id` 100%", "it's"].iter().enumerate() {
+        content.push_str(&format!("RAW{i}={}\n", rke2::quote(raw)));
+        want.push((format!("RAW{i}"), (*raw).to_owned()));
+    }
+    assert_eq!(run(Check::EnvironmentFile, &content), Vec::<String>::new());
+    let (kept, _) = systemd_reads(&content);
+    for (name, value) in &want {
+        assert!(
+            kept.contains(&(name.clone(), value.clone())),
+            "{name}: {kept:?}"
+        );
+    }
+    let dollar = format!("DOLLAR={}", rke2::quote("$HOME ${X}"));
+    assert_eq!(sh_reads(&dollar, "DOLLAR"), "$HOME ${X}");
 }
 
 #[test]
