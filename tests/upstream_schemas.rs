@@ -51,7 +51,9 @@ use clusterproxy::domain::render::ignition::{Ignition, Variant, TRUST_UNIT};
 use clusterproxy::domain::render::openshift::OpenShift;
 use clusterproxy::domain::render::pod_env::PodEnv;
 use clusterproxy::domain::render::trust::OsFamily;
-use clusterproxy::domain::render::{talos, Cluster, Input, ProxySettings, Renderer, Secrets};
+use clusterproxy::domain::render::{
+    kubespray, rke2, talos, Cluster, Input, ProxySettings, Renderer, Secrets,
+};
 use clusterproxy::domain::trusted_ca::TrustedCa;
 use clusterproxy::domain::Field;
 use jsonschema::{Draft, Validator};
@@ -92,6 +94,17 @@ enum Check {
     /// `systemd-analyze verify` as an `Environment=` drop-in, which systemd
     /// parses with the same assignment parser.
     SystemdManager,
+    /// A file a unit reads with `EnvironmentFile=`, read by systemd's own
+    /// environment file parser (see [`systemd_environment_file`]): every
+    /// line is a comment or an assignment systemd keeps, with the value
+    /// POSIX `sh` reads from the same line.
+    EnvironmentFile,
+    /// Ansible variables (a YAML mapping) against the variables the
+    /// consumer's sample inventory sets or documents at this path under
+    /// tests/schemas: every variable is one of them, and its value has the
+    /// type of the value shown there (kubespray publishes no schema and no
+    /// argument specs for its inventory variables).
+    AnsibleVariables(&'static str),
     /// No published schema or parser of the consumer covers this file; the
     /// reason is reviewed with this list.
     Uncovered(&'static str),
@@ -118,6 +131,7 @@ const GOLDEN: &[(&str, &str, Check)] = &[
     ("capi/secret.yaml", "Kubernetes 1.36 core/v1 Secret", Check::Crd("kubernetes/1.36/secret.json")),
     ("capi/cluster-values.yaml", "Giant Swarm cluster-values", Check::Uncovered("the cluster-values ConfigMap that chart-operator reads has no published schema")),
     ("cloud_init/user-data.yaml", "cloud-init (Debian's)", Check::CloudInit),
+    ("cloud_init/user-data.yaml", "cloud-init 26.2 schema", Check::JsonSchema(CLOUD_INIT, whole)),
     ("eksa/cluster-spec.yaml", "EKS-A v1alpha1 Cluster", Check::CrdFragment("eksa/v1alpha1/cluster.json", eksa_cluster)),
     ("helm/cert-manager.yaml", "cert-manager chart 1.16", Check::JsonSchema("cert-manager/1.16/values.schema.json", whole)),
     ("helm/cert-manager.yaml", "cert-manager chart 1.21", Check::JsonSchema("cert-manager/1.21/values.schema.json", whole)),
@@ -126,8 +140,11 @@ const GOLDEN: &[(&str, &str, Check)] = &[
     ("helm/giantswarm-global.yaml", "Giant Swarm cluster-aws chart 9.0.0", Check::JsonSchema("giantswarm-cluster-aws/9.0.0/values.schema.json", giantswarm_values)),
     ("ignition/config.ign", "Ignition spec 3.3.0", Check::JsonSchema("ignition/3.3.0/ignition.json", whole)),
     ("ignition/config.ign", "Ignition spec 3.3.0 (ignition-validate)", Check::IgnitionValidate),
-    ("ignition/butane.yaml", "Butane fcos 1.4.0", Check::Uncovered("coreos/butane publishes no schema, and no package registry reachable here ships the butane binary")),
-    ("kubespray/proxy.yml", "kubespray", Check::Uncovered("kubespray publishes no schema for its inventory variables")),
+    ("ignition/config.ign", "Ignition spec 3.6.0, the newest stable (the same fields)", Check::JsonSchema("ignition/3.6.0/ignition.json", as_ignition_3_6)),
+    ("ignition/butane.yaml", "Butane fcos 1.4.0", Check::Uncovered("coreos/butane publishes no schema (its specs are Go types and docs), and no package registry reachable here ships the butane binary (Debian 12 has none); ignition.rs translates it by Butane's documented rules into the Ignition config checked above")),
+    ("kubespray/proxy.yml", "kubespray 2.29 sample inventory", Check::AnsibleVariables("kubespray/2.29/group-vars-all.json")),
+    ("kubespray/proxy.yml", "kubespray 2.30 sample inventory", Check::AnsibleVariables("kubespray/2.30/group-vars-all.json")),
+    ("kubespray/proxy.yml", "kubespray 2.31 sample inventory", Check::AnsibleVariables("kubespray/2.31/group-vars-all.json")),
     ("kubespray/no_proxy-2.29.txt", "-", Check::Uncovered("not a consumer document: the renderer's model of the no_proxy kubespray 2.29 generates, for review")),
     ("kubespray/no_proxy-2.30.txt", "-", Check::Uncovered("not a consumer document: the renderer's model of the no_proxy kubespray 2.30 generates, for review")),
     ("kubespray/no_proxy-2.31.txt", "-", Check::Uncovered("not a consumer document: the renderer's model of the no_proxy kubespray 2.31 generates, for review")),
@@ -144,8 +161,8 @@ const GOLDEN: &[(&str, &str, Check)] = &[
     ("pod_env/ca-volumes.yaml", "Kubernetes 1.36 core/v1 PodSpec", Check::CrdFragment("kubernetes/1.36/podspec.json", pod_spec)),
     ("pod_env/env-secret-ref.yaml", "Kubernetes 1.36 core/v1 PodSpec", Check::CrdFragment("kubernetes/1.36/podspec.json", pod_spec)),
     ("pod_env/credentials-secret-redacted.yaml", "Kubernetes 1.36 core/v1 Secret", Check::Crd("kubernetes/1.36/secret.json")),
-    ("rke2/all-redacted.env", "RKE2/k3s", Check::Uncovered("an EnvironmentFile= of the rke2/k3s units: no schema, and systemd-analyze verify does not read environment files")),
-    ("rke2/containerd.env", "RKE2/k3s", Check::Uncovered("an EnvironmentFile= of the rke2/k3s units: no schema, and systemd-analyze verify does not read environment files")),
+    ("rke2/all-redacted.env", "RKE2/k3s units' EnvironmentFile= (Debian's systemd)", Check::EnvironmentFile),
+    ("rke2/containerd.env", "RKE2/k3s units' EnvironmentFile= (Debian's systemd)", Check::EnvironmentFile),
     ("systemd/containerd.conf", "systemd (Debian's)", Check::SystemdDropin),
     ("systemd/kubelet-redacted.conf", "systemd (Debian's)", Check::SystemdDropin),
     ("systemd/system.conf", "systemd (Debian's)", Check::SystemdManager),
@@ -172,6 +189,18 @@ const TALOS: [(u32, &str); 5] = [
     (11, "talos/1.11/config.schema.json"),
     (12, "talos/1.12/config.schema.json"),
     (13, "talos/1.13/config.schema.json"),
+];
+
+/// The cloud-config schema of the current cloud-init release (the
+/// `cloud-init schema` on the test host is Debian's older one).
+const CLOUD_INIT: &str = "cloud-init/26.2/schema-cloud-config-v1.json";
+
+/// The kubespray releases we render for, and the variables of each one's
+/// sample inventory.
+const KUBESPRAY: [&str; 3] = [
+    "kubespray/2.29/group-vars-all.json",
+    "kubespray/2.30/group-vars-all.json",
+    "kubespray/2.31/group-vars-all.json",
 ];
 
 /// Checks that fail today: the label, the error they must fail with, and
@@ -318,6 +347,8 @@ fn run(check: Check, text: &str) -> Vec<String> {
         Check::IgnitionValidate => tool("ignition-validate", &[], text),
         Check::SystemdDropin => systemd_verify(text),
         Check::SystemdManager => systemd_verify(&manager_as_dropin(text)),
+        Check::EnvironmentFile => systemd_environment_file(text),
+        Check::AnsibleVariables(path) => ansible_variables(path, text),
         Check::Uncovered(_) => Vec::new(),
     }
 }
@@ -412,6 +443,138 @@ fn systemd_verify(dropin: &str) -> Vec<String> {
     found
 }
 
+/// The variables systemd's environment file parser (`load_env_file`) reads
+/// from `text`, and every warning it logs about the file: the user
+/// environment generator reads `environment.d/*.conf` with that parser and
+/// prints what it kept (`systemd-analyze verify` does not open environment
+/// files, and no systemd manager runs here). environment.d also expands
+/// `$NAME` after parsing, which `EnvironmentFile=` does not.
+fn systemd_reads(text: &str) -> (Vec<(String, String)>, Vec<String>) {
+    let generator = [
+        "/usr/lib/systemd/user-environment-generators/30-systemd-environment-d-generator",
+        "/lib/systemd/user-environment-generators/30-systemd-environment-d-generator",
+    ]
+    .into_iter()
+    .find(|p| Path::new(p).exists())
+    .expect("systemd is installed (scripts/install-test-tools)");
+    let dir = tempfile::tempdir().unwrap();
+    let conf = dir.path().join("environment.d");
+    std::fs::create_dir(&conf).unwrap();
+    std::fs::write(conf.join("50-proxy.conf"), text).unwrap();
+    let out = Command::new(generator)
+        .env_clear()
+        .env("XDG_CONFIG_HOME", dir.path())
+        .env("XDG_CONFIG_DIRS", dir.path().join("none"))
+        .env("XDG_DATA_DIRS", dir.path().join("none"))
+        .output()
+        .unwrap();
+    let mut log: Vec<String> = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|line| line.contains("50-proxy.conf"))
+        .map(str::to_owned)
+        .collect();
+    if !out.status.success() {
+        log.push(format!("the generator exited {}", out.status));
+    }
+    // The generator prints `NAME=value`, the value in double quotes with
+    // backslash escapes where it needs them.
+    let unquote = |v: &str| match v.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
+        Some(inner) => {
+            let mut out = String::new();
+            let mut chars = inner.chars();
+            while let Some(c) = chars.next() {
+                out.push(if c == '\\' { chars.next().unwrap() } else { c });
+            }
+            out
+        }
+        None => v.to_owned(),
+    };
+    let kept = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.to_owned(), unquote(v)))
+        .collect();
+    (kept, log)
+}
+
+/// The value of `name` after POSIX `sh` runs the assignment `line`.
+fn sh_reads(line: &str, name: &str) -> String {
+    let out = Command::new("sh")
+        .args(["-c", &format!("{line}\nprintf '%s' \"${name}\"")])
+        .env_clear()
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The errors of an `EnvironmentFile=` file: every warning systemd's parser
+/// logs about it ([`systemd_reads`]), every line that is neither blank, a
+/// comment nor an assignment systemd kept, and every value that differs from
+/// the one POSIX `sh` reads from the line (a `$` left in a value shows as
+/// such a difference).
+fn systemd_environment_file(text: &str) -> Vec<String> {
+    let (kept, mut found) = systemd_reads(text);
+    for (number, line) in text.lines().enumerate() {
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') || trimmed.starts_with(';') {
+            continue;
+        }
+        let Some((name, _)) = line.split_once('=') else {
+            found.push(format!("line {}: not an assignment: {line:?}", number + 1));
+            continue;
+        };
+        let Some((_, systemd)) = kept.iter().find(|(k, _)| k == name) else {
+            found.push(format!("line {}: systemd keeps no {name}", number + 1));
+            continue;
+        };
+        let sh = sh_reads(line, name);
+        if *systemd != sh {
+            found.push(format!(
+                "line {}: systemd reads {name}={systemd:?}, sh reads {sh:?}",
+                number + 1
+            ));
+        }
+    }
+    found
+}
+
+/// The errors of Ansible variables `text` against the sample inventory's
+/// variables at `path` (`{"variables": {name: value shown}}`).
+fn ansible_variables(path: &str, text: &str) -> Vec<String> {
+    let sample = schema(path);
+    let known = sample["variables"].as_object().unwrap();
+    let kind = |v: &Value| match v {
+        Value::String(_) => Some("a string"),
+        Value::Bool(_) => Some("a boolean"),
+        Value::Number(_) => Some("a number"),
+        Value::Array(_) => Some("a list"),
+        Value::Object(_) => Some("a mapping"),
+        Value::Null => None,
+    };
+    let mut found = Vec::new();
+    for document in documents(text) {
+        let Value::Object(variables) = document else {
+            found.push(format!("not a mapping of variables: {document}"));
+            continue;
+        };
+        for (name, value) in &variables {
+            match known.get(name) {
+                None => found.push(format!(
+                    "at \"/{name}\": not a variable of the sample inventory"
+                )),
+                Some(shown) => {
+                    if let (Some(want), got) = (kind(shown), kind(value)) {
+                        if got != Some(want) {
+                            found.push(format!("at \"/{name}\": {value} is not {want}"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
 /// The `DefaultEnvironment=` lines of a `[Manager]` file as `Environment=`
 /// lines of a `[Service]` drop-in (the same value syntax).
 fn manager_as_dropin(text: &str) -> String {
@@ -497,6 +660,15 @@ fn eksa_cluster(fragment: Value) -> Value {
         }),
         fragment,
     )
+}
+
+/// The Ignition config as spec 3.6.0 (Ignition 2.26's newest stable spec):
+/// the same document with `ignition.version` 3.6.0, which is how Ignition
+/// reads an older config (it translates it forward), so its fields must be
+/// valid as they are in the newest spec too.
+fn as_ignition_3_6(mut config: Value) -> Value {
+    config["ignition"]["version"] = json!("3.6.0");
+    config
 }
 
 /// Minimal Giant Swarm cluster-aws values (the fields the schema requires)
@@ -609,6 +781,42 @@ fn openshift_against_the_proxy_crd() {
 }
 
 #[test]
+fn kubespray_against_the_sample_inventory_variables() {
+    check_goldens("kubespray/");
+}
+
+#[test]
+fn rke2_against_systemds_environment_file_parser() {
+    check_goldens("rke2/");
+}
+
+/// The RKE2/k3s environment file's quoting reads back as the intended
+/// values through systemd's parser and `sh`: the rendered variables (the
+/// password with every character that needs care) and raw values with `"`,
+/// `\`, space, `` ` ``, `'` and `%`; `sh` (OpenRC nodes source the file)
+/// also for `$`, which percent-encoding keeps out of rendered values.
+#[test]
+fn rke2_values_read_back_through_systemd_and_sh() {
+    let s = settings(false);
+    let mut want = rke2::variables(&s, rke2::Scope::All, Secrets::Include);
+    let mut content = rke2::env_file(&s, rke2::Scope::All, Secrets::Include);
+    for (i, raw) in [r#"a"b"#, r"c\d e", "`id` 100%", "it's"].iter().enumerate() {
+        content.push_str(&format!("RAW{i}={}\n", rke2::quote(raw)));
+        want.push((format!("RAW{i}"), (*raw).to_owned()));
+    }
+    assert_eq!(run(Check::EnvironmentFile, &content), Vec::<String>::new());
+    let (kept, _) = systemd_reads(&content);
+    for (name, value) in &want {
+        assert!(
+            kept.contains(&(name.clone(), value.clone())),
+            "{name}: {kept:?}"
+        );
+    }
+    let dollar = format!("DOLLAR={}", rke2::quote("$HOME ${X}"));
+    assert_eq!(sh_reads(&dollar, "DOLLAR"), "$HOME ${X}");
+}
+
+#[test]
 fn tkg_against_the_cluster_class_variable_schema() {
     check_goldens("tkg/");
 }
@@ -714,21 +922,29 @@ fn renders_with_a_trusted_ca_against_their_checks() {
         assert!(config.contains(TRUST_UNIT), "the CA is rendered: {config}");
         for check in [
             Check::JsonSchema("ignition/3.3.0/ignition.json", whole),
+            Check::JsonSchema("ignition/3.6.0/ignition.json", as_ignition_3_6),
             Check::IgnitionValidate,
         ] {
             results.push((format!("render ignition {variant:?}"), run(check, &config)));
         }
     }
     for os in os_families {
+        let group_vars = kubespray::group_vars(&settings(true), os, Secrets::Include);
+        assert!(group_vars.contains("https_proxy_cert_file"), "{group_vars}");
+        for path in KUBESPRAY {
+            results.push((
+                format!("render kubespray {os:?} against {path}"),
+                run(Check::AnsibleVariables(path), &group_vars),
+            ));
+        }
         let user_data = render(&CloudInit {
             units: units.clone(),
             os,
         })
         .user_data;
-        results.push((
-            format!("render cloud-init {os:?}"),
-            run(Check::CloudInit, &user_data),
-        ));
+        for check in [Check::CloudInit, Check::JsonSchema(CLOUD_INIT, whole)] {
+            results.push((format!("render cloud-init {os:?}"), run(check, &user_data)));
+        }
         for (cluster_name, base64_content) in [
             (None, false),
             (None, true),
@@ -919,7 +1135,8 @@ fn every_schema_has_its_provenance_and_a_use() {
             | Check::JsonSchema(p, _)
             | Check::Arm(p)
             | Check::ClusterClassVariable(p)
-            | Check::Talos(p) => Some((*p).to_owned()),
+            | Check::Talos(p)
+            | Check::AnsibleVariables(p) => Some((*p).to_owned()),
             _ => None,
         })
         .collect();
@@ -1116,11 +1333,12 @@ mod known_bad {
     #[test]
     fn ignition_rejects_a_string_mode() {
         let config = r#"{"ignition":{"version":"3.3.0"},"storage":{"files":[{"path":"/etc/x","mode":"0600"}]}}"#;
-        fails(
+        for check in [
             Check::JsonSchema("ignition/3.3.0/ignition.json", whole),
-            config,
-            "/storage/files/0/mode",
-        );
+            Check::JsonSchema("ignition/3.6.0/ignition.json", as_ignition_3_6),
+        ] {
+            fails(check, config, "/storage/files/0/mode");
+        }
         let relative = r#"{"ignition":{"version":"3.3.0"},"storage":{"files":[{"path":"etc/x"}]}}"#;
         fails(
             Check::IgnitionValidate,
@@ -1159,7 +1377,60 @@ mod known_bad {
     }
 
     #[test]
+    fn ansible_variables_reject_an_unknown_variable_and_a_wrong_type() {
+        let check = Check::AnsibleVariables("kubespray/2.31/group-vars-all.json");
+        fails(
+            check,
+            "http_porxy: http://p:3128\n",
+            "\"/http_porxy\": not a variable",
+        );
+        fails(
+            check,
+            "additional_no_proxy: [a, b]\n",
+            "\"/additional_no_proxy\": [\"a\",\"b\"] is not a string",
+        );
+        fails(check, "- http_proxy: x\n", "not a mapping");
+        assert_eq!(
+            run(
+                check,
+                "http_proxy: http://p:3128\nadditional_no_proxy: a,b\n"
+            ),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn systemd_environment_file_rejects_what_systemd_drops_or_reads_otherwise() {
+        fails(Check::EnvironmentFile, "1A=x\n", "invalid variable name");
+        fails(Check::EnvironmentFile, "A x\n", "line 1: not an assignment");
+        // Unquoted, systemd keeps `x y` where sh runs `y` with A set for it
+        // alone: the two readers differ.
+        fails(
+            Check::EnvironmentFile,
+            "# c\nA=x y\n",
+            "line 2: systemd reads A=\"x y\", sh reads \"\"",
+        );
+        assert_eq!(
+            run(
+                Check::EnvironmentFile,
+                "# c\nA=\"a b \\\"c\\\" \\\\ \\`d\\`\"\n"
+            ),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
     fn cloud_init_schema_rejects_a_bad_write_files_entry() {
+        fails(
+            Check::JsonSchema(CLOUD_INIT, whole),
+            "#cloud-config\nwrite_files:\n- content: x\n  permissions: 420\n",
+            "/write_files/0",
+        );
+        fails(
+            Check::JsonSchema(CLOUD_INIT, whole),
+            "#cloud-config\nruncmd: true\n",
+            "/runcmd",
+        );
         fails(
             Check::CloudInit,
             "#cloud-config\nwrite_files:\n- content: x\n  permissions: [1]\n",
