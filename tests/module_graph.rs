@@ -1,7 +1,7 @@
-//! The module graph of `src/`, read from the sources: the layers import one
-//! way only (`domain` knows neither `framework` nor `provider`; `framework`
-//! knows neither `domain` nor `provider`), and inside `domain::no_proxy` no
-//! module imports in a circle with its siblings (issue 33).
+//! The layers are crates of the workspace, so a wrong-way import does not
+//! compile; this test keeps the crates' dependencies one way (the domain and
+//! the framework know neither each other nor the provider) and finds import
+//! circles between sibling modules in every crate (issue 33).
 //!
 //! Every `use` tree and every `crate::`/`super::`/`self::` path outside
 //! comments and literals counts, test modules included; a path to an item a
@@ -10,26 +10,56 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
-/// A module path below the crate root (`["domain", "no_proxy"]`).
+/// A module path below the crate root (`["no_proxy", "merge"]`).
 type ModPath = Vec<String>;
 
-/// The layers and the layers each may not name.
-const FORBIDDEN: &[(&str, &[&str])] = &[
-    ("domain", &["framework", "provider"]),
-    ("framework", &["domain", "provider"]),
+/// The workspace's crates: package name and source root.
+const CRATES: &[(&str, &str)] = &[
+    ("clusterproxy-cancel", "crates/cancel/src"),
+    ("clusterproxy-domain", "crates/domain/src"),
+    ("clusterproxy-framework", "crates/framework/src"),
+    ("terraform-provider-clusterproxy", "src"),
 ];
 
-/// Wrong-way imports that are known and scheduled to go, with the reason;
-/// the test fails once one is no longer found, so that it is removed here too.
-const PENDING: &[(&str, &str, &str)] = &[];
+/// The crates each crate may not depend on, in any kind of dependency.
+const FORBIDDEN: &[(&str, &[&str])] = &[
+    (
+        "clusterproxy-cancel",
+        &[
+            "clusterproxy-domain",
+            "clusterproxy-framework",
+            "terraform-provider-clusterproxy",
+        ],
+    ),
+    (
+        "clusterproxy-domain",
+        &["clusterproxy-framework", "terraform-provider-clusterproxy"],
+    ),
+    (
+        "clusterproxy-framework",
+        &["clusterproxy-domain", "terraform-provider-clusterproxy"],
+    ),
+];
 
-/// The subtree whose sibling modules may not import each other in a circle.
-const ACYCLIC: &[&str] = &["domain", "no_proxy"];
+/// Import circles that are known and scheduled to go, as `crate: parent: a -> b -> a`;
+/// the test fails once one is no longer found, so that it is removed here too.
+const PENDING: &[&str] = &[
+    "clusterproxy-framework: : proto -> server -> proto",
+    "terraform-provider-clusterproxy: provider: convert -> data_sources -> convert",
+    "terraform-provider-clusterproxy: provider: convert -> data_sources -> inputs -> convert",
+    "terraform-provider-clusterproxy: provider: convert -> functions -> convert",
+    "terraform-provider-clusterproxy: provider: convert -> functions -> data_sources -> convert",
+    "terraform-provider-clusterproxy: provider: convert -> functions -> data_sources -> inputs -> convert",
+    "terraform-provider-clusterproxy: provider: convert -> functions -> inputs -> convert",
+    "terraform-provider-clusterproxy: provider: convert -> inputs -> convert",
+    "terraform-provider-clusterproxy: provider: convert -> resources -> convert",
+    "terraform-provider-clusterproxy: provider: convert -> resources -> inputs -> convert",
+];
 
 /// One source file, read.
 struct Source {
-    file: PathBuf,
     /// The paths the file names: (absolute path, line), each resolved from
     /// the module it is written in.
     refs: Vec<(ModPath, usize)>,
@@ -43,40 +73,86 @@ struct Crate {
 }
 
 #[test]
-fn layers_import_one_way_only() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let krate = Crate::read(&root);
-    assert!(krate.sources.len() > 50, "read too few files");
-    let (violations, pending_seen) = krate.layer_violations();
+fn crates_depend_one_way_only() {
+    let output = Command::new(env!("CARGO"))
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let packages = metadata["packages"].as_array().unwrap();
+    let names: BTreeSet<&str> = packages.iter().filter_map(|p| p["name"].as_str()).collect();
+    let listed: BTreeSet<&str> = CRATES.iter().map(|(name, _)| *name).collect();
+    assert_eq!(names, listed, "the workspace's crates and CRATES differ");
+    let mut violations = Vec::new();
+    for package in packages {
+        let name = package["name"].as_str().unwrap();
+        let Some((_, forbidden)) = FORBIDDEN.iter().find(|(n, _)| *n == name) else {
+            continue;
+        };
+        for dependency in package["dependencies"].as_array().unwrap() {
+            let target = dependency["name"].as_str().unwrap();
+            if forbidden.contains(&target) {
+                violations.push(format!("{name} depends on {target}"));
+            }
+        }
+    }
     assert!(
         violations.is_empty(),
-        "wrong-way imports:\n{}",
-        violations.join("\n")
+        "wrong-way dependencies: {violations:?}"
     );
-    for (layer, target, reason) in PENDING {
+}
+
+#[test]
+fn no_crate_imports_in_a_circle() {
+    let mut circles = Vec::new();
+    for (name, root) in CRATES {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(root);
+        let krate = Crate::read(&root);
+        circles.extend(
+            krate
+                .circles_under(&[])
+                .into_iter()
+                .map(|c| format!("{name}: {c}")),
+        );
+    }
+    let unexpected: Vec<&String> = circles
+        .iter()
+        .filter(|c| !PENDING.contains(&c.as_str()))
+        .collect();
+    assert!(
+        unexpected.is_empty(),
+        "import circles:\n{}",
+        unexpected
+            .iter()
+            .map(|c| c.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    for pending in PENDING {
         assert!(
-            pending_seen.contains(&(layer.to_string(), target.to_string())),
-            "{layer} no longer imports {target} ({reason}): remove it from PENDING"
+            circles.iter().any(|c| c == pending),
+            "{pending} is gone: remove it from PENDING"
         );
     }
 }
 
+/// The check finds what it is for: a circle between two sibling files (the
+/// `dialect.rs` / `render.rs` circle of issue 33), through a re-export and a
+/// nested `use` tree too, and not one a comment or a string names.
 #[test]
-fn no_proxy_modules_import_without_circles() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let circles = Crate::read(&root).circles_under(&path(ACYCLIC));
-    assert!(
-        circles.is_empty(),
-        "import circles:\n{}",
-        circles.join("\n")
-    );
-}
-
-/// The checks find what they are for: a circle between two sibling files (the
-/// `dialect.rs` / `render.rs` circle of issue 33, through a re-export too) and
-/// a wrong-way import written as a nested `use` tree and as an inline path.
-#[test]
-fn the_checks_catch_circles_and_wrong_way_imports() {
+fn the_check_catches_circles() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path();
     let write = |file: &str, text: &str| {
@@ -84,49 +160,43 @@ fn the_checks_catch_circles_and_wrong_way_imports() {
         fs::create_dir_all(file.parent().unwrap()).unwrap();
         fs::write(file, text).unwrap();
     };
-    write("lib.rs", "pub mod domain;\npub mod framework;\n");
+    write("lib.rs", "pub mod no_proxy;\npub mod other;\n");
+    write("other.rs", "pub fn serve() {}\n");
     write(
-        "framework/mod.rs",
-        "pub fn serve() { let _ = crate::domain::no_proxy::x; }\n",
-    );
-    write("domain/mod.rs", "pub mod no_proxy;\n");
-    write(
-        "domain/no_proxy/mod.rs",
+        "no_proxy/mod.rs",
         "mod dialect;\nmod render;\npub use dialect::Dialect;\n",
     );
     write(
-        "domain/no_proxy/dialect.rs",
+        "no_proxy/dialect.rs",
         "// use super::merge::x;\nuse super::render::java_expresses;\npub struct Dialect;\n",
     );
     write(
-        "domain/no_proxy/render.rs",
-        "use crate::{domain::no_proxy::Dialect, framework::{serve}};\nconst S: &str = \"crate::provider\";\n",
+        "no_proxy/render.rs",
+        "use crate::{no_proxy::Dialect, other::{serve}};\nconst S: &str = \"crate::other\";\n",
     );
-    let krate = Crate::read(src);
-    let circles = krate.circles_under(&path(ACYCLIC));
+    let circles = Crate::read(src).circles_under(&[]);
     assert_eq!(circles.len(), 1, "{circles:?}");
     assert!(
-        circles[0].contains("dialect -> render -> dialect"),
+        circles[0].contains("no_proxy: dialect -> render -> dialect"),
         "{circles:?}"
     );
-    let (violations, pending) = krate.layer_violations();
-    assert_eq!(violations.len(), 2, "{violations:?}");
-    assert!(violations[0].contains("render.rs:1") && violations[0].contains("framework::serve"));
-    assert!(violations[1].contains("framework/mod.rs:1"));
-    assert!(pending.is_empty());
 
-    // Without the circle's back edge, and with the layers kept, both pass.
-    write("domain/no_proxy/dialect.rs", "pub struct Dialect;\n");
-    write("domain/no_proxy/render.rs", "use super::Dialect;\n");
-    write("framework/mod.rs", "pub fn serve() {}\n");
-    let krate = Crate::read(src);
-    assert!(krate.circles_under(&path(ACYCLIC)).is_empty());
-    assert!(krate.layer_violations().0.is_empty());
-}
+    // Across the crate root: `other` and `no_proxy` name each other.
+    write("no_proxy/dialect.rs", "pub struct Dialect;\n");
+    write(
+        "no_proxy/render.rs",
+        "use super::Dialect;\nuse crate::other::serve;\n",
+    );
+    write(
+        "other.rs",
+        "pub fn serve() { let _ = crate::no_proxy::x; }\n",
+    );
+    let circles = Crate::read(src).circles_under(&[]);
+    assert_eq!(circles, [": no_proxy -> other -> no_proxy"], "{circles:?}");
 
-/// `a::b` as a module path.
-fn path(segments: &[&str]) -> ModPath {
-    segments.iter().map(|s| s.to_string()).collect()
+    // Without the back edges, it passes.
+    write("no_proxy/render.rs", "use super::Dialect;\n");
+    assert!(Crate::read(src).circles_under(&[]).is_empty());
 }
 
 impl Crate {
@@ -144,7 +214,7 @@ impl Crate {
             .into_iter()
             .map(|(module, file)| {
                 let text = fs::read_to_string(&file).unwrap();
-                let source = Source::parse(file, &module, &text, &known);
+                let source = Source::parse(&module, &text, &known);
                 (module, source)
             })
             .collect();
@@ -174,44 +244,6 @@ impl Crate {
             }
         }
         target
-    }
-
-    /// Each wrong-way import as `file:line: names a::b`, and the pending ones seen.
-    fn layer_violations(&self) -> (Vec<String>, BTreeSet<(String, String)>) {
-        let mut violations = Vec::new();
-        let mut pending = BTreeSet::new();
-        for (module, source) in &self.sources {
-            let Some((layer, forbidden)) = FORBIDDEN
-                .iter()
-                .find(|(layer, _)| module.first().map(String::as_str) == Some(*layer))
-            else {
-                continue;
-            };
-            for (target, line) in &source.refs {
-                let resolved = self.resolve(target);
-                let Some(first) = resolved.first() else {
-                    continue;
-                };
-                if !forbidden.contains(&first.as_str()) {
-                    continue;
-                }
-                let named = resolved.join("::");
-                let known = PENDING
-                    .iter()
-                    .find(|(l, t, _)| l == layer && named.starts_with(t));
-                match known {
-                    Some((l, t, _)) => {
-                        pending.insert((l.to_string(), t.to_string()));
-                    }
-                    None => violations.push(format!(
-                        "{}:{line}: {layer} names {}",
-                        source.file.display(),
-                        target.join("::")
-                    )),
-                }
-            }
-        }
-        (violations, pending)
     }
 
     /// Every import circle among the sibling modules of each module under
@@ -425,10 +457,9 @@ fn string_opening(chars: &[char], i: usize) -> Option<(bool, usize, usize)> {
 impl Source {
     /// Reads the paths `text` names, written in the module `module` (and the
     /// inline modules in it); `known` are the crate's file modules.
-    fn parse(file: PathBuf, module: &[String], text: &str, known: &BTreeSet<ModPath>) -> Self {
+    fn parse(module: &[String], text: &str, known: &BTreeSet<ModPath>) -> Self {
         let tokens = tokens(text);
         let mut source = Source {
-            file,
             refs: Vec::new(),
             reexports: BTreeMap::new(),
         };

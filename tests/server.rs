@@ -9,7 +9,6 @@
 use std::sync::mpsc;
 use std::time::Duration;
 
-use clusterproxy::cancel;
 use clusterproxy::framework::diagnostics::{AttributePath, Diagnostics};
 use clusterproxy::framework::schema::{Mode, Schema};
 use clusterproxy::framework::server::guard::{self, Subject};
@@ -18,6 +17,7 @@ use clusterproxy::framework::server::{
 };
 use clusterproxy::framework::value::{Number, Type, Value};
 use clusterproxy::provider::ClusterProxy;
+use clusterproxy_cancel as cancel;
 
 const PROFILE: &str = "clusterproxy_profile";
 const NO_PROXY: &str = "clusterproxy_no_proxy";

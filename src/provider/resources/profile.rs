@@ -553,7 +553,7 @@ mod tests {
     #[test]
     fn upgrades_version_2_to_the_canonical_ca_order_keeping_the_revision() {
         use crate::domain::profile::{fingerprint, PublicSettings};
-        use crate::domain::trusted_ca::{tests::bundle, TrustedCa};
+        use crate::domain::trusted_ca::{testing::bundle, TrustedCa};
         let (a, b) = (bundle(true), bundle(false));
         let pem = |text: &str| TrustedCa::parse(text).unwrap().to_pem();
         let canonical = pem(&format!("{a}{b}"));

@@ -1,0 +1,364 @@
+//! The import ID of `clusterproxy_profile`, and reading the artifact it names.
+//!
+//! ```text
+//! [<name>=]<kind>[(<fact>;<fact>...)]:<source>
+//! <fact>   = pod_cidrs=<cidr>,<cidr> | service_cidrs=... | node_cidrs=...
+//!          | cluster_domain=<domain> | apiserver_host=<host> | apiserver_ip=<ip>
+//!          | control_plane_endpoint=<host[:port] or URL> | cloud=aws|azure|gcp|vsphere
+//!          | https_through_proxy=true|false
+//! <source> = file:<path> | inline:<content> | <path or content>
+//! ```
+//!
+//! The facts are the cluster inputs the renderers get; with them, entries the
+//! renderers add back are separated from installation-wide ones. Without a
+//! `file:` or `inline:` prefix (the syntax of earlier releases, still read),
+//! a source of one line without whitespace or any of `{ [ = :` is a path, and
+//! anything else is content. Files are opened without blocking, must be
+//! regular files and are read up to [`MAX_INPUT_BYTES`] (4 MiB).
+
+use std::io::Read as _;
+#[cfg(unix)]
+use std::os::unix::fs::OpenOptionsExt as _;
+
+use super::{KINDS, MAX_INPUT_BYTES};
+use crate::no_proxy::typed::Kind;
+use crate::no_proxy::{Cloud, Cluster};
+use crate::Finding;
+
+/// What an import ID asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportId {
+    /// The profile name, when the ID gives one.
+    pub name: Option<String>,
+    /// The artifact kind.
+    pub kind: String,
+    /// The cluster facts (empty when the ID gives none).
+    pub facts: Cluster,
+    /// Whether an artifact that sends HTTPS direct may become a profile that
+    /// sends it through the HTTP proxy.
+    pub https_through_proxy: bool,
+    /// The artifact's text.
+    pub text: String,
+}
+
+/// The fact and option names an import ID accepts.
+pub const FACTS: [&str; 9] = [
+    "pod_cidrs",
+    "service_cidrs",
+    "node_cidrs",
+    "cluster_domain",
+    "apiserver_host",
+    "apiserver_ip",
+    "control_plane_endpoint",
+    "cloud",
+    "https_through_proxy",
+];
+
+fn invalid(detail: impl Into<String>) -> Finding {
+    Finding::error(None, "Invalid import ID", detail)
+}
+
+fn unreadable(detail: impl Into<String>) -> Finding {
+    Finding::error(None, "Cannot read the artifact", detail)
+}
+
+/// Parses an import ID and reads the artifact it names.
+pub fn parse(id: &str) -> Result<ImportId, Finding> {
+    let syntax = || {
+        format!(
+            "The import ID must be `[<name>=]<kind>[(<facts>)]:<file:PATH | inline:CONTENT | PATH or CONTENT>` with kind one of {}.",
+            KINDS.join(", ")
+        )
+    };
+    let (name, rest) = match id.split_once('=') {
+        Some((name, rest))
+            if !name.is_empty()
+                && !name.contains([':', '(', ')'])
+                && !name.contains(char::is_whitespace) =>
+        {
+            (Some(name.to_owned()), rest)
+        }
+        _ => (None, id),
+    };
+    let kind_end = rest.find(['(', ':']).ok_or_else(|| invalid(syntax()))?;
+    let kind = &rest[..kind_end];
+    if !KINDS.contains(&kind) {
+        return Err(invalid(syntax()));
+    }
+    let mut after = &rest[kind_end..];
+    let mut facts = Cluster::default();
+    let mut https_through_proxy = false;
+    if let Some(inner) = after.strip_prefix('(') {
+        let close = inner
+            .find(')')
+            .ok_or_else(|| invalid("The cluster facts after the kind have no closing `)`."))?;
+        https_through_proxy = read_facts(&inner[..close], &mut facts)?;
+        after = &inner[close + 1..];
+    }
+    let source = after.strip_prefix(':').ok_or_else(|| invalid(syntax()))?;
+    let text = if let Some(path) = source.strip_prefix("file:") {
+        read_file(path)?
+    } else if let Some(content) = source.strip_prefix("inline:") {
+        content.to_owned()
+    } else if is_path(source) {
+        read_file(source)?
+    } else {
+        source.to_owned()
+    };
+    Ok(ImportId {
+        name,
+        kind: kind.to_owned(),
+        facts,
+        https_through_proxy,
+        text,
+    })
+}
+
+/// The legacy rule: one line, no whitespace, none of `{ [ = :`.
+fn is_path(source: &str) -> bool {
+    let source = source.trim();
+    !source.is_empty()
+        && !source.contains(char::is_whitespace)
+        && !source.contains(['{', '[', '=', ':'])
+}
+
+/// Reads `facts` (`key=value;...`) into `cluster`; returns `https_through_proxy`.
+fn read_facts(text: &str, cluster: &mut Cluster) -> Result<bool, Finding> {
+    let mut https_through_proxy = false;
+    let mut seen = Vec::new();
+    for part in text.split(';').map(str::trim).filter(|p| !p.is_empty()) {
+        let (key, value) = part
+            .split_once('=')
+            .map(|(k, v)| (k.trim(), v.trim()))
+            .ok_or_else(|| invalid(format!("Cluster fact {part:?} is not `key=value`.")))?;
+        if seen.contains(&key) {
+            return Err(invalid(format!("Cluster fact `{key}` is given twice.")));
+        }
+        seen.push(key);
+        // Each fact is checked as the renderer input it stands for.
+        let check = |kind: Kind, item: &str, at: String| {
+            kind.check(item)
+                .map_err(|r| invalid(format!("`{key}`{at}: {}", r.detail)))
+        };
+        let list = |kind: Kind| -> Result<Vec<String>, Finding> {
+            let items: Vec<String> = value
+                .split(',')
+                .map(str::trim)
+                .filter(|v| !v.is_empty())
+                .map(str::to_owned)
+                .collect();
+            for (index, item) in items.iter().enumerate() {
+                check(kind, item, format!(" element {index}"))?;
+            }
+            Ok(items)
+        };
+        let single = |kind: Kind| -> Result<Option<String>, Finding> {
+            check(kind, value, String::new())?;
+            Ok(Some(value.to_owned()))
+        };
+        match key {
+            "pod_cidrs" => cluster.pod_cidrs = list(Kind::Cidr)?,
+            "service_cidrs" => cluster.service_cidrs = list(Kind::Cidr)?,
+            "node_cidrs" => cluster.node_cidrs = list(Kind::Cidr)?,
+            "cluster_domain" => cluster.cluster_domain = single(Kind::Domain)?,
+            "apiserver_host" => cluster.apiserver_host = single(Kind::Host)?,
+            "apiserver_ip" => cluster.apiserver_ip = single(Kind::Ip)?,
+            "control_plane_endpoint" => {
+                cluster.control_plane_endpoint = single(Kind::Endpoint)?;
+            }
+            "cloud" => {
+                cluster.cloud = Some(Cloud::from_name(value).ok_or_else(|| {
+                    invalid(format!(
+                        "`cloud` ({value:?}) must be one of {}.",
+                        Cloud::NAMES.join(", ")
+                    ))
+                })?);
+            }
+            "https_through_proxy" => {
+                https_through_proxy = match value {
+                    "true" => true,
+                    "false" => false,
+                    _ => {
+                        return Err(invalid(format!(
+                            "`https_through_proxy` ({value:?}) must be true or false."
+                        )))
+                    }
+                }
+            }
+            other => {
+                return Err(invalid(format!(
+                    "Unknown cluster fact {other:?}; use {}.",
+                    FACTS.join(", ")
+                )))
+            }
+        }
+    }
+    Ok(https_through_proxy)
+}
+
+/// Reads a regular file of at most [`MAX_INPUT_BYTES`] as UTF-8, without
+/// ever blocking: opened with `O_NONBLOCK` (a FIFO opens at once), and its
+/// type checked on the open descriptor before any read.
+pub fn read_file(path: &str) -> Result<String, Finding> {
+    let path = path.trim();
+    if path.is_empty() {
+        return Err(invalid("`file:` needs a path."));
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    // Windows opens a named pipe without waiting for its server; the type
+    // check below refuses it.
+    #[cfg(unix)]
+    options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    let file = options.open(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => unreadable(format!("File not found: {path}.")),
+        _ => unreadable(format!("Cannot open {path}: {e}.")),
+    })?;
+    let meta = file
+        .metadata()
+        .map_err(|e| unreadable(format!("Cannot read {path}: {e}.")))?;
+    if meta.is_dir() {
+        return Err(unreadable(format!("{path} is a directory, not a file.")));
+    }
+    if !meta.is_file() {
+        return Err(unreadable(format!(
+            "{path} is not a regular file (a FIFO, socket or device); give the artifact as a file or inline."
+        )));
+    }
+    let too_big = || {
+        unreadable(format!(
+            "{path} is larger than {MAX_INPUT_BYTES} bytes (4 MiB), the most an import reads."
+        ))
+    };
+    if meta.len() > MAX_INPUT_BYTES as u64 {
+        return Err(too_big());
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_INPUT_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| unreadable(format!("Cannot read {path}: {e}.")))?;
+    if bytes.len() > MAX_INPUT_BYTES {
+        return Err(too_big());
+    }
+    String::from_utf8(bytes).map_err(|_| unreadable(format!("{path} is not UTF-8 text.")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("clusterproxy-id-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join(name)
+    }
+
+    #[test]
+    fn names_kinds_facts_and_inline_content() {
+        let id = parse("corp=systemd:[Service]").unwrap();
+        assert_eq!(
+            (id.name.as_deref(), id.kind.as_str(), id.text.as_str()),
+            (Some("corp"), "systemd", "[Service]")
+        );
+        let id = parse("aks:{\"httpProxy\": \"http://p:1\"}").unwrap();
+        assert_eq!((id.name, id.kind.as_str()), (None, "aks"));
+        let id = parse(
+            "corp=capi(pod_cidrs=10.244.0.0/16, fd00:10:244::/56; service_cidrs=10.96.0.0/12;cluster_domain=k8s.local;apiserver_ip=fd00::1;cloud=aws;https_through_proxy=true):inline:kind: x",
+        )
+        .unwrap();
+        assert_eq!(id.name.as_deref(), Some("corp"));
+        assert_eq!(id.facts.pod_cidrs, ["10.244.0.0/16", "fd00:10:244::/56"]);
+        assert_eq!(id.facts.service_cidrs, ["10.96.0.0/12"]);
+        assert_eq!(id.facts.cluster_domain.as_deref(), Some("k8s.local"));
+        assert_eq!(id.facts.apiserver_ip.as_deref(), Some("fd00::1"));
+        assert_eq!(id.facts.cloud, Some(Cloud::Aws));
+        assert!(id.https_through_proxy);
+        assert_eq!(id.text, "kind: x");
+        let id = parse("capi(pod_cidrs=10.0.0.0/8):{}").unwrap();
+        assert_eq!((id.name, id.text.as_str()), (None, "{}"));
+    }
+
+    #[test]
+    fn bad_ids_and_facts_are_errors() {
+        for (id, needle) in [
+            ("nope:x", "kind one of"),
+            ("x", "kind one of"),
+            ("capi(pod_cidrs=10.0.0.0/8:x", "closing"),
+            ("capi(pods=10.0.0.0/8):x", "Unknown cluster fact"),
+            ("capi(pod_cidrs=10.0.0.1/8):{}", "pod_cidrs"),
+            ("capi(cloud=mars):{}", "cloud"),
+            ("capi(apiserver_ip=host):{}", "not an IP"),
+            ("capi(cloud=aws;cloud=gcp):{}", "twice"),
+            ("capi(https_through_proxy=yes):{}", "true or false"),
+            (
+                "capi(control_plane_endpoint=ftp://x y):{}",
+                "control_plane_endpoint",
+            ),
+            // Each fact is checked as the type of the renderer input it
+            // stands for, not only as a NO_PROXY entry.
+            ("capi(pod_cidrs=10.0.0.0/8, localhost):{}", "CIDR block"),
+            ("capi(service_cidrs=[::1]:80):{}", "CIDR block"),
+            ("capi(node_cidrs=*):{}", "CIDR block"),
+            ("capi(apiserver_host=*):{}", "host name or IP address"),
+            (
+                "capi(apiserver_host=api.example:6443):{}",
+                "host name or IP address",
+            ),
+            ("capi(cluster_domain=10.0.0.1):{}", "DNS domain"),
+            ("capi(apiserver_ip=10.0.0.0/8):{}", "IP address"),
+            (
+                "capi(control_plane_endpoint=https://api.example/path):{}",
+                "control_plane_endpoint",
+            ),
+        ] {
+            let err = parse(id).unwrap_err();
+            assert_eq!(err.summary, "Invalid import ID", "{id}");
+            assert!(err.detail.contains(needle), "{id}: {}", err.detail);
+        }
+    }
+
+    #[test]
+    fn files_are_read_without_blocking_and_within_the_cap() {
+        let file = scratch("dropin.conf");
+        std::fs::write(&file, "[Service]\nEnvironment=HTTP_PROXY=http://p:1\n").unwrap();
+        let path = file.display().to_string();
+        for id in [format!("systemd:{path}"), format!("systemd:file:{path}")] {
+            assert!(parse(&id).unwrap().text.starts_with("[Service]"), "{id}");
+        }
+        let missing = parse("systemd:/nonexistent/http-proxy.conf").unwrap_err();
+        assert_eq!(missing.summary, "Cannot read the artifact");
+        assert!(
+            missing.detail.contains("File not found"),
+            "{}",
+            missing.detail
+        );
+        assert!(parse("systemd:file:/nonexistent/a b.conf")
+            .unwrap_err()
+            .detail
+            .contains("File not found"));
+        let dir = std::env::temp_dir().display().to_string();
+        assert!(parse(&format!("systemd:{dir}"))
+            .unwrap_err()
+            .detail
+            .contains("directory"));
+        assert!(parse("systemd:/dev/zero")
+            .unwrap_err()
+            .detail
+            .contains("not a regular file"));
+        let fifo = scratch("fifo");
+        let _ = std::fs::remove_file(&fifo);
+        let c_path = std::ffi::CString::new(fifo.display().to_string()).unwrap();
+        // SAFETY: mkfifo reads a NUL-terminated path, valid for the call.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        let started = std::time::Instant::now();
+        let err = parse(&format!("systemd:file:{}", fifo.display())).unwrap_err();
+        assert!(err.detail.contains("not a regular file"), "{}", err.detail);
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        let big = scratch("big.conf");
+        std::fs::write(&big, vec![b'#'; MAX_INPUT_BYTES + 1]).unwrap();
+        assert!(parse(&format!("systemd:file:{}", big.display()))
+            .unwrap_err()
+            .detail
+            .contains("4 MiB"));
+    }
+}

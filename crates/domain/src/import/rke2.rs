@@ -1,0 +1,117 @@
+//! Import from an RKE2 or k3s environment file (`/etc/default/rke2-server`,
+//! `/etc/default/rke2-agent`, `/etc/systemd/system/k3s.service.env`,
+//! `k3s-agent.service.env`): `NAME=value` lines as systemd's
+//! `EnvironmentFile=` reads them (comments start with `#` or `;`; values
+//! unquoted, in single quotes taken literally, or in double quotes where a
+//! backslash escapes the next character). The `CONTAINERD_`-prefixed
+//! variables are what RKE2 and k3s give containerd; they count as the proxy
+//! settings with the prefix removed, so a file that sets both forms must
+//! agree. Other variables (`K3S_TOKEN`, `RKE2_*`...) are not read.
+
+use super::{error, systemd, Found};
+use crate::Finding;
+
+/// The value of one assignment, unquoted the way systemd does.
+fn value(raw: &str, line: usize) -> Result<String, Finding> {
+    let raw = raw.trim();
+    let unterminated = || error(format!("Line {line}: the value has an unterminated quote."));
+    match raw.chars().next() {
+        Some('\'') => raw[1..]
+            .strip_suffix('\'')
+            .map(str::to_owned)
+            .ok_or_else(unterminated),
+        Some('"') => {
+            let mut out = String::new();
+            let mut chars = raw[1..].chars();
+            loop {
+                match chars.next() {
+                    None => return Err(unterminated()),
+                    Some('"') if chars.as_str().trim().is_empty() => return Ok(out),
+                    Some('"') => return Err(unterminated()),
+                    Some('\\') => out.push(chars.next().ok_or_else(unterminated)?),
+                    Some(c) => out.push(c),
+                }
+            }
+        }
+        _ => Ok(raw.to_owned()),
+    }
+}
+
+/// Reads the proxy variables of an environment file.
+pub fn read(text: &str) -> Result<Found, Finding> {
+    let mut pairs = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with(['#', ';']) {
+            continue;
+        }
+        let Some((name, raw)) = line.split_once('=') else {
+            return Err(error(format!(
+                "Line {}: not a `NAME=value` assignment; is this an RKE2 or k3s environment file?",
+                index + 1
+            )));
+        };
+        let name = name.trim();
+        let bare = name.strip_prefix("CONTAINERD_").unwrap_or(name);
+        if ["http_proxy", "https_proxy", "no_proxy"]
+            .iter()
+            .any(|wanted| bare.eq_ignore_ascii_case(wanted))
+        {
+            pairs.push((bare.to_owned(), value(raw, index + 1)?));
+        }
+    }
+    if pairs.is_empty() {
+        return Err(error(
+            "No proxy variable (HTTP_PROXY, HTTPS_PROXY, NO_PROXY or their CONTAINERD_ forms) found.",
+        ));
+    }
+    systemd::from_variables(&pairs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::rke2::{env_file, Scope};
+    use crate::render::tests::settings;
+    use crate::render::Secrets;
+
+    /// What the renderer writes, in either scope, reads back to its settings.
+    #[test]
+    fn reads_what_the_renderer_writes() {
+        let s = settings();
+        for scope in [Scope::Containerd, Scope::All] {
+            let found = read(&env_file(&s, scope, Secrets::Include)).unwrap();
+            assert_eq!(
+                found.http_proxy.as_deref(),
+                Some(s.http_proxy.as_ref().unwrap().to_secret_string().as_str())
+            );
+            assert_eq!(found.no_proxy, s.no_proxy);
+        }
+    }
+
+    proptest::proptest! {
+        /// Any text, also with quotes, backslashes and multi-byte characters
+        /// around `=`, is read or refused without a panic.
+        #[test]
+        fn never_panics(text in r#"([A-Z_]{0,20}=?["'\\é;# a-z:/,.]{0,30}\n?){0,5}"#) {
+            let _ = read(&text);
+        }
+    }
+
+    #[test]
+    fn quoting_and_conflicts() {
+        let found = read("K3S_TOKEN='x'\n# c\n; c\nHTTP_PROXY='http://a:1/'\nCONTAINERD_NO_PROXY=\"a,b\\\"c\"  \n").unwrap();
+        assert_eq!(found.http_proxy.as_deref(), Some("http://a:1/"));
+        assert_eq!(found.no_proxy, ["a", "b\"c"]);
+        for bad in [
+            "HTTP_PROXY=\"http://a:1",
+            "HTTP_PROXY='x",
+            "HTTP_PROXY=\"a\"b\"",
+            "just text",
+            "K3S_TOKEN=x",
+            "HTTP_PROXY=http://a:1\nCONTAINERD_HTTP_PROXY=http://b:1",
+        ] {
+            assert!(read(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! Import from a systemd drop-in: `Environment=` (or `DefaultEnvironment=`)
+//! assignments, quoted or not, with systemd's escapes (`\"`, `\\`, `%%`), also
+//! when html-escaped (Giant Swarm's `containerdProxy` Secret renders
+//! `&#34;` for `"`).
+
+use super::{error, split_list, Found};
+use crate::Finding;
+
+/// Reads the proxy variables of a drop-in.
+pub fn read(text: &str) -> Result<Found, Finding> {
+    let text = unescape_html(text);
+    let mut pairs = Vec::new();
+    for line in text.lines().map(str::trim) {
+        let value = line
+            .strip_prefix("Environment=")
+            .or_else(|| line.strip_prefix("DefaultEnvironment="));
+        if let Some(value) = value {
+            for word in words(value)? {
+                if let Some((name, value)) = word.split_once('=') {
+                    pairs.push((name.to_owned(), value.replace("%%", "%")));
+                }
+            }
+        }
+    }
+    if pairs.is_empty() {
+        return Err(error(
+            "No `Environment=` assignment found; is this a systemd drop-in?",
+        ));
+    }
+    from_variables(&pairs)
+}
+
+/// Proxy settings from environment variables (names in either case). The
+/// same variable set twice (e.g. `HTTP_PROXY` and `http_proxy`) to different
+/// values is ambiguous and an error.
+pub(crate) fn from_variables(pairs: &[(String, String)]) -> Result<Found, Finding> {
+    let mut found = Found::default();
+    for wanted in ["http_proxy", "https_proxy", "no_proxy"] {
+        let values: Vec<&str> = pairs
+            .iter()
+            .filter(|(name, _)| name.eq_ignore_ascii_case(wanted))
+            .map(|(_, value)| value.trim())
+            .collect();
+        if values.windows(2).any(|w| {
+            w[0] != w[1] && !(wanted == "no_proxy" && split_list(w[0]) == split_list(w[1]))
+        }) {
+            return Err(error(format!(
+                "{} is set to different values (upper- and lowercase, or twice); fix the artifact so they agree.",
+                wanted.to_uppercase()
+            )));
+        }
+        let Some(value) = values.first() else {
+            continue;
+        };
+        match wanted {
+            "http_proxy" => found.http_proxy = Some((*value).to_owned()),
+            "https_proxy" => found.https_proxy = Some((*value).to_owned()),
+            _ => found.no_proxy = split_list(value),
+        }
+    }
+    Ok(found)
+}
+
+/// Splits an `Environment=` value into words the way systemd does.
+fn words(value: &str) -> Result<Vec<String>, Finding> {
+    let mut out = Vec::new();
+    let mut chars = value.chars().peekable();
+    loop {
+        while chars.next_if(|c| c.is_whitespace()).is_some() {}
+        let Some(&first) = chars.peek() else { break };
+        let mut word = String::new();
+        if first == '"' || first == '\'' {
+            chars.next();
+            loop {
+                match chars.next() {
+                    None => {
+                        return Err(error("An `Environment=` value has an unterminated quote."))
+                    }
+                    Some(c) if c == first => break,
+                    Some('\\') if first == '"' => word.push(chars.next().unwrap_or('\\')),
+                    Some(c) => word.push(c),
+                }
+            }
+        } else {
+            while let Some(c) = chars.next_if(|c| !c.is_whitespace()) {
+                if c == '\\' {
+                    word.push(chars.next().unwrap_or('\\'));
+                } else {
+                    word.push(c);
+                }
+            }
+        }
+        out.push(word);
+    }
+    Ok(out)
+}
+
+/// Undoes html escaping of the characters Go's html/template escapes.
+fn unescape_html(text: &str) -> String {
+    if !text.contains('&') {
+        return text.to_owned();
+    }
+    [
+        ("&#34;", "\""),
+        ("&quot;", "\""),
+        ("&#39;", "'"),
+        ("&#43;", "+"),
+        ("&lt;", "<"),
+        ("&gt;", ">"),
+        ("&amp;", "&"),
+    ]
+    .iter()
+    .fold(text.to_owned(), |acc, (from, to)| acc.replace(from, to))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_quoted_escaped_and_html_escaped_dropins() {
+        let text = "[Service]\nEnvironment=\"HTTP_PROXY=http://u:p%%40ss@proxy:3128\" \"NO_PROXY=a.example, b.example\"\nEnvironment=http_proxy=http://u:p%%40ss@proxy:3128\nEnvironment='HTTPS_PROXY=http://u:p%%40ss@proxy:3128'\n";
+        let found = read(text).unwrap();
+        assert_eq!(
+            found.http_proxy.as_deref(),
+            Some("http://u:p%40ss@proxy:3128")
+        );
+        assert_eq!(
+            found.https_proxy.as_deref(),
+            Some("http://u:p%40ss@proxy:3128")
+        );
+        assert_eq!(found.no_proxy, ["a.example", "b.example"]);
+        let html = "[Service]\nEnvironment=&#34;HTTP_PROXY=http://proxy:3128&#34;\n";
+        assert_eq!(
+            read(html).unwrap().http_proxy.as_deref(),
+            Some("http://proxy:3128")
+        );
+        let escaped = "[Service]\nEnvironment=\"HTTP_PROXY=http://p\\\"x\\\\y@proxy:3128\"\n";
+        assert_eq!(
+            read(escaped).unwrap().http_proxy.as_deref(),
+            Some("http://p\"x\\y@proxy:3128")
+        );
+    }
+
+    #[test]
+    fn conflicts_and_garbage_are_errors() {
+        let conflict = "[Service]\nEnvironment=HTTP_PROXY=http://a:1 http_proxy=http://b:1\n";
+        assert!(read(conflict)
+            .unwrap_err()
+            .detail
+            .contains("different values"));
+        assert!(read("hello")
+            .unwrap_err()
+            .detail
+            .contains("No `Environment=`"));
+        assert!(read("Environment=\"HTTP_PROXY=x")
+            .unwrap_err()
+            .detail
+            .contains("unterminated"));
+    }
+}

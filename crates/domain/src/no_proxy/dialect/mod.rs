@@ -1,0 +1,642 @@
+//! How each client decides, from its NO_PROXY setting, whether a destination
+//! bypasses the proxy. Each model follows the client's own source and is
+//! checked against the real client by the differential tests
+//! (tests/no_proxy_oracles.rs). Versions modelled: Go net/http (x/net
+//! httpproxy), curl >= 7.86, CPython urllib, requests, Ruby URI, GNU wget >= 1.20,
+//! OpenJDK DefaultProxySelector (http.nonProxyHosts), Node proxy-from-env,
+//! Node fetch through undici's EnvHttpProxyAgent, Rust reqwest 0.12 (system
+//! proxy, through hyper-util's matcher), Python httpx 0.28.1.
+//!
+//! Each model starts from the destination's host as written and normalises it
+//! only as its client does (case, trailing dot, IDNA, IPv4-mapped IPv6).
+//!
+//! Each client's model lives in its own file, as `direct(list, destinations)`
+//! (which destinations go direct); this module holds the capabilities, the
+//! dispatch ([`Dialect::decide_all`]) and what several models share: the
+//! batch ([`Pending`]), the setting's case ([`Case`]), splitting and the
+//! WHATWG host (Node, undici, reqwest).
+
+use std::borrow::Cow;
+use std::fmt;
+use std::net::IpAddr;
+
+use ipnet::IpNet;
+
+use super::destination::Destination;
+use super::{write_ipv4, write_port};
+use clusterproxy_cancel as cancel;
+
+mod curl;
+mod go;
+mod httpx;
+pub mod java;
+mod node;
+mod python;
+mod requests;
+mod reqwest;
+mod ruby;
+mod undici;
+mod wget;
+
+use java::java_expresses;
+pub use java::JAVA_DEFAULT_NON_PROXY_HOSTS;
+
+/// A client family that reads NO_PROXY in its own way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Dialect {
+    /// Go's net/http (containerd, kubelet, most operators).
+    Go,
+    /// curl and libcurl >= 7.86.
+    Curl,
+    /// Python's urllib.
+    Python,
+    /// Python requests (urllib plus IPv4 CIDRs and a raw suffix match).
+    Requests,
+    /// Ruby's URI / Net::HTTP.
+    Ruby,
+    /// GNU wget.
+    Wget,
+    /// Java: `http.nonProxyHosts`, not NO_PROXY.
+    Java,
+    /// Node.js proxy-from-env (axios, npm, ...).
+    Node,
+    /// Node's fetch through undici's `EnvHttpProxyAgent` (undici >= 6.14).
+    Undici,
+    /// Rust reqwest 0.12's system proxy (hyper-util's `client::proxy::matcher`).
+    Reqwest,
+    /// Python httpx 0.28 (`httpx.Client()` reading the environment).
+    Httpx,
+}
+
+/// What a client does with a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// Connects directly.
+    Direct,
+    /// Sends it through the proxy.
+    Proxy,
+    /// Refuses the URL (Ruby's URI rejects non-ASCII hosts).
+    Refused,
+}
+
+impl Dialect {
+    /// Every dialect, in documentation order.
+    pub const ALL: [Dialect; 11] = [
+        Dialect::Go,
+        Dialect::Curl,
+        Dialect::Python,
+        Dialect::Requests,
+        Dialect::Ruby,
+        Dialect::Wget,
+        Dialect::Java,
+        Dialect::Node,
+        Dialect::Undici,
+        Dialect::Reqwest,
+        Dialect::Httpx,
+    ];
+
+    /// Every dialect name, in the order of [`Dialect::ALL`].
+    pub const NAMES: [&'static str; 11] = [
+        "go", "curl", "python", "requests", "ruby", "wget", "java", "node", "undici", "reqwest",
+        "httpx",
+    ];
+
+    /// The clients targeted when none are named: the eight of the first
+    /// release (the start of [`Dialect::ALL`]), so that adding a client never
+    /// changes an existing merged list.
+    pub const DEFAULT: [Dialect; 8] = {
+        let mut out = [Dialect::Go; 8];
+        let mut i = 0;
+        while i < out.len() {
+            out[i] = Self::ALL[i];
+            i += 1;
+        }
+        out
+    };
+
+    /// The names of [`Dialect::DEFAULT`].
+    pub const DEFAULT_NAMES: [&'static str; 8] = {
+        let mut out = [""; 8];
+        let mut i = 0;
+        while i < out.len() {
+            out[i] = Self::NAMES[i];
+            i += 1;
+        }
+        out
+    };
+
+    /// The name used in configuration (`go`, `curl`, ...).
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
+    /// The dialect called `name`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|d| d.name() == name)
+    }
+
+    /// True when the client reads NO_PROXY (Java reads `http.nonProxyHosts`).
+    pub fn reads_no_proxy(self) -> bool {
+        self != Dialect::Java
+    }
+
+    /// True when `*` (at least as the whole value) bypasses every destination
+    /// (reqwest's `*` bypasses names only, never an IP literal).
+    pub fn understands_any(self) -> bool {
+        !matches!(self, Dialect::Wget | Dialect::Ruby | Dialect::Reqwest)
+    }
+
+    /// True when the client matches IPv6 literals only in brackets
+    /// (`[fd00::1]`), so the shared list needs that form too.
+    pub fn needs_bracketed_ipv6(self) -> bool {
+        matches!(self, Dialect::Python | Dialect::Node | Dialect::Undici)
+    }
+
+    /// True when `name` matches only the name itself, so the shared list needs
+    /// `.name` too for its subdomains.
+    pub fn needs_dot_form(self) -> bool {
+        self == Dialect::Node
+    }
+
+    /// True when the client honours `host:port` entries.
+    pub fn supports_ports(self) -> bool {
+        matches!(
+            self,
+            Dialect::Go
+                | Dialect::Python
+                | Dialect::Ruby
+                | Dialect::Node
+                | Dialect::Undici
+                | Dialect::Httpx
+        )
+    }
+
+    /// True when a CIDR entry of the family (`ipv6`) covers IP-literal
+    /// destinations in this client (Ruby cannot write IPv6 entries at all;
+    /// curl 7.88 never matches IPv6 CIDR entries).
+    pub fn matches_cidr(self, ipv6: bool) -> bool {
+        match self {
+            Dialect::Go | Dialect::Reqwest => true,
+            Dialect::Curl | Dialect::Requests | Dialect::Ruby => !ipv6,
+            Dialect::Python
+            | Dialect::Wget
+            | Dialect::Java
+            | Dialect::Node
+            | Dialect::Undici
+            | Dialect::Httpx => false,
+        }
+    }
+
+    /// True when the block `cover` may replace the narrower block `net` in the
+    /// merged list for this client: it expresses `cover` whenever it expresses
+    /// `net` (Java writes only octet-aligned IPv4 blocks, as `a.b.*`).
+    pub fn keeps_cover(self, cover: &IpNet, net: &IpNet) -> bool {
+        match (self, cover, net) {
+            (Dialect::Java, IpNet::V4(cover), IpNet::V4(net)) => {
+                java_expresses(cover) || !java_expresses(net)
+            }
+            _ => true,
+        }
+    }
+
+    /// The separator between entries of the client's setting (`|` in Java's
+    /// `http.nonProxyHosts`, `,` in NO_PROXY).
+    pub fn separator(self) -> &'static str {
+        if self == Dialect::Java {
+            "|"
+        } else {
+            ","
+        }
+    }
+
+    /// True when `entry` in the client's NO_PROXY value makes it reject the
+    /// whole value, so that every request fails (httpx: bracketed IPv6
+    /// addresses, IPv6 CIDRs, Unicode names, tabs inside an entry).
+    pub fn rejects_whole_setting(self, entry: &str) -> bool {
+        self == Dialect::Httpx && httpx::breaks_client(entry)
+    }
+
+    /// Whether this client sends a request for `destination` directly (true)
+    /// or through the proxy (false), when its setting is `list` (the NO_PROXY
+    /// value; for Java the `http.nonProxyHosts` value).
+    pub fn bypasses(self, list: &str, destination: &Destination) -> bool {
+        self.decide(list, destination) == Decision::Direct
+    }
+
+    /// What this client does with a request for `destination` when its
+    /// setting is `list`: [`Dialect::decide_all`] for one destination.
+    pub fn decide(self, list: &str, destination: &Destination) -> Decision {
+        self.decide_all(list, std::slice::from_ref(destination))[0]
+    }
+
+    /// What this client does with a request for each of `destinations` (in
+    /// their order) when its setting is `list`: the setting is read once, each
+    /// entry parsed once and tried on every destination it has not yet sent
+    /// direct. A cancelled computation ([`cancel::requested`]) stops reading
+    /// the setting, so its result is incomplete.
+    pub fn decide_all(self, list: &str, destinations: &[Destination]) -> Vec<Decision> {
+        let mut open: Vec<&Destination> = Vec::with_capacity(destinations.len());
+        open.extend(destinations.iter().filter(|d| !self.refuses(d)));
+        let direct = match self {
+            Dialect::Go => go::direct(list, &open),
+            Dialect::Curl => curl::direct(list, &open),
+            Dialect::Python => python::direct(list, &open),
+            Dialect::Requests => requests::direct(list, &open),
+            Dialect::Ruby => ruby::direct(list, &open),
+            Dialect::Wget => wget::direct(list, &open),
+            Dialect::Java => java::direct(list, &open),
+            Dialect::Node => node::direct(list, &open),
+            Dialect::Undici => undici::direct(list, &open),
+            Dialect::Reqwest => reqwest::direct(list, &open),
+            // httpx can also refuse every URL (a setting it cannot read).
+            Dialect::Httpx => return httpx::decide_all(list, destinations),
+        };
+        let mut direct = direct.into_iter();
+        destinations
+            .iter()
+            .map(|d| {
+                if self.refuses(d) {
+                    Decision::Refused
+                } else if direct.next() == Some(true) {
+                    Decision::Direct
+                } else {
+                    Decision::Proxy
+                }
+            })
+            .collect()
+    }
+
+    /// True when the client rejects the URL of `destination` whatever its setting.
+    fn refuses(self, destination: &Destination) -> bool {
+        match self {
+            // URI rejects non-ASCII hosts and zone IDs.
+            Dialect::Ruby => !destination.written.is_ascii() || destination.zone().is_some(),
+            // wget's and the WHATWG URL parsers (reqwest's `url` crate too) reject zone IDs.
+            Dialect::Wget | Dialect::Undici | Dialect::Reqwest => destination.zone().is_some(),
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How many entries a model reads between two looks at [`cancel::requested`].
+const CANCEL_EVERY: usize = 4096;
+
+/// The destinations of a batch while a model reads the entries of a setting:
+/// which are direct so far (an entry matched, or a rule before the entries).
+struct Pending {
+    direct: Vec<bool>,
+    /// How many are not direct yet.
+    left: usize,
+    /// Entries read so far.
+    read: usize,
+}
+
+impl Pending {
+    /// `direct`: what is decided before the first entry.
+    fn new(direct: Vec<bool>) -> Self {
+        let left = direct.iter().filter(|d| !**d).count();
+        Self {
+            direct,
+            left,
+            read: 0,
+        }
+    }
+
+    /// Called before each entry: true when no entry can change the result any
+    /// more (every destination direct) or the computation is cancelled.
+    fn done(&mut self) -> bool {
+        self.read += 1;
+        self.left == 0 || (self.read.is_multiple_of(CANCEL_EVERY) && cancel::requested())
+    }
+
+    /// Makes direct every destination not yet direct for which `matches`
+    /// (given its index) is true.
+    fn mark(&mut self, mut matches: impl FnMut(usize) -> bool) {
+        for (i, direct) in self.direct.iter_mut().enumerate() {
+            if !*direct && matches(i) {
+                *direct = true;
+                self.left -= 1;
+            }
+        }
+    }
+
+    /// The decision per destination: true for direct.
+    fn finish(self) -> Vec<bool> {
+        self.direct
+    }
+}
+
+/// How the entries of one setting are lowercased (as `str::to_lowercase`
+/// does): not at all when the whole setting is lowercase ASCII, as merged
+/// lists are, so that no entry needs a look of its own.
+#[derive(Clone, Copy)]
+struct Case {
+    lower: bool,
+}
+
+impl Case {
+    /// The case of `list`, read once.
+    fn of(list: &str) -> Self {
+        Self {
+            // A count, not `any`: it reads the whole text without a branch per byte.
+            lower: list.is_ascii() && list.bytes().filter(u8::is_ascii_uppercase).count() == 0,
+        }
+    }
+
+    /// `text` (a part of the setting) lowercased, borrowed when it already is.
+    fn lower(self, text: &str) -> Cow<'_, str> {
+        if self.lower {
+            Cow::Borrowed(text)
+        } else {
+            lowercase(text)
+        }
+    }
+}
+
+/// `text.to_lowercase()`, borrowed when `text` already is lowercase ASCII.
+fn lowercase(text: &str) -> Cow<'_, str> {
+    if !text.is_ascii() {
+        Cow::Owned(text.to_lowercase())
+    } else if text.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(text.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+/// `list.split(separator)` for an ASCII separator, scanning bytes (cheaper
+/// per element than the `char` pattern's search).
+fn split_at(list: &str, separator: u8) -> impl Iterator<Item = &str> {
+    let mut rest = Some(list);
+    std::iter::from_fn(move || {
+        let text = rest?;
+        match text.bytes().position(|b| b == separator) {
+            Some(i) => {
+                rest = Some(&text[i + 1..]);
+                Some(&text[..i])
+            }
+            None => {
+                rest = None;
+                Some(text)
+            }
+        }
+    })
+}
+
+/// True when `host` ends with `.` then `name` (`host.ends_with(&format!(".{name}"))`
+/// without building the suffix).
+fn ends_with_dotted(host: &str, name: &str) -> bool {
+    host.len() > name.len()
+        && host.ends_with(name)
+        && host.as_bytes()[host.len() - name.len() - 1] == b'.'
+}
+
+/// `host:port`.
+fn host_port(host: &str, port: u16) -> String {
+    let mut text = String::with_capacity(host.len() + 6);
+    text.push_str(host);
+    // Writing into a String cannot fail.
+    let _ = write_port(&mut text, Some(port));
+    text
+}
+
+/// The first longest run of two or more zero groups: (start, length), length 0 if none.
+fn longest_zero_run(groups: &[u16; 8]) -> (usize, usize) {
+    let (mut best, mut best_len) = (0, 0);
+    let mut i = 0;
+    while i < 8 {
+        let run = groups[i..].iter().take_while(|g| **g == 0).count();
+        if run >= 2 && run > best_len {
+            (best, best_len) = (i, run);
+        }
+        i += run.max(1);
+    }
+    (best, best_len)
+}
+
+/// An entry split as `/^(.+):(\d+)$/` (proxy-from-env and undici): the host
+/// and the port, 0 (any port) when there is none.
+fn js_host_port(entry: &str) -> (&str, u32) {
+    match entry.rsplit_once(':') {
+        Some((h, p)) if !h.is_empty() && !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => {
+            (h, p.parse::<u32>().unwrap_or(u32::MAX))
+        }
+        _ => (entry, 0),
+    }
+}
+
+/// The host of the WHATWG URL (Node's `new URL`): lowercase punycode with a
+/// trailing dot kept, IPv4 dotted, IPv6 compressed in brackets; `None` when
+/// the URL does not parse.
+fn whatwg_host(d: &Destination) -> Option<Cow<'_, str>> {
+    if d.zone().is_some() {
+        return None;
+    }
+    Some(match d.ip() {
+        Some(IpAddr::V6(ip)) => Cow::Owned(format!("[{}]", whatwg_ipv6(ip))),
+        Some(IpAddr::V4(ip)) => {
+            let mut text = String::with_capacity(15);
+            // Writing into a String cannot fail.
+            let _ = write_ipv4(&mut text, ip);
+            Cow::Owned(text)
+        }
+        None => idna::domain_to_ascii_cow(d.written.as_bytes(), idna::AsciiDenyList::EMPTY).ok()?,
+    })
+}
+
+/// The WHATWG URL serialisation of an IPv6 address: lowercase hex groups, the
+/// first longest run of two or more zero groups compressed, no dotted quad.
+fn whatwg_ipv6(ip: std::net::Ipv6Addr) -> String {
+    let groups = ip.segments();
+    let hex = |gs: &[u16]| {
+        gs.iter()
+            .map(|g| format!("{g:x}"))
+            .collect::<Vec<_>>()
+            .join(":")
+    };
+    match longest_zero_run(&groups) {
+        (_, 0) => hex(&groups),
+        (start, len) => format!("{}::{}", hex(&groups[..start]), hex(&groups[start + len..])),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(dialect: Dialect, list: &str, url: &str) -> bool {
+        dialect.bypasses(list, &Destination::parse(url).unwrap())
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for d in Dialect::ALL {
+            assert_eq!(Dialect::from_name(d.name()), Some(d));
+        }
+        assert_eq!(Dialect::from_name("perl"), None);
+    }
+
+    /// One case per class of issue 14, per client it applies to; each was a
+    /// disagreement with the real client before the models read hosts as written.
+    #[test]
+    fn issue_14_classes_hold() {
+        use Decision::{Direct, Proxy, Refused};
+        use Dialect::*;
+        let cases: &[(Dialect, &str, &str, Decision)] = &[
+            (Go, "", "http://LOCALHOST/", Proxy),
+            (Go, "", "http://localhost/", Direct),
+            (
+                Go,
+                "bücher.example",
+                "http://xn--bcher-kva.example/",
+                Direct,
+            ),
+            (Go, "10.0.0.0/8", "http://[::ffff:10.0.0.1]/", Direct),
+            (Go, "::ffff:10.0.0.0/104", "http://10.1.2.3/", Direct),
+            (Go, "10.0.0.0/8", "http://[::10.0.0.1]/", Proxy),
+            (
+                Go,
+                ".cluster.local",
+                "https://kubernetes.default.svc.cluster.local./",
+                Proxy,
+            ),
+            (Go, "example.com.", "http://example.com./", Direct),
+            (Python, "example.com", "http://example.com./", Proxy),
+            (Python, ".", "http://example.com./", Direct),
+            (
+                Python,
+                "xn--bcher-kva.example",
+                "http://bücher.example/",
+                Proxy,
+            ),
+            (Python, "bücher.example", "http://BÜCHER.example/", Direct),
+            (
+                Requests,
+                "xn--bcher-kva.example",
+                "http://bücher.example/",
+                Proxy,
+            ),
+            (Curl, "a.example b.example", "http://b.example/", Direct),
+            (Curl, "a.example;b.example", "http://b.example/", Proxy),
+            (Curl, "::ffff:10.1.2.3", "http://[::ffff:a01:203]/", Proxy),
+            (Curl, "fd00::1", "http://[fd00:0::1]/", Direct),
+            (Wget, "a,,b", "http://example.com./", Direct),
+            (Wget, " example.com", "http://example.com/", Proxy),
+            (Ruby, "", "http://bücher.example/", Refused),
+            (Ruby, "", "http://LOCALHOST/", Direct),
+            (Node, "[::10.1.2.3]", "http://[::10.1.2.3]/", Proxy),
+            (Node, "[::a01:203]", "http://[::10.1.2.3]/", Direct),
+            (Node, "", "http://[fe80::1%25eth0]/", Direct),
+            (Python, "[fe80::1%eth0]", "http://[fe80::1%25eth0]/", Direct),
+            (Go, "fe80::1%eth0", "http://[fe80::1%25eth0]/", Direct),
+            (Go, "fe80::1", "http://[fe80::1%25eth0]/", Proxy),
+            (Curl, "fe80::1", "http://[fe80::1%25eth0]/", Direct),
+            (Undici, "*", "http://[fe80::1%25eth0]/", Refused),
+            (Undici, "example.com", "http://a.example.com/", Direct),
+            (Undici, ".example.com", "http://example.com/", Direct),
+            (Undici, "a,*", "http://example.com/", Proxy),
+            (Undici, "fd00::1", "http://[fd00::1]/", Proxy),
+            (Undici, "[fd00::1]:80", "http://[fd00:0::1]/", Direct),
+            (Reqwest, "", "http://LOCALHOST/", Proxy),
+            (Reqwest, "*", "http://10.1.2.3/", Proxy),
+            (Reqwest, "a.example, *", "http://example.com/", Direct),
+            (Reqwest, "10.0.0.0/8", "http://[::ffff:10.0.0.1]/", Proxy),
+            (Reqwest, "::ffff:10.0.0.1", "http://[::ffff:a00:1]/", Direct),
+            (Reqwest, "example.com", "http://example.com./", Proxy),
+            (Reqwest, ".", "http://example.com./", Direct),
+            (Reqwest, "bücher.example", "http://bücher.example/", Proxy),
+            (
+                Reqwest,
+                "xn--bcher-kva.example",
+                "http://BÜCHER.example/",
+                Direct,
+            ),
+            (
+                Reqwest,
+                "a.example example.com",
+                "http://example.com/",
+                Proxy,
+            ),
+            (Reqwest, "\texample.com ", "http://example.com/", Direct),
+            (Reqwest, "example.com:80", "http://example.com/", Proxy),
+            (Reqwest, "[fd00::1]", "http://[fd00::1]/", Proxy),
+            (Reqwest, "fd00::/8", "http://[fd00:0::1]/", Direct),
+            (Reqwest, "*.example.com", "http://a.example.com/", Proxy),
+            (Reqwest, ".example.com", "http://example.com/", Direct),
+            (Reqwest, "*", "http://[fe80::1%25eth0]/", Refused),
+        ];
+        for (dialect, list, url, want) in cases {
+            let d = Destination::parse(url).unwrap();
+            assert_eq!(dialect.decide(list, &d), *want, "{dialect} {list:?} {url}");
+        }
+    }
+
+    #[test]
+    fn whatwg_ipv6_serialisation() {
+        let ip = |s: &str| s.parse::<std::net::Ipv6Addr>().unwrap();
+        assert_eq!(whatwg_ipv6(ip("::ffff:10.1.2.3")), "::ffff:a01:203");
+        assert_eq!(whatwg_ipv6(ip("fd00:0::1")), "fd00::1");
+        assert_eq!(whatwg_ipv6(ip("1:2:3:4:5:6:7:8")), "1:2:3:4:5:6:7:8");
+    }
+
+    #[test]
+    fn default_is_the_original_eight() {
+        assert_eq!(Dialect::DEFAULT.map(Dialect::name), Dialect::DEFAULT_NAMES);
+        assert_eq!(
+            Dialect::DEFAULT_NAMES,
+            ["go", "curl", "python", "requests", "ruby", "wget", "java", "node"]
+        );
+    }
+
+    #[test]
+    fn documented_differences_hold() {
+        use Dialect::*;
+        let cases: &[(Dialect, &str, &str, bool)] = &[
+            (Go, ".example.com", "http://a.example.com/", true),
+            (Go, ".example.com", "http://example.com/", false),
+            (Go, "example.com", "http://a.example.com/", true),
+            (Go, "*.example.com", "http://a.example.com/", true),
+            (Go, "10.0.0.0/8", "http://10.1.2.3/", true),
+            (Go, "10.0.0.0/8", "http://ten.example/", false),
+            (Go, "example.com:8080", "http://example.com:8080/", true),
+            (Go, "example.com:8080", "http://example.com/", false),
+            (Go, "a,*", "http://x.example/", true),
+            (Curl, ".example.com", "http://example.com/", true),
+            (Curl, "10.0.0.0/8", "http://10.1.2.3/", true),
+            (Curl, "a.example,*", "http://x.example/", false),
+            (Curl, "*", "http://x.example/", true),
+            (Curl, "example.com:8080", "http://example.com:8080/", false),
+            (Python, "10.0.0.0/8", "http://10.1.2.3/", false),
+            (Python, ".example.com", "http://example.com/", true),
+            (Python, "example.com:8080", "http://example.com:8080/", true),
+            (Requests, "10.0.0.0/8", "http://10.1.2.3/", true),
+            (Requests, "example.com", "http://badexample.com/", false),
+            (Ruby, "10.0.0.0/8", "http://10.1.2.3/", true),
+            (Ruby, ".example.com", "http://example.com/", false),
+            (Wget, "*.example.com", "http://a.example.com/", false),
+            (Wget, ".example.com", "http://a.example.com/", true),
+            (Wget, "example.com", "http://a.example.com/", true),
+            (Java, "*.example.com", "http://a.example.com/", true),
+            (Java, "example.com", "http://a.example.com/", false),
+            (Java, "x.example", "http://127.0.0.5/", true),
+            (Java, "", "http://127.0.0.5/", false),
+            (Node, "example.com", "http://a.example.com/", false),
+            (Node, ".example.com", "http://a.example.com/", true),
+            (Node, "[fd00::1]", "http://[fd00::1]/", true),
+            (Node, "fd00::1", "http://[fd00::1]/", false),
+        ];
+        for (dialect, list, url, want) in cases {
+            assert_eq!(
+                check(*dialect, list, url),
+                *want,
+                "{dialect} {list:?} {url}"
+            );
+        }
+    }
+}

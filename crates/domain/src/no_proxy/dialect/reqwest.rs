@@ -1,0 +1,81 @@
+//! Rust reqwest 0.12's system proxy (hyper-util's `client::proxy::matcher`).
+
+use std::net::IpAddr;
+
+use ipnet::IpNet;
+
+use super::{split_at, whatwg_host, Pending};
+use crate::no_proxy::destination::Destination;
+
+/// reqwest 0.12 (>= 0.12.15) reads NO_PROXY through hyper-util's
+/// `client/proxy/matcher.rs` (hyper-util 0.1.21): `NO_PROXY`, else `no_proxy`;
+/// the value splits at commas only, each element trimmed (`str::trim`), empty
+/// ones skipped; an element that parses as an `IpNet` or `IpAddr` matches IP
+/// hosts only (no IPv4-mapped equivalence), any other is a name. The host is
+/// the `url` crate's (WHATWG: lowercase punycode, a trailing dot kept, IPv6 in
+/// brackets, which `NoProxy::contains` strips). Names (`DomainMatcher::contains`)
+/// match ignoring ASCII case: equal, equal after one leading `.`, or as a
+/// tail that starts at a dot (the entry's own leading `.` counts, so `.`
+/// matches every name with a trailing dot); `*` anywhere matches every name but
+/// no IP. No ports: `host:port` never matches.
+pub(super) fn direct(list: &str, ds: &[&Destination]) -> Vec<bool> {
+    /// A host as the matcher sees it.
+    enum Host {
+        /// No URL: never direct.
+        Unparsed,
+        Ip(IpAddr),
+        Name(String),
+    }
+    let hosts: Vec<Host> = ds
+        .iter()
+        .map(|d| {
+            let Some(host) = whatwg_host(d) else {
+                return Host::Unparsed;
+            };
+            let bare = host
+                .strip_prefix('[')
+                .and_then(|h| h.strip_suffix(']'))
+                .unwrap_or(&host);
+            match bare.parse::<IpAddr>() {
+                Ok(ip) => Host::Ip(ip),
+                Err(_) => Host::Name(bare.to_owned()),
+            }
+        })
+        .collect();
+    let mut pending = Pending::new(vec![false; ds.len()]);
+    for entry in split_at(list, b',').map(str::trim) {
+        if pending.done() {
+            break;
+        }
+        let net = entry.parse::<IpNet>().ok();
+        let ip = entry.parse::<IpAddr>().ok();
+        pending.mark(|i| match &hosts[i] {
+            Host::Unparsed => false,
+            Host::Ip(host) => match net {
+                Some(net) => net.contains(host),
+                None => ip == Some(*host),
+            },
+            Host::Name(host) => {
+                !entry.is_empty() && net.is_none() && ip.is_none() && reqwest_name(entry, host)
+            }
+        });
+    }
+    pending.finish()
+}
+
+/// `DomainMatcher::contains` for one name entry.
+fn reqwest_name(entry: &str, host: &str) -> bool {
+    if entry.eq_ignore_ascii_case(host)
+        || entry
+            .strip_prefix('.')
+            .is_some_and(|e| e.eq_ignore_ascii_case(host))
+    {
+        return true;
+    }
+    let tail = host.get(host.len().saturating_sub(entry.len())..);
+    if tail.is_some_and(|t| t.eq_ignore_ascii_case(entry)) {
+        return entry.starts_with('.')
+            || host.as_bytes().get(host.len() - entry.len() - 1) == Some(&b'.');
+    }
+    entry == "*"
+}

@@ -1,0 +1,519 @@
+//! Proxy profiles: the effective settings of an installation, their content
+//! fingerprint and the revision counter that moves only when they change.
+
+use std::fmt::Write as _;
+
+use super::no_proxy::{merge, MergeOptions, Source};
+use super::proxy_url::{ProxyCredentials, ProxyUrl};
+use super::trusted_ca::TrustedCa;
+use super::{Field, Finding};
+
+/// The non-secret settings that decide how a cluster reaches the proxy: all
+/// a profile's fingerprint covers. The password is deliberately absent.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PublicSettings<'a> {
+    /// HTTP proxy URL without credentials.
+    pub http_proxy: Option<&'a str>,
+    /// HTTPS proxy URL without credentials.
+    pub https_proxy: Option<&'a str>,
+    /// Proxy user name (shown in plans anyway).
+    pub username: Option<&'a str>,
+    /// Normalised installation-wide NO_PROXY entries (order does not count).
+    pub no_proxy: &'a [String],
+    /// Trusted CA bundle in canonical PEM.
+    pub trusted_ca: Option<&'a str>,
+}
+
+/// Format version of the fingerprint input; bump only together with a state
+/// upgrade, because every stored fingerprint would change. Version 1 covered
+/// the URLs with their credentials, which let anyone who saw a plan check a
+/// password guess offline; version 2 covers no secret.
+const FINGERPRINT_FORMAT: &str = "clusterproxy-profile-v2";
+
+/// SHA-256 (lowercase hex) of an unambiguous encoding of the public
+/// settings: every field is length-prefixed, so no two different settings
+/// share an input, and the NO_PROXY entries are sorted, so their order does
+/// not count. No secret enters it: a fingerprint helps no one check a guess.
+pub fn fingerprint(settings: &PublicSettings<'_>) -> String {
+    let mut input = Vec::new();
+    let mut field = |tag: &str, value: Option<&str>| {
+        input.extend_from_slice(tag.as_bytes());
+        match value {
+            None => input.push(0),
+            Some(v) => {
+                input.push(1);
+                input.extend_from_slice(&(v.len() as u64).to_be_bytes());
+                input.extend_from_slice(v.as_bytes());
+            }
+        }
+    };
+    field("format", Some(FINGERPRINT_FORMAT));
+    field("http_proxy", settings.http_proxy);
+    field("https_proxy", settings.https_proxy);
+    field("username", settings.username);
+    let mut entries: Vec<&str> = settings.no_proxy.iter().map(String::as_str).collect();
+    entries.sort_unstable();
+    field("no_proxy_count", Some(&entries.len().to_string()));
+    for entry in entries {
+        field("no_proxy", Some(entry));
+    }
+    field("trusted_ca", settings.trusted_ca);
+    let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, &input);
+    digest
+        .as_ref()
+        .iter()
+        .fold(String::with_capacity(64), |mut hex, byte| {
+            let _ = write!(hex, "{byte:02x}");
+            hex
+        })
+}
+
+/// What a stored profile holds about its revision: the counter, the public
+/// fingerprint and the proxy URLs with credentials (secret; only compared
+/// for equality, never hashed or shown).
+#[derive(Debug, Clone, Copy)]
+pub struct StoredRevision<'a> {
+    /// The stored revision.
+    pub revision: i64,
+    /// The stored fingerprint.
+    pub fingerprint: &'a str,
+    /// The stored HTTP proxy URL with credentials.
+    pub http_proxy_url: Option<&'a str>,
+    /// The stored HTTPS proxy URL with credentials.
+    pub https_proxy_url: Option<&'a str>,
+    /// The stored `password_wo_version` when the stored password was
+    /// write-only (the URLs then hold no credentials).
+    pub write_only_version: Option<i64>,
+}
+
+/// The raw settings of a profile, as configured.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProfileInput {
+    /// HTTP proxy URL.
+    pub http_proxy: Option<String>,
+    /// HTTPS proxy URL (the HTTP proxy when absent).
+    pub https_proxy: Option<String>,
+    /// Proxy user name.
+    pub username: Option<String>,
+    /// Proxy password.
+    pub password: Option<String>,
+    /// Installation-wide NO_PROXY entries.
+    pub no_proxy: Vec<String>,
+    /// Trusted CA bundle (PEM).
+    pub trusted_ca: Option<String>,
+}
+
+/// A validated profile: normalised values, fingerprint.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    /// HTTP proxy, credentials applied.
+    pub http_proxy: Option<ProxyUrl>,
+    /// HTTPS proxy, credentials applied (the HTTP proxy when not set).
+    pub https_proxy: Option<ProxyUrl>,
+    /// Normalised, de-duplicated installation-wide entries, in order.
+    pub no_proxy: Vec<String>,
+    /// The parsed CA bundle.
+    pub trusted_ca: Option<TrustedCa>,
+    /// Fingerprint of the public settings (see [`fingerprint`]).
+    pub fingerprint: String,
+}
+
+impl Profile {
+    /// Validates and normalises; findings name the input (and element).
+    pub fn new(input: &ProfileInput) -> Result<Self, Vec<Finding>> {
+        let mut findings = Vec::new();
+        let mut present = |at: Field, field: &str, v: &Option<String>| match v.as_deref() {
+            Some(text) if text.trim().is_empty() => {
+                findings.push(Finding::error(
+                    at,
+                    "Empty value",
+                    format!("`{field}` is set to an empty string. Leave it unset (null) when there is none: an empty value is never taken as unset."),
+                ));
+                None
+            }
+            other => other.map(str::to_owned),
+        };
+        let http_text = present(Field::HttpProxy, "http_proxy", &input.http_proxy);
+        let https_text = present(Field::HttpsProxy, "https_proxy", &input.https_proxy);
+        let username = present(Field::Username, "username", &input.username);
+        let password = present(Field::Password, "password", &input.password);
+        let ca_text = present(Field::TrustedCa, "trusted_ca", &input.trusted_ca);
+        let credentials =
+            ProxyCredentials::new(&username.unwrap_or_default(), &password.unwrap_or_default())
+                .unwrap_or_else(|f| {
+                    findings.push(f);
+                    None
+                });
+        let mut parse = |at: Field, text: Option<String>| {
+            text.and_then(|t| match ProxyUrl::parse(at, &t) {
+                Ok(url) => Some(url.with_credentials(credentials.clone())),
+                Err(f) => {
+                    findings.push(f);
+                    None
+                }
+            })
+        };
+        let http_proxy = parse(Field::HttpProxy, http_text);
+        let https_proxy = parse(Field::HttpsProxy, https_text).or_else(|| http_proxy.clone());
+        if http_proxy.is_none() && https_proxy.is_none() && findings.is_empty() {
+            findings.push(Finding::error(
+                Field::HttpProxy,
+                "No proxy configured",
+                "Set `http_proxy`, `https_proxy` or both.",
+            ));
+        }
+        let trusted_ca =
+            ca_text.and_then(|pem| TrustedCa::parse(&pem).map_err(|f| findings.push(f)).ok());
+        let options = MergeOptions::default();
+        let no_proxy = match merge(
+            &[Source::list(Field::Installation, input.no_proxy.clone())],
+            &options,
+        ) {
+            Ok(merged) => merged.entries.iter().map(ToString::to_string).collect(),
+            Err(errors) => {
+                findings.extend(errors);
+                Vec::new()
+            }
+        };
+        if !findings.is_empty() {
+            return Err(findings);
+        }
+        let plain = |u: &Option<ProxyUrl>| u.as_ref().map(ProxyUrl::to_plain_string);
+        let (http_plain, https_plain) = (plain(&http_proxy), plain(&https_proxy));
+        let username = http_proxy
+            .as_ref()
+            .or(https_proxy.as_ref())
+            .and_then(ProxyUrl::credentials)
+            .map(ProxyCredentials::username);
+        let ca_pem = trusted_ca.as_ref().map(TrustedCa::to_pem);
+        let fingerprint = fingerprint(&PublicSettings {
+            http_proxy: http_plain.as_deref(),
+            https_proxy: https_plain.as_deref(),
+            username,
+            no_proxy: &no_proxy,
+            trusted_ca: ca_pem.as_deref(),
+        });
+        Ok(Self {
+            http_proxy,
+            https_proxy,
+            no_proxy,
+            trusted_ca,
+            fingerprint,
+        })
+    }
+
+    /// The HTTP and HTTPS proxy URLs with credentials (secret).
+    pub fn secret_urls(&self) -> [Option<String>; 2] {
+        [&self.http_proxy, &self.https_proxy].map(|u| u.as_ref().map(ProxyUrl::to_secret_string))
+    }
+
+    /// The revision of these settings: 1 for a new profile, the stored one
+    /// while neither the fingerprint nor the credentials changed, one more
+    /// otherwise. The credentials are compared with the stored URLs, never
+    /// through a digest. A stored revision that is not positive, or one that
+    /// cannot be incremented, is an error on `revision`.
+    ///
+    /// `write_only_version` is the version of a write-only password (this
+    /// profile's credentials then hold that password, which is stored
+    /// nowhere): between two write-only passwords only the version counts;
+    /// from a stored password to a write-only one the credentials are
+    /// compared as always, so that moving to write-only with the same
+    /// password keeps the revision.
+    pub fn revision(
+        &self,
+        stored: Option<&StoredRevision<'_>>,
+        write_only_version: Option<i64>,
+    ) -> Result<i64, Finding> {
+        let Some(stored) = stored else {
+            return Ok(1);
+        };
+        if stored.revision < 1 {
+            return Err(Finding::error(
+                Field::Revision,
+                "Invalid stored revision",
+                format!("The stored revision is {}; a revision is a positive integer. Remove the resource from the state and import it again.", stored.revision),
+            ));
+        }
+        let same_credentials = match (stored.write_only_version, write_only_version) {
+            (Some(before), Some(now)) => before == now,
+            _ => {
+                let [http, https] = self.secret_urls();
+                stored.http_proxy_url == http.as_deref()
+                    && stored.https_proxy_url == https.as_deref()
+            }
+        };
+        let unchanged = stored.fingerprint == self.fingerprint && same_credentials;
+        if unchanged {
+            return Ok(stored.revision);
+        }
+        stored.revision.checked_add(1).ok_or_else(|| {
+            Finding::error(
+                Field::Revision,
+                "Revision overflow",
+                format!("The stored revision {} is the largest there is; it cannot move again. Replace the profile (a new name starts at 1).", stored.revision),
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Location;
+
+    fn settings<'a>(no_proxy: &'a [String], http: Option<&'a str>) -> PublicSettings<'a> {
+        PublicSettings {
+            http_proxy: http,
+            no_proxy,
+            ..PublicSettings::default()
+        }
+    }
+
+    fn input(password: &str) -> ProfileInput {
+        ProfileInput {
+            http_proxy: Some("http://proxy.corp.example:3128".into()),
+            username: Some("svc-k8s".into()),
+            password: Some(password.into()),
+            no_proxy: vec!["b.example".into(), "10.0.0.0/8".into()],
+            ..ProfileInput::default()
+        }
+    }
+
+    fn stored<'a>(
+        revision: i64,
+        profile: &'a Profile,
+        urls: &'a [Option<String>; 2],
+    ) -> StoredRevision<'a> {
+        StoredRevision {
+            revision,
+            fingerprint: &profile.fingerprint,
+            http_proxy_url: urls[0].as_deref(),
+            https_proxy_url: urls[1].as_deref(),
+            write_only_version: None,
+        }
+    }
+
+    #[test]
+    fn fingerprint_is_stable_across_releases() {
+        // Expected value computed independently (Python hashlib over the
+        // documented length-prefixed encoding, entries sorted). A change here
+        // changes every user's fingerprint: never update it without a state
+        // upgrade.
+        let entries = vec!["10.0.0.0/8".to_owned(), ".corp.example".to_owned()];
+        let public = PublicSettings {
+            username: Some("svc-k8s"),
+            ..settings(&entries, Some("http://proxy.corp.example:3128"))
+        };
+        assert_eq!(
+            fingerprint(&public),
+            "a3ed275ce494be3df8ec93076c342ba855200cc72a40a3585b6d2c9c05562ee4"
+        );
+    }
+
+    #[test]
+    fn fingerprint_separates_fields_unambiguously() {
+        let a = vec!["a,b".to_owned()];
+        let b = vec!["a".to_owned(), "b".to_owned()];
+        assert_ne!(
+            fingerprint(&settings(&a, None)),
+            fingerprint(&settings(&b, None))
+        );
+        let empty: Vec<String> = Vec::new();
+        assert_ne!(
+            fingerprint(&settings(&empty, None)),
+            fingerprint(&settings(&empty, Some("")))
+        );
+    }
+
+    #[test]
+    fn fingerprint_ignores_entry_order() {
+        let a = vec!["a.example".to_owned(), "10.0.0.0/8".to_owned()];
+        let b = vec!["10.0.0.0/8".to_owned(), "a.example".to_owned()];
+        assert_eq!(
+            fingerprint(&settings(&a, None)),
+            fingerprint(&settings(&b, None))
+        );
+    }
+
+    /// Nothing public depends on the password: two profiles that differ only
+    /// in it share their fingerprint, so a fingerprint cannot confirm a guess.
+    #[test]
+    fn fingerprint_covers_no_secret() {
+        let one = Profile::new(&input("one")).unwrap();
+        let two = Profile::new(&input("two")).unwrap();
+        assert_eq!(one.fingerprint, two.fingerprint);
+        assert_ne!(one.secret_urls(), two.secret_urls());
+    }
+
+    #[test]
+    fn profile_normalises_and_fingerprints_effective_settings_only() {
+        let input = ProfileInput {
+            http_proxy: Some("HTTP://Proxy.Corp.Example:3128/".into()),
+            username: Some("u".into()),
+            password: Some("p w".into()),
+            no_proxy: vec!["B.example".into(), "b.example".into(), "10.1.2.3/32".into()],
+            ..ProfileInput::default()
+        };
+        let profile = Profile::new(&input).unwrap();
+        assert_eq!(
+            profile.http_proxy.as_ref().unwrap().to_secret_string(),
+            "http://u:p%20w@proxy.corp.example:3128"
+        );
+        assert_eq!(profile.https_proxy, profile.http_proxy);
+        let same = ProfileInput {
+            http_proxy: Some("http://proxy.corp.example:3128".into()),
+            no_proxy: vec!["10.1.2.3".into(), "b.example".into()],
+            ..input.clone()
+        };
+        assert_eq!(
+            Profile::new(&same).unwrap().fingerprint,
+            profile.fingerprint
+        );
+        let other = ProfileInput {
+            username: Some("v".into()),
+            ..input
+        };
+        assert_ne!(
+            Profile::new(&other).unwrap().fingerprint,
+            profile.fingerprint
+        );
+    }
+
+    #[test]
+    fn profile_errors_name_their_field() {
+        let input = ProfileInput {
+            http_proxy: Some("ftp://x".into()),
+            password: Some("p".into()),
+            no_proxy: vec!["ok.example".into(), "http://bad".into()],
+            trusted_ca: Some("junk".into()),
+            ..ProfileInput::default()
+        };
+        let errors = Profile::new(&input).unwrap_err();
+        let located: Vec<_> = errors.iter().map(|f| f.location).collect();
+        assert_eq!(
+            located,
+            [
+                Some(Field::Password.into()),
+                Some(Field::HttpProxy.into()),
+                Some(Field::TrustedCa.into()),
+                Some(Location::element(Field::Installation, 1))
+            ]
+        );
+    }
+
+    /// An empty string is an error on its field, never "unset": an empty
+    /// password variable must not give an unauthenticated proxy, and an
+    /// empty `http_proxy` is not "no proxy configured".
+    #[test]
+    fn empty_strings_are_errors_on_their_field() {
+        for field in [
+            Field::HttpProxy,
+            Field::HttpsProxy,
+            Field::Username,
+            Field::Password,
+            Field::TrustedCa,
+        ] {
+            let mut input = input("secret");
+            let slot = match field {
+                Field::HttpProxy => &mut input.http_proxy,
+                Field::HttpsProxy => &mut input.https_proxy,
+                Field::Username => &mut input.username,
+                Field::Password => &mut input.password,
+                _ => &mut input.trusted_ca,
+            };
+            *slot = Some(" ".into());
+            let errors = Profile::new(&input).unwrap_err();
+            assert!(
+                errors
+                    .iter()
+                    .any(|f| f.location == Some(field.into()) && f.summary == "Empty value"),
+                "{field:?}: {errors:?}"
+            );
+            assert!(
+                errors.iter().all(|f| f.summary != "No proxy configured"),
+                "{field:?}: {errors:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn revision_moves_only_on_change_including_the_password() {
+        let profile = Profile::new(&input("one")).unwrap();
+        let urls = profile.secret_urls();
+        assert_eq!(profile.revision(None, None).unwrap(), 1);
+        assert_eq!(
+            profile
+                .revision(Some(&stored(4, &profile, &urls)), None)
+                .unwrap(),
+            4
+        );
+        let new_password = Profile::new(&input("two")).unwrap();
+        assert_eq!(
+            new_password
+                .revision(Some(&stored(4, &profile, &urls)), None)
+                .unwrap(),
+            5
+        );
+        let mut moved = input("one");
+        moved.http_proxy = Some("http://proxy2.corp.example:3128".into());
+        let moved = Profile::new(&moved).unwrap();
+        assert_eq!(
+            moved
+                .revision(Some(&stored(4, &profile, &urls)), None)
+                .unwrap(),
+            5
+        );
+    }
+
+    /// From a stored password to a write-only one: the same password keeps
+    /// the revision (compared with the stored URLs), another moves it;
+    /// between write-only passwords only the version counts, and back to a
+    /// stored password (the stored URLs hold none) moves it.
+    #[test]
+    fn revision_with_a_write_only_password_moves_with_its_version() {
+        let profile = Profile::new(&input("one")).unwrap();
+        let urls = profile.secret_urls();
+        let stored_password = stored(4, &profile, &urls);
+        assert_eq!(
+            profile.revision(Some(&stored_password), Some(1)).unwrap(),
+            4
+        );
+        let other = Profile::new(&input("two")).unwrap();
+        assert_eq!(other.revision(Some(&stored_password), Some(1)).unwrap(), 5);
+        let plain = [&profile.http_proxy, &profile.https_proxy]
+            .map(|u| u.as_ref().map(ProxyUrl::to_plain_string));
+        let write_only = StoredRevision {
+            write_only_version: Some(1),
+            ..stored(4, &profile, &plain)
+        };
+        assert_eq!(other.revision(Some(&write_only), Some(1)).unwrap(), 4);
+        assert_eq!(profile.revision(Some(&write_only), Some(2)).unwrap(), 5);
+        assert_eq!(profile.revision(Some(&write_only), None).unwrap(), 5);
+    }
+
+    #[test]
+    fn revision_rejects_invalid_and_overflowing_counters() {
+        let profile = Profile::new(&input("one")).unwrap();
+        let urls = profile.secret_urls();
+        for bad in [0, -3] {
+            let error = profile
+                .revision(Some(&stored(bad, &profile, &urls)), None)
+                .unwrap_err();
+            assert_eq!(
+                (error.location, error.summary.as_str()),
+                (Some(Field::Revision.into()), "Invalid stored revision")
+            );
+        }
+        assert_eq!(
+            profile
+                .revision(Some(&stored(i64::MAX, &profile, &urls)), None)
+                .unwrap(),
+            i64::MAX
+        );
+        let changed = Profile::new(&input("two")).unwrap();
+        let error = changed
+            .revision(Some(&stored(i64::MAX, &profile, &urls)), None)
+            .unwrap_err();
+        assert_eq!(error.summary, "Revision overflow");
+    }
+}

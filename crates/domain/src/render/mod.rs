@@ -1,0 +1,354 @@
+//! Renderers: what each platform consumes, from one set of proxy settings.
+//! Every renderer takes the MERGED NO_PROXY list (from the NO_PROXY engine)
+//! and returns text whose bytes depend only on its inputs.
+//!
+//! # One shape
+//! Every platform is a [`Renderer`]: a struct of the platform's own options
+//! (unit names, OS family, vSphere server...; a unit struct when it has none)
+//! whose `render(&self, Input { settings, cluster, secrets })` returns a
+//! [`Rendering`]: `Result<Rendered<Output>, Vec<Finding>>`. `settings`
+//! holds the proxies, the merged NO_PROXY list and the CA; `cluster` is the
+//! one [`Cluster`] of the NO_PROXY engine, read where needed and never
+//! copied into a per-platform struct; `secrets` says whether proxy URLs carry the credentials, so the
+//! caller renders twice for an output and its `_redacted` twin.
+//!
+//! # Findings
+//! An error means nothing can be rendered: `render` returns `Err` with every
+//! error found (not only the first), warnings included. Warnings alone go in
+//! [`Rendered::warnings`] beside the output. A finding is located at the
+//! [`crate::Field`] it is about: a [`Cluster`] field, a `settings`
+//! field ([`crate::Field::Merged`] with the index of the merged entry,
+//! which the provider traces back to the input that gave it) or one of the
+//! platform's options; `None` when it is about the rendered output as a whole.
+//!
+//! # Adding a platform
+//! 1. `crates/domain/src/render/<platform>.rs`: the options struct, the output, and
+//!    `impl Renderer`, with the platform's rules as findings and a comment
+//!    citing the upstream source of every field name and format; register the
+//!    module below. A new option that findings point at gets a
+//!    [`crate::Field`] variant, mapped to its attribute in
+//!    `src/provider/convert.rs` (`path`).
+//! 2. Its tests in the same file: a golden file through [`tests::golden`]
+//!    (`UPDATE_GOLDEN=1 cargo nextest run --lib` writes it), the real parser
+//!    or published schema of the format as oracle, [`tests::NASTY_PASSWORD`]
+//!    absent from the redacted output.
+//! 3. `src/provider/data_sources/<platform>.rs`: the schema
+//!    (`inputs::proxy_attributes()` plus the options and outputs) and `read`,
+//!    which builds the options and calls `inputs::render_both`; then add it
+//!    to `renderers()` in `src/provider/mod.rs`, which also makes it a
+//!    platform of the `render` function.
+//! 4. `examples/data-sources/<name>/`, the E2E test that applies it with
+//!    Terraform 1.11 and 1.0.3, and `make generate` for docs/.
+
+pub mod aks;
+pub mod capi;
+pub mod cloud_init;
+pub mod eksa;
+pub mod helm;
+pub mod ignition;
+pub mod k8s;
+pub mod kubespray;
+pub mod kyverno;
+pub mod openshift;
+pub mod pod_env;
+pub mod rke2;
+pub mod shell;
+pub mod systemd;
+pub mod talos;
+pub mod tkg;
+pub mod trust;
+pub mod yaml;
+
+use super::proxy_url::ProxyUrl;
+use super::trusted_ca::TrustedCa;
+pub use crate::no_proxy::Cluster;
+use crate::Finding;
+
+/// The minor of a `major.minor[.patch]` release (`v` prefix allowed, all
+/// parts decimal), `None` for another major or another shape.
+pub fn minor_version(version: &str, major: &str) -> Option<u32> {
+    let trimmed = version.strip_prefix('v').unwrap_or(version);
+    let decimal = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+    let mut parts = trimmed.split('.');
+    match (parts.next(), parts.next(), parts.next(), parts.next()) {
+        (Some(first), Some(minor), patch, None)
+            if first == major && decimal(minor) && patch.is_none_or(decimal) =>
+        {
+            minor.parse().ok()
+        }
+        _ => None,
+    }
+}
+
+/// What every renderer reads besides its options.
+#[derive(Debug, Clone, Copy)]
+pub struct Input<'a> {
+    /// The proxies, the merged NO_PROXY list and the trusted CA.
+    pub settings: &'a ProxySettings,
+    /// The cluster the NO_PROXY list was merged for.
+    pub cluster: &'a Cluster,
+    /// Whether proxy URLs carry the credentials.
+    pub secrets: Secrets,
+}
+
+/// What a renderer returns: the output with its warnings, or every error
+/// (warnings included) as findings on the input they are about.
+pub type Rendering<T> = Result<Rendered<T>, Vec<Finding>>;
+
+/// One platform's renderer; `self` holds the platform's own options.
+pub trait Renderer {
+    /// What the platform consumes.
+    type Output;
+
+    /// Renders `input.settings` for `input.cluster`.
+    fn render(&self, input: Input) -> Rendering<Self::Output>;
+}
+
+/// A renderer's output and the warnings that come with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered<T> {
+    /// The output.
+    pub output: T,
+    /// Warnings (findings that do not stop rendering).
+    pub warnings: Vec<Finding>,
+}
+
+impl<T> Rendered<T> {
+    /// `output` without warnings.
+    pub fn new(output: T) -> Self {
+        Self {
+            output,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// `output` with `findings` when none is an error, else the findings.
+    pub fn checked(output: T, findings: Vec<Finding>) -> Result<Self, Vec<Finding>> {
+        if findings.iter().any(Finding::is_error) {
+            Err(findings)
+        } else {
+            Ok(Self {
+                output,
+                warnings: findings,
+            })
+        }
+    }
+}
+
+/// Proxy settings ready to render.
+#[derive(Debug, Clone)]
+pub struct ProxySettings {
+    /// Proxy for `http://` destinations.
+    pub http_proxy: Option<ProxyUrl>,
+    /// Proxy for `https://` destinations.
+    pub https_proxy: Option<ProxyUrl>,
+    /// The merged NO_PROXY list.
+    pub no_proxy: Vec<String>,
+    /// The trusted CA bundle.
+    pub trusted_ca: Option<TrustedCa>,
+    /// The source profile's revision, which moves exactly when the
+    /// effective settings change (`None` without a profile).
+    pub revision: Option<i64>,
+}
+
+/// Whether rendered text carries the credentials or a redacted stand-in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Secrets {
+    /// The real, percent-encoded credentials: the output is secret.
+    Include,
+    /// The password replaced by `***`: safe to show.
+    Redact,
+}
+
+impl ProxySettings {
+    /// A proxy URL as text, with or without the credentials.
+    pub fn url(url: &ProxyUrl, secrets: Secrets) -> String {
+        match secrets {
+            Secrets::Include => url.to_secret_string(),
+            Secrets::Redact => url.to_redacted_string(),
+        }
+    }
+
+    /// The NO_PROXY value (comma-joined list).
+    pub fn no_proxy_value(&self) -> String {
+        self.no_proxy.join(",")
+    }
+
+    /// The environment variables every client family reads, upper- and
+    /// lowercase, in a fixed order: HTTP_PROXY, http_proxy, HTTPS_PROXY,
+    /// https_proxy, NO_PROXY, no_proxy (absent proxies left out).
+    pub fn variables(&self, secrets: Secrets) -> Vec<(&'static str, String)> {
+        let mut out = Vec::with_capacity(6);
+        if let Some(url) = &self.http_proxy {
+            let value = Self::url(url, secrets);
+            out.push(("HTTP_PROXY", value.clone()));
+            out.push(("http_proxy", value));
+        }
+        if let Some(url) = &self.https_proxy {
+            let value = Self::url(url, secrets);
+            out.push(("HTTPS_PROXY", value.clone()));
+            out.push(("https_proxy", value));
+        }
+        let no_proxy = self.no_proxy_value();
+        out.push(("NO_PROXY", no_proxy.clone()));
+        out.push(("no_proxy", no_proxy));
+        out
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::proxy_url::ProxyCredentials;
+
+    /// The password every renderer test uses: `%`, `"`, `\`, `$`, `'`, space and `@`.
+    pub(crate) const NASTY_PASSWORD: &str = r#"p%40ss "w\rd" $HOME 'x'@y"#;
+
+    /// Settings with credentials and a typical merged list.
+    pub(crate) fn settings() -> ProxySettings {
+        let credentials = ProxyCredentials::new("svc-proxy", NASTY_PASSWORD).unwrap();
+        let http = ProxyUrl::parse(crate::Field::HttpProxy, "http://proxy.corp.example:3128")
+            .unwrap()
+            .with_credentials(credentials.clone());
+        let https = ProxyUrl::parse(crate::Field::HttpsProxy, "http://proxy.corp.example:3129")
+            .unwrap()
+            .with_credentials(credentials);
+        ProxySettings {
+            http_proxy: Some(http),
+            https_proxy: Some(https),
+            no_proxy: [
+                "registry.corp.example",
+                "10.96.0.0/12",
+                "192.168.0.0/16",
+                "cluster.local",
+                ".svc",
+                "localhost",
+                "127.0.0.1",
+            ]
+            .map(str::to_owned)
+            .to_vec(),
+            trusted_ca: None,
+            revision: None,
+        }
+    }
+
+    /// Compares `actual` with tests/golden/<name>, or rewrites it when UPDATE_GOLDEN is set.
+    pub(crate) fn golden(name: &str, actual: &str) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/golden")
+            .join(name);
+        if std::env::var_os("UPDATE_GOLDEN").is_some() {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, actual).unwrap();
+            return;
+        }
+        let expected = std::fs::read_to_string(&path)
+            .unwrap_or_else(|_| panic!("{} is missing; run with UPDATE_GOLDEN=1", path.display()));
+        assert_eq!(
+            actual, expected,
+            "{name} differs from its golden file (byte stability)"
+        );
+    }
+
+    #[test]
+    fn variables_come_in_both_cases_in_a_fixed_order() {
+        let names: Vec<_> = settings()
+            .variables(Secrets::Redact)
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "HTTP_PROXY",
+                "http_proxy",
+                "HTTPS_PROXY",
+                "https_proxy",
+                "NO_PROXY",
+                "no_proxy"
+            ]
+        );
+        let secret = settings().variables(Secrets::Include);
+        assert!(secret[0].1.contains("p%2540ss"), "{}", secret[0].1);
+        assert!(!settings().variables(Secrets::Redact)[0]
+            .1
+            .contains("p%2540ss"));
+    }
+
+    /// `settings()` with `password` and a NO_PROXY list of `entries` names.
+    fn with_password(password: &str, entries: usize) -> ProxySettings {
+        let credentials = ProxyCredentials::new("svc-proxy", password).unwrap();
+        let mut s = settings();
+        for url in [&mut s.http_proxy, &mut s.https_proxy] {
+            *url = url.take().map(|u| u.with_credentials(credentials.clone()));
+        }
+        s.no_proxy = (0..entries)
+            .map(|i| format!("host-{i}.corp.example"))
+            .collect();
+        s
+    }
+
+    /// What a renderer finds (errors and warnings alike), whatever it renders.
+    fn findings<R: Renderer>(
+        renderer: &R,
+        settings: &ProxySettings,
+        cluster: &Cluster,
+    ) -> Vec<Finding> {
+        match renderer.render(Input {
+            settings,
+            cluster,
+            secrets: Secrets::Include,
+        }) {
+            Ok(rendered) => rendered.warnings,
+            Err(findings) => findings,
+        }
+    }
+
+    /// No finding depends on the credentials: the limits on sizes and lines
+    /// are measured with the password shown as `***`, so that no message,
+    /// and no finding's presence, tells anything about its length. Sizes
+    /// around each limit: a warning or error must come or go with the
+    /// password's length only if it depended on it.
+    #[test]
+    fn findings_do_not_depend_on_the_password() {
+        let units = vec!["containerd.service".to_owned()];
+        let cluster = Cluster {
+            cloud: Some(crate::no_proxy::Cloud::Aws),
+            ..Cluster::default()
+        };
+        let cloud_init = cloud_init::CloudInit {
+            units: units.clone(),
+            os: trust::OsFamily::Debian,
+        };
+        let dropin = systemd::Systemd {
+            units: units.clone(),
+            os: trust::OsFamily::Debian,
+        };
+        let capi = capi::Capi {
+            units,
+            os: trust::OsFamily::Debian,
+            base64_content: false,
+            cluster_name: None,
+            namespace: "default".to_owned(),
+        };
+        for entries in [0, 250, 330, 340, 400, 500, 1500, 1800, 2500, 3000] {
+            let short = with_password("p", entries);
+            let long = with_password(&"p".repeat(200), entries);
+            assert_eq!(
+                findings(&cloud_init, &short, &cluster),
+                findings(&cloud_init, &long, &cluster),
+                "cloud-init, {entries} entries"
+            );
+            assert_eq!(
+                findings(&dropin, &short, &cluster),
+                findings(&dropin, &long, &cluster),
+                "systemd, {entries} entries"
+            );
+            assert_eq!(
+                findings(&capi, &short, &cluster),
+                findings(&capi, &long, &cluster),
+                "CAPI, {entries} entries"
+            );
+        }
+    }
+}

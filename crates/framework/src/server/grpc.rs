@@ -1,0 +1,816 @@
+//! The protocol-6 `Provider` gRPC service over the in-process [`Server`]:
+//! each RPC converts its request ([`proto`]), calls the server and converts
+//! the response, all under [`guard::run`] (span, panic guard, cancellation).
+
+use prost::Message as _;
+use tonic::{Request, Response, Status};
+
+use super::guard::{self, Subject};
+use super::{ApplyResourceChange, PlanResourceChange, Server, UpgradeResourceState};
+use crate::diagnostics::Diagnostics;
+use crate::function::FunctionError;
+use crate::proto::{self, decode, diagnostics_to_proto, encode, path_to_proto};
+use crate::provider::Provider;
+use crate::value::{msgpack, Value};
+
+/// Largest message Terraform and this server exchange (Terraform's own limit).
+pub const MAX_MESSAGE_SIZE: usize = 64 * 1024 * 1024;
+
+/// Serves a [`Provider`] over the protocol-6 gRPC service.
+pub struct ProviderServer {
+    server: Server,
+}
+
+impl ProviderServer {
+    /// Builds the server, computing every schema once.
+    pub fn new(provider: &dyn Provider) -> Self {
+        Self {
+            server: Server::new(provider),
+        }
+    }
+
+    /// The tonic service, with Terraform's message size limits.
+    pub fn into_service(self) -> proto::provider_server::ProviderServer<Self> {
+        proto::provider_server::ProviderServer::new(self)
+            .max_decoding_message_size(MAX_MESSAGE_SIZE)
+            .max_encoding_message_size(MAX_MESSAGE_SIZE)
+    }
+
+    /// Decodes configurations, states or plans of resource `type_name`, each
+    /// named for diagnostics; stops at the first that fails.
+    fn resource_values<const N: usize>(
+        &self,
+        type_name: &str,
+        values: [(Option<&proto::DynamicValue>, &str); N],
+        diags: &mut Diagnostics,
+    ) -> Option<[Value; N]> {
+        let ty = &self
+            .server
+            .registry()
+            .resource(type_name, diags)?
+            .object_type;
+        let mut decoded = Vec::with_capacity(N);
+        for (value, what) in values {
+            decoded.push(decode(value, ty, what, diags)?);
+        }
+        decoded.try_into().ok()
+    }
+
+    /// Encodes a state or plan of resource `type_name`.
+    fn resource_state(
+        &self,
+        type_name: &str,
+        value: &Value,
+        diags: &mut Diagnostics,
+    ) -> Option<proto::DynamicValue> {
+        let resource = self.server.registry().resource(type_name, diags)?;
+        encode(value, &resource.object_type, diags)
+    }
+
+    /// Decodes the configuration of data source `type_name`.
+    fn data_source_config(
+        &self,
+        type_name: &str,
+        value: Option<&proto::DynamicValue>,
+        diags: &mut Diagnostics,
+    ) -> Option<Value> {
+        let data_source = self.server.registry().data_source(type_name, diags)?;
+        decode(value, &data_source.object_type, "configuration", diags)
+    }
+
+    /// Decodes the provider configuration.
+    fn provider_config(
+        &self,
+        value: Option<&proto::DynamicValue>,
+        diags: &mut Diagnostics,
+    ) -> Option<Value> {
+        let ty = self.server.registry().provider_type();
+        decode(value, ty, "provider configuration", diags)
+    }
+
+    /// Runs a body that only checks, under [`guard::run`]; its diagnostics.
+    fn checked(
+        &self,
+        rpc: &'static str,
+        subject: Subject<'_>,
+        request_bytes: usize,
+        body: impl FnOnce(&mut Diagnostics) -> Option<()>,
+    ) -> Vec<proto::Diagnostic> {
+        diagnostics_to_proto(&guard::run(rpc, subject, request_bytes, body).1)
+    }
+
+    /// CallFunction's body: decodes the arguments (an undecodable one is
+    /// blamed by position), calls the function, encodes the result.
+    fn call(
+        &self,
+        request: &proto::call_function::Request,
+    ) -> Result<proto::DynamicValue, FunctionError> {
+        let signature = self
+            .server
+            .function_signature(&request.name, request.arguments.len())?;
+        let mut arguments = Vec::with_capacity(request.arguments.len());
+        for (index, (argument, parameter)) in request
+            .arguments
+            .iter()
+            .zip(&signature.parameters)
+            .enumerate()
+        {
+            let mut diags = Diagnostics::new();
+            let value = decode(
+                Some(argument),
+                &parameter.ty,
+                "function argument",
+                &mut diags,
+            )
+            .filter(|_| !diags.has_errors())
+            .ok_or_else(|| {
+                FunctionError::argument(index, format!("{} could not be decoded.", parameter.name))
+            })?;
+            arguments.push(value);
+        }
+        let result = self.server.call_function(&request.name, &arguments)?;
+        msgpack::encode(&result, &signature.returns)
+            .map(|bytes| proto::DynamicValue {
+                msgpack: bytes,
+                json: Vec::new(),
+            })
+            .map_err(|e| FunctionError {
+                text: format!("Provider bug: the result could not be encoded: {e}."),
+                argument: None,
+            })
+    }
+}
+
+#[tonic::async_trait]
+impl proto::provider_server::Provider for ProviderServer {
+    async fn get_metadata(
+        &self,
+        _request: Request<proto::get_metadata::Request>,
+    ) -> Result<Response<proto::get_metadata::Response>, Status> {
+        let (metadata, diags) = guard::run("GetMetadata", Subject::Provider, 0, |_| {
+            self.server.get_metadata()
+        });
+        let metadata = metadata.unwrap_or_else(|| super::Metadata {
+            resources: Vec::new(),
+            data_sources: Vec::new(),
+            functions: Vec::new(),
+        });
+        Ok(Response::new(proto::get_metadata::Response {
+            server_capabilities: Some(proto::capabilities()),
+            diagnostics: diagnostics_to_proto(&diags),
+            data_sources: metadata
+                .data_sources
+                .iter()
+                .map(|name| proto::get_metadata::DataSourceMetadata {
+                    type_name: name.to_string(),
+                })
+                .collect(),
+            resources: metadata
+                .resources
+                .iter()
+                .map(|name| proto::get_metadata::ResourceMetadata {
+                    type_name: name.to_string(),
+                })
+                .collect(),
+            functions: metadata
+                .functions
+                .iter()
+                .map(|name| proto::get_metadata::FunctionMetadata {
+                    name: name.to_string(),
+                })
+                .collect(),
+        }))
+    }
+
+    async fn get_provider_schema(
+        &self,
+        _request: Request<proto::get_provider_schema::Request>,
+    ) -> Result<Response<proto::get_provider_schema::Response>, Status> {
+        let (response, diags) = guard::run("GetProviderSchema", Subject::Provider, 0, |_| {
+            proto::provider_schema(&self.server.get_provider_schema())
+        });
+        let mut response = response.unwrap_or_default();
+        response.diagnostics.extend(diagnostics_to_proto(&diags));
+        Ok(Response::new(response))
+    }
+
+    async fn validate_provider_config(
+        &self,
+        request: Request<proto::validate_provider_config::Request>,
+    ) -> Result<Response<proto::validate_provider_config::Response>, Status> {
+        let request = request.into_inner();
+        let bytes = request.encoded_len();
+        let diagnostics = self.checked(
+            "ValidateProviderConfig",
+            Subject::Provider,
+            bytes,
+            |diags| {
+                let config = self.provider_config(request.config.as_ref(), diags)?;
+                self.server.validate_provider_config(&config, diags);
+                Some(())
+            },
+        );
+        Ok(Response::new(proto::validate_provider_config::Response {
+            diagnostics,
+        }))
+    }
+
+    async fn validate_resource_config(
+        &self,
+        request: Request<proto::validate_resource_config::Request>,
+    ) -> Result<Response<proto::validate_resource_config::Response>, Status> {
+        let request = request.into_inner();
+        let bytes = request.encoded_len();
+        let diagnostics = self.checked(
+            "ValidateResourceConfig",
+            Subject::Resource(&request.type_name),
+            bytes,
+            |diags| {
+                let [config] = self.resource_values(
+                    &request.type_name,
+                    [(request.config.as_ref(), "configuration")],
+                    diags,
+                )?;
+                let write_only_allowed = request
+                    .client_capabilities
+                    .as_ref()
+                    .is_some_and(|c| c.write_only_attributes_allowed);
+                self.server.validate_resource_config(
+                    &request.type_name,
+                    &config,
+                    write_only_allowed,
+                    diags,
+                );
+                Some(())
+            },
+        );
+        Ok(Response::new(proto::validate_resource_config::Response {
+            diagnostics,
+        }))
+    }
+
+    async fn validate_data_resource_config(
+        &self,
+        request: Request<proto::validate_data_resource_config::Request>,
+    ) -> Result<Response<proto::validate_data_resource_config::Response>, Status> {
+        let request = request.into_inner();
+        let bytes = request.encoded_len();
+        let diagnostics = self.checked(
+            "ValidateDataResourceConfig",
+            Subject::DataSource(&request.type_name),
+            bytes,
+            |diags| {
+                let config =
+                    self.data_source_config(&request.type_name, request.config.as_ref(), diags)?;
+                self.server
+                    .validate_data_resource_config(&request.type_name, &config, diags);
+                Some(())
+            },
+        );
+        Ok(Response::new(
+            proto::validate_data_resource_config::Response { diagnostics },
+        ))
+    }
+
+    async fn upgrade_resource_state(
+        &self,
+        request: Request<proto::upgrade_resource_state::Request>,
+    ) -> Result<Response<proto::upgrade_resource_state::Response>, Status> {
+        let request = request.into_inner();
+        let bytes = request.encoded_len();
+        let (state, diags) = guard::run(
+            "UpgradeResourceState",
+            Subject::Resource(&request.type_name),
+            bytes,
+            |diags| {
+                let raw = request.raw_state.as_ref().map(|r| r.json.as_slice());
+                let upgraded = self.server.upgrade_resource_state(
+                    UpgradeResourceState {
+                        type_name: &request.type_name,
+                        version: request.version,
+                        raw_json: raw.unwrap_or_default(),
+                    },
+                    diags,
+                )?;
+                self.resource_state(&request.type_name, &upgraded, diags)
+            },
+        );
+        Ok(Response::new(proto::upgrade_resource_state::Response {
+            upgraded_state: state.flatten(),
+            diagnostics: diagnostics_to_proto(&diags),
+        }))
+    }
+
+    async fn configure_provider(
+        &self,
+        request: Request<proto::configure_provider::Request>,
+    ) -> Result<Response<proto::configure_provider::Response>, Status> {
+        let request = request.into_inner();
+        let bytes = request.encoded_len();
+        let diagnostics = self.checked("ConfigureProvider", Subject::Provider, bytes, |diags| {
+            let config = self.provider_config(request.config.as_ref(), diags)?;
+            self.server
+                .configure_provider(&request.terraform_version, &config, diags);
+            Some(())
+        });
+        Ok(Response::new(proto::configure_provider::Response {
+            diagnostics,
+        }))
+    }
+
+    async fn read_resource(
+        &self,
+        request: Request<proto::read_resource::Request>,
+    ) -> Result<Response<proto::read_resource::Response>, Status> {
+        let request = request.into_inner();
+        let bytes = request.encoded_len();
+        let (state, diags) = guard::run(
+            "ReadResource",
+            Subject::Resource(&request.type_name),
+            bytes,
+            |diags| {
+                let [current] = self.resource_values(
+                    &request.type_name,
+                    [(request.current_state.as_ref(), "current state")],
+                    diags,
+                )?;
+                let new_state = self
+                    .server
+                    .read_resource(&request.type_name, &current, diags)?;
+                self.resource_state(&request.type_name, &new_state, diags)
+            },
+        );
+        let failed = diags.has_errors();
+        Ok(Response::new(proto::read_resource::Response {
+            // On error Terraform keeps the prior state; never send a half result.
+            new_state: if failed { None } else { state.flatten() },
+            diagnostics: diagnostics_to_proto(&diags),
+            private: request.private,
+        }))
+    }
+
+    async fn plan_resource_change(
+        &self,
+        request: Request<proto::plan_resource_change::Request>,
+    ) -> Result<Response<proto::plan_resource_change::Response>, Status> {
+        let request = request.into_inner();
+        let bytes = request.encoded_len();
+        let (plan, diags) = guard::run(
+            "PlanResourceChange",
+            Subject::Resource(&request.type_name),
+            bytes,
+            |diags| {
+                let name = &request.type_name;
+                let [prior_state, proposed_new_state, config] = self.resource_values(
+                    name,
+                    [
+                        (request.prior_state.as_ref(), "prior state"),
+                        (request.proposed_new_state.as_ref(), "proposed state"),
+                        (request.config.as_ref(), "configuration"),
+                    ],
+                    diags,
+                )?;
+                let planned = self.server.plan_resource_change(
+                    PlanResourceChange {
+                        type_name: name,
+                        prior_state,
+                        proposed_new_state,
+                        config,
+                    },
+                    diags,
+                )?;
+                let state = self.resource_state(name, &planned.planned_state, diags)?;
+                Some((state, planned.requires_replace))
+            },
+        );
+        let (planned_state, requires_replace) = match plan.flatten() {
+            Some((state, replace)) if !diags.has_errors() => (Some(state), replace),
+            _ => (None, Vec::new()),
+        };
+        Ok(Response::new(proto::plan_resource_change::Response {
+            planned_state,
+            requires_replace: requires_replace.iter().map(path_to_proto).collect(),
+            planned_private: request.prior_private,
+            diagnostics: diagnostics_to_proto(&diags),
+        }))
+    }
+
+    async fn apply_resource_change(
+        &self,
+        request: Request<proto::apply_resource_change::Request>,
+    ) -> Result<Response<proto::apply_resource_change::Response>, Status> {
+        let request = request.into_inner();
+        let bytes = request.encoded_len();
+        let (state, diags) = guard::run(
+            "ApplyResourceChange",
+            Subject::Resource(&request.type_name),
+            bytes,
+            |diags| {
+                let name = &request.type_name;
+                let [prior_state, planned_state, config] = self.resource_values(
+                    name,
+                    [
+                        (request.prior_state.as_ref(), "prior state"),
+                        (request.planned_state.as_ref(), "planned state"),
+                        (request.config.as_ref(), "configuration"),
+                    ],
+                    diags,
+                )?;
+                let new_state = self.server.apply_resource_change(
+                    ApplyResourceChange {
+                        type_name: name,
+                        prior_state,
+                        planned_state,
+                        config,
+                    },
+                    diags,
+                )?;
+                self.resource_state(name, &new_state, diags)
+            },
+        );
+        let failed = diags.has_errors();
+        Ok(Response::new(proto::apply_resource_change::Response {
+            // On failure the prior state stays authoritative: Terraform keeps
+            // it when new_state is absent, so nothing is lost.
+            new_state: if failed {
+                request.prior_state
+            } else {
+                state.flatten()
+            },
+            private: request.planned_private,
+            diagnostics: diagnostics_to_proto(&diags),
+        }))
+    }
+
+    async fn import_resource_state(
+        &self,
+        request: Request<proto::import_resource_state::Request>,
+    ) -> Result<Response<proto::import_resource_state::Response>, Status> {
+        let request = request.into_inner();
+        let bytes = request.encoded_len();
+        let (state, diags) = guard::run(
+            "ImportResourceState",
+            Subject::Resource(&request.type_name),
+            bytes,
+            |diags| {
+                let imported =
+                    self.server
+                        .import_resource_state(&request.type_name, &request.id, diags)?;
+                self.resource_state(&request.type_name, &imported, diags)
+            },
+        );
+        let imported_resources = match state.flatten() {
+            Some(state) if !diags.has_errors() => {
+                vec![proto::import_resource_state::ImportedResource {
+                    type_name: request.type_name,
+                    state: Some(state),
+                    private: Vec::new(),
+                }]
+            }
+            _ => Vec::new(),
+        };
+        Ok(Response::new(proto::import_resource_state::Response {
+            imported_resources,
+            diagnostics: diagnostics_to_proto(&diags),
+        }))
+    }
+
+    async fn read_data_source(
+        &self,
+        request: Request<proto::read_data_source::Request>,
+    ) -> Result<Response<proto::read_data_source::Response>, Status> {
+        let request = request.into_inner();
+        let bytes = request.encoded_len();
+        let (state, diags) = guard::run(
+            "ReadDataSource",
+            Subject::DataSource(&request.type_name),
+            bytes,
+            |diags| {
+                let name = &request.type_name;
+                let config = self.data_source_config(name, request.config.as_ref(), diags)?;
+                let state = self.server.read_data_source(name, config, diags)?;
+                let ty = &self.server.registry().data_source(name, diags)?.object_type;
+                encode(&state, ty, diags)
+            },
+        );
+        let failed = diags.has_errors();
+        Ok(Response::new(proto::read_data_source::Response {
+            state: if failed { None } else { state.flatten() },
+            diagnostics: diagnostics_to_proto(&diags),
+        }))
+    }
+
+    async fn get_functions(
+        &self,
+        _request: Request<proto::get_functions::Request>,
+    ) -> Result<Response<proto::get_functions::Response>, Status> {
+        let (functions, diags) = guard::run("GetFunctions", Subject::Provider, 0, |_| {
+            proto::functions(&self.server.get_functions())
+        });
+        Ok(Response::new(proto::get_functions::Response {
+            functions: functions.unwrap_or_default(),
+            diagnostics: diagnostics_to_proto(&diags),
+        }))
+    }
+
+    async fn call_function(
+        &self,
+        request: Request<proto::call_function::Request>,
+    ) -> Result<Response<proto::call_function::Response>, Status> {
+        let request = request.into_inner();
+        let bytes = request.encoded_len();
+        let (result, diags) = guard::run(
+            "CallFunction",
+            Subject::Function(&request.name),
+            bytes,
+            |_| self.call(&request),
+        );
+        let result = result.unwrap_or_else(|| {
+            Err(FunctionError {
+                text: details(&diags),
+                argument: None,
+            })
+        });
+        Ok(Response::new(match result {
+            Ok(result) => proto::call_function::Response {
+                result: Some(result),
+                error: None,
+            },
+            Err(error) => proto::call_function::Response {
+                result: None,
+                error: Some(proto::function_error(error)),
+            },
+        }))
+    }
+
+    async fn stop_provider(
+        &self,
+        _request: Request<proto::stop_provider::Request>,
+    ) -> Result<Response<proto::stop_provider::Response>, Status> {
+        let (stopped, diags) =
+            guard::run_to_completion("StopProvider", Subject::Provider, 0, |_| {
+                self.server.stop_provider();
+            });
+        let error = match stopped {
+            Some(()) => String::new(),
+            None => details(&diags),
+        };
+        Ok(Response::new(proto::stop_provider::Response { error }))
+    }
+}
+
+/// The details of `diags`, for responses that carry a text instead.
+fn details(diags: &Diagnostics) -> String {
+    diags
+        .iter()
+        .map(|d| d.detail.clone())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+    use crate::data_source::DataSource;
+    use crate::function::Function;
+    use crate::resource::Resource;
+    use crate::schema::{Attribute, Schema};
+    use crate::value::Type;
+    use proto::provider_server::Provider as _;
+
+    /// A resource whose import leaves an attribute unknown.
+    struct HalfImported;
+
+    impl Resource for HalfImported {
+        fn type_name(&self) -> &'static str {
+            "test_half"
+        }
+
+        fn schema(&self) -> Schema {
+            Schema::new("", vec![Attribute::computed("id", Type::String, "")])
+        }
+
+        fn apply(
+            &self,
+            _prior: Option<&Value>,
+            _config: &Value,
+            planned: &Value,
+            _diags: &mut Diagnostics,
+        ) -> Option<Value> {
+            Some(planned.clone())
+        }
+
+        fn import(&self, _id: &str, _diags: &mut Diagnostics) -> Option<Value> {
+            Some(Value::object([("id".to_owned(), Value::unknown())]))
+        }
+    }
+
+    struct TestProvider;
+
+    impl Provider for TestProvider {
+        fn schema(&self) -> Schema {
+            Schema::new("", Vec::new())
+        }
+
+        fn resources(&self) -> Vec<Arc<dyn Resource>> {
+            vec![Arc::new(HalfImported)]
+        }
+
+        fn data_sources(&self) -> Vec<Arc<dyn DataSource>> {
+            Vec::new()
+        }
+
+        fn functions(&self) -> Vec<Arc<dyn Function>> {
+            Vec::new()
+        }
+    }
+
+    /// An import that yields unknown values is an error, never an empty
+    /// result Terraform would read as "nothing to import".
+    #[tokio::test]
+    async fn import_of_an_incomplete_object_is_a_diagnostic() {
+        let server = ProviderServer::new(&TestProvider);
+        let response = server
+            .import_resource_state(Request::new(proto::import_resource_state::Request {
+                type_name: "test_half".into(),
+                id: "x".into(),
+                ..Default::default()
+            }))
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(response.imported_resources.is_empty());
+        assert_eq!(response.diagnostics.len(), 1, "{:?}", response.diagnostics);
+        assert_eq!(
+            response.diagnostics[0].summary,
+            "Import produced an incomplete state"
+        );
+    }
+
+    /// A function whose signature panics.
+    struct Broken;
+
+    impl Function for Broken {
+        fn name(&self) -> &'static str {
+            "broken"
+        }
+
+        fn signature(&self) -> crate::function::Signature {
+            panic!("broken signature")
+        }
+
+        fn call(&self, _arguments: &[Value]) -> Result<Value, FunctionError> {
+            Ok(Value::null())
+        }
+    }
+
+    struct BrokenProvider;
+
+    impl Provider for BrokenProvider {
+        fn schema(&self) -> Schema {
+            Schema::new("", Vec::new())
+        }
+
+        fn resources(&self) -> Vec<Arc<dyn Resource>> {
+            Vec::new()
+        }
+
+        fn data_sources(&self) -> Vec<Arc<dyn DataSource>> {
+            Vec::new()
+        }
+
+        fn functions(&self) -> Vec<Arc<dyn Function>> {
+            vec![Arc::new(Broken)]
+        }
+    }
+
+    /// A panic while serving GetFunctions is an error diagnostic, not a
+    /// crashed handler.
+    #[tokio::test]
+    async fn a_panic_in_get_functions_is_a_diagnostic() {
+        let response = ProviderServer::new(&BrokenProvider)
+            .get_functions(Request::new(proto::get_functions::Request {}))
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(response.functions.is_empty());
+        assert_eq!(response.diagnostics.len(), 1, "{:?}", response.diagnostics);
+        assert_eq!(response.diagnostics[0].summary, "Provider internal error");
+    }
+
+    /// Records the `tf_rpc` field of every span opened.
+    #[derive(Clone, Default)]
+    struct SpanNames(Arc<Mutex<Vec<String>>>);
+
+    impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for SpanNames {
+        fn on_new_span(
+            &self,
+            attrs: &tracing::span::Attributes<'_>,
+            _id: &tracing::span::Id,
+            _ctx: tracing_subscriber::layer::Context<'_, S>,
+        ) {
+            struct Rpc(Option<String>);
+            impl tracing::field::Visit for Rpc {
+                fn record_debug(&mut self, _: &tracing::field::Field, _: &dyn std::fmt::Debug) {}
+                fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+                    if field.name() == "tf_rpc" {
+                        self.0 = Some(value.to_owned());
+                    }
+                }
+            }
+            let mut rpc = Rpc(None);
+            attrs.record(&mut rpc);
+            if let Some(rpc) = rpc.0 {
+                self.0.lock().unwrap().push(rpc);
+            }
+        }
+    }
+
+    /// Every RPC of the service runs in an `rpc` span named as Terraform
+    /// names the RPC.
+    #[test]
+    fn every_rpc_runs_in_a_span() {
+        use tracing_subscriber::layer::SubscriberExt as _;
+        let names = SpanNames::default();
+        let subscriber = tracing_subscriber::registry().with(names.clone());
+        let server = ProviderServer::new(&TestProvider);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        tracing::subscriber::with_default(subscriber, || {
+            runtime.block_on(async {
+                let s = &server;
+                s.get_metadata(Request::new(Default::default()))
+                    .await
+                    .unwrap();
+                s.get_provider_schema(Request::new(Default::default()))
+                    .await
+                    .unwrap();
+                proto::provider_server::Provider::validate_provider_config(
+                    s,
+                    Request::new(Default::default()),
+                )
+                .await
+                .unwrap();
+                s.validate_resource_config(Request::new(Default::default()))
+                    .await
+                    .unwrap();
+                s.validate_data_resource_config(Request::new(Default::default()))
+                    .await
+                    .unwrap();
+                s.upgrade_resource_state(Request::new(Default::default()))
+                    .await
+                    .unwrap();
+                s.configure_provider(Request::new(Default::default()))
+                    .await
+                    .unwrap();
+                s.read_resource(Request::new(Default::default()))
+                    .await
+                    .unwrap();
+                s.plan_resource_change(Request::new(Default::default()))
+                    .await
+                    .unwrap();
+                s.apply_resource_change(Request::new(Default::default()))
+                    .await
+                    .unwrap();
+                s.import_resource_state(Request::new(Default::default()))
+                    .await
+                    .unwrap();
+                s.read_data_source(Request::new(Default::default()))
+                    .await
+                    .unwrap();
+                s.get_functions(Request::new(Default::default()))
+                    .await
+                    .unwrap();
+                s.call_function(Request::new(Default::default()))
+                    .await
+                    .unwrap();
+                s.stop_provider(Request::new(Default::default()))
+                    .await
+                    .unwrap();
+            });
+        });
+        assert_eq!(
+            *names.0.lock().unwrap(),
+            [
+                "GetMetadata",
+                "GetProviderSchema",
+                "ValidateProviderConfig",
+                "ValidateResourceConfig",
+                "ValidateDataResourceConfig",
+                "UpgradeResourceState",
+                "ConfigureProvider",
+                "ReadResource",
+                "PlanResourceChange",
+                "ApplyResourceChange",
+                "ImportResourceState",
+                "ReadDataSource",
+                "GetFunctions",
+                "CallFunction",
+                "StopProvider",
+            ]
+        );
+    }
+}

@@ -1,0 +1,180 @@
+//! What every RPC runs under, in one place: a tracing span named as
+//! terraform-plugin-go names its fields (`tf_rpc`, `tf_req_id`,
+//! `tf_resource_type`, ...), timing, a panic guard that turns a bug into an
+//! error diagnostic, and a cancellation flag [`cancel_in_flight`] sets.
+
+use std::collections::BTreeMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::Instant;
+
+use crate::diagnostics::{Diagnostic, Diagnostics};
+use clusterproxy_cancel as cancel;
+
+/// The cancellation flags of the requests in flight, by request id.
+static IN_FLIGHT: Mutex<BTreeMap<u64, cancel::Flag>> = Mutex::new(BTreeMap::new());
+
+/// The id of the next request (logged as `tf_req_id`).
+static NEXT_REQUEST_ID: AtomicU64 = AtomicU64::new(1);
+
+/// Cancels every request in flight (StopProvider, a stop signal, the host
+/// gone): each stops at its next cancellation point and answers with an
+/// error diagnostic. Requests that arrive later run normally.
+pub fn cancel_in_flight() {
+    let in_flight = IN_FLIGHT.lock().unwrap_or_else(PoisonError::into_inner);
+    for flag in in_flight.values() {
+        flag.cancel();
+    }
+}
+
+/// What an RPC is about, logged as terraform-plugin-go names it
+/// (`tf_resource_type`, `tf_data_source_type`, `tf_function_name`).
+#[derive(Clone, Copy)]
+pub enum Subject<'a> {
+    /// The provider itself.
+    Provider,
+    /// A managed resource type.
+    Resource(&'a str),
+    /// A data source type.
+    DataSource(&'a str),
+    /// A provider function.
+    Function(&'a str),
+}
+
+/// Whether [`cancel_in_flight`] reaches an RPC.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Cancel {
+    /// The RPC stops when cancelled, its result discarded.
+    Cancellable,
+    /// The RPC always completes (StopProvider itself).
+    Never,
+}
+
+/// Runs one RPC body with its span, timing, panic guard and cancellation: a
+/// cancelled body's result is discarded. Returns the body's result (`None`
+/// after a panic or a cancellation) and the diagnostics.
+///
+/// `request_bytes` is the size of the request: bodies of small requests run
+/// on the runtime's worker, larger ones are handed a thread of their own
+/// ([`INLINE_LIMIT`]).
+pub fn run<T>(
+    rpc: &'static str,
+    subject: Subject<'_>,
+    request_bytes: usize,
+    body: impl FnOnce(&mut Diagnostics) -> T,
+) -> (Option<T>, Diagnostics) {
+    guarded(rpc, subject, Cancel::Cancellable, request_bytes, body)
+}
+
+/// [`run`] for an RPC that [`cancel_in_flight`] does not reach
+/// (StopProvider itself).
+pub fn run_to_completion<T>(
+    rpc: &'static str,
+    subject: Subject<'_>,
+    request_bytes: usize,
+    body: impl FnOnce(&mut Diagnostics) -> T,
+) -> (Option<T>, Diagnostics) {
+    guarded(rpc, subject, Cancel::Never, request_bytes, body)
+}
+
+/// Requests up to this size run on the worker that received them: their
+/// work takes well under a millisecond, less than handing the worker's other
+/// tasks to another thread would cost (a plan reads hundreds of small data
+/// sources). Larger ones run under `block_in_place`, so that signals,
+/// StopProvider and other connections are served while they compute.
+pub const INLINE_LIMIT: usize = 16 * 1024;
+
+fn guarded<T>(
+    rpc: &'static str,
+    subject: Subject<'_>,
+    cancel: Cancel,
+    request_bytes: usize,
+    body: impl FnOnce(&mut Diagnostics) -> T,
+) -> (Option<T>, Diagnostics) {
+    let request_id = NEXT_REQUEST_ID.fetch_add(1, Ordering::Relaxed);
+    let span = match subject {
+        Subject::Provider => tracing::debug_span!("rpc", tf_rpc = rpc, tf_req_id = request_id),
+        Subject::Resource(name) => tracing::debug_span!(
+            "rpc",
+            tf_rpc = rpc,
+            tf_req_id = request_id,
+            tf_resource_type = name
+        ),
+        Subject::DataSource(name) => tracing::debug_span!(
+            "rpc",
+            tf_rpc = rpc,
+            tf_req_id = request_id,
+            tf_data_source_type = name
+        ),
+        Subject::Function(name) => tracing::debug_span!(
+            "rpc",
+            tf_rpc = rpc,
+            tf_req_id = request_id,
+            tf_function_name = name
+        ),
+    };
+    let _entered = span.enter();
+    let started = Instant::now();
+    tracing::debug!("received request");
+    let mut diags = Diagnostics::new();
+    let flag = cancel::Flag::new();
+    if cancel == Cancel::Cancellable {
+        IN_FLIGHT
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(request_id, flag.clone());
+    }
+    let work = || {
+        catch_unwind(AssertUnwindSafe(|| {
+            cancel::scope(&flag, || body(&mut diags))
+        }))
+    };
+    let result = if request_bytes <= INLINE_LIMIT {
+        work()
+    } else {
+        blocking(work)
+    };
+    if cancel == Cancel::Cancellable {
+        IN_FLIGHT
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&request_id);
+    }
+    let result = match result {
+        Ok(_) if flag.is_cancelled() => {
+            diags = Diagnostics::new();
+            diags.push(Diagnostic::error(
+                "Provider stopped",
+                format!("The provider was asked to stop (StopProvider, a signal, or Terraform closed its connection) while handling {rpc}; the request was cancelled."),
+            ));
+            None
+        }
+        Ok(value) => Some(value),
+        Err(_) => {
+            diags.push(Diagnostic::error(
+                "Provider internal error",
+                format!("The provider failed while handling {rpc}. Please report this issue to the provider developers."),
+            ));
+            None
+        }
+    };
+    tracing::debug!(
+        tf_req_duration_ms = started.elapsed().as_millis() as u64,
+        diagnostics = diags.iter().count(),
+        "served request"
+    );
+    (result, diags)
+}
+
+/// Runs `work` on this thread; inside a multi-threaded runtime the worker
+/// hands its other tasks (signals, other connections) to another thread first.
+fn blocking<R>(work: impl FnOnce() -> R) -> R {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    match Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(work)
+        }
+        _ => work(),
+    }
+}
