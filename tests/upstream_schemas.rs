@@ -160,6 +160,10 @@ const GOLDEN: &[(&str, &str, Check)] = &[
     ("tkg/cluster-class-variable.json", "TKG 2.2 AWS ClusterClass `proxy` variable", Check::ClusterClassVariable("tkg/aws-0.29.0/proxy-variable.json")),
     ("tkg/cluster-class-variable.json", "TKG 2.2 Azure ClusterClass `proxy` variable", Check::ClusterClassVariable("tkg/azure-0.29.0/proxy-variable.json")),
     ("tkg/cluster-class-variable-system-wide.json", "TKG 2.2 vSphere ClusterClass `proxy` variable", Check::ClusterClassVariable("tkg/vsphere-0.29.0/proxy-variable.json")),
+    ("tkg/cluster-class-trust-variable.json", "TKG 2.1.0 vSphere ClusterClass `trust` variable", Check::ClusterClassVariable("tkg/vsphere-0.28.0/trust-variable.json")),
+    ("tkg/cluster-class-trust-variable.json", "TKG 2.2 vSphere ClusterClass `trust` variable", Check::ClusterClassVariable("tkg/vsphere-0.29.0/trust-variable.json")),
+    ("tkg/cluster-class-trust-variable.json", "TKG 2.2 AWS ClusterClass `trust` variable", Check::ClusterClassVariable("tkg/aws-0.29.0/trust-variable.json")),
+    ("tkg/cluster-class-trust-variable.json", "TKG 2.2 Azure ClusterClass `trust` variable", Check::ClusterClassVariable("tkg/azure-0.29.0/trust-variable.json")),
 ];
 
 /// The schema of the ConfigMaps that only fresh renders produce (the golden

@@ -349,6 +349,19 @@ mod tests {
         );
     }
 
+    /// The `trust` variable as the golden file the schema test checks.
+    #[test]
+    fn trust_variable_golden() {
+        let mut s = with_vcenter();
+        s.trusted_ca = Some(crate::render::openshift::tests::fixed_ca());
+        let config = render(&s, &cluster(), Secrets::Redact).unwrap();
+        let trust = config.trust_variable().unwrap();
+        golden(
+            "tkg/cluster-class-trust-variable.json",
+            &(serde_json::to_string_pretty(&trust).unwrap() + "\n"),
+        );
+    }
+
     #[test]
     fn trust_variable_carries_the_proxy_ca() {
         let mut s = with_vcenter();
