@@ -969,6 +969,49 @@ fn every_schema_has_its_provenance_and_a_use() {
     }
 }
 
+/// The supported-versions table of the platform guide names every version
+/// of these consumers that a vendored schema checks (the directory under
+/// tests/schemas, without an infrastructure prefix such as `vsphere-`), in
+/// the row of the data source that renders for it.
+#[test]
+fn supported_versions_table_names_every_checked_version() {
+    let guide = read("docs/guides/choosing-your-platform.md");
+    let table = guide
+        .split("## Supported versions")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("a Supported versions section");
+    for (consumer, data_source) in [
+        ("tkg", "clusterproxy_tkg_config"),
+        ("aks", "clusterproxy_aks_http_proxy_config"),
+        ("openshift", "clusterproxy_openshift_proxy"),
+        ("eksa", "clusterproxy_eksa_proxy_config"),
+        ("kyverno", "clusterproxy_kyverno_policy"),
+        ("cert-manager", "clusterproxy_helm_values"),
+        ("giantswarm-cluster-aws", "clusterproxy_helm_values"),
+    ] {
+        let row = table
+            .lines()
+            .find(|line| line.starts_with(&format!("| `{data_source}` |")))
+            .unwrap_or_else(|| panic!("no row for {data_source}"));
+        for dir in std::fs::read_dir(manifest_dir().join("tests/schemas").join(consumer)).unwrap() {
+            let dir = dir.unwrap().file_name().to_string_lossy().into_owned();
+            let version = match dir.rsplit_once('-') {
+                Some((prefix, version))
+                    if prefix.chars().all(|c| c.is_ascii_lowercase() || c == '-') =>
+                {
+                    version.to_owned()
+                }
+                _ => dir.clone(),
+            };
+            assert!(
+                row.contains(&version),
+                "the {data_source} row of the supported-versions table does not name {version} ({consumer}/{dir}): {row}"
+            );
+        }
+    }
+}
+
 /// Each kind of check fails on a document its consumer refuses.
 mod known_bad {
     use super::*;
