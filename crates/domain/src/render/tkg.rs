@@ -21,7 +21,10 @@
 //! `systemWide` (boolean, default false) is in the vSphere class only, from
 //! v0.28.1 (TKG 2.1.1; commit 4c778d06), and Cluster API rejects a field a
 //! variable's schema lacks. So `systemWide` is written only when true, which
-//! needs a vSphere class of TKG 2.1.1 or later; false is the class default.
+//! needs a vSphere class of TKG 2.1.1 or later; false is the class default,
+//! which Cluster API's defaulting writes into a value without it (cluster-api
+//! `internal/topology/variables/cluster_variable_defaulting.go`, `defaultValue`),
+//! so a vSphere cluster given the earlier `systemWide: false` sees no change.
 
 use std::collections::BTreeMap;
 
