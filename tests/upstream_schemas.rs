@@ -118,6 +118,7 @@ fn whole(document: Value) -> Value {
 /// Every golden file, the consumer version it is checked for, and how.
 const GOLDEN: &[(&str, &str, Check)] = &[
     ("aks/http-proxy-config.json", "AKS API 2025-10-01", Check::Arm("aks/2025-10-01/ManagedClusterHTTPProxyConfig.json")),
+    ("aks/http-proxy-config.json", "AKS API 2026-01-01", Check::Arm("aks/2026-01-01/ManagedClusterHTTPProxyConfig.json")),
     ("aks/effective-no-proxy.txt", "-", Check::Uncovered("not a consumer document: the renderer's model of AKS's effectiveNoProxy, for review")),
     ("aks/round-trip.txt", "-", Check::Uncovered("not a consumer document: the renderer's report of the AKS/azurerm round trip, for review")),
     ("capi/kubeadm.yaml", "CAPI v1beta1 KubeadmControlPlane", Check::CrdFragment("capi/v1beta1/kubeadmcontrolplane.json", kcp_v1beta1)),
@@ -155,7 +156,7 @@ const GOLDEN: &[(&str, &str, Check)] = &[
     ("kyverno/cluster-policy-secret-ref.yaml", "Kyverno 1.13 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.13/clusterpolicy-v1.json")),
     ("kyverno/cluster-policy-secret-ref.yaml", "Kyverno 1.19 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.19/clusterpolicy-v1.json")),
     ("openshift/proxy.yaml", "OpenShift config.openshift.io/v1 Proxy", Check::Crd("openshift/v1/proxy.json")),
-    ("openshift/install-config.yaml", "OpenShift install-config", Check::Uncovered("openshift/installer's install-config CRD (data/data/install.openshift.io_installconfigs.yaml) could not be fetched: the repository snapshot is over the size limit here")),
+    ("openshift/install-config.yaml", "OpenShift install-config v1", Check::Crd(INSTALL_CONFIG)),
     ("openshift/status-no-proxy.txt", "-", Check::Uncovered("not a consumer document: the renderer's model of the Proxy status.noProxy, for review")),
     ("pod_env/env.yaml", "Kubernetes 1.36 core/v1 PodSpec", Check::CrdFragment("kubernetes/1.36/podspec.json", pod_spec)),
     ("pod_env/ca-volumes.yaml", "Kubernetes 1.36 core/v1 PodSpec", Check::CrdFragment("kubernetes/1.36/podspec.json", pod_spec)),
@@ -171,16 +172,24 @@ const GOLDEN: &[(&str, &str, Check)] = &[
     ("talos/patch-1.10.yaml", "Talos 1.10", Check::Talos("talos/1.10/config.schema.json")),
     ("talos/patch-1.13.yaml", "Talos 1.13", Check::Talos("talos/1.13/config.schema.json")),
     ("tkg/cluster-config.yaml", "TKG", Check::Uncovered("TKG's cluster configuration variables have no published schema")),
-    (
-        "tkg/cluster-class-variable.json",
-        "TKG vSphere ClusterClass v1.0.0 `proxy` variable",
-        Check::ClusterClassVariable("tkg/vsphere-v1.0.0/proxy-variable.json"),
-    ),
+    ("tkg/cluster-class-variable.json", "TKG 2.1.0 vSphere ClusterClass `proxy` variable", Check::ClusterClassVariable("tkg/vsphere-0.28.0/proxy-variable.json")),
+    ("tkg/cluster-class-variable.json", "TKG 2.2 vSphere ClusterClass `proxy` variable", Check::ClusterClassVariable("tkg/vsphere-0.29.0/proxy-variable.json")),
+    ("tkg/cluster-class-variable.json", "TKG 2.2 AWS ClusterClass `proxy` variable", Check::ClusterClassVariable("tkg/aws-0.29.0/proxy-variable.json")),
+    ("tkg/cluster-class-variable.json", "TKG 2.2 Azure ClusterClass `proxy` variable", Check::ClusterClassVariable("tkg/azure-0.29.0/proxy-variable.json")),
+    ("tkg/cluster-class-variable-system-wide.json", "TKG 2.2 vSphere ClusterClass `proxy` variable", Check::ClusterClassVariable("tkg/vsphere-0.29.0/proxy-variable.json")),
+    ("tkg/cluster-class-trust-variable.json", "TKG 2.1.0 vSphere ClusterClass `trust` variable", Check::ClusterClassVariable("tkg/vsphere-0.28.0/trust-variable.json")),
+    ("tkg/cluster-class-trust-variable.json", "TKG 2.2 vSphere ClusterClass `trust` variable", Check::ClusterClassVariable("tkg/vsphere-0.29.0/trust-variable.json")),
+    ("tkg/cluster-class-trust-variable.json", "TKG 2.2 AWS ClusterClass `trust` variable", Check::ClusterClassVariable("tkg/aws-0.29.0/trust-variable.json")),
+    ("tkg/cluster-class-trust-variable.json", "TKG 2.2 Azure ClusterClass `trust` variable", Check::ClusterClassVariable("tkg/azure-0.29.0/trust-variable.json")),
 ];
 
 /// The schema of the ConfigMaps that only fresh renders produce (the golden
 /// files hold none).
 const CONFIG_MAP: &str = "kubernetes/1.36/configmap.json";
+
+/// The install-config keys OpenShift's renderer writes (`proxy`,
+/// `additionalTrustBundle`), from the installer's InstallConfig CRD.
+const INSTALL_CONFIG: &str = "openshift/install-config-v1/installconfig.json";
 
 /// The Talos minor versions rendered fresh, and the schema of each.
 const TALOS: [(u32, &str); 5] = [
@@ -206,13 +215,7 @@ const KUBESPRAY: [&str; 3] = [
 /// Checks that fail today: the label, the error they must fail with, and
 /// the fix they wait for. A listed check that passes, or fails otherwise,
 /// fails the test, so the list only shrinks.
-const EXPECTED_FAILURES: &[(&str, &str, &str)] = &[
-    (
-        "tkg/cluster-class-variable.json as TKG vSphere ClusterClass v1.0.0 `proxy` variable",
-        "at \"\": Additional properties are not allowed ('systemWide' was unexpected)",
-        "the `proxy` variable of the TKG ClusterClass has httpProxy, httpsProxy and noProxy only, and tanzu-framework's own config_variable_association.star writes no systemWide; the TKG renderer must leave `systemWide` out of the ClusterClass variable (TKG_NODE_SYSTEM_WIDE_PROXY is a cluster-config variable only)",
-    ),
-];
+const EXPECTED_FAILURES: &[(&str, &str, &str)] = &[];
 
 fn manifest_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -1018,13 +1021,15 @@ fn renders_with_a_trusted_ca_against_their_checks() {
     }
     let aks = render_with(&Aks, &anonymous);
     assert!(aks.trusted_ca.is_some(), "the CA is rendered");
-    results.push((
-        "render aks with a trusted CA".to_owned(),
-        run(
-            Check::Arm("aks/2025-10-01/ManagedClusterHTTPProxyConfig.json"),
-            &aks.to_json_file(),
-        ),
-    ));
+    for path in [
+        "aks/2025-10-01/ManagedClusterHTTPProxyConfig.json",
+        "aks/2026-01-01/ManagedClusterHTTPProxyConfig.json",
+    ] {
+        results.push((
+            format!("render aks with a trusted CA as {path}"),
+            run(Check::Arm(path), &aks.to_json_file()),
+        ));
+    }
     let pod_env = render(&PodEnv {
         config_map_name: "proxy-ca".to_owned(),
         namespace: Some("default".to_owned()),
@@ -1056,6 +1061,13 @@ fn renders_with_a_trusted_ca_against_their_checks() {
         run(
             Check::Crd("openshift/v1/proxy.json"),
             &render(&openshift).proxy_manifest(),
+        ),
+    ));
+    results.push((
+        "render openshift install-config with a trusted CA".to_owned(),
+        run(
+            Check::Crd(INSTALL_CONFIG),
+            &render(&openshift).install_config(),
         ),
     ));
     results.push((
@@ -1171,6 +1183,49 @@ fn every_schema_has_its_provenance_and_a_use() {
             root.join(relative).is_file(),
             "{relative} is used but not vendored"
         );
+    }
+}
+
+/// The supported-versions table of the platform guide names every version
+/// of these consumers that a vendored schema checks (the directory under
+/// tests/schemas, without an infrastructure prefix such as `vsphere-`), in
+/// the row of the data source that renders for it.
+#[test]
+fn supported_versions_table_names_every_checked_version() {
+    let guide = read("docs/guides/choosing-your-platform.md");
+    let table = guide
+        .split("## Supported versions")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("a Supported versions section");
+    for (consumer, data_source) in [
+        ("tkg", "clusterproxy_tkg_config"),
+        ("aks", "clusterproxy_aks_http_proxy_config"),
+        ("openshift", "clusterproxy_openshift_proxy"),
+        ("eksa", "clusterproxy_eksa_proxy_config"),
+        ("kyverno", "clusterproxy_kyverno_policy"),
+        ("cert-manager", "clusterproxy_helm_values"),
+        ("giantswarm-cluster-aws", "clusterproxy_helm_values"),
+    ] {
+        let row = table
+            .lines()
+            .find(|line| line.starts_with(&format!("| `{data_source}` |")))
+            .unwrap_or_else(|| panic!("no row for {data_source}"));
+        for dir in std::fs::read_dir(manifest_dir().join("tests/schemas").join(consumer)).unwrap() {
+            let dir = dir.unwrap().file_name().to_string_lossy().into_owned();
+            let version = match dir.rsplit_once('-') {
+                Some((prefix, version))
+                    if prefix.chars().all(|c| c.is_ascii_lowercase() || c == '-') =>
+                {
+                    version.to_owned()
+                }
+                _ => dir.clone(),
+            };
+            assert!(
+                row.contains(&version),
+                "the {data_source} row of the supported-versions table does not name {version} ({consumer}/{dir}): {row}"
+            );
+        }
     }
 }
 
@@ -1300,15 +1355,61 @@ mod known_bad {
         );
     }
 
+    /// `effectiveNoProxy` is in no stable API version: only the preview
+    /// versions have it, read-only.
     #[test]
     fn arm_definition_rejects_a_wrong_type_and_an_unknown_property() {
-        let check = Check::Arm("aks/2025-10-01/ManagedClusterHTTPProxyConfig.json");
-        fails(check, r#"{"noProxy": "a,b"}"#, "/noProxy");
+        for path in [
+            "aks/2025-10-01/ManagedClusterHTTPProxyConfig.json",
+            "aks/2026-01-01/ManagedClusterHTTPProxyConfig.json",
+        ] {
+            let check = Check::Arm(path);
+            fails(check, r#"{"noProxy": "a,b"}"#, "/noProxy");
+            fails(
+                check,
+                r#"{"httpProxy": "http://p:1", "effectiveNoProxy": []}"#,
+                "effectiveNoProxy",
+            );
+        }
+    }
+
+    /// `systemWide` is in the vSphere class's `proxy` variable from
+    /// tanzu-framework v0.28.1 (TKG 2.1.1) on, and in no other class.
+    #[test]
+    fn tkg_proxy_variable_takes_system_wide_on_vsphere_from_tkg_2_2() {
+        let variable = r#"{"httpProxy": "http://p:1", "httpsProxy": "http://p:1", "noProxy": ["a"], "systemWide": true}"#;
+        assert_eq!(
+            run(
+                Check::ClusterClassVariable("tkg/vsphere-0.29.0/proxy-variable.json"),
+                variable
+            ),
+            Vec::<String>::new()
+        );
+        for path in [
+            "tkg/vsphere-0.28.0/proxy-variable.json",
+            "tkg/aws-0.29.0/proxy-variable.json",
+            "tkg/azure-0.29.0/proxy-variable.json",
+        ] {
+            fails(Check::ClusterClassVariable(path), variable, "systemWide");
+            fails(
+                Check::ClusterClassVariable(path),
+                r#"{"httpProxy": "http://p:1"}"#,
+                "httpsProxy",
+            );
+        }
+    }
+
+    #[test]
+    fn install_config_rejects_a_list_no_proxy_and_an_unknown_key() {
+        let check = Check::Crd(INSTALL_CONFIG);
+        fails(check, "proxy:\n  noProxy: [a, b]\n", "/proxy/noProxy");
+        fails(check, "proxy:\n  noproxy: a\n", "noproxy");
         fails(
             check,
-            r#"{"httpProxy": "http://p:1", "effectiveNoProxy": []}"#,
-            "effectiveNoProxy",
+            "additionalTrustBundle: [x]\n",
+            "/additionalTrustBundle",
         );
+        fails(check, "trustedCA: x\n", "trustedCA");
     }
 
     #[test]

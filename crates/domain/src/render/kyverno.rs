@@ -12,9 +12,14 @@
 //! Fields follow Kyverno 1.13's ClusterPolicy CRD (`spec.rules[].match.any[]
 //! .resources.{kinds,operations}`, `exclude.any[].resources.{namespaces,
 //! annotations}`, `mutate.patchStrategicMerge`, `generate.{apiVersion,kind,
-//! name,namespace,synchronize,data}`, `spec.generateExisting`); the tests
+//! name,namespace,synchronize,data,clone,generateExisting}`); the tests
 //! check them against the models generated from that CRD (PyPI
-//! `cloudcoil.models.kyverno` 1.13.4.0).
+//! `cloudcoil.models.kyverno` 1.13.4.0), and tests/upstream_schemas.rs
+//! against the CRDs of 1.13 and 1.19. Each generate rule carries
+//! `generate.generateExisting`, added in 1.13 (kyverno/kyverno#10441), which
+//! deprecates the policy-wide `spec.generateExisting` ("use generateExisting
+//! under the generate rule instead", api/kyverno/v1/spec_types.go); 1.13 and
+//! every later release read the per-rule field, so one format serves them.
 
 use serde_json::{json, Value};
 
@@ -122,7 +127,6 @@ fn cluster_policy(settings: &ProxySettings, options: &Kyverno, secrets: Secrets)
         "mutate": {"patchStrategicMerge": {"spec": pod_spec}},
     });
     let mut rules = Vec::new();
-    let mut generate_existing = false;
     if let Some(ca) = &settings.trusted_ca {
         let mut rule = json!({
             "name": "trusted-ca-config-map",
@@ -133,6 +137,7 @@ fn cluster_policy(settings: &ProxySettings, options: &Kyverno, secrets: Secrets)
                 "name": options.config_map_name,
                 "namespace": "{{request.object.metadata.name}}",
                 "synchronize": true,
+                "generateExisting": true,
                 "data": {"data": {pod_env::CA_KEY: ca.to_pem()}},
             },
         });
@@ -140,7 +145,6 @@ fn cluster_policy(settings: &ProxySettings, options: &Kyverno, secrets: Secrets)
             rule["exclude"] = exclude(None);
         }
         rules.push(rule);
-        generate_existing = true;
     }
     if let Some(CredentialsSecret {
         name,
@@ -161,10 +165,10 @@ fn cluster_policy(settings: &ProxySettings, options: &Kyverno, secrets: Secrets)
                 "name": name,
                 "namespace": "{{request.object.metadata.name}}",
                 "synchronize": true,
+                "generateExisting": true,
                 "clone": {"namespace": source, "name": name},
             },
         }));
-        generate_existing = true;
     }
     if options.excluded_namespaces.is_empty() {
         // Only the opt-out annotation remains.
@@ -172,10 +176,7 @@ fn cluster_policy(settings: &ProxySettings, options: &Kyverno, secrets: Secrets)
         mutate["exclude"] = json!({"any": [annotation]});
     }
     rules.push(mutate);
-    let mut spec = json!({ "rules": rules });
-    if generate_existing {
-        spec["generateExisting"] = json!(true);
-    }
+    let spec = json!({ "rules": rules });
     yaml::to_string(&json!({
         "apiVersion": "kyverno.io/v1",
         "kind": "ClusterPolicy",
@@ -351,7 +352,13 @@ for text in json.load(sys.stdin):
         assert!(!text.contains("svc-proxy"), "{text}");
         let doc: Value = serde_yaml_ng::from_str(&text).unwrap();
         let rules = doc["spec"]["rules"].as_array().unwrap();
-        assert_eq!(doc["spec"]["generateExisting"], true);
+        // Each generate rule applies to the namespaces that exist already,
+        // with Kyverno 1.13's per-rule field, not the deprecated policy-wide one.
+        assert_eq!(doc["spec"].get("generateExisting"), None);
+        for rule in &rules[..2] {
+            assert_eq!(rule["generate"]["generateExisting"], true, "{rule}");
+        }
+        assert_eq!(rules[2].get("generate"), None);
         let clone = &rules[1];
         assert_eq!(
             clone["generate"]["clone"],
