@@ -48,8 +48,9 @@ use clusterproxy::domain::render::capi::Capi;
 use clusterproxy::domain::render::cloud_init::CloudInit;
 use clusterproxy::domain::render::helm::Helm;
 use clusterproxy::domain::render::ignition::{Ignition, Variant, TRUST_UNIT};
+use clusterproxy::domain::render::kyverno::Kyverno;
 use clusterproxy::domain::render::openshift::OpenShift;
-use clusterproxy::domain::render::pod_env::PodEnv;
+use clusterproxy::domain::render::pod_env::{CredentialsSecret, PodEnv};
 use clusterproxy::domain::render::trust::OsFamily;
 use clusterproxy::domain::render::{
     kubespray, rke2, talos, Cluster, Input, ProxySettings, Renderer, Secrets,
@@ -88,6 +89,8 @@ enum Check {
     CloudInit,
     /// `ignition-validate`.
     IgnitionValidate,
+    /// Kyverno's ClusterPolicy models (see [`kyverno_models`]).
+    KyvernoModels,
     /// `systemd-analyze verify` of a unit with the file as its drop-in.
     SystemdDropin,
     /// A `[Manager]` `DefaultEnvironment=` file: its value goes through
@@ -151,10 +154,13 @@ const GOLDEN: &[(&str, &str, Check)] = &[
     ("kubespray/no_proxy-2.31.txt", "-", Check::Uncovered("not a consumer document: the renderer's model of the no_proxy kubespray 2.31 generates, for review")),
     ("kyverno/cluster-policy.yaml", "Kyverno 1.13 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.13/clusterpolicy-v1.json")),
     ("kyverno/cluster-policy.yaml", "Kyverno 1.19 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.19/clusterpolicy-v1.json")),
+    ("kyverno/cluster-policy.yaml", "Kyverno 1.13.4 ClusterPolicy models", Check::KyvernoModels),
     ("kyverno/cluster-policy-ca.yaml", "Kyverno 1.13 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.13/clusterpolicy-v1.json")),
     ("kyverno/cluster-policy-ca.yaml", "Kyverno 1.19 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.19/clusterpolicy-v1.json")),
+    ("kyverno/cluster-policy-ca.yaml", "Kyverno 1.13.4 ClusterPolicy models", Check::KyvernoModels),
     ("kyverno/cluster-policy-secret-ref.yaml", "Kyverno 1.13 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.13/clusterpolicy-v1.json")),
     ("kyverno/cluster-policy-secret-ref.yaml", "Kyverno 1.19 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.19/clusterpolicy-v1.json")),
+    ("kyverno/cluster-policy-secret-ref.yaml", "Kyverno 1.13.4 ClusterPolicy models", Check::KyvernoModels),
     ("openshift/proxy.yaml", "OpenShift config.openshift.io/v1 Proxy", Check::Crd("openshift/v1/proxy.json")),
     ("openshift/install-config.yaml", "OpenShift install-config v1", Check::Crd(INSTALL_CONFIG)),
     ("openshift/status-no-proxy.txt", "-", Check::Uncovered("not a consumer document: the renderer's model of the Proxy status.noProxy, for review")),
@@ -348,6 +354,7 @@ fn run(check: Check, text: &str) -> Vec<String> {
         }
         Check::CloudInit => tool("cloud-init", &["schema", "--config-file"], text),
         Check::IgnitionValidate => tool("ignition-validate", &[], text),
+        Check::KyvernoModels => kyverno_models(&[text]).remove(0),
         Check::SystemdDropin => systemd_verify(text),
         Check::SystemdManager => systemd_verify(&manager_as_dropin(text)),
         Check::EnvironmentFile => systemd_environment_file(text),
@@ -408,6 +415,64 @@ fn tool(program: &str, args: &[&str], text: &str) -> Vec<String> {
             String::from_utf8_lossy(&out.stderr)
         )]
     }
+}
+
+/// Kyverno's ClusterPolicy as its own Python models read it (pydantic,
+/// generated from the Kyverno 1.13.4 CRDs: PyPI `cloudcoil.models.kyverno`,
+/// installed into `.tools/kyverno-python` by scripts/install-test-tools), in
+/// one Python run: each manifest's errors, none when it validates and dumps
+/// back to itself (so no field was unknown to the models).
+fn kyverno_models(manifests: &[&str]) -> Vec<Vec<String>> {
+    let site = manifest_dir().join(".tools/kyverno-python");
+    assert!(
+        site.is_dir(),
+        "{} is missing: run scripts/install-test-tools",
+        site.display()
+    );
+    let script = r#"
+import sys, json, yaml
+from cloudcoil.models.kyverno import v1
+def strip(d):
+    if isinstance(d, dict):
+        return {k: strip(v) for k, v in d.items() if v not in ({}, [])}
+    if isinstance(d, list):
+        return [strip(v) for v in d]
+    return d
+for text in json.load(sys.stdin):
+    doc = yaml.safe_load(text)
+    try:
+        policy = v1.ClusterPolicy.model_validate(doc)
+    except Exception as e:
+        print(json.dumps("invalid: " + str(e).replace("\n", " ")))
+        continue
+    back = json.loads(policy.model_dump_json(by_alias=True, exclude_unset=True))
+    print(json.dumps("" if strip(back) == strip(doc) else "fields the models do not know were dropped"))
+"#;
+    use std::io::Write as _;
+    let mut child = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .env("PYTHONPATH", &site)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = serde_json::to_vec(manifests).unwrap();
+    child.stdin.take().unwrap().write_all(&input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|line| {
+            let error: String = serde_json::from_str(line).unwrap();
+            [error].into_iter().filter(|e| !e.is_empty()).collect()
+        })
+        .collect()
 }
 
 /// `systemd-analyze verify` of a unit with `dropin` as its drop-in: every
@@ -1554,6 +1619,80 @@ mod known_bad {
         assert_eq!(
             run(Check::SystemdDropin, "[Service]\nEnvironment=\"A=b c\"\n"),
             Vec::<String>::new()
+        );
+    }
+}
+
+/// The policy's variants that no golden file holds (with the credentials,
+/// nothing excluded, a Secret reference with and without its namespace)
+/// against both Kyverno CRDs and Kyverno's models; a field Kyverno does not
+/// know, a misspelt one and a wrong type are refused by both.
+#[test]
+fn kyverno_variants_against_the_crds_and_kyvernos_models() {
+    let with_ca = settings(true);
+    let base = Kyverno {
+        name: "clusterproxy-env".into(),
+        excluded_namespaces: vec!["kube-system".into()],
+        opt_out_annotation: "clusterproxy.io/no-proxy-env".into(),
+        config_map_name: "clusterproxy-trusted-ca".into(),
+        credentials_secret: None,
+    };
+    let reference = CredentialsSecret {
+        name: "proxy-credentials".into(),
+        namespace: Some("platform".into()),
+    };
+    let nothing_excluded = Kyverno {
+        excluded_namespaces: Vec::new(),
+        ..base.clone()
+    };
+    let cloned = Kyverno {
+        credentials_secret: Some(reference.clone()),
+        ..nothing_excluded.clone()
+    };
+    let in_place = Kyverno {
+        credentials_secret: Some(CredentialsSecret {
+            namespace: None,
+            ..reference
+        }),
+        ..base.clone()
+    };
+    let good: Vec<String> = [
+        render_with(&nothing_excluded, &with_ca).policy,
+        render_with(&cloned, &with_ca).policy,
+        render_with(&cloned, &settings(false)).policy,
+        render_with(&in_place, &settings(false)).policy,
+    ]
+    .into();
+    let cloning = &good[1];
+    assert!(
+        cloning.contains("clone:") && cloning.contains("generateExisting: true"),
+        "{cloning}"
+    );
+    let bad = [
+        cloning.replace("synchronize:", "synchronise:"),
+        cloning.replace("clone:", "klone:"),
+        cloning.replace("generateExisting: true", "generateExisting: [x]"),
+    ];
+    let all: Vec<&str> = good.iter().chain(&bad).map(String::as_str).collect();
+    let models = kyverno_models(&all);
+    for (i, text) in all.iter().enumerate() {
+        let expect_valid = i < good.len();
+        for crd in [
+            "kyverno/1.13/clusterpolicy-v1.json",
+            "kyverno/1.19/clusterpolicy-v1.json",
+        ] {
+            let errors = run(Check::Crd(crd), text);
+            assert_eq!(
+                errors.is_empty(),
+                expect_valid,
+                "{crd}, variant {i}: {errors:?}\n{text}"
+            );
+        }
+        assert_eq!(
+            models[i].is_empty(),
+            expect_valid,
+            "Kyverno models, variant {i}: {:?}\n{text}",
+            models[i]
         );
     }
 }
