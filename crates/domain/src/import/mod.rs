@@ -27,9 +27,9 @@
 //! 2. `tests/fixtures/import/<kind>/`: artifacts in the shapes the platform
 //!    writes, each citing its upstream source in a header comment, and their
 //!    expected import in `CORPUS` of `tests/import_fixtures.rs`.
-//! 3. The E2E case: the fixture in `IMPORT_CASES` of `tests/e2e_profile.rs`
-//!    with the configuration that matches it (Terraform 1.11 and 1.0.3
-//!    import it and plan no change).
+//! 3. The E2E case: a fixture in `CASES` of `tests/e2e_import.rs`, with
+//!    the configuration that matches it and lines of the import note
+//!    (Terraform 1.11 and 1.0.3 import it and plan no change).
 //! 4. `examples/resources/clusterproxy_profile/import.sh`, whose kind list is
 //!    generated from [`importers()`]: `UPDATE_DOCS=1 cargo nextest run --test
 //!    import_fixtures -E 'test(guide)'`, then `UPDATE_DOCS=1 cargo test --test
