@@ -17,10 +17,10 @@
 //!    (`kind`, `reads` in Markdown for the docs, `read`; `cloud` and
 //!    `trusted_ca_field` when the platform needs them), with a comment
 //!    citing the upstream source of every field name and format. Read YAML
-//!    or JSON through [`documents`] (it bounds size and nesting), report bad
-//!    input with [`error`] and never quote a proxy URL (it may hold
+//!    or JSON through `documents()` (it bounds size and nesting), report bad
+//!    input with `error()` and never quote a proxy URL (it may hold
 //!    credentials). Declare the cluster facts the artifact names with the
-//!    reason constants ([`POD_CIDR`]...). Unit tests in the same file: what
+//!    reason constants (`POD_CIDR`...). Unit tests in the same file: what
 //!    our renderer for the platform writes (if any) reads back, and bad
 //!    input is a finding. Here, in this file: `pub mod <kind>;` and the
 //!    struct in `IMPORTERS` (what [`importers()`] returns).
@@ -196,7 +196,7 @@ pub struct Imported {
     pub password: Option<String>,
     /// Installation-wide entries, normalised, in order.
     pub no_proxy: Vec<String>,
-    /// Entries left out.
+    /// Entries left out of `no_proxy`, each with the reason.
     pub dropped: Vec<Dropped>,
     /// Trusted CA (PEM).
     pub trusted_ca: Option<String>,
@@ -376,7 +376,7 @@ fn check_size(text: &str) -> Result<(), Finding> {
     Ok(())
 }
 
-/// An import error.
+/// A finding with the summary every import error shares.
 pub(crate) fn error(detail: impl Into<String>) -> Finding {
     Finding::error(None, "Cannot import proxy settings", detail)
 }
@@ -464,7 +464,7 @@ mod tests {
                         .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()),
                 "{kind}: the import ID grammar takes lowercase letters and digits"
             );
-            assert!(std::ptr::addr_eq(super::importer(kind).unwrap(), *importer));
+            assert_eq!(super::importer(kind).map(|i| i.kind()), Some(kind));
             seen.push(kind);
         }
         assert_eq!(kinds(), seen);
@@ -495,7 +495,7 @@ mod tests {
     /// AKS runs on Azure: its import adds Azure's addresses unless the
     /// import ID names another cloud.
     #[test]
-    fn an_importer_s_cloud_applies_unless_the_id_names_one() {
+    fn the_importers_cloud_applies_unless_the_id_names_one() {
         let text = r#"{"httpProxyConfig": {"httpProxy": "http://p.example:3128", "noProxy": ["168.63.129.16"]}}"#;
         assert!(parse("aks", text).unwrap().no_proxy.is_empty());
         let aws = Cluster {
