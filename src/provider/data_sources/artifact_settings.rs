@@ -177,4 +177,43 @@ mod tests {
             "{diags:?}"
         );
     }
+
+    /// The `kind` attribute comes from the importer registry: its
+    /// description names every kind with what it reads, and validation
+    /// accepts exactly the registered kinds, on the attribute.
+    #[test]
+    fn kind_is_one_of_the_registered_importers() {
+        use crate::domain::import;
+        let name = "clusterproxy_artifact_settings";
+        let server = Server::new(&crate::provider::ClusterProxy);
+        let schema = &server.registry().data_sources()[name].schema;
+        let kind = schema.attributes.iter().find(|a| a.name == "kind").unwrap();
+        for importer in import::importers() {
+            let entry = format!("`{}` ({})", importer.kind(), importer.reads());
+            assert!(kind.description.contains(&entry), "{entry}");
+        }
+        let config = |kind: &str| {
+            let mut config = Value::object(
+                schema
+                    .attributes
+                    .iter()
+                    .map(|a| (a.name.clone(), Value::null())),
+            );
+            config.set_attr("kind", Value::string(kind));
+            config.set_attr("content", Value::string("x"));
+            config
+        };
+        for kind in import::kinds() {
+            let mut diags = Diagnostics::default();
+            server.validate_data_resource_config(name, &config(kind), &mut diags);
+            assert!(!diags.has_errors(), "{kind}: {diags:?}");
+        }
+        let mut diags = Diagnostics::default();
+        server.validate_data_resource_config(name, &config("bogus"), &mut diags);
+        let error = diags.iter().next().expect("an unknown kind is an error");
+        assert_eq!(
+            error.path.as_ref().map(ToString::to_string).as_deref(),
+            Some("kind")
+        );
+    }
 }
