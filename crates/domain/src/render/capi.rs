@@ -324,8 +324,8 @@ pub fn template_suffix(revision: Option<i64>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::tests::{golden, settings, NASTY_PASSWORD};
-    use crate::render::trust::tests::{ca_and_leaf, run_isolated};
+    use crate::render::tests::{golden, settings};
+    use crate::render::trust::tests::ca_and_leaf;
     use crate::trusted_ca::TrustedCa;
 
     pub(super) fn units() -> Vec<String> {
