@@ -15,6 +15,51 @@
 //! dispatch ([`Dialect::decide_all`]) and what several models share: the
 //! batch ([`Pending`]), the setting's case ([`Case`]), splitting and the
 //! WHATWG host (Node, undici, reqwest).
+//!
+//! # Adding a client
+//! The compiler finds every `match` on [`Dialect`] that needs an arm; the
+//! test `the_client_guide_holds` below checks the other places for every
+//! client, and that each path named here exists (`<client>` is the name in
+//! [`Dialect::NAMES`], `<Client>` the variant).
+//! 1. `crates/domain/src/no_proxy/dialect/<client>.rs`: `direct(list, open)`,
+//!    which of the destinations `open` the client sends direct when its
+//!    setting is `list` (`decide_all` instead when a setting can make the
+//!    client refuse every URL, as httpx's does), following the client's own
+//!    source (cite the file and the version) and reading the destination's
+//!    host as written; declare it with `mod <client>;` below.
+//! 2. This file: the variant; its name appended to [`Dialect::ALL`] and
+//!    [`Dialect::NAMES`], after the first eight, so that
+//!    [`Dialect::DEFAULT`] and every existing merged list stay the same; the
+//!    arm `Dialect::<Client> => <client>::direct(list, &open)` in
+//!    [`Dialect::decide_all`]; the URLs the client refuses whatever its
+//!    setting in `refuses`; its answers to the questions the merge asks
+//!    ([`Dialect::understands_any`], [`Dialect::needs_bracketed_ipv6`],
+//!    [`Dialect::needs_dot_form`], [`Dialect::supports_ports`],
+//!    [`Dialect::matches_cidr`], [`Dialect::keeps_cover`],
+//!    [`Dialect::rejects_whole_setting`]).
+//! 3. `crates/domain/src/no_proxy/render.rs`: the forms the client reads
+//!    best (its arm in `forms` when the shared rules of `env_forms` do not
+//!    fit) and a [`super::Remark`] for each entry it cannot express.
+//! 4. The oracle, the real client: a driver in `tests/oracle/` that decides a
+//!    batch of cases in one process (most read the JSON lines of
+//!    `json_lines`) and answers `direct`, `proxy` or `refused` per line,
+//!    without leaving loopback; the client installed into `.tools` by
+//!    `scripts/install-test-tools`; the arm `Dialect::<Client> =>` in
+//!    `decide` of `tests/oracle/mod.rs`.
+//! 5. `tests/no_proxy_oracles.rs`: a test calling
+//!    `assert_model_matches(Dialect::<Client>)`, facts of its own in `facts`
+//!    where it reads entries unlike the others, and its name and version in
+//!    the `Clients:` text of `client_table`; then
+//!    `UPDATE_DOCS=1 cargo test --test no_proxy_oracles client_table`
+//!    rewrites `docs/guides/no_proxy_clients.md` (a column per client).
+//! 6. The client lists of the attribute descriptions: `clients` in
+//!    `src/provider/inputs.rs`, `clients` in
+//!    `src/provider/functions/merge_no_proxy.rs` and `client` in
+//!    `src/provider/functions/no_proxy_bypasses.rs`; then
+//!    `UPDATE_DOCS=1 cargo test --test docs` rewrites
+//!    `docs/data-sources/no_proxy.md`, `docs/functions/merge_no_proxy.md`
+//!    and `docs/functions/no_proxy_bypasses.md` (and every other page with a
+//!    `clients` attribute). The README's list of dialects is edited by hand.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -472,6 +517,80 @@ mod tests {
 
     fn check(dialect: Dialect, list: &str, url: &str) -> bool {
         dialect.bypasses(list, &Destination::parse(url).unwrap())
+    }
+
+    /// Every client has what the guide in the module documentation asks
+    /// for, and every path the guide names exists.
+    #[test]
+    fn the_client_guide_holds() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let read = |path: &str| {
+            std::fs::read_to_string(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+        };
+        let this = read("crates/domain/src/no_proxy/dialect/mod.rs");
+        let guide: String = this
+            .lines()
+            .skip_while(|l| *l != "//! # Adding a client")
+            .take_while(|l| l.starts_with("//!"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(!guide.is_empty(), "the guide is missing");
+        // Each path the guide names (a span with a `/`), for each client.
+        let paths: Vec<&str> = guide
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .filter(|span| span.contains('/') && !span.contains(' '))
+            .collect();
+        let oracle = read("tests/oracle/mod.rs");
+        let oracles = read("tests/no_proxy_oracles.rs");
+        let table = read("docs/guides/no_proxy_clients.md");
+        let clients_line = table.lines().find(|l| l.starts_with("Clients:")).unwrap();
+        let header = table.lines().find(|l| l.starts_with("| class |")).unwrap();
+        let described = [
+            "docs/data-sources/no_proxy.md",
+            "docs/functions/merge_no_proxy.md",
+            "docs/functions/no_proxy_bypasses.md",
+        ];
+        for path in ["tests/oracle/mod.rs", "tests/no_proxy_oracles.rs"]
+            .iter()
+            .chain(&described)
+            .chain(&["docs/guides/no_proxy_clients.md"])
+        {
+            assert!(paths.contains(path), "the guide does not name {path}");
+        }
+        for dialect in Dialect::ALL {
+            let (name, variant) = (dialect.name(), format!("{dialect:?}"));
+            for path in &paths {
+                let path = path.replace("<client>", name);
+                assert!(root.join(&path).exists(), "{path} (named by the guide)");
+            }
+            assert!(this.contains(&format!("mod {name};")), "mod {name};");
+            assert!(
+                this.contains(&format!("Dialect::{variant} => {name}::"))
+                    || this.contains(&format!("Dialect::{variant} => return {name}::")),
+                "{variant}'s arm in decide_all"
+            );
+            assert!(
+                oracle.contains(&format!("Dialect::{variant} =>")),
+                "{variant}'s oracle in tests/oracle/mod.rs"
+            );
+            assert!(
+                oracles.contains(&format!("assert_model_matches(Dialect::{variant})")),
+                "{variant}'s differential test"
+            );
+            assert!(header.contains(&format!(" {name} |")), "{name}'s column");
+            assert!(
+                clients_line.contains(&format!("`{name}`")),
+                "{name} in Clients:"
+            );
+            for page in described {
+                assert!(
+                    read(page).contains(&format!("`{name}`")),
+                    "{name} in {page}"
+                );
+            }
+        }
     }
 
     #[test]
