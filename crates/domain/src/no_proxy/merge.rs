@@ -26,7 +26,7 @@ use order::canonical_order;
 pub struct Source<'a> {
     /// The input field, where findings point.
     pub field: Field,
-    /// Raw entries.
+    /// The entries as written, before parsing and normalisation.
     pub entries: Vec<Cow<'a, str>>,
     /// Whether findings carry the element index (false for single-value fields).
     pub indexed: bool,
@@ -52,7 +52,7 @@ impl<'a> Source<'a> {
     }
 }
 
-/// How to merge.
+/// What the merge may do for the clients that read its result.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MergeOptions {
     /// The clients that will read the result; subsumption is only done where
@@ -114,7 +114,8 @@ impl Origins {
     }
 }
 
-/// The result of a merge.
+/// A merged NO_PROXY list: the canonical entries, the list the target
+/// clients read, and what the merge left out or rewrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Merged {
     /// Canonical entries, in the canonical order, with their canonical texts.

@@ -38,9 +38,9 @@ pub enum Content {
     },
     /// A key of a Secret.
     Secret {
-        /// Secret name.
+        /// The Secret, in the namespace of the KubeadmConfig that reads it.
         name: String,
-        /// Key inside it.
+        /// The key of the Secret's `data` that holds the content.
         key: String,
     },
 }
@@ -54,7 +54,7 @@ pub struct File {
     pub owner: String,
     /// Octal permissions.
     pub permissions: String,
-    /// The content.
+    /// Written as `content` (inline) or `contentFrom` (a Secret key).
     pub content: Content,
 }
 
@@ -89,9 +89,10 @@ impl File {
 pub struct Capi {
     /// Full unit names (`containerd.service`), at least one.
     pub units: Vec<String>,
-    /// The OS family of the nodes.
+    /// The OS family of the nodes: where the CA file goes and which command
+    /// updates the trust store.
     pub os: OsFamily,
-    /// Inline content base64-encoded.
+    /// Inline content written base64-encoded (`encoding: base64`).
     pub base64_content: bool,
     /// With a cluster name, the files come from its Secret
     /// (`<cluster>-systemd-proxy`); without, they are inline.
@@ -155,7 +156,8 @@ impl Renderer for Capi {
     }
 }
 
-/// The kubeadm pieces.
+/// What goes under `kubeadmConfigSpec` of a KubeadmControlPlane or a
+/// KubeadmConfigTemplate (see [`Kubeadm::to_yaml`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Kubeadm {
     /// `files` entries: one drop-in per unit, the CA bundle when there is

@@ -45,18 +45,18 @@ pub fn check_dropins(settings: &ProxySettings, units: &[String]) -> Vec<Finding>
         .unwrap_or_default()
 }
 
-/// One drop-in file.
+/// A unit's drop-in, as every renderer that writes one on a node takes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Dropin {
     /// The unit it extends, with its suffix (`containerd.service`).
     pub unit: String,
-    /// Absolute path of the file.
+    /// `/etc/systemd/system/<unit>.d/http-proxy.conf`.
     pub path: String,
-    /// Owner, `user:group`.
+    /// Owner as `user:group`: `root:root`.
     pub owner: &'static str,
     /// Octal permissions: 0600 when it holds credentials, 0644 otherwise.
     pub permissions: &'static str,
-    /// File content.
+    /// A `[Service]` section with an `Environment=` line per variable.
     pub content: String,
 }
 

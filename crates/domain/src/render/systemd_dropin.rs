@@ -12,7 +12,8 @@ use super::{Input, Rendered, Renderer, Rendering};
 pub struct Systemd {
     /// Full unit names (`containerd.service`), at least one.
     pub units: Vec<String>,
-    /// The OS family of the nodes.
+    /// The OS family of the nodes: where the CA file goes and which command
+    /// updates the trust store.
     pub os: OsFamily,
 }
 
