@@ -1,5 +1,5 @@
 //! NO_PROXY entries: what an entry matches, its canonical text and the
-//! canonical order; parsed and normalised in [`parse`].
+//! canonical order; parsed and normalised by [`Entry::parse`].
 //!
 //! Canonical order (the order of every merged list, stable across releases):
 //! `*` first; then host names and domains, by name (byte order of the

@@ -1,6 +1,6 @@
 //! Cluster API kubeadm bootstrap: `files` entries and `preKubeadmCommands` for
 //! KubeadmControlPlane and KubeadmConfigTemplate, inline or, with a cluster
-//! name, from a Secret (see [`secret`]). CAPI's limits are enforced.
+//! name, from a Secret (see [`secret_manifest`]). CAPI's limits are enforced.
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;

@@ -3,7 +3,7 @@
 //! unit drop-in and the `DefaultEnvironment=` drop-in (system.conf.d), the
 //! permissions of a file holding the settings, systemd's and the kernel's
 //! limits, and the commands that apply the drop-ins. Unit names are in
-//! [`unit`].
+//! [`mod@unit`].
 //!
 //! Values are written `Environment="NAME=value"` with `\` and `"` escaped by a
 //! backslash and `%` doubled (systemd expands `%` specifiers; a percent-encoded

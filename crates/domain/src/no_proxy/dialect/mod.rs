@@ -13,7 +13,7 @@
 //! Each client's model lives in its own file, as `direct(list, destinations)`
 //! (which destinations go direct); this module holds the capabilities, the
 //! dispatch ([`Dialect::decide_all`]) and what several models share: the
-//! batch ([`Pending`]), the setting's case ([`Case`]), splitting and the
+//! batch (`Pending`), the setting's case (`Case`), splitting and the
 //! WHATWG host (Node, undici, reqwest).
 //!
 //! # Adding a client
