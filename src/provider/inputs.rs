@@ -7,7 +7,7 @@ use crate::domain::no_proxy::typed::Kind;
 use crate::domain::no_proxy::{self, Cloud, Cluster, Dialect, MergeOptions, Merged, Origins};
 use crate::domain::profile::{Profile, ProfileInput};
 use crate::domain::render::trust::{self, OsFamily};
-use crate::domain::render::{k8s, systemd, Input, ProxySettings, Renderer, Secrets};
+use crate::domain::render::{k8s, systemd::unit, Input, ProxySettings, Renderer, Secrets};
 use crate::domain::{Field, Finding, Location};
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::model::Maybe;
@@ -224,7 +224,7 @@ pub struct ProxyInputs {
     pub settings_at: SettingsAt,
     /// The units of the node renderers (none for the others), to trace
     /// findings about a unit to the `units` element that named it.
-    pub units: systemd::Units,
+    pub units: unit::Units,
 }
 
 impl ProxyInputs {
@@ -310,7 +310,7 @@ impl RendererInputs {
             cluster,
             origins: merged.origins,
             settings_at,
-            units: systemd::Units::default(),
+            units: unit::Units::default(),
         })
     }
 
@@ -425,7 +425,7 @@ crate::model! {
     pub struct UnitsInput {
         /// Unit names as configured.
         pub units: Vec<String> [with_default(
-            convert::string_list(&systemd::DEFAULT_UNITS),
+            convert::string_list(&unit::DEFAULT_UNITS),
             "systemd units whose environment gets the proxy settings (`docker`, `crio`, `teleport`... or `.service` names, instances such as `getty@tty1` and systemd escapes such as `foo\\x2dbar` included). Names follow systemd's unit name grammar; a name starting with `-`, a template without an instance, and sockets, timers and other unit types are refused; a name one letter away from a well-known unit (`kublet`) gets a warning. Names of one unit (`kubelet`, `kubelet.service`) are one unit, rendered once where first named. Defaults to `containerd` and `kubelet`.",
         )
         .validator(NoNullElements)],
@@ -433,11 +433,11 @@ crate::model! {
 }
 
 impl UnitsInput {
-    /// The units named, each once (see [`systemd::Units::resolve`]);
+    /// The units named, each once (see [`unit::Units::resolve`]);
     /// invalid names are errors on their element, names that look like
     /// typos of well-known units warnings.
-    pub fn resolve(&self, diags: &mut Diagnostics) -> Option<systemd::Units> {
-        let (units, mut findings) = systemd::Units::resolve(self.units.iter().map(String::as_str));
+    pub fn resolve(&self, diags: &mut Diagnostics) -> Option<unit::Units> {
+        let (units, mut findings) = unit::Units::resolve(self.units.iter().map(String::as_str));
         if units.names.is_empty() && findings.is_empty() {
             findings.push(Finding::error(
                 Field::Units,
@@ -620,7 +620,7 @@ mod tests {
                 cluster: cluster.clone(),
                 origins: merged.origins,
                 settings_at,
-                units: systemd::Units::default(),
+                units: unit::Units::default(),
             };
             let findings: Vec<Finding> = ["b.example", "registry.corp.example", "localhost"]
                 .iter()

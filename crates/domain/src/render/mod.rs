@@ -54,6 +54,7 @@ pub mod pod_env;
 pub mod rke2;
 pub mod shell;
 pub mod systemd;
+pub mod systemd_dropin;
 pub mod talos;
 pub mod tkg;
 pub mod trust;
@@ -320,7 +321,7 @@ pub(crate) mod tests {
             units: units.clone(),
             os: trust::OsFamily::Debian,
         };
-        let dropin = systemd::Systemd {
+        let dropin = systemd_dropin::Systemd {
             units: units.clone(),
             os: trust::OsFamily::Debian,
         };
