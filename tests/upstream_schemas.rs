@@ -51,6 +51,7 @@ use clusterproxy::domain::render::ignition::{Ignition, Variant, TRUST_UNIT};
 use clusterproxy::domain::render::kyverno::Kyverno;
 use clusterproxy::domain::render::openshift::OpenShift;
 use clusterproxy::domain::render::pod_env::{CredentialsSecret, PodEnv};
+use clusterproxy::domain::render::tkg::Tkg;
 use clusterproxy::domain::render::trust::OsFamily;
 use clusterproxy::domain::render::{
     kubespray, rke2, talos, Cluster, Input, ProxySettings, Renderer, Secrets,
@@ -102,12 +103,15 @@ enum Check {
     /// line is a comment or an assignment systemd keeps, with the value
     /// POSIX `sh` reads from the same line.
     EnvironmentFile,
-    /// Ansible variables (a YAML mapping) against the variables the
-    /// consumer's sample inventory sets or documents at this path under
-    /// tests/schemas: every variable is one of them, and its value has the
-    /// type of the value shown there (kubespray publishes no schema and no
-    /// argument specs for its inventory variables).
-    AnsibleVariables(&'static str),
+    /// A flat mapping of variables against the variables the consumer
+    /// publishes, in these files under tests/schemas (their union): every
+    /// variable is one of them, and its value has the type of the value shown
+    /// there, where one is. Kubespray's sample inventory sets or documents its
+    /// inventory variables (it publishes no schema and no argument specs for
+    /// them); TKG's `config_default.yaml` lists the cluster configuration
+    /// variables with their defaults and its CLI's constants name the ones it
+    /// reads itself (`TKG_HTTP_PROXY_ENABLED`).
+    Variables(&'static [&'static str]),
     /// No published schema or parser of the consumer covers this file; the
     /// reason is reviewed with this list.
     Uncovered(&'static str),
@@ -146,9 +150,9 @@ const GOLDEN: &[(&str, &str, Check)] = &[
     ("ignition/config.ign", "Ignition spec 3.3.0 (ignition-validate)", Check::IgnitionValidate),
     ("ignition/config.ign", "Ignition spec 3.6.0, the newest stable (the same fields)", Check::JsonSchema("ignition/3.6.0/ignition.json", as_ignition_3_6)),
     ("ignition/butane.yaml", "Butane fcos 1.4.0", Check::Uncovered("coreos/butane publishes no schema (its specs are Go types and docs), and no package registry reachable here ships the butane binary (Debian 12 has none); ignition.rs translates it by Butane's documented rules into the Ignition config checked above")),
-    ("kubespray/proxy.yml", "kubespray 2.29 sample inventory", Check::AnsibleVariables("kubespray/2.29/group-vars-all.json")),
-    ("kubespray/proxy.yml", "kubespray 2.30 sample inventory", Check::AnsibleVariables("kubespray/2.30/group-vars-all.json")),
-    ("kubespray/proxy.yml", "kubespray 2.31 sample inventory", Check::AnsibleVariables("kubespray/2.31/group-vars-all.json")),
+    ("kubespray/proxy.yml", "kubespray 2.29 sample inventory", Check::Variables(&["kubespray/2.29/group-vars-all.json"])),
+    ("kubespray/proxy.yml", "kubespray 2.30 sample inventory", Check::Variables(&["kubespray/2.30/group-vars-all.json"])),
+    ("kubespray/proxy.yml", "kubespray 2.31 sample inventory", Check::Variables(&["kubespray/2.31/group-vars-all.json"])),
     ("kubespray/no_proxy-2.29.txt", "-", Check::Uncovered("not a consumer document: the renderer's model of the no_proxy kubespray 2.29 generates, for review")),
     ("kubespray/no_proxy-2.30.txt", "-", Check::Uncovered("not a consumer document: the renderer's model of the no_proxy kubespray 2.30 generates, for review")),
     ("kubespray/no_proxy-2.31.txt", "-", Check::Uncovered("not a consumer document: the renderer's model of the no_proxy kubespray 2.31 generates, for review")),
@@ -177,7 +181,7 @@ const GOLDEN: &[(&str, &str, Check)] = &[
     ("talos/patch-1.9.yaml", "Talos 1.9", Check::Talos("talos/1.9/config.schema.json")),
     ("talos/patch-1.10.yaml", "Talos 1.10", Check::Talos("talos/1.10/config.schema.json")),
     ("talos/patch-1.13.yaml", "Talos 1.13", Check::Talos("talos/1.13/config.schema.json")),
-    ("tkg/cluster-config.yaml", "TKG", Check::Uncovered("TKG's cluster configuration variables have no published schema")),
+    ("tkg/cluster-config.yaml", "TKG 2.2 cluster configuration variables", Check::Variables(TKG_2_2_VARIABLES)),
     ("tkg/cluster-class-variable.json", "TKG 2.1.0 vSphere ClusterClass `proxy` variable", Check::ClusterClassVariable("tkg/vsphere-0.28.0/proxy-variable.json")),
     ("tkg/cluster-class-variable.json", "TKG 2.2 vSphere ClusterClass `proxy` variable", Check::ClusterClassVariable("tkg/vsphere-0.29.0/proxy-variable.json")),
     ("tkg/cluster-class-variable.json", "TKG 2.2 AWS ClusterClass `proxy` variable", Check::ClusterClassVariable("tkg/aws-0.29.0/proxy-variable.json")),
@@ -212,10 +216,17 @@ const CLOUD_INIT: &str = "cloud-init/26.2/schema-cloud-config-v1.json";
 
 /// The kubespray releases we render for, and the variables of each one's
 /// sample inventory.
-const KUBESPRAY: [&str; 3] = [
-    "kubespray/2.29/group-vars-all.json",
-    "kubespray/2.30/group-vars-all.json",
-    "kubespray/2.31/group-vars-all.json",
+const KUBESPRAY: [&[&str]; 3] = [
+    &["kubespray/2.29/group-vars-all.json"],
+    &["kubespray/2.30/group-vars-all.json"],
+    &["kubespray/2.31/group-vars-all.json"],
+];
+
+/// The cluster configuration variables of TKG 2.2 (tanzu-framework v0.29.0,
+/// the last public release): `config_default.yaml` and the CLI's own.
+const TKG_2_2_VARIABLES: &[&str] = &[
+    "tkg/2.2/config-default-variables.json",
+    "tkg/2.2/cli-config-variables.json",
 ];
 
 /// Checks that fail today: the label, the error they must fail with, and
@@ -358,7 +369,7 @@ fn run(check: Check, text: &str) -> Vec<String> {
         Check::SystemdDropin => systemd_verify(text),
         Check::SystemdManager => systemd_verify(&manager_as_dropin(text)),
         Check::EnvironmentFile => systemd_environment_file(text),
-        Check::AnsibleVariables(path) => ansible_variables(path, text),
+        Check::Variables(paths) => variables(paths, text),
         Check::Uncovered(_) => Vec::new(),
     }
 }
@@ -608,9 +619,15 @@ fn systemd_environment_file(text: &str) -> Vec<String> {
 
 /// The errors of Ansible variables `text` against the sample inventory's
 /// variables at `path` (`{"variables": {name: value shown}}`).
-fn ansible_variables(path: &str, text: &str) -> Vec<String> {
-    let sample = schema(path);
-    let known = sample["variables"].as_object().unwrap();
+fn variables(paths: &[&str], text: &str) -> Vec<String> {
+    let mut known = serde_json::Map::new();
+    for path in paths {
+        for (name, shown) in schema(path)["variables"].as_object().unwrap() {
+            if !shown.is_null() || !known.contains_key(name) {
+                known.insert(name.clone(), shown.clone());
+            }
+        }
+    }
     let kind = |v: &Value| match v {
         Value::String(_) => Some("a string"),
         Value::Bool(_) => Some("a boolean"),
@@ -628,7 +645,8 @@ fn ansible_variables(path: &str, text: &str) -> Vec<String> {
         for (name, value) in &variables {
             match known.get(name) {
                 None => found.push(format!(
-                    "at \"/{name}\": not a variable of the sample inventory"
+                    "at \"/{name}\": not a variable of {}",
+                    paths.join(", ")
                 )),
                 Some(shown) => {
                     if let (Some(want), got) = (kind(shown), kind(value)) {
@@ -999,10 +1017,10 @@ fn renders_with_a_trusted_ca_against_their_checks() {
     for os in os_families {
         let group_vars = kubespray::group_vars(&settings(true), os, Secrets::Include);
         assert!(group_vars.contains("https_proxy_cert_file"), "{group_vars}");
-        for path in KUBESPRAY {
+        for paths in KUBESPRAY {
             results.push((
-                format!("render kubespray {os:?} against {path}"),
-                run(Check::AnsibleVariables(path), &group_vars),
+                format!("render kubespray {os:?} against {}", paths[0]),
+                run(Check::Variables(paths), &group_vars),
             ));
         }
         let user_data = render(&CloudInit {
@@ -1206,15 +1224,15 @@ fn every_schema_has_its_provenance_and_a_use() {
     let root = manifest_dir().join("tests/schemas");
     let mut used: Vec<String> = GOLDEN
         .iter()
-        .filter_map(|(_, _, check)| match check {
+        .flat_map(|(_, _, check)| match check {
             Check::Crd(p)
             | Check::CrdFragment(p, _)
             | Check::JsonSchema(p, _)
             | Check::Arm(p)
             | Check::ClusterClassVariable(p)
-            | Check::Talos(p)
-            | Check::AnsibleVariables(p) => Some((*p).to_owned()),
-            _ => None,
+            | Check::Talos(p) => vec![(*p).to_owned()],
+            Check::Variables(paths) => paths.iter().map(|p| (*p).to_owned()).collect(),
+            _ => Vec::new(),
         })
         .collect();
     used.extend(TALOS.map(|(_, path)| path.to_owned()));
@@ -1438,6 +1456,33 @@ mod known_bad {
         }
     }
 
+    /// TKG's cluster configuration: every variable we write, with a CA and
+    /// system-wide, is one TKG 2.2 knows, with the type of its default; a
+    /// misspelt variable and a wrong type are refused.
+    #[test]
+    fn tkg_cluster_config_takes_tkg_2_2_variables_only() {
+        let tkg = Tkg {
+            vsphere_server: None,
+            system_wide: true,
+        };
+        let config = render_with(&tkg, &settings(true)).to_yaml();
+        assert!(config.contains("TKG_PROXY_CA_CERT"), "{config}");
+        assert_eq!(
+            run(Check::Variables(TKG_2_2_VARIABLES), &config),
+            Vec::<String>::new()
+        );
+        fails(
+            Check::Variables(TKG_2_2_VARIABLES),
+            "TKG_HTTP_PROXI: http://p:3128\n",
+            "\"/TKG_HTTP_PROXI\": not a variable",
+        );
+        fails(
+            Check::Variables(TKG_2_2_VARIABLES),
+            "TKG_NODE_SYSTEM_WIDE_PROXY: \"yes\"\n",
+            "is not a boolean",
+        );
+    }
+
     /// `systemWide` is in the vSphere class's `proxy` variable from
     /// tanzu-framework v0.28.1 (TKG 2.1.1) on, and in no other class.
     #[test]
@@ -1543,8 +1588,8 @@ mod known_bad {
     }
 
     #[test]
-    fn ansible_variables_reject_an_unknown_variable_and_a_wrong_type() {
-        let check = Check::AnsibleVariables("kubespray/2.31/group-vars-all.json");
+    fn variables_reject_an_unknown_variable_and_a_wrong_type() {
+        let check = Check::Variables(&["kubespray/2.31/group-vars-all.json"]);
         fails(
             check,
             "http_porxy: http://p:3128\n",
