@@ -1,6 +1,7 @@
 //! The clusterproxy provider: maps the domain core onto the framework. Each
 //! resource, data source and function lives in its own file.
 
+pub mod attributes;
 pub mod convert;
 pub mod data_sources;
 pub mod functions;

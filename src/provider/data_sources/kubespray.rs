@@ -87,8 +87,10 @@ impl Config {
             Ok(_) => Some(inventory),
             Err(mut findings) => {
                 findings.retain(|f| match f.location.map(|l| l.field) {
-                    Some(Field::InventoryHosts) => f.summary == kubespray::HOST_ADDRESS_NOT_IP,
-                    Some(Field::ApiserverLoadbalancerDomainName) => false,
+                    Some(Field::Option(Config::inventory_hosts)) => {
+                        f.summary == kubespray::HOST_ADDRESS_NOT_IP
+                    }
+                    Some(Field::Option(Config::apiserver_loadbalancer_domain_name)) => false,
                     _ => true,
                 });
                 let root = AttributePath::root();

@@ -9,6 +9,7 @@ use crate::framework::diagnostics::{AttributePath, Diagnostics};
 use crate::framework::model::{self, Field, Maybe};
 use crate::framework::schema::{NoNullElements, Schema};
 use crate::framework::value::Value;
+use crate::provider::attributes;
 use crate::provider::convert::{self, SettingsAt};
 use crate::provider::data_sources::pod_env::{CredentialsSecretInput, CredentialsSecretOutput};
 use crate::provider::inputs;
@@ -26,7 +27,7 @@ crate::model! {
         /// `policy_name`.
         pub policy_name: Maybe<String> [with_default(Value::string("clusterproxy-proxy-env"), "`metadata.name` of the ClusterPolicy (a DNS-1123 label).")],
         /// `excluded_namespaces`.
-        pub excluded_namespaces: Vec<Maybe<String>> [with_default(convert::string_list(&kyverno::DEFAULT_EXCLUDED), "Namespaces whose pods are left alone (and, with `trusted_ca`, get no CA ConfigMap). Defaults to `kube-system`, as Giant Swarm's kyverno-policies-connectivity does; an empty list excludes none.").validator(NoNullElements)],
+        pub excluded_namespaces: Vec<Maybe<String>> [with_default(attributes::string_list(&kyverno::DEFAULT_EXCLUDED), "Namespaces whose pods are left alone (and, with `trusted_ca`, get no CA ConfigMap). Defaults to `kube-system`, as Giant Swarm's kyverno-policies-connectivity does; an empty list excludes none.").validator(NoNullElements)],
         /// `opt_out_annotation`.
         pub opt_out_annotation: Maybe<String> [with_default(Value::string(kyverno::DEFAULT_OPT_OUT), "Pods annotated with this key and the value `\"true\"` are left alone.")],
         /// `config_map_name`.

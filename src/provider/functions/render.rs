@@ -340,7 +340,7 @@ mod tests {
         config.set_attr("profile", settings(Some("svc"), Some("pw")));
         config.set_attr(
             "pod_cidrs",
-            crate::provider::convert::string_list(&["192.168.0.0/16"]),
+            crate::provider::attributes::string_list(&["192.168.0.0/16"]),
         );
         let state = read_checked(&SystemdDropin, &schema, config, &mut Diagnostics::new()).unwrap();
         for name in [

@@ -196,7 +196,7 @@ pub fn check(scope: Scope, has_pod_cidrs: bool, has_service_cidrs: bool) -> Opti
     .collect();
     (scope == Scope::All && !missing.is_empty()).then(|| {
         Finding::warning(
-            Field::Scope,
+            Field::Option("scope"),
             "In-cluster traffic would go to the proxy",
             format!("With scope \"all\" the kubelet and the rke2/k3s process read NO_PROXY, which lacks the cluster's {}; set them (RKE2 and k3s default to 10.42.0.0/16 and 10.43.0.0/16), or use scope \"containerd\".", missing.join(" and ")),
         )
@@ -347,7 +347,7 @@ mod tests {
     #[test]
     fn scope_all_without_cluster_cidrs_warns() {
         let warning = check(Scope::All, true, false).unwrap();
-        assert!(!warning.is_error() && warning.location == Some(Field::Scope.into()));
+        assert!(!warning.is_error() && warning.location == Some(Field::Option("scope").into()));
         assert!(
             warning.detail.contains("service_cidrs"),
             "{}",
