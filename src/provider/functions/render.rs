@@ -282,7 +282,7 @@ impl Function for Render {
 mod tests {
     use super::*;
     use crate::framework::model::Maybe;
-    use crate::provider::data_sources::systemd_dropin::SystemdDropin;
+    use crate::provider::data_sources::systemd::SystemdDropin;
 
     fn settings(username: Option<&str>, password: Option<&str>) -> Value {
         Settings {
