@@ -400,6 +400,18 @@ crate::object! {
     }
 }
 
+/// The description of `ca_files` for nodes whose OS trust store the
+/// platform's own components read.
+pub const OS_TRUST_CA_FILES: &str = "With `trusted_ca`, the bundle file to write for `os_family` (`path`, `owner` `root:root`, `permissions` `0644`, `content`: the canonical PEM); empty without it. Write it, then run the trust store update of `os_family` (in `commands`) before the services restart: containerd and the other Go components verify the proxy's certificates against the OS trust store.";
+
+/// The CA bundle files for `os`, with `trusted_ca` (see [`trust::ca_files`]).
+pub fn ca_files(settings: &ProxySettings, os: OsFamily) -> Vec<CaFile> {
+    trust::ca_files(settings.trusted_ca.as_ref(), os)
+        .into_iter()
+        .map(CaFile::from)
+        .collect()
+}
+
 impl From<trust::CaFile> for CaFile {
     fn from(file: trust::CaFile) -> Self {
         Self {

@@ -48,7 +48,7 @@ crate::model! {
         /// `group_vars_redacted`.
         pub group_vars_redacted: String [computed("`group_vars` with the proxy password replaced by `***`, for review.")],
         /// The CA bundle file.
-        pub ca_files: Vec<CaFile> [computed(super::rke2::CA_FILES)],
+        pub ca_files: Vec<CaFile> [computed(inputs::OS_TRUST_CA_FILES)],
         /// `ca_commands`.
         pub ca_commands: Vec<String> [computed("With `trusted_ca`, the trust store update of `os_family` to run on every node after writing `ca_files` (e.g. with Ansible's `copy` and `command` modules before `cluster.yml`: kubespray's `https_proxy_cert_file` names a file already on the nodes and does not install it); empty without it.")],
         /// `effective_no_proxy`.
@@ -144,7 +144,7 @@ impl DataSource for Kubespray {
         Some(model::computed(State {
             group_vars: secret.group_vars,
             group_vars_redacted: redacted.group_vars,
-            ca_files: super::rke2::ca_files(settings, os),
+            ca_files: inputs::ca_files(settings, os),
             ca_commands: trust_command.into_iter().map(str::to_owned).collect(),
             effective_no_proxy: secret.effective_no_proxy,
         }))

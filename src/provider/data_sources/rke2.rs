@@ -1,27 +1,13 @@
 //! `clusterproxy_rke2`: the environment file of an RKE2 or k3s node.
 
 use crate::domain::render::rke2::{self, Distribution, Role, Scope};
-use crate::domain::render::trust::{self, OsFamily};
-use crate::domain::render::{systemd, ProxySettings};
+use crate::domain::render::systemd;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field};
 use crate::framework::schema::{OneOf, Schema};
 use crate::framework::value::Value;
 use crate::provider::inputs::{self, CaFile, OsFamilyInput, RendererInputs};
-
-/// The description of `ca_files` for nodes whose OS trust store the
-/// platform's own components read.
-pub(crate) const CA_FILES: &str = "With `trusted_ca`, the bundle file to write for `os_family` (`path`, `owner` `root:root`, `permissions` `0644`, `content`: the canonical PEM); empty without it. Write it, then run the trust store update of `os_family` (in `commands`) before the services restart: containerd and the other Go components verify the proxy's certificates against the OS trust store.";
-
-/// The CA bundle file for `os`, with `trusted_ca`.
-pub(crate) fn ca_files(settings: &ProxySettings, os: OsFamily) -> Vec<CaFile> {
-    settings
-        .trusted_ca
-        .iter()
-        .map(|ca| CaFile::from(trust::ca_file(ca, os)))
-        .collect()
-}
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
@@ -55,7 +41,7 @@ crate::model! {
         /// `content_redacted`.
         pub content_redacted: String [computed("`content` with the proxy password replaced by `***`, for review.")],
         /// The CA bundle file.
-        pub ca_files: Vec<CaFile> [computed(CA_FILES)],
+        pub ca_files: Vec<CaFile> [computed(inputs::OS_TRUST_CA_FILES)],
         /// `commands`.
         pub commands: Vec<String> [computed("Commands that apply the files, in order: with `trusted_ca` the trust store update of `os_family`, then `systemctl restart -- '<unit>'` for the unit of `distribution` and `role` (no daemon-reload: the unit file itself is unchanged).")],
     }
@@ -111,7 +97,7 @@ impl DataSource for Rke2 {
             permissions: systemd::permissions(settings).to_owned(),
             content: secret.content,
             content_redacted: redacted.content,
-            ca_files: ca_files(settings, os),
+            ca_files: inputs::ca_files(settings, os),
             commands,
         }))
     }
