@@ -64,7 +64,8 @@
 //!    example with `apply_data_source_example` on Terraform 1.11 and 1.0.3
 //!    and asserts on its outputs.
 //! 9. `docs/guides/choosing-your-platform.md`: a row in its area's table and
-//!    one in "Supported versions".
+//!    one in "Supported versions" (with its version input and default, if
+//!    it has one; checked by `supported_versions_table_lists_every_default`).
 //! 10. `README.md`: a row in the table of resources, data sources and
 //!     functions, and `CHANGELOG.md`: an entry.
 //!
