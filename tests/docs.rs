@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use clusterproxy::framework::docs::{generate, DocsConfig};
-use clusterproxy::provider::inputs::RendererInputs;
+use clusterproxy::provider::attributes::RendererInputs;
 use clusterproxy::provider::{renderers, ClusterProxy, NAME, RENDERER_MODULES};
 
 #[test]
@@ -199,8 +199,10 @@ fn every_renderer_has_what_the_platform_guide_names() {
                     .exists(),
             ),
             (
-                "5. pub mod in data_sources/mod.rs",
-                sources_mod.contains(&format!("\npub mod {module};")),
+                "5. mod in data_sources/mod.rs",
+                sources_mod
+                    .lines()
+                    .any(|line| line.ends_with(&format!(" mod {module};"))),
             ),
             (
                 "7. example",

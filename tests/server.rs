@@ -9,7 +9,6 @@
 use std::sync::mpsc;
 use std::time::Duration;
 
-use clusterproxy::framework::data_source::DataSource as _;
 use clusterproxy::framework::diagnostics::{AttributePath, Diagnostics};
 use clusterproxy::framework::schema::{Mode, Schema};
 use clusterproxy::framework::server::guard::{self, Subject};

@@ -2,12 +2,12 @@
 //! resource, data source and function lives in its own file.
 
 pub mod attributes;
-pub mod convert;
+pub(crate) mod convert;
 pub mod data_sources;
-pub mod functions;
-pub mod inputs;
-pub mod resources;
-pub mod validators;
+pub(crate) mod functions;
+pub(crate) mod inputs;
+pub(crate) mod resources;
+pub(crate) mod validators;
 
 use std::sync::Arc;
 

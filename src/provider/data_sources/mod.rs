@@ -2,23 +2,23 @@
 //! renderer's (`tkg.rs` renders with `domain::render::tkg`), its Terraform
 //! name (`clusterproxy_tkg_config`) is in `type_name`.
 
-pub mod aks;
-pub mod artifact_settings;
-pub mod capi;
-pub mod cloud_init;
-pub mod eksa;
-pub mod helm;
-pub mod ignition;
-pub mod kubespray;
-pub mod kyverno;
+pub(crate) mod aks;
+pub(crate) mod artifact_settings;
+pub(crate) mod capi;
+pub(crate) mod cloud_init;
+pub(crate) mod eksa;
+pub(crate) mod helm;
+pub(crate) mod ignition;
+pub(crate) mod kubespray;
+pub(crate) mod kyverno;
 pub mod no_proxy;
 pub mod no_proxy_report;
-pub mod openshift;
-pub mod pod_env;
-pub mod rke2;
+pub(crate) mod openshift;
+pub(crate) mod pod_env;
+pub(crate) mod rke2;
 pub mod systemd;
-pub mod talos;
-pub mod tkg;
+pub(crate) mod talos;
+pub(crate) mod tkg;
 
 #[cfg(test)]
 mod tests {

@@ -10,7 +10,6 @@ use crate::framework::value::{Type, Value};
 use crate::provider::attributes::{string_list, LISTS};
 use crate::provider::convert::{self, SettingsAt};
 
-/// The function.
 #[derive(Debug, Clone, Copy)]
 pub struct MergeNoProxy;
 

@@ -16,7 +16,6 @@ use crate::framework::value::{Type, Value};
 use crate::provider::inputs::{RendererInputs, Settings};
 use crate::provider::{renderers, NAME};
 
-/// The function.
 #[derive(Debug, Clone, Copy)]
 pub struct Render;
 

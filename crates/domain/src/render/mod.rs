@@ -51,7 +51,8 @@
 //!    `<name>_redacted` twin), and `impl DataSource`, whose `read` calls
 //!    `config.proxy.resolve`, builds the options and calls
 //!    `inputs::render_both`.
-//! 5. `src/provider/data_sources/mod.rs`: `pub mod <p>;`.
+//! 5. `src/provider/data_sources/mod.rs`: `pub(crate) mod <p>;` (provider
+//!    internals are not public API).
 //! 6. `src/provider/mod.rs`: `<p>::<DataSource>,` in `renderers!`, which
 //!    registers the data source and makes `<p>` a platform of the `render`
 //!    function (its description lists the platforms from there).
