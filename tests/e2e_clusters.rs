@@ -131,6 +131,9 @@ fn kyverno_policy_example() {
         assert_eq!(policy["kind"], "ClusterPolicy");
         let rules = policy["spec"]["rules"].as_array().unwrap();
         assert_eq!(rules[0]["generate"]["kind"], "ConfigMap");
+        // Kyverno 1.13's per-rule field, not the deprecated policy-wide one.
+        assert_eq!(rules[0]["generate"]["generateExisting"], true);
+        assert_eq!(policy["spec"].get("generateExisting"), None);
         let mutate = &rules[1];
         assert_eq!(
             mutate["exclude"]["any"][0]["resources"]["namespaces"],

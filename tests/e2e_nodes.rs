@@ -408,6 +408,7 @@ fn node_renderer_bad_input_is_a_diagnostic() {
     let warned = r#"data "clusterproxy_rke2" "x" {
   http_proxy = "http://proxy.corp.example:3128"
   pod_cidrs  = ["10.42.0.0/16"]
+  role       = "agent"
   scope      = "all"
 }"#;
     let hosts: Vec<String> = (0..150)

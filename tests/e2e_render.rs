@@ -207,6 +207,9 @@ fn tkg_config_example() {
         let class = &outputs["cluster_class_variable_review"];
         assert_eq!(class["httpProxy"], redacted_url, "{class}");
         assert_eq!(class["httpsProxy"], redacted_url, "{class}");
+        // system_wide is false: left to the class default, which fits
+        // every ClusterClass (only vSphere's has the field).
+        assert_eq!(class.get("systemWide"), None, "{class}");
         let variables = &outputs["variables_review"];
         assert_eq!(variables["TKG_HTTP_PROXY"], redacted_url, "{variables}");
         assert_eq!(variables["TKG_NO_PROXY"], config["TKG_NO_PROXY"]);

@@ -215,7 +215,7 @@ fn trace_lines_reading_with(password: &str) -> Vec<String> {
     use clusterproxy::framework::data_source::DataSource as _;
     use clusterproxy::framework::proto::DynamicValue;
     use clusterproxy::framework::value::{msgpack, Value};
-    let schema = clusterproxy::provider::data_sources::systemd::SystemdDropin.schema();
+    let schema = clusterproxy::provider::data_sources::systemd_dropin::SystemdDropin.schema();
     let mut config = Value::object(
         schema
             .attributes

@@ -422,23 +422,28 @@ fn corpus_imports_as_expected() {
     }
 }
 
+/// The first corpus entry of `file`, so that new entries go anywhere.
+fn corpus_entry(file: &str) -> &'static Expected {
+    CORPUS.iter().find(|e| e.file == file).unwrap()
+}
+
 #[test]
 fn each_class_has_its_own_fixture() {
     // `local` covers every *.local host: kept, not "covered by the cluster domain".
-    let gs = check(&CORPUS[2]);
+    let gs = check(corpus_entry("cluster-aws-values.yaml"));
     assert!(gs.no_proxy.contains(&"local".to_owned()));
     // The current chart's keys, and `enabled: false` is a diagnostic.
     let off = import_id("giantswarm", "", "proxy-disabled.yaml").unwrap_err();
     assert!(off.contains("enabled` is false"), "{off}");
     // CAPI: the Cluster's clusterNetwork separates the CIDRs, and names the profile.
-    let tkg = check(&CORPUS[7]);
+    let tkg = check(corpus_entry("tkg-cluster-and-kcp.yaml"));
     assert_eq!(tkg.facts.pod_cidrs, ["100.96.0.0/11"]);
     assert_eq!(
         tkg.facts.control_plane_endpoint.as_deref(),
         Some("10.10.0.5")
     );
     // An HTTP-only drop-in keeps its meaning unless the user accepts the change.
-    let mut http_only = check(&CORPUS[CORPUS.len() - 1]);
+    let mut http_only = check(corpus_entry("http-only.conf"));
     assert!(http_only.https_direct);
     let refused = http_only.clone().keep_meaning(false).unwrap_err();
     assert!(
@@ -757,4 +762,125 @@ fn rke2_server_env_file() {
     );
     assert_eq!(i.username, None);
     assert!(i.no_proxy.contains(&"registry.corp.example".to_owned()));
+}
+
+/// The `<kind>` paragraph of the profile's import documentation
+/// (`examples/resources/clusterproxy_profile/import.sh`), generated from
+/// the registry: every kind with what it reads, wrapped at 80 columns.
+fn kinds_paragraph() -> String {
+    let text = format!("{}.", import::described_kinds());
+    let mut lines = vec!["# <kind>   ".to_owned()];
+    for word in text.split(' ') {
+        let line = lines.last_mut().unwrap();
+        if line.len() > 12 && line.len() + 1 + word.len() > 80 {
+            lines.push(format!("#{} {word}", " ".repeat(10)));
+        } else {
+            line.push(' ');
+            line.push_str(word);
+        }
+    }
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// The guide for adding an importer (module doc of `import`), followed for
+/// every importer: its file is named after its kind; its fixtures are under
+/// `tests/fixtures/import/<kind>/`, each read by a test; the import docs
+/// list it. `UPDATE_DOCS=1` rewrites the kind list of `import.sh`.
+#[test]
+fn the_importer_guide_is_followed() {
+    use std::path::Path;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |path: &Path| std::fs::read_to_string(path).unwrap();
+    let kinds = import::kinds();
+    // Step 1: `crates/domain/src/import/<kind>.rs` implements `Importer` and is registered.
+    let sources = root.join("crates/domain/src/import");
+    let mut implementing = Vec::new();
+    for entry in std::fs::read_dir(&sources).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "rs") && read(&path).contains("impl Importer for ")
+        {
+            implementing.push(path.file_stem().unwrap().to_string_lossy().into_owned());
+        }
+    }
+    implementing.sort();
+    let mut registered: Vec<String> = kinds.iter().map(|k| (*k).to_owned()).collect();
+    registered.sort();
+    assert_eq!(
+        implementing, registered,
+        "files that implement Importer, and the registered kinds"
+    );
+    // Step 2: fixtures per kind, each named by a test.
+    let mut tests = String::new();
+    let mut test_files = vec![sources.clone(), root.join("tests")];
+    while let Some(dir) = test_files.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() && !path.ends_with("fixtures") {
+                test_files.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                tests.push_str(&read(&path));
+            }
+        }
+    }
+    let fixtures = root.join("tests/fixtures/import");
+    for entry in std::fs::read_dir(&fixtures).unwrap() {
+        let dir = entry.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(
+            kinds.contains(&dir.as_str()),
+            "tests/fixtures/import/{dir} is no kind"
+        );
+    }
+    for kind in kinds {
+        let files: Vec<String> = std::fs::read_dir(fixtures.join(kind))
+            .unwrap_or_else(|_| panic!("no tests/fixtures/import/{kind}/"))
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            !files.is_empty(),
+            "no fixture in tests/fixtures/import/{kind}/"
+        );
+        for file in files {
+            assert!(
+                tests.contains(&format!("\"{file}\"")) || tests.contains(&format!("{kind}/{file}")),
+                "no test reads tests/fixtures/import/{kind}/{file}"
+            );
+        }
+    }
+    // Step 3: the kind list of the import docs is generated from the registry.
+    let example = root.join("examples/resources/clusterproxy_profile/import.sh");
+    let text = read(&example);
+    let start = text
+        .find("# <kind>")
+        .expect("import.sh has a `# <kind>` paragraph");
+    let end = start
+        + text[start..]
+            .find("# (facts)")
+            .expect("followed by `# (facts)`");
+    let expected = kinds_paragraph();
+    if std::env::var_os("UPDATE_DOCS").is_some() {
+        std::fs::write(
+            &example,
+            format!("{}{expected}{}", &text[..start], &text[end..]),
+        )
+        .unwrap();
+        // The pages follow with `UPDATE_DOCS=1 cargo test --test docs`.
+        return;
+    }
+    assert_eq!(
+        &text[start..end],
+        expected,
+        "import.sh lists other kinds than the registry: run `UPDATE_DOCS=1 cargo nextest run --test import_fixtures -E 'test(guide)'`, then `UPDATE_DOCS=1 cargo test --test docs`"
+    );
+    for page in [
+        "docs/resources/profile.md",
+        "docs/data-sources/artifact_settings.md",
+    ] {
+        let page_text = read(&root.join(page));
+        for kind in kinds {
+            assert!(
+                page_text.contains(&format!("`{kind}` (")),
+                "{page} does not list `{kind}`"
+            );
+        }
+    }
 }

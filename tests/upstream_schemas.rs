@@ -48,10 +48,13 @@ use clusterproxy::domain::render::capi::Capi;
 use clusterproxy::domain::render::cloud_init::CloudInit;
 use clusterproxy::domain::render::helm::Helm;
 use clusterproxy::domain::render::ignition::{Ignition, Variant, TRUST_UNIT};
+use clusterproxy::domain::render::kyverno::Kyverno;
 use clusterproxy::domain::render::openshift::OpenShift;
-use clusterproxy::domain::render::pod_env::PodEnv;
+use clusterproxy::domain::render::pod_env::{CredentialsSecret, PodEnv};
 use clusterproxy::domain::render::trust::OsFamily;
-use clusterproxy::domain::render::{talos, Cluster, Input, ProxySettings, Renderer, Secrets};
+use clusterproxy::domain::render::{
+    kubespray, rke2, talos, Cluster, Input, ProxySettings, Renderer, Secrets,
+};
 use clusterproxy::domain::trusted_ca::TrustedCa;
 use clusterproxy::domain::Field;
 use jsonschema::{Draft, Validator};
@@ -86,12 +89,25 @@ enum Check {
     CloudInit,
     /// `ignition-validate`.
     IgnitionValidate,
+    /// Kyverno's ClusterPolicy models (see [`kyverno_models`]).
+    KyvernoModels,
     /// `systemd-analyze verify` of a unit with the file as its drop-in.
     SystemdDropin,
     /// A `[Manager]` `DefaultEnvironment=` file: its value goes through
     /// `systemd-analyze verify` as an `Environment=` drop-in, which systemd
     /// parses with the same assignment parser.
     SystemdManager,
+    /// A file a unit reads with `EnvironmentFile=`, read by systemd's own
+    /// environment file parser (see [`systemd_environment_file`]): every
+    /// line is a comment or an assignment systemd keeps, with the value
+    /// POSIX `sh` reads from the same line.
+    EnvironmentFile,
+    /// Ansible variables (a YAML mapping) against the variables the
+    /// consumer's sample inventory sets or documents at this path under
+    /// tests/schemas: every variable is one of them, and its value has the
+    /// type of the value shown there (kubespray publishes no schema and no
+    /// argument specs for its inventory variables).
+    AnsibleVariables(&'static str),
     /// No published schema or parser of the consumer covers this file; the
     /// reason is reviewed with this list.
     Uncovered(&'static str),
@@ -105,6 +121,7 @@ fn whole(document: Value) -> Value {
 /// Every golden file, the consumer version it is checked for, and how.
 const GOLDEN: &[(&str, &str, Check)] = &[
     ("aks/http-proxy-config.json", "AKS API 2025-10-01", Check::Arm("aks/2025-10-01/ManagedClusterHTTPProxyConfig.json")),
+    ("aks/http-proxy-config.json", "AKS API 2026-01-01", Check::Arm("aks/2026-01-01/ManagedClusterHTTPProxyConfig.json")),
     ("aks/effective-no-proxy.txt", "-", Check::Uncovered("not a consumer document: the renderer's model of AKS's effectiveNoProxy, for review")),
     ("aks/round-trip.txt", "-", Check::Uncovered("not a consumer document: the renderer's report of the AKS/azurerm round trip, for review")),
     ("capi/kubeadm.yaml", "CAPI v1beta1 KubeadmControlPlane", Check::CrdFragment("capi/v1beta1/kubeadmcontrolplane.json", kcp_v1beta1)),
@@ -118,6 +135,7 @@ const GOLDEN: &[(&str, &str, Check)] = &[
     ("capi/secret.yaml", "Kubernetes 1.36 core/v1 Secret", Check::Crd("kubernetes/1.36/secret.json")),
     ("capi/cluster-values.yaml", "Giant Swarm cluster-values", Check::Uncovered("the cluster-values ConfigMap that chart-operator reads has no published schema")),
     ("cloud_init/user-data.yaml", "cloud-init (Debian's)", Check::CloudInit),
+    ("cloud_init/user-data.yaml", "cloud-init 26.2 schema", Check::JsonSchema(CLOUD_INIT, whole)),
     ("eksa/cluster-spec.yaml", "EKS-A v1alpha1 Cluster", Check::CrdFragment("eksa/v1alpha1/cluster.json", eksa_cluster)),
     ("helm/cert-manager.yaml", "cert-manager chart 1.16", Check::JsonSchema("cert-manager/1.16/values.schema.json", whole)),
     ("helm/cert-manager.yaml", "cert-manager chart 1.21", Check::JsonSchema("cert-manager/1.21/values.schema.json", whole)),
@@ -126,26 +144,32 @@ const GOLDEN: &[(&str, &str, Check)] = &[
     ("helm/giantswarm-global.yaml", "Giant Swarm cluster-aws chart 9.0.0", Check::JsonSchema("giantswarm-cluster-aws/9.0.0/values.schema.json", giantswarm_values)),
     ("ignition/config.ign", "Ignition spec 3.3.0", Check::JsonSchema("ignition/3.3.0/ignition.json", whole)),
     ("ignition/config.ign", "Ignition spec 3.3.0 (ignition-validate)", Check::IgnitionValidate),
-    ("ignition/butane.yaml", "Butane fcos 1.4.0", Check::Uncovered("coreos/butane publishes no schema, and no package registry reachable here ships the butane binary")),
-    ("kubespray/proxy.yml", "kubespray", Check::Uncovered("kubespray publishes no schema for its inventory variables")),
+    ("ignition/config.ign", "Ignition spec 3.6.0, the newest stable (the same fields)", Check::JsonSchema("ignition/3.6.0/ignition.json", as_ignition_3_6)),
+    ("ignition/butane.yaml", "Butane fcos 1.4.0", Check::Uncovered("coreos/butane publishes no schema (its specs are Go types and docs), and no package registry reachable here ships the butane binary (Debian 12 has none); ignition.rs translates it by Butane's documented rules into the Ignition config checked above")),
+    ("kubespray/proxy.yml", "kubespray 2.29 sample inventory", Check::AnsibleVariables("kubespray/2.29/group-vars-all.json")),
+    ("kubespray/proxy.yml", "kubespray 2.30 sample inventory", Check::AnsibleVariables("kubespray/2.30/group-vars-all.json")),
+    ("kubespray/proxy.yml", "kubespray 2.31 sample inventory", Check::AnsibleVariables("kubespray/2.31/group-vars-all.json")),
     ("kubespray/no_proxy-2.29.txt", "-", Check::Uncovered("not a consumer document: the renderer's model of the no_proxy kubespray 2.29 generates, for review")),
     ("kubespray/no_proxy-2.30.txt", "-", Check::Uncovered("not a consumer document: the renderer's model of the no_proxy kubespray 2.30 generates, for review")),
     ("kubespray/no_proxy-2.31.txt", "-", Check::Uncovered("not a consumer document: the renderer's model of the no_proxy kubespray 2.31 generates, for review")),
     ("kyverno/cluster-policy.yaml", "Kyverno 1.13 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.13/clusterpolicy-v1.json")),
     ("kyverno/cluster-policy.yaml", "Kyverno 1.19 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.19/clusterpolicy-v1.json")),
+    ("kyverno/cluster-policy.yaml", "Kyverno 1.13.4 ClusterPolicy models", Check::KyvernoModels),
     ("kyverno/cluster-policy-ca.yaml", "Kyverno 1.13 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.13/clusterpolicy-v1.json")),
     ("kyverno/cluster-policy-ca.yaml", "Kyverno 1.19 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.19/clusterpolicy-v1.json")),
+    ("kyverno/cluster-policy-ca.yaml", "Kyverno 1.13.4 ClusterPolicy models", Check::KyvernoModels),
     ("kyverno/cluster-policy-secret-ref.yaml", "Kyverno 1.13 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.13/clusterpolicy-v1.json")),
     ("kyverno/cluster-policy-secret-ref.yaml", "Kyverno 1.19 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.19/clusterpolicy-v1.json")),
+    ("kyverno/cluster-policy-secret-ref.yaml", "Kyverno 1.13.4 ClusterPolicy models", Check::KyvernoModels),
     ("openshift/proxy.yaml", "OpenShift config.openshift.io/v1 Proxy", Check::Crd("openshift/v1/proxy.json")),
-    ("openshift/install-config.yaml", "OpenShift install-config", Check::Uncovered("openshift/installer's install-config CRD (data/data/install.openshift.io_installconfigs.yaml) could not be fetched: the repository snapshot is over the size limit here")),
+    ("openshift/install-config.yaml", "OpenShift install-config v1", Check::Crd(INSTALL_CONFIG)),
     ("openshift/status-no-proxy.txt", "-", Check::Uncovered("not a consumer document: the renderer's model of the Proxy status.noProxy, for review")),
     ("pod_env/env.yaml", "Kubernetes 1.36 core/v1 PodSpec", Check::CrdFragment("kubernetes/1.36/podspec.json", pod_spec)),
     ("pod_env/ca-volumes.yaml", "Kubernetes 1.36 core/v1 PodSpec", Check::CrdFragment("kubernetes/1.36/podspec.json", pod_spec)),
     ("pod_env/env-secret-ref.yaml", "Kubernetes 1.36 core/v1 PodSpec", Check::CrdFragment("kubernetes/1.36/podspec.json", pod_spec)),
     ("pod_env/credentials-secret-redacted.yaml", "Kubernetes 1.36 core/v1 Secret", Check::Crd("kubernetes/1.36/secret.json")),
-    ("rke2/all-redacted.env", "RKE2/k3s", Check::Uncovered("an EnvironmentFile= of the rke2/k3s units: no schema, and systemd-analyze verify does not read environment files")),
-    ("rke2/containerd.env", "RKE2/k3s", Check::Uncovered("an EnvironmentFile= of the rke2/k3s units: no schema, and systemd-analyze verify does not read environment files")),
+    ("rke2/all-redacted.env", "RKE2/k3s units' EnvironmentFile= (Debian's systemd)", Check::EnvironmentFile),
+    ("rke2/containerd.env", "RKE2/k3s units' EnvironmentFile= (Debian's systemd)", Check::EnvironmentFile),
     ("systemd/containerd.conf", "systemd (Debian's)", Check::SystemdDropin),
     ("systemd/kubelet-redacted.conf", "systemd (Debian's)", Check::SystemdDropin),
     ("systemd/system.conf", "systemd (Debian's)", Check::SystemdManager),
@@ -154,16 +178,24 @@ const GOLDEN: &[(&str, &str, Check)] = &[
     ("talos/patch-1.10.yaml", "Talos 1.10", Check::Talos("talos/1.10/config.schema.json")),
     ("talos/patch-1.13.yaml", "Talos 1.13", Check::Talos("talos/1.13/config.schema.json")),
     ("tkg/cluster-config.yaml", "TKG", Check::Uncovered("TKG's cluster configuration variables have no published schema")),
-    (
-        "tkg/cluster-class-variable.json",
-        "TKG vSphere ClusterClass v1.0.0 `proxy` variable",
-        Check::ClusterClassVariable("tkg/vsphere-v1.0.0/proxy-variable.json"),
-    ),
+    ("tkg/cluster-class-variable.json", "TKG 2.1.0 vSphere ClusterClass `proxy` variable", Check::ClusterClassVariable("tkg/vsphere-0.28.0/proxy-variable.json")),
+    ("tkg/cluster-class-variable.json", "TKG 2.2 vSphere ClusterClass `proxy` variable", Check::ClusterClassVariable("tkg/vsphere-0.29.0/proxy-variable.json")),
+    ("tkg/cluster-class-variable.json", "TKG 2.2 AWS ClusterClass `proxy` variable", Check::ClusterClassVariable("tkg/aws-0.29.0/proxy-variable.json")),
+    ("tkg/cluster-class-variable.json", "TKG 2.2 Azure ClusterClass `proxy` variable", Check::ClusterClassVariable("tkg/azure-0.29.0/proxy-variable.json")),
+    ("tkg/cluster-class-variable-system-wide.json", "TKG 2.2 vSphere ClusterClass `proxy` variable", Check::ClusterClassVariable("tkg/vsphere-0.29.0/proxy-variable.json")),
+    ("tkg/cluster-class-trust-variable.json", "TKG 2.1.0 vSphere ClusterClass `trust` variable", Check::ClusterClassVariable("tkg/vsphere-0.28.0/trust-variable.json")),
+    ("tkg/cluster-class-trust-variable.json", "TKG 2.2 vSphere ClusterClass `trust` variable", Check::ClusterClassVariable("tkg/vsphere-0.29.0/trust-variable.json")),
+    ("tkg/cluster-class-trust-variable.json", "TKG 2.2 AWS ClusterClass `trust` variable", Check::ClusterClassVariable("tkg/aws-0.29.0/trust-variable.json")),
+    ("tkg/cluster-class-trust-variable.json", "TKG 2.2 Azure ClusterClass `trust` variable", Check::ClusterClassVariable("tkg/azure-0.29.0/trust-variable.json")),
 ];
 
 /// The schema of the ConfigMaps that only fresh renders produce (the golden
 /// files hold none).
 const CONFIG_MAP: &str = "kubernetes/1.36/configmap.json";
+
+/// The install-config keys OpenShift's renderer writes (`proxy`,
+/// `additionalTrustBundle`), from the installer's InstallConfig CRD.
+const INSTALL_CONFIG: &str = "openshift/install-config-v1/installconfig.json";
 
 /// The Talos minor versions rendered fresh, and the schema of each.
 const TALOS: [(u32, &str); 5] = [
@@ -174,16 +206,22 @@ const TALOS: [(u32, &str); 5] = [
     (13, "talos/1.13/config.schema.json"),
 ];
 
+/// The cloud-config schema of the current cloud-init release (the
+/// `cloud-init schema` on the test host is Debian's older one).
+const CLOUD_INIT: &str = "cloud-init/26.2/schema-cloud-config-v1.json";
+
+/// The kubespray releases we render for, and the variables of each one's
+/// sample inventory.
+const KUBESPRAY: [&str; 3] = [
+    "kubespray/2.29/group-vars-all.json",
+    "kubespray/2.30/group-vars-all.json",
+    "kubespray/2.31/group-vars-all.json",
+];
+
 /// Checks that fail today: the label, the error they must fail with, and
 /// the fix they wait for. A listed check that passes, or fails otherwise,
 /// fails the test, so the list only shrinks.
-const EXPECTED_FAILURES: &[(&str, &str, &str)] = &[
-    (
-        "tkg/cluster-class-variable.json as TKG vSphere ClusterClass v1.0.0 `proxy` variable",
-        "at \"\": Additional properties are not allowed ('systemWide' was unexpected)",
-        "the `proxy` variable of the TKG ClusterClass has httpProxy, httpsProxy and noProxy only, and tanzu-framework's own config_variable_association.star writes no systemWide; the TKG renderer must leave `systemWide` out of the ClusterClass variable (TKG_NODE_SYSTEM_WIDE_PROXY is a cluster-config variable only)",
-    ),
-];
+const EXPECTED_FAILURES: &[(&str, &str, &str)] = &[];
 
 fn manifest_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -316,8 +354,11 @@ fn run(check: Check, text: &str) -> Vec<String> {
         }
         Check::CloudInit => tool("cloud-init", &["schema", "--config-file"], text),
         Check::IgnitionValidate => tool("ignition-validate", &[], text),
+        Check::KyvernoModels => kyverno_models(&[text]).remove(0),
         Check::SystemdDropin => systemd_verify(text),
         Check::SystemdManager => systemd_verify(&manager_as_dropin(text)),
+        Check::EnvironmentFile => systemd_environment_file(text),
+        Check::AnsibleVariables(path) => ansible_variables(path, text),
         Check::Uncovered(_) => Vec::new(),
     }
 }
@@ -376,6 +417,64 @@ fn tool(program: &str, args: &[&str], text: &str) -> Vec<String> {
     }
 }
 
+/// Kyverno's ClusterPolicy as its own Python models read it (pydantic,
+/// generated from the Kyverno 1.13.4 CRDs: PyPI `cloudcoil.models.kyverno`,
+/// installed into `.tools/kyverno-python` by scripts/install-test-tools), in
+/// one Python run: each manifest's errors, none when it validates and dumps
+/// back to itself (so no field was unknown to the models).
+fn kyverno_models(manifests: &[&str]) -> Vec<Vec<String>> {
+    let site = manifest_dir().join(".tools/kyverno-python");
+    assert!(
+        site.is_dir(),
+        "{} is missing: run scripts/install-test-tools",
+        site.display()
+    );
+    let script = r#"
+import sys, json, yaml
+from cloudcoil.models.kyverno import v1
+def strip(d):
+    if isinstance(d, dict):
+        return {k: strip(v) for k, v in d.items() if v not in ({}, [])}
+    if isinstance(d, list):
+        return [strip(v) for v in d]
+    return d
+for text in json.load(sys.stdin):
+    doc = yaml.safe_load(text)
+    try:
+        policy = v1.ClusterPolicy.model_validate(doc)
+    except Exception as e:
+        print(json.dumps("invalid: " + str(e).replace("\n", " ")))
+        continue
+    back = json.loads(policy.model_dump_json(by_alias=True, exclude_unset=True))
+    print(json.dumps("" if strip(back) == strip(doc) else "fields the models do not know were dropped"))
+"#;
+    use std::io::Write as _;
+    let mut child = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .env("PYTHONPATH", &site)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = serde_json::to_vec(manifests).unwrap();
+    child.stdin.take().unwrap().write_all(&input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|line| {
+            let error: String = serde_json::from_str(line).unwrap();
+            [error].into_iter().filter(|e| !e.is_empty()).collect()
+        })
+        .collect()
+}
+
 /// `systemd-analyze verify` of a unit with `dropin` as its drop-in: every
 /// line systemd logs about the drop-in (a warning or an ignored assignment)
 /// is an error, and so is a failed verify.
@@ -408,6 +507,138 @@ fn systemd_verify(dropin: &str) -> Vec<String> {
             "systemd-analyze verify exited {}: {log}",
             out.status
         ));
+    }
+    found
+}
+
+/// The variables systemd's environment file parser (`load_env_file`) reads
+/// from `text`, and every warning it logs about the file: the user
+/// environment generator reads `environment.d/*.conf` with that parser and
+/// prints what it kept (`systemd-analyze verify` does not open environment
+/// files, and no systemd manager runs here). environment.d also expands
+/// `$NAME` after parsing, which `EnvironmentFile=` does not.
+fn systemd_reads(text: &str) -> (Vec<(String, String)>, Vec<String>) {
+    let generator = [
+        "/usr/lib/systemd/user-environment-generators/30-systemd-environment-d-generator",
+        "/lib/systemd/user-environment-generators/30-systemd-environment-d-generator",
+    ]
+    .into_iter()
+    .find(|p| Path::new(p).exists())
+    .expect("systemd is installed (scripts/install-test-tools)");
+    let dir = tempfile::tempdir().unwrap();
+    let conf = dir.path().join("environment.d");
+    std::fs::create_dir(&conf).unwrap();
+    std::fs::write(conf.join("50-proxy.conf"), text).unwrap();
+    let out = Command::new(generator)
+        .env_clear()
+        .env("XDG_CONFIG_HOME", dir.path())
+        .env("XDG_CONFIG_DIRS", dir.path().join("none"))
+        .env("XDG_DATA_DIRS", dir.path().join("none"))
+        .output()
+        .unwrap();
+    let mut log: Vec<String> = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|line| line.contains("50-proxy.conf"))
+        .map(str::to_owned)
+        .collect();
+    if !out.status.success() {
+        log.push(format!("the generator exited {}", out.status));
+    }
+    // The generator prints `NAME=value`, the value in double quotes with
+    // backslash escapes where it needs them.
+    let unquote = |v: &str| match v.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
+        Some(inner) => {
+            let mut out = String::new();
+            let mut chars = inner.chars();
+            while let Some(c) = chars.next() {
+                out.push(if c == '\\' { chars.next().unwrap() } else { c });
+            }
+            out
+        }
+        None => v.to_owned(),
+    };
+    let kept = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.to_owned(), unquote(v)))
+        .collect();
+    (kept, log)
+}
+
+/// The value of `name` after POSIX `sh` runs the assignment `line`.
+fn sh_reads(line: &str, name: &str) -> String {
+    let out = Command::new("sh")
+        .args(["-c", &format!("{line}\nprintf '%s' \"${name}\"")])
+        .env_clear()
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The errors of an `EnvironmentFile=` file: every warning systemd's parser
+/// logs about it ([`systemd_reads`]), every line that is neither blank, a
+/// comment nor an assignment systemd kept, and every value that differs from
+/// the one POSIX `sh` reads from the line (a `$` left in a value shows as
+/// such a difference).
+fn systemd_environment_file(text: &str) -> Vec<String> {
+    let (kept, mut found) = systemd_reads(text);
+    for (number, line) in text.lines().enumerate() {
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') || trimmed.starts_with(';') {
+            continue;
+        }
+        let Some((name, _)) = line.split_once('=') else {
+            found.push(format!("line {}: not an assignment: {line:?}", number + 1));
+            continue;
+        };
+        let Some((_, systemd)) = kept.iter().find(|(k, _)| k == name) else {
+            found.push(format!("line {}: systemd keeps no {name}", number + 1));
+            continue;
+        };
+        let sh = sh_reads(line, name);
+        if *systemd != sh {
+            found.push(format!(
+                "line {}: systemd reads {name}={systemd:?}, sh reads {sh:?}",
+                number + 1
+            ));
+        }
+    }
+    found
+}
+
+/// The errors of Ansible variables `text` against the sample inventory's
+/// variables at `path` (`{"variables": {name: value shown}}`).
+fn ansible_variables(path: &str, text: &str) -> Vec<String> {
+    let sample = schema(path);
+    let known = sample["variables"].as_object().unwrap();
+    let kind = |v: &Value| match v {
+        Value::String(_) => Some("a string"),
+        Value::Bool(_) => Some("a boolean"),
+        Value::Number(_) => Some("a number"),
+        Value::Array(_) => Some("a list"),
+        Value::Object(_) => Some("a mapping"),
+        Value::Null => None,
+    };
+    let mut found = Vec::new();
+    for document in documents(text) {
+        let Value::Object(variables) = document else {
+            found.push(format!("not a mapping of variables: {document}"));
+            continue;
+        };
+        for (name, value) in &variables {
+            match known.get(name) {
+                None => found.push(format!(
+                    "at \"/{name}\": not a variable of the sample inventory"
+                )),
+                Some(shown) => {
+                    if let (Some(want), got) = (kind(shown), kind(value)) {
+                        if got != Some(want) {
+                            found.push(format!("at \"/{name}\": {value} is not {want}"));
+                        }
+                    }
+                }
+            }
+        }
     }
     found
 }
@@ -497,6 +728,15 @@ fn eksa_cluster(fragment: Value) -> Value {
         }),
         fragment,
     )
+}
+
+/// The Ignition config as spec 3.6.0 (Ignition 2.26's newest stable spec):
+/// the same document with `ignition.version` 3.6.0, which is how Ignition
+/// reads an older config (it translates it forward), so its fields must be
+/// valid as they are in the newest spec too.
+fn as_ignition_3_6(mut config: Value) -> Value {
+    config["ignition"]["version"] = json!("3.6.0");
+    config
 }
 
 /// Minimal Giant Swarm cluster-aws values (the fields the schema requires)
@@ -609,6 +849,42 @@ fn openshift_against_the_proxy_crd() {
 }
 
 #[test]
+fn kubespray_against_the_sample_inventory_variables() {
+    check_goldens("kubespray/");
+}
+
+#[test]
+fn rke2_against_systemds_environment_file_parser() {
+    check_goldens("rke2/");
+}
+
+/// The RKE2/k3s environment file's quoting reads back as the intended
+/// values through systemd's parser and `sh`: the rendered variables (the
+/// password with every character that needs care) and raw values with `"`,
+/// `\`, space, `` ` ``, `'` and `%`; `sh` (OpenRC nodes source the file)
+/// also for `$`, which percent-encoding keeps out of rendered values.
+#[test]
+fn rke2_values_read_back_through_systemd_and_sh() {
+    let s = settings(false);
+    let mut want = rke2::variables(&s, rke2::Scope::All, Secrets::Include);
+    let mut content = rke2::env_file(&s, rke2::Scope::All, Secrets::Include);
+    for (i, raw) in [r#"a"b"#, r"c\d e", "`id` 100%", "it's"].iter().enumerate() {
+        content.push_str(&format!("RAW{i}={}\n", rke2::quote(raw)));
+        want.push((format!("RAW{i}"), (*raw).to_owned()));
+    }
+    assert_eq!(run(Check::EnvironmentFile, &content), Vec::<String>::new());
+    let (kept, _) = systemd_reads(&content);
+    for (name, value) in &want {
+        assert!(
+            kept.contains(&(name.clone(), value.clone())),
+            "{name}: {kept:?}"
+        );
+    }
+    let dollar = format!("DOLLAR={}", rke2::quote("$HOME ${X}"));
+    assert_eq!(sh_reads(&dollar, "DOLLAR"), "$HOME ${X}");
+}
+
+#[test]
 fn tkg_against_the_cluster_class_variable_schema() {
     check_goldens("tkg/");
 }
@@ -714,21 +990,29 @@ fn renders_with_a_trusted_ca_against_their_checks() {
         assert!(config.contains(TRUST_UNIT), "the CA is rendered: {config}");
         for check in [
             Check::JsonSchema("ignition/3.3.0/ignition.json", whole),
+            Check::JsonSchema("ignition/3.6.0/ignition.json", as_ignition_3_6),
             Check::IgnitionValidate,
         ] {
             results.push((format!("render ignition {variant:?}"), run(check, &config)));
         }
     }
     for os in os_families {
+        let group_vars = kubespray::group_vars(&settings(true), os, Secrets::Include);
+        assert!(group_vars.contains("https_proxy_cert_file"), "{group_vars}");
+        for path in KUBESPRAY {
+            results.push((
+                format!("render kubespray {os:?} against {path}"),
+                run(Check::AnsibleVariables(path), &group_vars),
+            ));
+        }
         let user_data = render(&CloudInit {
             units: units.clone(),
             os,
         })
         .user_data;
-        results.push((
-            format!("render cloud-init {os:?}"),
-            run(Check::CloudInit, &user_data),
-        ));
+        for check in [Check::CloudInit, Check::JsonSchema(CLOUD_INIT, whole)] {
+            results.push((format!("render cloud-init {os:?}"), run(check, &user_data)));
+        }
         for (cluster_name, base64_content) in [
             (None, false),
             (None, true),
@@ -802,13 +1086,15 @@ fn renders_with_a_trusted_ca_against_their_checks() {
     }
     let aks = render_with(&Aks, &anonymous);
     assert!(aks.trusted_ca.is_some(), "the CA is rendered");
-    results.push((
-        "render aks with a trusted CA".to_owned(),
-        run(
-            Check::Arm("aks/2025-10-01/ManagedClusterHTTPProxyConfig.json"),
-            &aks.to_json_file(),
-        ),
-    ));
+    for path in [
+        "aks/2025-10-01/ManagedClusterHTTPProxyConfig.json",
+        "aks/2026-01-01/ManagedClusterHTTPProxyConfig.json",
+    ] {
+        results.push((
+            format!("render aks with a trusted CA as {path}"),
+            run(Check::Arm(path), &aks.to_json_file()),
+        ));
+    }
     let pod_env = render(&PodEnv {
         config_map_name: "proxy-ca".to_owned(),
         namespace: Some("default".to_owned()),
@@ -840,6 +1126,13 @@ fn renders_with_a_trusted_ca_against_their_checks() {
         run(
             Check::Crd("openshift/v1/proxy.json"),
             &render(&openshift).proxy_manifest(),
+        ),
+    ));
+    results.push((
+        "render openshift install-config with a trusted CA".to_owned(),
+        run(
+            Check::Crd(INSTALL_CONFIG),
+            &render(&openshift).install_config(),
         ),
     ));
     results.push((
@@ -919,7 +1212,8 @@ fn every_schema_has_its_provenance_and_a_use() {
             | Check::JsonSchema(p, _)
             | Check::Arm(p)
             | Check::ClusterClassVariable(p)
-            | Check::Talos(p) => Some((*p).to_owned()),
+            | Check::Talos(p)
+            | Check::AnsibleVariables(p) => Some((*p).to_owned()),
             _ => None,
         })
         .collect();
@@ -954,6 +1248,49 @@ fn every_schema_has_its_provenance_and_a_use() {
             root.join(relative).is_file(),
             "{relative} is used but not vendored"
         );
+    }
+}
+
+/// The supported-versions table of the platform guide names every version
+/// of these consumers that a vendored schema checks (the directory under
+/// tests/schemas, without an infrastructure prefix such as `vsphere-`), in
+/// the row of the data source that renders for it.
+#[test]
+fn supported_versions_table_names_every_checked_version() {
+    let guide = read("docs/guides/choosing-your-platform.md");
+    let table = guide
+        .split("## Supported versions")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("a Supported versions section");
+    for (consumer, data_source) in [
+        ("tkg", "clusterproxy_tkg_config"),
+        ("aks", "clusterproxy_aks_http_proxy_config"),
+        ("openshift", "clusterproxy_openshift_proxy"),
+        ("eksa", "clusterproxy_eksa_proxy_config"),
+        ("kyverno", "clusterproxy_kyverno_policy"),
+        ("cert-manager", "clusterproxy_helm_values"),
+        ("giantswarm-cluster-aws", "clusterproxy_helm_values"),
+    ] {
+        let row = table
+            .lines()
+            .find(|line| line.starts_with(&format!("| `{data_source}` |")))
+            .unwrap_or_else(|| panic!("no row for {data_source}"));
+        for dir in std::fs::read_dir(manifest_dir().join("tests/schemas").join(consumer)).unwrap() {
+            let dir = dir.unwrap().file_name().to_string_lossy().into_owned();
+            let version = match dir.rsplit_once('-') {
+                Some((prefix, version))
+                    if prefix.chars().all(|c| c.is_ascii_lowercase() || c == '-') =>
+                {
+                    version.to_owned()
+                }
+                _ => dir.clone(),
+            };
+            assert!(
+                row.contains(&version),
+                "the {data_source} row of the supported-versions table does not name {version} ({consumer}/{dir}): {row}"
+            );
+        }
     }
 }
 
@@ -1083,15 +1420,61 @@ mod known_bad {
         );
     }
 
+    /// `effectiveNoProxy` is in no stable API version: only the preview
+    /// versions have it, read-only.
     #[test]
     fn arm_definition_rejects_a_wrong_type_and_an_unknown_property() {
-        let check = Check::Arm("aks/2025-10-01/ManagedClusterHTTPProxyConfig.json");
-        fails(check, r#"{"noProxy": "a,b"}"#, "/noProxy");
+        for path in [
+            "aks/2025-10-01/ManagedClusterHTTPProxyConfig.json",
+            "aks/2026-01-01/ManagedClusterHTTPProxyConfig.json",
+        ] {
+            let check = Check::Arm(path);
+            fails(check, r#"{"noProxy": "a,b"}"#, "/noProxy");
+            fails(
+                check,
+                r#"{"httpProxy": "http://p:1", "effectiveNoProxy": []}"#,
+                "effectiveNoProxy",
+            );
+        }
+    }
+
+    /// `systemWide` is in the vSphere class's `proxy` variable from
+    /// tanzu-framework v0.28.1 (TKG 2.1.1) on, and in no other class.
+    #[test]
+    fn tkg_proxy_variable_takes_system_wide_on_vsphere_from_tkg_2_2() {
+        let variable = r#"{"httpProxy": "http://p:1", "httpsProxy": "http://p:1", "noProxy": ["a"], "systemWide": true}"#;
+        assert_eq!(
+            run(
+                Check::ClusterClassVariable("tkg/vsphere-0.29.0/proxy-variable.json"),
+                variable
+            ),
+            Vec::<String>::new()
+        );
+        for path in [
+            "tkg/vsphere-0.28.0/proxy-variable.json",
+            "tkg/aws-0.29.0/proxy-variable.json",
+            "tkg/azure-0.29.0/proxy-variable.json",
+        ] {
+            fails(Check::ClusterClassVariable(path), variable, "systemWide");
+            fails(
+                Check::ClusterClassVariable(path),
+                r#"{"httpProxy": "http://p:1"}"#,
+                "httpsProxy",
+            );
+        }
+    }
+
+    #[test]
+    fn install_config_rejects_a_list_no_proxy_and_an_unknown_key() {
+        let check = Check::Crd(INSTALL_CONFIG);
+        fails(check, "proxy:\n  noProxy: [a, b]\n", "/proxy/noProxy");
+        fails(check, "proxy:\n  noproxy: a\n", "noproxy");
         fails(
             check,
-            r#"{"httpProxy": "http://p:1", "effectiveNoProxy": []}"#,
-            "effectiveNoProxy",
+            "additionalTrustBundle: [x]\n",
+            "/additionalTrustBundle",
         );
+        fails(check, "trustedCA: x\n", "trustedCA");
     }
 
     #[test]
@@ -1116,11 +1499,12 @@ mod known_bad {
     #[test]
     fn ignition_rejects_a_string_mode() {
         let config = r#"{"ignition":{"version":"3.3.0"},"storage":{"files":[{"path":"/etc/x","mode":"0600"}]}}"#;
-        fails(
+        for check in [
             Check::JsonSchema("ignition/3.3.0/ignition.json", whole),
-            config,
-            "/storage/files/0/mode",
-        );
+            Check::JsonSchema("ignition/3.6.0/ignition.json", as_ignition_3_6),
+        ] {
+            fails(check, config, "/storage/files/0/mode");
+        }
         let relative = r#"{"ignition":{"version":"3.3.0"},"storage":{"files":[{"path":"etc/x"}]}}"#;
         fails(
             Check::IgnitionValidate,
@@ -1159,7 +1543,60 @@ mod known_bad {
     }
 
     #[test]
+    fn ansible_variables_reject_an_unknown_variable_and_a_wrong_type() {
+        let check = Check::AnsibleVariables("kubespray/2.31/group-vars-all.json");
+        fails(
+            check,
+            "http_porxy: http://p:3128\n",
+            "\"/http_porxy\": not a variable",
+        );
+        fails(
+            check,
+            "additional_no_proxy: [a, b]\n",
+            "\"/additional_no_proxy\": [\"a\",\"b\"] is not a string",
+        );
+        fails(check, "- http_proxy: x\n", "not a mapping");
+        assert_eq!(
+            run(
+                check,
+                "http_proxy: http://p:3128\nadditional_no_proxy: a,b\n"
+            ),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn systemd_environment_file_rejects_what_systemd_drops_or_reads_otherwise() {
+        fails(Check::EnvironmentFile, "1A=x\n", "invalid variable name");
+        fails(Check::EnvironmentFile, "A x\n", "line 1: not an assignment");
+        // Unquoted, systemd keeps `x y` where sh runs `y` with A set for it
+        // alone: the two readers differ.
+        fails(
+            Check::EnvironmentFile,
+            "# c\nA=x y\n",
+            "line 2: systemd reads A=\"x y\", sh reads \"\"",
+        );
+        assert_eq!(
+            run(
+                Check::EnvironmentFile,
+                "# c\nA=\"a b \\\"c\\\" \\\\ \\`d\\`\"\n"
+            ),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
     fn cloud_init_schema_rejects_a_bad_write_files_entry() {
+        fails(
+            Check::JsonSchema(CLOUD_INIT, whole),
+            "#cloud-config\nwrite_files:\n- content: x\n  permissions: 420\n",
+            "/write_files/0",
+        );
+        fails(
+            Check::JsonSchema(CLOUD_INIT, whole),
+            "#cloud-config\nruncmd: true\n",
+            "/runcmd",
+        );
         fails(
             Check::CloudInit,
             "#cloud-config\nwrite_files:\n- content: x\n  permissions: [1]\n",
@@ -1182,6 +1619,80 @@ mod known_bad {
         assert_eq!(
             run(Check::SystemdDropin, "[Service]\nEnvironment=\"A=b c\"\n"),
             Vec::<String>::new()
+        );
+    }
+}
+
+/// The policy's variants that no golden file holds (with the credentials,
+/// nothing excluded, a Secret reference with and without its namespace)
+/// against both Kyverno CRDs and Kyverno's models; a field Kyverno does not
+/// know, a misspelt one and a wrong type are refused by both.
+#[test]
+fn kyverno_variants_against_the_crds_and_kyvernos_models() {
+    let with_ca = settings(true);
+    let base = Kyverno {
+        name: "clusterproxy-env".into(),
+        excluded_namespaces: vec!["kube-system".into()],
+        opt_out_annotation: "clusterproxy.io/no-proxy-env".into(),
+        config_map_name: "clusterproxy-trusted-ca".into(),
+        credentials_secret: None,
+    };
+    let reference = CredentialsSecret {
+        name: "proxy-credentials".into(),
+        namespace: Some("platform".into()),
+    };
+    let nothing_excluded = Kyverno {
+        excluded_namespaces: Vec::new(),
+        ..base.clone()
+    };
+    let cloned = Kyverno {
+        credentials_secret: Some(reference.clone()),
+        ..nothing_excluded.clone()
+    };
+    let in_place = Kyverno {
+        credentials_secret: Some(CredentialsSecret {
+            namespace: None,
+            ..reference
+        }),
+        ..base.clone()
+    };
+    let good: Vec<String> = [
+        render_with(&nothing_excluded, &with_ca).policy,
+        render_with(&cloned, &with_ca).policy,
+        render_with(&cloned, &settings(false)).policy,
+        render_with(&in_place, &settings(false)).policy,
+    ]
+    .into();
+    let cloning = &good[1];
+    assert!(
+        cloning.contains("clone:") && cloning.contains("generateExisting: true"),
+        "{cloning}"
+    );
+    let bad = [
+        cloning.replace("synchronize:", "synchronise:"),
+        cloning.replace("clone:", "klone:"),
+        cloning.replace("generateExisting: true", "generateExisting: [x]"),
+    ];
+    let all: Vec<&str> = good.iter().chain(&bad).map(String::as_str).collect();
+    let models = kyverno_models(&all);
+    for (i, text) in all.iter().enumerate() {
+        let expect_valid = i < good.len();
+        for crd in [
+            "kyverno/1.13/clusterpolicy-v1.json",
+            "kyverno/1.19/clusterpolicy-v1.json",
+        ] {
+            let errors = run(Check::Crd(crd), text);
+            assert_eq!(
+                errors.is_empty(),
+                expect_valid,
+                "{crd}, variant {i}: {errors:?}\n{text}"
+            );
+        }
+        assert_eq!(
+            models[i].is_empty(),
+            expect_valid,
+            "Kyverno models, variant {i}: {:?}\n{text}",
+            models[i]
         );
     }
 }

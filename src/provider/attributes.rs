@@ -1,12 +1,12 @@
 //! The attributes several schemas share, as typed models: the cluster's
 //! NO_PROXY inputs, the proxy settings (directly or as a
 //! `clusterproxy_profile`'s `settings`), the clients and the units. Their
-//! behaviour lives in [`crate::provider::inputs`]; the attribute names here
-//! are where [`crate::provider::convert`] points findings.
+//! behaviour lives in `provider::inputs`; the attribute names here
+//! are where `provider::convert` points findings.
 
 use crate::domain::no_proxy::typed::Kind;
 use crate::domain::no_proxy::{Cloud, Dialect};
-use crate::domain::render::systemd;
+use crate::domain::render::systemd::unit;
 use crate::framework::model::Maybe;
 use crate::framework::schema::{NoNullElements, OneOf, SizeAtLeast};
 use crate::framework::value::Value;
@@ -127,7 +127,7 @@ crate::model! {
     pub struct UnitsInput {
         /// Unit names as configured.
         pub units: Vec<String> [with_default(
-            string_list(&systemd::DEFAULT_UNITS),
+            string_list(&unit::DEFAULT_UNITS),
             "systemd units whose environment gets the proxy settings (`docker`, `crio`, `teleport`... or `.service` names, instances such as `getty@tty1` and systemd escapes such as `foo\\x2dbar` included). Names follow systemd's unit name grammar; a name starting with `-`, a template without an instance, and sockets, timers and other unit types are refused; a name one letter away from a well-known unit (`kublet`) gets a warning. Names of one unit (`kubelet`, `kubelet.service`) are one unit, rendered once where first named. Defaults to `containerd` and `kubelet`.",
         )
         .validator(NoNullElements)],

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use crate::domain::no_proxy::{self, Cloud, Cluster, Dialect, MergeOptions, Merged, Origins};
 use crate::domain::profile::{Profile, ProfileInput};
 use crate::domain::render::trust::{self, OsFamily};
-use crate::domain::render::{k8s, systemd, Input, ProxySettings, Renderer, Secrets};
+use crate::domain::render::{k8s, systemd::unit, Input, ProxySettings, Renderer, Secrets};
 use crate::domain::{Field, Finding, Location};
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::model::Maybe;
@@ -116,7 +116,7 @@ pub struct ProxyInputs {
     pub settings_at: SettingsAt,
     /// The units of the node renderers (none for the others), to trace
     /// findings about a unit to the `units` element that named it.
-    pub units: systemd::Units,
+    pub units: unit::Units,
 }
 
 impl ProxyInputs {
@@ -202,7 +202,7 @@ impl RendererInputs {
             cluster,
             origins: merged.origins,
             settings_at,
-            units: systemd::Units::default(),
+            units: unit::Units::default(),
         })
     }
 
@@ -210,7 +210,7 @@ impl RendererInputs {
     /// each of `inputs` (name, and whether it is certainly set: known and
     /// not null) set while the configuration certainly has no CA (neither
     /// `trusted_ca` nor the profile's, both known) is an error on it (see
-    /// [`reject_without`]).
+    /// `reject_without`).
     pub fn validate_ca_only_inputs(&self, inputs: &[(&str, bool)], diags: &mut Diagnostics) {
         let no_ca = match &self.profile {
             Maybe::Unknown => false,
@@ -313,11 +313,11 @@ pub fn render_both<R: Renderer>(
 }
 
 impl UnitsInput {
-    /// The units named, each once (see [`systemd::Units::resolve`]);
+    /// The units named, each once (see [`unit::Units::resolve`]);
     /// invalid names are errors on their element, names that look like
     /// typos of well-known units warnings.
-    pub fn resolve(&self, diags: &mut Diagnostics) -> Option<systemd::Units> {
-        let (units, mut findings) = systemd::Units::resolve(self.units.iter().map(String::as_str));
+    pub fn resolve(&self, diags: &mut Diagnostics) -> Option<unit::Units> {
+        let (units, mut findings) = unit::Units::resolve(self.units.iter().map(String::as_str));
         if units.names.is_empty() && findings.is_empty() {
             findings.push(Finding::error(
                 Field::Units,
@@ -512,7 +512,7 @@ mod tests {
                 cluster: cluster.clone(),
                 origins: merged.origins,
                 settings_at,
-                units: systemd::Units::default(),
+                units: unit::Units::default(),
             };
             let findings: Vec<Finding> = ["b.example", "registry.corp.example", "localhost"]
                 .iter()

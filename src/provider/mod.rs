@@ -77,7 +77,7 @@ macro_rules! renderers {
 }
 
 renderers! {
-    systemd::SystemdDropin,
+    systemd_dropin::SystemdDropin,
     capi::CapiKubeadm,
     tkg::TkgConfigSource,
     aks::AksHttpProxyConfig,

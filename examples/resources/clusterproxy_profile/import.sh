@@ -2,14 +2,15 @@
 #
 # <name>=   names the profile (otherwise the cluster's name, when the artifact
 #           has one, or the kind).
-# <kind>    aks (az aks show -o json, or a bare httpProxyConfig), tkg (cluster
-#           configuration file), capi (KubeadmControlPlane / KubeadmConfigTemplate,
-#           with the Cluster when at hand, or an EKS Anywhere Cluster), systemd
-#           (drop-in), giantswarm (cluster chart values, userconfig ConfigMap,
-#           cluster-values or systemd-proxy Secret), openshift (the Proxy
-#           object with its trustedCA ConfigMap, an install-config, or the
-#           cluster-config-v1 ConfigMap), rke2 (RKE2 /etc/default/rke2-* or k3s
-#           *.service.env environment file).
+# <kind>    `aks` (`az aks show -o json` or an httpProxyConfig), `tkg` (cluster
+#           configuration file), `capi` (KubeadmControlPlane /
+#           KubeadmConfigTemplate, with the Cluster when at hand, or an EKS
+#           Anywhere Cluster), `systemd` (drop-in), `giantswarm` (cluster chart
+#           values, userconfig ConfigMap, cluster-values or systemd-proxy
+#           Secret), `openshift` (the `config.openshift.io/v1` Proxy with its
+#           trustedCA ConfigMap, an install-config, or the `cluster-config-v1`
+#           ConfigMap) or `rke2` (RKE2 `/etc/default/rke2-*` or k3s
+#           `*.service.env` environment file).
 # (facts)   the cluster inputs the renderers get, `key=value` separated by `;`,
 #           lists by `,`: pod_cidrs, service_cidrs, node_cidrs, cluster_domain
 #           (default cluster.local), apiserver_host, apiserver_ip,

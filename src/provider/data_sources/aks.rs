@@ -42,7 +42,7 @@ crate::model! {
         )],
         /// What AKS reports.
         pub effective_no_proxy: Vec<String> [computed(
-            "The list AKS reports as `effectiveNoProxy` (`az aks show --query httpProxyConfig.effectiveNoProxy`) for this configuration: `http_proxy_config.no_proxy` followed by the injected entries it lacks, which is `http_proxy_config.no_proxy` itself. When the cluster reports more entries, give the cluster inputs that produce them.",
+            "The list AKS reports as `effectiveNoProxy` (a read-only property of the preview API versions only; the stable ones, 2026-01-01 included, do not return it) for this configuration: `http_proxy_config.no_proxy` followed by the injected entries it lacks, which is `http_proxy_config.no_proxy` itself. When the cluster reports more entries, give the cluster inputs that produce them.",
         )],
     }
 }

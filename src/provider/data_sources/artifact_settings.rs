@@ -2,7 +2,7 @@
 //! holds, read without managing anything, and whether they are what a
 //! profile renders for the cluster (drift reports).
 
-use crate::domain::import::{self, drift, KINDS};
+use crate::domain::import::{self, drift};
 use crate::domain::profile::Profile;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
@@ -12,18 +12,16 @@ use crate::framework::value::Value;
 use crate::provider::convert::{self, SettingsAt};
 use crate::provider::inputs::{ClusterInputs, Settings};
 
-/// The data source.
+/// Reads the proxy settings of a cluster artifact and reports drift from a profile.
 #[derive(Debug, Clone, Copy)]
 pub struct ArtifactSettings;
 
 crate::model! {
     /// The inputs.
+    #[expect(missing_docs, reason = "a field's doc is its schema description")]
     pub struct Config {
-        /// `kind`.
-        pub kind: String [required("Artifact kind: `aks` (`az aks show -o json` or an httpProxyConfig), `tkg` (cluster configuration file), `capi` (KubeadmControlPlane / KubeadmConfigTemplate, with the Cluster when at hand, or an EKS Anywhere Cluster), `systemd` (drop-in), `giantswarm` (cluster chart values, userconfig ConfigMap, cluster-values or systemd-proxy Secret) `openshift` (the `config.openshift.io/v1` Proxy with its trustedCA ConfigMap, an install-config, or the `cluster-config-v1` ConfigMap) or `rke2` (RKE2 `/etc/default/rke2-*` or k3s `*.service.env` environment file).").validator(OneOf(&KINDS))],
-        /// `content`.
+        pub kind: String [required(&format!("Artifact kind: {}.", import::described_kinds())).validator(OneOf(import::kinds()))],
         pub content: String [required("The artifact's text, e.g. `file(\"cluster-config.yaml\")`, at most 4 MiB. Sensitive: artifacts often hold proxy credentials.").sensitive()],
-        /// `profile`.
         pub profile: Option<Settings> [optional("The `settings` of the `clusterproxy_profile` the artifact was rendered from. When set, `in_sync` and `differences` compare the artifact with what the renderers write from it for this cluster (give the same cluster inputs as the renderer).").sensitive()],
         /// The renderers' cluster inputs, minus `installation` (the profile's list).
         pub cluster: ClusterInputs [embed],
@@ -33,39 +31,28 @@ crate::model! {
 crate::object! {
     /// A NO_PROXY entry left out.
     pub struct Dropped {
-        /// The entry.
+        /// The entry, normalised.
         pub entry: String,
-        /// Why.
+        /// Why it is cluster-specific (the input that adds it back) or redundant.
         pub reason: String,
     }
 }
 
 crate::model! {
     /// The computed attributes.
+    #[expect(missing_docs, reason = "a field's doc is its schema description")]
     pub struct State {
-        /// `name`.
         pub name: String [computed("The cluster's name when the artifact has one, else the kind.")],
-        /// `http_proxy`.
         pub http_proxy: Option<String> [computed("HTTP proxy, without credentials, spelt as the artifact writes it (`http://` added when it has no scheme).")],
-        /// `https_proxy`.
         pub https_proxy: Option<String> [computed("HTTPS proxy, without credentials, spelt as the artifact writes it; null when the artifact sets none (its clients then send HTTPS direct).")],
-        /// `username`.
         pub username: Option<String> [computed("Proxy user name.")],
-        /// `password`.
         pub password: Option<String> [computed("Proxy password, for the profile's `password`, which takes no Secret reference.").sensitive()],
-        /// `no_proxy`.
         pub no_proxy: Vec<String> [computed("Installation-wide NO_PROXY entries, normalised: what is left after the entries the renderers add from the cluster inputs (or the platform adds itself) are taken out.")],
-        /// `dropped`.
         pub dropped: Vec<Dropped> [computed("NO_PROXY entries left out as cluster-specific or redundant, with the reason.")],
-        /// `trusted_ca`.
         pub trusted_ca: Option<String> [computed("Trusted CA (PEM).")],
-        /// `warnings`.
         pub warnings: Vec<String> [computed("What was read differently from how the artifact writes it (e.g. a proxy URL without a scheme), and CIDR blocks that could not be classified.")],
-        /// `fingerprint`.
         pub fingerprint: String [computed("Fingerprint of the effective settings, computed as `clusterproxy_profile.fingerprint`.")],
-        /// `in_sync`.
         pub in_sync: Option<bool> [computed("With `profile`: true when the artifact holds exactly what the renderers write from the profile for these cluster inputs. Null without `profile`.")],
-        /// `differences`.
         pub differences: Vec<String> [computed("With `profile`: one line per field that differs (`http_proxy`, `https_proxy`, `username`, `password`, `no_proxy`, `trusted_ca`), naming the entries that differ; passwords are compared, never shown. Empty when in sync or without `profile`.")],
     }
 }
@@ -188,6 +175,45 @@ mod tests {
             paths.iter().any(|p| p.starts_with("content"))
                 && paths.iter().any(|p| p.starts_with("profile")),
             "{diags:?}"
+        );
+    }
+
+    /// The `kind` attribute comes from the importer registry: its
+    /// description names every kind with what it reads, and validation
+    /// accepts exactly the registered kinds, on the attribute.
+    #[test]
+    fn kind_is_one_of_the_registered_importers() {
+        use crate::domain::import;
+        let name = "clusterproxy_artifact_settings";
+        let server = Server::new(&crate::provider::ClusterProxy);
+        let schema = &server.registry().data_sources()[name].schema;
+        let kind = schema.attributes.iter().find(|a| a.name == "kind").unwrap();
+        for importer in import::importers() {
+            let entry = format!("`{}` ({})", importer.kind(), importer.reads());
+            assert!(kind.description.contains(&entry), "{entry}");
+        }
+        let config = |kind: &str| {
+            let mut config = Value::object(
+                schema
+                    .attributes
+                    .iter()
+                    .map(|a| (a.name.clone(), Value::null())),
+            );
+            config.set_attr("kind", Value::string(kind));
+            config.set_attr("content", Value::string("x"));
+            config
+        };
+        for kind in import::kinds() {
+            let mut diags = Diagnostics::default();
+            server.validate_data_resource_config(name, &config(kind), &mut diags);
+            assert!(!diags.has_errors(), "{kind}: {diags:?}");
+        }
+        let mut diags = Diagnostics::default();
+        server.validate_data_resource_config(name, &config("bogus"), &mut diags);
+        let error = diags.iter().next().expect("an unknown kind is an error");
+        assert_eq!(
+            error.path.as_ref().map(ToString::to_string).as_deref(),
+            Some("kind")
         );
     }
 }

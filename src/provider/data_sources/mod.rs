@@ -3,7 +3,7 @@
 //! name (`clusterproxy_tkg_config`) is in `type_name`.
 
 pub(crate) mod aks;
-pub(crate) mod artifact_settings;
+pub mod artifact_settings;
 pub(crate) mod capi;
 pub(crate) mod cloud_init;
 pub(crate) mod eksa;
@@ -16,7 +16,7 @@ pub mod no_proxy_report;
 pub(crate) mod openshift;
 pub(crate) mod pod_env;
 pub(crate) mod rke2;
-pub mod systemd;
+pub mod systemd_dropin;
 pub(crate) mod talos;
 pub(crate) mod tkg;
 

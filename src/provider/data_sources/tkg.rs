@@ -18,7 +18,7 @@ crate::model! {
         /// Proxy settings and cluster inputs.
         pub proxy: RendererInputs [embed],
         pub vsphere_server: Option<String> [optional("VSPHERE_SERVER: TKG requires it to bypass the proxy; the plan fails when the merged list does not cover it.")],
-        pub system_wide: bool [with_default(Value::bool(false), "TKG_NODE_SYSTEM_WIDE_PROXY: also set the proxy for every process on the nodes.")],
+        pub system_wide: bool [with_default(Value::bool(false), "TKG_NODE_SYSTEM_WIDE_PROXY: also set the proxy for every process on the nodes (a vSphere variable). In `cluster_class_variable` it becomes `systemWide: true`, which only the vSphere ClusterClass of TKG 2.1.1 and later takes.")],
     }
 }
 
@@ -28,7 +28,7 @@ crate::model! {
         pub variables_redacted: BTreeMap<String, String> [computed("`variables` with the proxy password replaced by `***`, for review.")],
         pub yaml: String [computed("The variables as a cluster configuration file fragment (keys sorted). Holds the credentials: TKG's variables take no Secret reference.").sensitive()],
         pub yaml_redacted: String [computed("`yaml` with the proxy password replaced by `***`, for review.")],
-        pub cluster_class_variable: String [computed("The ClusterClass `proxy` variable value as JSON: `httpProxy`, `httpsProxy`, `noProxy` (the whole merged list: the class template only de-duplicates and sorts it, so nothing is left to TKG) and `systemWide`. Holds the credentials: TKG's variables take no Secret reference.").sensitive()],
+        pub cluster_class_variable: String [computed("The ClusterClass `proxy` variable value as JSON: `httpProxy`, `httpsProxy`, `noProxy` (the whole merged list: the class template only de-duplicates and sorts it, so nothing is left to TKG) and, when `system_wide` is true, `systemWide` (only vSphere classes have the field, from TKG 2.1.1; its default is false, so it is left out otherwise and the value fits every class). Holds the credentials: TKG's variables take no Secret reference.").sensitive()],
         pub cluster_class_variable_redacted: String [computed("`cluster_class_variable` with the proxy password replaced by `***`, for review.")],
         pub cluster_class_trust_variable: Option<String> [computed("With `trusted_ca`, the ClusterClass `trust` variable value as JSON: `{\"additionalTrustedCAs\": [{\"name\": \"proxy\", \"data\": <base64 PEM>}]}`, the shape TKG's CLI gives TKG_PROXY_CA_CERT (tanzu-framework `providers/yttcc/lib/config_variable_association.star`); null without it.")],
         pub no_proxy: String [computed("TKG_NO_PROXY: the merged list without the entries TKG appends itself.")],

@@ -295,7 +295,7 @@ impl Function for Render {
 mod tests {
     use super::*;
     use crate::framework::model::Maybe;
-    use crate::provider::data_sources::systemd::SystemdDropin;
+    use crate::provider::data_sources::systemd_dropin::SystemdDropin;
 
     fn settings(username: Option<&str>, password: Option<&str>) -> Value {
         Settings {

@@ -13,8 +13,10 @@
 //! platform addresses. `enabled: false` (the `Enabled` field of the same
 //! CHANGELOG; `az aks update --disable-http-proxy`) means the proxy is off.
 
-use super::{documents, error, text_at, Found, APISERVER_HOST, NODE_CIDR, POD_CIDR, SERVICE_CIDR};
-use crate::no_proxy::normalize;
+use super::{
+    documents, error, text_at, Found, Importer, APISERVER_HOST, NODE_CIDR, POD_CIDR, SERVICE_CIDR,
+};
+use crate::no_proxy::{normalize, Cloud};
 use crate::trusted_ca::TrustedCa;
 use crate::Finding;
 
@@ -24,100 +26,122 @@ const AKS_FQDN: &str = "FQDN of this cluster, injected by AKS";
 /// The spellings of the CA key, in the order they are looked up.
 const TRUSTED_CA_KEYS: [&str; 2] = ["trustedCa", "trustedCA"];
 
-/// Reads the proxy settings and the cluster's own entries.
-pub fn read(text: &str) -> Result<Found, Finding> {
-    let document = documents(text)?
-        .into_iter()
-        .next()
-        .ok_or_else(|| error("The AKS input is empty."))?;
-    let properties = document.get("properties").unwrap_or(&document);
-    let config = properties
-        .get("httpProxyConfig")
-        .or_else(|| document.get("httpProxy").map(|_| &document))
-        .filter(|c| !c.is_null())
-        .ok_or_else(|| error("No `httpProxyConfig` found: give `az aks show -o json` output or an httpProxyConfig object."))?;
-    if config.get("enabled") == Some(&serde_json::Value::Bool(false)) {
-        return Err(error("`httpProxyConfig.enabled` is false: the proxy is disabled on this cluster, so its nodes and pods use none. Import the settings from a cluster that uses the proxy, or enable it first (`az aks update --enable-http-proxy`)."));
+/// The AKS importer.
+#[derive(Debug, Clone, Copy)]
+pub struct Aks;
+
+impl Importer for Aks {
+    fn kind(&self) -> &'static str {
+        "aks"
     }
-    let strings = |value: Option<&serde_json::Value>| -> Vec<String> {
-        value
-            .and_then(serde_json::Value::as_array)
-            .map(|items| {
-                items
-                    .iter()
-                    .filter_map(|i| i.as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let network = properties.get("networkProfile");
-    let mut cluster_entries: Vec<(String, &'static str)> = Vec::new();
-    for (key, why) in [("podCidr", POD_CIDR), ("serviceCidr", SERVICE_CIDR)] {
-        if let Some(cidr) = network.and_then(|n| n.get(key)).and_then(|v| v.as_str()) {
-            cluster_entries.push((cidr.to_owned(), why));
+
+    fn reads(&self) -> &'static str {
+        "`az aks show -o json` or an httpProxyConfig"
+    }
+
+    /// Reads the proxy settings and the cluster's own entries.
+    fn read(&self, text: &str) -> Result<Found, Finding> {
+        let document = documents(text)?
+            .into_iter()
+            .next()
+            .ok_or_else(|| error("The AKS input is empty."))?;
+        let properties = document.get("properties").unwrap_or(&document);
+        let config = properties
+            .get("httpProxyConfig")
+            .or_else(|| document.get("httpProxy").map(|_| &document))
+            .filter(|c| !c.is_null())
+            .ok_or_else(|| error("No `httpProxyConfig` found: give `az aks show -o json` output or an httpProxyConfig object."))?;
+        if config.get("enabled") == Some(&serde_json::Value::Bool(false)) {
+            return Err(error("`httpProxyConfig.enabled` is false: the proxy is disabled on this cluster, so its nodes and pods use none. Import the settings from a cluster that uses the proxy, or enable it first (`az aks update --enable-http-proxy`)."));
         }
-    }
-    for (key, why) in [("podCidrs", POD_CIDR), ("serviceCidrs", SERVICE_CIDR)] {
-        for cidr in strings(network.and_then(|n| n.get(key))) {
-            cluster_entries.push((cidr, why));
-        }
-    }
-    // `az` prints privateFqdn, the ARM JSON privateFQDN (go-azure-sdk
-    // 2025-10-01). The first apiserver FQDN is the renderers'
-    // `apiserver_host` (the AKS guide's input); any further one is an entry
-    // AKS adds.
-    for (key, why) in [
-        ("fqdn", APISERVER_HOST),
-        ("privateFqdn", APISERVER_HOST),
-        ("privateFQDN", APISERVER_HOST),
-        ("azurePortalFqdn", AKS_FQDN),
-        ("azurePortalFQDN", AKS_FQDN),
-    ] {
-        if let Some(fqdn) = properties.get(key).and_then(|v| v.as_str()) {
-            cluster_entries.push((fqdn.to_owned(), why));
-        }
-    }
-    let networks: Vec<String> = cluster_entries
-        .iter()
-        .filter(|(_, why)| [POD_CIDR, SERVICE_CIDR].contains(why))
-        .filter_map(|(cidr, _)| normalize(None, cidr).ok())
-        .collect();
-    cluster_entries.push((
-        "konnectivity".to_owned(),
-        "AKS's in-cluster konnectivity service, injected by AKS",
-    ));
-    let mut no_proxy = strings(config.get("noProxy"));
-    let canonical = |entry: &str| normalize(None, entry).unwrap_or_else(|_| entry.to_owned());
-    let configured: Vec<String> = no_proxy.iter().map(|e| canonical(e)).collect();
-    // Only entries the engine reads: one it cannot is AKS's own business and
-    // must not fail the import of what the user configured.
-    for entry in strings(config.get("effectiveNoProxy")) {
-        let Ok(entry_canonical) = normalize(None, &entry) else {
-            continue;
+        let strings = |value: Option<&serde_json::Value>| -> Vec<String> {
+            value
+                .and_then(serde_json::Value::as_array)
+                .map(|items| {
+                    items
+                        .iter()
+                        .filter_map(|i| i.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default()
         };
-        if !configured.contains(&entry_canonical) {
-            // A CIDR block AKS adds that is neither the pod nor the service
-            // network is the node subnet (or managed VNet): `node_cidrs`.
-            let why = if entry_canonical.contains('/') && !networks.contains(&entry_canonical) {
-                NODE_CIDR
-            } else {
-                "added by AKS: in effectiveNoProxy, not in the configured noProxy"
-            };
-            cluster_entries.push((entry.clone(), why));
-            no_proxy.push(entry);
+        let network = properties.get("networkProfile");
+        let mut cluster_entries: Vec<(String, &'static str)> = Vec::new();
+        for (key, why) in [("podCidr", POD_CIDR), ("serviceCidr", SERVICE_CIDR)] {
+            if let Some(cidr) = network.and_then(|n| n.get(key)).and_then(|v| v.as_str()) {
+                cluster_entries.push((cidr.to_owned(), why));
+            }
         }
+        for (key, why) in [("podCidrs", POD_CIDR), ("serviceCidrs", SERVICE_CIDR)] {
+            for cidr in strings(network.and_then(|n| n.get(key))) {
+                cluster_entries.push((cidr, why));
+            }
+        }
+        // `az` prints privateFqdn, the ARM JSON privateFQDN (go-azure-sdk
+        // 2025-10-01). The first apiserver FQDN is the renderers'
+        // `apiserver_host` (the AKS guide's input); any further one is an entry
+        // AKS adds.
+        for (key, why) in [
+            ("fqdn", APISERVER_HOST),
+            ("privateFqdn", APISERVER_HOST),
+            ("privateFQDN", APISERVER_HOST),
+            ("azurePortalFqdn", AKS_FQDN),
+            ("azurePortalFQDN", AKS_FQDN),
+        ] {
+            if let Some(fqdn) = properties.get(key).and_then(|v| v.as_str()) {
+                cluster_entries.push((fqdn.to_owned(), why));
+            }
+        }
+        let networks: Vec<String> = cluster_entries
+            .iter()
+            .filter(|(_, why)| [POD_CIDR, SERVICE_CIDR].contains(why))
+            .filter_map(|(cidr, _)| normalize(None, cidr).ok())
+            .collect();
+        cluster_entries.push((
+            "konnectivity".to_owned(),
+            "AKS's in-cluster konnectivity service, injected by AKS",
+        ));
+        let mut no_proxy = strings(config.get("noProxy"));
+        let canonical = |entry: &str| normalize(None, entry).unwrap_or_else(|_| entry.to_owned());
+        let configured: Vec<String> = no_proxy.iter().map(|e| canonical(e)).collect();
+        // Only entries the engine reads: one it cannot is AKS's own business and
+        // must not fail the import of what the user configured.
+        for entry in strings(config.get("effectiveNoProxy")) {
+            let Ok(entry_canonical) = normalize(None, &entry) else {
+                continue;
+            };
+            if !configured.contains(&entry_canonical) {
+                // A CIDR block AKS adds that is neither the pod nor the service
+                // network is the node subnet (or managed VNet): `node_cidrs`.
+                let why = if entry_canonical.contains('/') && !networks.contains(&entry_canonical) {
+                    NODE_CIDR
+                } else {
+                    "added by AKS: in effectiveNoProxy, not in the configured noProxy"
+                };
+                cluster_entries.push((entry.clone(), why));
+                no_proxy.push(entry);
+            }
+        }
+        Ok(Found {
+            cluster_name: document
+                .get("name")
+                .and_then(|v| v.as_str())
+                .map(str::to_owned),
+            http_proxy: text_at(config, &["httpProxy"]).map(str::to_owned),
+            https_proxy: text_at(config, &["httpsProxy"]).map(str::to_owned),
+            no_proxy,
+            trusted_ca: trusted_ca(config)?,
+            cluster_entries,
+        })
     }
-    Ok(Found {
-        cluster_name: document
-            .get("name")
-            .and_then(|v| v.as_str())
-            .map(str::to_owned),
-        http_proxy: text_at(config, &["httpProxy"]).map(str::to_owned),
-        https_proxy: text_at(config, &["httpsProxy"]).map(str::to_owned),
-        no_proxy,
-        trusted_ca: trusted_ca(config)?,
-        cluster_entries,
-    })
+
+    fn cloud(&self) -> Option<Cloud> {
+        Some(Cloud::Azure)
+    }
+
+    fn trusted_ca_field(&self) -> &'static str {
+        "trustedCa"
+    }
 }
 
 /// The PEM bundle of `trustedCa` (or `trustedCA`): base64 of PEM
@@ -189,17 +213,20 @@ mod tests {
     fn reads_both_spellings_of_the_ca_key() {
         let pem = bundle(true);
         for key in TRUSTED_CA_KEYS {
-            let found = read(&config(&format!(r#""{key}": "{}""#, b64(&pem)))).unwrap();
+            let found = Aks
+                .read(&config(&format!(r#""{key}": "{}""#, b64(&pem))))
+                .unwrap();
             assert_eq!(found.trusted_ca.as_deref(), Some(pem.as_str()), "{key}");
         }
         let same = format!(r#""trustedCa": "{0}", "trustedCA": "{0}""#, b64(&pem));
-        assert!(read(&config(&same)).unwrap().trusted_ca.is_some());
+        assert!(Aks.read(&config(&same)).unwrap().trusted_ca.is_some());
         let differ = format!(
             r#""trustedCa": "{}", "trustedCA": "{}""#,
             b64(&pem),
             b64(&bundle(false))
         );
-        assert!(read(&config(&differ))
+        assert!(Aks
+            .read(&config(&differ))
             .unwrap_err()
             .detail
             .contains("Both `trustedCa` and `trustedCA`"));
@@ -218,13 +245,14 @@ mod tests {
                 "Not a certificate",
             ),
         ] {
-            let detail = read(&config(&format!(r#""{key}": "{value}""#)))
+            let detail = Aks
+                .read(&config(&format!(r#""{key}": "{value}""#)))
                 .unwrap_err()
                 .detail;
             assert!(detail.starts_with(&format!("`{key}`")), "{detail}");
             assert!(detail.contains(why), "{detail}");
         }
-        let number = read(&config(r#""trustedCa": 42"#)).unwrap_err().detail;
+        let number = Aks.read(&config(r#""trustedCa": 42"#)).unwrap_err().detail;
         assert!(number.contains("`trustedCa` must be a string"), "{number}");
     }
 
@@ -234,7 +262,7 @@ mod tests {
             let text = format!(
                 r#"{{"properties": {{"{key}": "x.privatelink.westeurope.azmk8s.io", "httpProxyConfig": {{"httpProxy": "http://p.example:3128"}}}}}}"#
             );
-            let found = read(&text).unwrap();
+            let found = Aks.read(&text).unwrap();
             assert!(
                 found
                     .cluster_entries
@@ -247,17 +275,17 @@ mod tests {
 
     #[test]
     fn a_disabled_proxy_is_not_imported() {
-        let detail = read(&config(r#""enabled": false"#)).unwrap_err().detail;
+        let detail = Aks.read(&config(r#""enabled": false"#)).unwrap_err().detail;
         assert!(
             detail.contains("`httpProxyConfig.enabled` is false"),
             "{detail}"
         );
-        assert!(read(&config(r#""enabled": true"#)).is_ok());
+        assert!(Aks.read(&config(r#""enabled": true"#)).is_ok());
     }
 
     #[test]
     fn effective_only_entries_are_listed_as_added_by_aks() {
-        let found = read(&config(
+        let found = Aks.read(&config(
             r#""noProxy": ["registry.corp.example", "10.224.0.0/16"],
                "effectiveNoProxy": ["Registry.Corp.Example", "10.224.0.0/16", "10.225.0.0/16", "konnectivity", "not an entry"]"#,
         ))

@@ -6,63 +6,77 @@ use base64::Engine as _;
 use serde_json::Value;
 
 use super::{
-    documents, error, systemd, text_at, Found, CLUSTER_DOMAIN, CONTROL_PLANE, POD_CIDR,
+    documents, error, systemd, text_at, Found, Importer, CLUSTER_DOMAIN, CONTROL_PLANE, POD_CIDR,
     SERVICE_CIDR,
 };
 use crate::Finding;
 
-/// Reads the proxy settings of the first kubeadm config that has them. The
-/// cluster's networks come from a `Cluster` in the same manifest
-/// (`spec.clusterNetwork.pods.cidrBlocks`, `.services.cidrBlocks`,
-/// `.serviceDomain`, `spec.controlPlaneEndpoint`; cluster-api
-/// api/v1beta1/cluster_types.go, `ClusterNetwork`), which TKG, EKS Anywhere
-/// and Giant Swarm fill, else from the kubeadm `clusterConfiguration.networking`.
-/// The profile is named after the cluster.
-pub fn read(text: &str) -> Result<Found, Finding> {
-    let documents = documents(text)?;
-    let cluster = documents
-        .iter()
-        .find(|d| text_at(d, &["kind"]) == Some("Cluster"));
-    for document in &documents {
-        let spec = match text_at(document, &["kind"]) {
-            Some("KubeadmControlPlane") => document.pointer("/spec/kubeadmConfigSpec"),
-            Some("KubeadmConfigTemplate") => document.pointer("/spec/template/spec"),
-            Some("KubeadmConfig") => document.get("spec"),
-            _ => None,
-        };
-        let Some(spec) = spec else { continue };
-        let mut found = match from_files(spec)? {
-            Some(found) => found,
-            None => match from_exports(spec)? {
+/// The Cluster API importer, EKS Anywhere included.
+#[derive(Debug, Clone, Copy)]
+pub struct Capi;
+
+impl Importer for Capi {
+    fn kind(&self) -> &'static str {
+        "capi"
+    }
+
+    fn reads(&self) -> &'static str {
+        "KubeadmControlPlane / KubeadmConfigTemplate, with the Cluster when at hand, or an EKS Anywhere Cluster"
+    }
+
+    /// Reads the proxy settings of the first kubeadm config that has them. The
+    /// cluster's networks come from a `Cluster` in the same manifest
+    /// (`spec.clusterNetwork.pods.cidrBlocks`, `.services.cidrBlocks`,
+    /// `.serviceDomain`, `spec.controlPlaneEndpoint`; cluster-api
+    /// api/v1beta1/cluster_types.go, `ClusterNetwork`), which TKG, EKS Anywhere
+    /// and Giant Swarm fill, else from the kubeadm `clusterConfiguration.networking`.
+    /// The profile is named after the cluster.
+    fn read(&self, text: &str) -> Result<Found, Finding> {
+        let documents = documents(text)?;
+        let cluster = documents
+            .iter()
+            .find(|d| text_at(d, &["kind"]) == Some("Cluster"));
+        for document in &documents {
+            let spec = match text_at(document, &["kind"]) {
+                Some("KubeadmControlPlane") => document.pointer("/spec/kubeadmConfigSpec"),
+                Some("KubeadmConfigTemplate") => document.pointer("/spec/template/spec"),
+                Some("KubeadmConfig") => document.get("spec"),
+                _ => None,
+            };
+            let Some(spec) = spec else { continue };
+            let mut found = match from_files(spec)? {
                 Some(found) => found,
-                None => continue,
-            },
-        };
-        found.cluster_name = cluster
-            .and_then(|c| c.pointer("/metadata/name"))
-            .or_else(|| document.pointer("/metadata/labels/cluster.x-k8s.io~1cluster-name"))
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-            .or_else(|| {
-                text_at(document, &["metadata", "name"])
-                    .map(|n| n.strip_suffix("-control-plane").unwrap_or(n).to_owned())
-            });
-        if let Some(cluster) = cluster {
-            cluster_facts(cluster, &mut found.cluster_entries);
-            eks_anywhere_facts(cluster, &documents, &mut found.cluster_entries);
+                None => match from_exports(spec)? {
+                    Some(found) => found,
+                    None => continue,
+                },
+            };
+            found.cluster_name = cluster
+                .and_then(|c| c.pointer("/metadata/name"))
+                .or_else(|| document.pointer("/metadata/labels/cluster.x-k8s.io~1cluster-name"))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .or_else(|| {
+                    text_at(document, &["metadata", "name"])
+                        .map(|n| n.strip_suffix("-control-plane").unwrap_or(n).to_owned())
+                });
+            if let Some(cluster) = cluster {
+                cluster_facts(cluster, &mut found.cluster_entries);
+                eks_anywhere_facts(cluster, &documents, &mut found.cluster_entries);
+            }
+            kubeadm_facts(spec, &mut found.cluster_entries);
+            return Ok(found);
         }
-        kubeadm_facts(spec, &mut found.cluster_entries);
-        return Ok(found);
-    }
-    if let Some(mut found) = cluster.and_then(eks_anywhere) {
-        if let Some(cluster) = cluster {
-            eks_anywhere_facts(cluster, &documents, &mut found.cluster_entries);
+        if let Some(mut found) = cluster.and_then(eks_anywhere) {
+            if let Some(cluster) = cluster {
+                eks_anywhere_facts(cluster, &documents, &mut found.cluster_entries);
+            }
+            return Ok(found);
         }
-        return Ok(found);
+        Err(error(
+            "No KubeadmControlPlane, KubeadmConfigTemplate or KubeadmConfig with proxy settings, nor an EKS Anywhere Cluster with `proxyConfiguration`, found.",
+        ))
     }
-    Err(error(
-        "No KubeadmControlPlane, KubeadmConfigTemplate or KubeadmConfig with proxy settings, nor an EKS Anywhere Cluster with `proxyConfiguration`, found.",
-    ))
 }
 
 /// An EKS Anywhere `Cluster` (anywhere.eks.amazonaws.com): its
@@ -239,7 +253,7 @@ fn from_files(spec: &Value) -> Result<Option<Found>, Finding> {
             _ => content.to_owned(),
         };
         if content.to_ascii_lowercase().contains("_proxy=") {
-            return systemd::read(&content).map(Some);
+            return systemd::Systemd.read(&content).map(Some);
         }
     }
     Ok(None)

@@ -7,50 +7,65 @@ use base64::Engine as _;
 use serde_json::Value;
 
 use super::{
-    documents, error, split_list, systemd, text_at, Found, APISERVER_HOST, POD_CIDR, SERVICE_CIDR,
+    documents, error, split_list, systemd, text_at, Found, Importer, APISERVER_HOST, POD_CIDR,
+    SERVICE_CIDR,
 };
 use crate::Finding;
 
-/// Reads the proxy settings from a Secret, a ConfigMap (`data.values`, as
-/// the `<cluster>-userconfig` ConfigMap of an App holds them) or bare values.
-pub fn read(text: &str) -> Result<Found, Finding> {
-    let document = documents(text)?
-        .into_iter()
-        .next()
-        .ok_or_else(|| error("The Giant Swarm input is empty."))?;
-    let secret_name = text_at(&document, &["metadata", "name"]).map(str::to_owned);
-    let payload = |key: &str| -> Result<Option<String>, Finding> {
-        if let Some(value) = text_at(&document, &["stringData", key]) {
-            return Ok(Some(value.to_owned()));
-        }
-        if text_at(&document, &["kind"]) == Some("ConfigMap") {
-            return Ok(text_at(&document, &["data", key]).map(str::to_owned));
-        }
-        match text_at(&document, &["data", key]) {
-            Some(b64) => {
-                let bytes = base64::engine::general_purpose::STANDARD
-                    .decode(b64.split_whitespace().collect::<String>())
-                    .map_err(|_| error(format!("data.{key} is not base64.")))?;
-                String::from_utf8(bytes)
-                    .map(Some)
-                    .map_err(|_| error(format!("data.{key} is not text.")))
-            }
-            None => Ok(None),
-        }
-    };
-    if let Some(dropin) = payload("containerdProxy")? {
-        let mut found = systemd::read(&dropin)?;
-        found.cluster_name = secret_name
-            .as_deref()
-            .and_then(crate::render::capi::cluster_of_secret)
-            .map(str::to_owned);
-        return Ok(found);
+/// The Giant Swarm importer.
+#[derive(Debug, Clone, Copy)]
+pub struct GiantSwarm;
+
+impl Importer for GiantSwarm {
+    fn kind(&self) -> &'static str {
+        "giantswarm"
     }
-    let values = match payload("values")? {
-        Some(text) => documents(&text)?.into_iter().next().unwrap_or(Value::Null),
-        None => document.clone(),
-    };
-    read_values(&values, secret_name.as_deref())
+
+    fn reads(&self) -> &'static str {
+        "cluster chart values, userconfig ConfigMap, cluster-values or systemd-proxy Secret"
+    }
+
+    /// Reads the proxy settings from a Secret, a ConfigMap (`data.values`, as
+    /// the `<cluster>-userconfig` ConfigMap of an App holds them) or bare values.
+    fn read(&self, text: &str) -> Result<Found, Finding> {
+        let document = documents(text)?
+            .into_iter()
+            .next()
+            .ok_or_else(|| error("The Giant Swarm input is empty."))?;
+        let secret_name = text_at(&document, &["metadata", "name"]).map(str::to_owned);
+        let payload = |key: &str| -> Result<Option<String>, Finding> {
+            if let Some(value) = text_at(&document, &["stringData", key]) {
+                return Ok(Some(value.to_owned()));
+            }
+            if text_at(&document, &["kind"]) == Some("ConfigMap") {
+                return Ok(text_at(&document, &["data", key]).map(str::to_owned));
+            }
+            match text_at(&document, &["data", key]) {
+                Some(b64) => {
+                    let bytes = base64::engine::general_purpose::STANDARD
+                        .decode(b64.split_whitespace().collect::<String>())
+                        .map_err(|_| error(format!("data.{key} is not base64.")))?;
+                    String::from_utf8(bytes)
+                        .map(Some)
+                        .map_err(|_| error(format!("data.{key} is not text.")))
+                }
+                None => Ok(None),
+            }
+        };
+        if let Some(dropin) = payload("containerdProxy")? {
+            let mut found = systemd::Systemd.read(&dropin)?;
+            found.cluster_name = secret_name
+                .as_deref()
+                .and_then(crate::render::capi::cluster_of_secret)
+                .map(str::to_owned);
+            return Ok(found);
+        }
+        let values = match payload("values")? {
+            Some(text) => documents(&text)?.into_iter().next().unwrap_or(Value::Null),
+            None => document.clone(),
+        };
+        read_values(&values, secret_name.as_deref())
+    }
 }
 
 /// Reads the chart values: the current `cluster` chart's
@@ -136,6 +151,7 @@ fn read_values(values: &Value, secret_name: Option<&str>) -> Result<Found, Findi
 
 #[cfg(test)]
 mod tests {
+    use crate::import::Importer as _;
     use crate::no_proxy::Cluster;
     use crate::render::capi::Capi;
     use crate::render::tests::settings;
@@ -166,7 +182,9 @@ mod tests {
                 })
                 .unwrap()
                 .output;
-            let found = super::read(rendered.secret_manifest.as_deref().unwrap()).unwrap();
+            let found = super::GiantSwarm
+                .read(rendered.secret_manifest.as_deref().unwrap())
+                .unwrap();
             assert_eq!(
                 found.cluster_name.as_deref(),
                 Some("prod-r1"),

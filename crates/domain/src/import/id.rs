@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! [<name>=]<kind>[(<fact>;<fact>...)]:<source>
+//! <kind>   = the kind of an importer in `importers()`
 //! <fact>   = pod_cidrs=<cidr>,<cidr> | service_cidrs=... | node_cidrs=...
 //!          | cluster_domain=<domain> | apiserver_host=<host> | apiserver_ip=<ip>
 //!          | control_plane_endpoint=<host[:port] or URL> | cloud=aws|azure|gcp|vsphere
@@ -20,7 +21,7 @@ use std::io::Read as _;
 #[cfg(unix)]
 use std::os::unix::fs::OpenOptionsExt as _;
 
-use super::{KINDS, MAX_INPUT_BYTES};
+use super::{importer, kinds, MAX_INPUT_BYTES};
 use crate::no_proxy::typed::Kind;
 use crate::no_proxy::{Cloud, Cluster};
 use crate::Finding;
@@ -30,14 +31,14 @@ use crate::Finding;
 pub struct ImportId {
     /// The profile name, when the ID gives one.
     pub name: Option<String>,
-    /// The artifact kind.
+    /// The kind, one of [`super::kinds()`].
     pub kind: String,
     /// The cluster facts (empty when the ID gives none).
     pub facts: Cluster,
     /// Whether an artifact that sends HTTPS direct may become a profile that
     /// sends it through the HTTP proxy.
     pub https_through_proxy: bool,
-    /// The artifact's text.
+    /// The artifact's text, read from its file or given inline.
     pub text: String,
 }
 
@@ -67,7 +68,7 @@ pub fn parse(id: &str) -> Result<ImportId, Finding> {
     let syntax = || {
         format!(
             "The import ID must be `[<name>=]<kind>[(<facts>)]:<file:PATH | inline:CONTENT | PATH or CONTENT>` with kind one of {}.",
-            KINDS.join(", ")
+            kinds().join(", ")
         )
     };
     let (name, rest) = match id.split_once('=') {
@@ -82,7 +83,7 @@ pub fn parse(id: &str) -> Result<ImportId, Finding> {
     };
     let kind_end = rest.find(['(', ':']).ok_or_else(|| invalid(syntax()))?;
     let kind = &rest[..kind_end];
-    if !KINDS.contains(&kind) {
+    if importer(kind).is_none() {
         return Err(invalid(syntax()));
     }
     let mut after = &rest[kind_end..];

@@ -1,9 +1,50 @@
 //! Importers: read the proxy settings an existing cluster already has from
 //! its artifacts, and split its NO_PROXY into installation-wide entries and
 //! cluster-specific ones (left out, each with the reason).
+//!
+//! # One shape
+//! Every kind of artifact is an [`Importer`]: a unit struct whose `read`
+//! turns the artifact's text into a [`Found`] (the proxies as written, the
+//! raw NO_PROXY entries, the CA as PEM, and the cluster facts the artifact
+//! names, each with its reason). [`importers()`] lists them once; the kind
+//! names of import IDs ([`id`]), of `clusterproxy_artifact_settings.kind`
+//! (description and validator) and of the import docs come from it.
+//! [`parse_with`] picks the importer by kind and hands its `Found` to the
+//! classification (`classify.rs`), the same for every kind.
+//!
+//! # Adding an importer
+//! 1. `crates/domain/src/import/<kind>.rs`: a unit struct and `impl Importer`
+//!    (`kind`, `reads` in Markdown for the docs, `read`; `cloud` and
+//!    `trusted_ca_field` when the platform needs them), with a comment
+//!    citing the upstream source of every field name and format. Read YAML
+//!    or JSON through `documents()` (it bounds size and nesting), report bad
+//!    input with `error()` and never quote a proxy URL (it may hold
+//!    credentials). Declare the cluster facts the artifact names with the
+//!    reason constants (`POD_CIDR`...). Unit tests in the same file: what
+//!    our renderer for the platform writes (if any) reads back, and bad
+//!    input is a finding. Here, in this file: `pub mod <kind>;` and the
+//!    struct in `IMPORTERS` (what [`importers()`] returns).
+//! 2. `tests/fixtures/import/<kind>/`: artifacts in the shapes the platform
+//!    writes, each citing its upstream source in a header comment, and their
+//!    expected import in `CORPUS` of `tests/import_fixtures.rs`.
+//! 3. The E2E case: a fixture in `CASES` of `tests/e2e_import.rs`, with
+//!    the configuration that matches it and lines of the import note
+//!    (Terraform 1.11 and 1.0.3 import it and plan no change).
+//! 4. `examples/resources/clusterproxy_profile/import.sh`, whose kind list is
+//!    generated from [`importers()`]: `UPDATE_DOCS=1 cargo nextest run --test
+//!    import_fixtures -E 'test(guide)'`, then `UPDATE_DOCS=1 cargo test --test
+//!    docs`, which regenerates `docs/resources/profile.md` and
+//!    `docs/data-sources/artifact_settings.md`.
+//!
+//! Nothing else: the `kind` attribute of `clusterproxy_artifact_settings`
+//! (description and validator), the import ID grammar and the messages that
+//! list the kinds come from [`importers()`]. The test
+//! `the_importer_guide_is_followed` in `tests/import_fixtures.rs` checks
+//! steps 1, 2 and 4 for every importer.
 
 pub mod aks;
 pub mod capi;
+mod classify;
 pub mod drift;
 pub mod giantswarm;
 pub mod id;
@@ -12,26 +53,77 @@ pub mod rke2;
 pub mod systemd;
 pub mod tkg;
 
-use std::collections::{HashMap, HashSet};
+use std::sync::LazyLock;
 
-use percent_encoding::percent_decode_str;
-
-use super::no_proxy::{merge, normalize, Cloud, Cluster, MergeOptions, Source};
+use super::no_proxy::{Cloud, Cluster};
 use super::profile::ProfileInput;
 use super::proxy_url::ProxyUrl;
-use super::trusted_ca::TrustedCa;
-use super::{Field, Finding, Location};
+use super::{Field, Finding};
 
-/// The kinds of artifact that can be imported.
-pub const KINDS: [&str; 7] = [
-    "aks",
-    "tkg",
-    "capi",
-    "systemd",
-    "giantswarm",
-    "openshift",
-    "rke2",
+/// One kind of artifact and how to read the proxy settings it holds.
+pub trait Importer: Sync {
+    /// The kind's name in import IDs and in `clusterproxy_artifact_settings`.
+    fn kind(&self) -> &'static str;
+
+    /// The artifacts it reads, in Markdown (schema descriptions and docs).
+    fn reads(&self) -> &'static str;
+
+    /// The proxy settings and cluster facts of `text`, which is at most
+    /// [`MAX_INPUT_BYTES`] long.
+    fn read(&self, text: &str) -> Result<Found, Finding>;
+
+    /// The cloud the platform always runs on, whose addresses it adds to
+    /// NO_PROXY itself; used when the import ID names no `cloud`.
+    fn cloud(&self) -> Option<Cloud> {
+        None
+    }
+
+    /// The artifact's name for the trusted CA, in findings about it.
+    fn trusted_ca_field(&self) -> &'static str {
+        "the trusted CA"
+    }
+}
+
+static IMPORTERS: &[&dyn Importer] = &[
+    &aks::Aks,
+    &tkg::Tkg,
+    &capi::Capi,
+    &systemd::Systemd,
+    &giantswarm::GiantSwarm,
+    &openshift::OpenShift,
+    &rke2::Rke2,
 ];
+
+static KINDS: LazyLock<Vec<&'static str>> =
+    LazyLock::new(|| IMPORTERS.iter().map(|i| i.kind()).collect());
+
+/// Every importer, in the order the kinds are listed to users.
+pub fn importers() -> &'static [&'static dyn Importer] {
+    IMPORTERS
+}
+
+/// The importer of `kind`.
+pub fn importer(kind: &str) -> Option<&'static dyn Importer> {
+    IMPORTERS.iter().copied().find(|i| i.kind() == kind)
+}
+
+/// The kind names, in [`importers()`] order.
+pub fn kinds() -> &'static [&'static str] {
+    &KINDS
+}
+
+/// Every kind with what it reads, as Markdown: "`aks` (...), ... or `rke2` (...)".
+pub fn described_kinds() -> String {
+    let described: Vec<String> = IMPORTERS
+        .iter()
+        .map(|i| format!("`{}` ({})", i.kind(), i.reads()))
+        .collect();
+    match described.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
 
 /// Largest artifact read or parsed: 4 MiB. Larger inputs are refused before
 /// any parsing, so every import takes bounded time.
@@ -104,7 +196,7 @@ pub struct Imported {
     pub password: Option<String>,
     /// Installation-wide entries, normalised, in order.
     pub no_proxy: Vec<String>,
-    /// Entries left out.
+    /// Entries left out of `no_proxy`, each with the reason.
     pub dropped: Vec<Dropped>,
     /// Trusted CA (PEM).
     pub trusted_ca: Option<String>,
@@ -259,26 +351,18 @@ pub fn parse(kind: &str, text: &str) -> Result<Imported, Vec<Finding>> {
 /// what the renderers add from these facts covers it for every client.
 pub fn parse_with(kind: &str, text: &str, facts: &Cluster) -> Result<Imported, Vec<Finding>> {
     check_size(text).map_err(|f| vec![f])?;
-    let found = match kind {
-        "aks" => aks::read(text),
-        "tkg" => tkg::read(text),
-        "capi" => capi::read(text),
-        "systemd" => systemd::read(text),
-        "giantswarm" => giantswarm::read(text),
-        "openshift" => openshift::read(text),
-        "rke2" => rke2::read(text),
-        other => Err(error(format!(
-            "Unknown import kind {other:?}; use one of {}.",
-            KINDS.join(", ")
-        ))),
-    }
-    .map_err(|f| vec![f])?;
+    let importer = importer(kind).ok_or_else(|| {
+        vec![error(format!(
+            "Unknown import kind {kind:?}; use one of {}.",
+            kinds().join(", ")
+        ))]
+    })?;
+    let found = importer.read(text).map_err(|f| vec![f])?;
     let mut facts = facts.clone();
-    if kind == "aks" && facts.cloud.is_none() {
-        // AKS runs on Azure and adds Azure's addresses itself.
-        facts.cloud = Some(Cloud::Azure);
+    if facts.cloud.is_none() {
+        facts.cloud = importer.cloud();
     }
-    classify(kind, found, facts)
+    classify::classify(importer, found, facts)
 }
 
 /// Refuses inputs over [`MAX_INPUT_BYTES`].
@@ -292,322 +376,9 @@ fn check_size(text: &str) -> Result<(), Finding> {
     Ok(())
 }
 
-/// An import error.
+/// A finding with the summary every import error shares.
 pub(crate) fn error(detail: impl Into<String>) -> Finding {
     Finding::error(None, "Cannot import proxy settings", detail)
-}
-
-/// A proxy URL split into (URL without credentials as written, user,
-/// password), and a warning when it was read differently from how it was
-/// written.
-type SplitUrl = (String, Option<String>, Option<String>, Option<String>);
-
-/// Splits credentials out of a proxy URL and checks the rest. A URL without a
-/// scheme is read as `http://`, as Go's `httpproxy` (FromEnvironment:
-/// "if the proxy URL has no scheme, http is assumed"), curl and containerd
-/// do, and as EKS Anywhere documents `proxyConfiguration`; the warning says so.
-fn split_url(at: Field, field: &str, text: &str) -> Result<SplitUrl, Finding> {
-    let text = text.trim();
-    let (scheme, rest, assumed) = match text.split_once("://") {
-        Some((scheme, rest)) => (scheme, rest, false),
-        None => ("http", text, true),
-    };
-    let (authority, tail) = rest.split_at(rest.find(['/', '?', '#']).unwrap_or(rest.len()));
-    let (userinfo, host) = match authority.rsplit_once('@') {
-        Some((userinfo, host)) => (Some(userinfo), host),
-        None => (None, authority),
-    };
-    // What the artifact's clients make of credentials that are not
-    // percent-encoded: Go's net/url (used by containerd, kubelet and
-    // `httpproxy`) ends the host at the first `/`, `?` or `#` and refuses a
-    // space in userinfo ("invalid userinfo"); curl's URL parser refuses
-    // spaces too. Those clients never use this proxy: re-encoding the
-    // password would give the profile a meaning the artifact does not have.
-    if userinfo.is_none() && tail.contains('@') {
-        return Err(error(format!(
-            "{field}: the credentials in the proxy URL hold an unencoded `/`, `?` or `#`, where Go's net/url and curl end the host, so the artifact's clients cannot use this proxy; percent-encode it (`%2F`, `%3F`, `%23`) in the artifact and import again (not quoted: the proxy URL holds credentials)."
-        )));
-    }
-    if userinfo.is_some_and(|u| u.chars().any(|c| c.is_whitespace() || c.is_control())) {
-        return Err(error(format!(
-            "{field}: the credentials in the proxy URL hold a space or control character, which Go's net/url (\"invalid userinfo\") and curl refuse, so the artifact's clients cannot use this proxy; percent-encode it (a space is `%20`) in the artifact and import again (not quoted: the proxy URL holds credentials)."
-        )));
-    }
-    // The parser's detail quotes what it could not read, which may be part
-    // of the credentials (systemd's word splitting can cut an unquoted URL
-    // inside the password): only its fixed summary is reported.
-    let spelling = format!("{scheme}://{host}{tail}");
-    let url = ProxyUrl::parse(at, &spelling).map_err(|f| {
-        error(format!(
-            "{field}: {} (not quoted: the proxy URL may hold credentials).",
-            f.summary
-        ))
-    })?;
-    let decode = |part: &str, s: &str| -> Result<String, Finding> {
-        percent_decode_str(s)
-            .decode_utf8()
-            .map(|d| d.into_owned())
-            .map_err(|_| {
-                error(format!(
-                    "{field}: the {part} in the proxy URL has percent-encoding that is not UTF-8 (e.g. `%ff`); write it percent-encoded from UTF-8."
-                ))
-            })
-    };
-    let (username, password) = match userinfo {
-        Some(userinfo) => {
-            let (user, password) = userinfo
-                .split_once(':')
-                .map_or((userinfo, None), |(a, b)| (a, Some(b)));
-            (
-                Some(decode("user name", user)?).filter(|u| !u.is_empty()),
-                password
-                    .map(|p| decode("password", p))
-                    .transpose()?
-                    .filter(|p| !p.is_empty()),
-            )
-        }
-        None => (None, None),
-    };
-    let warning = assumed.then(|| {
-        format!(
-            "{field}: written without a scheme ({host}); read as {}, as containerd, Go and curl read it.",
-            url.to_plain_string()
-        )
-    });
-    Ok((spelling, username, password, warning))
-}
-
-/// Where an entry the renderers (or the platform) add comes from, in words;
-/// `defaults` are the cluster's platform defaults with their reasons.
-fn added_by(field: Field, entry: &str, defaults: &[(String, &'static str)]) -> String {
-    let from = |name: &str| format!("added by the renderers from `{name}`");
-    match field {
-        Field::Defaults => defaults
-            .iter()
-            .find(|(default, _)| default == entry)
-            .map(|(_, why)| (*why).to_owned())
-            .unwrap_or_default(),
-        Field::ClusterDomain => "the cluster domain (`cluster_domain`)".to_owned(),
-        Field::Cloud => "cloud metadata endpoint, added from `cloud`".to_owned(),
-        Field::PodCidrs => from("pod_cidrs"),
-        Field::ServiceCidrs => from("service_cidrs"),
-        Field::NodeCidrs => from("node_cidrs"),
-        Field::ApiserverHost => from("apiserver_host"),
-        Field::ApiserverIp => from("apiserver_ip"),
-        Field::ControlPlaneEndpoint => from("control_plane_endpoint"),
-        Field::Extra => from("extra"),
-        // An entry the platform adds itself: the importer's reason.
-        Field::Platform(why) => why.to_owned(),
-        Field::Installation => from("installation"),
-        // Only the cluster's inputs and the platform add entries.
-        _ => String::new(),
-    }
-}
-
-/// Normalises and classifies the found settings against the cluster facts.
-fn classify(kind: &str, found: Found, facts: Cluster) -> Result<Imported, Vec<Finding>> {
-    let mut findings = Vec::new();
-    let mut warnings = Vec::new();
-    let mut parse = |at: Field, field: &str, text: &Option<String>| match text
-        .as_deref()
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-    {
-        None => None,
-        Some(t) => match split_url(at, field, t) {
-            Ok((url, user, password, warning)) => {
-                warnings.extend(warning);
-                Some((url, user, password))
-            }
-            Err(f) => {
-                findings.push(f);
-                None
-            }
-        },
-    };
-    let http = parse(Field::HttpProxy, "http_proxy", &found.http_proxy);
-    let https = parse(Field::HttpsProxy, "https_proxy", &found.https_proxy);
-    if http.is_none() && https.is_none() && findings.is_empty() {
-        findings.push(error(
-            "The artifact sets no proxy (neither HTTP_PROXY nor HTTPS_PROXY).",
-        ));
-    }
-    let credentials: Vec<(Option<String>, Option<String>)> = [&http, &https]
-        .into_iter()
-        .flatten()
-        .map(|(_, u, p)| (u.clone(), p.clone()))
-        .collect();
-    if credentials.windows(2).any(|w| w[0] != w[1]) {
-        findings.push(error("The HTTP and HTTPS proxies use different credentials; a profile has one user and password."));
-    }
-    let trusted_ca = found.trusted_ca.filter(|c| !c.trim().is_empty());
-    if let Some(pem) = &trusted_ca {
-        let field = match kind {
-            "aks" => "trustedCa",
-            "tkg" => "TKG_PROXY_CA_CERT",
-            _ => "the trusted CA",
-        };
-        if let Err(f) = TrustedCa::parse(pem) {
-            findings.push(error(format!(
-                "`{field}` is not a usable CA bundle: {} ({})",
-                f.summary, f.detail
-            )));
-        }
-    }
-    let (facts, platform) = with_artifact_facts(facts, &found.cluster_entries);
-    let mut entries = Vec::new();
-    for (index, raw) in found.no_proxy.iter().enumerate() {
-        if raw.trim().is_empty() {
-            continue;
-        }
-        match normalize(Location::element(Field::Artifact, index), raw) {
-            Ok(entry) => entries.push(entry),
-            Err(f) => findings.push(error(format!(
-                "NO_PROXY entry {index} ({raw:?}): {}",
-                f.detail
-            ))),
-        }
-    }
-    let split = if findings.is_empty() {
-        split_entries(&entries, &facts, &platform).map_err(|f| findings.extend(f))
-    } else {
-        Err(())
-    };
-    let Ok((no_proxy, dropped)) = split else {
-        return Err(findings);
-    };
-    if facts.pod_cidrs.is_empty() && facts.service_cidrs.is_empty() {
-        let cidrs: Vec<&str> = no_proxy
-            .iter()
-            .filter(|e| e.contains('/') && !e.starts_with("127.") && !e.starts_with("169.254."))
-            .map(String::as_str)
-            .collect();
-        if !cidrs.is_empty() {
-            warnings.push(format!(
-                "CIDR blocks {} could not be classified: neither the artifact nor the import ID names the cluster's pod and service networks, so they were kept as installation-wide. If they belong to this cluster, import with `{kind}(pod_cidrs=...;service_cidrs=...):...`.",
-                cidrs.join(", ")
-            ));
-        }
-    }
-    let (username, password) = credentials.into_iter().next().unwrap_or((None, None));
-    let https_direct = http.is_some() && https.is_none();
-    Ok(Imported {
-        name: found
-            .cluster_name
-            .filter(|n| !n.is_empty())
-            .unwrap_or_else(|| kind.to_owned()),
-        http_proxy: http.map(|(u, _, _)| u),
-        https_proxy: https.map(|(u, _, _)| u),
-        username,
-        password,
-        no_proxy,
-        dropped,
-        trusted_ca,
-        facts,
-        platform: platform.into_iter().map(|(e, _)| e).collect(),
-        https_direct,
-        warnings,
-    })
-}
-
-/// Adds the facts the artifact declares to those given (given ones win for
-/// single values); entries with any other reason are what the platform adds.
-fn with_artifact_facts(
-    mut facts: Cluster,
-    declared: &[(String, &'static str)],
-) -> (Cluster, Vec<(String, &'static str)>) {
-    let mut platform: Vec<(String, &'static str)> = Vec::new();
-    for (raw, why) in declared {
-        let value = raw.trim().to_owned();
-        if value.is_empty() || normalize(None, &value).is_err() {
-            continue;
-        }
-        let push = |list: &mut Vec<String>| {
-            if !list.contains(&value) {
-                list.push(value.clone());
-            }
-        };
-        let mut platform_entry = || {
-            if !platform.iter().any(|(e, _)| *e == value) {
-                platform.push((value.clone(), *why));
-            }
-        };
-        match *why {
-            POD_CIDR => push(&mut facts.pod_cidrs),
-            SERVICE_CIDR => push(&mut facts.service_cidrs),
-            NODE_CIDR => push(&mut facts.node_cidrs),
-            CONTROL_PLANE if facts.control_plane_endpoint.is_none() => {
-                facts.control_plane_endpoint = Some(value)
-            }
-            APISERVER_HOST if facts.apiserver_host.is_none() => facts.apiserver_host = Some(value),
-            CLUSTER_DOMAIN if facts.cluster_domain.is_none() => facts.cluster_domain = Some(value),
-            _ => platform_entry(),
-        }
-    }
-    if facts.cluster_domain.is_none() {
-        // The renderers' default (`cluster_domain`).
-        facts.cluster_domain = Some("cluster.local".to_owned());
-    }
-    (facts, platform)
-}
-
-/// Splits normalised artifact entries into those kept as installation-wide
-/// and those the renderers add back from `facts` (or the platform adds),
-/// exactly or by covering them for every client the NO_PROXY engine models.
-fn split_entries(
-    entries: &[String],
-    facts: &Cluster,
-    platform: &[(String, &'static str)],
-) -> Result<(Vec<String>, Vec<Dropped>), Vec<Finding>> {
-    let mut sources = facts.sources()?;
-    for (entry, why) in platform {
-        sources.push(Source::single(Field::Platform(why), Some(entry.clone())));
-    }
-    let defaults = facts.platform_defaults();
-    let mut added: HashMap<String, String> = HashMap::new();
-    for source in &sources {
-        for raw in &source.entries {
-            let canonical =
-                normalize(Location::element(source.field, 0), raw).map_err(|f| vec![f])?;
-            added
-                .entry(canonical.clone())
-                .or_insert_with(|| added_by(source.field, raw, &defaults));
-        }
-    }
-    sources.push(Source::list(Field::Artifact, entries.to_vec()));
-    let merged = merge(&sources, &MergeOptions::default())?;
-    let present: HashSet<String> = merged.entries.iter().map(ToString::to_string).collect();
-    let covered: HashMap<&str, &str> = merged
-        .subsumed
-        .iter()
-        .map(|s| (s.entry.as_str(), s.covered_by.as_str()))
-        .collect();
-    let mut seen = HashSet::new();
-    let mut kept = Vec::new();
-    let mut dropped = Vec::new();
-    for entry in entries {
-        let reason = if !seen.insert(entry.as_str()) {
-            Some("duplicate".to_owned())
-        } else if let Some(why) = added.get(entry) {
-            Some(why.clone())
-        } else if present.contains(entry) {
-            None
-        } else {
-            covered.get(entry.as_str()).and_then(|by| {
-                added
-                    .get(*by)
-                    .map(|why| format!("covered for every client by `{by}` ({why})"))
-            })
-        };
-        match reason {
-            Some(reason) => dropped.push(Dropped {
-                entry: entry.clone(),
-                reason,
-            }),
-            None => kept.push(entry.clone()),
-        }
-    }
-    Ok((kept, dropped))
 }
 
 /// Splits a comma- (or space-) separated NO_PROXY value.
@@ -678,315 +449,70 @@ pub(crate) fn text_at<'a>(value: &'a serde_json::Value, path: &[&str]) -> Option
 mod tests {
     use super::*;
 
-    fn found(no_proxy: &[&str]) -> Found {
-        Found {
-            http_proxy: Some("http://u%40corp:p%3Ass@Proxy.Corp.Example:3128/".into()),
-            https_proxy: Some("http://u%40corp:p%3Ass@proxy.corp.example:3128".into()),
-            no_proxy: no_proxy.iter().map(|s| (*s).to_owned()).collect(),
-            cluster_entries: vec![("10.96.0.0/12".into(), SERVICE_CIDR)],
-            ..Found::default()
+    /// Every kind names one importer, and the lists built from the registry
+    /// name them all, in order.
+    #[test]
+    fn the_registry_names_each_kind_once() {
+        let mut seen = Vec::new();
+        for importer in importers() {
+            let kind = importer.kind();
+            assert!(!seen.contains(&kind), "{kind} twice");
+            assert!(
+                !kind.is_empty()
+                    && kind
+                        .bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()),
+                "{kind}: the import ID grammar takes lowercase letters and digits"
+            );
+            assert_eq!(super::importer(kind).map(|i| i.kind()), Some(kind));
+            seen.push(kind);
         }
-    }
-
-    fn reasons(imported: &Imported) -> Vec<(&str, &str)> {
-        imported
-            .dropped
-            .iter()
-            .map(|d| (d.entry.as_str(), d.reason.as_str()))
-            .collect()
-    }
-
-    #[test]
-    fn splits_credentials_and_classifies_entries() {
-        let imported = classify(
-            "systemd",
-            found(&[
-                " Registry.Corp.Example ",
-                "10.96.0.0/12",
-                "localhost",
-                ".svc",
-                "registry.corp.example",
-                "",
-                "10.0.0.0/8",
-            ]),
-            Cluster::default(),
-        )
-        .unwrap();
-        assert_eq!(
-            imported.http_proxy.as_deref(),
-            Some("http://Proxy.Corp.Example:3128/")
-        );
-        assert_eq!(imported.username.as_deref(), Some("u@corp"));
-        assert_eq!(imported.password.as_deref(), Some("p:ss"));
-        assert_eq!(imported.no_proxy, ["registry.corp.example", "10.0.0.0/8"]);
-        assert_eq!(
-            reasons(&imported),
-            [
-                (
-                    "10.96.0.0/12",
-                    "added by the renderers from `service_cidrs`"
-                ),
-                ("localhost", "loopback, added for every cluster"),
-                (".svc", "in-cluster service names, added for every cluster"),
-                ("registry.corp.example", "duplicate"),
-            ]
-        );
-        assert_eq!(imported.facts.service_cidrs, ["10.96.0.0/12"]);
-        let note = imported.note();
-        assert!(
-            note.contains(
-                "Kept as installation-wide NO_PROXY (2): registry.corp.example, 10.0.0.0/8."
-            ),
-            "{note}"
-        );
-        assert!(
-            note.contains("  - 10.96.0.0/12: added by the renderers from `service_cidrs`"),
-            "{note}"
-        );
-        assert!(
-            note.contains("service_cidrs = [\"10.96.0.0/12\"]"),
-            "{note}"
-        );
-        assert!(!note.contains("p:ss") && !note.contains("p%3Ass"), "{note}");
-        assert_eq!(imported.name, "systemd");
-    }
-
-    /// `local` covers every `*.local` host, not only `cluster.local`: it is
-    /// kept. Entries the cluster domain does cover are left out.
-    #[test]
-    fn local_is_kept_and_only_covered_entries_are_dropped() {
-        let imported = classify(
-            "systemd",
-            found(&[
-                "local",
-                ".local",
-                "svc.cluster.local",
-                ".cluster.local",
-                "svc",
-                "169.254.169.254",
-            ]),
-            Cluster::default(),
-        )
-        .unwrap();
-        assert_eq!(
-            imported.no_proxy,
-            ["local", ".local", "svc", "169.254.169.254"]
-        );
-        assert_eq!(
-            reasons(&imported),
-            [
-                ("svc.cluster.local", "covered for every client by `cluster.local` (the cluster domain (`cluster_domain`))"),
-                (".cluster.local", "covered for every client by `cluster.local` (the cluster domain (`cluster_domain`))"),
-            ]
-        );
-        let with_cloud = classify(
-            "systemd",
-            found(&["169.254.169.254"]),
-            Cluster {
-                cloud: Some(Cloud::Aws),
-                ..Cluster::default()
-            },
-        )
-        .unwrap();
-        assert!(with_cloud.no_proxy.is_empty());
+        assert_eq!(kinds(), seen);
+        let described = described_kinds();
+        let mut at = 0;
+        for importer in importers() {
+            let entry = format!("`{}` ({})", importer.kind(), importer.reads());
+            let found = described[at..]
+                .find(&entry)
+                .unwrap_or_else(|| panic!("{entry} in {described}"));
+            at += found + entry.len();
+        }
+        assert!(super::importer("bogus").is_none());
     }
 
     #[test]
-    fn facts_separate_cluster_entries() {
-        let facts = Cluster {
-            pod_cidrs: vec!["10.244.0.0/16".into()],
-            apiserver_ip: Some("10.0.0.10".into()),
-            cluster_domain: Some("k8s.corp".into()),
+    fn an_unknown_kind_is_an_error() {
+        let err = parse("bogus", "").unwrap_err();
+        assert_eq!(
+            err[0].detail,
+            format!(
+                "Unknown import kind \"bogus\"; use one of {}.",
+                kinds().join(", ")
+            )
+        );
+    }
+
+    /// AKS runs on Azure: its import adds Azure's addresses unless the
+    /// import ID names another cloud.
+    #[test]
+    fn the_importers_cloud_applies_unless_the_id_names_one() {
+        let text = r#"{"httpProxyConfig": {"httpProxy": "http://p.example:3128", "noProxy": ["168.63.129.16"]}}"#;
+        assert!(parse("aks", text).unwrap().no_proxy.is_empty());
+        let aws = Cluster {
+            cloud: Some(Cloud::Aws),
             ..Cluster::default()
         };
-        let imported = classify(
-            "systemd",
-            found(&[
-                "10.244.0.0/16",
-                "10.244.1.0/24",
-                "10.0.0.10",
-                "kubernetes.default.svc.k8s.corp",
-                "cluster.local",
-                "10.244.0.5",
-            ]),
-            facts,
-        )
-        .unwrap();
-        // 10.244.0.5 stays: not every client matches CIDR blocks.
-        assert_eq!(imported.no_proxy, ["cluster.local", "10.244.0.5"]);
-        assert_eq!(imported.dropped.len(), 4);
-        assert!(imported.warnings.is_empty(), "{:?}", imported.warnings);
-        let unclassified = classify("capi", found(&["10.1.0.0/16"]), Cluster::default());
-        // The service CIDR is a fact here; without any network facts, CIDRs are flagged.
-        assert!(unclassified.unwrap().warnings.is_empty());
-        let mut bare = found(&["10.1.0.0/16"]);
-        bare.cluster_entries.clear();
-        let bare = classify("capi", bare, Cluster::default()).unwrap();
-        assert!(
-            bare.warnings[0].contains("could not be classified"),
-            "{:?}",
-            bare.warnings
-        );
-    }
-
-    #[test]
-    fn scheme_less_proxies_are_read_as_http_with_a_warning() {
-        let mut f = found(&[]);
-        f.http_proxy = Some("proxy.example:8888".into());
-        f.https_proxy = Some("proxy.example:8888".into());
-        let imported = classify("x", f, Cluster::default()).unwrap();
         assert_eq!(
-            imported.http_proxy.as_deref(),
-            Some("http://proxy.example:8888")
+            parse_with("aks", text, &aws).unwrap().no_proxy,
+            ["168.63.129.16"]
         );
-        assert_eq!(imported.warnings.len(), 2);
-        assert!(imported.warnings[0].contains("without a scheme"));
-        assert!(imported
-            .note()
-            .contains("read as http://proxy.example:8888"));
-    }
-
-    /// The profile input leaves an HTTPS proxy equal to the HTTP proxy (as
-    /// normalised: here the HTTPS one has no scheme and another case) unset
-    /// and keeps a different one; the imported fields keep the artifact's.
-    #[test]
-    fn an_https_proxy_equal_to_the_http_proxy_is_left_unset_in_the_profile() {
-        let mut f = found(&[]);
-        f.https_proxy = Some("u%40corp:p%3Ass@PROXY.corp.example:3128".into());
-        let imported = classify("systemd", f, Cluster::default()).unwrap();
-        assert_eq!(
-            imported.https_proxy.as_deref(),
-            Some("http://PROXY.corp.example:3128")
-        );
-        let input = imported.input();
-        assert_eq!(
-            input.http_proxy.as_deref(),
-            Some("http://Proxy.Corp.Example:3128/")
-        );
-        assert_eq!(input.https_proxy, None);
-        assert_eq!(input.username.as_deref(), Some("u@corp"));
-        let mut f = found(&[]);
-        f.https_proxy = Some("http://u%40corp:p%3Ass@proxy.corp.example:3129".into());
-        let imported = classify("systemd", f, Cluster::default()).unwrap();
-        assert_eq!(
-            imported.input().https_proxy.as_deref(),
-            Some("http://proxy.corp.example:3129")
-        );
-    }
-
-    /// The artifact's spelling is kept (a port-less URL stays port-less),
-    /// so that the configuration that writes what the artifact writes plans
-    /// no change; the HTTPS proxy is compared normalised.
-    #[test]
-    fn proxies_keep_the_artifacts_spelling() {
-        let mut f = found(&[]);
-        f.http_proxy = Some("http://u:p@Proxy.Example".into());
-        f.https_proxy = Some("HTTP://u:p@proxy.example:80/".into());
-        let imported = classify("systemd", f, Cluster::default()).unwrap();
-        assert_eq!(imported.http_proxy.as_deref(), Some("http://Proxy.Example"));
-        assert_eq!(
-            imported.https_proxy.as_deref(),
-            Some("HTTP://proxy.example:80/")
-        );
-        let input = imported.input();
-        assert_eq!(input.http_proxy.as_deref(), Some("http://Proxy.Example"));
-        assert_eq!(input.https_proxy, None);
-    }
-
-    /// Credentials the artifact's clients cannot read (a raw space; a `#`,
-    /// `/` or `?` that ends the host) are refused, not re-encoded into a
-    /// working password; the message quotes nothing of them.
-    #[test]
-    fn credentials_the_clients_cannot_read_are_refused() {
-        for (text, expected) in [
-            ("http://u:pa ss@proxy.example:3128", "space or control"),
-            ("http://u:pa\tss@proxy.example:3128", "space or control"),
-            (
-                "http://u:pa#ss@proxy.example:3128",
-                "unencoded `/`, `?` or `#`",
-            ),
-            (
-                "http://u:pa/ss@proxy.example:3128",
-                "unencoded `/`, `?` or `#`",
-            ),
-            ("u:pa?ss@proxy.example", "unencoded `/`, `?` or `#`"),
-        ] {
-            let finding = split_url(Field::HttpProxy, "http_proxy", text).unwrap_err();
-            assert!(finding.detail.contains(expected), "{text}: {finding:?}");
-            assert!(
-                !format!("{finding:?}").contains("ss"),
-                "{text}: {finding:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn invalid_percent_encoding_is_an_error() {
-        let mut f = found(&[]);
-        f.http_proxy = Some("http://u:%ff%fe@proxy.example:3128".into());
-        f.https_proxy = None;
-        let err = classify("x", f, Cluster::default()).unwrap_err();
-        assert!(err[0].detail.contains("not UTF-8"), "{}", err[0].detail);
-        assert!(!err[0].detail.contains('\u{fffd}'));
-    }
-
-    #[test]
-    fn http_only_artifacts_keep_their_meaning_or_say_so() {
-        let mut f = found(&[]);
-        f.https_proxy = None;
-        let mut imported = classify("systemd", f, Cluster::default()).unwrap();
-        assert!(imported.https_direct);
-        assert_eq!(imported.https_proxy, None);
-        let refused = imported.clone().keep_meaning(false).unwrap_err();
-        assert!(
-            refused.detail.contains("https_through_proxy=true"),
-            "{}",
-            refused.detail
-        );
-        imported.keep_meaning(true).unwrap();
-        assert!(imported
-            .note()
-            .contains("HTTPS: the artifact sends it direct"));
-    }
-
-    #[test]
-    fn a_trusted_ca_that_is_no_certificate_names_its_field() {
-        for (kind, field) in [("aks", "trustedCa"), ("tkg", "TKG_PROXY_CA_CERT")] {
-            let mut f = found(&[]);
-            f.trusted_ca = Some("not a certificate".into());
-            let err = classify(kind, f, Cluster::default()).unwrap_err();
-            assert!(
-                err[0].detail.contains(&format!("`{field}`")),
-                "{}",
-                err[0].detail
-            );
-        }
-    }
-
-    #[test]
-    fn ambiguous_or_empty_input_is_an_error() {
-        let mut f = found(&[]);
-        f.https_proxy = Some("http://other:x@proxy.corp.example:3128".into());
-        assert!(classify("x", f, Cluster::default()).unwrap_err()[0]
-            .detail
-            .contains("different credentials"));
-        assert!(
-            classify("x", Found::default(), Cluster::default()).unwrap_err()[0]
-                .detail
-                .contains("sets no proxy")
-        );
-        let bad = classify("x", found(&["https://x.example"]), Cluster::default()).unwrap_err();
-        assert!(bad[0].detail.contains("URL"), "{}", bad[0].detail);
-        assert!(parse("bogus", "").unwrap_err()[0]
-            .detail
-            .contains("Unknown import kind"));
     }
 
     #[test]
     fn nesting_and_size_are_checked_before_parsing() {
         let deep = "{".repeat(100_000);
         let started = std::time::Instant::now();
-        for kind in KINDS {
+        for &kind in kinds() {
             let err = parse(kind, &deep).unwrap_err();
             // Drop-ins and environment files are read line by line, never as YAML.
             let expected = match kind {
@@ -1009,28 +535,5 @@ mod tests {
             .detail
             .contains("4 MiB"));
         assert!(started.elapsed() < std::time::Duration::from_secs(10));
-    }
-
-    /// An imported artifact holds credentials: a proxy URL that does not
-    /// parse is reported without quoting any part of it (here systemd's
-    /// word splitting cut an unquoted URL inside the password, so the port
-    /// the parser sees is the start of the password).
-    #[test]
-    fn bad_proxy_urls_are_reported_without_their_text() {
-        for text in [
-            "http://svc:Zq9secret",
-            "http://svc:Zq9secret@",
-            "Zq9secret:",
-            "http://[Zq9secret]:3128",
-            "http://Zq9secret..example:3128",
-            "gopher://Zq9secret",
-        ] {
-            let finding = split_url(Field::HttpProxy, "http_proxy", text).unwrap_err();
-            assert!(
-                !finding.detail.contains("Zq9") && !finding.summary.contains("Zq9"),
-                "{text}: {finding:?}"
-            );
-            assert!(finding.detail.starts_with("http_proxy: "), "{finding:?}");
-        }
     }
 }

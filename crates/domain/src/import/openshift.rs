@@ -11,32 +11,46 @@
 
 use serde_json::Value;
 
-use super::{documents, error, split_list, text_at, Found};
+use super::{documents, error, split_list, text_at, Found, Importer};
 use crate::Finding;
 
 /// What the network operator adds itself (besides the generic entries).
 const OPERATOR_ADDED: &str = "added by OpenShift's network operator";
 
-/// Reads the first Proxy or install-config in `text`.
-pub fn read(text: &str) -> Result<Found, Finding> {
-    let all = documents(text)?;
-    for document in &all {
-        if text_at(document, &["kind"]) == Some("Proxy") {
-            return from_proxy(document, &all);
-        }
-        if let Some(install) = text_at(document, &["data", "install-config"]) {
-            let inner = documents(install)?;
-            if let Some(config) = inner.first() {
-                return from_install_config(config);
+/// The OpenShift importer.
+#[derive(Debug, Clone, Copy)]
+pub struct OpenShift;
+
+impl Importer for OpenShift {
+    fn kind(&self) -> &'static str {
+        "openshift"
+    }
+
+    fn reads(&self) -> &'static str {
+        "the `config.openshift.io/v1` Proxy with its trustedCA ConfigMap, an install-config, or the `cluster-config-v1` ConfigMap"
+    }
+
+    /// Reads the first Proxy or install-config in `text`.
+    fn read(&self, text: &str) -> Result<Found, Finding> {
+        let all = documents(text)?;
+        for document in &all {
+            if text_at(document, &["kind"]) == Some("Proxy") {
+                return from_proxy(document, &all);
+            }
+            if let Some(install) = text_at(document, &["data", "install-config"]) {
+                let inner = documents(install)?;
+                if let Some(config) = inner.first() {
+                    return from_install_config(config);
+                }
+            }
+            if is_install_config(document) {
+                return from_install_config(document);
             }
         }
-        if is_install_config(document) {
-            return from_install_config(document);
-        }
+        Err(error(
+            "No OpenShift Proxy object, install-config.yaml with a `proxy:` block, or cluster-config-v1 ConfigMap found.",
+        ))
     }
-    Err(error(
-        "No OpenShift Proxy object, install-config.yaml with a `proxy:` block, or cluster-config-v1 ConfigMap found.",
-    ))
 }
 
 /// A whole install-config (`proxy:` and `baseDomain`), or a fragment of one:

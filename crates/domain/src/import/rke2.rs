@@ -8,7 +8,7 @@
 //! settings with the prefix removed, so a file that sets both forms must
 //! agree. Other variables (`K3S_TOKEN`, `RKE2_*`...) are not read.
 
-use super::{error, systemd, Found};
+use super::{error, systemd, Found, Importer};
 use crate::Finding;
 
 /// The value of one assignment, unquoted the way systemd does.
@@ -37,35 +37,49 @@ fn value(raw: &str, line: usize) -> Result<String, Finding> {
     }
 }
 
-/// Reads the proxy variables of an environment file.
-pub fn read(text: &str) -> Result<Found, Finding> {
-    let mut pairs = Vec::new();
-    for (index, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with(['#', ';']) {
-            continue;
-        }
-        let Some((name, raw)) = line.split_once('=') else {
-            return Err(error(format!(
-                "Line {}: not a `NAME=value` assignment; is this an RKE2 or k3s environment file?",
-                index + 1
-            )));
-        };
-        let name = name.trim();
-        let bare = name.strip_prefix("CONTAINERD_").unwrap_or(name);
-        if ["http_proxy", "https_proxy", "no_proxy"]
-            .iter()
-            .any(|wanted| bare.eq_ignore_ascii_case(wanted))
-        {
-            pairs.push((bare.to_owned(), value(raw, index + 1)?));
-        }
+/// The RKE2 and k3s importer.
+#[derive(Debug, Clone, Copy)]
+pub struct Rke2;
+
+impl Importer for Rke2 {
+    fn kind(&self) -> &'static str {
+        "rke2"
     }
-    if pairs.is_empty() {
-        return Err(error(
-            "No proxy variable (HTTP_PROXY, HTTPS_PROXY, NO_PROXY or their CONTAINERD_ forms) found.",
-        ));
+
+    fn reads(&self) -> &'static str {
+        "RKE2 `/etc/default/rke2-*` or k3s `*.service.env` environment file"
     }
-    systemd::from_variables(&pairs)
+
+    /// Reads the proxy variables of an environment file.
+    fn read(&self, text: &str) -> Result<Found, Finding> {
+        let mut pairs = Vec::new();
+        for (index, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with(['#', ';']) {
+                continue;
+            }
+            let Some((name, raw)) = line.split_once('=') else {
+                return Err(error(format!(
+                    "Line {}: not a `NAME=value` assignment; is this an RKE2 or k3s environment file?",
+                    index + 1
+                )));
+            };
+            let name = name.trim();
+            let bare = name.strip_prefix("CONTAINERD_").unwrap_or(name);
+            if ["http_proxy", "https_proxy", "no_proxy"]
+                .iter()
+                .any(|wanted| bare.eq_ignore_ascii_case(wanted))
+            {
+                pairs.push((bare.to_owned(), value(raw, index + 1)?));
+            }
+        }
+        if pairs.is_empty() {
+            return Err(error(
+                "No proxy variable (HTTP_PROXY, HTTPS_PROXY, NO_PROXY or their CONTAINERD_ forms) found.",
+            ));
+        }
+        systemd::from_variables(&pairs)
+    }
 }
 
 #[cfg(test)]
@@ -80,7 +94,7 @@ mod tests {
     fn reads_what_the_renderer_writes() {
         let s = settings();
         for scope in [Scope::Containerd, Scope::All] {
-            let found = read(&env_file(&s, scope, Secrets::Include)).unwrap();
+            let found = Rke2.read(&env_file(&s, scope, Secrets::Include)).unwrap();
             assert_eq!(
                 found.http_proxy.as_deref(),
                 Some(s.http_proxy.as_ref().unwrap().to_secret_string().as_str())
@@ -94,13 +108,13 @@ mod tests {
         /// around `=`, is read or refused without a panic.
         #[test]
         fn never_panics(text in r#"([A-Z_]{0,20}=?["'\\é;# a-z:/,.]{0,30}\n?){0,5}"#) {
-            let _ = read(&text);
+            let _ = Rke2.read(&text);
         }
     }
 
     #[test]
     fn quoting_and_conflicts() {
-        let found = read("K3S_TOKEN='x'\n# c\n; c\nHTTP_PROXY='http://a:1/'\nCONTAINERD_NO_PROXY=\"a,b\\\"c\"  \n").unwrap();
+        let found = Rke2.read("K3S_TOKEN='x'\n# c\n; c\nHTTP_PROXY='http://a:1/'\nCONTAINERD_NO_PROXY=\"a,b\\\"c\"  \n").unwrap();
         assert_eq!(found.http_proxy.as_deref(), Some("http://a:1/"));
         assert_eq!(found.no_proxy, ["a", "b\"c"]);
         for bad in [
@@ -111,7 +125,7 @@ mod tests {
             "K3S_TOKEN=x",
             "HTTP_PROXY=http://a:1\nCONTAINERD_HTTP_PROXY=http://b:1",
         ] {
-            assert!(read(bad).is_err(), "{bad}");
+            assert!(Rke2.read(bad).is_err(), "{bad}");
         }
     }
 }

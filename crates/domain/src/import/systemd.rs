@@ -3,31 +3,45 @@
 //! when html-escaped (Giant Swarm's `containerdProxy` Secret renders
 //! `&#34;` for `"`).
 
-use super::{error, split_list, Found};
+use super::{error, split_list, Found, Importer};
 use crate::Finding;
 
-/// Reads the proxy variables of a drop-in.
-pub fn read(text: &str) -> Result<Found, Finding> {
-    let text = unescape_html(text);
-    let mut pairs = Vec::new();
-    for line in text.lines().map(str::trim) {
-        let value = line
-            .strip_prefix("Environment=")
-            .or_else(|| line.strip_prefix("DefaultEnvironment="));
-        if let Some(value) = value {
-            for word in words(value)? {
-                if let Some((name, value)) = word.split_once('=') {
-                    pairs.push((name.to_owned(), value.replace("%%", "%")));
+/// The systemd drop-in importer.
+#[derive(Debug, Clone, Copy)]
+pub struct Systemd;
+
+impl Importer for Systemd {
+    fn kind(&self) -> &'static str {
+        "systemd"
+    }
+
+    fn reads(&self) -> &'static str {
+        "drop-in"
+    }
+
+    /// Reads the proxy variables of a drop-in.
+    fn read(&self, text: &str) -> Result<Found, Finding> {
+        let text = unescape_html(text);
+        let mut pairs = Vec::new();
+        for line in text.lines().map(str::trim) {
+            let value = line
+                .strip_prefix("Environment=")
+                .or_else(|| line.strip_prefix("DefaultEnvironment="));
+            if let Some(value) = value {
+                for word in words(value)? {
+                    if let Some((name, value)) = word.split_once('=') {
+                        pairs.push((name.to_owned(), value.replace("%%", "%")));
+                    }
                 }
             }
         }
+        if pairs.is_empty() {
+            return Err(error(
+                "No `Environment=` assignment found; is this a systemd drop-in?",
+            ));
+        }
+        from_variables(&pairs)
     }
-    if pairs.is_empty() {
-        return Err(error(
-            "No `Environment=` assignment found; is this a systemd drop-in?",
-        ));
-    }
-    from_variables(&pairs)
 }
 
 /// Proxy settings from environment variables (names in either case). The
@@ -120,7 +134,7 @@ mod tests {
     #[test]
     fn reads_quoted_escaped_and_html_escaped_dropins() {
         let text = "[Service]\nEnvironment=\"HTTP_PROXY=http://u:p%%40ss@proxy:3128\" \"NO_PROXY=a.example, b.example\"\nEnvironment=http_proxy=http://u:p%%40ss@proxy:3128\nEnvironment='HTTPS_PROXY=http://u:p%%40ss@proxy:3128'\n";
-        let found = read(text).unwrap();
+        let found = Systemd.read(text).unwrap();
         assert_eq!(
             found.http_proxy.as_deref(),
             Some("http://u:p%40ss@proxy:3128")
@@ -132,12 +146,12 @@ mod tests {
         assert_eq!(found.no_proxy, ["a.example", "b.example"]);
         let html = "[Service]\nEnvironment=&#34;HTTP_PROXY=http://proxy:3128&#34;\n";
         assert_eq!(
-            read(html).unwrap().http_proxy.as_deref(),
+            Systemd.read(html).unwrap().http_proxy.as_deref(),
             Some("http://proxy:3128")
         );
         let escaped = "[Service]\nEnvironment=\"HTTP_PROXY=http://p\\\"x\\\\y@proxy:3128\"\n";
         assert_eq!(
-            read(escaped).unwrap().http_proxy.as_deref(),
+            Systemd.read(escaped).unwrap().http_proxy.as_deref(),
             Some("http://p\"x\\y@proxy:3128")
         );
     }
@@ -145,15 +159,18 @@ mod tests {
     #[test]
     fn conflicts_and_garbage_are_errors() {
         let conflict = "[Service]\nEnvironment=HTTP_PROXY=http://a:1 http_proxy=http://b:1\n";
-        assert!(read(conflict)
+        assert!(Systemd
+            .read(conflict)
             .unwrap_err()
             .detail
             .contains("different values"));
-        assert!(read("hello")
+        assert!(Systemd
+            .read("hello")
             .unwrap_err()
             .detail
             .contains("No `Environment=`"));
-        assert!(read("Environment=\"HTTP_PROXY=x")
+        assert!(Systemd
+            .read("Environment=\"HTTP_PROXY=x")
             .unwrap_err()
             .detail
             .contains("unterminated"));

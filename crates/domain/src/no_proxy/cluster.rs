@@ -159,7 +159,7 @@ impl Cluster {
     }
 
     /// The platform defaults of this cluster in merge order, each with why it
-    /// is added (in words): the [`PLATFORM_DEFAULTS`] that apply, then the
+    /// is added (in words): the `PLATFORM_DEFAULTS` that apply, then the
     /// `kubernetes` Service ClusterIP of each service CIDR. Merge adds them;
     /// import drops them from artifacts for the same reasons.
     pub fn platform_defaults(&self) -> Vec<(String, &'static str)> {

@@ -14,7 +14,7 @@ use clusterproxy_cancel as cancel;
 /// A destination one client would still send through the proxy.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Gap {
-    /// The client.
+    /// The client that would use the proxy.
     pub dialect: Dialect,
     /// The destination, as a URL with its port.
     pub destination: String,

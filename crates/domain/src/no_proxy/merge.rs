@@ -10,22 +10,23 @@ use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::net::IpAddr;
 
-use ipnet::IpNet;
-// The sets only hold the user's own configuration: HashDoS is no concern, and
-// FxHash is several times faster than SipHash on short keys.
-use rustc_hash::{FxHashMap, FxHashSet};
-
 use super::dialect::Dialect;
-use super::entry::{Entries, Entry, Host, OrderKey};
+use super::entry::{Entries, Entry, Host};
 use crate::{Field, Finding, Location};
 use clusterproxy_cancel as cancel;
+
+mod cover;
+mod order;
+
+use cover::{aggregate, drop_covered};
+use order::canonical_order;
 
 /// One input list, borrowing the entries where the caller holds them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Source<'a> {
     /// The input field, where findings point.
     pub field: Field,
-    /// Raw entries.
+    /// The entries as written, before parsing and normalisation.
     pub entries: Vec<Cow<'a, str>>,
     /// Whether findings carry the element index (false for single-value fields).
     pub indexed: bool,
@@ -51,7 +52,7 @@ impl<'a> Source<'a> {
     }
 }
 
-/// How to merge.
+/// What the merge may do for the clients that read its result.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MergeOptions {
     /// The clients that will read the result; subsumption is only done where
@@ -113,7 +114,8 @@ impl Origins {
     }
 }
 
-/// The result of a merge.
+/// A merged NO_PROXY list: the canonical entries, the list the target
+/// clients read, and what the merge left out or rewrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Merged {
     /// Canonical entries, in the canonical order, with their canonical texts.
@@ -254,74 +256,6 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
     })
 }
 
-/// Sorts the parsed entries into the canonical order and drops semantic
-/// duplicates. Of equal entries, the first user input's stays (before a
-/// built-in default's): the input position completes the key, so no stable
-/// sort is needed. The keys are computed once, not in every comparison.
-fn canonical_order(parsed: Vec<(Entry, Option<Origin>)>) -> (Vec<Entry>, Vec<Option<Origin>>) {
-    // Each class of the order key is sorted on its own, in the key's order
-    // (`*` and names, then IPv4, then IPv6): addresses and blocks as packed
-    // integers (network, prefix, port with `None` first, default flag, input
-    // position), which sort several times faster than the general key; names
-    // behind their first 16 bytes as one integer, so most comparisons end
-    // without reading the strings.
-    let port_rank = |port: Option<u16>| port.map_or(0, |p| u32::from(p) + 1);
-    let mut names = Vec::new();
-    let mut v4: Vec<u128> = Vec::new();
-    let mut v6: Vec<(u128, u64)> = Vec::new();
-    for (at, (entry, origin)) in parsed.iter().enumerate() {
-        let default = origin.is_none();
-        match entry.order_key() {
-            OrderKey::V4(addr, prefix, port) => v4.push(
-                u128::from(addr) << 96
-                    | u128::from(prefix) << 88
-                    | u128::from(port_rank(port)) << 64
-                    | u128::from(default) << 63
-                    | at as u128,
-            ),
-            OrderKey::V6(addr, prefix, port) => v6.push((
-                addr,
-                u64::from(prefix) << 56
-                    | u64::from(port_rank(port)) << 36
-                    | u64::from(default) << 35
-                    | at as u64,
-            )),
-            key => names.push((name_prefix(&key), key, default, at)),
-        }
-    }
-    names.sort_unstable();
-    v4.sort_unstable();
-    v6.sort_unstable();
-    // Equal keys are equal entries: the first of each run stays.
-    names.dedup_by(|later, first| later.1 == first.1);
-    v4.dedup_by(|later, first| *later >> 64 == *first >> 64);
-    v6.dedup_by(|later, first| later.0 == first.0 && later.1 >> 36 == first.1 >> 36);
-    let order: Vec<usize> = names
-        .into_iter()
-        .map(|(_, _, _, at)| at)
-        .chain(v4.into_iter().map(|key| (key & ((1 << 63) - 1)) as usize))
-        .chain(
-            v6.into_iter()
-                .map(|(_, low)| (low & ((1 << 35) - 1)) as usize),
-        )
-        .collect();
-    let mut slots: Vec<Option<(Entry, Option<Origin>)>> = parsed.into_iter().map(Some).collect();
-    order.into_iter().filter_map(|at| slots[at].take()).unzip()
-}
-
-/// The first 16 bytes of a name key, big-endian, zero-padded: ordered as the
-/// names are (no name holds a zero byte, and a shorter name sorts first), and
-/// 0 for `*`, which comes before every name.
-fn name_prefix(key: &OrderKey<'_>) -> u128 {
-    let OrderKey::Domain(name, ..) = key else {
-        return 0;
-    };
-    let mut bytes = [0u8; 16];
-    let len = name.len().min(16);
-    bytes[..len].copy_from_slice(&name.as_bytes()[..len]);
-    u128::from_be_bytes(bytes)
-}
-
 /// Warnings for targets that cannot read the shared list: a target that
 /// rejects the whole value for one of its entries, and the bracketed IPv6 form
 /// left out because a target would reject the value for it.
@@ -372,209 +306,6 @@ fn partial_star(targets: &BTreeSet<Dialect>) -> String {
         .map(|d| d.name())
         .collect();
     names.join(", ")
-}
-
-/// Lookup tables over the entries without a port restriction.
-struct Covers<'a> {
-    domains: FxHashSet<&'a str>,
-    subdomains: FxHashSet<&'a str>,
-    ips: FxHashSet<IpAddr>,
-    cidrs: FxHashSet<IpNet>,
-    prefixes_v4: BTreeSet<u8>,
-    prefixes_v6: BTreeSet<u8>,
-}
-
-impl<'a> Covers<'a> {
-    fn new(entries: &'a [Entry]) -> Self {
-        let mut counts = [0usize; 4];
-        for entry in entries.iter().filter(|e| e.port.is_none()) {
-            match &entry.host {
-                Host::Domain {
-                    subdomains_only, ..
-                } => counts[usize::from(*subdomains_only)] += 1,
-                Host::Ip(_) => counts[2] += 1,
-                Host::Cidr(_) => counts[3] += 1,
-                Host::Any => {}
-            }
-        }
-        let mut covers = Covers {
-            domains: FxHashSet::with_capacity_and_hasher(counts[0], Default::default()),
-            subdomains: FxHashSet::with_capacity_and_hasher(counts[1], Default::default()),
-            ips: FxHashSet::with_capacity_and_hasher(counts[2], Default::default()),
-            cidrs: FxHashSet::with_capacity_and_hasher(counts[3], Default::default()),
-            prefixes_v4: BTreeSet::new(),
-            prefixes_v6: BTreeSet::new(),
-        };
-        for entry in entries.iter().filter(|e| e.port.is_none()) {
-            match &entry.host {
-                Host::Domain {
-                    name,
-                    subdomains_only: false,
-                } => {
-                    covers.domains.insert(name);
-                }
-                Host::Domain {
-                    name,
-                    subdomains_only: true,
-                } => {
-                    covers.subdomains.insert(name);
-                }
-                Host::Ip(ip) => {
-                    covers.ips.insert(*ip);
-                }
-                Host::Cidr(net) => {
-                    covers.cidrs.insert(*net);
-                    match net {
-                        IpNet::V4(_) => covers.prefixes_v4.insert(net.prefix_len()),
-                        IpNet::V6(_) => covers.prefixes_v6.insert(net.prefix_len()),
-                    };
-                }
-                Host::Any => {}
-            }
-        }
-        covers
-    }
-
-    /// The CIDR block in the tables that strictly contains `net` or `ip`, shortest prefix first.
-    fn supernet(&self, addr: IpAddr, below: u8) -> Option<IpNet> {
-        let prefixes = if addr.is_ipv4() {
-            &self.prefixes_v4
-        } else {
-            &self.prefixes_v6
-        };
-        prefixes
-            .iter()
-            .take_while(|p| **p < below)
-            .filter_map(|p| IpNet::new(addr, *p).ok().map(|n| n.trunc()))
-            .find(|n| self.cidrs.contains(n))
-    }
-
-    /// The canonical text of an entry that covers `entry` for every target.
-    fn cover(&self, entry: &Entry, targets: &BTreeSet<Dialect>) -> Option<String> {
-        match &entry.host {
-            Host::Domain {
-                name,
-                subdomains_only,
-            } => {
-                if (entry.port.is_some() || *subdomains_only)
-                    && self.domains.contains(name.as_str())
-                {
-                    return Some(name.clone());
-                }
-                if entry.port.is_some()
-                    && *subdomains_only
-                    && self.subdomains.contains(name.as_str())
-                {
-                    return Some([".", name].concat());
-                }
-                let mut rest = name.as_str();
-                while let Some((_, parent)) = rest.split_once('.') {
-                    if self.domains.contains(parent) {
-                        return Some(parent.to_owned());
-                    }
-                    if self.subdomains.contains(parent) {
-                        return Some([".", parent].concat());
-                    }
-                    rest = parent;
-                }
-                None
-            }
-            Host::Ip(ip) => {
-                // `[v6]:port` is covered by `v6` only where `[v6]` is listed too.
-                let readable = ip.is_ipv4() || !brackets_left_out(targets);
-                if entry.port.is_some() && self.ips.contains(ip) && readable {
-                    return Some(ip.to_string());
-                }
-                let all_match = targets.iter().all(|d| d.matches_cidr(ip.is_ipv6()));
-                let max = if ip.is_ipv4() { 32 } else { 128 };
-                all_match
-                    .then(|| self.supernet(*ip, max))
-                    .flatten()
-                    .map(|n| n.to_string())
-            }
-            Host::Cidr(net) => {
-                let cover = self.supernet(net.addr(), net.prefix_len())?;
-                targets
-                    .iter()
-                    .all(|d| d.keeps_cover(&cover, net))
-                    .then(|| cover.to_string())
-            }
-            Host::Any => None,
-        }
-    }
-}
-
-/// Leaves out every entry another entry covers for all targets.
-#[allow(clippy::type_complexity)]
-fn drop_covered(
-    entries: Vec<Entry>,
-    origins: Vec<Option<Origin>>,
-    targets: &BTreeSet<Dialect>,
-) -> Result<(Vec<Entry>, Vec<Option<Origin>>, Vec<Subsumed>), Vec<Finding>> {
-    let covers = Covers::new(&entries);
-    let mut verdicts: Vec<Option<String>> = Vec::with_capacity(entries.len());
-    for entry in &entries {
-        if cancel::requested() {
-            return Err(cancelled());
-        }
-        verdicts.push(covers.cover(entry, targets));
-    }
-    drop(covers);
-    let mut kept = Vec::with_capacity(entries.len());
-    let mut kept_origins = Vec::with_capacity(entries.len());
-    let mut subsumed = Vec::new();
-    for ((entry, origin), cover) in entries.into_iter().zip(origins).zip(verdicts) {
-        match cover {
-            Some(covered_by) => subsumed.push(Subsumed {
-                entry: entry.to_string(),
-                covered_by,
-            }),
-            None => {
-                kept.push(entry);
-                kept_origins.push(origin);
-            }
-        }
-    }
-    Ok((kept, kept_origins, subsumed))
-}
-
-/// Replaces the port-less addresses and blocks of one family by their
-/// aggregation, in the canonical order; a block that was an input keeps its origin.
-fn aggregate(
-    entries: Vec<Entry>,
-    origins: Vec<Option<Origin>>,
-    ipv6: bool,
-) -> (Vec<Entry>, Vec<Option<Origin>>) {
-    let net_of = |e: &Entry| match e.host {
-        Host::Ip(ip) if e.port.is_none() && e.is_ipv6() == ipv6 => Some(IpNet::from(ip)),
-        Host::Cidr(net) if e.is_ipv6() == ipv6 => Some(net),
-        _ => None,
-    };
-    let mut inputs: FxHashMap<IpNet, Option<Origin>> =
-        FxHashMap::with_capacity_and_hasher(entries.len(), Default::default());
-    let mut out: Vec<(Entry, Option<Origin>)> = Vec::with_capacity(entries.len());
-    for (entry, origin) in entries.into_iter().zip(origins) {
-        match net_of(&entry) {
-            Some(net) => {
-                inputs.insert(net, origin);
-            }
-            None => out.push((entry, origin)),
-        }
-    }
-    let nets: Vec<IpNet> = inputs.keys().copied().collect();
-    out.extend(IpNet::aggregate(&nets).into_iter().map(|net| {
-        let host = if net.prefix_len() == net.max_prefix_len() {
-            Host::Ip(net.addr())
-        } else {
-            Host::Cidr(net)
-        };
-        (
-            Entry { host, port: None },
-            inputs.get(&net).copied().flatten(),
-        )
-    }));
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    out.into_iter().unzip()
 }
 
 /// The shared list and the origin of each element: canonical forms, each
@@ -644,11 +375,11 @@ fn dotted_follows(entries: &[Entry], at: usize) -> bool {
 mod tests {
     use super::*;
 
-    fn source<'a>(field: Field, raw: &[&'a str]) -> Source<'a> {
+    pub(super) fn source<'a>(field: Field, raw: &[&'a str]) -> Source<'a> {
         Source::list(field, raw.iter().copied())
     }
 
-    fn targets(names: &[Dialect]) -> MergeOptions {
+    pub(super) fn targets(names: &[Dialect]) -> MergeOptions {
         MergeOptions {
             targets: names.iter().copied().collect(),
             aggregate_cidrs: false,
@@ -717,157 +448,6 @@ mod tests {
         );
     }
 
-    /// The per-class packed sort gives the order of the general key
-    /// (`order_key`, default flag, position) with its first-of-equals dedup,
-    /// ports (none first), prefixes, defaults and repeats included.
-    #[test]
-    fn packed_order_equals_the_general_key_order() {
-        let texts = [
-            "10.0.0.1",
-            "10.0.0.0/8",
-            "10.0.0.1:443",
-            "10.0.0.1:80",
-            "10.0.0.0/24",
-            "b.example",
-            ".b.example",
-            "b.example:8080",
-            "*",
-            "fd00::1",
-            "fd00::/8",
-            "[fd00::1]:443",
-            "::1",
-            "127.0.0.1",
-            "10.0.0.1",
-            "a.example",
-            "fd00::1",
-            "0.0.0.0/0",
-            "::/0",
-            "[::1]:65535",
-            "255.255.255.255:65535",
-            "10.0.0.0/8",
-            // Names equal in their first 16 bytes, or a prefix of another.
-            "registry.corp.example",
-            ".registry.corp.example",
-            "registry.corp.example:443",
-            "registry.corp.example.org",
-            "registry.corp.ex",
-            "registry.corp.e",
-            "registry.corp.exb",
-            "abcdefghijklmnop",
-            "abcdefghijklmnopq",
-            "abcdefghijklmno",
-            "b",
-            "a-b.example",
-            "a.example",
-        ];
-        let parsed: Vec<(Entry, Option<Origin>)> = texts
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let origin = (i % 3 != 0).then_some(Origin {
-                    source: 0,
-                    index: i,
-                });
-                (Entry::parse(t).unwrap().entry, origin)
-            })
-            .collect();
-        let mut reference: Vec<(OrderKey, bool, usize)> = parsed
-            .iter()
-            .enumerate()
-            .map(|(at, (e, o))| (e.order_key(), o.is_none(), at))
-            .collect();
-        reference.sort_unstable();
-        reference.dedup_by(|later, first| later.0 == first.0);
-        let expected: Vec<(Entry, Option<Origin>)> = reference
-            .iter()
-            .map(|(_, _, at)| parsed[*at].clone())
-            .collect();
-        let (entries, origins) = canonical_order(parsed.clone());
-        let got: Vec<(Entry, Option<Origin>)> = entries.into_iter().zip(origins).collect();
-        assert_eq!(got, expected);
-    }
-
-    #[test]
-    fn dedupes_semantically_in_canonical_order() {
-        let merged = merge(
-            &[
-                source(
-                    Field::Installation,
-                    &[" Registry.Corp.Example. ", "10.0.0.1/32", "[FD00::1]"],
-                ),
-                source(
-                    Field::Extra,
-                    &[
-                        "registry.corp.example",
-                        "10.0.0.1",
-                        "fd00:0::1",
-                        "b.example",
-                    ],
-                ),
-            ],
-            &targets(&[Dialect::Go]),
-        )
-        .unwrap();
-        assert_eq!(
-            merged.list,
-            ["b.example", "registry.corp.example", "10.0.0.1", "fd00::1"]
-        );
-    }
-
-    #[test]
-    fn subsumes_only_where_every_target_agrees() {
-        let sources = [source(
-            Field::Installation,
-            &[
-                "corp.example",
-                "a.corp.example",
-                "x.corp.example:8443",
-                "10.0.0.0/8",
-                "10.1.2.3",
-                "10.96.0.0/12",
-                ".svc",
-                "a.svc",
-            ],
-        )];
-        let go = merge(&sources, &targets(&[Dialect::Go, Dialect::Curl])).unwrap();
-        assert_eq!(go.list, ["corp.example", ".svc", "10.0.0.0/8"]);
-        assert_eq!(go.subsumed.len(), 5);
-        let python = merge(&sources, &targets(&[Dialect::Go, Dialect::Python])).unwrap();
-        assert_eq!(
-            python.list,
-            ["corp.example", ".svc", "10.0.0.0/8", "10.1.2.3"]
-        );
-        let node = merge(&sources, &targets(&[Dialect::Node])).unwrap();
-        assert_eq!(
-            node.list,
-            [
-                "corp.example",
-                ".corp.example",
-                ".svc",
-                "10.0.0.0/8",
-                "10.1.2.3"
-            ]
-        );
-    }
-
-    #[test]
-    fn java_keeps_blocks_it_can_render_inside_ones_it_cannot() {
-        let sources = [source(
-            Field::Installation,
-            &[
-                "10.0.0.0/7",
-                "10.96.0.0/12",
-                "172.16.0.0/12",
-                "172.16.1.0/24",
-            ],
-        )];
-        let java = merge(&sources, &targets(&[Dialect::Java])).unwrap();
-        assert_eq!(java.list, ["10.0.0.0/7", "172.16.0.0/12"]);
-        let odd = [source(Field::Installation, &["10.0.0.0/30", "10.0.0.0/31"])];
-        let java = merge(&odd, &targets(&[Dialect::Java])).unwrap();
-        assert_eq!(java.list, ["10.0.0.0/30"]);
-    }
-
     #[test]
     fn star_wins_alone_where_every_target_understands_it() {
         let sources = [source(Field::Extra, &["a.example", "*"])];
@@ -888,40 +468,6 @@ mod tests {
         assert!(merged.warnings[0]
             .detail
             .starts_with("`*` does not bypass every destination for reqwest "));
-    }
-
-    #[test]
-    fn aggregates_only_families_every_target_matches() {
-        let sources = [source(
-            Field::Installation,
-            &[
-                "a.example",
-                "10.0.0.0/25",
-                "fd00::/65",
-                "10.0.0.128/25",
-                "fd00::8000:0:0:0/65",
-                "10.0.1.0",
-                "10.0.1.1:80",
-            ],
-        )];
-        let mut options = targets(&[Dialect::Go]);
-        options.aggregate_cidrs = true;
-        let merged = |options: &MergeOptions| merge(&sources, options).unwrap().list.join(",");
-        let common = "a.example,10.0.0.0/24,10.0.1.0,10.0.1.1:80";
-        assert_eq!(merged(&options), format!("{common},fd00::/64"));
-        // curl never matches IPv6 blocks: the two /65 halves are not joined.
-        options.targets.insert(Dialect::Curl);
-        assert_eq!(
-            merged(&options),
-            format!("{common},fd00::/65,fd00::8000:0:0:0/65")
-        );
-        options.targets.insert(Dialect::Python);
-        let merged = merge(&sources, &options).unwrap();
-        assert_eq!(merged.list.len(), 7);
-        assert_eq!(
-            merged.warnings[0].location,
-            Some(Field::AggregateCidrs.into())
-        );
     }
 
     #[test]

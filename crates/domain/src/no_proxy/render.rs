@@ -23,7 +23,7 @@ use clusterproxy_cancel as cancel;
 /// A client's rendering of the list; the warnings borrow the entries' texts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rendering<'m> {
-    /// The dialect.
+    /// The client whose setting `value` is.
     pub dialect: Dialect,
     /// The setting's value (`,`-separated NO_PROXY; `|`-separated for Java).
     pub value: String,
@@ -34,7 +34,7 @@ pub struct Rendering<'m> {
 /// A remark about one entry for one client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ClientWarning<'m> {
-    /// The dialect.
+    /// The client that reads `entry` this way.
     pub dialect: Dialect,
     /// The canonical entry concerned.
     pub entry: &'m str,
@@ -139,7 +139,6 @@ impl<'m> Forms<'m> {
         self.add(|built| pieces.iter().for_each(|piece| built.push_str(piece)));
     }
 
-    /// Appends `pattern`.
     fn build_java(&mut self, pattern: JavaPattern) {
         self.add(|built| {
             // Writing into a String cannot fail.
@@ -380,7 +379,7 @@ fn java_forms<'m>(entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Optio
 /// The warnings of one client that share one remark, with the entries concerned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WarningGroup<'w> {
-    /// The client.
+    /// The client all the warnings are about.
     pub dialect: Dialect,
     /// What happens to the entries ([`Remark::message`]).
     pub message: String,

@@ -4,10 +4,13 @@
 //!
 //! # The round trip (why `noProxy` carries AKS's own entries)
 //!
-//! - AKS (`Microsoft.ContainerService/managedClusters`, `ManagedClusterHTTPProxyConfig`,
-//!   `effectiveNoProxy` added in 2022 per the Azure/azure-sdk-for-go
-//!   armcontainerservice CHANGELOG): `effectiveNoProxy` is read-only, "a superset of
-//!   noProxy and values injected by AKS" (@azure/arm-containerservice reference).
+//! - AKS (`Microsoft.ContainerService/managedClusters`, `ManagedClusterHTTPProxyConfig`;
+//!   Azure/azure-rest-api-specs at 06da0e39 and 05c1891c): the stable API versions
+//!   (2025-10-01, and 2026-01-01, the newest) define `httpProxy`, `httpsProxy`, `noProxy`,
+//!   `trustedCa` and `enabled`, which is what [`Aks`] writes (`enabled` left to its
+//!   default, true). Only the preview versions (2026-01-02-preview) add
+//!   `effectiveNoProxy`, read-only, "a superset of noProxy and values injected by AKS";
+//!   a client of a stable version never sees it, so [`effective`] models it for review.
 //!   The injected values are the node subnet (or managed VNet) CIDRs, the pod and
 //!   service CIDRs, 168.63.129.16, 169.254.169.254, the apiserver FQDN
 //!   (Azure/AKS#3207; an AKS engineer in kubernetes-sigs/cluster-api-provider-azure#1947),
@@ -46,7 +49,7 @@ pub const MAX_TRUSTED_CA_BYTES: usize = 35 * 1024;
 /// AKS: no options. AKS adds the cluster's node, pod and service CIDRs and
 /// `apiserver_host` (the cluster's FQDN, unknown until AKS creates it) to
 /// the effective NO_PROXY list itself, spelled as AKS reports them
-/// (`az aks show --query httpProxyConfig.effectiveNoProxy`).
+/// (`effectiveNoProxy`, in the preview API versions).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Aks;
 

@@ -15,6 +15,16 @@
 //! `config-fcos-v1_4.md`): variant `flatcar` 1.0.0 and `fcos` 1.4.0 both
 //! translate to Ignition 3.3.0; `storage.files[].contents.inline` holds the
 //! text that Butane turns into a `data:` URL.
+//!
+//! One spec version serves every release: spec 3.3.0 is stable since
+//! Ignition 2.11.0, and Ignition 2.26.0 (tag v2.26.0, commit 7e288ed,
+//! `docs/release-notes.md`), whose newest stable spec is 3.6.0, still reads
+//! every spec from 3.0.0 by translating it forward (`config/config.go`,
+//! `ParseCompatibleVersion`); the fields written here are the same in 3.6.0.
+//! Butane v0.29.0 (commit 7effcdc, `docs/specs.md`) still lists `fcos`
+//! 1.4.0 and `flatcar` 1.0.0 as stable. No proxy-related change in these
+//! releases touches what is written: `ignition.proxy` (since spec 3.1.0)
+//! is for Ignition's own fetches, and this config fetches nothing.
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;

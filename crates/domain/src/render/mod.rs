@@ -25,7 +25,7 @@
 //! Names: the platform's module `<p>` (snake_case, e.g. `docker`) names its
 //! domain file, its data source file and its golden directory alike; its
 //! Terraform name is `clusterproxy_<p>` (the eight older renderers keep
-//! theirs: `systemd` is `clusterproxy_systemd_dropin`). A renderer is in
+//! theirs: `tkg` is `clusterproxy_tkg_config`). A renderer is in
 //! exactly these files, which `tests/docs.rs`
 //! (`every_renderer_has_what_the_platform_guide_names`) checks for each one:
 //! 1. `crates/domain/src/render/<p>.rs` (new): the options struct, the
@@ -34,16 +34,19 @@
 //!    on one of the options is located at `Field::Option("<attribute>")`,
 //!    the name of the data source's input that holds it (a test checks it
 //!    is one); nothing else maps it.
-//!    Its tests in the same file: [`tests::settings`] (credentials with
-//!    [`tests::NASTY_PASSWORD`]) rendered to a golden file through
-//!    [`tests::golden`], the password absent from the redacted output, and
+//!    Its tests in the same file: `tests::settings()` (credentials with
+//!    `tests::NASTY_PASSWORD`) rendered to a golden file through
+//!    `tests::golden`, the password absent from the redacted output, and
 //!    the format's real parser or published schema as oracle when a crate
 //!    has it (one that needs a tool under `.tools` goes to
 //!    `tests/upstream_schemas.rs`, so that `cargo test --lib` runs on a
 //!    fresh clone).
 //! 2. This file: `pub mod <p>;` below.
 //! 3. `tests/golden/<p>/` (new): written by
-//!    `UPDATE_GOLDEN=1 cargo nextest run -p clusterproxy-domain <p>`.
+//!    `UPDATE_GOLDEN=1 cargo nextest run -p clusterproxy-domain <p>`. (One
+//!    exception: `systemd_dropin`'s formats are tested, golden files in
+//!    `tests/golden/systemd/` included, in [`systemd`], which the other node
+//!    renderers share.)
 //! 4. `src/provider/data_sources/<p>.rs` (new): `Config` (a `crate::model!`
 //!    embedding `inputs::RendererInputs`, or `inputs::NodeConfig` for a node
 //!    renderer with units and `os_family`, plus the options), `State` (the
@@ -93,6 +96,7 @@ pub mod pod_env;
 pub mod rke2;
 pub mod shell;
 pub mod systemd;
+pub mod systemd_dropin;
 pub mod talos;
 pub mod tkg;
 pub mod trust;
@@ -359,7 +363,7 @@ pub(crate) mod tests {
             units: units.clone(),
             os: trust::OsFamily::Debian,
         };
-        let dropin = systemd::Systemd {
+        let dropin = systemd_dropin::Systemd {
             units: units.clone(),
             os: trust::OsFamily::Debian,
         };

@@ -143,14 +143,15 @@ pub struct Rke2Env {
 impl Renderer for Rke2 {
     type Output = Rke2Env;
 
-    /// The file, within systemd's limits; with `scope = all`, a warning
-    /// unless the cluster's pod and service CIDRs are in the list.
+    /// The file, within systemd's limits; with `scope = all` on an agent, a
+    /// warning unless the cluster's pod and service CIDRs are in the list.
     fn render(&self, input: Input) -> Rendering<Rke2Env> {
         let (settings, cluster, secrets) = (input.settings, input.cluster, input.secrets);
         let content = env_file(settings, self.scope, secrets);
         let mut findings = systemd::check_limits(settings, &content);
         findings.extend(check(
             self.scope,
+            self.role,
             !cluster.pod_cidrs.is_empty(),
             !cluster.service_cidrs.is_empty(),
         ));
@@ -183,9 +184,19 @@ pub fn variables(
 /// The platform rule of `scope = all`: the kubelet and the rke2/k3s
 /// process then send every address missing from NO_PROXY to the proxy, so
 /// without the cluster's pod and service CIDRs their in-cluster traffic
-/// (apiserver Service IP, webhooks, metrics) leaks to the proxy. A warning
-/// on `scope` naming the missing inputs.
-pub fn check(scope: Scope, has_pod_cidrs: bool, has_service_cidrs: bool) -> Option<Finding> {
+/// (apiserver Service IP, metrics) leaks to the proxy. A server is safe:
+/// before it starts anything, the rke2/k3s server appends its own cluster
+/// and service CIDRs, `.svc` and `.<cluster-domain>` to NO_PROXY (k3s
+/// `pkg/server/server.go`, `setNoProxyEnv`, which RKE2 runs too; the RKE2
+/// docs, "Configuring an HTTP proxy"), and the kubelet and containerd it
+/// starts inherit it. An agent appends nothing. A warning on `scope` naming
+/// the missing inputs, for agents.
+pub fn check(
+    scope: Scope,
+    role: Role,
+    has_pod_cidrs: bool,
+    has_service_cidrs: bool,
+) -> Option<Finding> {
     let missing: Vec<&str> = [
         ("pod_cidrs", has_pod_cidrs),
         ("service_cidrs", has_service_cidrs),
@@ -194,11 +205,11 @@ pub fn check(scope: Scope, has_pod_cidrs: bool, has_service_cidrs: bool) -> Opti
     .filter(|(_, present)| !present)
     .map(|(name, _)| name)
     .collect();
-    (scope == Scope::All && !missing.is_empty()).then(|| {
+    (scope == Scope::All && role == Role::Agent && !missing.is_empty()).then(|| {
         Finding::warning(
             Field::Option("scope"),
             "In-cluster traffic would go to the proxy",
-            format!("With scope \"all\" the kubelet and the rke2/k3s process read NO_PROXY, which lacks the cluster's {}; set them (RKE2 and k3s default to 10.42.0.0/16 and 10.43.0.0/16), or use scope \"containerd\".", missing.join(" and ")),
+            format!("With scope \"all\" the kubelet and the rke2/k3s agent read NO_PROXY, which lacks the cluster's {}, and unlike a server an agent does not add them; set them (RKE2 and k3s default to 10.42.0.0/16 and 10.43.0.0/16), or use scope \"containerd\".", missing.join(" and ")),
         )
     })
 }
@@ -230,95 +241,6 @@ pub fn env_file(settings: &ProxySettings, scope: Scope, secrets: Secrets) -> Str
 mod tests {
     use super::*;
     use crate::render::tests::{golden, settings};
-    use std::process::Command;
-
-    /// The file read by systemd's own environment file parser: the
-    /// environment.d generator reads `*.conf` files with the parser of
-    /// `EnvironmentFile=` and prints the result, double-quoted with
-    /// backslash escapes where a value needs it. (environment.d also expands
-    /// `$NAME`, which `EnvironmentFile=` does not; rendered values never hold
-    /// `$`, which percent-encoding turns into `%24`.)
-    fn systemd_reads(content: &str) -> Vec<(String, String)> {
-        let generator = [
-            "/usr/lib/systemd/user-environment-generators/30-systemd-environment-d-generator",
-            "/lib/systemd/user-environment-generators/30-systemd-environment-d-generator",
-        ]
-        .into_iter()
-        .find(|p| std::path::Path::new(p).exists())
-        .expect("systemd is installed (scripts/install-test-tools)");
-        let dir = tempfile::tempdir().unwrap();
-        let conf = dir.path().join("environment.d");
-        std::fs::create_dir(&conf).unwrap();
-        std::fs::write(conf.join("50-proxy.conf"), content).unwrap();
-        let out = Command::new(generator)
-            .env_clear()
-            .env("XDG_CONFIG_HOME", dir.path())
-            .env("XDG_CONFIG_DIRS", dir.path().join("none"))
-            .env("XDG_DATA_DIRS", dir.path().join("none"))
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        let unquote = |v: &str| match v.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
-            Some(inner) => {
-                let mut out = String::new();
-                let mut chars = inner.chars();
-                while let Some(c) = chars.next() {
-                    out.push(if c == '\\' { chars.next().unwrap() } else { c });
-                }
-                out
-            }
-            None => v.to_owned(),
-        };
-        String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .filter_map(|l| l.split_once('='))
-            .map(|(k, v)| (k.to_owned(), unquote(v)))
-            .collect()
-    }
-
-    fn sh_reads(content: &str, names: &[String]) -> Vec<(String, String)> {
-        names
-            .iter()
-            .map(|name| {
-                let out = Command::new("sh")
-                    .args(["-c", &format!("{content}\nprintf '%s' \"${name}\"")])
-                    .env_clear()
-                    .output()
-                    .unwrap();
-                (name.clone(), String::from_utf8(out.stdout).unwrap())
-            })
-            .collect()
-    }
-
-    /// Raw values with characters that need care: `"`, `\`, space, `` ` ``, `'`, `%`.
-    const RAW: [&str; 4] = [r#"a"b"#, r"c\d e", "`id` 100%", "it's"];
-
-    /// systemd's parser and `sh` both read back exactly the variables, also
-    /// for raw values with every character that needs care; `sh` also for `$`.
-    #[test]
-    fn systemd_and_sh_read_the_intended_values() {
-        let s = settings();
-        let mut want = variables(&s, Scope::Containerd, Secrets::Include);
-        let mut content = env_file(&s, Scope::Containerd, Secrets::Include);
-        for (i, raw) in RAW.iter().enumerate() {
-            content.push_str(&format!("RAW{i}={}\n", quote(raw)));
-            want.push((format!("RAW{i}"), (*raw).to_owned()));
-        }
-        // Only ours: the host's /usr/lib/environment.d files are read too.
-        let mut got: Vec<_> = systemd_reads(&content)
-            .into_iter()
-            .filter(|(name, _)| want.iter().any(|(n, _)| n == name))
-            .collect();
-        got.sort();
-        let mut sorted = want.clone();
-        sorted.sort();
-        assert_eq!(got, sorted, "{content}");
-        content.push_str(&format!("DOLLAR={}\n", quote("$HOME ${X}")));
-        want.push(("DOLLAR".to_owned(), "$HOME ${X}".to_owned()));
-        let names: Vec<String> = want.iter().map(|(n, _)| n.clone()).collect();
-        assert_eq!(sh_reads(&content, &names), want);
-    }
 
     #[test]
     fn scope_decides_the_names() {
@@ -346,15 +268,44 @@ mod tests {
 
     #[test]
     fn scope_all_without_cluster_cidrs_warns() {
-        let warning = check(Scope::All, true, false).unwrap();
+        let warning = check(Scope::All, Role::Agent, true, false).unwrap();
         assert!(!warning.is_error() && warning.location == Some(Field::Option("scope").into()));
         assert!(
             warning.detail.contains("service_cidrs"),
             "{}",
             warning.detail
         );
-        assert_eq!(check(Scope::All, true, true), None);
-        assert_eq!(check(Scope::Containerd, false, false), None);
+        assert_eq!(check(Scope::All, Role::Agent, true, true), None);
+        assert_eq!(check(Scope::Containerd, Role::Agent, false, false), None);
+        assert_eq!(check(Scope::All, Role::Server, false, false), None);
+    }
+
+    /// With `scope = all` and no pod or service CIDRs, agents get the
+    /// warning and servers do not: the rke2/k3s server process appends its
+    /// cluster and service CIDRs, `.svc` and `.<cluster-domain>` to its own
+    /// NO_PROXY before it starts the kubelet and containerd (k3s
+    /// `pkg/server/server.go`, `setNoProxyEnv`), an agent does not.
+    #[test]
+    fn scope_all_warns_on_agents_only() {
+        let s = settings();
+        let cluster = crate::render::Cluster::default();
+        let warnings = |role| {
+            let renderer = Rke2 {
+                distribution: Distribution::Rke2,
+                role,
+                scope: Scope::All,
+            };
+            let input = Input {
+                settings: &s,
+                cluster: &cluster,
+                secrets: Secrets::Include,
+            };
+            renderer.render(input).unwrap().warnings
+        };
+        assert_eq!(warnings(Role::Server), Vec::new());
+        let agent = warnings(Role::Agent);
+        assert_eq!(agent.len(), 1, "{agent:?}");
+        assert!(agent[0].detail.contains("agent"), "{}", agent[0].detail);
     }
 
     #[test]

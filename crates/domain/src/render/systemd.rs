@@ -1,17 +1,19 @@
-//! systemd drop-ins that set the proxy environment of a service, and the
-//! `DefaultEnvironment=` variant for every service (system.conf.d).
+//! systemd's side of a node, shared by the renderers that configure a node's
+//! services (`systemd_dropin`, `capi`, `cloud_init`, `ignition`, `rke2`): the
+//! unit drop-in and the `DefaultEnvironment=` drop-in (system.conf.d), the
+//! permissions of a file holding the settings, systemd's and the kernel's
+//! limits, and the commands that apply the drop-ins. Unit names are in
+//! [`mod@unit`].
 //!
 //! Values are written `Environment="NAME=value"` with `\` and `"` escaped by a
 //! backslash and `%` doubled (systemd expands `%` specifiers; a percent-encoded
 //! password would otherwise fail to load).
 
-use super::trust::{self, CaFile, OsFamily};
-use super::{shell, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
-use crate::proxy_url::REDACTED_PASSWORD;
-use crate::{Field, Finding, Location};
+pub mod unit;
 
-/// The units proxied when none are named.
-pub const DEFAULT_UNITS: [&str; 2] = ["containerd", "kubelet"];
+use super::{shell, ProxySettings, Secrets};
+use crate::proxy_url::REDACTED_PASSWORD;
+use crate::Finding;
 
 /// File name of every drop-in.
 pub const DROPIN_NAME: &str = "http-proxy.conf";
@@ -33,75 +35,6 @@ pub const LONG_LINE_WARNING: usize = 64 * 1024;
 /// execve fails with E2BIG past it, so the service would not start.
 pub const MAX_ARG_STRLEN: usize = 32 * 4096;
 
-/// Well-known units: a name one edit away from one of these is likely a typo.
-pub const WELL_KNOWN_UNITS: [&str; 10] = [
-    "containerd",
-    "kubelet",
-    "docker",
-    "crio",
-    "cri-docker",
-    "podman",
-    "k3s",
-    "k3s-agent",
-    "rke2-server",
-    "rke2-agent",
-];
-
-/// systemd: the units to give the proxy settings, and the OS whose trust
-/// store gets the CA.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Systemd {
-    /// Full unit names (`containerd.service`), at least one.
-    pub units: Vec<String>,
-    /// The OS family of the nodes.
-    pub os: OsFamily,
-}
-
-/// The drop-ins and what applies them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SystemdFiles {
-    /// One drop-in per unit.
-    pub dropins: Vec<Dropin>,
-    /// The `DefaultEnvironment=` drop-in (see [`default_environment`]).
-    pub default_environment: String,
-    /// The CA file, with a trusted CA.
-    pub ca_files: Vec<CaFile>,
-    /// The commands that apply them (see [`apply_commands`]).
-    pub commands: Vec<String>,
-}
-
-impl Renderer for Systemd {
-    type Output = SystemdFiles;
-
-    /// The drop-ins, within systemd's limits (see [`check_dropins`]).
-    fn render(&self, input: Input) -> Rendering<SystemdFiles> {
-        let Input {
-            settings, secrets, ..
-        } = input;
-        let trust_command = settings
-            .trusted_ca
-            .as_ref()
-            .map(|_| self.os.trust_command());
-        Rendered::checked(
-            SystemdFiles {
-                dropins: self
-                    .units
-                    .iter()
-                    .map(|unit| dropin(settings, unit, secrets))
-                    .collect(),
-                default_environment: default_environment(settings, secrets),
-                ca_files: settings
-                    .trusted_ca
-                    .iter()
-                    .map(|ca| trust::ca_file(ca, self.os))
-                    .collect(),
-                commands: apply_commands(&self.units, trust_command),
-            },
-            check_dropins(settings, &self.units),
-        )
-    }
-}
-
 /// [`check_limits`] on the redacted drop-in of the first of `units` (every
 /// drop-in has the same lines; no finding may depend on the password): what
 /// every renderer that writes drop-ins checks.
@@ -112,18 +45,18 @@ pub fn check_dropins(settings: &ProxySettings, units: &[String]) -> Vec<Finding>
         .unwrap_or_default()
 }
 
-/// One drop-in file.
+/// A unit's drop-in, as every renderer that writes one on a node takes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Dropin {
     /// The unit it extends, with its suffix (`containerd.service`).
     pub unit: String,
-    /// Absolute path of the file.
+    /// `/etc/systemd/system/<unit>.d/http-proxy.conf`.
     pub path: String,
-    /// Owner, `user:group`.
+    /// Owner as `user:group`: `root:root`.
     pub owner: &'static str,
     /// Octal permissions: 0600 when it holds credentials, 0644 otherwise.
     pub permissions: &'static str,
-    /// File content.
+    /// A `[Service]` section with an `Environment=` line per variable.
     pub content: String,
 }
 
@@ -139,175 +72,6 @@ pub fn escape(value: &str) -> String {
         }
     }
     out
-}
-
-/// The full unit name: `containerd` becomes `containerd.service`; `.service`
-/// names are kept. The name must follow systemd's unit name grammar
-/// (`unit_name_is_valid()` in src/basic/unit-name.c: at most 255
-/// characters, letters, digits and `:-_.\` before the suffix, `@` once to
-/// separate a template from its instance); a template without an instance
-/// cannot run, and a name starting with `-` is refused as well, which systemd
-/// accepts but `systemctl` would take for an option. Units of other types
-/// (sockets, timers...: no process of theirs reads a `[Service]`
-/// environment) are refused. Errors are on element `index` of [`Field::Units`].
-pub fn unit_name(index: usize, name: &str) -> Result<String, Finding> {
-    let at = Location::element(Field::Units, index);
-    let fail = |summary: &str, detail: String| Err(Finding::error(at, summary, detail));
-    let other_type = [
-        ".socket",
-        ".target",
-        ".timer",
-        ".mount",
-        ".automount",
-        ".swap",
-        ".path",
-        ".scope",
-        ".slice",
-        ".device",
-    ]
-    .iter()
-    .find(|suffix| name.ends_with(*suffix));
-    if let Some(suffix) = other_type {
-        return fail(
-            "Not a service unit",
-            format!("{name:?} is a {} unit; the proxy environment goes to the service that runs the process (e.g. {:?}).", &suffix[1..], format!("{}.service", &name[..name.len() - suffix.len()])),
-        );
-    }
-    let prefix = name.strip_suffix(".service").unwrap_or(name);
-    let full = format!("{prefix}.service");
-    let grammar =
-        "letters, digits and `:-_.\\` with at most one `@`, at most 255 characters with `.service`";
-    if prefix.is_empty()
-        || full.len() > 255
-        || !prefix
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '-' | '_' | '.' | '@' | '\\'))
-    {
-        return fail(
-            "Invalid systemd unit name",
-            format!("{name:?} is not a unit name ({grammar})."),
-        );
-    }
-    if prefix.starts_with('-') {
-        return fail(
-            "Invalid systemd unit name",
-            format!("{name:?} starts with `-`, which `systemctl` would read as an option."),
-        );
-    }
-    match prefix.find('@') {
-        Some(0) => fail(
-            "Invalid systemd unit name",
-            format!("{name:?} has no name before `@`."),
-        ),
-        Some(at) if prefix[at + 1..].contains('@') => fail(
-            "Invalid systemd unit name",
-            format!("{name:?} has more than one `@` ({grammar})."),
-        ),
-        Some(at) if at + 1 == prefix.len() => fail(
-            "Template unit without an instance",
-            format!(
-                "{name:?} is a template; name an instance such as {:?}.",
-                format!("{prefix}instance.service")
-            ),
-        ),
-        _ => Ok(full),
-    }
-}
-
-/// Optimal string alignment distance (edits: insert, delete, substitute,
-/// swap two neighbours), for short names.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            d[i][j] = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
-            }
-        }
-    }
-    d[a.len()][b.len()]
-}
-
-/// A warning on element `index` of [`Field::Units`] when the full unit name
-/// `unit` is one edit away from a well-known unit (`kublet`, `containred`)
-/// without being one.
-pub fn typo_warning(index: usize, unit: &str) -> Option<Finding> {
-    let base = unit.strip_suffix(".service").unwrap_or(unit);
-    if WELL_KNOWN_UNITS.contains(&base) {
-        return None;
-    }
-    let known = WELL_KNOWN_UNITS
-        .iter()
-        .find(|known| edit_distance(base, known) == 1)?;
-    Some(Finding::warning(
-        Location::element(Field::Units, index),
-        "Unit name looks like a typo",
-        format!("{base:?} is one letter away from the well-known unit {known:?}; did you mean {known:?}? The drop-in is rendered for {unit:?} as written."),
-    ))
-}
-
-/// The units a `units` list names, each once.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Units {
-    /// Full unit names (`containerd.service`), in the order first named.
-    pub names: Vec<String>,
-    /// For each of `names`, the element of [`Field::Units`] that first named it.
-    pub elements: Vec<usize>,
-}
-
-impl Units {
-    /// Resolves each of `names` with [`unit_name`] (blanks around a name
-    /// ignored) and [`typo_warning`]. Names of one unit (`kubelet`,
-    /// `kubelet.service`) are one unit, kept where first named, without a
-    /// finding, as duplicate NO_PROXY entries are; the order is otherwise
-    /// the configured one, so that the rendered files never change for a
-    /// list without duplicates.
-    pub fn resolve<'a>(names: impl IntoIterator<Item = &'a str>) -> (Self, Vec<Finding>) {
-        let mut units = Self::default();
-        let mut findings = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        for (index, name) in names.into_iter().enumerate() {
-            match unit_name(index, name.trim()) {
-                Ok(unit) if seen.contains(&unit) => {}
-                Ok(unit) => {
-                    findings.extend(typo_warning(index, &unit));
-                    seen.insert(unit.clone());
-                    units.names.push(unit);
-                    units.elements.push(index);
-                }
-                Err(f) => findings.push(f),
-            }
-        }
-        (units, findings)
-    }
-
-    /// `finding` about the unit at position `i` of `names`
-    /// (`Location::element(Field::Units, i)`) moved to the element that
-    /// named it; other findings unchanged.
-    pub fn trace(&self, finding: &Finding) -> Finding {
-        let mut traced = finding.clone();
-        if let Some(Location {
-            field: Field::Units,
-            index: Some(index),
-        }) = finding.location
-        {
-            if let Some(element) = self.elements.get(index) {
-                traced.location = Some(Location::element(Field::Units, *element));
-            }
-        }
-        traced
-    }
 }
 
 /// One quoted assignment, `"NAME=value"` with the value escaped, as
@@ -431,70 +195,6 @@ mod tests {
         assert_eq!(escape(r#"a%b"c\d $e"#), r#"a%%b\"c\\d $e"#);
     }
 
-    #[test]
-    fn unit_names() {
-        assert_eq!(unit_name(0, "containerd").unwrap(), "containerd.service");
-        assert_eq!(
-            unit_name(0, "snap.lxd.daemon").unwrap(),
-            "snap.lxd.daemon.service"
-        );
-        assert_eq!(
-            unit_name(0, "teleport.service").unwrap(),
-            "teleport.service"
-        );
-        let socket = unit_name(1, "docker.socket").unwrap_err();
-        assert_eq!(
-            (socket.summary.as_str(), socket.location),
-            (
-                "Not a service unit",
-                Some(Location::element(Field::Units, 1))
-            )
-        );
-        assert!(
-            socket.detail.contains("\"docker.service\""),
-            "{}",
-            socket.detail
-        );
-        assert!(unit_name(0, &"a".repeat(247)).is_ok());
-        assert!(unit_name(0, &"a".repeat(248)).is_err());
-        assert_eq!(
-            unit_name(2, "bad unit").unwrap_err().location,
-            Some(Location::element(Field::Units, 2))
-        );
-        assert!(unit_name(0, "").is_err());
-        assert_eq!(unit_name(0, r"foo\x2dbar").unwrap(), r"foo\x2dbar.service");
-        assert_eq!(unit_name(0, "getty@tty1").unwrap(), "getty@tty1.service");
-    }
-
-    /// A leading `-` would be a `systemctl` option (`-H host` runs the
-    /// command on another machine); templates, a bare `@` or two `@` are
-    /// outside systemd's grammar.
-    #[test]
-    fn unit_names_that_systemctl_would_misread_are_refused() {
-        for (name, summary) in [
-            (
-                "-Hroot@attacker.example:x.service",
-                "Invalid systemd unit name",
-            ),
-            ("--help", "Invalid systemd unit name"),
-            ("-", "Invalid systemd unit name"),
-            ("getty@", "Template unit without an instance"),
-            ("getty@.service", "Template unit without an instance"),
-            ("@x", "Invalid systemd unit name"),
-            ("a@b@c", "Invalid systemd unit name"),
-            (".service", "Invalid systemd unit name"),
-            ("a/b", "Invalid systemd unit name"),
-            ("a'b", "Invalid systemd unit name"),
-        ] {
-            let error = unit_name(3, name).expect_err(name);
-            assert_eq!(
-                (error.summary.as_str(), error.location),
-                (summary, Some(Location::element(Field::Units, 3))),
-                "{name}"
-            );
-        }
-    }
-
     /// The commands reach a real `systemctl` argv through `sh` as intended:
     /// `--` first, the escape `\x2d` and `@` intact.
     #[test]
@@ -528,73 +228,6 @@ mod tests {
             String::from_utf8(out.stdout).unwrap(),
             "update-ca-certificates <>\nsystemctl <daemon-reload>\nsystemctl <restart> <--> <foo\\x2dbar.service>\nsystemctl <restart> <--> <getty@tty1.service>\nsystemctl <restart> <--> <containerd.service>\n"
         );
-    }
-
-    /// Names of one unit are one unit, kept where first named, without a
-    /// finding; the order is otherwise the configured one (not sorted), and
-    /// findings about a unit are traced to the element that named it.
-    #[test]
-    fn units_are_resolved_once_each_in_the_configured_order() {
-        let names = [
-            "kubelet",
-            "containerd",
-            " kubelet.service",
-            "docker",
-            "containerd.service",
-            "kublet",
-            "kublet.service",
-        ];
-        let (units, findings) = Units::resolve(names);
-        assert_eq!(
-            units.names,
-            [
-                "kubelet.service",
-                "containerd.service",
-                "docker.service",
-                "kublet.service"
-            ]
-        );
-        assert_eq!(units.elements, [0, 1, 3, 5]);
-        let locations: Vec<_> = findings.iter().map(|f| f.location).collect();
-        assert_eq!(locations, [Some(Location::element(Field::Units, 5))]);
-        let about = |index| Finding::error(Location::element(Field::Units, index), "x", "");
-        assert_eq!(
-            units.trace(&about(2)).location,
-            Some(Location::element(Field::Units, 3))
-        );
-        assert_eq!(units.trace(&about(9)), about(9), "no such unit");
-        let (units, findings) = Units::resolve(["kubelet", "bad unit", "kubelet"]);
-        assert_eq!(units.names, ["kubelet.service"]);
-        assert_eq!(findings.len(), 1);
-        assert!(findings[0].is_error());
-    }
-
-    #[test]
-    fn names_one_edit_from_a_well_known_unit_get_a_warning() {
-        for (name, known) in [
-            ("kublet.service", "kubelet"),
-            ("containred.service", "containerd"),
-            ("dockerr.service", "docker"),
-            ("cri0.service", "crio"),
-        ] {
-            let warning = typo_warning(1, name).expect(name);
-            assert!(!warning.is_error());
-            assert_eq!(warning.location, Some(Location::element(Field::Units, 1)));
-            assert!(
-                warning.detail.contains(&format!("did you mean {known:?}")),
-                "{}",
-                warning.detail
-            );
-        }
-        for name in [
-            "kubelet.service",
-            "k3s-agent.service",
-            "teleport.service",
-            "crio.service",
-            "kubeletx2.service",
-        ] {
-            assert_eq!(typo_warning(0, name), None, "{name}");
-        }
     }
 
     /// systemd itself refuses a drop-in whose line reaches LONG_LINE_MAX and

@@ -14,6 +14,17 @@
 //! entries stay in the list. `trust_variable()` follows
 //! `providers/yttcc/lib/config_variable_association.star`: TKG_PROXY_CA_CERT
 //! becomes `trust.additionalTrustedCAs` item `{name: proxy, data: <base64 PEM>}`.
+//!
+//! The ClusterClass `proxy` variable (`packages/tkg-clusterclass-<infra>/
+//! bundle/config/upstream/base.yaml`, classes `tkg-<infra>-default-v1.0.0`)
+//! has `httpProxy`, `httpsProxy` and `noProxy` in every class and release;
+//! `systemWide` (boolean, default false) is in the vSphere class only, from
+//! v0.28.1 (TKG 2.1.1; commit 4c778d06), and Cluster API rejects a field a
+//! variable's schema lacks. So `systemWide` is written only when true, which
+//! needs a vSphere class of TKG 2.1.1 or later; false is the class default,
+//! which Cluster API's defaulting writes into a value without it (cluster-api
+//! `internal/topology/variables/cluster_variable_defaulting.go`, `defaultValue`),
+//! so a vSphere cluster given the earlier `systemWide: false` sees no change.
 
 use std::collections::BTreeMap;
 
@@ -168,7 +179,9 @@ impl TkgConfig {
     }
 
     /// The ClusterClass `proxy` variable value, with the whole merged list
-    /// as `noProxy` (only the CLI's legacy path appends TKG's own entries).
+    /// as `noProxy` (only the CLI's legacy path appends TKG's own entries),
+    /// and `systemWide: true` when TKG_NODE_SYSTEM_WIDE_PROXY is (see the
+    /// module comment: only vSphere classes have the field).
     pub fn cluster_class_variable(&self) -> Value {
         let get = |name: &str| {
             self.variables
@@ -176,12 +189,15 @@ impl TkgConfig {
                 .find(|(k, _)| *k == name)
                 .map(|(_, v)| v.clone())
         };
-        json!({
+        let mut variable = json!({
             "httpProxy": get("TKG_HTTP_PROXY"),
             "httpsProxy": get("TKG_HTTPS_PROXY"),
             "noProxy": self.merged,
-            "systemWide": get("TKG_NODE_SYSTEM_WIDE_PROXY"),
-        })
+        });
+        if get("TKG_NODE_SYSTEM_WIDE_PROXY") == Some(json!(true)) {
+            variable["systemWide"] = json!(true);
+        }
+        variable
     }
 }
 
@@ -303,6 +319,50 @@ mod tests {
             );
         }
         assert_eq!(with_cidrs.trust_variable(), None);
+    }
+
+    /// `systemWide` is written when set and left to the class default
+    /// otherwise, so that the value fits every class without it (AWS, Azure,
+    /// vSphere before TKG 2.1.1).
+    #[test]
+    fn system_wide_reaches_the_cluster_class_variable_only_when_set() {
+        let plain = render(&with_vcenter(), &cluster(), Secrets::Redact).unwrap();
+        assert_eq!(plain.cluster_class_variable().get("systemWide"), None);
+        let tkg = Tkg {
+            vsphere_server: Some("vcenter.corp.example".into()),
+            system_wide: true,
+        };
+        let config = tkg
+            .render(Input {
+                settings: &with_vcenter(),
+                cluster: &cluster(),
+                secrets: Secrets::Include,
+            })
+            .unwrap()
+            .output;
+        let variable = config.cluster_class_variable();
+        assert_eq!(variable["systemWide"], json!(true));
+        assert_eq!(
+            config.string_variables()["TKG_NODE_SYSTEM_WIDE_PROXY"],
+            "true"
+        );
+        golden(
+            "tkg/cluster-class-variable-system-wide.json",
+            &(serde_json::to_string_pretty(&variable).unwrap() + "\n"),
+        );
+    }
+
+    /// The `trust` variable as the golden file the schema test checks.
+    #[test]
+    fn trust_variable_golden() {
+        let mut s = with_vcenter();
+        s.trusted_ca = Some(crate::render::openshift::tests::fixed_ca());
+        let config = render(&s, &cluster(), Secrets::Redact).unwrap();
+        let trust = config.trust_variable().unwrap();
+        golden(
+            "tkg/cluster-class-trust-variable.json",
+            &(serde_json::to_string_pretty(&trust).unwrap() + "\n"),
+        );
     }
 
     #[test]

@@ -13,8 +13,53 @@
 //! Each client's model lives in its own file, as `direct(list, destinations)`
 //! (which destinations go direct); this module holds the capabilities, the
 //! dispatch ([`Dialect::decide_all`]) and what several models share: the
-//! batch ([`Pending`]), the setting's case ([`Case`]), splitting and the
+//! batch (`Pending`), the setting's case (`Case`), splitting and the
 //! WHATWG host (Node, undici, reqwest).
+//!
+//! # Adding a client
+//! The compiler finds every `match` on [`Dialect`] that needs an arm; the
+//! test `the_client_guide_holds` (in `tests.rs`) checks the other places
+//! for every client, and that each path named here exists (`<client>` is
+//! the name in [`Dialect::NAMES`], `<Client>` the variant).
+//! 1. `crates/domain/src/no_proxy/dialect/<client>.rs`: `direct(list, open)`,
+//!    which of the destinations `open` the client sends direct when its
+//!    setting is `list` (`decide_all` instead when a setting can make the
+//!    client refuse every URL, as httpx's does), following the client's own
+//!    source (cite the file and the version) and reading the destination's
+//!    host as written; declare it with `mod <client>;` below.
+//! 2. This file: the variant; its name appended to [`Dialect::ALL`] and
+//!    [`Dialect::NAMES`], after the first eight, so that
+//!    [`Dialect::DEFAULT`] and every existing merged list stay the same; the
+//!    arm `Dialect::<Client> => <client>::direct(list, &open)` in
+//!    [`Dialect::decide_all`]; the URLs the client refuses whatever its
+//!    setting in `refuses`; its answers to the questions the merge asks
+//!    ([`Dialect::understands_any`], [`Dialect::needs_bracketed_ipv6`],
+//!    [`Dialect::needs_dot_form`], [`Dialect::supports_ports`],
+//!    [`Dialect::matches_cidr`], [`Dialect::keeps_cover`],
+//!    [`Dialect::rejects_whole_setting`]).
+//! 3. `crates/domain/src/no_proxy/render.rs`: the forms the client reads
+//!    best (its arm in `forms` when the shared rules of `env_forms` do not
+//!    fit) and a [`super::Remark`] for each entry it cannot express.
+//! 4. The oracle, the real client: a driver in `tests/oracle/` that decides a
+//!    batch of cases in one process (most read the JSON lines of
+//!    `json_lines`) and answers `direct`, `proxy` or `refused` per line,
+//!    without leaving loopback; the client installed into `.tools` by
+//!    `scripts/install-test-tools`; the arm `Dialect::<Client> =>` in
+//!    `decide` of `tests/oracle/mod.rs`.
+//! 5. `tests/no_proxy_oracles.rs`: a test calling
+//!    `assert_model_matches(Dialect::<Client>)`, facts of its own in `facts`
+//!    where it reads entries unlike the others, and its name and version in
+//!    the `Clients:` text of `client_table`; then
+//!    `UPDATE_DOCS=1 cargo test --test no_proxy_oracles client_table`
+//!    rewrites `docs/guides/no_proxy_clients.md` (a column per client).
+//! 6. The client lists of the attribute descriptions: `clients` in
+//!    `src/provider/inputs.rs`, `clients` in
+//!    `src/provider/functions/merge_no_proxy.rs` and `client` in
+//!    `src/provider/functions/no_proxy_bypasses.rs`; then
+//!    `UPDATE_DOCS=1 cargo test --test docs` rewrites
+//!    `docs/data-sources/no_proxy.md`, `docs/functions/merge_no_proxy.md`
+//!    and `docs/functions/no_proxy_bypasses.md` (and every other page with a
+//!    `clients` attribute). The README's list of dialects is edited by hand.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -467,176 +512,4 @@ fn whatwg_ipv6(ip: std::net::Ipv6Addr) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn check(dialect: Dialect, list: &str, url: &str) -> bool {
-        dialect.bypasses(list, &Destination::parse(url).unwrap())
-    }
-
-    #[test]
-    fn names_round_trip() {
-        for d in Dialect::ALL {
-            assert_eq!(Dialect::from_name(d.name()), Some(d));
-        }
-        assert_eq!(Dialect::from_name("perl"), None);
-    }
-
-    /// One case per class of issue 14, per client it applies to; each was a
-    /// disagreement with the real client before the models read hosts as written.
-    #[test]
-    fn issue_14_classes_hold() {
-        use Decision::{Direct, Proxy, Refused};
-        use Dialect::*;
-        let cases: &[(Dialect, &str, &str, Decision)] = &[
-            (Go, "", "http://LOCALHOST/", Proxy),
-            (Go, "", "http://localhost/", Direct),
-            (
-                Go,
-                "bücher.example",
-                "http://xn--bcher-kva.example/",
-                Direct,
-            ),
-            (Go, "10.0.0.0/8", "http://[::ffff:10.0.0.1]/", Direct),
-            (Go, "::ffff:10.0.0.0/104", "http://10.1.2.3/", Direct),
-            (Go, "10.0.0.0/8", "http://[::10.0.0.1]/", Proxy),
-            (
-                Go,
-                ".cluster.local",
-                "https://kubernetes.default.svc.cluster.local./",
-                Proxy,
-            ),
-            (Go, "example.com.", "http://example.com./", Direct),
-            (Python, "example.com", "http://example.com./", Proxy),
-            (Python, ".", "http://example.com./", Direct),
-            (
-                Python,
-                "xn--bcher-kva.example",
-                "http://bücher.example/",
-                Proxy,
-            ),
-            (Python, "bücher.example", "http://BÜCHER.example/", Direct),
-            (
-                Requests,
-                "xn--bcher-kva.example",
-                "http://bücher.example/",
-                Proxy,
-            ),
-            (Curl, "a.example b.example", "http://b.example/", Direct),
-            (Curl, "a.example;b.example", "http://b.example/", Proxy),
-            (Curl, "::ffff:10.1.2.3", "http://[::ffff:a01:203]/", Proxy),
-            (Curl, "fd00::1", "http://[fd00:0::1]/", Direct),
-            (Wget, "a,,b", "http://example.com./", Direct),
-            (Wget, " example.com", "http://example.com/", Proxy),
-            (Ruby, "", "http://bücher.example/", Refused),
-            (Ruby, "", "http://LOCALHOST/", Direct),
-            (Node, "[::10.1.2.3]", "http://[::10.1.2.3]/", Proxy),
-            (Node, "[::a01:203]", "http://[::10.1.2.3]/", Direct),
-            (Node, "", "http://[fe80::1%25eth0]/", Direct),
-            (Python, "[fe80::1%eth0]", "http://[fe80::1%25eth0]/", Direct),
-            (Go, "fe80::1%eth0", "http://[fe80::1%25eth0]/", Direct),
-            (Go, "fe80::1", "http://[fe80::1%25eth0]/", Proxy),
-            (Curl, "fe80::1", "http://[fe80::1%25eth0]/", Direct),
-            (Undici, "*", "http://[fe80::1%25eth0]/", Refused),
-            (Undici, "example.com", "http://a.example.com/", Direct),
-            (Undici, ".example.com", "http://example.com/", Direct),
-            (Undici, "a,*", "http://example.com/", Proxy),
-            (Undici, "fd00::1", "http://[fd00::1]/", Proxy),
-            (Undici, "[fd00::1]:80", "http://[fd00:0::1]/", Direct),
-            (Reqwest, "", "http://LOCALHOST/", Proxy),
-            (Reqwest, "*", "http://10.1.2.3/", Proxy),
-            (Reqwest, "a.example, *", "http://example.com/", Direct),
-            (Reqwest, "10.0.0.0/8", "http://[::ffff:10.0.0.1]/", Proxy),
-            (Reqwest, "::ffff:10.0.0.1", "http://[::ffff:a00:1]/", Direct),
-            (Reqwest, "example.com", "http://example.com./", Proxy),
-            (Reqwest, ".", "http://example.com./", Direct),
-            (Reqwest, "bücher.example", "http://bücher.example/", Proxy),
-            (
-                Reqwest,
-                "xn--bcher-kva.example",
-                "http://BÜCHER.example/",
-                Direct,
-            ),
-            (
-                Reqwest,
-                "a.example example.com",
-                "http://example.com/",
-                Proxy,
-            ),
-            (Reqwest, "\texample.com ", "http://example.com/", Direct),
-            (Reqwest, "example.com:80", "http://example.com/", Proxy),
-            (Reqwest, "[fd00::1]", "http://[fd00::1]/", Proxy),
-            (Reqwest, "fd00::/8", "http://[fd00:0::1]/", Direct),
-            (Reqwest, "*.example.com", "http://a.example.com/", Proxy),
-            (Reqwest, ".example.com", "http://example.com/", Direct),
-            (Reqwest, "*", "http://[fe80::1%25eth0]/", Refused),
-        ];
-        for (dialect, list, url, want) in cases {
-            let d = Destination::parse(url).unwrap();
-            assert_eq!(dialect.decide(list, &d), *want, "{dialect} {list:?} {url}");
-        }
-    }
-
-    #[test]
-    fn whatwg_ipv6_serialisation() {
-        let ip = |s: &str| s.parse::<std::net::Ipv6Addr>().unwrap();
-        assert_eq!(whatwg_ipv6(ip("::ffff:10.1.2.3")), "::ffff:a01:203");
-        assert_eq!(whatwg_ipv6(ip("fd00:0::1")), "fd00::1");
-        assert_eq!(whatwg_ipv6(ip("1:2:3:4:5:6:7:8")), "1:2:3:4:5:6:7:8");
-    }
-
-    #[test]
-    fn default_is_the_original_eight() {
-        assert_eq!(Dialect::DEFAULT.map(Dialect::name), Dialect::DEFAULT_NAMES);
-        assert_eq!(
-            Dialect::DEFAULT_NAMES,
-            ["go", "curl", "python", "requests", "ruby", "wget", "java", "node"]
-        );
-    }
-
-    #[test]
-    fn documented_differences_hold() {
-        use Dialect::*;
-        let cases: &[(Dialect, &str, &str, bool)] = &[
-            (Go, ".example.com", "http://a.example.com/", true),
-            (Go, ".example.com", "http://example.com/", false),
-            (Go, "example.com", "http://a.example.com/", true),
-            (Go, "*.example.com", "http://a.example.com/", true),
-            (Go, "10.0.0.0/8", "http://10.1.2.3/", true),
-            (Go, "10.0.0.0/8", "http://ten.example/", false),
-            (Go, "example.com:8080", "http://example.com:8080/", true),
-            (Go, "example.com:8080", "http://example.com/", false),
-            (Go, "a,*", "http://x.example/", true),
-            (Curl, ".example.com", "http://example.com/", true),
-            (Curl, "10.0.0.0/8", "http://10.1.2.3/", true),
-            (Curl, "a.example,*", "http://x.example/", false),
-            (Curl, "*", "http://x.example/", true),
-            (Curl, "example.com:8080", "http://example.com:8080/", false),
-            (Python, "10.0.0.0/8", "http://10.1.2.3/", false),
-            (Python, ".example.com", "http://example.com/", true),
-            (Python, "example.com:8080", "http://example.com:8080/", true),
-            (Requests, "10.0.0.0/8", "http://10.1.2.3/", true),
-            (Requests, "example.com", "http://badexample.com/", false),
-            (Ruby, "10.0.0.0/8", "http://10.1.2.3/", true),
-            (Ruby, ".example.com", "http://example.com/", false),
-            (Wget, "*.example.com", "http://a.example.com/", false),
-            (Wget, ".example.com", "http://a.example.com/", true),
-            (Wget, "example.com", "http://a.example.com/", true),
-            (Java, "*.example.com", "http://a.example.com/", true),
-            (Java, "example.com", "http://a.example.com/", false),
-            (Java, "x.example", "http://127.0.0.5/", true),
-            (Java, "", "http://127.0.0.5/", false),
-            (Node, "example.com", "http://a.example.com/", false),
-            (Node, ".example.com", "http://a.example.com/", true),
-            (Node, "[fd00::1]", "http://[fd00::1]/", true),
-            (Node, "fd00::1", "http://[fd00::1]/", false),
-        ];
-        for (dialect, list, url, want) in cases {
-            assert_eq!(
-                check(*dialect, list, url),
-                *want,
-                "{dialect} {list:?} {url}"
-            );
-        }
-    }
-}
+mod tests;

@@ -1,6 +1,6 @@
 //! `clusterproxy_systemd_dropin`: systemd drop-ins that give services the proxy environment.
 
-use crate::domain::render::systemd;
+use crate::domain::render::{systemd, systemd_dropin};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field};
@@ -87,7 +87,7 @@ impl DataSource for SystemdDropin {
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let (proxy, units, os) = NodeConfig::read(value).resolve(diags)?;
         let (secret, redacted) =
-            inputs::render_both(&systemd::Systemd { units, os }, &proxy, diags)?;
+            inputs::render_both(&systemd_dropin::Systemd { units, os }, &proxy, diags)?;
         Some(model::computed(State {
             dropins: files(secret.dropins),
             dropins_redacted: files(redacted.dropins),
