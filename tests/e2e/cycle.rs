@@ -7,10 +7,6 @@ use serde_json::Value;
 use crate::harness::{example, Run, Terraform, Workdir};
 
 /// A Terraform feature with a minimum Terraform version.
-#[allow(
-    dead_code,
-    reason = "each variant serves only the test binaries of its feature"
-)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Feature {
     /// `import {}` blocks and `-generate-config-out` (1.5).
@@ -269,10 +265,6 @@ pub struct Cycle {
     pub import: Option<ImportStep>,
 }
 
-#[allow(
-    dead_code,
-    reason = "not every test binary runs a cycle with variables or with an import"
-)]
 impl Cycle {
     /// A cycle with the variables of `test.tfvars`.
     pub fn with_vars() -> Cycle {

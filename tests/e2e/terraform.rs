@@ -32,7 +32,7 @@ impl Terraform {
     }
 
     /// This Terraform with the provider serving on loopback TCP, as on Windows.
-    #[allow(dead_code, reason = "only tests/e2e_tcp.rs runs over TCP")]
+    #[allow(dead_code, reason = "tests/install.rs runs nothing over TCP")]
     pub fn over_tcp(&self) -> Terraform {
         Terraform {
             transport: Some("tcp"),

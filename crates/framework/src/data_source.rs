@@ -14,7 +14,8 @@ pub trait DataSource: Send + Sync {
     /// Full type name, e.g. `clusterproxy_no_proxy`.
     fn type_name(&self) -> &'static str;
 
-    /// The schema.
+    /// The configuration arguments and the attributes a read computes; the
+    /// server asks once and keeps it.
     fn schema(&self) -> Schema;
 
     /// Checks a configuration that may still hold unknown values (plan time).

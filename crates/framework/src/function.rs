@@ -5,9 +5,9 @@ use super::value::{Type, Value};
 /// One positional parameter of a function.
 #[derive(Debug, Clone)]
 pub struct Parameter {
-    /// Display name.
+    /// Name in the docs and in Terraform's messages about the argument.
     pub name: &'static str,
-    /// Type constraint.
+    /// The type Terraform converts the argument to before the call.
     pub ty: Type,
     /// Markdown description.
     pub description: &'static str,
@@ -52,7 +52,8 @@ pub trait Function: Send + Sync {
     /// Name as called in HCL: `provider::clusterproxy::<name>(...)`.
     fn name(&self) -> &'static str;
 
-    /// The signature.
+    /// Parameters, result type and documentation, as GetProviderSchema and
+    /// GetFunctions report them; CallFunction decodes arguments by it.
     fn signature(&self) -> Signature;
 
     /// Computes the result from arguments of the declared types.

@@ -2,7 +2,7 @@
 //!
 //! Each line is one JSON object with `@level`, `@message`, `@module`,
 //! `@timestamp` (2006-01-02T15:04:05.000000Z07:00 layout) and the event's
-//! and spans' fields. The level comes from TF_LOG_PROVIDER_<TYPE> (e.g.
+//! and spans' fields. The level comes from `TF_LOG_PROVIDER_<TYPE>` (e.g.
 //! TF_LOG_PROVIDER_CLUSTERPROXY), else TF_LOG_PROVIDER, else TF_LOG; unset
 //! means no logs. Values of proxy settings are never logged.
 

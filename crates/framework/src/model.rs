@@ -1,7 +1,7 @@
 //! Typed models: Rust structs whose fields are the attributes of a schema or
 //! the attributes of an object value, each named once.
 //!
-//! [`model!`](crate::model) declares a struct, the schema attribute of each
+//! [`model!`](crate::model!) declares a struct, the schema attribute of each
 //! field (mode, description, validators...) and the conversions from and to
 //! [`Value`]; [`object!`](crate::object) declares an object-typed value (e.g.
 //! the element of a list-of-object attribute) with its conversions only. A
@@ -41,9 +41,9 @@ pub trait Field: Sized + Clone {
 }
 
 /// An object type whose attributes are the fields of a struct (declared by
-/// [`object!`](crate::object) or [`model!`](crate::model)).
+/// [`object!`](crate::object) or [`model!`](crate::model!)).
 pub trait Object: Sized {
-    /// Adds the attribute types.
+    /// Adds each field's attribute name and Terraform type to `types`.
     fn attribute_types(types: &mut BTreeMap<String, Type>);
     /// Reads the attributes of `object`.
     fn read_attributes(object: &Value) -> Self;
@@ -51,7 +51,7 @@ pub trait Object: Sized {
     fn write_attributes(self, object: &mut Value);
 }
 
-/// A set of schema attributes (declared by [`model!`](crate::model)).
+/// A set of schema attributes (declared by [`model!`](crate::model!)).
 pub trait Model: Object {
     /// The attributes, in declaration order.
     fn attributes() -> Vec<Attribute>;
@@ -101,7 +101,7 @@ pub enum Maybe<T> {
 }
 
 impl<T> Maybe<T> {
-    /// The value when known.
+    /// The value when known; `None` for null and unknown alike.
     pub fn known(&self) -> Option<&T> {
         match self {
             Maybe::Known(value) => Some(value),
@@ -367,7 +367,7 @@ macro_rules! model {
 }
 
 /// One field's part of [`object!`](crate::object) and
-/// [`model!`](crate::model); not for direct use.
+/// [`model!`](crate::model!); not for direct use.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __model_field {

@@ -12,7 +12,6 @@ pub use generated::*;
 use super::diagnostics::{self as diag, Diagnostics, PathStep, Severity};
 use super::function::Signature;
 use super::schema::{self as fw_schema, Mode};
-use super::server::ProviderSchema;
 use super::value::{json, msgpack, Type, Value};
 
 /// Decodes a DynamicValue of type `ty` (msgpack preferred, else JSON; absent
@@ -73,27 +72,6 @@ pub fn capabilities() -> ServerCapabilities {
     }
 }
 
-/// The GetProviderSchema response for `schema`.
-pub fn provider_schema(schema: &ProviderSchema<'_>) -> get_provider_schema::Response {
-    get_provider_schema::Response {
-        provider: Some(schema_to_proto(schema.provider)),
-        resource_schemas: schema
-            .resources
-            .iter()
-            .map(|(name, s)| (name.to_string(), schema_to_proto(s)))
-            .collect(),
-        data_source_schemas: schema
-            .data_sources
-            .iter()
-            .map(|(name, s)| (name.to_string(), schema_to_proto(s)))
-            .collect(),
-        functions: functions(&schema.functions),
-        diagnostics: Vec::new(),
-        provider_meta: None,
-        server_capabilities: Some(capabilities()),
-    }
-}
-
 /// Function definitions by name, as GetProviderSchema and GetFunctions
 /// return them.
 pub fn functions<'a>(
@@ -105,7 +83,6 @@ pub fn functions<'a>(
         .collect()
 }
 
-/// One function definition.
 fn function_definition(signature: &Signature) -> Function {
     Function {
         parameters: signature

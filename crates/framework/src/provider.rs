@@ -9,15 +9,17 @@ use super::schema::Schema;
 
 /// A provider: its configuration schema and what it offers.
 pub trait Provider: Send + Sync {
-    /// Provider configuration schema.
+    /// The schema of the `provider` block.
     fn schema(&self) -> Schema;
 
-    /// Managed resource types.
+    /// The managed resource types, served under their
+    /// [`Resource::type_name`].
     fn resources(&self) -> Vec<Arc<dyn Resource>>;
 
-    /// Data source types.
+    /// The data sources, served under their [`DataSource::type_name`].
     fn data_sources(&self) -> Vec<Arc<dyn DataSource>>;
 
-    /// Functions.
+    /// The provider-defined functions, served under their [`Function::name`]
+    /// from Terraform 1.8 on (older versions ignore them).
     fn functions(&self) -> Vec<Arc<dyn Function>>;
 }

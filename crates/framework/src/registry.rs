@@ -14,9 +14,9 @@ use super::value::Type;
 
 /// One registered resource type or data source type.
 pub struct Registered<T: ?Sized> {
-    /// The implementation.
+    /// The provider's implementation of the type.
     pub implementation: Arc<T>,
-    /// Its schema.
+    /// Its schema, computed once when the registry is built.
     pub schema: Schema,
     /// The object type of its configuration and state.
     pub object_type: Type,

@@ -41,7 +41,8 @@ pub trait Resource: Send + Sync {
         diags: &mut Diagnostics,
     ) -> Option<Value>;
 
-    /// Deletes the object.
+    /// Deletes the object; after an error diagnostic Terraform keeps the
+    /// prior state.
     fn delete(&self, _prior: &Value, _diags: &mut Diagnostics) {}
 
     /// Refreshes the state. `None` means the object is gone.

@@ -27,7 +27,7 @@
 //! 2. `tests/fixtures/import/<kind>/`: artifacts in the shapes the platform
 //!    writes, each citing its upstream source in a header comment, and their
 //!    expected import in `CORPUS` of `tests/import_fixtures.rs`.
-//! 3. The E2E case: a fixture in `CASES` of `tests/e2e_import.rs`, with
+//! 3. The E2E case: a fixture in `CASES` of `tests/e2e/import.rs`, with
 //!    the configuration that matches it and lines of the import note
 //!    (Terraform 1.11 and 1.0.3 import it and plan no change).
 //! 4. `examples/resources/clusterproxy_profile/import.sh`, whose kind list is

@@ -63,10 +63,11 @@
 //!    `UPDATE_DOCS=1 cargo test --test docs`, which writes
 //!    `docs/data-sources/<p>.md` (new) and `docs/functions/render.md` (the
 //!    platform list): both are committed.
-//! 8. The E2E module for its area, beside the renderers of its kind (node
-//!    files, cluster-level settings, pods and add-ons): a test that applies the
-//!    example with `apply_data_source_example` on Terraform 1.11 and 1.0.3
-//!    and asserts on its outputs.
+//! 8. The E2E module for its area in the one E2E binary, beside the
+//!    renderers of its kind: `tests/e2e/nodes.rs`, `clusters.rs` or
+//!    `render.rs`. A test that applies the example with
+//!    `apply_data_source_example` on Terraform 1.11 and 1.0.3 and asserts on
+//!    its outputs.
 //! 9. `docs/guides/choosing-your-platform.md`: a row in its area's table and
 //!    one in "Supported versions" (with its version input and default, if
 //!    it has one; checked by `supported_versions_table_lists_every_default`).

@@ -6,10 +6,12 @@ use prost::Message as _;
 use tonic::{Request, Response, Status};
 
 use super::guard::{self, Subject};
-use super::{ApplyResourceChange, PlanResourceChange, Server, UpgradeResourceState};
+use super::{
+    ApplyResourceChange, PlanResourceChange, ProviderSchema, Server, UpgradeResourceState,
+};
 use crate::diagnostics::Diagnostics;
 use crate::function::FunctionError;
-use crate::proto::{self, decode, diagnostics_to_proto, encode, path_to_proto};
+use crate::proto::{self, decode, diagnostics_to_proto, encode, path_to_proto, schema_to_proto};
 use crate::provider::Provider;
 use crate::value::{msgpack, Value};
 
@@ -78,7 +80,8 @@ impl ProviderServer {
         decode(value, &data_source.object_type, "configuration", diags)
     }
 
-    /// Decodes the provider configuration.
+    /// Decodes the provider configuration (ValidateProviderConfig and
+    /// ConfigureProvider).
     fn provider_config(
         &self,
         value: Option<&proto::DynamicValue>,
@@ -187,7 +190,7 @@ impl proto::provider_server::Provider for ProviderServer {
         _request: Request<proto::get_provider_schema::Request>,
     ) -> Result<Response<proto::get_provider_schema::Response>, Status> {
         let (response, diags) = guard::run("GetProviderSchema", Subject::Provider, 0, |_| {
-            proto::provider_schema(&self.server.get_provider_schema())
+            provider_schema(&self.server.get_provider_schema())
         });
         let mut response = response.unwrap_or_default();
         response.diagnostics.extend(diagnostics_to_proto(&diags));
@@ -568,249 +571,26 @@ fn details(diags: &Diagnostics) -> String {
         .join("; ")
 }
 
-#[cfg(test)]
-mod tests {
-    use std::sync::{Arc, Mutex};
-
-    use super::*;
-    use crate::data_source::DataSource;
-    use crate::function::Function;
-    use crate::resource::Resource;
-    use crate::schema::{Attribute, Schema};
-    use crate::value::Type;
-    use proto::provider_server::Provider as _;
-
-    /// A resource whose import leaves an attribute unknown.
-    struct HalfImported;
-
-    impl Resource for HalfImported {
-        fn type_name(&self) -> &'static str {
-            "test_half"
-        }
-
-        fn schema(&self) -> Schema {
-            Schema::new("", vec![Attribute::computed("id", Type::String, "")])
-        }
-
-        fn apply(
-            &self,
-            _prior: Option<&Value>,
-            _config: &Value,
-            planned: &Value,
-            _diags: &mut Diagnostics,
-        ) -> Option<Value> {
-            Some(planned.clone())
-        }
-
-        fn import(&self, _id: &str, _diags: &mut Diagnostics) -> Option<Value> {
-            Some(Value::object([("id".to_owned(), Value::unknown())]))
-        }
-    }
-
-    struct TestProvider;
-
-    impl Provider for TestProvider {
-        fn schema(&self) -> Schema {
-            Schema::new("", Vec::new())
-        }
-
-        fn resources(&self) -> Vec<Arc<dyn Resource>> {
-            vec![Arc::new(HalfImported)]
-        }
-
-        fn data_sources(&self) -> Vec<Arc<dyn DataSource>> {
-            Vec::new()
-        }
-
-        fn functions(&self) -> Vec<Arc<dyn Function>> {
-            Vec::new()
-        }
-    }
-
-    /// An import that yields unknown values is an error, never an empty
-    /// result Terraform would read as "nothing to import".
-    #[tokio::test]
-    async fn import_of_an_incomplete_object_is_a_diagnostic() {
-        let server = ProviderServer::new(&TestProvider);
-        let response = server
-            .import_resource_state(Request::new(proto::import_resource_state::Request {
-                type_name: "test_half".into(),
-                id: "x".into(),
-                ..Default::default()
-            }))
-            .await
-            .unwrap()
-            .into_inner();
-        assert!(response.imported_resources.is_empty());
-        assert_eq!(response.diagnostics.len(), 1, "{:?}", response.diagnostics);
-        assert_eq!(
-            response.diagnostics[0].summary,
-            "Import produced an incomplete state"
-        );
-    }
-
-    /// A function whose signature panics.
-    struct Broken;
-
-    impl Function for Broken {
-        fn name(&self) -> &'static str {
-            "broken"
-        }
-
-        fn signature(&self) -> crate::function::Signature {
-            panic!("broken signature")
-        }
-
-        fn call(&self, _arguments: &[Value]) -> Result<Value, FunctionError> {
-            Ok(Value::null())
-        }
-    }
-
-    struct BrokenProvider;
-
-    impl Provider for BrokenProvider {
-        fn schema(&self) -> Schema {
-            Schema::new("", Vec::new())
-        }
-
-        fn resources(&self) -> Vec<Arc<dyn Resource>> {
-            Vec::new()
-        }
-
-        fn data_sources(&self) -> Vec<Arc<dyn DataSource>> {
-            Vec::new()
-        }
-
-        fn functions(&self) -> Vec<Arc<dyn Function>> {
-            vec![Arc::new(Broken)]
-        }
-    }
-
-    /// A panic while serving GetFunctions is an error diagnostic, not a
-    /// crashed handler.
-    #[tokio::test]
-    async fn a_panic_in_get_functions_is_a_diagnostic() {
-        let response = ProviderServer::new(&BrokenProvider)
-            .get_functions(Request::new(proto::get_functions::Request {}))
-            .await
-            .unwrap()
-            .into_inner();
-        assert!(response.functions.is_empty());
-        assert_eq!(response.diagnostics.len(), 1, "{:?}", response.diagnostics);
-        assert_eq!(response.diagnostics[0].summary, "Provider internal error");
-    }
-
-    /// Records the `tf_rpc` field of every span opened.
-    #[derive(Clone, Default)]
-    struct SpanNames(Arc<Mutex<Vec<String>>>);
-
-    impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for SpanNames {
-        fn on_new_span(
-            &self,
-            attrs: &tracing::span::Attributes<'_>,
-            _id: &tracing::span::Id,
-            _ctx: tracing_subscriber::layer::Context<'_, S>,
-        ) {
-            struct Rpc(Option<String>);
-            impl tracing::field::Visit for Rpc {
-                fn record_debug(&mut self, _: &tracing::field::Field, _: &dyn std::fmt::Debug) {}
-                fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
-                    if field.name() == "tf_rpc" {
-                        self.0 = Some(value.to_owned());
-                    }
-                }
-            }
-            let mut rpc = Rpc(None);
-            attrs.record(&mut rpc);
-            if let Some(rpc) = rpc.0 {
-                self.0.lock().unwrap().push(rpc);
-            }
-        }
-    }
-
-    /// Every RPC of the service runs in an `rpc` span named as Terraform
-    /// names the RPC.
-    #[test]
-    fn every_rpc_runs_in_a_span() {
-        use tracing_subscriber::layer::SubscriberExt as _;
-        let names = SpanNames::default();
-        let subscriber = tracing_subscriber::registry().with(names.clone());
-        let server = ProviderServer::new(&TestProvider);
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap();
-        tracing::subscriber::with_default(subscriber, || {
-            runtime.block_on(async {
-                let s = &server;
-                s.get_metadata(Request::new(Default::default()))
-                    .await
-                    .unwrap();
-                s.get_provider_schema(Request::new(Default::default()))
-                    .await
-                    .unwrap();
-                proto::provider_server::Provider::validate_provider_config(
-                    s,
-                    Request::new(Default::default()),
-                )
-                .await
-                .unwrap();
-                s.validate_resource_config(Request::new(Default::default()))
-                    .await
-                    .unwrap();
-                s.validate_data_resource_config(Request::new(Default::default()))
-                    .await
-                    .unwrap();
-                s.upgrade_resource_state(Request::new(Default::default()))
-                    .await
-                    .unwrap();
-                s.configure_provider(Request::new(Default::default()))
-                    .await
-                    .unwrap();
-                s.read_resource(Request::new(Default::default()))
-                    .await
-                    .unwrap();
-                s.plan_resource_change(Request::new(Default::default()))
-                    .await
-                    .unwrap();
-                s.apply_resource_change(Request::new(Default::default()))
-                    .await
-                    .unwrap();
-                s.import_resource_state(Request::new(Default::default()))
-                    .await
-                    .unwrap();
-                s.read_data_source(Request::new(Default::default()))
-                    .await
-                    .unwrap();
-                s.get_functions(Request::new(Default::default()))
-                    .await
-                    .unwrap();
-                s.call_function(Request::new(Default::default()))
-                    .await
-                    .unwrap();
-                s.stop_provider(Request::new(Default::default()))
-                    .await
-                    .unwrap();
-            });
-        });
-        assert_eq!(
-            *names.0.lock().unwrap(),
-            [
-                "GetMetadata",
-                "GetProviderSchema",
-                "ValidateProviderConfig",
-                "ValidateResourceConfig",
-                "ValidateDataResourceConfig",
-                "UpgradeResourceState",
-                "ConfigureProvider",
-                "ReadResource",
-                "PlanResourceChange",
-                "ApplyResourceChange",
-                "ImportResourceState",
-                "ReadDataSource",
-                "GetFunctions",
-                "CallFunction",
-                "StopProvider",
-            ]
-        );
+/// The GetProviderSchema response for `schema`.
+fn provider_schema(schema: &ProviderSchema<'_>) -> proto::get_provider_schema::Response {
+    proto::get_provider_schema::Response {
+        provider: Some(schema_to_proto(schema.provider)),
+        resource_schemas: schema
+            .resources
+            .iter()
+            .map(|(name, s)| (name.to_string(), schema_to_proto(s)))
+            .collect(),
+        data_source_schemas: schema
+            .data_sources
+            .iter()
+            .map(|(name, s)| (name.to_string(), schema_to_proto(s)))
+            .collect(),
+        functions: proto::functions(&schema.functions),
+        diagnostics: Vec::new(),
+        provider_meta: None,
+        server_capabilities: Some(proto::capabilities()),
     }
 }
+
+#[cfg(test)]
+mod tests;

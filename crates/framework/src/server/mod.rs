@@ -113,7 +113,7 @@ impl Server {
         &self.registry
     }
 
-    /// GetMetadata.
+    /// GetMetadata: the names of everything offered, without schemas.
     pub fn get_metadata(&self) -> Metadata {
         Metadata {
             resources: self.registry.resources().keys().copied().collect(),
@@ -122,7 +122,8 @@ impl Server {
         }
     }
 
-    /// GetProviderSchema.
+    /// GetProviderSchema: every schema (computed when the server was built)
+    /// and function signature.
     pub fn get_provider_schema(&self) -> ProviderSchema<'_> {
         ProviderSchema {
             provider: self.registry.provider_schema(),

@@ -80,7 +80,7 @@ impl PartialEq for Value {
 }
 
 impl Value {
-    /// Null.
+    /// Shorthand for [`Value::Null`].
     pub fn null() -> Self {
         Value::Null
     }
@@ -90,7 +90,7 @@ impl Value {
         Value::Unknown(Box::default())
     }
 
-    /// A string.
+    /// A string value from anything that converts to a `String`.
     pub fn string(s: impl Into<String>) -> Self {
         Value::String(s.into())
     }
@@ -100,7 +100,7 @@ impl Value {
         s.map_or(Value::Null, Value::string)
     }
 
-    /// A boolean.
+    /// Shorthand for [`Value::Bool`].
     pub fn bool(b: bool) -> Self {
         Value::Bool(b)
     }
@@ -110,22 +110,23 @@ impl Value {
         Value::Number(Number::Int(n))
     }
 
-    /// A list.
+    /// Shorthand for [`Value::List`].
     pub fn list(items: Vec<Value>) -> Self {
         Value::List(items)
     }
 
-    /// A map.
+    /// A map value from `(key, value)` pairs; a repeated key keeps the last.
     pub fn map(entries: impl IntoIterator<Item = (String, Value)>) -> Self {
         Value::Map(entries.into_iter().collect())
     }
 
-    /// An object.
+    /// An object value from `(name, value)` pairs; a repeated name keeps the
+    /// last.
     pub fn object(attributes: impl IntoIterator<Item = (String, Value)>) -> Self {
         Value::Object(attributes.into_iter().collect())
     }
 
-    /// True for null.
+    /// True for null (not for unknown).
     pub fn is_null(&self) -> bool {
         matches!(self, Value::Null)
     }

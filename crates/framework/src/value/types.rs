@@ -28,22 +28,22 @@ pub enum Type {
 }
 
 impl Type {
-    /// `list(T)`.
+    /// The type `list(element)`.
     pub fn list(element: Type) -> Type {
         Type::List(Box::new(element))
     }
 
-    /// `set(T)`.
+    /// The type `set(element)`.
     pub fn set(element: Type) -> Type {
         Type::Set(Box::new(element))
     }
 
-    /// `map(T)`.
+    /// The type `map(element)`.
     pub fn map(element: Type) -> Type {
         Type::Map(Box::new(element))
     }
 
-    /// `object({...})`.
+    /// The type `object({...})` with these attribute names and types.
     pub fn object<'a>(attributes: impl IntoIterator<Item = (&'a str, Type)>) -> Type {
         Type::Object(
             attributes

@@ -5,14 +5,8 @@
 //! the provider listened on 127.0.0.1 in the port range Terraform gave and
 //! that every provider process stopped gracefully.
 
-#[path = "e2e/cycle.rs"]
-mod cycle;
-#[path = "e2e/mod.rs"]
-#[allow(dead_code, reason = "this binary reads no diagnostics")]
-mod harness;
-
-use cycle::{run_cycle, Cycle};
-use harness::{for_each_terraform, Workdir};
+use crate::cycle::{run_cycle, Cycle};
+use crate::harness::{for_each_terraform, Workdir};
 
 /// A profile that the systemd fixture imports into, and a data source.
 const MAIN: &str = r#"resource "clusterproxy_profile" "imported" {

@@ -4,37 +4,15 @@
 //! plan empty after each step, secrets absent from CLI output and trace logs,
 //! and bad input as diagnostics that write no state.
 
-#[path = "e2e/cycle.rs"]
-mod cycle;
-#[path = "e2e/diagnostics.rs"]
-mod diagnostics;
-#[path = "e2e/mod.rs"]
-mod harness;
-#[path = "e2e/imports.rs"]
-mod imports;
-#[path = "e2e/plancheck.rs"]
-mod plancheck;
-#[path = "e2e/secrets.rs"]
-mod secrets;
-#[path = "e2e/stored_state.rs"]
-mod stored_state;
-
-use cycle::{args_with, hcl_string, run_cycle, Cycle, Feature};
-use diagnostics::expect_bad_inputs;
-use harness::{example, for_each_terraform, Workdir};
-use plancheck::{expect_action, expect_known, planned_change};
+use crate::cycle::{args_with, hcl_string, run_cycle, Cycle, Feature};
+use crate::diagnostics::expect_bad_inputs;
+use crate::harness::{example, for_each_terraform, import_fixture, Workdir};
+use crate::plancheck::{expect_action, expect_known, planned_change};
 
 /// The password of tests/fixtures/import/systemd/messy.conf.
 const PASSWORD: &str = "p@ss word";
 
-fn fixture(path: &str) -> String {
-    format!(
-        "{}/tests/fixtures/import/{path}",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
-
-fn workdir(tf: &harness::Terraform, main: &str) -> Workdir {
+fn workdir(tf: &crate::harness::Terraform, main: &str) -> Workdir {
     let work = Workdir::with_provider(tf, main);
     work.write_file(
         "test.tfvars",
@@ -59,7 +37,7 @@ fn profile_example_cycle_and_import() {
             &work,
             &Cycle::importing(
                 "clusterproxy_profile.corp",
-                format!("corp=systemd:{}", fixture("systemd/messy.conf")),
+                format!("corp=systemd:{}", import_fixture("systemd/messy.conf")),
             ),
         );
         assert_eq!(outputs["revision"], 1);
@@ -128,7 +106,7 @@ const IMPORT_CASES: &[ImportCase] = &[
 /// empty plan.
 #[test]
 fn profile_import_of_every_kind_matches_its_configuration() {
-    let ca = std::fs::read_to_string(fixture("aks/trusted-ca.pem")).unwrap();
+    let ca = std::fs::read_to_string(import_fixture("aks/trusted-ca.pem")).unwrap();
     for_each_terraform(|tf| {
         for case in IMPORT_CASES {
             let (kind, path) = case.source.split_once(':').unwrap();
@@ -144,7 +122,7 @@ fn profile_import_of_every_kind_matches_its_configuration() {
                 &work,
                 &Cycle::importing(
                     "clusterproxy_profile.imported",
-                    format!("{kind}:{}", fixture(path)),
+                    format!("{kind}:{}", import_fixture(path)),
                 ),
             );
         }
@@ -510,7 +488,7 @@ resource "terraform_data" "sink" {
 
 #[test]
 fn profile_password_wo_reaches_only_the_write_only_sink() {
-    let Some(tf) = harness::terraform_binaries()
+    let Some(tf) = crate::harness::terraform_binaries()
         .into_iter()
         .find(|tf| tf.version >= (1, 11, 0))
     else {
@@ -529,7 +507,7 @@ fn profile_password_wo_reaches_only_the_write_only_sink() {
     assert_eq!(profile["password_wo"], serde_json::Value::Null);
     assert_eq!(profile["settings"]["password_required"], true);
     let state = std::fs::read_to_string(work.path().join("terraform.tfstate")).unwrap();
-    for form in secrets::secret_forms(PASSWORD) {
+    for form in crate::secrets::secret_forms(PASSWORD) {
         assert!(
             !state.contains(&form),
             "state holds the password as {form:?}"
@@ -544,7 +522,7 @@ fn profile_password_wo_reaches_only_the_write_only_sink() {
     assert_eq!(revision(&work), 2);
     work.assert_plan_empty(&v2);
     let state = std::fs::read_to_string(work.path().join("terraform.tfstate")).unwrap();
-    for form in secrets::secret_forms(PASSWORD) {
+    for form in crate::secrets::secret_forms(PASSWORD) {
         assert!(
             !state.contains(&form),
             "state holds the password as {form:?}"
@@ -556,7 +534,7 @@ fn profile_password_wo_reaches_only_the_write_only_sink() {
 /// error on the attribute and nothing is stored.
 #[test]
 fn profile_password_wo_is_an_error_before_terraform_1_11() {
-    let tf = harness::terraform_binaries()
+    let tf = crate::harness::terraform_binaries()
         .into_iter()
         .find(|tf| tf.version < (1, 11, 0))
         .expect("Terraform 1.0.3");
@@ -585,7 +563,7 @@ resource "clusterproxy_profile" "corp" {
     assert!(reported.text().contains("Terraform >= 1.11"));
     let state = std::fs::read_to_string(work.path().join("terraform.tfstate")).unwrap_or_default();
     assert!(!state.contains("clusterproxy_profile"), "{state}");
-    for form in secrets::secret_forms(PASSWORD) {
+    for form in crate::secrets::secret_forms(PASSWORD) {
         assert!(!reported.run.combined().contains(&form));
     }
 }
@@ -595,7 +573,7 @@ resource "clusterproxy_profile" "corp" {
 /// the state; the steps are those of the import docs.
 #[test]
 fn profile_moves_from_password_to_password_wo_keeping_the_revision() {
-    let tf = harness::terraform_binaries()
+    let tf = crate::harness::terraform_binaries()
         .into_iter()
         .find(|tf| tf.version >= (1, 11, 0))
         .expect("Terraform >= 1.11");
@@ -637,7 +615,7 @@ resource "clusterproxy_profile" "corp" {
     work.run_ok(&["apply", "-var-file=test.tfvars", "migrate.plan"]);
     assert_eq!(revision(&work), 1);
     let state = std::fs::read_to_string(work.path().join("terraform.tfstate")).unwrap();
-    for form in secrets::secret_forms(PASSWORD) {
+    for form in crate::secrets::secret_forms(PASSWORD) {
         assert!(
             !state.contains(&form),
             "state holds the password as {form:?}"
@@ -651,13 +629,16 @@ resource "clusterproxy_profile" "corp" {
 /// `password` that the credentials are dropped and names `password_wo`.
 #[test]
 fn profile_generated_config_warns_that_credentials_are_dropped() {
-    let tf = harness::terraform_binaries()
+    let tf = crate::harness::terraform_binaries()
         .into_iter()
         .find(|tf| tf.version >= (1, 11, 0))
         .expect("Terraform >= 1.11");
     let import = format!(
         "import {{\n  to = clusterproxy_profile.corp\n  id = {}\n}}\n",
-        hcl_string(&format!("corp=systemd:{}", fixture("systemd/messy.conf")))
+        hcl_string(&format!(
+            "corp=systemd:{}",
+            import_fixture("systemd/messy.conf")
+        ))
     );
     let work = Workdir::from_files(
         &tf,
@@ -683,7 +664,7 @@ fn profile_generated_config_warns_that_credentials_are_dropped() {
         "{}",
         reported.text()
     );
-    for form in secrets::secret_forms(PASSWORD) {
+    for form in crate::secrets::secret_forms(PASSWORD) {
         assert!(!reported.run.combined().contains(&form));
     }
 }
@@ -975,7 +956,7 @@ fn artifact_settings_report_drift() {
             &example("data-sources/clusterproxy_artifact_settings/data-source.tf"),
         );
         std::fs::copy(
-            fixture("systemd/messy.conf"),
+            import_fixture("systemd/messy.conf"),
             work.path().join("http-proxy.conf"),
         )
         .unwrap();

@@ -1,31 +1,14 @@
-//! End-to-end harness: drives real Terraform binaries (1.11 and 1.0.3) against
-//! the provider binary built by cargo, replicating the testing cycle of
-//! terraform-plugin-testing (validate, plan, apply, empty re-plan, empty
-//! refresh-only plan, optional import, destroy).
-//!
-//! Terraform binaries come from `CLUSTERPROXY_TF_1_11` (default: `terraform`
-//! on PATH) and `CLUSTERPROXY_TF_1_0` (default:
-//! `.tools/terraform-1.0.3/terraform`, installed by scripts/install-test-tools).
-//! The provider is wired in through `dev_overrides`, so no registry access and
-//! no `terraform init` happen; a proxy pointing at a closed port makes any
+//! The working directories the E2E tests run real Terraform in: the provider
+//! is wired in through `dev_overrides`, so no registry access and no
+//! `terraform init` happen; a proxy pointing at a closed port makes any
 //! accidental network access fail. Plugin TLS stays on.
-
-//! The harness is split by concern, and each test binary includes the
-//! modules it uses next to this one (`#[path = "e2e/cycle.rs"] mod cycle;`):
-//! `cycle` (the full testing cycle and import), `diagnostics` (expected
-//! diagnostics and bad-input tables), `imports` (failing imports),
-//! `secrets` (leak checks), `stored_state` (state files of earlier
-//! releases), `examples` (the data-source docs examples) and `plancheck`
-//! (assertions on a saved plan).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
 
-#[path = "terraform.rs"]
-mod terraform;
-pub use terraform::*;
+pub use crate::terraform::*;
 
 /// Provider source address used in `dev_overrides`.
 pub const PROVIDER_ADDRESS: &str = "registry.terraform.io/clusterproxy/clusterproxy";
@@ -44,6 +27,14 @@ pub fn example(path: &str) -> String {
         .join("examples")
         .join(path);
     std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("read {}: {err}", path.display()))
+}
+
+/// The path of a file of the importers' corpus, tests/fixtures/import/`path`.
+pub fn import_fixture(path: &str) -> String {
+    format!(
+        "{}/tests/fixtures/import/{path}",
+        env!("CARGO_MANIFEST_DIR")
+    )
 }
 
 /// A throwaway Terraform working directory wired to the provider via

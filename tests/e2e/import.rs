@@ -6,24 +6,8 @@
 //! readable in the output. Also: the drift data source round trip, and bad
 //! import IDs (missing file, FIFO) as prompt diagnostics that write no state.
 
-#[path = "e2e/cycle.rs"]
-mod cycle;
-#[path = "e2e/mod.rs"]
-mod harness;
-#[path = "e2e/imports.rs"]
-mod imports;
-#[path = "e2e/secrets.rs"]
-mod secrets;
-
-use cycle::{hcl_string, run_cycle, Cycle, Feature};
-use harness::{for_each_terraform, Workdir};
-
-fn fixture(path: &str) -> String {
-    format!(
-        "{}/tests/fixtures/import/{path}",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
+use crate::cycle::{hcl_string, run_cycle, Cycle, Feature};
+use crate::harness::{for_each_terraform, import_fixture, Workdir};
 
 /// One fixture per kind, the import ID facts, and the configuration that matches.
 struct Case {
@@ -136,7 +120,7 @@ const CASES: &[Case] = &[
     },
 ];
 
-fn case_workdir(tf: &harness::Terraform, case: &Case, extra: &str) -> Workdir {
+fn case_workdir(tf: &crate::harness::Terraform, case: &Case, extra: &str) -> Workdir {
     let main = format!(
         "variable \"proxy_password\" {{\n  type      = string\n  sensitive = true\n  default   = null\n}}\n\nresource \"clusterproxy_profile\" \"imported\" {{\n  {}\n  password    = var.proxy_password\n}}\n{extra}",
         case.attributes
@@ -153,13 +137,13 @@ fn id(case: &Case) -> String {
     } else {
         format!("({})", case.facts)
     };
-    format!("{}{facts}:file:{}", case.kind, fixture(case.path))
+    format!("{}{facts}:file:{}", case.kind, import_fixture(case.path))
 }
 
 /// The detail of the import warning, from `plan -json` with an import block
 /// (>= 1.5) or from the `terraform import` output (1.0.3, which has no
 /// machine-readable output for import).
-fn import_note(tf: &harness::Terraform, case: &Case) -> String {
+fn import_note(tf: &crate::harness::Terraform, case: &Case) -> String {
     if tf.supports(Feature::ImportBlock) {
         let block = format!(
             "import {{\n  to = clusterproxy_profile.imported\n  id = {}\n}}\n",
@@ -326,12 +310,15 @@ fn bad_import_sources_are_diagnostics() {
         let missing = format!("systemd:file:{}/nope.conf", work.path().display());
         let fifo_id = format!("systemd:{}", fifo.display());
         let deep = format!("capi:inline:{}", "[".repeat(100_000));
-        let http_only = format!("systemd:file:{}", fixture("systemd/http-only.conf"));
+        let http_only = format!("systemd:file:{}", import_fixture("systemd/http-only.conf"));
         let space = format!(
             "systemd:file:{}",
-            fixture("systemd/bad-space-password.conf")
+            import_fixture("systemd/bad-space-password.conf")
         );
-        let hash = format!("systemd:file:{}", fixture("systemd/bad-hash-password.conf"));
+        let hash = format!(
+            "systemd:file:{}",
+            import_fixture("systemd/bad-hash-password.conf")
+        );
         for (id, needle) in [
             (missing.as_str(), "File not found"),
             (fifo_id.as_str(), "not a regular file"),

@@ -7,17 +7,11 @@
 //! the `httpx` client's by the real httpx (which rejects the shared list of a
 //! dual-stack cluster, as the plan warns).
 
-#[path = "e2e/cycle.rs"]
-mod cycle;
-#[path = "e2e/mod.rs"]
-mod harness;
-mod oracle;
-
+use crate::cycle::{run_cycle, Cycle, Feature};
+use crate::harness::{diagnostic_text, example, for_each_terraform, Workdir};
+use crate::oracle::Case;
 use clusterproxy::domain::no_proxy::dialect::Decision;
 use clusterproxy::domain::no_proxy::Dialect;
-use cycle::{run_cycle, Cycle, Feature};
-use harness::{diagnostic_text, example, for_each_terraform, Workdir};
-use oracle::Case;
 use serde_json::json;
 
 /// A report checking one destination for `clients`; with `fail`, both it
@@ -278,7 +272,7 @@ output "star_entries" {
             })
             .collect();
         let want: Vec<Decision> = expect.iter().map(|e| e.2).collect();
-        assert_eq!(oracle::decide(Dialect::Reqwest, &cases), want);
+        assert_eq!(crate::oracle::decide(Dialect::Reqwest, &cases), want);
     });
 }
 
@@ -291,7 +285,7 @@ fn real_httpx(no_proxy: &str, urls: &[&str]) -> Vec<Decision> {
             url: (*url).to_owned(),
         })
         .collect();
-    oracle::decide(Dialect::Httpx, &cases)
+    crate::oracle::decide(Dialect::Httpx, &cases)
 }
 
 /// `clients = ["httpx", ...]` on a dual-stack cluster: the shared list holds

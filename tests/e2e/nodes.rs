@@ -5,22 +5,11 @@
 //! values, the proxy password never shows in plan output or trace logs, and
 //! each platform rule is a diagnostic on its attribute.
 
-#[path = "e2e/cycle.rs"]
-mod cycle;
-#[path = "e2e/diagnostics.rs"]
-mod diagnostics;
-#[path = "e2e/examples.rs"]
-mod examples;
-#[path = "e2e/mod.rs"]
-mod harness;
-#[path = "e2e/secrets.rs"]
-mod secrets;
-
+use crate::cycle::{run_cycle, Cycle};
+use crate::diagnostics::expect_bad_inputs;
+use crate::examples::{apply_data_source_example, EXAMPLE_PASSWORD_ENCODED as PASSWORD_ENCODED};
+use crate::harness::{for_each_terraform, import_fixture, Workdir};
 use base64::Engine as _;
-use cycle::{run_cycle, Cycle};
-use diagnostics::expect_bad_inputs;
-use examples::{apply_data_source_example, EXAMPLE_PASSWORD_ENCODED as PASSWORD_ENCODED};
-use harness::{for_each_terraform, Workdir};
 use serde::Deserialize as _;
 use std::process::Command;
 
@@ -442,10 +431,7 @@ fn node_renderer_bad_input_is_a_diagnostic() {
 /// and an empty plan.
 #[test]
 fn rke2_env_file_import_round_trip() {
-    let fixture = format!(
-        "{}/tests/fixtures/import/rke2/k3s.service.env",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let fixture = import_fixture("rke2/k3s.service.env");
     let main = r#"variable "proxy_password" {
   type      = string
   sensitive = true

@@ -8,17 +8,11 @@
 //! set arithmetic (`no_proxy` is a `TypeSet`, flattened verbatim from
 //! `noProxy`), which Terraform's own `setunion`/`setsubtract` express.
 
-#[path = "e2e/cycle.rs"]
-mod cycle;
-#[path = "e2e/diagnostics.rs"]
-mod diagnostics;
-#[path = "e2e/mod.rs"]
-mod harness;
-#[path = "e2e/imports.rs"]
-mod imports;
-
 use std::collections::BTreeSet;
 
+use crate::cycle::{hcl_string, run_cycle, Cycle, ImportStep};
+use crate::diagnostics::expect_bad_inputs;
+use crate::harness::{example, for_each_terraform, import_fixture, Workdir};
 use clusterproxy::domain::import::{parse, Imported};
 use clusterproxy::domain::no_proxy::{
     merge, normalize, Cloud, Cluster, Destination, Dialect, MergeOptions,
@@ -27,16 +21,10 @@ use clusterproxy::domain::render::aks::{effective, Aks, HttpProxyConfig};
 use clusterproxy::domain::render::ProxySettings;
 use clusterproxy::domain::render::{Input, Renderer, Secrets};
 use clusterproxy::domain::trusted_ca::TrustedCa;
-use cycle::{hcl_string, run_cycle, Cycle, ImportStep};
-use diagnostics::expect_bad_inputs;
-use harness::{example, for_each_terraform, Workdir};
 use serde_json::Value;
 
 fn fixture_path(name: &str) -> String {
-    format!(
-        "{}/tests/fixtures/import/aks/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
+    import_fixture(&format!("aks/{name}"))
 }
 
 /// The fixture as JSON (its `#` header is YAML comment).
@@ -467,7 +455,7 @@ fn guide_examples_are_valid_hcl() {
         "the guide holds its HCL in ```terraform blocks"
     );
     assert!(guide.contains("azurerm_kubernetes_cluster") && guide.contains("trusted_ca"));
-    let tf = harness::terraform_binaries().remove(0);
+    let tf = crate::harness::terraform_binaries().remove(0);
     let work = Workdir::empty(&tf);
     std::fs::create_dir(work.path().join("guide")).unwrap();
     for (index, block) in blocks.iter().enumerate() {

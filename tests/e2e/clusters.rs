@@ -4,23 +4,12 @@
 //! values, the proxy password never shows in CLI output or trace logs, and
 //! each platform rule is a diagnostic on the attribute at fault.
 
-#[path = "e2e/cycle.rs"]
-mod cycle;
-#[path = "e2e/diagnostics.rs"]
-mod diagnostics;
-#[path = "e2e/examples.rs"]
-mod examples;
-#[path = "e2e/mod.rs"]
-mod harness;
-#[path = "e2e/secrets.rs"]
-mod secrets;
-
-use cycle::{run_cycle, Cycle};
-use diagnostics::expect_bad_inputs;
-use examples::{
+use crate::cycle::{run_cycle, Cycle};
+use crate::diagnostics::expect_bad_inputs;
+use crate::examples::{
     apply_data_source_example, ca_certificate, EXAMPLE_PASSWORD_ENCODED as PASSWORD_ENCODED,
 };
-use harness::{for_each_terraform, Workdir};
+use crate::harness::{for_each_terraform, Workdir};
 use serde_json::{json, Value};
 
 fn yaml(text: &Value) -> Value {

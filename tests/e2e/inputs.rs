@@ -3,13 +3,8 @@
 //! Terraform 1.11 and 1.0.3: each bad input is a diagnostic on its
 //! attribute, declared once in the shared schema.
 
-#[path = "e2e/diagnostics.rs"]
-mod diagnostics;
-#[path = "e2e/mod.rs"]
-mod harness;
-
-use diagnostics::expect_bad_inputs;
-use harness::{diagnostic_text, for_each_terraform, Workdir};
+use crate::diagnostics::expect_bad_inputs;
+use crate::harness::{diagnostic_text, for_each_terraform, Workdir};
 
 /// A renderer with one bad input line, and the diagnostic it must give at
 /// which attribute.

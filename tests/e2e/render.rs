@@ -3,27 +3,14 @@
 //! to the intended values, the proxy password never shows in CLI output or
 //! trace logs, and each platform rule is a diagnostic on the right attribute.
 
-#[path = "e2e/cycle.rs"]
-mod cycle;
-#[path = "e2e/diagnostics.rs"]
-mod diagnostics;
-#[path = "e2e/examples.rs"]
-mod examples;
-#[path = "e2e/mod.rs"]
-mod harness;
-#[path = "e2e/secrets.rs"]
-mod secrets;
-#[path = "e2e/stored_state.rs"]
-mod stored_state;
-
-use base64::Engine as _;
-use cycle::{hcl_string, run_cycle, Cycle, Feature};
-use diagnostics::expect_bad_inputs;
-use examples::{
+use crate::cycle::{hcl_string, run_cycle, Cycle, Feature};
+use crate::diagnostics::expect_bad_inputs;
+use crate::examples::{
     apply_data_source_example, ca_certificate, EXAMPLE_PASSWORD as PASSWORD,
     EXAMPLE_PASSWORD_ENCODED as PASSWORD_ENCODED,
 };
-use harness::{for_each_terraform, Workdir};
+use crate::harness::{for_each_terraform, Workdir};
+use base64::Engine as _;
 
 #[test]
 fn systemd_dropin_example() {
@@ -90,7 +77,7 @@ fn capi_kubeadm_example() {
         let outputs = apply_data_source_example(tf, "clusterproxy_capi_kubeadm");
         let yaml = outputs["kubeadm_config_spec"].as_str().unwrap();
         for secret in [PASSWORD, PASSWORD_ENCODED] {
-            for form in secrets::secret_forms(secret) {
+            for form in crate::secrets::secret_forms(secret) {
                 assert!(!yaml.contains(&form), "{form:?} in the KCP YAML:\n{yaml}");
             }
         }
@@ -346,7 +333,7 @@ fn pod_env_example() {
 /// `credentials_secret_data`/`_yaml`, and in none of the referencing outputs.
 #[test]
 fn credentials_secret_outputs_hold_no_credential() {
-    use secrets::secret_forms as forms;
+    use crate::secrets::secret_forms as forms;
     let config = r#"variable "proxy_password" {
   type      = string
   sensitive = true
@@ -1045,8 +1032,8 @@ fn ca_bundle_order_changes_no_byte_and_no_revision() {
 /// guide is formatted HCL.
 #[test]
 fn secret_free_state_example() {
-    use secrets::secret_forms;
-    let main = harness::example("secret-free-state/main.tf");
+    use crate::secrets::secret_forms;
+    let main = crate::harness::example("secret-free-state/main.tf");
     let guide = std::fs::read_to_string(format!(
         "{}/docs/guides/secret-free-state.md",
         env!("CARGO_MANIFEST_DIR")

@@ -1,0 +1,246 @@
+//! The gRPC layer's guarantees: an incomplete import and a panic are
+//! diagnostics, and every RPC runs in a span named as Terraform names it.
+
+use std::sync::{Arc, Mutex};
+
+use super::*;
+use crate::data_source::DataSource;
+use crate::function::Function;
+use crate::resource::Resource;
+use crate::schema::{Attribute, Schema};
+use crate::value::Type;
+use proto::provider_server::Provider as _;
+
+/// A resource whose import leaves an attribute unknown.
+struct HalfImported;
+
+impl Resource for HalfImported {
+    fn type_name(&self) -> &'static str {
+        "test_half"
+    }
+
+    fn schema(&self) -> Schema {
+        Schema::new("", vec![Attribute::computed("id", Type::String, "")])
+    }
+
+    fn apply(
+        &self,
+        _prior: Option<&Value>,
+        _config: &Value,
+        planned: &Value,
+        _diags: &mut Diagnostics,
+    ) -> Option<Value> {
+        Some(planned.clone())
+    }
+
+    fn import(&self, _id: &str, _diags: &mut Diagnostics) -> Option<Value> {
+        Some(Value::object([("id".to_owned(), Value::unknown())]))
+    }
+}
+
+struct TestProvider;
+
+impl Provider for TestProvider {
+    fn schema(&self) -> Schema {
+        Schema::new("", Vec::new())
+    }
+
+    fn resources(&self) -> Vec<Arc<dyn Resource>> {
+        vec![Arc::new(HalfImported)]
+    }
+
+    fn data_sources(&self) -> Vec<Arc<dyn DataSource>> {
+        Vec::new()
+    }
+
+    fn functions(&self) -> Vec<Arc<dyn Function>> {
+        Vec::new()
+    }
+}
+
+/// An import that yields unknown values is an error, never an empty
+/// result Terraform would read as "nothing to import".
+#[tokio::test]
+async fn import_of_an_incomplete_object_is_a_diagnostic() {
+    let server = ProviderServer::new(&TestProvider);
+    let response = server
+        .import_resource_state(Request::new(proto::import_resource_state::Request {
+            type_name: "test_half".into(),
+            id: "x".into(),
+            ..Default::default()
+        }))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(response.imported_resources.is_empty());
+    assert_eq!(response.diagnostics.len(), 1, "{:?}", response.diagnostics);
+    assert_eq!(
+        response.diagnostics[0].summary,
+        "Import produced an incomplete state"
+    );
+}
+
+/// A function whose signature panics.
+struct Broken;
+
+impl Function for Broken {
+    fn name(&self) -> &'static str {
+        "broken"
+    }
+
+    fn signature(&self) -> crate::function::Signature {
+        panic!("broken signature")
+    }
+
+    fn call(&self, _arguments: &[Value]) -> Result<Value, FunctionError> {
+        Ok(Value::null())
+    }
+}
+
+struct BrokenProvider;
+
+impl Provider for BrokenProvider {
+    fn schema(&self) -> Schema {
+        Schema::new("", Vec::new())
+    }
+
+    fn resources(&self) -> Vec<Arc<dyn Resource>> {
+        Vec::new()
+    }
+
+    fn data_sources(&self) -> Vec<Arc<dyn DataSource>> {
+        Vec::new()
+    }
+
+    fn functions(&self) -> Vec<Arc<dyn Function>> {
+        vec![Arc::new(Broken)]
+    }
+}
+
+/// A panic while serving GetFunctions is an error diagnostic, not a
+/// crashed handler.
+#[tokio::test]
+async fn a_panic_in_get_functions_is_a_diagnostic() {
+    let response = ProviderServer::new(&BrokenProvider)
+        .get_functions(Request::new(proto::get_functions::Request {}))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(response.functions.is_empty());
+    assert_eq!(response.diagnostics.len(), 1, "{:?}", response.diagnostics);
+    assert_eq!(response.diagnostics[0].summary, "Provider internal error");
+}
+
+/// Records the `tf_rpc` field of every span opened.
+#[derive(Clone, Default)]
+struct SpanNames(Arc<Mutex<Vec<String>>>);
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for SpanNames {
+    fn on_new_span(
+        &self,
+        attrs: &tracing::span::Attributes<'_>,
+        _id: &tracing::span::Id,
+        _ctx: tracing_subscriber::layer::Context<'_, S>,
+    ) {
+        struct Rpc(Option<String>);
+        impl tracing::field::Visit for Rpc {
+            fn record_debug(&mut self, _: &tracing::field::Field, _: &dyn std::fmt::Debug) {}
+            fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+                if field.name() == "tf_rpc" {
+                    self.0 = Some(value.to_owned());
+                }
+            }
+        }
+        let mut rpc = Rpc(None);
+        attrs.record(&mut rpc);
+        if let Some(rpc) = rpc.0 {
+            self.0.lock().unwrap().push(rpc);
+        }
+    }
+}
+
+/// Every RPC of the service runs in an `rpc` span named as Terraform
+/// names the RPC.
+#[test]
+fn every_rpc_runs_in_a_span() {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    let names = SpanNames::default();
+    let subscriber = tracing_subscriber::registry().with(names.clone());
+    let server = ProviderServer::new(&TestProvider);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    tracing::subscriber::with_default(subscriber, || {
+        runtime.block_on(async {
+            let s = &server;
+            s.get_metadata(Request::new(Default::default()))
+                .await
+                .unwrap();
+            s.get_provider_schema(Request::new(Default::default()))
+                .await
+                .unwrap();
+            proto::provider_server::Provider::validate_provider_config(
+                s,
+                Request::new(Default::default()),
+            )
+            .await
+            .unwrap();
+            s.validate_resource_config(Request::new(Default::default()))
+                .await
+                .unwrap();
+            s.validate_data_resource_config(Request::new(Default::default()))
+                .await
+                .unwrap();
+            s.upgrade_resource_state(Request::new(Default::default()))
+                .await
+                .unwrap();
+            s.configure_provider(Request::new(Default::default()))
+                .await
+                .unwrap();
+            s.read_resource(Request::new(Default::default()))
+                .await
+                .unwrap();
+            s.plan_resource_change(Request::new(Default::default()))
+                .await
+                .unwrap();
+            s.apply_resource_change(Request::new(Default::default()))
+                .await
+                .unwrap();
+            s.import_resource_state(Request::new(Default::default()))
+                .await
+                .unwrap();
+            s.read_data_source(Request::new(Default::default()))
+                .await
+                .unwrap();
+            s.get_functions(Request::new(Default::default()))
+                .await
+                .unwrap();
+            s.call_function(Request::new(Default::default()))
+                .await
+                .unwrap();
+            s.stop_provider(Request::new(Default::default()))
+                .await
+                .unwrap();
+        });
+    });
+    assert_eq!(
+        *names.0.lock().unwrap(),
+        [
+            "GetMetadata",
+            "GetProviderSchema",
+            "ValidateProviderConfig",
+            "ValidateResourceConfig",
+            "ValidateDataResourceConfig",
+            "UpgradeResourceState",
+            "ConfigureProvider",
+            "ReadResource",
+            "PlanResourceChange",
+            "ApplyResourceChange",
+            "ImportResourceState",
+            "ReadDataSource",
+            "GetFunctions",
+            "CallFunction",
+            "StopProvider",
+        ]
+    );
+}

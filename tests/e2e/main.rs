@@ -1,0 +1,66 @@
+//! End-to-end tests, one binary: the provider binary built by cargo, driven
+//! by real Terraform 1.11 and 1.0.3 through the testing cycle of
+//! terraform-plugin-testing (validate, plan, apply, empty re-plan, empty
+//! refresh-only plan, optional import, destroy), asserting on Terraform's
+//! structured output.
+//!
+//! Terraform binaries come from `CLUSTERPROXY_TF_1_11` (default: `terraform`
+//! on PATH) and `CLUSTERPROXY_TF_1_0` (default:
+//! `.tools/terraform-1.0.3/terraform`, installed by scripts/install-test-tools).
+//!
+//! # The harness
+//! `harness` (working directories wired to the provider), `terraform` (the
+//! Terraform binaries and the plugin transport; tests/install.rs uses it
+//! too), `cycle` (the full cycle and import), `diagnostics` (expected
+//! diagnostics and bad-input tables), `imports` (failing imports), `secrets`
+//! (leak checks), `stored_state` (state files of earlier releases),
+//! `examples` (the data-source docs examples), `plancheck` (assertions on a
+//! saved plan) and `oracle` (the real clients of tests/oracle).
+//!
+//! # Where a test goes
+//! One module per area; the module says where, the test's name what:
+//! - `provider`: the provider as a whole (the quickstart, one schema per run).
+//! - `no_proxy`: `clusterproxy_no_proxy`, `clusterproxy_no_proxy_report` and
+//!   the NO_PROXY functions.
+//! - `clients`: the client dialects, read back by the real clients.
+//! - `inputs`: the inputs every renderer data source shares.
+//! - `profile`: `clusterproxy_profile`; `import`: the importers, one fixture
+//!   per kind; `tcp`: the provider over go-plugin's TCP transport.
+//! - Renderer data sources, by who reads the output: `nodes` for what a
+//!   node's OS or node agent reads (cloud-init, Ignition, RKE2/k3s, Talos,
+//!   kubespray); `clusters` for a cluster-wide object a platform's installer
+//!   or an in-cluster controller reads (OpenShift, EKS Anywhere, Kyverno, Helm
+//!   values); `render` for what a cluster definition or a workload carries
+//!   (systemd drop-ins, CAPI kubeadm, TKG, AKS, pod env) and for behaviour
+//!   every renderer shares (credentials Secret, warnings, CA order, the
+//!   `render` function).
+//!
+//! A new platform's example cycle, parse-back and bad-input tests go in the
+//! first of `nodes`, `clusters`, `render` that fits its output. It gets a
+//! module of its own, named after its file in crates/domain/src/render, only
+//! for checks no other platform has (a corpus of what the platform reports
+//! back, a guide's examples), as `aks` has.
+
+mod cycle;
+mod diagnostics;
+mod examples;
+mod harness;
+mod imports;
+#[path = "../oracle/mod.rs"]
+mod oracle;
+mod plancheck;
+mod secrets;
+mod stored_state;
+mod terraform;
+
+mod aks;
+mod clients;
+mod clusters;
+mod import;
+mod inputs;
+mod no_proxy;
+mod nodes;
+mod profile;
+mod provider;
+mod render;
+mod tcp;
