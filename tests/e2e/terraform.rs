@@ -32,7 +32,6 @@ impl Terraform {
     }
 
     /// This Terraform with the provider serving on loopback TCP, as on Windows.
-    #[allow(dead_code, reason = "tests/install.rs runs nothing over TCP")]
     pub fn over_tcp(&self) -> Terraform {
         Terraform {
             transport: Some("tcp"),
@@ -42,10 +41,6 @@ impl Terraform {
 
     /// Sets, on a Terraform command, the provider's transport: Terraform
     /// passes its environment on to the plugins it starts.
-    #[allow(
-        dead_code,
-        reason = "tests/install.rs runs Terraform without the E2E harness"
-    )]
     pub fn select_transport(&self, command: &mut Command) {
         match self.transport {
             Some(transport) => command.env("CLUSTERPROXY_PLUGIN_TRANSPORT", transport),

@@ -20,7 +20,7 @@
 use super::{systemd, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::{Field, Finding};
 
-/// The distribution.
+/// Which distribution's units read the file: it decides the file's path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Distribution {
     /// RKE2.
@@ -228,7 +228,8 @@ pub fn quote(value: &str) -> String {
     out
 }
 
-/// The environment file.
+/// The environment file: one `NAME=value` line per variable the scope
+/// passes on, after a comment that says who manages it.
 pub fn env_file(settings: &ProxySettings, scope: Scope, secrets: Secrets) -> String {
     let mut out = String::from("# Proxy settings, managed by Terraform (clusterproxy).\n");
     for (name, value) in variables(settings, scope, secrets) {

@@ -2,7 +2,7 @@
 //! `scripts/release` from the provider binary cargo built for this test run,
 //! signed with a throwaway GPG key. The install side (registry and mirror
 //! server, Terraform working directories, lock-file hashes) is in
-//! `registry.rs`, which only tests/install.rs includes.
+//! `tests/e2e/install/registry.rs`, which only the E2E `install` module uses.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -178,7 +178,7 @@ impl Release {
     /// The binary [`Release::shared`] packaged (the test binary without debug info).
     #[allow(
         dead_code,
-        reason = "tests/release.rs checks the binary; tests/install.rs does not"
+        reason = "tests/release.rs checks the binary; the E2E binary does not"
     )]
     pub fn binary(&self) -> PathBuf {
         self.out.parent().expect("release dir").join(ASSET_PREFIX)

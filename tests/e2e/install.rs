@@ -5,19 +5,14 @@
 //! unpacked); `terraform providers lock` and `providers mirror`; tampered
 //! artifacts are refused. The README's mirror commands run verbatim.
 
-#[path = "e2e/terraform.rs"]
-mod harness;
-#[path = "install/mod.rs"]
-mod install;
-#[path = "install/registry.rs"]
 mod registry;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use harness::for_each_terraform;
-use install::*;
+use crate::artifacts::*;
+use crate::terraform::for_each_terraform;
 use registry::*;
 
 /// The provider address at the test registry.
@@ -190,7 +185,7 @@ fn public_registry_at(server: &HttpsServer) -> String {
 /// Runs the README's `providers mirror` block in a copy of the quickstart
 /// against a test registry holding `release`; checks the mirror it wrote.
 fn mirror_per_readme(
-    tf: &harness::Terraform,
+    tf: &crate::terraform::Terraform,
     tls: &TestTls,
     release: &Release,
     places: &Placeholders,

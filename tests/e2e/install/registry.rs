@@ -1,4 +1,4 @@
-//! The install side of the install tests (tests/install.rs only): an HTTPS
+//! The install side of the install tests (the E2E `install` module only): an HTTPS
 //! server on 127.0.0.1 with a test CA that speaks the provider registry and
 //! network mirror protocols, Terraform working directories with their own
 //! CLI configuration and HOME, and the lock-file hashes computed
@@ -20,8 +20,8 @@ use std::time::Duration;
 use base64::Engine as _;
 use serde_json::{json, Value};
 
-use crate::harness::{Run, Terraform};
-use crate::install::*;
+use crate::artifacts::*;
+use crate::terraform::{Run, Terraform};
 
 /// Provider namespace and type.
 pub const NAMESPACE: &str = "clusterproxy";
