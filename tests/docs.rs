@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use clusterproxy::framework::docs::{generate, DocsConfig};
-use clusterproxy::provider::inputs::RendererInputs;
-use clusterproxy::provider::{ClusterProxy, NAME};
+use clusterproxy::provider::attributes::RendererInputs;
+use clusterproxy::provider::{renderers, ClusterProxy, NAME, RENDERER_MODULES};
 
 #[test]
 fn committed_docs_match_the_generator() {
@@ -126,4 +126,120 @@ fn secret_reference_check_can_fail() {
         "Holds the credentials: the chart takes no Secret reference.",
         &inputs
     ));
+}
+
+/// The text of `path` under the crate root, empty when it does not exist.
+fn text(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_default()
+}
+
+/// The `.rs` files under `dir`, recursively.
+fn rust_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// Renderers whose formats, golden files included, are tested in the module
+/// that writes them for several renderers: (renderer, that module).
+const GOLDEN_IN: &[(&str, &str)] = &[("systemd_dropin", "systemd")];
+
+/// The platform guide (`crates/domain/src/render/mod.rs`, "Adding a
+/// platform"), followed for every registered renderer: each has the files
+/// and rows the guide names, so a guide that misses a touch point fails
+/// here for the renderers that have one.
+#[test]
+fn every_renderer_has_what_the_platform_guide_names() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let render_mod = text(&root.join("crates/domain/src/render/mod.rs"));
+    let sources_mod = text(&root.join("src/provider/data_sources/mod.rs"));
+    let guide = text(&root.join("docs/guides/choosing-your-platform.md"));
+    // The Supported versions rows are checked with their version inputs in
+    // data_sources::talos (`supported_versions_table_lists_every_default`).
+    let (areas, _) = guide
+        .split_once("## Supported versions")
+        .expect("the platform guide has a Supported versions section");
+    let readme = text(&root.join("README.md"));
+    let e2e: Vec<String> = rust_files(&root.join("tests"))
+        .iter()
+        .map(|path| text(path))
+        .filter(|source| source.contains("apply_data_source_example"))
+        .collect();
+    let row = |table: &str, name: &str| {
+        table
+            .lines()
+            .any(|line| line.starts_with('|') && line.contains(&format!("`{name}`")))
+    };
+    let mut missing = Vec::new();
+    for (module, renderer) in RENDERER_MODULES.iter().zip(renderers()) {
+        let name = renderer.type_name();
+        let short = name.strip_prefix(&format!("{NAME}_")).unwrap();
+        let domain = text(&root.join(format!("crates/domain/src/render/{module}.rs")));
+        let golden = GOLDEN_IN
+            .iter()
+            .find(|(renderer, _)| renderer == module)
+            .map_or(*module, |(_, tested_in)| *tested_in);
+        let golden_source = text(&root.join(format!("crates/domain/src/render/{golden}.rs")));
+        let golden_dir = root.join(format!("tests/golden/{golden}"));
+        let checks = [
+            ("1. domain renderer", domain.contains("impl Renderer for")),
+            (
+                "1. golden test",
+                golden_source.contains(&format!("\"{golden}/"))
+                    && golden_source.contains("golden("),
+            ),
+            (
+                "2. pub mod in render/mod.rs",
+                render_mod.contains(&format!("\npub mod {module};")),
+            ),
+            (
+                "3. golden files",
+                std::fs::read_dir(&golden_dir).is_ok_and(|mut d| d.next().is_some()),
+            ),
+            (
+                "4. data source file",
+                root.join(format!("src/provider/data_sources/{module}.rs"))
+                    .exists(),
+            ),
+            (
+                "5. mod in data_sources/mod.rs",
+                sources_mod
+                    .lines()
+                    .any(|line| line.ends_with(&format!(" mod {module};"))),
+            ),
+            (
+                "7. example",
+                root.join(format!("examples/data-sources/{name}/data-source.tf"))
+                    .exists(),
+            ),
+            (
+                "7. docs page",
+                root.join(format!("docs/data-sources/{short}.md")).exists(),
+            ),
+            (
+                "8. E2E test applying the example",
+                e2e.iter().any(|source| {
+                    source.contains(&format!("apply_data_source_example(tf, \"{name}\")"))
+                }),
+            ),
+            ("9. row in its area's table", row(areas, name)),
+            ("10. README row", row(&readme, name)),
+        ];
+        for (step, ok) in checks {
+            if !ok {
+                missing.push(format!("{name} ({module}): {step}"));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "the platform guide is not followed: {missing:#?}"
+    );
 }

@@ -45,17 +45,7 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
 
 /// Import circles that are known and scheduled to go, as `crate: parent: a -> b -> a`;
 /// the test fails once one is no longer found, so that it is removed here too.
-const PENDING: &[&str] = &[
-    "terraform-provider-clusterproxy: provider: convert -> data_sources -> convert",
-    "terraform-provider-clusterproxy: provider: convert -> data_sources -> inputs -> convert",
-    "terraform-provider-clusterproxy: provider: convert -> functions -> convert",
-    "terraform-provider-clusterproxy: provider: convert -> functions -> data_sources -> convert",
-    "terraform-provider-clusterproxy: provider: convert -> functions -> data_sources -> inputs -> convert",
-    "terraform-provider-clusterproxy: provider: convert -> functions -> inputs -> convert",
-    "terraform-provider-clusterproxy: provider: convert -> inputs -> convert",
-    "terraform-provider-clusterproxy: provider: convert -> resources -> convert",
-    "terraform-provider-clusterproxy: provider: convert -> resources -> inputs -> convert",
-];
+const PENDING: &[&str] = &[];
 
 /// One source file, read.
 struct Source {

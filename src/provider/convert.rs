@@ -2,13 +2,15 @@
 
 use crate::domain::{Field, Finding, Location, Severity};
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
-use crate::framework::value::Value;
-use crate::provider::data_sources::{
-    kubespray, no_proxy, openshift_proxy, rke2, talos, tkg_config,
+use crate::provider::attributes::{
+    ClusterConfig, ClusterInputs, RendererInputs, Settings, UnitsInput, LISTS,
 };
-use crate::provider::functions::merge_no_proxy;
-use crate::provider::inputs::{ClusterConfig, ClusterInputs, RendererInputs, Settings, UnitsInput};
-use crate::provider::resources::profile;
+
+/// `clusterproxy_profile`'s attribute with the revision.
+pub const REVISION: &str = "revision";
+
+/// `clusterproxy_no_proxy`'s attribute that turns CIDR aggregation on.
+pub const AGGREGATE_CIDRS: &str = "aggregate_cidrs";
 
 /// Where a configuration holds the proxy settings, hence where findings
 /// about them point.
@@ -50,7 +52,7 @@ pub fn path(
         Field::TrustedCa => proxy(Settings::trusted_ca),
         Field::Installation if settings == SettingsAt::Renderer => at(ClusterConfig::installation),
         Field::Installation => proxy(Settings::no_proxy),
-        Field::Revision => at(profile::Computed::revision),
+        Field::Revision => at(REVISION),
         Field::PodCidrs => at(ClusterInputs::pod_cidrs),
         Field::ServiceCidrs => at(ClusterInputs::service_cidrs),
         Field::NodeCidrs => at(ClusterInputs::node_cidrs),
@@ -60,22 +62,10 @@ pub fn path(
         Field::ControlPlaneEndpoint => at(ClusterInputs::control_plane_endpoint),
         Field::Cloud => at(ClusterInputs::cloud),
         Field::Extra => at(ClusterInputs::extra),
-        Field::AggregateCidrs => at(no_proxy::Config::aggregate_cidrs),
-        Field::List(n) => at(merge_no_proxy::LISTS).index(n),
+        Field::AggregateCidrs => at(AGGREGATE_CIDRS),
+        Field::List(n) => at(LISTS).index(n),
         Field::Units => at(UnitsInput::units),
-        Field::VsphereServer => at(tkg_config::Config::vsphere_server),
-        Field::InventoryHosts => at(kubespray::Config::inventory_hosts),
-        Field::LoadbalancerApiserverAddress => {
-            at(kubespray::Config::loadbalancer_apiserver_address)
-        }
-        Field::ApiserverLoadbalancerDomainName => {
-            at(kubespray::Config::apiserver_loadbalancer_domain_name)
-        }
-        Field::KubesprayVersion => at(kubespray::Config::kubespray_version),
-        Field::ReadinessEndpoints => at(openshift_proxy::Config::readiness_endpoints),
-        Field::AwsRegion => at(openshift_proxy::Config::aws_region),
-        Field::Scope => at(rke2::Config::scope),
-        Field::TalosVersion => at(talos::Config::talos_version),
+        Field::Option(name) => at(name),
         Field::Artifact => return Some(prefix.clone()),
         Field::Merged | Field::Defaults | Field::Platform(_) => return None,
     };
@@ -111,11 +101,6 @@ pub fn push_findings(
             path(finding.location, prefix, settings),
         ));
     }
-}
-
-/// A list of strings as a value.
-pub fn string_list<S: AsRef<str>>(items: &[S]) -> Value {
-    Value::list(items.iter().map(|s| Value::string(s.as_ref())).collect())
 }
 
 #[cfg(test)]

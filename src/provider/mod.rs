@@ -1,12 +1,13 @@
 //! The clusterproxy provider: maps the domain core onto the framework. Each
 //! resource, data source and function lives in its own file.
 
-pub mod convert;
+pub mod attributes;
+pub(crate) mod convert;
 pub mod data_sources;
-pub mod functions;
-pub mod inputs;
-pub mod resources;
-pub mod validators;
+pub(crate) mod functions;
+pub(crate) mod inputs;
+pub(crate) mod resources;
+pub(crate) mod validators;
 
 use std::sync::Arc;
 
@@ -58,25 +59,38 @@ impl Provider for ClusterProxy {
     }
 }
 
-/// The renderer data sources: each takes a profile's `settings` as
-/// `profile` and is also served by the `render` function.
-pub fn renderers() -> Vec<Arc<dyn DataSource>> {
-    vec![
-        Arc::new(data_sources::systemd_dropin::SystemdDropin),
-        Arc::new(data_sources::capi_kubeadm::CapiKubeadm),
-        Arc::new(data_sources::tkg_config::TkgConfigSource),
-        Arc::new(data_sources::aks_http_proxy_config::AksHttpProxyConfig),
-        Arc::new(data_sources::pod_env::PodEnv),
-        Arc::new(data_sources::openshift_proxy::OpenShiftProxySource),
-        Arc::new(data_sources::eksa_proxy_config::EksaProxyConfig),
-        Arc::new(data_sources::kyverno_policy::KyvernoPolicy),
-        Arc::new(data_sources::helm_values::HelmValues),
-        Arc::new(data_sources::cloud_init::CloudInit),
-        Arc::new(data_sources::ignition::Ignition),
-        Arc::new(data_sources::rke2::Rke2),
-        Arc::new(data_sources::talos::Talos),
-        Arc::new(data_sources::kubespray::Kubespray),
-    ]
+/// Declares the renderer data sources once, by module: `renderers()` and
+/// `RENDERER_MODULES` in the same order.
+macro_rules! renderers {
+    ($($module:ident::$source:ident),* $(,)?) => {
+        /// The renderer data sources: each takes a profile's `settings` as
+        /// `profile` and is also a platform of the `render` function.
+        pub fn renderers() -> Vec<Arc<dyn DataSource>> {
+            vec![$(Arc::new(data_sources::$module::$source)),*]
+        }
+
+        /// The module of each of `renderers()`, in its order: the name of
+        /// its file under `src/provider/data_sources/` and of its domain
+        /// renderer's under `crates/domain/src/render/`.
+        pub const RENDERER_MODULES: &[&str] = &[$(stringify!($module)),*];
+    };
+}
+
+renderers! {
+    systemd_dropin::SystemdDropin,
+    capi::CapiKubeadm,
+    tkg::TkgConfigSource,
+    aks::AksHttpProxyConfig,
+    pod_env::PodEnv,
+    openshift::OpenShiftProxySource,
+    eksa::EksaProxyConfig,
+    kyverno::KyvernoPolicy,
+    helm::HelmValues,
+    cloud_init::CloudInit,
+    ignition::Ignition,
+    rke2::Rke2,
+    talos::Talos,
+    kubespray::Kubespray,
 }
 
 /// The gRPC routes that serve this provider.
@@ -87,6 +101,7 @@ pub fn routes() -> tonic::service::Routes {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::framework::schema::Mode;
 
     /// Attribute names are unique in every schema (an input and an output of
     /// the same name would make Terraform reject every plan).
@@ -129,6 +144,95 @@ mod tests {
                 "{}",
                 renderer.type_name()
             );
+        }
+    }
+
+    /// The attributes `convert` names for the domain's revision and CIDR
+    /// aggregation are those of the profile and of `clusterproxy_no_proxy`.
+    #[test]
+    fn convert_names_existing_attributes() {
+        use crate::framework::data_source::DataSource as _;
+        use crate::framework::resource::Resource as _;
+        let profile = resources::profile::ProfileResource.schema();
+        assert!(profile.attribute(convert::REVISION).is_some());
+        let no_proxy = data_sources::no_proxy::NoProxy.schema();
+        assert!(no_proxy.attribute(convert::AGGREGATE_CIDRS).is_some());
+    }
+
+    /// The source of `module`'s domain renderer, or of its data source.
+    fn source(dir: &str, module: &str) -> String {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(dir)
+            .join(format!("{module}.rs"));
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    /// The option names a source reports findings on (`Field::Option("x")`
+    /// in code, not in comments).
+    fn option_names(source: &str) -> Vec<&str> {
+        source
+            .lines()
+            .filter(|line| !line.trim_start().starts_with("//"))
+            .flat_map(|line| line.split("Field::Option(\"").skip(1))
+            .filter_map(|rest| rest.split_once('"').map(|(name, _)| name))
+            .collect()
+    }
+
+    /// Each renderer data source has the file name of its domain renderer.
+    #[test]
+    fn renderer_files_match_their_domain_files() {
+        for module in RENDERER_MODULES {
+            source("src/provider/data_sources", module);
+            source("crates/domain/src/render", module);
+        }
+        assert_eq!(RENDERER_MODULES.len(), renderers().len());
+    }
+
+    /// Every platform option a domain renderer reports a finding on is an
+    /// input of its data source (hence of the `render` function's
+    /// `options`), so the diagnostic points at an attribute the user set.
+    #[test]
+    fn platform_options_are_inputs_of_their_data_source() {
+        let mut checked = 0;
+        for (module, renderer) in RENDERER_MODULES.iter().zip(renderers()) {
+            let schema = renderer.schema();
+            for name in option_names(&source("crates/domain/src/render", module)) {
+                let attribute = schema.attribute(name);
+                assert!(
+                    attribute.is_some_and(|a| a.mode != Mode::Computed),
+                    "{module}: Field::Option({name:?}) is no input of {}",
+                    renderer.type_name()
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked >= 9, "only {checked} options found");
+    }
+
+    /// No other domain file reports a platform option: one that did would
+    /// have no data source to check it against.
+    #[test]
+    fn only_renderers_report_platform_options() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/domain/src");
+        let mut stack = vec![root.clone()];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    stack.push(path);
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                let relative = path.strip_prefix(&root).unwrap().to_string_lossy();
+                let renderer = relative
+                    .strip_prefix("render/")
+                    .and_then(|f| f.strip_suffix(".rs"))
+                    .is_some_and(|m| RENDERER_MODULES.contains(&m));
+                assert!(
+                    renderer || option_names(&text).is_empty(),
+                    "{relative} reports a platform option but is no renderer"
+                );
+            }
         }
     }
 }

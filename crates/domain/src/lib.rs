@@ -64,24 +64,10 @@ pub enum Field {
     AggregateCidrs,
     /// systemd units that get the proxy settings.
     Units,
-    /// vSphere server of a TKG cluster.
-    VsphereServer,
-    /// Kubespray inventory hosts.
-    InventoryHosts,
-    /// Kubespray's API server load balancer address.
-    LoadbalancerApiserverAddress,
-    /// Kubespray's API server load balancer name.
-    ApiserverLoadbalancerDomainName,
-    /// Kubespray version of the inventory.
-    KubesprayVersion,
-    /// URLs the OpenShift operator probes through the proxy.
-    ReadinessEndpoints,
-    /// AWS region of an OpenShift cluster.
-    AwsRegion,
-    /// Which RKE2 components get the proxy.
-    Scope,
-    /// Talos version of the nodes.
-    TalosVersion,
+    /// One platform's own option, by the name of the attribute that holds
+    /// it (`talos_version`): the provider points there, and a test checks
+    /// that every name a renderer reports is an attribute of its data source.
+    Option(&'static str),
 }
 
 /// Where in the inputs a [`Finding`] points: a field and, for a list, the

@@ -9,12 +9,10 @@ use crate::framework::schema::Schema;
 use crate::framework::value::Value;
 use crate::provider::inputs::{self, NodeConfig};
 
-/// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct CloudInit;
 
 crate::model! {
-    /// The computed attributes.
     pub struct State {
         /// The user data.
         pub user_data: String [computed(

@@ -9,12 +9,10 @@ use crate::framework::schema::{OneOf, Schema};
 use crate::framework::value::Value;
 use crate::provider::inputs::{self, RendererInputs, UnitsInput};
 
-/// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct Ignition;
 
 crate::model! {
-    /// The inputs.
     pub struct Config {
         /// Proxy settings and cluster inputs.
         pub proxy: RendererInputs [embed],
@@ -30,7 +28,6 @@ crate::model! {
 }
 
 crate::model! {
-    /// The computed attributes.
     pub struct State {
         /// The Ignition config.
         pub config: String [computed(

@@ -15,7 +15,6 @@ use crate::provider::inputs;
 use crate::provider::inputs::{CaFile, Needed, OsFamilyInput, RendererInputs};
 use crate::provider::validators::{Is, KeysAre};
 
-/// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct Kubespray;
 
@@ -23,17 +22,12 @@ pub struct Kubespray;
 pub const DEFAULT_VERSION: &str = "2.31";
 
 crate::model! {
-    /// The inputs.
     pub struct Config {
         /// Proxy settings and cluster inputs.
         pub proxy: RendererInputs [embed],
-        /// `inventory_hosts`.
         pub inventory_hosts: BTreeMap<String, Maybe<String>> [optional("Hosts of the `k8s_cluster`, `etcd` and `calico_rr` groups: inventory name to `access_ip` (or `ip`), an IP address. Only shapes `effective_no_proxy`: kubespray adds these itself.").validator(KeysAre(Kind::Host))],
-        /// `loadbalancer_apiserver_address`.
         pub loadbalancer_apiserver_address: Maybe<String> [optional("`loadbalancer_apiserver.address` (an IP address), when the inventory defines `loadbalancer_apiserver`; kubespray then adds it and `apiserver_loadbalancer_domain_name`.")],
-        /// `apiserver_loadbalancer_domain_name`.
         pub apiserver_loadbalancer_domain_name: Maybe<String> [optional("`apiserver_loadbalancer_domain_name`, a host name, with `loadbalancer_apiserver_address`; setting it without one is an error. Unset, kubespray's default for `kubespray_version`: `lb-apiserver.kubernetes.local` until 2.29, the load balancer address from 2.30.").validator(Is(Kind::Host))],
-        /// `kubespray_version`.
         pub kubespray_version: Maybe<String> [with_default(Value::string(DEFAULT_VERSION), "kubespray release of the inventory (`2.30`, `v2.31.0`...): decides how `effective_no_proxy` is modelled. Until 2.29 the load balancer is named `lb-apiserver.kubernetes.local` by default, from 2.30 by its address; until 2.30 kubespray joins its template's entries as they come, from 2.31 it groups host addresses, names and qualified names and keeps each entry once. Defaults to `2.31`, the current stable release.")],
         /// The OS family.
         pub os_family: OsFamilyInput [embed],
@@ -41,17 +35,12 @@ crate::model! {
 }
 
 crate::model! {
-    /// The computed attributes.
     pub struct State {
-        /// `group_vars`.
         pub group_vars: String [computed("A `group_vars` YAML file (e.g. `inventory/<cluster>/group_vars/all/proxy.yml`) with `http_proxy`, `https_proxy` and `additional_no_proxy`, the merged NO_PROXY, and with `trusted_ca` `https_proxy_cert_file`: the system trust store of `os_family`, which `ca_commands` add the CA to (kubespray sets it as `SSL_CERT_FILE` for its own downloads, in place of their default trust store). It leaves `no_proxy` unset on purpose: a `no_proxy` variable replaces kubespray's generated list, and with it every node and the load balancer. Holds the credentials: kubespray's variables take no Secret reference.").sensitive()],
-        /// `group_vars_redacted`.
         pub group_vars_redacted: String [computed("`group_vars` with the proxy password replaced by `***`, for review.")],
         /// The CA bundle file.
-        pub ca_files: Vec<CaFile> [computed(super::rke2::CA_FILES)],
-        /// `ca_commands`.
+        pub ca_files: Vec<CaFile> [computed(inputs::OS_TRUST_CA_FILES)],
         pub ca_commands: Vec<String> [computed("With `trusted_ca`, the trust store update of `os_family` to run on every node after writing `ca_files` (e.g. with Ansible's `copy` and `command` modules before `cluster.yml`: kubespray's `https_proxy_cert_file` names a file already on the nodes and does not install it); empty without it.")],
-        /// `effective_no_proxy`.
         pub effective_no_proxy: String [computed("The `no_proxy` that `kubespray_version` will generate (roles/network_facts): until 2.30, with `loadbalancer_apiserver_address` the domain name and the address, then per inventory host (in name order here, names written canonical) its address, name and `<name>.<cluster_domain>`, then `additional_no_proxy`, then `127.0.0.1`, `localhost`, `kube_service_addresses` (the first `service_cidrs` entry, kubespray's default `10.233.0.0/18` without), `kube_pods_subnet` (the first `pod_cidrs` entry, default `10.233.64.0/18`), `svc` and `svc.<cluster_domain>`; from 2.31 the domain name (`localhost` without a load balancer), the address, every host address, every name, every `<name>.<cluster_domain>`, the `additional_no_proxy` entries and the same tail, each entry once where it first occurs. Hosts whose `ansible_hostname` differs from the inventory name also get that name; not modelled.")],
     }
 }
@@ -87,8 +76,10 @@ impl Config {
             Ok(_) => Some(inventory),
             Err(mut findings) => {
                 findings.retain(|f| match f.location.map(|l| l.field) {
-                    Some(Field::InventoryHosts) => f.summary == kubespray::HOST_ADDRESS_NOT_IP,
-                    Some(Field::ApiserverLoadbalancerDomainName) => false,
+                    Some(Field::Option(Config::inventory_hosts)) => {
+                        f.summary == kubespray::HOST_ADDRESS_NOT_IP
+                    }
+                    Some(Field::Option(Config::apiserver_loadbalancer_domain_name)) => false,
                     _ => true,
                 });
                 let root = AttributePath::root();
@@ -142,7 +133,7 @@ impl DataSource for Kubespray {
         Some(model::computed(State {
             group_vars: secret.group_vars,
             group_vars_redacted: redacted.group_vars,
-            ca_files: super::rke2::ca_files(settings, os),
+            ca_files: inputs::ca_files(settings, os),
             ca_commands: trust_command.into_iter().map(str::to_owned).collect(),
             effective_no_proxy: secret.effective_no_proxy,
         }))

@@ -1,22 +1,24 @@
-//! Data sources, one per file.
+//! Data sources, one per file; a renderer's file is named like its domain
+//! renderer's (`tkg.rs` renders with `domain::render::tkg`), its Terraform
+//! name (`clusterproxy_tkg_config`) is in `type_name`.
 
-pub mod aks_http_proxy_config;
+pub(crate) mod aks;
 pub mod artifact_settings;
-pub mod capi_kubeadm;
-pub mod cloud_init;
-pub mod eksa_proxy_config;
-pub mod helm_values;
-pub mod ignition;
-pub mod kubespray;
-pub mod kyverno_policy;
+pub(crate) mod capi;
+pub(crate) mod cloud_init;
+pub(crate) mod eksa;
+pub(crate) mod helm;
+pub(crate) mod ignition;
+pub(crate) mod kubespray;
+pub(crate) mod kyverno;
 pub mod no_proxy;
 pub mod no_proxy_report;
-pub mod openshift_proxy;
-pub mod pod_env;
-pub mod rke2;
+pub(crate) mod openshift;
+pub(crate) mod pod_env;
+pub(crate) mod rke2;
 pub mod systemd_dropin;
-pub mod talos;
-pub mod tkg_config;
+pub(crate) mod talos;
+pub(crate) mod tkg;
 
 #[cfg(test)]
 mod tests {

@@ -18,19 +18,14 @@ use crate::provider::inputs::{self, Clients, ClusterConfig, Needed};
 pub struct NoProxy;
 
 crate::model! {
-    /// The inputs.
-    pub struct Config {
+    pub(crate) struct Config {
         /// The NO_PROXY inputs.
         pub cluster: ClusterConfig [embed],
         /// The clients.
         pub clients: Clients [embed],
-        /// `aggregate_cidrs`.
         pub aggregate_cidrs: bool [with_default(Value::bool(false), "Aggregate addresses and CIDR blocks into the fewest blocks. Only applied when every client is `go` or `curl`.")],
-        /// `must_bypass`.
         pub must_bypass: Vec<Maybe<String>> [optional("Destinations that must never go through the proxy, checked by `clusterproxy_no_proxy_report` and, with `fail_on_gap = true`, by `clusterproxy_no_proxy` (without it, an error there): URLs (`https://host:port/`), `host`, `host:port` or IP addresses (zone-scoped IPv6 as `[fe80::1%25eth0]`); without a scheme `https` is assumed. Each is checked as written, since clients differ on case, a trailing dot, the IDN spelling and IPv4-mapped addresses (see the NO_PROXY clients guide).").validator(NoNullElements)],
-        /// `default_checks`.
         pub default_checks: bool [with_default(Value::bool(true), "Also check (as `must_bypass` is checked) the destinations derived from the inputs: the `kubernetes` Service by ClusterIP and by name, an address in each pod and node CIDR, the apiserver and control-plane endpoint, the cloud metadata endpoints. On `clusterproxy_no_proxy`, setting it (even to `true`) without `fail_on_gap = true` is an error.")],
-        /// `fail_on_gap`.
         pub fail_on_gap: bool [with_default(Value::bool(false), "Check `must_bypass` and, with `default_checks`, the destinations derived from the inputs, and fail with an error naming each client and destination when one would go through the proxy for a client (`clusterproxy_no_proxy_report` gives the same gaps as `gaps_by_client`, without failing). `clusterproxy_no_proxy` runs the check only with `fail_on_gap = true`, so there `must_bypass` and `default_checks` are errors without it. With `default_checks = false` and no `must_bypass` there is nothing to check: an error.")],
     }
 }
@@ -38,7 +33,7 @@ crate::model! {
 crate::object! {
     /// Entries a client cannot express or reads differently, with one message
     /// (`clusterproxy_no_proxy_report`'s `client_warnings`).
-    pub struct ClientWarning {
+    pub(crate) struct ClientWarning {
         /// Client name.
         pub client: String,
         /// What the client does.
@@ -49,13 +44,9 @@ crate::object! {
 }
 
 crate::model! {
-    /// The computed attributes.
-    pub struct State {
-        /// `entries`.
+    pub(crate) struct State {
         pub entries: Vec<String> [computed(ENTRIES)],
-        /// `no_proxy`.
         pub no_proxy: String [computed("`entries` joined with commas: the value for `NO_PROXY` and `no_proxy`.")],
-        /// `renderings`.
         pub renderings: BTreeMap<String, String> [computed("Per client named in `clients`, the setting that gives it the intended meaning as closely as it can express: a NO_PROXY value, or for `java` the `http.nonProxyHosts` value (`|`-separated, `*.x` patterns, octet-aligned IPv4 blocks as `a.b.*`). Empty when `clients` is not set: the list is still made for the default clients, but only named clients are rendered. What each client cannot express or reads differently is in `clusterproxy_no_proxy_report`. Cost: one string about the size of `no_proxy` per named client, in the state and in every plan.")],
     }
 }

@@ -19,15 +19,10 @@ use crate::provider::data_sources::no_proxy::{
 pub struct NoProxyReport;
 
 crate::model! {
-    /// The computed attributes.
-    pub struct State {
-        /// `checked`.
+    pub(crate) struct State {
         pub checked: Vec<String> [computed("Every destination checked, once, sorted: `must_bypass`, and with `default_checks` the destinations derived from the inputs, each as a URL with the host as written and the port when one was written (`https://x/` and `https://x:443/` are two checks: some clients read them differently). Cost: one string per destination (about five for a cluster with the default checks).")],
-        /// `gaps_by_client`.
         pub gaps_by_client: BTreeMap<String, Vec<String>> [computed("Per client, the destinations checked (`checked`) that it would still send through the proxy, sorted; a client that bypasses the proxy for every checked destination is left out, so `length(gaps_by_client) == 0` means no gap (a postcondition can hold a plan to it, or `fail_on_gap` on this data source or on `clusterproxy_no_proxy`). Cost: one string per client and destination it would proxy.")],
-        /// `subsumed_by`.
         pub subsumed_by: BTreeMap<String, String> [computed("Entries left out because another entry covers them for every client: each left-out entry (canonical) to the entry that covers it.")],
-        /// `client_warnings`.
         pub client_warnings: Vec<ClientWarning> [computed("Per client the list is made for (those in `clients`, or the default eight when it is not set), what it cannot express or reads differently: one object per client and message (`client`, `message`, and the `entries` concerned, in the order of `clusterproxy_no_proxy`'s `entries`). Cost: one object per (client, kind of remark), plus each concerned entry once per client that lacks a feature the list uses (CIDR blocks, IPv6, ports, `.x`).")],
     }
 }

@@ -14,7 +14,6 @@ use crate::framework::value::Value;
 use crate::provider::convert::{self, SettingsAt};
 use crate::provider::inputs::{self, Needed, RendererInputs};
 
-/// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct PodEnv;
 
@@ -24,9 +23,7 @@ const CREDENTIALS_SECRET: &str = "Name of a Secret (a DNS-1123 subdomain) that h
 crate::model! {
     /// The Secret the proxy URLs are read from.
     pub struct CredentialsSecretInput {
-        /// `credentials_secret`.
         pub credentials_secret: Maybe<String> [optional(CREDENTIALS_SECRET)],
-        /// `credentials_secret_namespace`.
         pub credentials_secret_namespace: Maybe<String> [optional("Namespace of `credentials_secret` (a DNS-1123 label), written into `credentials_secret_yaml`; omitted when null. For `clusterproxy_kyverno_policy`, the namespace the policy clones the Secret from into every namespace it does not exclude. Setting it without `credentials_secret` is an error.")],
     }
 }
@@ -34,13 +31,9 @@ crate::model! {
 crate::model! {
     /// The Secret, rendered.
     pub struct CredentialsSecretOutput {
-        /// `credentials_secret_yaml`.
         pub credentials_secret_yaml: Option<String> [computed("With `credentials_secret`, the Secret manifest (`v1`, `Opaque`, in `credentials_secret_namespace` when set) with the proxy URLs under `HTTP_PROXY` and `HTTPS_PROXY` (base64 `data`); null without it. Holds the credentials: prefer `credentials_secret_data` with `kubernetes_secret_v1.data_wo`, fed from the `render` function with an ephemeral password, which keeps them out of the state (see the secret-free-state guide).").sensitive()],
-        /// `credentials_secret_yaml_redacted`.
         pub credentials_secret_yaml_redacted: Option<String> [computed("`credentials_secret_yaml` with the proxy password replaced by `***` (inside the base64 values).")],
-        /// `credentials_secret_data`.
         pub credentials_secret_data: Option<BTreeMap<String, String>> [computed("With `credentials_secret`, the Secret's content as key to plain value (`HTTP_PROXY`, `HTTPS_PROXY`), what `kubernetes_secret_v1.data` and the write-only `data_wo` take; null without it. Holds the credentials: this is the Secret itself, which the Secret reference points to (see the secret-free-state guide for keeping it out of the state).").sensitive()],
-        /// `credentials_secret_data_redacted`.
         pub credentials_secret_data_redacted: Option<BTreeMap<String, String>> [computed("`credentials_secret_data` with the proxy password replaced by `***`.")],
     }
 }
@@ -103,13 +96,10 @@ impl CredentialsSecretOutput {
 }
 
 crate::model! {
-    /// The inputs.
     pub struct Config {
         /// Proxy settings and cluster inputs.
         pub proxy: RendererInputs [embed],
-        /// `config_map_name`.
         pub config_map_name: Maybe<String> [with_default(Value::string("clusterproxy-trusted-ca"), "Name of the ConfigMap that carries the `trusted_ca` bundle (a DNS-1123 label); setting it without a `trusted_ca` is an error.")],
-        /// `namespace`.
         pub namespace: Maybe<String> [optional("Namespace written into the ConfigMap manifest (a DNS-1123 label); omitted when null; setting it without a `trusted_ca` is an error. The ConfigMap must live in the namespace of the pods that mount it.")],
         /// The Secret the proxy URLs are read from.
         pub secret: CredentialsSecretInput [embed],
@@ -139,23 +129,14 @@ crate::object! {
 }
 
 crate::model! {
-    /// The computed attributes.
     pub struct State {
-        /// `env`.
         pub env: Vec<EnvVar> [computed("`HTTP_PROXY`, `http_proxy`, `HTTPS_PROXY`, `https_proxy`, `NO_PROXY`, `no_proxy` as `name`/`value` objects, in that order, then with `trusted_ca` `SSL_CERT_FILE` (OpenSSL-based clients, Go), `REQUESTS_CA_BUNDLE` (requests) and `NODE_EXTRA_CA_CERTS` (Node), all `/etc/clusterproxy/ca/ca.crt`, where `volume_mounts_yaml` mounts the bundle. `SSL_CERT_FILE` and `REQUESTS_CA_BUNDLE` replace the default trust store, so `trusted_ca` must hold every CA those clients need (behind a TLS-inspecting proxy, the proxy's CA and any internal CAs). Assignable to a container's `env` (kubernetes provider) or to Helm `env` values. Holds the credentials unless `credentials_secret` is set: the proxy variables are then Secret references in `env_secret_refs`, and `env` holds the others only.").sensitive()],
-        /// `env_redacted`.
         pub env_redacted: Vec<EnvVar> [computed("`env` with the proxy password replaced by `***`, for review.")],
-        /// `env_secret_refs`.
         pub env_secret_refs: Vec<EnvSecretRef> [computed("With `credentials_secret`, the proxy variables (`HTTP_PROXY`, `http_proxy`, `HTTPS_PROXY`, `https_proxy`) as `name`, `secret_name`, `key` objects, for a container's `env` `value_from.secret_key_ref` (kubernetes provider); empty without it. Holds no credential.")],
-        /// `env_yaml`.
         pub env_yaml: String [computed("The whole env list (`env` and `env_secret_refs` in variable order, the latter as `valueFrom.secretKeyRef` entries) as a YAML document with an `env:` key, for Helm values files and manifests. Holds the credentials unless `credentials_secret` is set: the proxy variables then read that Secret and it holds none.").sensitive()],
-        /// `env_yaml_redacted`.
         pub env_yaml_redacted: String [computed("`env_yaml` with the proxy password replaced by `***`, for review.")],
-        /// `ca_config_map_yaml`.
         pub ca_config_map_yaml: Option<String> [computed("With `trusted_ca`, the ConfigMap manifest `config_map_name` with the canonical PEM bundle under key `ca.crt`; null without it.")],
-        /// `volumes_yaml`.
         pub volumes_yaml: Option<String> [computed("With `trusted_ca`, the pod `volumes:` entry that mounts the ConfigMap (volume `clusterproxy-trusted-ca`); null without it.")],
-        /// `volume_mounts_yaml`.
         pub volume_mounts_yaml: Option<String> [computed("With `trusted_ca`, the container `volumeMounts:` entry: the volume read-only at `/etc/clusterproxy/ca`; null without it.")],
         /// The Secret.
         pub secret: CredentialsSecretOutput [embed],

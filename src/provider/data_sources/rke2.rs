@@ -1,8 +1,7 @@
 //! `clusterproxy_rke2`: the environment file of an RKE2 or k3s node.
 
 use crate::domain::render::rke2::{self, Distribution, Role, Scope};
-use crate::domain::render::trust::{self, OsFamily};
-use crate::domain::render::{systemd, ProxySettings};
+use crate::domain::render::systemd;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field};
@@ -10,33 +9,15 @@ use crate::framework::schema::{OneOf, Schema};
 use crate::framework::value::Value;
 use crate::provider::inputs::{self, CaFile, OsFamilyInput, RendererInputs};
 
-/// The description of `ca_files` for nodes whose OS trust store the
-/// platform's own components read.
-pub(crate) const CA_FILES: &str = "With `trusted_ca`, the bundle file to write for `os_family` (`path`, `owner` `root:root`, `permissions` `0644`, `content`: the canonical PEM); empty without it. Write it, then run the trust store update of `os_family` (in `commands`) before the services restart: containerd and the other Go components verify the proxy's certificates against the OS trust store.";
-
-/// The CA bundle file for `os`, with `trusted_ca`.
-pub(crate) fn ca_files(settings: &ProxySettings, os: OsFamily) -> Vec<CaFile> {
-    settings
-        .trusted_ca
-        .iter()
-        .map(|ca| CaFile::from(trust::ca_file(ca, os)))
-        .collect()
-}
-
-/// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct Rke2;
 
 crate::model! {
-    /// The inputs.
     pub struct Config {
         /// Proxy settings and cluster inputs.
         pub proxy: RendererInputs [embed],
-        /// `distribution`.
         pub distribution: Option<String> [with_default(Value::string(Distribution::NAMES[0]), "`rke2` or `k3s`. Defaults to `rke2`.").validator(OneOf(&Distribution::NAMES))],
-        /// `role`.
         pub role: Option<String> [with_default(Value::string(Role::NAMES[0]), "`server` (rke2-server, k3s) or `agent` (rke2-agent, k3s-agent). Defaults to `server`.").validator(OneOf(&Role::NAMES))],
-        /// `scope`.
         pub scope: Option<String> [with_default(Value::string(Scope::NAMES[0]), "Which components get the proxy. `containerd` (the default): `CONTAINERD_HTTP_PROXY`, `CONTAINERD_HTTPS_PROXY`, `CONTAINERD_NO_PROXY`, which RKE2 and k3s pass to their containerd only, so image pulls use the proxy while the rke2/k3s process, its kubelet, apiserver and etcd never do (before the fix of k3s-io/k3s#5642, in k3s v1.24.2, a `NO_PROXY` set elsewhere could shadow `CONTAINERD_NO_PROXY`; RKE2 runs the same agent code). `all`: `HTTP_PROXY`, `HTTPS_PROXY`, `NO_PROXY`, read by the rke2/k3s process, its kubelet and the containerd it starts; then every in-cluster address must be in NO_PROXY or the kubelet's and apiserver's traffic goes to the proxy. A server appends its own cluster and service CIDRs, `.svc` and `.<cluster domain>` to NO_PROXY; an agent does not, so on an agent without `pod_cidrs` or `service_cidrs` this scope gets a warning.").validator(OneOf(&Scope::NAMES))],
         /// The OS family.
         pub os_family: OsFamilyInput [embed],
@@ -44,19 +25,13 @@ crate::model! {
 }
 
 crate::model! {
-    /// The computed attributes.
     pub struct State {
-        /// `path`.
         pub path: String [computed("Where the file goes: `/etc/default/rke2-server`, `/etc/default/rke2-agent`, `/etc/systemd/system/k3s.service.env` or `/etc/systemd/system/k3s-agent.service.env`, read by the unit's `EnvironmentFile=`.")],
-        /// `permissions`.
         pub permissions: String [computed("`0600` when the proxy URLs carry credentials, `0644` otherwise; owner `root:root`.")],
-        /// `content`.
         pub content: String [computed("The environment file: the variables of `scope`, uppercase, one `NAME=\"value\"` line each (`\"`, `\\`, `` ` `` and `$` escaped). The k3s install script writes its own `K3S_*` variables into the k3s file: append these lines there rather than replacing it. Each run of that script (also an upgrade through it) writes the file anew from the script's own environment (its `K3S_*` and proxy variables), so run it with these variables set or append the lines again after it; OpenRC nodes source the file with `sh`, which reads these lines the same way. Holds the credentials: these files take no Secret reference.").sensitive()],
-        /// `content_redacted`.
         pub content_redacted: String [computed("`content` with the proxy password replaced by `***`, for review.")],
         /// The CA bundle file.
-        pub ca_files: Vec<CaFile> [computed(CA_FILES)],
-        /// `commands`.
+        pub ca_files: Vec<CaFile> [computed(inputs::OS_TRUST_CA_FILES)],
         pub commands: Vec<String> [computed("Commands that apply the files, in order: with `trusted_ca` the trust store update of `os_family`, then `systemctl restart -- '<unit>'` for the unit of `distribution` and `role` (no daemon-reload: the unit file itself is unchanged).")],
     }
 }
@@ -111,7 +86,7 @@ impl DataSource for Rke2 {
             permissions: systemd::permissions(settings).to_owned(),
             content: secret.content,
             content_redacted: redacted.content,
-            ca_files: ca_files(settings, os),
+            ca_files: inputs::ca_files(settings, os),
             commands,
         }))
     }

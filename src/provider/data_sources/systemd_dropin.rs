@@ -14,7 +14,7 @@ pub struct SystemdDropin;
 
 crate::object! {
     /// One drop-in file.
-    pub struct Dropin {
+    pub(crate) struct Dropin {
         /// Unit name.
         pub unit: String,
         /// File path.
@@ -29,8 +29,7 @@ crate::object! {
 }
 
 crate::model! {
-    /// The computed attributes.
-    pub struct State {
+    pub(crate) struct State {
         /// Drop-ins with credentials.
         pub dropins: Vec<Dropin> [computed(
             "One drop-in per unit: `unit`, `path` (`/etc/systemd/system/<unit>.d/http-proxy.conf`), `owner` (`root:root`), `permissions` (`0600` when the proxy URLs carry credentials, `0644` otherwise) and `content`: a `[Service]` section with `HTTP_PROXY`, `http_proxy`, `HTTPS_PROXY`, `https_proxy`, `NO_PROXY` and `no_proxy` as `Environment=` assignments (`\\` and `\"` escaped, `%` doubled). Holds the credentials: systemd takes no Secret reference (on Cluster API, `clusterproxy_capi_kubeadm` with `cluster_name` keeps them in a Secret).",

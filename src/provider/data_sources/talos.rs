@@ -10,7 +10,6 @@ use crate::provider::convert::{self, SettingsAt};
 use crate::provider::inputs;
 use crate::provider::inputs::RendererInputs;
 
-/// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct Talos;
 
@@ -18,21 +17,16 @@ pub struct Talos;
 pub const DEFAULT_VERSION: &str = "1.13";
 
 crate::model! {
-    /// The inputs.
     pub struct Config {
         /// Proxy settings and cluster inputs.
         pub proxy: RendererInputs [embed],
-        /// `talos_version`.
         pub talos_version: Maybe<String> [with_default(Value::string(DEFAULT_VERSION), "Talos version of the machines (`1.12`, `v1.13.3`...): decides where the variables and the CA go. Before 1.13 the variables go into `machine.env`; from 1.13, which deprecates `machine.env` and drops it from its config schema, into an `EnvironmentConfig` document. With `trusted_ca`, before 1.10 a `machine.files` entry that appends the bundle to `/etc/ssl/certs/ca-certificates`; from 1.10, a `TrustedRootsConfig` document named `clusterproxy-proxy-ca`. Defaults to `1.13`, the current stable release.")],
     }
 }
 
 crate::model! {
-    /// The computed attributes.
     pub struct State {
-        /// `patch`.
         pub patch: String [computed("The machine config patch (YAML, one or more documents): `http_proxy`, `https_proxy` and `no_proxy`, which Talos sets on PID 1 and every Talos service (containerd, kubelet, etcd, apid), in `machine.env` before Talos 1.13 and in an `EnvironmentConfig` document from 1.13, and with `trusted_ca` the CA as `talos_version` wants it (from 1.10 a `TrustedRootsConfig` document). Apply with `talosctl gen config --config-patch`, `talosctl patch machineconfig` or a `talos_machine_configuration_apply` `config_patches` entry. These variables do not reach pods, static control-plane pods included: give those their env separately (`clusterproxy_pod_env`). Holds the credentials: Talos's environment takes no Secret reference.").sensitive()],
-        /// `patch_redacted`.
         pub patch_redacted: String [computed("`patch` with the proxy password replaced by `***`, for review.")],
     }
 }

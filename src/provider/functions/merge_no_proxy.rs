@@ -7,12 +7,9 @@ use crate::domain::Field;
 use crate::framework::diagnostics::AttributePath;
 use crate::framework::function::{Function, FunctionError, Parameter, Signature};
 use crate::framework::value::{Type, Value};
+use crate::provider::attributes::{string_list, LISTS};
 use crate::provider::convert::{self, SettingsAt};
 
-/// The name of the parameter holding the lists.
-pub const LISTS: &str = "lists";
-
-/// The function.
 #[derive(Debug, Clone, Copy)]
 pub struct MergeNoProxy;
 
@@ -93,7 +90,7 @@ impl Function for MergeNoProxy {
             aggregate_cidrs: false,
         };
         match merge(&sources, &options) {
-            Ok(merged) => Ok(convert::string_list(&merged.list)),
+            Ok(merged) => Ok(string_list(&merged.list)),
             Err(findings) => {
                 let root = AttributePath::root();
                 let text: Vec<String> = findings
@@ -115,7 +112,7 @@ mod tests {
     use super::*;
 
     fn lists(items: &[&[&str]]) -> Value {
-        Value::list(items.iter().map(|l| convert::string_list(l)).collect())
+        Value::list(items.iter().map(|l| string_list(l)).collect())
     }
 
     #[test]
@@ -126,10 +123,7 @@ mod tests {
                 Value::null(),
             ])
             .unwrap();
-        assert_eq!(
-            out,
-            convert::string_list(&["b.example", ".b.example", "10.0.0.0/8"])
-        );
+        assert_eq!(out, string_list(&["b.example", ".b.example", "10.0.0.0/8"]));
     }
 
     #[test]
@@ -140,7 +134,7 @@ mod tests {
         assert_eq!(err.argument, Some(0));
         assert!(err.text.contains("lists[0][1]"), "{}", err.text);
         let err = MergeNoProxy
-            .call(&[lists(&[&["a.example"]]), convert::string_list(&["perl"])])
+            .call(&[lists(&[&["a.example"]]), string_list(&["perl"])])
             .unwrap_err();
         assert_eq!(err.argument, Some(1));
     }

@@ -4,7 +4,6 @@ use crate::domain::no_proxy::{Destination, Dialect};
 use crate::framework::function::{Function, FunctionError, Parameter, Signature};
 use crate::framework::value::{Type, Value};
 
-/// The function.
 #[derive(Debug, Clone, Copy)]
 pub struct NoProxyBypasses;
 

@@ -8,11 +8,12 @@ use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::model::{self, Field, Maybe, Model, Object, Set};
 use crate::framework::resource::Resource;
 use crate::framework::schema::{NoNullElements, NotBlank, PlanModifier, Schema, WholeNumber};
-use crate::framework::value::{json, Type, Value};
+use crate::framework::value::Value;
 use crate::provider::convert::{self, SettingsAt};
 use crate::provider::inputs::Settings;
 
-/// The resource.
+mod stored;
+
 #[derive(Debug, Clone, Copy)]
 pub struct ProfileResource;
 
@@ -30,61 +31,28 @@ const VERSION: i64 = 4;
 crate::model! {
     /// The configurable attributes.
     pub struct Inputs {
-        /// `name`.
         pub name: Option<String> [required("Name of the profile; changing it replaces the profile.").validator(NotBlank).plan_modifier(PlanModifier::RequiresReplace)],
-        /// `description`.
         pub description: Option<String> [optional("Free text.")],
-        /// `http_proxy`.
         pub http_proxy: Option<String> [optional("Proxy for `http://` destinations, e.g. `http://proxy.corp.example:3128`, without credentials.")],
-        /// `https_proxy`.
         pub https_proxy: Option<String> [optional("Proxy for `https://` destinations; defaults to `http_proxy`.")],
-        /// `username`.
         pub username: Option<String> [optional("Proxy user name.")],
-        /// `password`.
         pub password: Option<String> [optional("Proxy password. Kept in state in this attribute only (never shown in plans or logs): `settings` carries none, so give it to the renderers with `merge(clusterproxy_profile.x.settings, { password = <the same value> })`. On Terraform >= 1.11 use `password_wo` to keep it out of the state.").sensitive()],
-        /// `password_wo`.
         pub password_wo: Option<String> [optional("Proxy password, write-only (Terraform >= 1.11; older versions get an error, since they would store it): read from the configuration at plan and apply, never stored nor shown. Give it to the renderers from an ephemeral value with `provider::clusterproxy::render(\"...\", merge(clusterproxy_profile.x.settings, { password = <ephemeral value> }), {...})`: a renderer data source cannot take an ephemeral value. For the password, `revision` moves only when `password_wo_version` changes. Moving from `password` to `password_wo` with the same password keeps the revision. Not marked sensitive: Terraform shows a write-only value in no plan, and one sensitive attribute per resource keeps `plan -refresh-only -detailed-exitcode` at 0 (Terraform 1.11 lists sensitive attributes in a random order and compares the list).").write_only().conflicts_with(&[Self::password]).requires(&[Self::password_wo_version, Self::username])],
-        /// `password_wo_version`.
         pub password_wo_version: Option<i64> [optional("Version of `password_wo`: change it with the password to roll the new password out (it moves `revision`).").validator(WholeNumber).requires(&[Self::password_wo])],
-        /// `no_proxy`.
         pub no_proxy: Option<Set<String>> [optional("Installation-wide NO_PROXY entries (registry, corporate domains and ranges). A set: order carries no meaning for any client, so reordering changes nothing. Cluster-specific ones come from the renderer data sources' inputs.").validator(NoNullElements)],
-        /// `trusted_ca`.
         pub trusted_ca: Option<String> [optional("PEM bundle of the CA certificates that sign the proxy's certificates. Rendered with each certificate once, in one canonical order (by DER encoding), so reordering or repeating certificates changes no rendered byte.")],
     }
 }
 
 crate::model! {
-    /// The computed attributes.
     pub struct Computed {
-        /// `id`.
         pub id: Option<String> [computed("The profile name.")],
-        /// `normalized_http_proxy`.
         pub normalized_http_proxy: Option<String> [computed("`http_proxy` normalised, without credentials.")],
-        /// `normalized_https_proxy`.
         pub normalized_https_proxy: Option<String> [computed("The HTTPS proxy normalised (`http_proxy` when `https_proxy` is not set), without credentials.")],
-        /// `normalized_no_proxy`.
         pub normalized_no_proxy: Vec<String> [computed("`no_proxy` normalised, semantic duplicates and covered entries removed.")],
-        /// `fingerprint`.
         pub fingerprint: String [computed("SHA-256 of the public settings: URLs without credentials, user name, the set of normalised NO_PROXY entries, canonical CA. The password never enters it (nor anything else derived from a secret), so it cannot be used to check a password guess. `name` and `description` do not count.")],
-        /// `revision`.
         pub revision: Option<i64> [computed("1 on creation; one more each time the effective settings change: `fingerprint`, or the credentials (compared with the stored ones, never through a digest). Reordering or respelling `no_proxy` entries does not count. Use it in `replace_triggered_by` to roll node pools only when the proxy settings really change.")],
-        /// `settings`.
         pub settings: Settings [computed("The effective settings as one object, for the `profile` attribute of every renderer data source. Never holds the password (`password` is null, `password_required` says whether the proxy takes one), so it is not sensitive and plans show it: pass `merge(clusterproxy_profile.x.settings, { password = ... })` where the renderers need the credentials.")],
-    }
-}
-
-crate::object! {
-    /// State version 0: every attribute a string.
-    pub struct V0 {
-        id: Option<String>,
-        name: Option<String>,
-        description: Option<String>,
-        http_proxy: Option<String>,
-        https_proxy: Option<String>,
-        username: Option<String>,
-        password: Option<String>,
-        no_proxy: Option<String>,
-        trusted_ca: Option<String>,
     }
 }
 
@@ -280,48 +248,6 @@ fn compute(
     true
 }
 
-/// The schema of state versions 2 and 3, read by the upgrader: no
-/// `password_wo` and `password_wo_version`, the URLs with credentials in
-/// `http_proxy_url` and `https_proxy_url` (dropped: derived from the stored
-/// inputs), `settings` without `password_required` and `revision`.
-fn v3_type() -> Type {
-    let mut ty = ProfileResource.schema().object_type();
-    if let Type::Object(attributes) = &mut ty {
-        attributes.remove(Inputs::password_wo);
-        attributes.remove(Inputs::password_wo_version);
-        for url in ["http_proxy_url", "https_proxy_url"] {
-            attributes.insert(url.to_owned(), Type::String);
-        }
-        if let Some(Type::Object(settings)) = attributes.get_mut(Computed::settings) {
-            settings.remove(Settings::password_required);
-            settings.remove(Settings::revision);
-        }
-    }
-    ty
-}
-
-/// The schema of state version 1, read by the upgrader: `no_proxy` a list.
-fn v1_type() -> Type {
-    let mut ty = v3_type();
-    if let Type::Object(attributes) = &mut ty {
-        attributes.insert(Inputs::no_proxy.to_owned(), Vec::<String>::ty());
-    }
-    ty
-}
-
-/// Decodes stored JSON against the type of its schema version: a value of
-/// the wrong type or an unknown attribute is an error, never dropped.
-fn decode_stored(version: i64, raw: &[u8], ty: &Type, diags: &mut Diagnostics) -> Option<Value> {
-    json::decode(raw, ty)
-        .map_err(|error| {
-            diags.push(Diagnostic::error(
-                "Cannot upgrade the stored state",
-                format!("The clusterproxy_profile state of schema version {version} does not match that version's schema: {error}. Nothing was changed."),
-            ))
-        })
-        .ok()
-}
-
 /// Parses an import ID (syntax in [`import::id`]) and reads its artifact.
 fn parse_import_id(id: &str) -> Result<import::id::ImportId, crate::domain::Finding> {
     import::id::parse(id)
@@ -433,47 +359,7 @@ impl Resource for ProfileResource {
         // the attributes `settings` gained change, which is no change of
         // settings. Version 0 had no revision: it
         // starts at 1.
-        let (inputs, prior) = match version {
-            0 => {
-                let v0 = V0::read(&decode_stored(0, json, &V0::ty(), diags)?);
-                let entries: Vec<String> = v0
-                    .no_proxy
-                    .unwrap_or_default()
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|e| !e.is_empty())
-                    .map(str::to_owned)
-                    .collect();
-                let inputs = Inputs {
-                    name: v0.name,
-                    description: v0.description,
-                    http_proxy: v0.http_proxy,
-                    https_proxy: v0.https_proxy,
-                    username: v0.username,
-                    password: v0.password,
-                    password_wo: None,
-                    password_wo_version: None,
-                    no_proxy: (!entries.is_empty()).then_some(Set(entries)),
-                    trusted_ca: v0.trusted_ca,
-                };
-                (inputs, None)
-            }
-            1 => {
-                let v1 = decode_stored(1, json, &v1_type(), diags)?;
-                (Inputs::read(&v1), Some(v1))
-            }
-            2 | 3 => {
-                let stored = decode_stored(version, json, &v3_type(), diags)?;
-                (Inputs::read(&stored), Some(stored))
-            }
-            _ => {
-                diags.push(Diagnostic::error(
-                    "Unknown state version",
-                    format!("clusterproxy_profile has no schema version {version}."),
-                ));
-                return None;
-            }
-        };
+        let (inputs, prior) = stored::read(version, json, diags)?;
         let mut state = inputs.without_blank_strings().value();
         let profile = profile(&state, None, diags)?;
         // The stored revision is carried over as if nothing changed (it did
@@ -495,6 +381,7 @@ impl Resource for ProfileResource {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::framework::value::json;
 
     #[test]
     fn import_ids() {

@@ -140,12 +140,12 @@ impl Kubespray {
         for (name, address) in &self.hosts {
             if !is_ip(address) {
                 findings.push(Finding::error(
-                    Field::InventoryHosts,
+                    Field::Option("inventory_hosts"),
                     HOST_ADDRESS_NOT_IP,
                     format!("Host {name:?} has address {address:?}; kubespray takes each host's `access_ip` (or `ip`) as an IP address and writes it into `no_proxy`."),
                 ));
             }
-            if let Some(name) = host(Field::InventoryHosts, name, &mut findings) {
+            if let Some(name) = host(Field::Option("inventory_hosts"), name, &mut findings) {
                 if hosts.iter().all(|(seen, _)| *seen != name) {
                     hosts.push((name, address.clone()));
                 }
@@ -155,15 +155,17 @@ impl Kubespray {
         if let Some((address, name)) = &self.loadbalancer {
             if !is_ip(address) {
                 findings.push(Finding::error(
-                    Field::LoadbalancerApiserverAddress,
+                    Field::Option("loadbalancer_apiserver_address"),
                     "Load balancer address is not an IP address",
                     format!("{address:?} is not an IP address; `loadbalancer_apiserver.address` is one, and its name goes to `apiserver_loadbalancer_domain_name`."),
                 ));
             }
             let name = match (name, minor) {
-                (Some(name), _) => {
-                    host(Field::ApiserverLoadbalancerDomainName, name, &mut findings)
-                }
+                (Some(name), _) => host(
+                    Field::Option("apiserver_loadbalancer_domain_name"),
+                    name,
+                    &mut findings,
+                ),
                 (None, Some(minor)) => Some(default_loadbalancer_name(minor, address).to_owned()),
                 (None, None) => None,
             };
@@ -181,11 +183,11 @@ impl Kubespray {
 }
 
 /// The kubespray release as a 2.x minor, from `2.31` or `v2.30.1`; an error
-/// on [`Field::KubesprayVersion`] otherwise.
+/// on `kubespray_version` ([`Field::Option`]) otherwise.
 pub fn minor(version: &str) -> Result<u32, Finding> {
     minor_version(version, "2").ok_or_else(|| {
         Finding::error(
-            Field::KubesprayVersion,
+            Field::Option("kubespray_version"),
             "Invalid kubespray version",
             format!("{version:?} is not a kubespray 2.x release such as \"2.31\" or \"v2.30.1\"."),
         )
@@ -358,8 +360,8 @@ mod tests {
         assert_eq!(
             located,
             [
-                Some(Field::InventoryHosts.into()),
-                Some(Field::LoadbalancerApiserverAddress.into())
+                Some(Field::Option("inventory_hosts").into()),
+                Some(Field::Option("loadbalancer_apiserver_address").into())
             ]
         );
         assert!(findings[0].detail.contains("\"n1\""));
@@ -385,7 +387,9 @@ mod tests {
             let findings = inventory("2.31", Some(name)).checked().unwrap_err();
             assert_eq!(
                 findings.iter().map(|f| f.location).collect::<Vec<_>>(),
-                [Some(Field::ApiserverLoadbalancerDomainName.into())],
+                [Some(
+                    Field::Option("apiserver_loadbalancer_domain_name").into()
+                )],
                 "{name:?}"
             );
         }
@@ -399,7 +403,7 @@ mod tests {
             .unwrap_err();
             assert_eq!(
                 findings.iter().map(|f| f.location).collect::<Vec<_>>(),
-                [Some(Field::InventoryHosts.into())],
+                [Some(Field::Option("inventory_hosts").into())],
                 "{name:?}"
             );
         }
@@ -419,7 +423,7 @@ mod tests {
         for bad in ["1.31", "2", "2.x", "2.31.", "v2.+3", ""] {
             assert_eq!(
                 minor(bad).unwrap_err().location,
-                Some(Field::KubesprayVersion.into()),
+                Some(Field::Option("kubespray_version").into()),
                 "{bad}"
             );
         }

@@ -22,23 +22,66 @@
 //! platform's options; `None` when it is about the rendered output as a whole.
 //!
 //! # Adding a platform
-//! 1. `crates/domain/src/render/<platform>.rs`: the options struct, the output, and
-//!    `impl Renderer`, with the platform's rules as findings and a comment
-//!    citing the upstream source of every field name and format; register the
-//!    module below. A new option that findings point at gets a
-//!    [`crate::Field`] variant, mapped to its attribute in
-//!    `src/provider/convert.rs` (`path`).
-//! 2. Its tests in the same file: a golden file through [`tests::golden`]
-//!    (`UPDATE_GOLDEN=1 cargo nextest run --lib` writes it), the real parser
-//!    or published schema of the format as oracle, [`tests::NASTY_PASSWORD`]
-//!    absent from the redacted output.
-//! 3. `src/provider/data_sources/<platform>.rs`: the schema
-//!    (`inputs::proxy_attributes()` plus the options and outputs) and `read`,
-//!    which builds the options and calls `inputs::render_both`; then add it
-//!    to `renderers()` in `src/provider/mod.rs`, which also makes it a
-//!    platform of the `render` function.
-//! 4. `examples/data-sources/<name>/`, the E2E test that applies it with
-//!    Terraform 1.11 and 1.0.3, and `make generate` for docs/.
+//! Names: the platform's module `<p>` (snake_case, e.g. `docker`) names its
+//! domain file, its data source file and its golden directory alike; its
+//! Terraform name is `clusterproxy_<p>` (the eight older renderers keep
+//! theirs: `tkg` is `clusterproxy_tkg_config`). A renderer is in
+//! exactly these files, which `tests/docs.rs`
+//! (`every_renderer_has_what_the_platform_guide_names`) checks for each one:
+//! 1. `crates/domain/src/render/<p>.rs` (new): the options struct, the
+//!    output and `impl Renderer`, the platform's rules as findings, a comment
+//!    citing the upstream source of every field name and format. A finding
+//!    on one of the options is located at `Field::Option("<attribute>")`,
+//!    the name of the data source's input that holds it (a test checks it
+//!    is one); nothing else maps it.
+//!    Its tests in the same file: `tests::settings()` (credentials with
+//!    `tests::NASTY_PASSWORD`) rendered to a golden file through
+//!    `tests::golden`, the password absent from the redacted output, and
+//!    the format's real parser or published schema as oracle when a crate
+//!    has it (one that needs a tool under `.tools` goes to
+//!    `tests/upstream_schemas.rs`, so that `cargo test --lib` runs on a
+//!    fresh clone).
+//! 2. This file: `pub mod <p>;` below.
+//! 3. `tests/golden/<p>/` (new): written by
+//!    `UPDATE_GOLDEN=1 cargo nextest run -p clusterproxy-domain <p>`. (One
+//!    exception: `systemd_dropin`'s formats are tested, golden files in
+//!    `tests/golden/systemd/` included, in [`systemd`], which the other node
+//!    renderers share.)
+//! 4. `src/provider/data_sources/<p>.rs` (new): `Config` (a `crate::model!`
+//!    embedding `inputs::RendererInputs`, or `inputs::NodeConfig` for a node
+//!    renderer with units and `os_family`, plus the options), `State` (the
+//!    computed attributes: a sensitive one with the credentials gets a
+//!    `<name>_redacted` twin), and `impl DataSource`, whose `read` calls
+//!    `config.proxy.resolve`, builds the options and calls
+//!    `inputs::render_both`.
+//! 5. `src/provider/data_sources/mod.rs`: `pub(crate) mod <p>;` (provider
+//!    internals are not public API).
+//! 6. `src/provider/mod.rs`: `<p>::<DataSource>,` in `renderers!`, which
+//!    registers the data source and makes `<p>` a platform of the `render`
+//!    function (its description lists the platforms from there).
+//! 7. `examples/data-sources/clusterproxy_<p>/data-source.tf` (new), then
+//!    `UPDATE_DOCS=1 cargo test --test docs`, which writes
+//!    `docs/data-sources/<p>.md` (new) and `docs/functions/render.md` (the
+//!    platform list): both are committed.
+//! 8. The E2E module for its area in the one E2E binary, beside the
+//!    renderers of its kind: `tests/e2e/nodes.rs`, `clusters.rs` or
+//!    `render.rs`. A test that applies the example with
+//!    `apply_data_source_example` on Terraform 1.11 and 1.0.3 and asserts on
+//!    its outputs.
+//! 9. `docs/guides/choosing-your-platform.md`: a row in its area's table and
+//!    one in "Supported versions" (with its version input and default, if
+//!    it has one; checked by `supported_versions_table_lists_every_default`).
+//! 10. `README.md`: a row in the table of resources, data sources and
+//!     functions, and `CHANGELOG.md`: an entry.
+//!
+//! No input is accepted and ignored: an option the output does not depend on
+//! in some configuration (a namespace without the Secret it names, an OS
+//! family without a CA) is an error on it, from the renderer as a finding or
+//! from the data source's `validate` through `inputs::reject_without` (or
+//! `RendererInputs::validate_ca_only_inputs`); the latter then gets a case
+//! in `tests/server.rs` (`inputs_set_without_what_they_need_are_errors_on_them`),
+//! an 11th file. The shared inputs, their checks, the redacted twins and
+//! every test that runs over `renderers()` need nothing more.
 
 pub mod aks;
 pub mod capi;

@@ -138,7 +138,7 @@ impl Renderer for OpenShift {
         for (index, endpoint) in self.readiness_endpoints.iter().enumerate() {
             if let Some(why) = endpoint_problem(endpoint) {
                 findings.push(Finding::error(
-                    Location::element(Field::ReadinessEndpoints, index),
+                    Location::element(Field::Option("readiness_endpoints"), index),
                     "Invalid readiness endpoint",
                     format!("{endpoint:?}: {why}"),
                 ));
@@ -146,7 +146,7 @@ impl Renderer for OpenShift {
         }
         if self.aws_region.is_some() && cluster.cloud != Some(Cloud::Aws) {
             findings.push(Finding::error(
-                Field::AwsRegion,
+                Field::Option("aws_region"),
                 "aws_region without cloud = \"aws\"",
                 "The operator adds the region's node domain only on AWS; set `cloud = \"aws\"` or remove `aws_region`.",
             ));
@@ -566,11 +566,11 @@ pub(crate) mod tests {
                     "noProxy entry OpenShift rejects"
                 ),
                 (
-                    Some(Location::element(Field::ReadinessEndpoints, 0)),
+                    Some(Location::element(Field::Option("readiness_endpoints"), 0)),
                     "Invalid readiness endpoint"
                 ),
                 (
-                    Some(Field::AwsRegion.into()),
+                    Some(Field::Option("aws_region").into()),
                     "aws_region without cloud = \"aws\""
                 ),
             ]

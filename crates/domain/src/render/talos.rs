@@ -57,11 +57,11 @@ pub const ENVIRONMENT_CONFIG_SINCE: u32 = 13;
 pub const TRUSTED_ROOTS_NAME: &str = "clusterproxy-proxy-ca";
 
 /// The Talos version as a 1.x minor, from `1.10` or `v1.10.3`; an error on
-/// [`Field::TalosVersion`] otherwise.
+/// `talos_version` ([`Field::Option`]) otherwise.
 pub fn minor(version: &str) -> Result<u32, Finding> {
     minor_version(version, "1").ok_or_else(|| {
         Finding::error(
-            Field::TalosVersion,
+            Field::Option("talos_version"),
             "Invalid Talos version",
             format!("{version:?} is not a Talos 1.x version such as \"1.10\" or \"v1.9.5\"."),
         )
@@ -149,7 +149,7 @@ mod tests {
         for bad in ["2.0", "1", "1.x", "1.10.", "v1.+3", "1.10.1.1", ""] {
             assert_eq!(
                 minor(bad).unwrap_err().location,
-                Some(Field::TalosVersion.into()),
+                Some(Field::Option("talos_version").into()),
                 "{bad}"
             );
         }

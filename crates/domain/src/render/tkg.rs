@@ -97,14 +97,14 @@ impl Renderer for Tkg {
         if let Some(server) = &self.vsphere_server {
             let destination = Destination::parse(server).map_err(|why| {
                 vec![Finding::error(
-                    Field::VsphereServer,
+                    Field::Option("vsphere_server"),
                     "Invalid vSphere server",
                     format!("{why}."),
                 )]
             })?;
             if !Dialect::Go.bypasses(&settings.no_proxy_value(), &destination) {
                 findings.push(Finding::error(
-                    Field::VsphereServer,
+                    Field::Option("vsphere_server"),
                     "vSphere server would go through the proxy",
                     format!("TKG requires VSPHERE_SERVER ({}) to be in TKG_NO_PROXY; add it to `extra` or `installation`.", destination.bare_host()),
                 ));
@@ -396,7 +396,10 @@ mod tests {
     #[test]
     fn enforces_tkg_rules() {
         let errors = render(&settings(), &cluster(), Secrets::Redact).unwrap_err();
-        assert_eq!(errors[0].location, Some(Field::VsphereServer.into()));
+        assert_eq!(
+            errors[0].location,
+            Some(Field::Option("vsphere_server").into())
+        );
         let mut s = with_vcenter();
         s.no_proxy.push("*".into());
         let errors = render(&s, &cluster(), Secrets::Redact).unwrap_err();

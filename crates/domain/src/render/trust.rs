@@ -100,6 +100,12 @@ pub fn ca_file(ca: &TrustedCa, os: OsFamily) -> CaFile {
     }
 }
 
+/// The bundle files for `os`: one with a trusted CA, none without (node
+/// renderers whose platform reads the OS trust store).
+pub fn ca_files(trusted_ca: Option<&TrustedCa>, os: OsFamily) -> Vec<CaFile> {
+    trusted_ca.map(|ca| ca_file(ca, os)).into_iter().collect()
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;

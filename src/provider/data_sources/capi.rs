@@ -8,22 +8,16 @@ use crate::framework::schema::Schema;
 use crate::framework::value::Value;
 use crate::provider::inputs::{self, Needed, NodeConfig, RendererInputs};
 
-/// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct CapiKubeadm;
 
 crate::model! {
-    /// The inputs.
     pub struct Config {
         /// Proxy settings, cluster inputs, units and OS family.
         pub node: NodeConfig [embed],
-        /// `base64_content`.
         pub base64_content: bool [with_default(Value::bool(false), "Write inline file contents base64-encoded (`encoding: base64`); an error with `cluster_name`, where no file is inline.")],
-        /// `cluster_name`.
         pub cluster_name: Maybe<String> [optional("Cluster name (a DNS-1123 label: it is a label value in Cluster API). When set, every file comes from the Secret `<cluster_name>-systemd-proxy` through `contentFrom.secret`: the drop-in of each unit (key `<unit>Proxy`, e.g. `containerdProxy` as Giant Swarm names it), the environment file `/etc/clusterproxy/proxy.env` (key `proxyEnv`) that `pre_kubeadm_commands` source for kubeadm, and with `trusted_ca` the CA bundle (key `trustedCa`); `files`, `pre_kubeadm_commands` and `yaml` then hold no credential. `secret_manifest` and `cluster_values_yaml` are rendered.")],
-        /// `revision`.
         pub revision: Maybe<i64> [optional("The rollout signal when the proxy settings are given directly (with `profile` it is the profile's `revision`, which its `settings` carry, and setting it is an error): a whole number >= 1 that moves with every change of the settings, the password included, e.g. a `clusterproxy_profile`'s `revision`. With `cluster_name` the Secret is named `<cluster_name>-systemd-proxy-r<revision>`, so a change of settings changes the `contentFrom.secret.name` of every file in the `kubeadmConfigSpec`, which makes a KubeadmControlPlane roll its machines, while unchanged settings change no byte; `template_name_suffix` is `-r<revision>`, for KubeadmConfigTemplate names. Nothing derived from the password enters the spec. Without a revision (neither `profile` nor `revision`) the names carry no suffix and a change of the password alone changes only `secret_manifest`. See the Day 2 guide.").conflicts_with(&[RendererInputs::profile])],
-        /// `namespace`.
         pub namespace: Maybe<String> [with_default(Value::string("default"), "With `cluster_name`: the namespace of the Secret (a DNS-1123 label). Defaults to `default`; setting it without `cluster_name` is an error.")],
     }
 }
@@ -49,31 +43,18 @@ crate::object! {
 }
 
 crate::model! {
-    /// The computed attributes.
     pub struct State {
-        /// `files`.
         pub files: Vec<File> [computed("`files` entries for KubeadmControlPlane `spec.kubeadmConfigSpec` and KubeadmConfigTemplate `spec.template.spec`: `path`, `owner`, `permissions` (`0600` for files with credentials, `0644` otherwise), and `content` (with `encoding`) or `secret_name`/`secret_key`. With `trusted_ca`, the CA bundle for `os_family` comes last. Holds the credentials without `cluster_name`, which reads them from a Secret instead.").sensitive()],
-        /// `files_redacted`.
         pub files_redacted: Vec<File> [computed("`files` with the proxy password replaced by `***`, for review.")],
-        /// `pre_kubeadm_commands`.
         pub pre_kubeadm_commands: Vec<String> [computed("`preKubeadmCommands`: with `trusted_ca` the trust store update of `os_family`, `systemctl daemon-reload`, `systemctl restart -- '<unit>'` for each unit but kubelet, then the variables for kubeadm (which passes them into the static pods): shell-safe `export` lines, or with `cluster_name` `. '/etc/clusterproxy/proxy.env'`. Holds the credentials without `cluster_name`, which reads them from a Secret instead.").sensitive()],
-        /// `pre_kubeadm_commands_redacted`.
         pub pre_kubeadm_commands_redacted: Vec<String> [computed("`pre_kubeadm_commands` with the proxy password replaced by `***`, for review.")],
-        /// `yaml`.
         pub yaml: String [computed("`files` and `preKubeadmCommands` as a YAML fragment for `kubeadmConfigSpec`. Holds the credentials without `cluster_name`, which reads them from a Secret instead.").sensitive()],
-        /// `yaml_redacted`.
         pub yaml_redacted: String [computed("`yaml` with the proxy password replaced by `***`, for review.")],
-        /// `secret_manifest`.
         pub secret_manifest: Option<String> [computed("The Secret `<cluster_name>-systemd-proxy` holding the drop-ins, the environment file and the CA bundle (null without `cluster_name`). Holds the credentials: it is the Secret that `cluster_name` reads them from; write it with `kubernetes_secret_v1.binary_data_wo` (see the secret-free-state guide).").sensitive()],
-        /// `secret_manifest_redacted`.
         pub secret_manifest_redacted: Option<String> [computed("`secret_manifest` with the proxy password replaced by `***`, for review.")],
-        /// `secret_name`.
         pub secret_name: Option<String> [computed("With `cluster_name`, the name of the Secret the files come from: `<cluster_name>-systemd-proxy`, or with `revision` `<cluster_name>-systemd-proxy-r<revision>`; null without `cluster_name`.")],
-        /// `template_name_suffix`.
         pub template_name_suffix: String [computed("`-r<revision>`, or empty without `revision`: append it to the name of the KubeadmConfigTemplate that holds these pieces and to the MachineDeployment's `spec.template.spec.bootstrap.configRef.name`. Cluster API treats templates as immutable and rolls a MachineDeployment only when its machine template changes, so a new template name is what rolls the workers.")],
-        /// `cluster_values_yaml`.
         pub cluster_values_yaml: Option<String> [computed("`cluster.proxy` (`http`, `https`, `noProxy`) for the `<cluster_name>-cluster-values` Secret (null without `cluster_name`). Holds the credentials: these values take no Secret reference.").sensitive()],
-        /// `cluster_values_yaml_redacted`.
         pub cluster_values_yaml_redacted: Option<String> [computed("`cluster_values_yaml` with the proxy password replaced by `***`, for review.")],
     }
 }

@@ -11,18 +11,14 @@ use crate::provider::data_sources::pod_env::{CredentialsSecretInput, Credentials
 use crate::provider::inputs;
 use crate::provider::inputs::RendererInputs;
 
-/// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct HelmValues;
 
 crate::model! {
-    /// The inputs.
     pub struct Config {
         /// Proxy settings and cluster inputs.
         pub proxy: RendererInputs [embed],
-        /// `config_map_name`.
         pub config_map_name: Maybe<String> [with_default(Value::string("clusterproxy-trusted-ca"), "With `trusted_ca`: the ConfigMap (a DNS-1123 label) that holds the bundle under `ca.crt`; `cert_manager_yaml` mounts it at `/etc/clusterproxy/ca` and sets `SSL_CERT_FILE`, and the `extra_env_yaml` CA variables point there. Setting it without a `trusted_ca` is an error.")],
-        /// `namespace`.
         pub namespace: Maybe<String> [optional("Namespace written into `ca_config_map_yaml` (a DNS-1123 label), the chart's release namespace; omitted when null. Setting it without a `trusted_ca` is an error.")],
         /// The Secret the proxy URLs are read from.
         pub secret: CredentialsSecretInput [embed],
@@ -41,29 +37,17 @@ const GLOBAL_PROXY: &str = "New Relic's charts (newrelic/helm-charts common libr
 const EXTRA_ENV: &str = "An `extraEnv:` list of env entries (the `clusterproxy_pod_env` variables, CA variables included with `trusted_ca`), for charts that take extra container env; with `trusted_ca` mount `ca_config_map_yaml` at `/etc/clusterproxy/ca` through the chart's extra volumes, where the CA variables point. Holds the credentials unless `credentials_secret` is set: the proxy variables are then `valueFrom.secretKeyRef` entries of that Secret and the list holds no credential. Those entries suit a chart that copies `extraEnv` entries whole into the container's `env` (as cert-manager's `toYaml` does); a chart that writes out each entry's `name` and `value` drops `valueFrom` and leaves the proxy variables empty.";
 
 crate::model! {
-    /// The computed attributes.
     pub struct State {
-        /// `ca_config_map_yaml`.
         pub ca_config_map_yaml: Option<String> [computed("With `trusted_ca`, the ConfigMap `config_map_name` with the canonical PEM bundle under `ca.crt`, to apply in the chart's namespace; null without it. The Giant Swarm and New Relic shapes carry no CA.")],
-        /// `cert_manager_yaml`.
         pub cert_manager_yaml: String [computed(CERT_MANAGER).sensitive()],
-        /// `cert_manager_yaml_redacted`.
         pub cert_manager_yaml_redacted: String [computed("`cert_manager_yaml` with the proxy password replaced by `***`.")],
-        /// `giantswarm_global_yaml`.
         pub giantswarm_global_yaml: String [computed(GIANTSWARM_GLOBAL).sensitive()],
-        /// `giantswarm_global_yaml_redacted`.
         pub giantswarm_global_yaml_redacted: String [computed("`giantswarm_global_yaml` with the proxy password replaced by `***`.")],
-        /// `giantswarm_cluster_yaml`.
         pub giantswarm_cluster_yaml: String [computed(GIANTSWARM_CLUSTER).sensitive()],
-        /// `giantswarm_cluster_yaml_redacted`.
         pub giantswarm_cluster_yaml_redacted: String [computed("`giantswarm_cluster_yaml` with the proxy password replaced by `***`.")],
-        /// `global_proxy_yaml`.
         pub global_proxy_yaml: String [computed(GLOBAL_PROXY).sensitive()],
-        /// `global_proxy_yaml_redacted`.
         pub global_proxy_yaml_redacted: String [computed("`global_proxy_yaml` with the proxy password replaced by `***`.")],
-        /// `extra_env_yaml`.
         pub extra_env_yaml: String [computed(EXTRA_ENV).sensitive()],
-        /// `extra_env_yaml_redacted`.
         pub extra_env_yaml_redacted: String [computed("`extra_env_yaml` with the proxy password replaced by `***`.")],
         /// The Secret.
         pub secret: CredentialsSecretOutput [embed],

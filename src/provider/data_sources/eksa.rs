@@ -9,7 +9,6 @@ use crate::framework::schema::Schema;
 use crate::framework::value::Value;
 use crate::provider::inputs::{self, RendererInputs};
 
-/// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct EksaProxyConfig;
 
@@ -26,17 +25,11 @@ crate::object! {
 }
 
 crate::model! {
-    /// The computed attributes.
     pub struct State {
-        /// `proxy_configuration`.
         pub proxy_configuration: ProxyConfiguration [computed("`httpProxy`, `httpsProxy` and `noProxy` (the merged list) of the Cluster's `spec.proxyConfiguration`, for a Cluster spec built in HCL. Holds the credentials: EKS Anywhere's `proxyConfiguration` takes no Secret reference.").sensitive()],
-        /// `proxy_configuration_redacted`.
         pub proxy_configuration_redacted: ProxyConfiguration [computed("`proxy_configuration` with the proxy password replaced by `***`.")],
-        /// `cluster_spec_yaml`.
         pub cluster_spec_yaml: String [computed("`spec.proxyConfiguration` as a YAML fragment to merge into the cluster config for `eksctl anywhere create cluster -f`. Holds the credentials: EKS Anywhere's `proxyConfiguration` takes no Secret reference.").sensitive()],
-        /// `cluster_spec_yaml_redacted`.
         pub cluster_spec_yaml_redacted: String [computed("`cluster_spec_yaml` with the proxy password replaced by `***`.")],
-        /// `node_no_proxy`.
         pub node_no_proxy: Vec<String> [computed("The list EKS Anywhere writes onto the nodes (Bottlerocket, Ubuntu/RHEL drop-ins and etcdadm alike): `pod_cidrs`, `service_cidrs`, `noProxy`, localhost, 127.0.0.1, .svc and the control-plane endpoint host (`control_plane_endpoint`), duplicates kept as EKS Anywhere keeps them.")],
     }
 }

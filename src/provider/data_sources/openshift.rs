@@ -12,40 +12,27 @@ use crate::framework::value::Value;
 use crate::provider::inputs::{self, RendererInputs};
 use crate::provider::validators::Is;
 
-/// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct OpenShiftProxySource;
 
 crate::model! {
-    /// The inputs.
     pub struct Config {
         /// Proxy settings and cluster inputs.
         pub proxy: RendererInputs [embed],
-        /// `readiness_endpoints`.
         pub readiness_endpoints: Vec<String> [optional("`spec.readinessEndpoints`: `http://` or `https://` URLs the operator probes through the proxy before it accepts the configuration.").validator(NoNullElements)],
-        /// `api_internal_host`.
         pub api_internal_host: Option<String> [optional("Host of the cluster's internal API URL (`api-int.<cluster name>.<base domain>`), which the operator adds to `status.noProxy`.").validator(Is(Kind::Host))],
-        /// `aws_region`.
         pub aws_region: Option<String> [optional("AWS region of the cluster (with `cloud = \"aws\"`): the operator adds `.<region>.compute.internal` (`.ec2.internal` in us-east-1).").validator(Is(Kind::AwsRegion))],
     }
 }
 
 crate::model! {
-    /// The computed attributes.
     pub struct State {
-        /// `install_config_yaml`.
         pub install_config_yaml: String [computed("The `install-config.yaml` fragment: `proxy:` (`httpProxy`, `httpsProxy`, `noProxy`) and, with `trusted_ca`, `additionalTrustBundle`. Holds the credentials: OpenShift's proxy settings take no Secret reference.").sensitive()],
-        /// `install_config_yaml_redacted`.
         pub install_config_yaml_redacted: String [computed("`install_config_yaml` with the proxy password replaced by `***`.")],
-        /// `proxy_yaml`.
         pub proxy_yaml: String [computed("The `config.openshift.io/v1` `Proxy` named `cluster`: `httpProxy`, `httpsProxy`, `noProxy` (the merged list, comma-joined), `readinessEndpoints`, and with `trusted_ca` `trustedCA.name = user-ca-bundle`. Holds the credentials: OpenShift's proxy settings take no Secret reference.").sensitive()],
-        /// `proxy_yaml_redacted`.
         pub proxy_yaml_redacted: String [computed("`proxy_yaml` with the proxy password replaced by `***`.")],
-        /// `ca_config_map_yaml`.
         pub ca_config_map_yaml: Option<String> [computed("With `trusted_ca`, the ConfigMap `user-ca-bundle` in `openshift-config` with the bundle under `ca-bundle.crt`; null without it.")],
-        /// `no_proxy`.
         pub no_proxy: String [computed("`noProxy` as written: the merged list, comma-joined (a bare IPv6 address as its `/128` block, which the operator accepts).")],
-        /// `status_no_proxy`.
         pub status_no_proxy: Vec<String> [computed("The `status.noProxy` the cluster-network-operator will compute: its own entries (127.0.0.1, localhost, .svc, .cluster.local, `node_cidrs` as machine networks, `api_internal_host`, `service_cidrs`, 169.254.169.254 on aws/azure/gcp, the AWS region's node domain, GCP's metadata names, `pod_cidrs` as cluster networks) and `noProxy`, as a sorted set.")],
     }
 }

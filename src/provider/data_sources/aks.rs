@@ -9,7 +9,6 @@ use crate::framework::schema::Schema;
 use crate::framework::value::Value;
 use crate::provider::inputs::{self, RendererInputs};
 
-/// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct AksHttpProxyConfig;
 
@@ -28,7 +27,6 @@ crate::object! {
 }
 
 crate::model! {
-    /// The computed attributes.
     pub struct State {
         /// The block.
         pub http_proxy_config: Block [computed(

@@ -10,42 +10,28 @@ use crate::framework::schema::Schema;
 use crate::framework::value::Value;
 use crate::provider::inputs::{self, RendererInputs};
 
-/// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct TkgConfigSource;
 
 crate::model! {
-    /// The inputs.
     pub struct Config {
         /// Proxy settings and cluster inputs.
         pub proxy: RendererInputs [embed],
-        /// `vsphere_server`.
         pub vsphere_server: Option<String> [optional("VSPHERE_SERVER: TKG requires it to bypass the proxy; the plan fails when the merged list does not cover it.")],
-        /// `system_wide`.
         pub system_wide: bool [with_default(Value::bool(false), "TKG_NODE_SYSTEM_WIDE_PROXY: also set the proxy for every process on the nodes (a vSphere variable). In `cluster_class_variable` it becomes `systemWide: true`, which only the vSphere ClusterClass of TKG 2.1.1 and later takes.")],
     }
 }
 
 crate::model! {
-    /// The computed attributes.
     pub struct State {
-        /// `variables`.
         pub variables: BTreeMap<String, String> [computed("TKG_HTTP_PROXY_ENABLED, TKG_HTTP_PROXY, TKG_HTTPS_PROXY, TKG_NO_PROXY, TKG_PROXY_CA_CERT (base64 PEM, when `trusted_ca` is set), TKG_NODE_SYSTEM_WIDE_PROXY, and SERVICE_CIDR and CLUSTER_CIDR (comma-joined `service_cidrs` and `pod_cidrs`, when set: TKG appends them to TKG_NO_PROXY itself, so they are left out of it). Holds the credentials: TKG's variables take no Secret reference.").sensitive()],
-        /// `variables_redacted`.
         pub variables_redacted: BTreeMap<String, String> [computed("`variables` with the proxy password replaced by `***`, for review.")],
-        /// `yaml`.
         pub yaml: String [computed("The variables as a cluster configuration file fragment (keys sorted). Holds the credentials: TKG's variables take no Secret reference.").sensitive()],
-        /// `yaml_redacted`.
         pub yaml_redacted: String [computed("`yaml` with the proxy password replaced by `***`, for review.")],
-        /// `cluster_class_variable`.
         pub cluster_class_variable: String [computed("The ClusterClass `proxy` variable value as JSON: `httpProxy`, `httpsProxy`, `noProxy` (the whole merged list: the class template only de-duplicates and sorts it, so nothing is left to TKG) and, when `system_wide` is true, `systemWide` (only vSphere classes have the field, from TKG 2.1.1; its default is false, so it is left out otherwise and the value fits every class). Holds the credentials: TKG's variables take no Secret reference.").sensitive()],
-        /// `cluster_class_variable_redacted`.
         pub cluster_class_variable_redacted: String [computed("`cluster_class_variable` with the proxy password replaced by `***`, for review.")],
-        /// `cluster_class_trust_variable`.
         pub cluster_class_trust_variable: Option<String> [computed("With `trusted_ca`, the ClusterClass `trust` variable value as JSON: `{\"additionalTrustedCAs\": [{\"name\": \"proxy\", \"data\": <base64 PEM>}]}`, the shape TKG's CLI gives TKG_PROXY_CA_CERT (tanzu-framework `providers/yttcc/lib/config_variable_association.star`); null without it.")],
-        /// `no_proxy`.
         pub no_proxy: String [computed("TKG_NO_PROXY: the merged list without the entries TKG appends itself.")],
-        /// `appended_by_tkg`.
         pub appended_by_tkg: Vec<String> [computed("Entries of the merged list left out of TKG_NO_PROXY because TKG appends them itself: the service and pod CIDRs (emitted as SERVICE_CIDR and CLUSTER_CIDR), `localhost`, `127.0.0.1`, `.svc` and `.svc.cluster.local`. Entries TKG appends only from variables not rendered here (VPC/VNet CIDRs, `::1`, cloud ranges) stay in TKG_NO_PROXY.")],
     }
 }

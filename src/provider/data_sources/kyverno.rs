@@ -9,27 +9,22 @@ use crate::framework::diagnostics::{AttributePath, Diagnostics};
 use crate::framework::model::{self, Field, Maybe};
 use crate::framework::schema::{NoNullElements, Schema};
 use crate::framework::value::Value;
+use crate::provider::attributes;
 use crate::provider::convert::{self, SettingsAt};
 use crate::provider::data_sources::pod_env::{CredentialsSecretInput, CredentialsSecretOutput};
 use crate::provider::inputs;
 use crate::provider::inputs::RendererInputs;
 
-/// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct KyvernoPolicy;
 
 crate::model! {
-    /// The inputs.
     pub struct Config {
         /// Proxy settings and cluster inputs.
         pub proxy: RendererInputs [embed],
-        /// `policy_name`.
         pub policy_name: Maybe<String> [with_default(Value::string("clusterproxy-proxy-env"), "`metadata.name` of the ClusterPolicy (a DNS-1123 label).")],
-        /// `excluded_namespaces`.
-        pub excluded_namespaces: Vec<Maybe<String>> [with_default(convert::string_list(&kyverno::DEFAULT_EXCLUDED), "Namespaces whose pods are left alone (and, with `trusted_ca`, get no CA ConfigMap). Defaults to `kube-system`, as Giant Swarm's kyverno-policies-connectivity does; an empty list excludes none.").validator(NoNullElements)],
-        /// `opt_out_annotation`.
+        pub excluded_namespaces: Vec<Maybe<String>> [with_default(attributes::string_list(&kyverno::DEFAULT_EXCLUDED), "Namespaces whose pods are left alone (and, with `trusted_ca`, get no CA ConfigMap). Defaults to `kube-system`, as Giant Swarm's kyverno-policies-connectivity does; an empty list excludes none.").validator(NoNullElements)],
         pub opt_out_annotation: Maybe<String> [with_default(Value::string(kyverno::DEFAULT_OPT_OUT), "Pods annotated with this key and the value `\"true\"` are left alone.")],
-        /// `config_map_name`.
         pub config_map_name: Maybe<String> [with_default(Value::string("clusterproxy-trusted-ca"), "With `trusted_ca`: the ConfigMap the policy keeps in every namespace (a `generate` rule with `synchronize`), mounted at `/etc/clusterproxy/ca`. Setting it without a `trusted_ca` is an error.")],
         /// The Secret the proxy URLs are read from.
         pub secret: CredentialsSecretInput [embed],
@@ -37,11 +32,8 @@ crate::model! {
 }
 
 crate::model! {
-    /// The computed attributes.
     pub struct State {
-        /// `policy_yaml`.
         pub policy_yaml: String [computed("The ClusterPolicy (`kyverno.io/v1`): a `mutate` rule on pod CREATE that adds `HTTP_PROXY`, `http_proxy`, `HTTPS_PROXY`, `https_proxy`, `NO_PROXY`, `no_proxy` (the merged list) to every container (`spec.containers`; init containers are left as they are), and with `trusted_ca` the volume, the mount and `SSL_CERT_FILE`, `REQUESTS_CA_BUNDLE`, `NODE_EXTRA_CA_CERTS`, plus the `generate` rule for the ConfigMap. Each `generate` rule sets `generateExisting` (the per-rule field of Kyverno 1.13 and later, which replaces the deprecated policy-wide one), so namespaces that already exist get the ConfigMap and Secret too. Existing pods change only when recreated. Holds the credentials unless `credentials_secret` is set: the proxy variables are then `secretKeyRef`s of that Secret and the policy holds no credential; with `credentials_secret_namespace`, a second `generate` rule clones the Secret (synchronized) from there into every namespace but the excluded ones, otherwise the Secret must already exist in each namespace whose pods the policy mutates. A container that already sets one of these variables as a plain `value` would get both `value` and `valueFrom`, which the API server refuses: opt such pods out with the annotation. Kyverno's background controller writes the generated ConfigMaps and Secrets: the Kyverno chart's role for it allows that; an install without that role needs an aggregated ClusterRole labelled `rbac.kyverno.io/aggregate-to-background-controller: \"true\"`. Kyverno labels the cloned Secret `generate.kyverno.io/clone-source`: where Terraform manages that Secret, declare the label, or every plan removes it.").sensitive()],
-        /// `policy_yaml_redacted`.
         pub policy_yaml_redacted: String [computed("`policy_yaml` with the proxy password replaced by `***`.")],
         /// The Secret.
         pub secret: CredentialsSecretOutput [embed],
