@@ -174,9 +174,9 @@ const GOLDEN: &[(&str, &str, Check)] = &[
     ("pod_env/credentials-secret-redacted.yaml", "Kubernetes 1.36 core/v1 Secret", Check::Crd("kubernetes/1.36/secret.json")),
     ("rke2/all-redacted.env", "RKE2/k3s units' EnvironmentFile= (Debian's systemd)", Check::EnvironmentFile),
     ("rke2/containerd.env", "RKE2/k3s units' EnvironmentFile= (Debian's systemd)", Check::EnvironmentFile),
-    ("systemd/containerd.conf", "systemd (Debian's)", Check::SystemdDropin),
-    ("systemd/kubelet-redacted.conf", "systemd (Debian's)", Check::SystemdDropin),
-    ("systemd/system.conf", "systemd (Debian's)", Check::SystemdManager),
+    ("systemd_dropin/containerd.conf", "systemd (Debian's)", Check::SystemdDropin),
+    ("systemd_dropin/kubelet-redacted.conf", "systemd (Debian's)", Check::SystemdDropin),
+    ("systemd_dropin/system.conf", "systemd (Debian's)", Check::SystemdManager),
     ("talos/patch.yaml", "Talos 1.10", Check::Talos("talos/1.10/config.schema.json")),
     ("talos/patch-1.9.yaml", "Talos 1.9", Check::Talos("talos/1.9/config.schema.json")),
     ("talos/patch-1.10.yaml", "Talos 1.10", Check::Talos("talos/1.10/config.schema.json")),
@@ -909,7 +909,7 @@ fn tkg_against_the_cluster_class_variable_schema() {
 
 #[test]
 fn systemd_against_systemd_analyze() {
-    check_goldens("systemd/");
+    check_goldens("systemd_dropin/");
 }
 
 #[test]

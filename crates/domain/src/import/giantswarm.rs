@@ -10,6 +10,7 @@ use super::{
     documents, error, split_list, systemd, text_at, Found, Importer, APISERVER_HOST, POD_CIDR,
     SERVICE_CIDR,
 };
+use crate::render::capi::secret_key;
 use crate::Finding;
 
 /// The Giant Swarm importer.
@@ -52,7 +53,7 @@ impl Importer for GiantSwarm {
                 None => Ok(None),
             }
         };
-        if let Some(dropin) = payload("containerdProxy")? {
+        if let Some(dropin) = payload(&secret_key("containerd.service"))? {
             let mut found = systemd::Systemd.read(&dropin)?;
             found.cluster_name = secret_name
                 .as_deref()

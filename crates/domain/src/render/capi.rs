@@ -14,7 +14,7 @@ use crate::{Field, Finding, Location};
 mod secret;
 pub use secret::{
     cluster_of_secret, cluster_values, env_file, secret_key, secret_manifest, secret_name, CA_KEY,
-    ENV_FILE_PATH, ENV_KEY, SECRET_KEY,
+    ENV_FILE_PATH, ENV_KEY,
 };
 
 /// Longest `content` CAPI accepts.

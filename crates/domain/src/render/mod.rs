@@ -43,10 +43,7 @@
 //!    fresh clone).
 //! 2. This file: `pub mod <p>;` below.
 //! 3. `tests/golden/<p>/` (new): written by
-//!    `UPDATE_GOLDEN=1 cargo nextest run -p clusterproxy-domain <p>`. (One
-//!    exception: `systemd_dropin`'s formats are tested, golden files in
-//!    `tests/golden/systemd/` included, in [`systemd`], which the other node
-//!    renderers share.)
+//!    `UPDATE_GOLDEN=1 cargo nextest run -p clusterproxy-domain <p>`.
 //! 4. `src/provider/data_sources/<p>.rs` (new): `Config` (a `crate::model!`
 //!    embedding `inputs::RendererInputs`, or `inputs::NodeConfig` for a node
 //!    renderer with units and `os_family`, plus the options), `State` (the

@@ -18,9 +18,6 @@ use crate::Finding;
 /// File name of every drop-in.
 pub const DROPIN_NAME: &str = "http-proxy.conf";
 
-/// Path of the system-wide `DefaultEnvironment=` drop-in.
-pub const DEFAULT_ENVIRONMENT_PATH: &str = "/etc/systemd/system.conf.d/http-proxy.conf";
-
 /// systemd's longest unit file line (`LONG_LINE_MAX`, 1 MiB, in
 /// src/basic/fileio.h; the unit file parser reads lines with that limit and
 /// refuses the file past it).
@@ -187,7 +184,7 @@ pub fn apply_commands(units: &[String], trust_command: Option<&str>) -> Vec<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::tests::{golden, settings};
+    use crate::render::tests::settings;
     use std::process::Command;
 
     #[test]
@@ -262,34 +259,6 @@ mod tests {
         assert!(check_limits(&s, "")
             .iter()
             .any(|f| f.summary == "Environment variable too long"));
-    }
-
-    #[test]
-    fn golden_files() {
-        let s = settings();
-        golden(
-            "systemd/containerd.conf",
-            &dropin(&s, "containerd.service", Secrets::Include).content,
-        );
-        assert_eq!(
-            dropin(&s, "containerd.service", Secrets::Include).permissions,
-            "0600"
-        );
-        let mut anonymous = s.clone();
-        anonymous.http_proxy = anonymous.http_proxy.map(|u| u.with_credentials(None));
-        anonymous.https_proxy = anonymous.https_proxy.map(|u| u.with_credentials(None));
-        assert_eq!(
-            dropin(&anonymous, "containerd.service", Secrets::Include).permissions,
-            "0644"
-        );
-        golden(
-            "systemd/kubelet-redacted.conf",
-            &dropin(&s, "kubelet.service", Secrets::Redact).content,
-        );
-        golden(
-            "systemd/system.conf",
-            &default_environment(&s, Secrets::Include),
-        );
     }
 
     /// Values with every character that needs care in a systemd value.

@@ -61,3 +61,50 @@ impl Renderer for Systemd {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::no_proxy::Cluster;
+    use crate::render::tests::{golden, settings};
+    use crate::render::{ProxySettings, Secrets};
+
+    fn render(units: &[&str], secrets: Secrets) -> SystemdFiles {
+        render_with(&settings(), units, secrets)
+    }
+
+    fn render_with(settings: &ProxySettings, units: &[&str], secrets: Secrets) -> SystemdFiles {
+        let systemd = Systemd {
+            units: units.iter().map(|u| (*u).to_owned()).collect(),
+            os: OsFamily::Debian,
+        };
+        systemd
+            .render(Input {
+                settings,
+                cluster: &Cluster::default(),
+                secrets,
+            })
+            .unwrap()
+            .output
+    }
+
+    /// The drop-ins and the `DefaultEnvironment=` drop-in, with and without
+    /// the credentials; a drop-in that holds them is readable by root only.
+    #[test]
+    fn golden_files() {
+        let with = render(&["containerd.service"], Secrets::Include);
+        golden("systemd_dropin/containerd.conf", &with.dropins[0].content);
+        assert_eq!(with.dropins[0].permissions, "0600");
+        golden("systemd_dropin/system.conf", &with.default_environment);
+        let redacted = render(&["kubelet.service"], Secrets::Redact);
+        golden(
+            "systemd_dropin/kubelet-redacted.conf",
+            &redacted.dropins[0].content,
+        );
+        let mut anonymous = settings();
+        anonymous.http_proxy = anonymous.http_proxy.map(|u| u.with_credentials(None));
+        anonymous.https_proxy = anonymous.https_proxy.map(|u| u.with_credentials(None));
+        let without = render_with(&anonymous, &["containerd.service"], Secrets::Include);
+        assert_eq!(without.dropins[0].permissions, "0644");
+    }
+}

@@ -12,9 +12,6 @@ use crate::render::trust::{self, OsFamily};
 use crate::render::{k8s, shell, systemd, yaml, ProxySettings, Secrets};
 use crate::{Field, Finding, Location};
 
-/// Key of the drop-in in the Giant Swarm Secret.
-pub const SECRET_KEY: &str = "containerdProxy";
-
 /// Where the Secret variant puts the environment file that the commands source.
 pub const ENV_FILE_PATH: &str = "/etc/clusterproxy/proxy.env";
 /// Key of the environment file in the Secret.
