@@ -46,11 +46,11 @@ use clusterproxy::domain::proxy_url::{ProxyCredentials, ProxyUrl};
 use clusterproxy::domain::render::aks::Aks;
 use clusterproxy::domain::render::capi::Capi;
 use clusterproxy::domain::render::cloud_init::CloudInit;
-use clusterproxy::domain::render::helm::Helm;
+use clusterproxy::domain::render::helm::{cert_manager, Helm};
 use clusterproxy::domain::render::ignition::{Ignition, Variant, TRUST_UNIT};
 use clusterproxy::domain::render::kyverno::Kyverno;
 use clusterproxy::domain::render::openshift::OpenShift;
-use clusterproxy::domain::render::pod_env::{CredentialsSecret, PodEnv};
+use clusterproxy::domain::render::pod_env::{env_json, CredentialsSecret, PodEnv};
 use clusterproxy::domain::render::tkg::Tkg;
 use clusterproxy::domain::render::trust::OsFamily;
 use clusterproxy::domain::render::{
@@ -1429,12 +1429,27 @@ mod known_bad {
             "/containers/0/env/0/value",
         );
         fails(pod, "env:\n- nmae: A\n", "nmae");
+        fails(
+            pod,
+            "env:\n- name: A\n  valueFrom: {secretKeyref: {name: x, key: A}}\n",
+            "secretKeyref",
+        );
+        fails(
+            pod,
+            "env:\n- name: A\n  valueFrom: {secretKeyRef: {name: x}}\n",
+            "key",
+        );
         fails(pod, "volumes:\n- name: v\n  configMap: {nmae: x}\n", "nmae");
         assert_eq!(run(pod, "{}"), Vec::<String>::new());
         fails(
             Check::Crd("kubernetes/1.36/secret.json"),
             "apiVersion: v1\nkind: Secret\nmetadata: {name: x}\nstringdata: {a: b}\n",
             "stringdata",
+        );
+        fails(
+            Check::Crd("kubernetes/1.36/secret.json"),
+            "apiVersion: v1\nkind: Secret\nmetadata: {name: x, namespaces: y}\n",
+            "namespaces",
         );
     }
 
@@ -1740,4 +1755,51 @@ fn kyverno_variants_against_the_crds_and_kyvernos_models() {
             models[i]
         );
     }
+}
+
+/// The credentials Secret (with and without its namespace) and the env
+/// entries pods and cert-manager's `extraEnv` get (plain, and with a Secret
+/// reference), with and without the credentials, against Kubernetes 1.36
+/// core/v1, read strictly: no golden file holds most of these variants.
+#[test]
+fn secret_and_env_variants_against_kubernetes_core_v1() {
+    let s = settings(true);
+    let in_namespace = CredentialsSecret {
+        name: "proxy-credentials".into(),
+        namespace: Some("platform".into()),
+    };
+    let bare = CredentialsSecret {
+        namespace: None,
+        ..in_namespace.clone()
+    };
+    let secret = Check::Crd("kubernetes/1.36/secret.json");
+    let pod = Check::CrdFragment("kubernetes/1.36/podspec.json", pod_spec);
+    let mut results = Vec::new();
+    for secrets in [Secrets::Include, Secrets::Redact] {
+        for reference in [&in_namespace, &bare] {
+            let manifest = reference.render(&s, secrets).manifest;
+            results.push((
+                format!("Secret {reference:?} {secrets:?}"),
+                run(secret, &manifest),
+            ));
+        }
+        for reference in [None, Some(&in_namespace)] {
+            let env = json!({"env": env_json(&s, secrets, reference)});
+            results.push((
+                format!("env {reference:?} {secrets:?}"),
+                run(pod, &env.to_string()),
+            ));
+            let values = cert_manager(&s, &Cluster::default(), "proxy-ca", secrets, reference);
+            let extra_env = json!({"env": documents(&values)[0]["extraEnv"]});
+            assert!(
+                extra_env["env"].as_array().is_some_and(|e| !e.is_empty()),
+                "{values}"
+            );
+            results.push((
+                format!("cert-manager extraEnv {reference:?} {secrets:?}"),
+                run(pod, &extra_env.to_string()),
+            ));
+        }
+    }
+    report(results);
 }
