@@ -31,7 +31,7 @@
 //!
 //! So a `noProxy` that already holds every entry AKS injects, spelled as AKS
 //! spells it, comes back as the same set whichever way AKS answers, and the
-//! second plan is empty: that is the list [`HttpProxyConfig::new`] renders.
+//! second plan is empty: that is the list the [`Aks`] renderer writes.
 
 use ipnet::IpNet;
 use serde_json::{json, Value};

@@ -125,7 +125,7 @@ pub enum EnvValue {
 /// The env entries and, with a trusted CA, what carries it into the pods.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PodEnvOutput {
-    /// The env entries (see [`env`]).
+    /// The env entries (see [`env()`]).
     pub env: Vec<(String, EnvValue)>,
     /// The same as a YAML document (see [`env_yaml`]).
     pub env_yaml: String,
