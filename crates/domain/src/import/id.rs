@@ -248,6 +248,31 @@ pub fn read_file(path: &str) -> Result<String, Finding> {
 mod tests {
     use super::*;
 
+    /// Every cluster fact the import ID reads ([`FACTS`]) is one the import
+    /// note writes back as a data source input, in the same order
+    /// (`https_through_proxy` aside: it is no cluster input), so the two
+    /// hand-written lists cannot drift apart.
+    #[test]
+    fn every_fact_read_is_written_back() {
+        let text = "pod_cidrs=10.0.0.0/16; service_cidrs=10.96.0.0/12; node_cidrs=192.168.0.0/24; \
+            cluster_domain=cluster.local; apiserver_host=api.corp.example; apiserver_ip=10.0.0.1; \
+            control_plane_endpoint=api.corp.example:6443; cloud=aws; https_through_proxy=true";
+        for fact in FACTS {
+            assert!(text.contains(&format!("{fact}=")), "{fact}");
+        }
+        let mut cluster = Cluster::default();
+        assert!(read_facts(text, &mut cluster).unwrap());
+        let written: Vec<String> = super::super::fact_lines(&cluster)
+            .iter()
+            .map(|line| line.split(" = ").next().unwrap().to_owned())
+            .collect();
+        let read: Vec<&str> = FACTS
+            .into_iter()
+            .filter(|fact| *fact != "https_through_proxy")
+            .collect();
+        assert_eq!(written, read);
+    }
+
     fn scratch(name: &str) -> std::path::PathBuf {
         let dir = std::env::temp_dir().join(format!("clusterproxy-id-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
