@@ -1683,6 +1683,14 @@ mod known_bad {
     }
 }
 
+/// A Secret reference with its namespace, as the renderers that take one get it.
+fn credentials_secret() -> CredentialsSecret {
+    CredentialsSecret {
+        name: "proxy-credentials".into(),
+        namespace: Some("platform".into()),
+    }
+}
+
 /// The policy's variants that no golden file holds (with the credentials,
 /// nothing excluded, a Secret reference with and without its namespace)
 /// against both Kyverno CRDs and Kyverno's models; a field Kyverno does not
@@ -1697,10 +1705,7 @@ fn kyverno_variants_against_the_crds_and_kyvernos_models() {
         config_map_name: "clusterproxy-trusted-ca".into(),
         credentials_secret: None,
     };
-    let reference = CredentialsSecret {
-        name: "proxy-credentials".into(),
-        namespace: Some("platform".into()),
-    };
+    let reference = credentials_secret();
     let nothing_excluded = Kyverno {
         excluded_namespaces: Vec::new(),
         ..base.clone()
@@ -1764,10 +1769,7 @@ fn kyverno_variants_against_the_crds_and_kyvernos_models() {
 #[test]
 fn secret_and_env_variants_against_kubernetes_core_v1() {
     let s = settings(true);
-    let in_namespace = CredentialsSecret {
-        name: "proxy-credentials".into(),
-        namespace: Some("platform".into()),
-    };
+    let in_namespace = credentials_secret();
     let bare = CredentialsSecret {
         namespace: None,
         ..in_namespace.clone()
