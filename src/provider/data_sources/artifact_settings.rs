@@ -17,8 +17,6 @@ use crate::provider::inputs::{ClusterInputs, Settings};
 pub struct ArtifactSettings;
 
 crate::model! {
-    /// The inputs.
-    #[expect(missing_docs, reason = "a field's doc is its schema description")]
     pub struct Config {
         pub kind: String [required(&format!("Artifact kind: {}.", import::described_kinds())).validator(OneOf(import::kinds()))],
         pub content: String [required("The artifact's text, e.g. `file(\"cluster-config.yaml\")`, at most 4 MiB. Sensitive: artifacts often hold proxy credentials.").sensitive()],
@@ -39,8 +37,6 @@ crate::object! {
 }
 
 crate::model! {
-    /// The computed attributes.
-    #[expect(missing_docs, reason = "a field's doc is its schema description")]
     pub struct State {
         pub name: String [computed("The cluster's name when the artifact has one, else the kind.")],
         pub http_proxy: Option<String> [computed("HTTP proxy, without credentials, spelt as the artifact writes it (`http://` added when it has no scheme).")],

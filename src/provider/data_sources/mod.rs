@@ -3,7 +3,7 @@
 //! name (`clusterproxy_tkg_config`) is in `type_name`.
 
 pub(crate) mod aks;
-pub mod artifact_settings;
+pub(crate) mod artifact_settings;
 pub(crate) mod capi;
 pub(crate) mod cloud_init;
 pub(crate) mod eksa;
