@@ -26,7 +26,8 @@
 //! downloads, replacing the default trust store there. A `no_proxy` set by
 //! the user replaces the generated list, which is how clusters end up
 //! without their nodes in it; so this renderer writes `additional_no_proxy`
-//! and leaves `no_proxy` to kubespray.
+//! and leaves `no_proxy` to kubespray. 2.30 writes its generated list to
+//! the nodes garbled: rendering for it warns (see [`GARBLED_NO_PROXY`]).
 
 use serde_json::{json, Value};
 
@@ -55,6 +56,13 @@ pub const HOST_ADDRESS_NOT_IP: &str = "Inventory host address is not an IP addre
 
 /// The first 2.x minor that builds `no_proxy` as a de-duplicated list.
 pub const LIST_SINCE: u32 = 31;
+
+/// The 2.x minor whose generated `no_proxy` reaches the nodes garbled.
+pub const GARBLED_NO_PROXY_IN: u32 = 30;
+
+/// Summary of the warning for [`GARBLED_NO_PROXY_IN`]; with its attribute,
+/// the code that acknowledges it.
+pub const GARBLED_NO_PROXY: &str = "kubespray 2.30 writes a garbled NO_PROXY to the nodes";
 
 /// kubespray: the release, and what its `no_proxy` generation reads from the
 /// inventory besides the cluster (`dns_domain` is the cluster's
@@ -104,11 +112,41 @@ impl Renderer for Kubespray {
     fn render(&self, input: Input) -> Rendering<KubesprayVars> {
         let (settings, cluster, secrets) = (input.settings, input.cluster, input.secrets);
         let inventory = self.checked()?;
-        Ok(Rendered::new(KubesprayVars {
-            group_vars: group_vars(settings, self.os_family, secrets),
-            effective_no_proxy: generated_no_proxy(&inventory, cluster, &settings.no_proxy_value()),
-        }))
+        let warnings = garbled_no_proxy(inventory.minor).into_iter().collect();
+        Rendered::checked(
+            KubesprayVars {
+                group_vars: group_vars(settings, self.os_family, secrets),
+                effective_no_proxy: generated_no_proxy(
+                    &inventory,
+                    cluster,
+                    &settings.no_proxy_value(),
+                ),
+            },
+            warnings,
+        )
     }
+}
+
+/// The warning for 2.30, on `kubespray_version`. kubespray v2.30.0
+/// (f4ccdb5, `roles/network_facts/tasks/no_proxy.yml` line 35, from commit
+/// 6b5cc5b) sets `no_proxy: "{{ hostvars.localhost.no_proxy_prepare |
+/// select }}"`, where `no_proxy_prepare` is the comma-joined string of the
+/// same file: `select` iterates its characters, Ansible unrolls the
+/// generator into a list, so `no_proxy` becomes a list of single
+/// characters (ansible-core 2.17, which the release's `ansible==10.7.0`
+/// pins, renders it so), and the containerd, CRI-O, Docker and kubelet
+/// drop-ins (`http-proxy.conf.j2`: `"NO_PROXY={{ no_proxy }}"`) get its
+/// Python form, `NO_PROXY=['1', '0', '.', ...]`, which matches no host.
+/// 2.29 has no `select`; 2.31 (commit 03d17fe, kubespray#12981) joins a
+/// list. The task runs only when `no_proxy` is not set.
+fn garbled_no_proxy(minor: u32) -> Option<Finding> {
+    (minor == GARBLED_NO_PROXY_IN).then(|| {
+        Finding::warning(
+            Field::Option("kubespray_version"),
+            GARBLED_NO_PROXY,
+            "kubespray 2.30 sets `no_proxy` to `no_proxy_prepare | select` (roles/network_facts/tasks/no_proxy.yml), a list of single characters, so the containerd, CRI-O, Docker and kubelet drop-ins get `NO_PROXY=['1', '0', '.', ...]`, which matches no host, and cluster traffic goes to the proxy. Upgrade to kubespray 2.31 (fixed by kubernetes-sigs/kubespray#12981), or add `no_proxy` to the group_vars with the value of `effective_no_proxy`: kubespray then skips that task and writes it as given (a `no_proxy` you set replaces the generated list, so keep it in step with the inventory).",
+        )
+    })
 }
 
 impl Kubespray {
@@ -414,6 +452,47 @@ mod tests {
         let checked = spelled.checked().unwrap();
         assert_eq!(checked.hosts, [("node1".to_owned(), "10.0.0.1".to_owned())]);
         assert_eq!(checked.loadbalancer.unwrap().0, "lb.corp.example");
+    }
+
+    /// kubespray 2.30 writes `no_proxy` as a list of single characters
+    /// into the node drop-ins: rendering for it warns on
+    /// `kubespray_version` with what to set; other releases do not.
+    #[test]
+    fn release_2_30_garbles_its_generated_no_proxy() {
+        let s = settings();
+        let cluster = cluster();
+        let input = Input {
+            settings: &s,
+            cluster: &cluster,
+            secrets: Secrets::Redact,
+        };
+        for version in ["2.30", "v2.30.0", "2.29", "2.31"] {
+            let warnings = inventory(version, None).render(input).unwrap().warnings;
+            if minor(version).unwrap() != GARBLED_NO_PROXY_IN {
+                assert!(warnings.is_empty(), "{version}: {warnings:?}");
+                continue;
+            }
+            assert_eq!(warnings.len(), 1, "{version}");
+            let warning = &warnings[0];
+            assert!(!warning.is_error());
+            assert_eq!(
+                warning.location,
+                Some(Field::Option("kubespray_version").into())
+            );
+            assert_eq!(warning.summary, GARBLED_NO_PROXY);
+            for needle in [
+                "no_proxy_prepare | select",
+                "2.31",
+                "`no_proxy`",
+                "effective_no_proxy",
+            ] {
+                assert!(
+                    warning.detail.contains(needle),
+                    "{needle}: {}",
+                    warning.detail
+                );
+            }
+        }
     }
 
     #[test]
