@@ -764,6 +764,20 @@ fn rke2_server_env_file() {
     assert!(i.no_proxy.contains(&"registry.corp.example".to_owned()));
 }
 
+/// Rancher's documented env file, written with a quoted heredoc: the
+/// refusal names the shell variable nobody expanded.
+#[test]
+fn rancher_quoted_heredoc_names_the_unexpanded_variable() {
+    let refused = import_id("rke2", "", "rancher-quoted-heredoc.env").unwrap_err();
+    assert!(
+        refused.starts_with(
+            "HTTP_PROXY: `${proxy_host}` is a shell variable the heredoc did not expand: "
+        ),
+        "{refused}"
+    );
+    assert!(!refused.contains("invalid proxy host"), "{refused}");
+}
+
 /// The `<kind>` paragraph of the profile's import documentation
 /// (`examples/resources/clusterproxy_profile/import.sh`), generated from
 /// the registry: every kind with what it reads, wrapped at 80 columns.

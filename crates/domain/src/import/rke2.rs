@@ -6,7 +6,9 @@
 //! backslash escapes the next character). The `CONTAINERD_`-prefixed
 //! variables are what RKE2 and k3s give containerd; they count as the proxy
 //! settings with the prefix removed, so a file that sets both forms must
-//! agree. Other variables (`K3S_TOKEN`, `RKE2_*`...) are not read.
+//! agree. Other variables (`K3S_TOKEN`, `RKE2_*`...) are not read. A shell
+//! variable left in a value by a quoted heredoc (Rancher's docs write
+//! `/etc/default/rke2-server` with `<<'EOF'`) is refused by its name.
 
 use super::{error, systemd, Found, Importer};
 use crate::Finding;
@@ -78,6 +80,7 @@ impl Importer for Rke2 {
                 "No proxy variable (HTTP_PROXY, HTTPS_PROXY, NO_PROXY or their CONTAINERD_ forms) found.",
             ));
         }
+        systemd::refuse_unexpanded(&pairs)?;
         systemd::from_variables(&pairs)
     }
 }

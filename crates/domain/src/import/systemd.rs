@@ -40,8 +40,59 @@ impl Importer for Systemd {
                 "No `Environment=` assignment found; is this a systemd drop-in?",
             ));
         }
+        refuse_unexpanded(&pairs)?;
         from_variables(&pairs)
     }
+}
+
+/// Refuses a proxy variable whose host (or NO_PROXY) holds a shell variable
+/// reference (`${proxy_host}`, `$PROXY`): a file written by a heredoc whose
+/// delimiter is quoted (`<<'EOF'`, as Rancher's docs write
+/// `/etc/default/rke2-server`) keeps it as is, and neither systemd's
+/// `Environment=` nor its `EnvironmentFile=` expands it (systemd
+/// src/basic/env-file.c, `load_env_file`), so the clients get it literally.
+/// Only the part after the credentials is searched: a password may hold `$`
+/// and is never quoted.
+pub(crate) fn refuse_unexpanded(pairs: &[(String, String)]) -> Result<(), Finding> {
+    for (name, value) in pairs {
+        let wanted = ["http_proxy", "https_proxy", "no_proxy"]
+            .iter()
+            .any(|w| name.eq_ignore_ascii_case(w));
+        if !wanted {
+            continue;
+        }
+        let searched = match name.to_ascii_lowercase().as_str() {
+            "no_proxy" => value.as_str(),
+            _ => value
+                .rsplit_once('@')
+                .map_or(value.as_str(), |(_, host)| host),
+        };
+        if let Some(variable) = shell_variable(searched) {
+            return Err(error(format!(
+                "{name}: `{variable}` is a shell variable the heredoc did not expand: systemd reads `Environment=` values and environment files as written, so the clients get `{variable}` literally and cannot use this setting. Write the value in its place (a heredoc expands variables only when its delimiter is unquoted: `<<EOF`, not `<<'EOF'`) and import again."
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The first shell variable reference in `text`: `${name...}` up to its
+/// `}`, or `$name`.
+fn shell_variable(text: &str) -> Option<&str> {
+    text.match_indices('$').find_map(|(at, _)| {
+        let rest = &text[at + 1..];
+        let length = match rest.strip_prefix('{') {
+            Some(braced) => braced.find('}').map(|end| end + 2)?,
+            None => rest
+                .bytes()
+                .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                .count(),
+        };
+        let first = rest.bytes().nth(usize::from(rest.starts_with('{')));
+        first
+            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+            .then(|| &text[at..at + 1 + length])
+    })
 }
 
 /// Proxy settings from environment variables (names in either case). The
@@ -154,6 +205,35 @@ mod tests {
             Systemd.read(escaped).unwrap().http_proxy.as_deref(),
             Some("http://p\"x\\y@proxy:3128")
         );
+    }
+
+    /// A shell variable in a proxy's host or in NO_PROXY is named in the
+    /// refusal; a `$` in the credentials is neither refused nor quoted.
+    #[test]
+    fn unexpanded_shell_variables_are_named() {
+        for (text, variable) in [
+            (
+                "Environment=\"HTTP_PROXY=http://${proxy_host}\"",
+                "${proxy_host}",
+            ),
+            ("Environment=HTTPS_PROXY=http://u:p@$PROXY:3128", "$PROXY"),
+            (
+                "Environment=HTTP_PROXY=http://p:1 NO_PROXY=a,${EXTRA:-b}",
+                "${EXTRA:-b}",
+            ),
+        ] {
+            let detail = Systemd.read(text).unwrap_err().detail;
+            assert!(
+                detail.contains(&format!(
+                    "`{variable}` is a shell variable the heredoc did not expand"
+                )),
+                "{text}: {detail}"
+            );
+        }
+        let secret = "Environment=\"HTTP_PROXY=http://u:pa$$w${x}@proxy:3128\" PATH=$PATH";
+        assert!(Systemd.read(secret).is_ok());
+        assert_eq!(shell_variable("a$1 $ ${} $_x"), Some("$_x"));
+        assert_eq!(shell_variable("${unterminated"), None);
     }
 
     #[test]
