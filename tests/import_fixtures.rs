@@ -247,6 +247,50 @@ const CORPUS: &[Expected] = &[
         warnings: &[],
     },
     Expected {
+        kind: "capi",
+        file: "eks-anywhere-nutanix-capi.yaml",
+        facts: "",
+        name: "eksa-ntnx2",
+        http_proxy: PROXY,
+        https_proxy: Some(PROXY),
+        credentials: (None, None),
+        kept: &["registry.corp.example", "prism.corp.example"],
+        // 10.20.30.42 is the NutanixCluster's spec.controlPlaneEndpoint.
+        dropped: &[
+            "192.168.0.0/16",
+            "10.96.0.0/12",
+            "localhost",
+            "127.0.0.1",
+            ".svc",
+            "10.20.30.42",
+        ],
+        warnings: &["http_proxy: written without a scheme", "https_proxy: written without a scheme"],
+    },
+    Expected {
+        kind: "capi",
+        file: "eks-anywhere-md-template.yaml",
+        facts: "",
+        name: "test",
+        http_proxy: PROXY,
+        https_proxy: Some(PROXY),
+        credentials: (None, None),
+        kept: &["registry.corp.example"],
+        dropped: &["localhost", "127.0.0.1", ".svc"],
+        warnings: &[],
+    },
+    Expected {
+        kind: "capi",
+        file: "eks-anywhere-workers.yaml",
+        facts: "",
+        name: "eksa-edge",
+        http_proxy: PROXY,
+        https_proxy: Some(PROXY),
+        credentials: (None, None),
+        kept: &["registry.corp.example"],
+        dropped: &["localhost", "127.0.0.1", ".svc"],
+        warnings: &[],
+    },
+    Expected {
         kind: "tkg",
         file: "cluster-config.yaml",
         facts: "",
@@ -442,6 +486,21 @@ fn each_class_has_its_own_fixture() {
         tkg.facts.control_plane_endpoint.as_deref(),
         Some("10.10.0.5")
     );
+    // The infrastructure cluster's endpoint is the control-plane endpoint.
+    let nutanix = check(corpus_entry("eks-anywhere-nutanix-capi.yaml"));
+    assert_eq!(
+        nutanix.facts.control_plane_endpoint.as_deref(),
+        Some("10.20.30.42")
+    );
+    // A template without its Cluster: the note says where the name comes from.
+    for (file, how) in [
+        ("eks-anywhere-md-template.yaml", "Named `test` after the name of KubeadmConfigTemplate `test-md-0-template-1234567890000`, by EKS Anywhere's `<cluster>-md-0-template-<milliseconds>` naming"),
+        ("eks-anywhere-workers.yaml", "Named `eksa-edge` after `spec.clusterName` of MachineDeployment `eksa-edge-workers`, which uses KubeadmConfigTemplate `eksa-edge-workers-template-1767225600000`"),
+        ("tkg-cluster-and-kcp.yaml", "Named `tkg-wc1` after the Cluster document."),
+    ] {
+        let note = check(corpus_entry(file)).note();
+        assert!(note.contains(how), "{file}: {note}");
+    }
     // An HTTP-only drop-in keeps its meaning unless the user accepts the change.
     let mut http_only = check(corpus_entry("http-only.conf"));
     assert!(http_only.https_direct);

@@ -123,6 +123,7 @@ impl Importer for Aks {
             }
         }
         Ok(Found {
+            name_from: None,
             cluster_name: document
                 .get("name")
                 .and_then(|v| v.as_str())

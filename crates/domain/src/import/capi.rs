@@ -29,8 +29,10 @@ impl Importer for Capi {
     /// (`spec.clusterNetwork.pods.cidrBlocks`, `.services.cidrBlocks`,
     /// `.serviceDomain`, `spec.controlPlaneEndpoint`; cluster-api
     /// api/v1beta1/cluster_types.go, `ClusterNetwork`), which TKG, EKS Anywhere
-    /// and Giant Swarm fill, else from the kubeadm `clusterConfiguration.networking`.
-    /// The profile is named after the cluster.
+    /// and Giant Swarm fill, else from the kubeadm `clusterConfiguration.networking`;
+    /// the control-plane endpoint also from the infrastructure cluster
+    /// (`NutanixCluster`, `VSphereCluster`...; see `infrastructure_facts`).
+    /// The profile is named after the cluster (see `cluster_name`).
     fn read(&self, text: &str) -> Result<Found, Finding> {
         let documents = documents(text)?;
         let cluster = documents
@@ -51,19 +53,13 @@ impl Importer for Capi {
                     None => continue,
                 },
             };
-            found.cluster_name = cluster
-                .and_then(|c| c.pointer("/metadata/name"))
-                .or_else(|| document.pointer("/metadata/labels/cluster.x-k8s.io~1cluster-name"))
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-                .or_else(|| {
-                    text_at(document, &["metadata", "name"])
-                        .map(|n| n.strip_suffix("-control-plane").unwrap_or(n).to_owned())
-                });
+            (found.cluster_name, found.name_from) =
+                cluster_name(document, cluster, &documents).unzip();
             if let Some(cluster) = cluster {
                 cluster_facts(cluster, &mut found.cluster_entries);
                 eks_anywhere_facts(cluster, &documents, &mut found.cluster_entries);
             }
+            infrastructure_facts(cluster, &documents, &mut found.cluster_entries);
             kubeadm_facts(spec, &mut found.cluster_entries);
             return Ok(found);
         }
@@ -79,6 +75,148 @@ impl Importer for Capi {
     }
 }
 
+/// The label Cluster API puts the cluster's name in
+/// (api/v1beta1/common_types.go, `ClusterNameLabel`).
+const CLUSTER_NAME_LABEL: &str = "cluster.x-k8s.io/cluster-name";
+
+/// The API group of Cluster API's own kinds (Cluster, MachineDeployment...).
+const CLUSTER_GROUP: &str = "cluster.x-k8s.io";
+
+/// The API group of every Cluster API infrastructure provider's kinds.
+const INFRASTRUCTURE_GROUP: &str = "infrastructure.cluster.x-k8s.io";
+
+/// The API group and kind of a document.
+fn group_kind(document: &Value) -> (Option<&str>, &str) {
+    let group = text_at(document, &["apiVersion"]).and_then(|v| v.split('/').next());
+    (group, text_at(document, &["kind"]).unwrap_or_default())
+}
+
+/// The cluster the kubeadm config `document` belongs to, and how that was
+/// found, in words for the import note: the `Cluster` document; else the
+/// config's (or its template's) `cluster.x-k8s.io/cluster-name` label;
+/// else its owner reference to a `Cluster`, which Cluster API sets on the
+/// templates a MachineDeployment or MachineSet uses
+/// (internal/controllers/machinedeployment, `reconcileExternalTemplateReference`);
+/// else `spec.clusterName` of a MachineDeployment, MachineSet or
+/// MachinePool in the manifest whose `bootstrap.configRef` names it; else,
+/// for a KubeadmConfigTemplate named `<cluster>-md-0-template-<digits>`, the
+/// cluster EKS Anywhere's naming states (aws/eks-anywhere
+/// pkg/providers/common/common.go `KubeadmConfigTemplateName`:
+/// `<cluster>-<node group>-template-<Unix milliseconds>`, and
+/// pkg/api/v1alpha1/cluster_defaults.go names the first node group `md-0`;
+/// other node group names cannot be told from the cluster's, so they are
+/// not split); else the config's own name (without `-control-plane`).
+fn cluster_name(
+    document: &Value,
+    cluster: Option<&Value>,
+    documents: &[Value],
+) -> Option<(String, String)> {
+    let (_, kind) = group_kind(document);
+    let name = text_at(document, &["metadata", "name"]).unwrap_or_default();
+    let this = format!("{kind} `{name}`");
+    let found = |cluster: &str, how: String| Some((cluster.to_owned(), how));
+    if let Some(cluster) = cluster.and_then(|c| text_at(c, &["metadata", "name"])) {
+        return found(cluster, "the Cluster document".to_owned());
+    }
+    for (labels, whose) in [
+        ("/metadata/labels", this.clone()),
+        (
+            "/spec/template/metadata/labels",
+            format!("the template of {this}"),
+        ),
+    ] {
+        let label = document
+            .pointer(labels)
+            .and_then(|l| text_at(l, &[CLUSTER_NAME_LABEL]));
+        if let Some(cluster) = label {
+            return found(
+                cluster,
+                format!("the `{CLUSTER_NAME_LABEL}` label of {whose}"),
+            );
+        }
+    }
+    let owners = document
+        .pointer("/metadata/ownerReferences")
+        .and_then(Value::as_array);
+    if let Some(cluster) = owners
+        .into_iter()
+        .flatten()
+        .find(|owner| group_kind(owner) == (Some(CLUSTER_GROUP), "Cluster"))
+        .and_then(|owner| text_at(owner, &["name"]))
+    {
+        return found(
+            cluster,
+            format!("the owner reference of {this} to its Cluster"),
+        );
+    }
+    for machines in documents {
+        let (group, machines_kind) = group_kind(machines);
+        let config = machines.pointer("/spec/template/spec/bootstrap/configRef");
+        let uses = config.is_some_and(|c| {
+            text_at(c, &["kind"]) == Some(kind) && text_at(c, &["name"]) == Some(name)
+        });
+        if group == Some(CLUSTER_GROUP) && uses {
+            if let Some(cluster) = text_at(machines, &["spec", "clusterName"]) {
+                let machines_name = text_at(machines, &["metadata", "name"]).unwrap_or_default();
+                return found(
+                    cluster,
+                    format!("`spec.clusterName` of {machines_kind} `{machines_name}`, which uses {this}"),
+                );
+            }
+        }
+    }
+    let eks_anywhere = name
+        .rsplit_once("-template-")
+        .filter(|(_, millis)| !millis.is_empty() && millis.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|(group, _)| group.strip_suffix("-md-0"))
+        .filter(|cluster| !cluster.is_empty() && kind == "KubeadmConfigTemplate");
+    if let Some(cluster) = eks_anywhere {
+        return found(
+            cluster,
+            format!("the name of {this}, by EKS Anywhere's `<cluster>-md-0-template-<milliseconds>` naming of a cluster's first node group"),
+        );
+    }
+    let own = name.strip_suffix("-control-plane").unwrap_or(name);
+    (!own.is_empty()).then(|| {
+        (
+            own.to_owned(),
+            format!("the name of {this}: nothing in the artifact names its cluster"),
+        )
+    })
+}
+
+/// `spec.controlPlaneEndpoint.host` of the manifest's infrastructure
+/// cluster: every `*Cluster` kind of the infrastructure group
+/// (NutanixCluster, VSphereCluster, CloudStackCluster, DockerCluster,
+/// AWSCluster, AzureCluster...) holds the cluster's own API endpoint there,
+/// as Cluster API's InfraCluster contract requires
+/// (docs/book/src/developer/providers/contracts/infra-cluster.md), and
+/// Cluster API copies it to the Cluster only at run time, so a generated
+/// manifest (EKS Anywhere's for Nutanix) has it nowhere else. With a
+/// Cluster whose `spec.infrastructureRef` names one, only that one.
+fn infrastructure_facts(
+    cluster: Option<&Value>,
+    documents: &[Value],
+    out: &mut Vec<(String, &'static str)>,
+) {
+    let named = cluster
+        .and_then(|c| c.pointer("/spec/infrastructureRef"))
+        .map(|r| (text_at(r, &["kind"]), text_at(r, &["name"])));
+    for document in documents {
+        let (group, kind) = group_kind(document);
+        let name = text_at(document, &["metadata", "name"]);
+        if group != Some(INFRASTRUCTURE_GROUP)
+            || !kind.ends_with("Cluster")
+            || named.is_some_and(|named| named != (Some(kind), name))
+        {
+            continue;
+        }
+        if let Some(host) = text_at(document, &["spec", "controlPlaneEndpoint", "host"]) {
+            out.push((host.to_owned(), CONTROL_PLANE));
+        }
+    }
+}
+
 /// An EKS Anywhere `Cluster` (anywhere.eks.amazonaws.com): its
 /// `spec.proxyConfiguration` (`httpProxy`, `httpsProxy`, `noProxy` list;
 /// aws/eks-anywhere pkg/api/v1alpha1/cluster_types.go, `ProxyConfiguration`),
@@ -88,6 +226,7 @@ fn eks_anywhere(cluster: &Value) -> Option<Found> {
     let proxy = cluster.pointer("/spec/proxyConfiguration")?;
     let mut found = Found {
         cluster_name: text_at(cluster, &["metadata", "name"]).map(str::to_owned),
+        name_from: Some("the EKS Anywhere Cluster".to_owned()),
         http_proxy: text_at(proxy, &["httpProxy"]).map(str::to_owned),
         https_proxy: text_at(proxy, &["httpsProxy"]).map(str::to_owned),
         no_proxy: proxy
@@ -313,6 +452,76 @@ mod tests {
         assert_eq!(shell_unquote(r"'a'\''b'"), "a'b");
         assert_eq!(shell_unquote(r#""a\"b""#), "a\"b");
         assert_eq!(shell_unquote("plain"), "plain");
+    }
+
+    const DROP_IN: &str = "kind: KubeadmControlPlane\nmetadata: {name: c}\nspec:\n  kubeadmConfigSpec:\n    files:\n      - path: /etc/systemd/system/containerd.service.d/http-proxy.conf\n        content: |\n          [Service]\n          Environment=\"HTTP_PROXY=http://p.example:3128\" \"NO_PROXY=10.1.2.3,keep.example\"\n";
+
+    fn endpoint_of(infrastructure: &str) -> Option<String> {
+        crate::import::parse("capi", &format!("{DROP_IN}---\n{infrastructure}"))
+            .unwrap()
+            .facts
+            .control_plane_endpoint
+    }
+
+    /// Every infrastructure provider's `*Cluster` declares the cluster's
+    /// endpoint, read by group and field, whatever the kind; other kinds
+    /// and groups, and an infrastructure cluster the Cluster does not
+    /// reference, do not.
+    #[test]
+    fn infrastructure_clusters_declare_the_endpoint() {
+        let endpoint = "spec: {controlPlaneEndpoint: {host: 10.1.2.3, port: 6443}}";
+        for kind in [
+            "NutanixCluster",
+            "VSphereCluster",
+            "CloudStackCluster",
+            "DockerCluster",
+            "AWSCluster",
+            "AzureCluster",
+        ] {
+            let infrastructure = format!("apiVersion: infrastructure.cluster.x-k8s.io/v1beta2\nkind: {kind}\nmetadata: {{name: c}}\n{endpoint}\n");
+            assert_eq!(
+                endpoint_of(&infrastructure).as_deref(),
+                Some("10.1.2.3"),
+                "{kind}"
+            );
+            let imported =
+                crate::import::parse("capi", &format!("{DROP_IN}---\n{infrastructure}")).unwrap();
+            assert_eq!(imported.no_proxy, ["keep.example"], "{kind}");
+        }
+        for other in [
+            format!("apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: DockerClusterTemplate\nmetadata: {{name: c}}\n{endpoint}\n"),
+            format!("apiVersion: example.com/v1\nkind: VSphereCluster\nmetadata: {{name: c}}\n{endpoint}\n"),
+            format!("apiVersion: cluster.x-k8s.io/v1beta1\nkind: Cluster\nmetadata: {{name: c}}\nspec: {{infrastructureRef: {{kind: NutanixCluster, name: d}}}}\n---\napiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: NutanixCluster\nmetadata: {{name: c}}\n{endpoint}\n"),
+        ] {
+            assert_eq!(endpoint_of(&other), None, "{other}");
+        }
+    }
+
+    /// Without a Cluster document, a worker template is named after the
+    /// cluster its label, owner reference, MachineDeployment or EKS
+    /// Anywhere name states, and the note says which; else after itself.
+    #[test]
+    fn templates_are_named_after_their_cluster() {
+        let template = |metadata: &str| {
+            format!("apiVersion: bootstrap.cluster.x-k8s.io/v1beta1\nkind: KubeadmConfigTemplate\nmetadata: {metadata}\nspec:\n  template:\n    spec:\n      preKubeadmCommands: ['export HTTP_PROXY=http://p.example:3128']\n")
+        };
+        for (text, name, how) in [
+            (template("{name: w, labels: {cluster.x-k8s.io/cluster-name: c1}}"), "c1", "label of KubeadmConfigTemplate `w`"),
+            (template("{name: w}").replace("    spec:\n      pre", "    metadata: {labels: {cluster.x-k8s.io/cluster-name: c2}}\n    spec:\n      pre"), "c2", "label of the template of KubeadmConfigTemplate `w`"),
+            (template("{name: w, ownerReferences: [{apiVersion: cluster.x-k8s.io/v1beta1, kind: MachineDeployment, name: md}, {apiVersion: cluster.x-k8s.io/v1beta1, kind: Cluster, name: c3}]}"), "c3", "owner reference of KubeadmConfigTemplate `w` to its Cluster"),
+            (format!("{}---\napiVersion: cluster.x-k8s.io/v1beta1\nkind: MachineSet\nmetadata: {{name: ms}}\nspec: {{clusterName: c4, template: {{spec: {{bootstrap: {{configRef: {{kind: KubeadmConfigTemplate, name: w}}}}}}}}}}\n", template("{name: w}")), "c4", "`spec.clusterName` of MachineSet `ms`"),
+            (template("{name: c5-md-0-template-1700000000000}"), "c5", "EKS Anywhere's"),
+            (template("{name: c6-md-1-template-1700000000000}"), "c6-md-1-template-1700000000000", "nothing in the artifact names its cluster"),
+            (template("{name: c7-md-0-template-x}"), "c7-md-0-template-x", "nothing in the artifact names its cluster"),
+        ] {
+            let imported = crate::import::parse("capi", &text).unwrap();
+            assert_eq!(imported.name, name, "{text}");
+            assert!(imported.note().contains(&format!("Named `{name}` after ")), "{text}");
+            assert!(imported.name_from.as_deref().is_some_and(|n| n.contains(how)), "{text}: {:?}", imported.name_from);
+        }
+        // A MachineDeployment that uses another template says nothing.
+        let other = format!("{}---\napiVersion: cluster.x-k8s.io/v1beta1\nkind: MachineDeployment\nmetadata: {{name: md}}\nspec: {{clusterName: c8, template: {{spec: {{bootstrap: {{configRef: {{kind: KubeadmConfigTemplate, name: v}}}}}}}}}}\n", template("{name: w}"));
+        assert_eq!(crate::import::parse("capi", &other).unwrap().name, "w");
     }
 
     /// The datacenter endpoint EKS Anywhere adds (vSphere `server`,

@@ -209,11 +209,10 @@ pub(super) fn classify(
     }
     let (username, password) = credentials.into_iter().next().unwrap_or((None, None));
     let https_direct = http.is_some() && https.is_none();
+    let name = found.cluster_name.filter(|n| !n.is_empty());
     Ok(Imported {
-        name: found
-            .cluster_name
-            .filter(|n| !n.is_empty())
-            .unwrap_or_else(|| importer.kind().to_owned()),
+        name_from: name.as_ref().and(found.name_from),
+        name: name.unwrap_or_else(|| importer.kind().to_owned()),
         http_proxy: http.map(|(u, _, _)| u),
         https_proxy: https.map(|(u, _, _)| u),
         username,

@@ -141,6 +141,7 @@ fn read_values(values: &Value, secret_name: Option<&str>) -> Result<Found, Findi
         }
     }
     Ok(Found {
+        name_from: None,
         cluster_name,
         http_proxy: text_at(proxy, &[http_key]).map(str::to_owned),
         https_proxy: text_at(proxy, &[https_key]).map(str::to_owned),

@@ -155,6 +155,9 @@ pub(crate) const CLUSTER_DOMAIN: &str = "cluster DNS domain of this cluster";
 pub struct Found {
     /// Name of the cluster, if the artifact tells.
     pub cluster_name: Option<String>,
+    /// Where in the artifact `cluster_name` was found, in words for the
+    /// import note ("the Cluster document"), when that is not evident.
+    pub name_from: Option<String>,
     /// HTTP proxy URL as written (credentials possibly inside).
     pub http_proxy: Option<String>,
     /// HTTPS proxy URL as written.
@@ -184,6 +187,8 @@ pub struct Dropped {
 pub struct Imported {
     /// Profile name: the cluster's name when the artifact has one, else the kind.
     pub name: String,
+    /// Where in the artifact the name was found, in words, if the importer says.
+    pub name_from: Option<String>,
     /// HTTP proxy without credentials, spelt as the artifact writes it
     /// (`http://` prefixed when it has no scheme), so that a configuration
     /// that says what the artifact says plans no change.
@@ -261,6 +266,9 @@ impl Imported {
         if !inputs.is_empty() {
             out.push("Give the renderers these cluster inputs:".to_owned());
             out.extend(inputs.into_iter().map(|l| format!("  - {l}")));
+        }
+        if let Some(from) = &self.name_from {
+            out.push(format!("Named `{}` after {from}.", self.name));
         }
         if !self.warnings.is_empty() {
             out.push("Read differently from how the artifact writes it:".to_owned());

@@ -94,6 +94,7 @@ fn from_proxy(proxy: &Value, all: &[Value]) -> Result<Found, Finding> {
         }
     };
     Ok(Found {
+        name_from: None,
         cluster_name: None,
         http_proxy: text_at(spec, &["httpProxy"]).map(str::to_owned),
         https_proxy: text_at(spec, &["httpsProxy"]).map(str::to_owned),
@@ -133,6 +134,7 @@ fn from_install_config(config: &Value) -> Result<Found, Finding> {
         entries.push((format!("api-int.{name}.{domain}"), OPERATOR_ADDED));
     }
     Ok(Found {
+        name_from: None,
         cluster_name: name.map(str::to_owned),
         http_proxy: text_at(proxy, &["httpProxy"]).map(str::to_owned),
         https_proxy: text_at(proxy, &["httpsProxy"]).map(str::to_owned),

@@ -66,6 +66,7 @@ impl Importer for Tkg {
             cluster_entries.push((server, CONTROL_PLANE));
         }
         Ok(Found {
+            name_from: None,
             cluster_name: get("CLUSTER_NAME"),
             http_proxy: get("TKG_HTTP_PROXY"),
             https_proxy: get("TKG_HTTPS_PROXY"),
