@@ -10,6 +10,7 @@ use crate::diagnostics::expect_bad_inputs;
 use crate::examples::{apply_data_source_example, EXAMPLE_PASSWORD_ENCODED as PASSWORD_ENCODED};
 use crate::harness::{for_each_terraform, import_fixture, Workdir};
 use base64::Engine as _;
+use clusterproxy::domain::render::kubespray;
 use serde::Deserialize as _;
 use std::process::Command;
 
@@ -400,6 +401,10 @@ fn node_renderer_bad_input_is_a_diagnostic() {
   role       = "agent"
   scope      = "all"
 }"#;
+    let kubespray_2_30 = r#"data "clusterproxy_kubespray" "x" {
+  http_proxy        = "http://proxy.corp.example:3128"
+  kubespray_version = "2.30"
+}"#;
     let hosts: Vec<String> = (0..150)
         .map(|i| format!("\"host-{i}.corp.example\""))
         .collect();
@@ -417,6 +422,11 @@ fn node_renderer_bad_input_is_a_diagnostic() {
                 "scope",
             ),
             (large.clone(), "User data larger than EC2 accepts", "cloud"),
+            (
+                kubespray_2_30.to_owned(),
+                kubespray::GARBLED_NO_PROXY,
+                "kubespray_version",
+            ),
         ] {
             let work = Workdir::with_provider(tf, &config);
             work.expect_diagnostic(&["plan"], "warning", summary, attribute);
