@@ -81,16 +81,18 @@ pub(crate) fn refuse_unexpanded(pairs: &[(String, String)]) -> Result<(), Findin
 fn shell_variable(text: &str) -> Option<&str> {
     text.match_indices('$').find_map(|(at, _)| {
         let rest = &text[at + 1..];
-        let length = match rest.strip_prefix('{') {
-            Some(braced) => braced.find('}').map(|end| end + 2)?,
-            None => rest
-                .bytes()
-                .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
-                .count(),
+        let (name, length) = match rest.strip_prefix('{') {
+            Some(braced) => (braced, braced.find('}')? + 2),
+            None => {
+                let word = rest
+                    .bytes()
+                    .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_');
+                (rest, word.count())
+            }
         };
-        let first = rest.bytes().nth(usize::from(rest.starts_with('{')));
-        first
-            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        name.as_bytes()
+            .first()
+            .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
             .then(|| &text[at..at + 1 + length])
     })
 }
