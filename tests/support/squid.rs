@@ -15,9 +15,12 @@
 //! `tls-key=` serves a certificate for `127.0.0.1`, `::1` and `localhost`
 //! issued by a CA made here with rcgen).
 //!
-//! Squid resolves destination names itself, through /etc/hosts first:
-//! `localhost`, `127.0.0.1` and `[::1]` destinations all reach the
-//! [`Origin`]. Requests squid forwards reach the origin with squid's `Via`
+//! Squid resolves destination names itself, from a hosts file of its own:
+//! `localhost` and [`ORIGIN_NAME`] are 127.0.0.1 there, so those names, and
+//! `127.0.0.1` and `[::1]`, all reach the [`Origin`] through squid. Only
+//! squid knows [`ORIGIN_NAME`], and it is no loopback name to a client (Go
+//! sends requests for loopback names and addresses directly whatever the
+//! environment says). Requests squid forwards reach the origin with squid's `Via`
 //! header, so the origin tells a proxied request from a direct one too.
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -36,6 +39,9 @@ const START_LIMIT: Duration = Duration::from_secs(30);
 /// How long [`Squid::wait_for`] polls the access log (squid logs a
 /// transaction after the client may already have its answer).
 const LOG_LIMIT: Duration = Duration::from_secs(10);
+
+/// A destination name only squid resolves (to 127.0.0.1, where the [`Origin`] listens).
+pub const ORIGIN_NAME: &str = "origin.wire.test";
 
 /// Where a [`Squid`] listens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -302,6 +308,7 @@ fn write_config(dir: &Path, listener: Listener, port: u16) {
          cache_log {d}/cache.log\n\
          cache_store_log none\n\
          pid_filename {d}/squid.pid\n\
+         hosts_file {d}/hosts\n\
          coredump_dir {d}\n\
          netdb_filename none\n\
          pinger_enable off\n\
@@ -309,6 +316,11 @@ fn write_config(dir: &Path, listener: Listener, port: u16) {
          shutdown_lifetime 0 seconds\n"
     );
     std::fs::write(dir.join("squid.conf"), config).unwrap();
+    std::fs::write(
+        dir.join("hosts"),
+        format!("127.0.0.1 localhost {ORIGIN_NAME}\n::1 ip6-localhost\n"),
+    )
+    .unwrap();
 }
 
 /// Squid started as root runs as `proxy` and must write its logs and pid file.
