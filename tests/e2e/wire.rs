@@ -1,0 +1,708 @@
+//! Proven on the wire: what the renderers write gets a real client through a
+//! real proxy. Each test starts its own squid (tests/support/squid.rs: basic
+//! auth, access log) and a loopback origin, renders with one real Terraform
+//! 1.11 apply whose proxy URL points at that squid, reads each rendering back
+//! the way its consumer does, and sends requests with the client that
+//! consumer runs:
+//! - systemd drop-ins (`clusterproxy_systemd_dropin`, the drop-ins in
+//!   `clusterproxy_cloud_init`'s user data, `default_environment`): the
+//!   environment systemd's unit parser gives the unit (`systemd-analyze
+//!   verify`'s unit dump, tests/support/systemd.rs); containerd and kubelet
+//!   are Go, so Go, and curl for whatever else a unit runs;
+//! - `preKubeadmCommands` of `clusterproxy_capi_kubeadm`, inline (`export`
+//!   lines) and with `cluster_name` (the Secret's `proxy.env` sourced): run by
+//!   `sh` (with `systemctl` a no-op function), then curl in that shell, as
+//!   kubeadm's commands run;
+//! - RKE2 and k3s environment files: systemd's environment file parser, then
+//!   Go (containerd; with `scope = "containerd"` RKE2 and k3s hand the
+//!   `CONTAINERD_*` variables to containerd without the prefix);
+//! - pod env (`clusterproxy_pod_env`), Kyverno's patched pod (the policy's
+//!   `patchStrategicMerge` env on a container without env of its own) and
+//!   Helm `extraEnv`: `valueFrom.secretKeyRef` resolved from the rendered
+//!   Secret manifest; curl, Go, Python requests and Node (undici's
+//!   `EnvHttpProxyAgent`).
+//!
+//! The password is hostile (space, `/`, `#`, `%`, `:`, `@`, non-ASCII). A
+//! request for [`ORIGIN_NAME`] must reach the origin through squid, logged
+//! with the right user; requests for `127.0.0.1` and `localhost` (in every
+//! rendered NO_PROXY) must reach the origin directly and never show in
+//! squid's log. Go never proxies loopback destinations whatever NO_PROXY says
+//! (`golang.org/x/net/http/httpproxy`), which these tests observe as direct
+//! too. undici tunnels every proxied request with `CONNECT`, so squid logs
+//! `host:port` for it. A wrong password gets 407 (undici: a failed tunnel).
+//!
+//! Also: a proxy URL without scheme, a proxy on `[::1]`, and an HTTPS proxy
+//! (squid's `https_port`, Debian builds squid with GnuTLS) with
+//! `trusted_ca`, the CA file where the pod env's variables point replaced by
+//! a temporary file holding the rendered ConfigMap's bundle.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use serde_json::{json, Value};
+
+use crate::harness::{terraform_binaries, Workdir};
+use crate::squid::{Access, Origin, Squid, ORIGIN_BODY, ORIGIN_NAME};
+
+#[path = "../support/systemd.rs"]
+mod systemd;
+
+/// The proxy user.
+const USER: &str = "svc-wire";
+/// Space, `/`, `#`, `%`, `:`, `@`, non-ASCII; and `%41` that must not be decoded twice.
+const PASSWORD: &str = "p w/#%41:@ü€ x";
+
+/// One environment: variable name to value.
+type Env = BTreeMap<String, String>;
+
+/// A client a consumer runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Client {
+    Curl,
+    Go,
+    Requests,
+    Undici,
+}
+
+const POD_CLIENTS: [Client; 4] = [Client::Curl, Client::Go, Client::Requests, Client::Undici];
+
+/// What a client got for one URL: the status and body, or an error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Outcome {
+    Answer(u16, String),
+    Failed(String),
+}
+
+fn scratch() -> PathBuf {
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("wire");
+    std::fs::create_dir_all(&path).unwrap();
+    path
+}
+
+fn tools() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools")
+}
+
+const GO_FETCH: &str = r#"package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+)
+
+func main() {
+	client := &http.Client{Timeout: 20 * time.Second}
+	for _, url := range os.Args[1:] {
+		response, err := client.Get(url)
+		if err != nil {
+			fmt.Println("error")
+			continue
+		}
+		body, _ := io.ReadAll(response.Body)
+		response.Body.Close()
+		fmt.Printf("%d %s\n", response.StatusCode, strings.ReplaceAll(string(body), "\n", " "))
+	}
+}
+"#;
+
+const PYTHON_FETCH: &str = r#"import sys
+import requests
+
+for url in sys.argv[1:]:
+    try:
+        response = requests.get(url, timeout=20)
+        print(response.status_code, response.text.replace("\n", " "))
+    except Exception as error:
+        print("error", type(error).__name__)
+"#;
+
+const NODE_FETCH: &str = r#"const { EnvHttpProxyAgent, fetch } = require('undici');
+const agent = new EnvHttpProxyAgent();
+(async () => {
+  for (const url of process.argv.slice(2)) {
+    try {
+      const response = await fetch(url, { dispatcher: agent, signal: AbortSignal.timeout(20000) });
+      console.log(`${response.status} ${(await response.text()).replace(/\n/g, ' ')}`);
+    } catch (error) {
+      console.log(`error ${(error.cause && error.cause.code) || error.name}`);
+    }
+  }
+  await agent.close();
+})();
+"#;
+
+/// The Go client, built once per test run (GOPATH mode, standard library only).
+fn go_fetch() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        let source = scratch().join("fetch.go");
+        std::fs::write(&source, GO_FETCH).unwrap();
+        let binary = scratch().join("go-fetch");
+        let status = Command::new("go")
+            .args(["build", "-o"])
+            .arg(&binary)
+            .arg(&source)
+            .env("GOCACHE", scratch().join("gocache"))
+            .env("GO111MODULE", "off")
+            .env("GOFLAGS", "")
+            .status()
+            .expect("go is installed (scripts/install-test-tools)");
+        assert!(status.success(), "building the Go client failed");
+        binary
+    })
+}
+
+/// `client` fetching each of `urls` with exactly `env` (and PATH).
+fn fetch(client: Client, env: &Env, urls: &[String]) -> Vec<Outcome> {
+    if client == Client::Curl {
+        return urls.iter().map(|url| curl(env, url, &[])).collect();
+    }
+    let mut command = match client {
+        Client::Go => Command::new(go_fetch()),
+        Client::Requests => {
+            let script = scratch().join("fetch.py");
+            std::fs::write(&script, PYTHON_FETCH).unwrap();
+            let mut command = Command::new("python3");
+            command
+                .arg(script)
+                .env("PYTHONPATH", tools().join("python"));
+            command
+        }
+        Client::Undici => {
+            let script = scratch().join("fetch.js");
+            std::fs::write(&script, NODE_FETCH).unwrap();
+            let mut command = Command::new("node");
+            command
+                .arg(script)
+                .env("NODE_PATH", tools().join("node/node_modules"));
+            command
+        }
+        Client::Curl => unreachable!(),
+    };
+    let keep: Vec<(String, String)> = command
+        .get_envs()
+        .filter_map(|(k, v)| Some((k.to_str()?.to_owned(), v?.to_str()?.to_owned())))
+        .collect();
+    command
+        .env_clear()
+        .envs(keep)
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .envs(env)
+        .args(urls);
+    let output = command.output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let outcomes: Vec<Outcome> = stdout.lines().map(outcome).collect();
+    assert_eq!(
+        outcomes.len(),
+        urls.len(),
+        "{client:?} failed ({}): {}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    outcomes
+}
+
+/// curl with exactly `env` (and PATH) and `args`.
+fn curl(env: &Env, url: &str, args: &[&str]) -> Outcome {
+    let output = Command::new("curl")
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .envs(env)
+        .args(["-sS", "--max-time", "20", "-w", " %{http_code}"])
+        .args(args)
+        .arg(url)
+        .output()
+        .unwrap();
+    curl_outcome(&String::from_utf8_lossy(&output.stdout))
+}
+
+/// curl's output (the body, then ` CODE`) as an outcome.
+fn curl_outcome(stdout: &str) -> Outcome {
+    let (body, code) = stdout.rsplit_once(' ').unwrap_or(("", stdout));
+    match code.trim().parse() {
+        Ok(0) | Err(_) => Outcome::Failed(stdout.to_owned()),
+        Ok(code) => Outcome::Answer(code, body.to_owned()),
+    }
+}
+
+fn outcome(line: &str) -> Outcome {
+    match line.split_once(' ').unwrap_or((line, "")) {
+        ("error", why) => Outcome::Failed(why.to_owned()),
+        (code, body) => Outcome::Answer(
+            code.parse().unwrap_or_else(|_| panic!("{line:?}")),
+            body.to_owned(),
+        ),
+    }
+}
+
+/// What squid logs for a proxied request to `url` by `client` (undici tunnels).
+fn logged_url(client: Client, url: &str) -> String {
+    if client == Client::Undici {
+        let rest = url.split_once("://").unwrap().1;
+        rest.split_once('/')
+            .map_or(rest, |(authority, _)| authority)
+            .to_owned()
+    } else {
+        url.to_owned()
+    }
+}
+
+/// A test's proxy and origin, and the checks every client run gets.
+struct Wire {
+    squid: Squid,
+    origin: Origin,
+    password: &'static str,
+}
+
+impl Wire {
+    /// `squid` (made with `start` for [`USER`] and `password`) and an origin.
+    fn start(start: fn(&[(&str, &str)]) -> Squid, password: &'static str) -> Wire {
+        Wire {
+            squid: start(&[(USER, password)]),
+            origin: Origin::start(),
+            password,
+        }
+    }
+
+    /// `client` with `env` (from `family`) reaches the origin through squid
+    /// for [`ORIGIN_NAME`], logged with [`USER`], and directly for
+    /// `127.0.0.1` and `localhost`, which squid never sees.
+    fn check(&self, family: &str, client: Client, env: &Env) {
+        let tag = format!("{family}-{client:?}").to_lowercase();
+        let proxied = self.origin.url(ORIGIN_NAME, &format!("{tag}/proxied"));
+        let direct = [
+            self.origin.url("127.0.0.1", &format!("{tag}/direct-ip")),
+            self.origin.url("localhost", &format!("{tag}/direct-name")),
+        ];
+        let before = self.squid.access_log().len();
+        let urls = [vec![proxied.clone()], direct.to_vec()].concat();
+        let outcomes = fetch(client, env, &urls);
+        let body = Outcome::Answer(200, ORIGIN_BODY.to_owned());
+        if client == Client::Requests && !self.password.is_ascii() {
+            // requests encodes basic credentials as Latin-1
+            // (`requests.auth._basic_auth_str`): a password outside Latin-1
+            // fails before any request is sent; within it squid would see
+            // Latin-1 bytes, not the UTF-8 the others send.
+            let refused = Outcome::Failed("UnicodeEncodeError".to_owned());
+            assert_eq!(
+                outcomes,
+                vec![refused, body.clone(), body],
+                "{tag}: {urls:?}"
+            );
+            assert_eq!(
+                self.squid.access_log().len(),
+                before,
+                "{tag}: nothing reached squid"
+            );
+            return;
+        }
+        assert_eq!(outcomes, vec![body; 3], "{tag}: {urls:?}");
+        let wanted = logged_url(client, &proxied);
+        let log = self.squid.wait_for(|a| a.url == wanted);
+        let new: Vec<&Access> = log[before..].iter().collect();
+        assert_eq!(
+            new,
+            vec![&Access {
+                user: Some(USER.to_owned()),
+                method: if client == Client::Undici {
+                    "CONNECT"
+                } else {
+                    "GET"
+                }
+                .to_owned(),
+                url: wanted,
+                status: 200,
+            }],
+            "{tag}: squid logged exactly the proxied request, with the user"
+        );
+        let arrivals = self.origin.arrivals();
+        for (path, via_proxy) in [
+            // A tunnel (undici's CONNECT) carries no Via header.
+            (format!("/{tag}/proxied"), client != Client::Undici),
+            (format!("/{tag}/direct-ip"), false),
+            (format!("/{tag}/direct-name"), false),
+        ] {
+            assert!(
+                arrivals
+                    .iter()
+                    .any(|a| a.target == path && a.via_proxy == via_proxy),
+                "{tag}: {path} via proxy {via_proxy}: {arrivals:?}"
+            );
+        }
+    }
+
+    /// `client` with `env` gets 407 for [`ORIGIN_NAME`] (undici: its tunnel fails).
+    fn check_refused(&self, family: &str, client: Client, env: &Env) {
+        let url = self
+            .origin
+            .url(ORIGIN_NAME, &format!("{family}-{client:?}/refused"));
+        let outcome = fetch(client, env, std::slice::from_ref(&url)).remove(0);
+        match client {
+            Client::Undici => assert!(matches!(outcome, Outcome::Failed(_)), "{outcome:?}"),
+            _ => assert!(matches!(outcome, Outcome::Answer(407, _)), "{outcome:?}"),
+        }
+        let wanted = logged_url(client, &url);
+        let log = self.squid.wait_for(|a| a.url == wanted);
+        assert!(
+            log.iter().any(|a| a.url == wanted && a.status == 407),
+            "{log:?}"
+        );
+    }
+}
+
+/// The settings every renderer takes, from the variables.
+const SETTINGS: &str = r#"
+  http_proxy   = var.proxy
+  username     = var.user
+  password     = var.password
+  trusted_ca   = var.trusted_ca
+  installation = ["registry.corp.example"]"#;
+
+/// Applies `main` (data sources using [`SETTINGS`]) with `vars` (`proxy`,
+/// `password`, and optionally `trusted_ca` and `wrong`, a second password)
+/// and returns the outputs.
+fn apply(main: &str, mut vars: Value) -> BTreeMap<String, Value> {
+    let tf = terraform_binaries()
+        .into_iter()
+        .next()
+        .expect("Terraform 1.11");
+    let variables = r#"
+variable "proxy" { type = string }
+variable "user" { type = string }
+variable "password" {
+  type      = string
+  sensitive = true
+}
+variable "wrong" {
+  type      = string
+  sensitive = true
+  default   = null
+}
+variable "trusted_ca" {
+  type    = string
+  default = null
+}
+"#;
+    let work = Workdir::with_provider(&tf, &format!("{variables}\n{main}"));
+    vars["user"] = json!(USER);
+    work.write_file("terraform.tfvars.json", &vars.to_string());
+    work.run_ok(&["apply", "-auto-approve"]);
+    work.outputs().into_iter().collect()
+}
+
+fn text(outputs: &BTreeMap<String, Value>, name: &str) -> String {
+    outputs[name]
+        .as_str()
+        .unwrap_or_else(|| panic!("output {name}: {:?}", outputs.get(name)))
+        .to_owned()
+}
+
+fn yaml(text: &str) -> Value {
+    serde_yaml_ng::from_str(text).expect("valid YAML")
+}
+
+/// The data of a Secret manifest, decoded.
+fn secret_data(manifest: &str) -> BTreeMap<String, String> {
+    use base64::Engine as _;
+    yaml(manifest)["data"]
+        .as_object()
+        .expect("a Secret with data")
+        .iter()
+        .map(|(key, value)| {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(value.as_str().unwrap())
+                .unwrap();
+            (key.clone(), String::from_utf8(bytes).unwrap())
+        })
+        .collect()
+}
+
+/// A container's env list with `value` and `valueFrom.secretKeyRef` (from
+/// `secret`, the one Secret the renderers refer to) resolved, as the kubelet does.
+fn container_env(entries: &Value, secret: Option<&BTreeMap<String, String>>) -> Env {
+    entries
+        .as_array()
+        .expect("an env list")
+        .iter()
+        .map(|entry| {
+            let name = entry["name"].as_str().unwrap().to_owned();
+            let value = match (&entry["value"], &entry["valueFrom"]["secretKeyRef"]) {
+                (Value::String(value), Value::Null) => value.clone(),
+                (Value::Null, reference) if reference.is_object() => {
+                    let key = reference["key"].as_str().unwrap();
+                    secret.expect("the rendered Secret")[key].clone()
+                }
+                other => panic!("env entry {entry}: {other:?}"),
+            };
+            (name, value)
+        })
+        .collect()
+}
+
+/// The environment a unit gets from the drop-in `content`, parsed by systemd.
+fn unit_env(content: &str) -> Env {
+    systemd::systemd_unit_environment(content)
+        .into_iter()
+        .collect()
+}
+
+/// The environment after `sh` runs `commands` (with `systemctl` a no-op);
+/// returns the environment `env -0` prints there.
+fn sh_env(commands: &[String]) -> Env {
+    let script = format!("systemctl() {{ :; }}\n{}\nexec env -0", commands.join("\n"));
+    let output = Command::new("sh")
+        .args(["-ec", &script])
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .split('\0')
+        .filter_map(|pair| pair.split_once('='))
+        .filter(|(name, _)| !matches!(*name, "PATH" | "PWD" | "SHLVL" | "_"))
+        .map(|(name, value)| (name.to_owned(), value.to_owned()))
+        .collect()
+}
+
+/// The variables of an environment file as systemd's parser reads them.
+fn env_file(content: &str) -> Env {
+    let (kept, warnings) = systemd::systemd_reads(content);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    kept.into_iter().collect()
+}
+
+fn string_list(value: &Value) -> Vec<String> {
+    value
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|v| v.as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Every renderer family's output, rendered for squid on 127.0.0.1 with the
+/// hostile password, gets its consumer's clients through squid (and past it
+/// for NO_PROXY destinations); a drop-in with a wrong password gets 407.
+#[test]
+fn every_renderer_family_reaches_the_origin_through_squid() {
+    let wire = Wire::start(Squid::start, PASSWORD);
+    let main = format!(
+        r#"
+data "clusterproxy_systemd_dropin" "node" {{{SETTINGS}
+  units = ["containerd"]
+}}
+
+data "clusterproxy_systemd_dropin" "wrong" {{
+  http_proxy = var.proxy
+  username   = var.user
+  password   = var.wrong
+  units      = ["containerd"]
+}}
+
+data "clusterproxy_cloud_init" "node" {{{SETTINGS}
+  units = ["kubelet"]
+}}
+
+data "clusterproxy_capi_kubeadm" "inline" {{{SETTINGS}
+}}
+
+data "clusterproxy_capi_kubeadm" "secret" {{{SETTINGS}
+  cluster_name = "wire"
+}}
+
+data "clusterproxy_rke2" "rke2" {{{SETTINGS}
+  distribution = "rke2"
+  role         = "agent"
+  scope        = "all"
+}}
+
+data "clusterproxy_rke2" "k3s" {{{SETTINGS}
+  distribution = "k3s"
+  role         = "server"
+}}
+
+data "clusterproxy_pod_env" "pods" {{{SETTINGS}
+  credentials_secret = "proxy-credentials"
+}}
+
+data "clusterproxy_kyverno_policy" "pods" {{{SETTINGS}
+  credentials_secret = "proxy-credentials"
+}}
+
+data "clusterproxy_helm_values" "charts" {{{SETTINGS}
+  credentials_secret = "proxy-credentials"
+}}
+
+output "dropin" {{
+  value     = data.clusterproxy_systemd_dropin.node.dropins[0].content
+  sensitive = true
+}}
+output "default_environment" {{
+  value     = data.clusterproxy_systemd_dropin.node.default_environment
+  sensitive = true
+}}
+output "wrong_dropin" {{
+  value     = data.clusterproxy_systemd_dropin.wrong.dropins[0].content
+  sensitive = true
+}}
+output "user_data" {{
+  value     = data.clusterproxy_cloud_init.node.user_data
+  sensitive = true
+}}
+output "capi_commands" {{
+  value     = data.clusterproxy_capi_kubeadm.inline.pre_kubeadm_commands
+  sensitive = true
+}}
+output "capi_secret_commands" {{
+  value     = data.clusterproxy_capi_kubeadm.secret.pre_kubeadm_commands
+  sensitive = true
+}}
+output "capi_secret" {{
+  value     = data.clusterproxy_capi_kubeadm.secret.secret_manifest
+  sensitive = true
+}}
+output "rke2" {{
+  value     = data.clusterproxy_rke2.rke2.content
+  sensitive = true
+}}
+output "k3s" {{
+  value     = data.clusterproxy_rke2.k3s.content
+  sensitive = true
+}}
+output "pod_env" {{
+  value     = data.clusterproxy_pod_env.pods.env_yaml
+  sensitive = true
+}}
+output "pod_secret" {{
+  value     = data.clusterproxy_pod_env.pods.credentials_secret_yaml
+  sensitive = true
+}}
+output "kyverno" {{
+  value     = data.clusterproxy_kyverno_policy.pods.policy_yaml
+  sensitive = true
+}}
+output "kyverno_secret" {{
+  value     = data.clusterproxy_kyverno_policy.pods.credentials_secret_yaml
+  sensitive = true
+}}
+output "helm" {{
+  value     = data.clusterproxy_helm_values.charts.extra_env_yaml
+  sensitive = true
+}}
+output "helm_secret" {{
+  value     = data.clusterproxy_helm_values.charts.credentials_secret_yaml
+  sensitive = true
+}}
+"#
+    );
+    let out = apply(
+        &main,
+        json!({"proxy": wire.squid.url(), "password": PASSWORD, "wrong": "wrong password"}),
+    );
+
+    // systemd drop-ins: containerd and kubelet (Go), anything else (curl).
+    let dropin = unit_env(&text(&out, "dropin"));
+    wire.check("dropin", Client::Go, &dropin);
+    wire.check("dropin", Client::Curl, &dropin);
+    let manager = unit_env(&systemd::manager_as_dropin(&text(
+        &out,
+        "default_environment",
+    )));
+    assert_eq!(
+        manager, dropin,
+        "DefaultEnvironment= sets what the drop-in sets"
+    );
+    wire.check("default-environment", Client::Go, &manager);
+    let wrong = unit_env(&text(&out, "wrong_dropin"));
+    wire.check_refused("wrong-password", Client::Go, &wrong);
+    wire.check_refused("wrong-password", Client::Curl, &wrong);
+
+    // cloud-init: the drop-ins it writes.
+    let user_data = yaml(&text(&out, "user_data"));
+    let files = user_data["write_files"].as_array().expect("write_files");
+    let kubelet = files
+        .iter()
+        .find(|f| f["path"] == "/etc/systemd/system/kubelet.service.d/http-proxy.conf")
+        .expect("the kubelet drop-in");
+    wire.check(
+        "cloud-init",
+        Client::Go,
+        &unit_env(kubelet["content"].as_str().unwrap()),
+    );
+
+    // preKubeadmCommands through sh, then curl as kubeadm's commands run.
+    let inline = sh_env(&string_list(&out["capi_commands"]));
+    wire.check("kubeadm", Client::Curl, &inline);
+    let proxy_env = secret_data(&text(&out, "capi_secret"))
+        .remove(clusterproxy::domain::render::capi::ENV_KEY)
+        .expect("the proxy.env key");
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), proxy_env).unwrap();
+    let quoted_path = format!("'{}'", clusterproxy::domain::render::capi::ENV_FILE_PATH);
+    let commands: Vec<String> = string_list(&out["capi_secret_commands"])
+        .into_iter()
+        .map(|c| c.replace(&quoted_path, &format!("'{}'", file.path().display())))
+        .collect();
+    assert!(commands
+        .iter()
+        .any(|c| c.contains(&*file.path().to_string_lossy())));
+    let sourced = sh_env(&commands);
+    assert_eq!(
+        sourced, inline,
+        "proxy.env sets what the inline commands set"
+    );
+    wire.check("kubeadm-secret", Client::Curl, &sourced);
+
+    // RKE2 and k3s: the environment file, read by systemd; containerd is Go.
+    wire.check("rke2", Client::Go, &env_file(&text(&out, "rke2")));
+    // k3s starts containerd with its own environment plus each `CONTAINERD_*`
+    // variable without the prefix.
+    let mut k3s = env_file(&text(&out, "k3s"));
+    let unprefixed: Env = k3s
+        .iter()
+        .filter_map(|(name, value)| {
+            Some((name.strip_prefix("CONTAINERD_")?.to_owned(), value.clone()))
+        })
+        .collect();
+    assert_eq!(unprefixed.len(), 3, "{k3s:?}");
+    k3s.extend(unprefixed);
+    wire.check("k3s", Client::Go, &k3s);
+
+    // Pods: the env list with valueFrom resolved from the rendered Secret.
+    let pod_secret = secret_data(&text(&out, "pod_secret"));
+    let pod = container_env(&yaml(&text(&out, "pod_env"))["env"], Some(&pod_secret));
+    let policy = yaml(&text(&out, "kyverno"));
+    let patch = policy["spec"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|rule| rule["mutate"]["patchStrategicMerge"].as_object())
+        .expect("a patchStrategicMerge rule");
+    let kyverno = container_env(
+        &patch["spec"]["containers"][0]["env"],
+        Some(&secret_data(&text(&out, "kyverno_secret"))),
+    );
+    let helm = container_env(
+        &yaml(&text(&out, "helm"))["extraEnv"],
+        Some(&secret_data(&text(&out, "helm_secret"))),
+    );
+    assert_eq!(kyverno, pod, "Kyverno's patched pod gets the pod env");
+    assert_eq!(helm, pod, "Helm extraEnv is the pod env");
+    for client in POD_CLIENTS {
+        wire.check("pod", client, &pod);
+        wire.check("kyverno", client, &kyverno);
+        wire.check("helm", client, &helm);
+    }
+}
