@@ -43,6 +43,8 @@ use std::sync::OnceLock;
 
 use serde_json::{json, Value};
 
+use clusterproxy::domain::render::pod_env::{CA_KEY, CA_MOUNT_PATH};
+
 use crate::harness::{terraform_binaries, Workdir};
 use crate::squid::{Access, Origin, Squid, ORIGIN_BODY, ORIGIN_NAME};
 
@@ -141,8 +143,7 @@ const agent = new EnvHttpProxyAgent();
 fn go_fetch() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
     BINARY.get_or_init(|| {
-        let source = scratch().join("fetch.go");
-        std::fs::write(&source, GO_FETCH).unwrap();
+        let source = script("fetch.go", GO_FETCH);
         let binary = scratch().join("go-fetch");
         let status = Command::new("go")
             .args(["build", "-o"])
@@ -158,76 +159,109 @@ fn go_fetch() -> &'static Path {
     })
 }
 
-/// `client` fetching each of `urls` with exactly `env` (and PATH).
-fn fetch(client: Client, env: &Env, urls: &[String]) -> Vec<Outcome> {
-    if client == Client::Curl {
-        return urls.iter().map(|url| curl(env, url, &[])).collect();
-    }
-    let mut command = match client {
-        Client::Go => Command::new(go_fetch()),
-        Client::Requests => {
-            let script = scratch().join("fetch.py");
-            std::fs::write(&script, PYTHON_FETCH).unwrap();
-            let mut command = Command::new("python3");
-            command
-                .arg(script)
-                .env("PYTHONPATH", tools().join("python"));
-            command
-        }
-        Client::Undici => {
-            let script = scratch().join("fetch.js");
-            std::fs::write(&script, NODE_FETCH).unwrap();
-            let mut command = Command::new("node");
-            command
-                .arg(script)
-                .env("NODE_PATH", tools().join("node/node_modules"));
-            command
-        }
-        Client::Curl => unreachable!(),
-    };
-    let keep: Vec<(String, String)> = command
-        .get_envs()
-        .filter_map(|(k, v)| Some((k.to_str()?.to_owned(), v?.to_str()?.to_owned())))
-        .collect();
-    command
-        .env_clear()
-        .envs(keep)
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .envs(env)
-        .args(urls);
-    let output = command.output().unwrap();
+/// The OS trust bundle of Debian (what `update-ca-certificates` writes), which
+/// curl and Go read.
+const OS_BUNDLE: &str = "/etc/ssl/certs/ca-certificates.crt";
+
+/// `client` fetching each of `urls` with exactly `env` (and PATH); with
+/// `trust_store`, in a private mount namespace where that file is the OS
+/// trust bundle (a node whose trust store got the rendered CA). A client
+/// that exits without answering fails every URL with the error code it
+/// printed (Node's `code: '...'`).
+fn fetch(client: Client, env: &Env, urls: &[String], trust_store: Option<&Path>) -> Vec<Outcome> {
+    let (program, mut args, tool_env): (PathBuf, Vec<String>, Option<(&str, PathBuf)>) =
+        match client {
+            Client::Curl => {
+                return urls
+                    .iter()
+                    .map(|url| {
+                        let args = ["-sS", "--max-time", "20", "-w", " %{http_code}", url];
+                        let args = args.map(str::to_owned).to_vec();
+                        let output = run_client("curl".as_ref(), &args, None, env, trust_store);
+                        curl_outcome(&output)
+                    })
+                    .collect();
+            }
+            Client::Go => (go_fetch().to_owned(), Vec::new(), None),
+            Client::Requests => (
+                "python3".into(),
+                vec![script("fetch.py", PYTHON_FETCH)],
+                Some(("PYTHONPATH", tools().join("python"))),
+            ),
+            Client::Undici => (
+                "node".into(),
+                vec![script("fetch.js", NODE_FETCH)],
+                Some(("NODE_PATH", tools().join("node/node_modules"))),
+            ),
+        };
+    args.extend(urls.iter().cloned());
+    let output = run_client(&program, &args, tool_env, env, trust_store);
     let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
     let outcomes: Vec<Outcome> = stdout.lines().map(outcome).collect();
+    if outcomes.is_empty() && !output.status.success() {
+        let code = stderr
+            .split("code: '")
+            .nth(1)
+            .and_then(|rest| rest.split('\'').next())
+            .unwrap_or("crashed");
+        return vec![Outcome::Failed(code.to_owned()); urls.len()];
+    }
     assert_eq!(
         outcomes.len(),
         urls.len(),
-        "{client:?} failed ({}): {}",
+        "{client:?} failed ({}): {stderr}",
         output.status,
-        String::from_utf8_lossy(&output.stderr)
     );
     outcomes
 }
 
-/// curl with exactly `env` (and PATH) and `args`.
-fn curl(env: &Env, url: &str, args: &[&str]) -> Outcome {
-    let output = Command::new("curl")
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .envs(env)
-        .args(["-sS", "--max-time", "20", "-w", " %{http_code}"])
-        .args(args)
-        .arg(url)
-        .output()
-        .unwrap();
-    curl_outcome(&String::from_utf8_lossy(&output.stdout))
+/// Writes a client script into the scratch directory; returns its path.
+fn script(name: &str, text: &str) -> String {
+    let path = scratch().join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
 }
 
-/// curl's output (the body, then ` CODE`) as an outcome.
-fn curl_outcome(stdout: &str) -> Outcome {
-    let (body, code) = stdout.rsplit_once(' ').unwrap_or(("", stdout));
-    match code.trim().parse() {
-        Ok(0) | Err(_) => Outcome::Failed(stdout.to_owned()),
-        Ok(code) => Outcome::Answer(code, body.to_owned()),
+/// Runs `program args` with exactly `env`, PATH and `tool_env` (see [`fetch`]).
+fn run_client(
+    program: &Path,
+    args: &[String],
+    tool_env: Option<(&str, PathBuf)>,
+    env: &Env,
+    trust_store: Option<&Path>,
+) -> std::process::Output {
+    let mut command = match trust_store {
+        None => Command::new(program),
+        Some(bundle) => {
+            let mut command = Command::new("unshare");
+            command
+                .args(["-m", "sh", "-c"])
+                .arg(format!("mount --bind \"$0\" {OS_BUNDLE} && exec \"$@\""))
+                .arg(bundle)
+                .arg(program);
+            command
+        }
+    };
+    command
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .envs(tool_env)
+        .envs(env)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()))
+}
+
+/// curl's output (the body, then ` CODE`) as an outcome; a failure is `exit N`.
+fn curl_outcome(output: &std::process::Output) -> Outcome {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    match (output.status.code(), stdout.rsplit_once(' ')) {
+        (Some(0), Some((body, code))) => Outcome::Answer(
+            code.parse().unwrap_or_else(|_| panic!("{stdout:?}")),
+            body.to_owned(),
+        ),
+        (code, _) => Outcome::Failed(format!("exit {}", code.unwrap_or(-1))),
     }
 }
 
@@ -274,6 +308,21 @@ impl Wire {
     /// for [`ORIGIN_NAME`], logged with [`USER`], and directly for
     /// `127.0.0.1` and `localhost`, which squid never sees.
     fn check(&self, family: &str, client: Client, env: &Env) {
+        self.check_trusting(family, client, env, None, None);
+    }
+
+    /// [`Wire::check`] with `trust_store` as the OS trust bundle (see
+    /// [`fetch`]); with `expected_failure`, the client fails for the proxied
+    /// destination with that error and squid logs nothing (the direct ones
+    /// still succeed).
+    fn check_trusting(
+        &self,
+        family: &str,
+        client: Client,
+        env: &Env,
+        trust_store: Option<&Path>,
+        mut expected_failure: Option<&str>,
+    ) {
         let tag = format!("{family}-{client:?}").to_lowercase();
         let proxied = self.origin.url(ORIGIN_NAME, &format!("{tag}/proxied"));
         let direct = [
@@ -282,17 +331,20 @@ impl Wire {
         ];
         let before = self.squid.access_log().len();
         let urls = [vec![proxied.clone()], direct.to_vec()].concat();
-        let outcomes = fetch(client, env, &urls);
+        let outcomes = fetch(client, env, &urls, trust_store);
         let body = Outcome::Answer(200, ORIGIN_BODY.to_owned());
         if client == Client::Requests && !self.password.is_ascii() {
             // requests encodes basic credentials as Latin-1
             // (`requests.auth._basic_auth_str`): a password outside Latin-1
             // fails before any request is sent; within it squid would see
             // Latin-1 bytes, not the UTF-8 the others send.
-            let refused = Outcome::Failed("UnicodeEncodeError".to_owned());
+            expected_failure = Some("UnicodeEncodeError");
+        }
+        if let Some(error) = expected_failure {
+            let failed = Outcome::Failed(error.to_owned());
             assert_eq!(
                 outcomes,
-                vec![refused, body.clone(), body],
+                vec![failed, body.clone(), body],
                 "{tag}: {urls:?}"
             );
             assert_eq!(
@@ -342,7 +394,7 @@ impl Wire {
         let url = self
             .origin
             .url(ORIGIN_NAME, &format!("{family}-{client:?}/refused"));
-        let outcome = fetch(client, env, std::slice::from_ref(&url)).remove(0);
+        let outcome = fetch(client, env, std::slice::from_ref(&url), None).remove(0);
         match client {
             Client::Undici => assert!(matches!(outcome, Outcome::Failed(_)), "{outcome:?}"),
             _ => assert!(matches!(outcome, Outcome::Answer(407, _)), "{outcome:?}"),
@@ -364,10 +416,10 @@ const SETTINGS: &str = r#"
   trusted_ca   = var.trusted_ca
   installation = ["registry.corp.example"]"#;
 
-/// Applies `main` (data sources using [`SETTINGS`]) with `vars` (`proxy`,
-/// `password`, and optionally `trusted_ca` and `wrong`, a second password)
-/// and returns the outputs.
-fn apply(main: &str, mut vars: Value) -> BTreeMap<String, Value> {
+/// A working directory for Terraform 1.11 with `main` (data sources using
+/// [`SETTINGS`]) and `vars` (`proxy`, `password`, and optionally
+/// `trusted_ca` and `wrong`, a second password) in a `.tfvars.json` file.
+fn workdir(main: &str, mut vars: Value) -> Workdir {
     let tf = terraform_binaries()
         .into_iter()
         .next()
@@ -392,6 +444,12 @@ variable "trusted_ca" {
     let work = Workdir::with_provider(&tf, &format!("{variables}\n{main}"));
     vars["user"] = json!(USER);
     work.write_file("terraform.tfvars.json", &vars.to_string());
+    work
+}
+
+/// Applies `main` with `vars` (see [`workdir`]) and returns the outputs.
+fn apply(main: &str, vars: Value) -> BTreeMap<String, Value> {
+    let work = workdir(main, vars);
     work.run_ok(&["apply", "-auto-approve"]);
     work.outputs().into_iter().collect()
 }
@@ -705,4 +763,169 @@ output "helm_secret" {{
         wire.check("kyverno", client, &kyverno);
         wire.check("helm", client, &helm);
     }
+}
+
+/// A hostile password within ASCII, which every client sends as is.
+const ASCII_PASSWORD: &str = "p w/#%41:@ x";
+
+/// A systemd drop-in and the pod env (with the credentials inline, and with
+/// `trusted_ca` the CA ConfigMap), the outputs [`drop_in_and_pods`] reads.
+const DROPIN_AND_PODS: &str = r#"
+data "clusterproxy_systemd_dropin" "node" {
+  http_proxy = var.proxy
+  username   = var.user
+  password   = var.password
+  trusted_ca = var.trusted_ca
+  units      = ["containerd"]
+}
+
+data "clusterproxy_pod_env" "pods" {
+  http_proxy = var.proxy
+  username   = var.user
+  password   = var.password
+  trusted_ca = var.trusted_ca
+}
+
+output "dropin" {
+  value     = data.clusterproxy_systemd_dropin.node.dropins[0].content
+  sensitive = true
+}
+output "ca_files" {
+  value = data.clusterproxy_systemd_dropin.node.ca_files
+}
+output "pod_env" {
+  value     = data.clusterproxy_pod_env.pods.env_yaml
+  sensitive = true
+}
+output "ca_config_map" {
+  value = data.clusterproxy_pod_env.pods.ca_config_map_yaml
+}
+"#;
+
+/// Renders [`DROPIN_AND_PODS`] for `proxy` and checks the drop-in with Go
+/// and curl and the pod env with every pod client. With `trusted_ca`, the
+/// node's OS trust bundle is the drop-in's `ca_files` bundle (in a private
+/// mount namespace: curl reads no CA variable for its proxy) and the pod's
+/// CA variables point at a file holding the ConfigMap's bundle, where the pod
+/// would mount it. Returns the pod env.
+fn drop_in_and_pods(wire: &Wire, family: &str, proxy: &str, trusted_ca: Option<&str>) -> Env {
+    let out = apply(
+        DROPIN_AND_PODS,
+        json!({"proxy": proxy, "password": wire.password, "trusted_ca": trusted_ca}),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let node = unit_env(&text(&out, "dropin"));
+    let trust_store = trusted_ca.map(|_| {
+        let bundle = dir.path().join("node-ca.pem");
+        std::fs::write(&bundle, out["ca_files"][0]["content"].as_str().unwrap()).unwrap();
+        bundle
+    });
+    for client in [Client::Go, Client::Curl] {
+        wire.check_trusting(
+            &format!("{family}-dropin"),
+            client,
+            &node,
+            trust_store.as_deref(),
+            None,
+        );
+    }
+
+    let mut pod = container_env(&yaml(&text(&out, "pod_env"))["env"], None);
+    if trusted_ca.is_some() {
+        let config_map = yaml(&text(&out, "ca_config_map"));
+        let mount = dir.path().join("mount");
+        std::fs::create_dir(&mount).unwrap();
+        std::fs::write(
+            mount.join(CA_KEY),
+            config_map["data"][CA_KEY].as_str().unwrap(),
+        )
+        .unwrap();
+        let in_pod = format!("{CA_MOUNT_PATH}/{CA_KEY}");
+        for value in pod.values_mut() {
+            if *value == in_pod {
+                *value = mount.join(CA_KEY).display().to_string();
+            }
+        }
+    }
+    for client in POD_CLIENTS {
+        // curl takes the CA variables for the destination only (curl 7.88:
+        // `CURL_CA_BUNDLE`/`SSL_CERT_FILE` set `--cacert`; only
+        // `--proxy-cacert` sets the proxy's CA): it refuses the HTTPS
+        // proxy's certificate (exit 60) unless the image trusts the CA.
+        let failure = (trusted_ca.is_some() && client == Client::Curl).then_some("exit 60");
+        wire.check_trusting(&format!("{family}-pod"), client, &pod, None, failure);
+    }
+    pod
+}
+
+/// A proxy URL without scheme is refused on the attribute, and the wire
+/// shows why: with the rendered credentials and the scheme cut off, curl
+/// and Go read `user:password@host:port` as an `http://` proxy, but requests
+/// refuses it and undici's `EnvHttpProxyAgent` throws `UND_ERR_INVALID_ARG`
+/// ("Invalid URL protocol") before any request (without credentials,
+/// `ERR_INVALID_URL`). The `http://` form the
+/// diagnostic asks for gets every client through.
+#[test]
+fn proxy_url_without_scheme() {
+    let wire = Wire::start(Squid::start, ASCII_PASSWORD);
+    let bare = wire.squid.authority();
+    let work = workdir(
+        DROPIN_AND_PODS,
+        json!({"proxy": bare, "password": ASCII_PASSWORD}),
+    );
+    let run = work.run(&["plan", "-json"]);
+    assert_ne!(run.code, 0, "{}", run.combined());
+    let refused: Vec<Value> = run
+        .diagnostics()
+        .into_iter()
+        .filter(|d| d["severity"] == "error" && d["summary"] == "proxy URL has no scheme")
+        .collect();
+    assert_eq!(refused.len(), 2, "{}", run.combined());
+    assert!(!run.combined().contains(ASCII_PASSWORD));
+
+    // The same variables with the scheme cut off the proxy URLs.
+    let pod = drop_in_and_pods(&wire, "no-scheme", &format!("http://{bare}"), None);
+    let bare_env: Env = pod
+        .into_iter()
+        .map(|(name, value)| {
+            let value = value
+                .strip_prefix("http://")
+                .map_or(value.clone(), str::to_owned);
+            (name, value)
+        })
+        .collect();
+    for client in [Client::Curl, Client::Go] {
+        wire.check("bare", client, &bare_env);
+    }
+    // With credentials, `user:password@host:port` parses with `user` as
+    // its scheme: requests refuses it (`InvalidProxyURL`) before any request.
+    wire.check_trusting(
+        "bare",
+        Client::Requests,
+        &bare_env,
+        None,
+        Some("InvalidProxyURL"),
+    );
+    let url = wire.origin.url(ORIGIN_NAME, "bare-undici");
+    assert_eq!(
+        fetch(Client::Undici, &bare_env, &[url], None),
+        vec![Outcome::Failed("UND_ERR_INVALID_ARG".to_owned())]
+    );
+}
+
+/// A proxy on `[::1]` (the URL's host in brackets) gets every client through.
+#[test]
+fn ipv6_proxy_address() {
+    let wire = Wire::start(Squid::start_ipv6, ASCII_PASSWORD);
+    assert!(wire.squid.url().starts_with("http://[::1]:"));
+    drop_in_and_pods(&wire, "ipv6", &wire.squid.url(), None);
+}
+
+/// An `https://` proxy (squid's `https_port`) with its CA as `trusted_ca`:
+/// every client verifies the proxy with the rendered bundle.
+#[test]
+fn https_proxy_with_trusted_ca() {
+    let wire = Wire::start(Squid::start_https, ASCII_PASSWORD);
+    let ca = wire.squid.ca_pem().expect("the proxy's CA").to_owned();
+    drop_in_and_pods(&wire, "https", &wire.squid.url(), Some(&ca));
 }

@@ -427,11 +427,6 @@ impl Origin {
         }
     }
 
-    /// The port, the same on 127.0.0.1 and `[::1]`.
-    pub fn port(&self) -> u16 {
-        self.port
-    }
-
     /// `http://HOST:PORT/PATH` for a loopback `host` (`127.0.0.1`, `[::1]`, `localhost`).
     pub fn url(&self, host: &str, path: &str) -> String {
         format!(
@@ -465,14 +460,14 @@ fn serve(listener: &TcpListener, arrivals: &Mutex<Vec<Arrival>>, stop: &AtomicBo
             return;
         }
         let Ok(stream) = stream else { continue };
-        if let Some(arrival) = answer(stream) {
-            arrivals.lock().unwrap().push(arrival);
-        }
+        answer(stream, arrivals);
     }
 }
 
-/// Reads one request head (bounded) and answers 200 with [`ORIGIN_BODY`].
-fn answer(mut stream: TcpStream) -> Option<Arrival> {
+/// Reads one request head (bounded), records it, then answers 200 with
+/// [`ORIGIN_BODY`] (recorded first, so a client that has its answer finds
+/// its request in [`Origin::arrivals`]).
+fn answer(mut stream: TcpStream, arrivals: &Mutex<Vec<Arrival>>) -> Option<()> {
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
         .ok()?;
@@ -488,10 +483,10 @@ fn answer(mut stream: TcpStream) -> Option<Arrival> {
         }
         via_proxy |= header.to_ascii_lowercase().starts_with("via:");
     }
+    arrivals.lock().unwrap().push(Arrival { target, via_proxy });
     let response = format!(
         "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{ORIGIN_BODY}",
         ORIGIN_BODY.len()
     );
-    stream.write_all(response.as_bytes()).ok()?;
-    Some(Arrival { target, via_proxy })
+    stream.write_all(response.as_bytes()).ok()
 }

@@ -38,6 +38,7 @@ fn verify(dropin: &str, debug: bool) -> Output {
 /// (unquoted, unescaped, specifiers such as `%%` resolved), from the unit
 /// dump `systemd-analyze verify` prints at debug level. Panics on any
 /// warning about the drop-in ([`systemd_verify`]).
+#[allow(dead_code, reason = "tests/upstream_schemas.rs checks drop-ins, not values")]
 pub fn systemd_unit_environment(dropin: &str) -> Vec<(String, String)> {
     let warnings = systemd_verify(dropin);
     assert!(warnings.is_empty(), "{warnings:?}");
@@ -137,6 +138,7 @@ pub fn systemd_reads(text: &str) -> (Vec<(String, String)>, Vec<String>) {
 }
 
 /// The value of `name` after POSIX `sh` runs the assignment `line`.
+#[allow(dead_code, reason = "tests/e2e/wire.rs runs whole command lists in sh")]
 pub fn sh_reads(line: &str, name: &str) -> String {
     let out = Command::new("sh")
         .args(["-c", &format!("{line}\nprintf '%s' \"${name}\"")])
