@@ -46,6 +46,7 @@ use serde_json::{json, Value};
 use clusterproxy::domain::render::pod_env::{CA_KEY, CA_MOUNT_PATH};
 
 use crate::harness::{terraform_binaries, Workdir};
+use crate::oracle::{build_go, scratch, tools};
 use crate::squid::{Access, Origin, Squid, ORIGIN_BODY, ORIGIN_NAME};
 
 #[path = "../support/systemd.rs"]
@@ -75,16 +76,6 @@ const POD_CLIENTS: [Client; 4] = [Client::Curl, Client::Go, Client::Requests, Cl
 enum Outcome {
     Answer(u16, String),
     Failed(String),
-}
-
-fn scratch() -> PathBuf {
-    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("wire");
-    std::fs::create_dir_all(&path).unwrap();
-    path
-}
-
-fn tools() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools")
 }
 
 const GO_FETCH: &str = r#"package main
@@ -139,24 +130,10 @@ const agent = new EnvHttpProxyAgent();
 })();
 "#;
 
-/// The Go client, built once per test run (GOPATH mode, standard library only).
+/// The Go client, built once per test run.
 fn go_fetch() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let source = script("fetch.go", GO_FETCH);
-        let binary = scratch().join("go-fetch");
-        let status = Command::new("go")
-            .args(["build", "-o"])
-            .arg(&binary)
-            .arg(&source)
-            .env("GOCACHE", scratch().join("gocache"))
-            .env("GO111MODULE", "off")
-            .env("GOFLAGS", "")
-            .status()
-            .expect("go is installed (scripts/install-test-tools)");
-        assert!(status.success(), "building the Go client failed");
-        binary
-    })
+    BINARY.get_or_init(|| build_go(Path::new(&script("fetch.go", GO_FETCH)), "go-fetch"))
 }
 
 /// The OS trust bundle of Debian (what `update-ca-certificates` writes), which
@@ -447,17 +424,20 @@ variable "trusted_ca" {
     work
 }
 
-/// Applies `main` with `vars` (see [`workdir`]) and returns the outputs.
-fn apply(main: &str, vars: Value) -> BTreeMap<String, Value> {
+/// Applies `main` with `vars` (see [`workdir`]) and returns its output
+/// `rendered`, an object of the renderings the test reads.
+fn apply(main: &str, vars: Value) -> Value {
     let work = workdir(main, vars);
     work.run_ok(&["apply", "-auto-approve"]);
-    work.outputs().into_iter().collect()
+    work.outputs()
+        .remove("rendered")
+        .expect("the output rendered")
 }
 
-fn text(outputs: &BTreeMap<String, Value>, name: &str) -> String {
-    outputs[name]
+fn text(rendered: &Value, name: &str) -> String {
+    rendered[name]
         .as_str()
-        .unwrap_or_else(|| panic!("output {name}: {:?}", outputs.get(name)))
+        .unwrap_or_else(|| panic!("{name}: {:?}", rendered[name]))
         .to_owned()
 }
 
@@ -603,65 +583,25 @@ data "clusterproxy_helm_values" "charts" {{{SETTINGS}
   credentials_secret = "proxy-credentials"
 }}
 
-output "dropin" {{
-  value     = data.clusterproxy_systemd_dropin.node.dropins[0].content
+output "rendered" {{
   sensitive = true
-}}
-output "default_environment" {{
-  value     = data.clusterproxy_systemd_dropin.node.default_environment
-  sensitive = true
-}}
-output "wrong_dropin" {{
-  value     = data.clusterproxy_systemd_dropin.wrong.dropins[0].content
-  sensitive = true
-}}
-output "user_data" {{
-  value     = data.clusterproxy_cloud_init.node.user_data
-  sensitive = true
-}}
-output "capi_commands" {{
-  value     = data.clusterproxy_capi_kubeadm.inline.pre_kubeadm_commands
-  sensitive = true
-}}
-output "capi_secret_commands" {{
-  value     = data.clusterproxy_capi_kubeadm.secret.pre_kubeadm_commands
-  sensitive = true
-}}
-output "capi_secret" {{
-  value     = data.clusterproxy_capi_kubeadm.secret.secret_manifest
-  sensitive = true
-}}
-output "rke2" {{
-  value     = data.clusterproxy_rke2.rke2.content
-  sensitive = true
-}}
-output "k3s" {{
-  value     = data.clusterproxy_rke2.k3s.content
-  sensitive = true
-}}
-output "pod_env" {{
-  value     = data.clusterproxy_pod_env.pods.env_yaml
-  sensitive = true
-}}
-output "pod_secret" {{
-  value     = data.clusterproxy_pod_env.pods.credentials_secret_yaml
-  sensitive = true
-}}
-output "kyverno" {{
-  value     = data.clusterproxy_kyverno_policy.pods.policy_yaml
-  sensitive = true
-}}
-output "kyverno_secret" {{
-  value     = data.clusterproxy_kyverno_policy.pods.credentials_secret_yaml
-  sensitive = true
-}}
-output "helm" {{
-  value     = data.clusterproxy_helm_values.charts.extra_env_yaml
-  sensitive = true
-}}
-output "helm_secret" {{
-  value     = data.clusterproxy_helm_values.charts.credentials_secret_yaml
-  sensitive = true
+  value = {{
+    dropin               = data.clusterproxy_systemd_dropin.node.dropins[0].content
+    default_environment  = data.clusterproxy_systemd_dropin.node.default_environment
+    wrong_dropin         = data.clusterproxy_systemd_dropin.wrong.dropins[0].content
+    user_data            = data.clusterproxy_cloud_init.node.user_data
+    capi_commands        = data.clusterproxy_capi_kubeadm.inline.pre_kubeadm_commands
+    capi_secret_commands = data.clusterproxy_capi_kubeadm.secret.pre_kubeadm_commands
+    capi_secret          = data.clusterproxy_capi_kubeadm.secret.secret_manifest
+    rke2                 = data.clusterproxy_rke2.rke2.content
+    k3s                  = data.clusterproxy_rke2.k3s.content
+    pod_env              = data.clusterproxy_pod_env.pods.env_yaml
+    pod_secret           = data.clusterproxy_pod_env.pods.credentials_secret_yaml
+    kyverno              = data.clusterproxy_kyverno_policy.pods.policy_yaml
+    kyverno_secret       = data.clusterproxy_kyverno_policy.pods.credentials_secret_yaml
+    helm                 = data.clusterproxy_helm_values.charts.extra_env_yaml
+    helm_secret          = data.clusterproxy_helm_values.charts.credentials_secret_yaml
+  }}
 }}
 "#
     );
@@ -769,7 +709,7 @@ output "helm_secret" {{
 const ASCII_PASSWORD: &str = "p w/#%41:@ x";
 
 /// A systemd drop-in and the pod env (with the credentials inline, and with
-/// `trusted_ca` the CA ConfigMap), the outputs [`drop_in_and_pods`] reads.
+/// `trusted_ca` the CA ConfigMap).
 const DROPIN_AND_PODS: &str = r#"
 data "clusterproxy_systemd_dropin" "node" {
   http_proxy = var.proxy
@@ -786,19 +726,15 @@ data "clusterproxy_pod_env" "pods" {
   trusted_ca = var.trusted_ca
 }
 
-output "dropin" {
-  value     = data.clusterproxy_systemd_dropin.node.dropins[0].content
+
+output "rendered" {
   sensitive = true
-}
-output "ca_files" {
-  value = data.clusterproxy_systemd_dropin.node.ca_files
-}
-output "pod_env" {
-  value     = data.clusterproxy_pod_env.pods.env_yaml
-  sensitive = true
-}
-output "ca_config_map" {
-  value = data.clusterproxy_pod_env.pods.ca_config_map_yaml
+  value = {
+    dropin        = data.clusterproxy_systemd_dropin.node.dropins[0].content
+    ca_files      = data.clusterproxy_systemd_dropin.node.ca_files
+    pod_env       = data.clusterproxy_pod_env.pods.env_yaml
+    ca_config_map = data.clusterproxy_pod_env.pods.ca_config_map_yaml
+  }
 }
 "#;
 

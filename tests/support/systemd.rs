@@ -38,7 +38,10 @@ fn verify(dropin: &str, debug: bool) -> Output {
 /// (unquoted, unescaped, specifiers such as `%%` resolved), from the unit
 /// dump `systemd-analyze verify` prints at debug level. Panics on any
 /// warning about the drop-in ([`systemd_verify`]).
-#[allow(dead_code, reason = "tests/upstream_schemas.rs checks drop-ins, not values")]
+#[allow(
+    dead_code,
+    reason = "tests/upstream_schemas.rs checks drop-ins, not values"
+)]
 pub fn systemd_unit_environment(dropin: &str) -> Vec<(String, String)> {
     let warnings = systemd_verify(dropin);
     assert!(warnings.is_empty(), "{warnings:?}");
