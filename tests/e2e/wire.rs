@@ -22,19 +22,32 @@
 //!   Secret manifest; curl, Go, Python requests and Node (undici's
 //!   `EnvHttpProxyAgent`).
 //!
-//! The password is hostile (space, `/`, `#`, `%`, `:`, `@`, non-ASCII). A
-//! request for [`ORIGIN_NAME`] must reach the origin through squid, logged
-//! with the right user; requests for `127.0.0.1` and `localhost` (in every
-//! rendered NO_PROXY) must reach the origin directly and never show in
-//! squid's log. Go never proxies loopback destinations whatever NO_PROXY says
-//! (`golang.org/x/net/http/httpproxy`), which these tests observe as direct
-//! too. undici tunnels every proxied request with `CONNECT`, so squid logs
-//! `host:port` for it. A wrong password gets 407 (undici: a failed tunnel).
+//! The password is hostile (space, `/`, `#`, `%`, `:`, `@`, non-ASCII, and
+//! `%41`, which must not be decoded twice). Requests for [`ORIGIN_NAME`]
+//! must reach the origin through squid, logged with the right user: an
+//! `http://` one (`HTTP_PROXY`) and an `https://` one (`HTTPS_PROXY`, a
+//! `CONNECT` tunnel; the origin's CA is in the variables curl, Go, requests
+//! and Node read for a destination, standing for the image's or node's
+//! trust store, where the rendering sets none). Requests for `127.0.0.1` and
+//! `localhost` (in every rendered NO_PROXY) must reach the origin directly
+//! and never show in squid's log. Go never proxies loopback destinations
+//! whatever NO_PROXY says (`golang.org/x/net/http/httpproxy`), which these
+//! tests observe as direct too. undici tunnels every proxied request with
+//! `CONNECT`. A wrong password gets 407 (undici: a failed tunnel).
 //!
-//! Also: a proxy URL without scheme, a proxy on `[::1]`, and an HTTPS proxy
-//! (squid's `https_port`, Debian builds squid with GnuTLS) with
-//! `trusted_ca`, the CA file where the pod env's variables point replaced by
-//! a temporary file holding the rendered ConfigMap's bundle.
+//! What a client cannot do is asserted as it behaves, not skipped:
+//! requests encodes basic credentials as Latin-1 and fails on the non-ASCII
+//! password (`UnicodeEncodeError`, nothing sent), so requests also runs with
+//! an ASCII hostile password in the other tests; curl reads no variable for
+//! an HTTPS proxy's CA (only `--proxy-cacert`), so in a pod it refuses the
+//! proxy's certificate (exit 60) unless the image trusts the CA.
+//!
+//! Also: a proxy URL without scheme (refused, and why), a proxy on `[::1]`,
+//! and an HTTPS proxy (squid's `https_port`; Debian builds squid with
+//! GnuTLS, which serves `tls-cert=`/`tls-key=`) with `trusted_ca`: on a node
+//! the `ca_files` bundle is the OS trust bundle (bound over it in a private
+//! mount namespace, so the tests run as root), in a pod the CA variables'
+//! file holds the rendered ConfigMap's bundle.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -252,17 +265,22 @@ fn outcome(line: &str) -> Outcome {
     }
 }
 
-/// What squid logs for a proxied request to `url` by `client` (undici tunnels).
-fn logged_url(client: Client, url: &str) -> String {
-    if client == Client::Undici {
-        let rest = url.split_once("://").unwrap().1;
-        rest.split_once('/')
-            .map_or(rest, |(authority, _)| authority)
-            .to_owned()
-    } else {
-        url.to_owned()
-    }
+/// `host:port` of `url`, what squid logs for a `CONNECT` to it.
+fn authority(url: &str) -> String {
+    let rest = url.split_once("://").unwrap().1;
+    rest.split_once('/')
+        .map_or(rest, |(authority, _)| authority)
+        .to_owned()
 }
+
+/// The variables with which curl, Go, requests and Node find the
+/// destination's CA (not the proxy's, for curl).
+const DESTINATION_CA_VARIABLES: [&str; 4] = [
+    "CURL_CA_BUNDLE",
+    "SSL_CERT_FILE",
+    "REQUESTS_CA_BUNDLE",
+    "NODE_EXTRA_CA_CERTS",
+];
 
 /// A test's proxy and origin, and the checks every client run gets.
 struct Wire {
@@ -302,13 +320,25 @@ impl Wire {
     ) {
         let tag = format!("{family}-{client:?}").to_lowercase();
         let proxied = self.origin.url(ORIGIN_NAME, &format!("{tag}/proxied"));
-        let direct = [
+        let tunneled = self.origin.tls_url(ORIGIN_NAME, &format!("{tag}/tunneled"));
+        let urls = [
+            proxied.clone(),
             self.origin.url("127.0.0.1", &format!("{tag}/direct-ip")),
             self.origin.url("localhost", &format!("{tag}/direct-name")),
+            tunneled.clone(),
         ];
+        // The image's or node's own trust store, which holds the origin's
+        // CA, where the rendering sets none.
+        let mut env = env.clone();
+        if trust_store.is_none() {
+            let origin_ca = self.origin.ca_file().display().to_string();
+            for name in DESTINATION_CA_VARIABLES {
+                env.entry(name.to_owned())
+                    .or_insert_with(|| origin_ca.clone());
+            }
+        }
         let before = self.squid.access_log().len();
-        let urls = [vec![proxied.clone()], direct.to_vec()].concat();
-        let outcomes = fetch(client, env, &urls, trust_store);
+        let outcomes = fetch(client, &env, &urls, trust_store);
         let body = Outcome::Answer(200, ORIGIN_BODY.to_owned());
         if client == Client::Requests && !self.password.is_ascii() {
             // requests encodes basic credentials as Latin-1
@@ -321,7 +351,7 @@ impl Wire {
             let failed = Outcome::Failed(error.to_owned());
             assert_eq!(
                 outcomes,
-                vec![failed, body.clone(), body],
+                vec![failed.clone(), body.clone(), body, failed],
                 "{tag}: {urls:?}"
             );
             assert_eq!(
@@ -331,31 +361,37 @@ impl Wire {
             );
             return;
         }
-        assert_eq!(outcomes, vec![body; 3], "{tag}: {urls:?}");
-        let wanted = logged_url(client, &proxied);
-        let log = self.squid.wait_for(|a| a.url == wanted);
-        let new: Vec<&Access> = log[before..].iter().collect();
+        assert_eq!(outcomes, vec![body; 4], "{tag}: {urls:?}");
+        let entry = |method: &str, url: String| Access {
+            user: Some(USER.to_owned()),
+            method: method.to_owned(),
+            url,
+            status: 200,
+        };
+        let mut wanted = vec![
+            // undici tunnels every proxied request.
+            match client {
+                Client::Undici => entry("CONNECT", authority(&proxied)),
+                _ => entry("GET", proxied),
+            },
+            entry("CONNECT", authority(&tunneled)),
+        ];
+        wanted.sort_by(|a, b| a.url.cmp(&b.url));
+        // A tunnel is logged when it closes, which may be after the next one.
+        let log = self.squid.wait_until(|log| log.len() >= before + 2);
+        let mut new = log[before..].to_vec();
+        new.sort_by(|a, b| a.url.cmp(&b.url));
         assert_eq!(
-            new,
-            vec![&Access {
-                user: Some(USER.to_owned()),
-                method: if client == Client::Undici {
-                    "CONNECT"
-                } else {
-                    "GET"
-                }
-                .to_owned(),
-                url: wanted,
-                status: 200,
-            }],
-            "{tag}: squid logged exactly the proxied request, with the user"
+            new, wanted,
+            "{tag}: squid logged exactly the proxied requests, with the user"
         );
         let arrivals = self.origin.arrivals();
         for (path, via_proxy) in [
-            // A tunnel (undici's CONNECT) carries no Via header.
+            // A tunnel (CONNECT) carries no Via header.
             (format!("/{tag}/proxied"), client != Client::Undici),
             (format!("/{tag}/direct-ip"), false),
             (format!("/{tag}/direct-name"), false),
+            (format!("/{tag}/tunneled"), false),
         ] {
             assert!(
                 arrivals
@@ -376,7 +412,10 @@ impl Wire {
             Client::Undici => assert!(matches!(outcome, Outcome::Failed(_)), "{outcome:?}"),
             _ => assert!(matches!(outcome, Outcome::Answer(407, _)), "{outcome:?}"),
         }
-        let wanted = logged_url(client, &url);
+        let wanted = match client {
+            Client::Undici => authority(&url),
+            _ => url,
+        };
         let log = self.squid.wait_for(|a| a.url == wanted);
         assert!(
             log.iter().any(|a| a.url == wanted && a.status == 407),
@@ -857,11 +896,15 @@ fn ipv6_proxy_address() {
     drop_in_and_pods(&wire, "ipv6", &wire.squid.url(), None);
 }
 
-/// An `https://` proxy (squid's `https_port`) with its CA as `trusted_ca`:
-/// every client verifies the proxy with the rendered bundle.
+/// An `https://` proxy (squid's `https_port`) with its CA in `trusted_ca`:
+/// every client verifies the proxy with the rendered bundle (curl in a pod
+/// excepted, see [`drop_in_and_pods`]). The bundle also holds the origin's
+/// CA, as a TLS-inspecting proxy's CA signs what its clients see.
 #[test]
 fn https_proxy_with_trusted_ca() {
     let wire = Wire::start(Squid::start_https, ASCII_PASSWORD);
-    let ca = wire.squid.ca_pem().expect("the proxy's CA").to_owned();
-    drop_in_and_pods(&wire, "https", &wire.squid.url(), Some(&ca));
+    let proxy_ca = wire.squid.ca_pem().expect("the proxy's CA");
+    let origin_ca = std::fs::read_to_string(wire.origin.ca_file()).unwrap();
+    let bundle = format!("{proxy_ca}{origin_ca}");
+    drop_in_and_pods(&wire, "https", &wire.squid.url(), Some(&bundle));
 }

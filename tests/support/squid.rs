@@ -36,8 +36,7 @@ use std::time::{Duration, Instant};
 const NCSA_AUTH: &str = "/usr/lib/squid/basic_ncsa_auth";
 /// How long squid may take to start listening.
 const START_LIMIT: Duration = Duration::from_secs(30);
-/// How long [`Squid::wait_for`] polls the access log (squid logs a
-/// transaction after the client may already have its answer).
+/// How long [`Squid::wait_until`] polls the access log.
 const LOG_LIMIT: Duration = Duration::from_secs(10);
 
 /// A destination name only squid resolves (to 127.0.0.1, where the [`Origin`] listens).
@@ -125,10 +124,17 @@ impl Squid {
     /// The access log once an entry satisfies `wanted`, or as it is after a
     /// bounded wait (the caller's assertion then says what is missing).
     pub fn wait_for(&self, wanted: impl Fn(&Access) -> bool) -> Vec<Access> {
+        self.wait_until(|log| log.iter().any(&wanted))
+    }
+
+    /// The access log once it satisfies `done`, or as it is after a bounded
+    /// wait (squid logs a transaction after the client may have its answer,
+    /// and a `CONNECT` tunnel when it closes).
+    pub fn wait_until(&self, done: impl Fn(&[Access]) -> bool) -> Vec<Access> {
         let deadline = Instant::now() + LOG_LIMIT;
         loop {
             let log = self.access_log();
-            if log.iter().any(&wanted) || Instant::now() > deadline {
+            if done(&log) || Instant::now() > deadline {
                 return log;
             }
             std::thread::sleep(Duration::from_millis(50));
@@ -255,13 +261,19 @@ fn write_password_file(path: &Path, users: &[(&str, &str)]) {
     std::fs::write(path, lines).unwrap();
 }
 
-/// Writes a CA and a server certificate for 127.0.0.1, ::1 and localhost;
-/// returns the CA's PEM.
-fn write_tls_files(dir: &Path) -> String {
+/// A CA (its PEM) and a server certificate it issued (certificate, key).
+struct Issued {
+    ca_pem: String,
+    cert: rcgen::Certificate,
+    key: rcgen::KeyPair,
+}
+
+/// Makes a CA named `ca_name` and a server certificate for `names`.
+fn issue(ca_name: &str, names: &[&str]) -> Issued {
     let ca_key = rcgen::KeyPair::generate().unwrap();
     let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
     ca.distinguished_name
-        .push(rcgen::DnType::CommonName, "clusterproxy test proxy CA");
+        .push(rcgen::DnType::CommonName, ca_name);
     ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
     ca.key_usages = vec![
         rcgen::KeyUsagePurpose::KeyCertSign,
@@ -270,19 +282,29 @@ fn write_tls_files(dir: &Path) -> String {
     let ca_cert = ca.self_signed(&ca_key).unwrap();
     let issuer = rcgen::Issuer::new(ca, ca_key);
     let key = rcgen::KeyPair::generate().unwrap();
-    let mut leaf = rcgen::CertificateParams::new(vec![
-        "localhost".to_owned(),
-        "127.0.0.1".to_owned(),
-        "::1".to_owned(),
-    ])
-    .unwrap();
+    let names: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
+    let mut leaf = rcgen::CertificateParams::new(names).unwrap();
     leaf.distinguished_name
         .push(rcgen::DnType::CommonName, "localhost");
     leaf.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ServerAuth];
     let cert = leaf.signed_by(&key, &issuer).unwrap();
-    std::fs::write(dir.join("proxy.crt"), cert.pem()).unwrap();
-    std::fs::write(dir.join("proxy.key"), key.serialize_pem()).unwrap();
-    ca_cert.pem()
+    Issued {
+        ca_pem: ca_cert.pem(),
+        cert,
+        key,
+    }
+}
+
+/// Writes a server certificate for 127.0.0.1, ::1 and localhost and its
+/// key; returns the PEM of the CA that issued it.
+fn write_tls_files(dir: &Path) -> String {
+    let issued = issue(
+        "clusterproxy test proxy CA",
+        &["localhost", "127.0.0.1", "::1"],
+    );
+    std::fs::write(dir.join("proxy.crt"), issued.cert.pem()).unwrap();
+    std::fs::write(dir.join("proxy.key"), issued.key.serialize_pem()).unwrap();
+    issued.ca_pem
 }
 
 fn write_config(dir: &Path, listener: Listener, port: u16) {
@@ -389,9 +411,14 @@ pub struct Arrival {
 }
 
 /// A loopback HTTP/1.1 server answering every request with 200 and
-/// [`ORIGIN_BODY`], listening on 127.0.0.1 and `[::1]` on one port number.
+/// [`ORIGIN_BODY`]: plain HTTP on 127.0.0.1 and `[::1]` on one port number,
+/// and HTTPS on 127.0.0.1 (another port) with a certificate for
+/// [`ORIGIN_NAME`], `localhost` and `127.0.0.1` issued by a CA of its own
+/// ([`Origin::ca_file`]).
 pub struct Origin {
     port: u16,
+    tls_port: u16,
+    ca: tempfile::NamedTempFile,
     arrivals: Arc<Mutex<Vec<Arrival>>>,
     stop: Arc<AtomicBool>,
     threads: Vec<JoinHandle<()>>,
@@ -410,17 +437,48 @@ impl Origin {
             })
             .expect("a port free on 127.0.0.1 and ::1");
         let port = v4.local_addr().unwrap().port();
+        let tls = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("bind a loopback port");
+        let tls_port = tls.local_addr().unwrap().port();
+        let issued = issue(
+            "clusterproxy test origin CA",
+            &[ORIGIN_NAME, "localhost", "127.0.0.1"],
+        );
+        let ca = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(ca.path(), &issued.ca_pem).unwrap();
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        let config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(
+                vec![issued.cert.der().clone()],
+                rustls::pki_types::PrivateKeyDer::Pkcs8(issued.key.serialize_der().into()),
+            )
+            .unwrap();
+        let config = Arc::new(config);
         let arrivals = Arc::new(Mutex::new(Vec::new()));
         let stop = Arc::new(AtomicBool::new(false));
-        let threads = [v4, v6]
+        let mut threads: Vec<JoinHandle<()>> = [v4, v6]
             .into_iter()
             .map(|listener| {
                 let (arrivals, stop) = (arrivals.clone(), stop.clone());
-                std::thread::spawn(move || serve(&listener, &arrivals, &stop))
+                std::thread::spawn(move || serve(&listener, &stop, |s| answer(s, &arrivals)))
             })
             .collect();
+        let (tls_arrivals, tls_stop) = (arrivals.clone(), stop.clone());
+        threads.push(std::thread::spawn(move || {
+            serve(&tls, &tls_stop, |tcp| {
+                let connection = rustls::ServerConnection::new(config.clone()).ok()?;
+                let mut stream = rustls::StreamOwned::new(connection, tcp);
+                answer(&mut stream, &tls_arrivals)?;
+                stream.conn.send_close_notify();
+                stream.flush().ok()
+            })
+        }));
         Origin {
             port,
+            tls_port,
+            ca,
             arrivals,
             stop,
             threads,
@@ -436,6 +494,21 @@ impl Origin {
         )
     }
 
+    /// `https://HOST:PORT/PATH` of the HTTPS listener, for `host`
+    /// [`ORIGIN_NAME`] (through squid) or `localhost`/`127.0.0.1`.
+    pub fn tls_url(&self, host: &str, path: &str) -> String {
+        format!(
+            "https://{host}:{}/{}",
+            self.tls_port,
+            path.trim_start_matches('/')
+        )
+    }
+
+    /// A PEM file holding the CA of the HTTPS listener's certificate.
+    pub fn ca_file(&self) -> &Path {
+        self.ca.path()
+    }
+
     /// The requests received so far.
     pub fn arrivals(&self) -> Vec<Arrival> {
         self.arrivals.lock().unwrap().clone()
@@ -445,33 +518,37 @@ impl Origin {
 impl Drop for Origin {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
-        // Wake both accept loops.
+        // Wake every accept loop.
         let _ = TcpStream::connect((Ipv4Addr::LOCALHOST, self.port));
         let _ = TcpStream::connect((Ipv6Addr::LOCALHOST, self.port));
+        let _ = TcpStream::connect((Ipv4Addr::LOCALHOST, self.tls_port));
         for thread in self.threads.drain(..) {
             let _ = thread.join();
         }
     }
 }
 
-fn serve(listener: &TcpListener, arrivals: &Mutex<Vec<Arrival>>, stop: &AtomicBool) {
+/// Accepts connections until `stop`, handing each to `handle` (bounded reads).
+fn serve(listener: &TcpListener, stop: &AtomicBool, handle: impl Fn(TcpStream) -> Option<()>) {
     for stream in listener.incoming() {
         if stop.load(Ordering::SeqCst) {
             return;
         }
         let Ok(stream) = stream else { continue };
-        answer(stream, arrivals);
+        if stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .is_ok()
+        {
+            handle(stream);
+        }
     }
 }
 
 /// Reads one request head (bounded), records it, then answers 200 with
 /// [`ORIGIN_BODY`] (recorded first, so a client that has its answer finds
 /// its request in [`Origin::arrivals`]).
-fn answer(mut stream: TcpStream, arrivals: &Mutex<Vec<Arrival>>) -> Option<()> {
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .ok()?;
-    let mut reader = BufReader::new(stream.try_clone().ok()?.take(64 * 1024));
+fn answer(mut stream: impl Read + Write, arrivals: &Mutex<Vec<Arrival>>) -> Option<()> {
+    let mut reader = BufReader::new((&mut stream).take(64 * 1024));
     let mut request_line = String::new();
     reader.read_line(&mut request_line).ok()?;
     let target = request_line.split_whitespace().nth(1)?.to_owned();
@@ -483,10 +560,12 @@ fn answer(mut stream: TcpStream, arrivals: &Mutex<Vec<Arrival>>) -> Option<()> {
         }
         via_proxy |= header.to_ascii_lowercase().starts_with("via:");
     }
+    drop(reader);
     arrivals.lock().unwrap().push(Arrival { target, via_proxy });
     let response = format!(
         "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{ORIGIN_BODY}",
         ORIGIN_BODY.len()
     );
-    stream.write_all(response.as_bytes()).ok()
+    stream.write_all(response.as_bytes()).ok()?;
+    stream.flush().ok()
 }
