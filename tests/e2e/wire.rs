@@ -13,6 +13,10 @@
 //!   lines) and with `cluster_name` (the Secret's `proxy.env` sourced): run by
 //!   `sh` (with `systemctl` a no-op function), then curl in that shell, as
 //!   kubeadm's commands run;
+//! - Ignition's drop-in files (their `data:` URLs read by Python's urllib),
+//!   as the drop-ins above; Talos's `machine.env` (before 1.13) and
+//!   `EnvironmentConfig` (from 1.13) variables, which Talos sets on its
+//!   services: Go;
 //! - RKE2 and k3s environment files: systemd's environment file parser, then
 //!   Go (containerd; with `scope = "containerd"` RKE2 and k3s hand the
 //!   `CONTAINERD_*` variables to containerd without the prefix);
@@ -54,6 +58,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
+use serde::Deserialize as _;
 use serde_json::{json, Value};
 
 use clusterproxy::domain::render::pod_env::{CA_KEY, CA_MOUNT_PATH};
@@ -560,6 +565,24 @@ fn env_file(content: &str) -> Env {
     kept.into_iter().collect()
 }
 
+/// The content of a `data:` URL, decoded by Python's urllib (`urlopen`).
+fn data_url(url: &str) -> String {
+    let output = Command::new("python3")
+        .args([
+            "-c",
+            "import sys, urllib.request; sys.stdout.buffer.write(urllib.request.urlopen(sys.argv[1]).read())",
+            url,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
 fn string_list(value: &Value) -> Vec<String> {
     value
         .as_array()
@@ -622,6 +645,18 @@ data "clusterproxy_helm_values" "charts" {{{SETTINGS}
   credentials_secret = "proxy-credentials"
 }}
 
+data "clusterproxy_ignition" "node" {{{SETTINGS}
+  units = ["containerd"]
+}}
+
+data "clusterproxy_talos" "v1_12" {{{SETTINGS}
+  talos_version = "1.12"
+}}
+
+data "clusterproxy_talos" "v1_13" {{{SETTINGS}
+  talos_version = "1.13"
+}}
+
 output "rendered" {{
   sensitive = true
   value = {{
@@ -640,6 +675,9 @@ output "rendered" {{
     kyverno_secret       = data.clusterproxy_kyverno_policy.pods.credentials_secret_yaml
     helm                 = data.clusterproxy_helm_values.charts.extra_env_yaml
     helm_secret          = data.clusterproxy_helm_values.charts.credentials_secret_yaml
+    ignition             = data.clusterproxy_ignition.node.config
+    talos_1_12           = data.clusterproxy_talos.v1_12.patch
+    talos_1_13           = data.clusterproxy_talos.v1_13.patch
   }}
 }}
 "#
@@ -678,6 +716,37 @@ output "rendered" {{
         Client::Go,
         &unit_env(kubelet["content"].as_str().unwrap()),
     );
+
+    // Ignition: the drop-in it writes, its data: URL read by Python's urllib.
+    let ignition: Value = serde_json::from_str(&text(&out, "ignition")).unwrap();
+    let dropin = ignition["storage"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "/etc/systemd/system/containerd.service.d/http-proxy.conf")
+        .expect("the containerd drop-in");
+    let content = data_url(dropin["contents"]["source"].as_str().unwrap());
+    wire.check("ignition", Client::Go, &unit_env(&content));
+
+    // Talos: the variables it sets on containerd and kubelet (Go), in
+    // `machine.env` before 1.13 and in an EnvironmentConfig document from 1.13.
+    let machine_env = &yaml(&text(&out, "talos_1_12"))["machine"]["env"];
+    let environment_config = serde_yaml_ng::Deserializer::from_str(&text(&out, "talos_1_13"))
+        .map(|document| Value::deserialize(document).unwrap())
+        .find(|document| document["kind"] == "EnvironmentConfig")
+        .expect("an EnvironmentConfig document");
+    for (version, variables) in [
+        ("1.12", machine_env),
+        ("1.13", &environment_config["variables"]),
+    ] {
+        let env: Env = variables
+            .as_object()
+            .expect("a mapping of variables")
+            .iter()
+            .map(|(name, value)| (name.clone(), value.as_str().unwrap().to_owned()))
+            .collect();
+        wire.check(&format!("talos-{version}"), Client::Go, &env);
+    }
 
     // preKubeadmCommands through sh, then curl as kubeadm's commands run.
     let inline = sh_env(&string_list(&out["capi_commands"]));
