@@ -245,7 +245,12 @@ fn run_client(
         .envs(tool_env)
         .envs(env)
         .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()))
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot run {}: {e} (run scripts/install-test-tools)",
+                program.display()
+            )
+        })
 }
 
 /// curl's output (the body, then ` CODE`) as an outcome; a failure is `exit N`.
@@ -405,6 +410,29 @@ impl Wire {
                 "{tag}: {path} via proxy {via_proxy}: {arrivals:?}"
             );
         }
+    }
+
+    /// The control: without the rendered NO_PROXY, `client` sends the
+    /// `127.0.0.1` and `localhost` destinations through squid (they are
+    /// direct in [`Wire::check`] because the rendering lists them).
+    fn check_without_no_proxy(&self, family: &str, client: Client, env: &Env) {
+        let mut env = env.clone();
+        env.retain(|name, _| !name.eq_ignore_ascii_case("no_proxy"));
+        let tag = format!("{family}-{client:?}-control").to_lowercase();
+        let urls = [
+            self.origin.url("127.0.0.1", &format!("{tag}/ip")),
+            self.origin.url("localhost", &format!("{tag}/name")),
+        ];
+        let before = self.squid.access_log().len();
+        let body = Outcome::Answer(200, ORIGIN_BODY.to_owned());
+        assert_eq!(fetch(client, &env, &urls, None), vec![body.clone(), body]);
+        let log = self.squid.wait_until(|log| log.len() >= before + 2);
+        let logged: Vec<String> = log[before..].iter().map(|a| a.url.clone()).collect();
+        let wanted: Vec<String> = match client {
+            Client::Undici => urls.iter().map(|url| authority(url)).collect(),
+            _ => urls.to_vec(),
+        };
+        assert_eq!(logged, wanted, "{tag}");
     }
 
     /// `client` with `env` gets 407 for [`ORIGIN_NAME`] (undici: its tunnel fails).
@@ -700,6 +728,7 @@ output "rendered" {{
         "DefaultEnvironment= sets what the drop-in sets"
     );
     wire.check("default-environment", Client::Go, &manager);
+    wire.check_without_no_proxy("dropin", Client::Curl, &dropin);
     let wrong = unit_env(&text(&out, "wrong_dropin"));
     wire.check_refused("wrong-password", Client::Go, &wrong);
     wire.check_refused("wrong-password", Client::Curl, &wrong);
@@ -806,6 +835,7 @@ output "rendered" {{
     );
     assert_eq!(kyverno, pod, "Kyverno's patched pod gets the pod env");
     assert_eq!(helm, pod, "Helm extraEnv is the pod env");
+    wire.check_without_no_proxy("pod", Client::Undici, &pod);
     for client in POD_CLIENTS {
         wire.check("pod", client, &pod);
         wire.check("kyverno", client, &kyverno);
