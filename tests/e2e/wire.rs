@@ -566,24 +566,28 @@ fn unit_env(content: &str) -> Env {
 /// returns the environment `env -0` prints there.
 fn sh_env(commands: &[String]) -> Env {
     let script = format!("systemctl() {{ :; }}\n{}\nexec env -0", commands.join("\n"));
-    let output = Command::new("sh")
-        .args(["-ec", &script])
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .output()
-        .unwrap();
+    stdout_of(
+        Command::new("sh")
+            .args(["-ec", &script])
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default()),
+    )
+    .split('\0')
+    .filter_map(|pair| pair.split_once('='))
+    .filter(|(name, _)| !matches!(*name, "PATH" | "PWD" | "SHLVL" | "_"))
+    .map(|(name, value)| (name.to_owned(), value.to_owned()))
+    .collect()
+}
+
+/// The standard output of `command`, which must succeed.
+fn stdout_of(command: &mut Command) -> String {
+    let output = command.output().unwrap();
     assert!(
         output.status.success(),
-        "{}",
+        "{command:?}: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    String::from_utf8(output.stdout)
-        .unwrap()
-        .split('\0')
-        .filter_map(|pair| pair.split_once('='))
-        .filter(|(name, _)| !matches!(*name, "PATH" | "PWD" | "SHLVL" | "_"))
-        .map(|(name, value)| (name.to_owned(), value.to_owned()))
-        .collect()
+    String::from_utf8(output.stdout).unwrap()
 }
 
 /// The variables of an environment file as systemd's parser reads them.
@@ -595,20 +599,11 @@ fn env_file(content: &str) -> Env {
 
 /// The content of a `data:` URL, decoded by Python's urllib (`urlopen`).
 fn data_url(url: &str) -> String {
-    let output = Command::new("python3")
-        .args([
-            "-c",
-            "import sys, urllib.request; sys.stdout.buffer.write(urllib.request.urlopen(sys.argv[1]).read())",
-            url,
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
+    stdout_of(Command::new("python3").args([
+        "-c",
+        "import sys, urllib.request; sys.stdout.buffer.write(urllib.request.urlopen(sys.argv[1]).read())",
+        url,
+    ]))
 }
 
 fn string_list(value: &Value) -> Vec<String> {
