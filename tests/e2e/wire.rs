@@ -26,8 +26,9 @@
 //!   Secret manifest; curl, Go, Python requests and Node (undici's
 //!   `EnvHttpProxyAgent`).
 //!
-//! The password is hostile (space, `/`, `#`, `%`, `:`, `@`, non-ASCII, and
-//! `%41`, which must not be decoded twice). Requests for [`ORIGIN_NAME`]
+//! The credentials are hostile: the user name has a space, `@` and a
+//! non-ASCII letter, the password a space, `/`, `#`, `%`, `:`, `@`,
+//! non-ASCII letters and `%41` (which must not be decoded twice). Requests for [`ORIGIN_NAME`]
 //! must reach the origin through squid, logged with the right user: an
 //! `http://` one (`HTTP_PROXY`) and an `https://` one (`HTTPS_PROXY`, a
 //! `CONNECT` tunnel; the origin's CA is in the variables curl, Go, requests
@@ -42,7 +43,7 @@
 //! What a client cannot do is asserted as it behaves, not skipped:
 //! requests encodes basic credentials as Latin-1 and fails on the non-ASCII
 //! password (`UnicodeEncodeError`, nothing sent), so requests also runs with
-//! an ASCII hostile password in the other tests; curl reads no variable for
+//! ASCII hostile credentials in the other tests; curl reads no variable for
 //! an HTTPS proxy's CA (only `--proxy-cacert`), so in a pod it refuses the
 //! proxy's certificate (exit 60) unless the image trusts the CA.
 //!
@@ -70,8 +71,8 @@ use crate::squid::{Access, Origin, Squid, ORIGIN_BODY, ORIGIN_NAME};
 #[path = "../support/systemd.rs"]
 mod systemd;
 
-/// The proxy user.
-const USER: &str = "svc-wire";
+/// The proxy user: space, `@`, non-ASCII.
+const USER: &str = "svc wire@ü";
 /// Space, `/`, `#`, `%`, `:`, `@`, non-ASCII; and `%41` that must not be decoded twice.
 const PASSWORD: &str = "p w/#%41:@ü€ x";
 
@@ -296,17 +297,28 @@ const DESTINATION_CA_VARIABLES: [&str; 4] = [
 struct Wire {
     squid: Squid,
     origin: Origin,
+    user: &'static str,
     password: &'static str,
 }
 
 impl Wire {
-    /// `squid` (made with `start` for [`USER`] and `password`) and an origin.
-    fn start(start: fn(&[(&str, &str)]) -> Squid, password: &'static str) -> Wire {
+    /// `squid` (made with `start` for `user` and `password`) and an origin.
+    fn start(
+        start: fn(&[(&str, &str)]) -> Squid,
+        user: &'static str,
+        password: &'static str,
+    ) -> Wire {
         Wire {
-            squid: start(&[(USER, password)]),
+            squid: start(&[(user, password)]),
             origin: Origin::start(),
+            user,
             password,
         }
+    }
+
+    /// `user` and `password` for the renderers, with `proxy` and `trusted_ca`.
+    fn vars(&self, proxy: &str, trusted_ca: Option<&str>) -> Value {
+        json!({"proxy": proxy, "user": self.user, "password": self.password, "trusted_ca": trusted_ca})
     }
 
     /// `client` with `env` (from `family`) reaches the origin through squid
@@ -350,11 +362,14 @@ impl Wire {
         let before = self.squid.access_log().len();
         let outcomes = fetch(client, &env, &urls, trust_store);
         let body = Outcome::Answer(200, ORIGIN_BODY.to_owned());
-        if client == Client::Requests && !self.password.is_ascii() {
+        if client == Client::Requests && !(self.user.is_ascii() && self.password.is_ascii()) {
             // requests encodes basic credentials as Latin-1
-            // (`requests.auth._basic_auth_str`): a password outside Latin-1
-            // fails before any request is sent; within it squid would see
-            // Latin-1 bytes, not the UTF-8 the others send.
+            // (`requests.auth._basic_auth_str`): a user name or password
+            // outside Latin-1 fails before any request is sent (within it
+            // squid would get Latin-1 bytes, not the UTF-8 the others send).
+            assert!(format!("{}{}", self.user, self.password)
+                .chars()
+                .any(|c| c > '\u{ff}'));
             expected_failure = Some("UnicodeEncodeError");
         }
         if let Some(error) = expected_failure {
@@ -373,7 +388,7 @@ impl Wire {
         }
         assert_eq!(outcomes, vec![body; 4], "{tag}: {urls:?}");
         let entry = |method: &str, url: String| Access {
-            user: Some(USER.to_owned()),
+            user: Some(self.user.to_owned()),
             method: method.to_owned(),
             url,
             status: 200,
@@ -466,9 +481,9 @@ const SETTINGS: &str = r#"
   installation = ["registry.corp.example"]"#;
 
 /// A working directory for Terraform 1.11 with `main` (data sources using
-/// [`SETTINGS`]) and `vars` (`proxy`, `password`, and optionally
+/// [`SETTINGS`]) and `vars` (`proxy`, `user`, `password`, and optionally
 /// `trusted_ca` and `wrong`, a second password) in a `.tfvars.json` file.
-fn workdir(main: &str, mut vars: Value) -> Workdir {
+fn workdir(main: &str, vars: Value) -> Workdir {
     let tf = terraform_binaries()
         .into_iter()
         .next()
@@ -491,7 +506,6 @@ variable "trusted_ca" {
 }
 "#;
     let work = Workdir::with_provider(&tf, &format!("{variables}\n{main}"));
-    vars["user"] = json!(USER);
     work.write_file("terraform.tfvars.json", &vars.to_string());
     work
 }
@@ -620,7 +634,7 @@ fn string_list(value: &Value) -> Vec<String> {
 /// for NO_PROXY destinations); a drop-in with a wrong password gets 407.
 #[test]
 fn every_renderer_family_reaches_the_origin_through_squid() {
-    let wire = Wire::start(Squid::start, PASSWORD);
+    let wire = Wire::start(Squid::start, USER, PASSWORD);
     let main = format!(
         r#"
 data "clusterproxy_systemd_dropin" "node" {{{SETTINGS}
@@ -707,7 +721,7 @@ output "rendered" {{
     );
     let out = apply(
         &main,
-        json!({"proxy": wire.squid.url(), "password": PASSWORD, "wrong": "wrong password"}),
+        json!({"proxy": wire.squid.url(), "user": USER, "password": PASSWORD, "wrong": "wrong password"}),
     );
 
     // systemd drop-ins: containerd and kubelet (Go), anything else (curl).
@@ -838,7 +852,9 @@ output "rendered" {{
     }
 }
 
-/// A hostile password within ASCII, which every client sends as is.
+/// A hostile user name and password within ASCII, which every client sends as is.
+const ASCII_USER: &str = "svc wire@corp";
+/// See [`ASCII_USER`].
 const ASCII_PASSWORD: &str = "p w/#%41:@ x";
 
 /// A systemd drop-in and the pod env (with the credentials inline, and with
@@ -878,10 +894,7 @@ output "rendered" {
 /// CA variables point at a file holding the ConfigMap's bundle, where the pod
 /// would mount it. Returns the pod env.
 fn drop_in_and_pods(wire: &Wire, family: &str, proxy: &str, trusted_ca: Option<&str>) -> Env {
-    let out = apply(
-        DROPIN_AND_PODS,
-        json!({"proxy": proxy, "password": wire.password, "trusted_ca": trusted_ca}),
-    );
+    let out = apply(DROPIN_AND_PODS, wire.vars(proxy, trusted_ca));
     let dir = tempfile::tempdir().unwrap();
     let node = unit_env(&text(&out, "dropin"));
     let trust_store = trusted_ca.map(|_| {
@@ -928,20 +941,18 @@ fn drop_in_and_pods(wire: &Wire, family: &str, proxy: &str, trusted_ca: Option<&
 }
 
 /// A proxy URL without scheme is refused on the attribute, and the wire
-/// shows why: with the rendered credentials and the scheme cut off, curl
-/// and Go read `user:password@host:port` as an `http://` proxy, but requests
-/// refuses it and undici's `EnvHttpProxyAgent` throws `UND_ERR_INVALID_ARG`
-/// ("Invalid URL protocol") before any request (without credentials,
-/// `ERR_INVALID_URL`). The `http://` form the
+/// shows why: with the rendered credentials of a user such as `svc-wire`
+/// and the scheme cut off, curl and Go read `svc-wire:password@host:port`
+/// as an `http://` proxy, but `svc-wire` parses as the URL's scheme, so
+/// requests refuses it (`InvalidProxyURL`) and undici's `EnvHttpProxyAgent`
+/// throws `UND_ERR_INVALID_ARG` ("Invalid URL protocol") before any request
+/// (without credentials, `ERR_INVALID_URL`). The `http://` form the
 /// diagnostic asks for gets every client through.
 #[test]
 fn proxy_url_without_scheme() {
-    let wire = Wire::start(Squid::start, ASCII_PASSWORD);
+    let wire = Wire::start(Squid::start, "svc-wire", ASCII_PASSWORD);
     let bare = wire.squid.authority();
-    let work = workdir(
-        DROPIN_AND_PODS,
-        json!({"proxy": bare, "password": ASCII_PASSWORD}),
-    );
+    let work = workdir(DROPIN_AND_PODS, wire.vars(&bare, None));
     let run = work.run(&["plan", "-json"]);
     assert_ne!(run.code, 0, "{}", run.combined());
     let refused: Vec<Value> = run
@@ -966,8 +977,6 @@ fn proxy_url_without_scheme() {
     for client in [Client::Curl, Client::Go] {
         wire.check("bare", client, &bare_env);
     }
-    // With credentials, `user:password@host:port` parses with `user` as
-    // its scheme: requests refuses it (`InvalidProxyURL`) before any request.
     wire.check_trusting(
         "bare",
         Client::Requests,
@@ -985,7 +994,7 @@ fn proxy_url_without_scheme() {
 /// A proxy on `[::1]` (the URL's host in brackets) gets every client through.
 #[test]
 fn ipv6_proxy_address() {
-    let wire = Wire::start(Squid::start_ipv6, ASCII_PASSWORD);
+    let wire = Wire::start(Squid::start_ipv6, ASCII_USER, ASCII_PASSWORD);
     assert!(wire.squid.url().starts_with("http://[::1]:"));
     drop_in_and_pods(&wire, "ipv6", &wire.squid.url(), None);
 }
@@ -996,7 +1005,7 @@ fn ipv6_proxy_address() {
 /// CA, as a TLS-inspecting proxy's CA signs what its clients see.
 #[test]
 fn https_proxy_with_trusted_ca() {
-    let wire = Wire::start(Squid::start_https, ASCII_PASSWORD);
+    let wire = Wire::start(Squid::start_https, ASCII_USER, ASCII_PASSWORD);
     let proxy_ca = wire.squid.ca_pem().expect("the proxy's CA");
     let origin_ca = std::fs::read_to_string(wire.origin.ca_file()).unwrap();
     let bundle = format!("{proxy_ca}{origin_ca}");

@@ -326,7 +326,8 @@ fn write_config(dir: &Path, listener: Listener, port: u16) {
          http_access deny all\n\
          cache deny all\n\
          cache_mem 1 MB\n\
-         access_log stdio:{d}/access.log\n\
+         logformat clusterproxy %>Hs %rm %ru %#un\n\
+         access_log stdio:{d}/access.log logformat=clusterproxy\n\
          cache_log {d}/cache.log\n\
          cache_store_log none\n\
          pid_filename {d}/squid.pid\n\
@@ -372,29 +373,29 @@ fn free_port(listener: Listener) -> u16 {
         .port()
 }
 
-/// Parses a line of squid's native format: time, elapsed, client,
-/// `code/status`, bytes, method, URL, user, hierarchy, type.
+/// Parses a line of the `clusterproxy` log format: the status squid
+/// answered, the method, the URL and the user name URL-quoted (`-` for none).
 fn parse_access(line: &str) -> Access {
-    let fields: Vec<&str> = line.split_whitespace().collect();
-    assert!(fields.len() >= 8, "unexpected access log line {line:?}");
-    let status = fields[3]
-        .rsplit('/')
-        .next()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("no status in access log line {line:?}"));
-    let user = match fields[7] {
+    let fields: Vec<&str> = line.split(' ').collect();
+    let [status, method, url, user] = fields.as_slice() else {
+        panic!("unexpected access log line {line:?}");
+    };
+    let user = match *user {
         "-" => None,
         name => Some(
             percent_encoding::percent_decode_str(name)
-                .decode_utf8_lossy()
+                .decode_utf8()
+                .expect("a UTF-8 user name")
                 .into_owned(),
         ),
     };
     Access {
         user,
-        method: fields[5].to_owned(),
-        url: fields[6].to_owned(),
-        status,
+        method: (*method).to_owned(),
+        url: (*url).to_owned(),
+        status: status
+            .parse()
+            .unwrap_or_else(|_| panic!("no status in access log line {line:?}")),
     }
 }
 
