@@ -17,6 +17,13 @@
 //!   as the drop-ins above; Talos's `machine.env` (before 1.13) and
 //!   `EnvironmentConfig` (from 1.13) variables, which Talos sets on its
 //!   services: Go;
+//! - OpenShift's `Proxy`, EKS Anywhere's `proxyConfiguration` and TKG's
+//!   variables: the proxy URLs and the NO_PROXY each platform computes from
+//!   them (`status_no_proxy`, `node_no_proxy`, TKG_NO_PROXY plus
+//!   `appended_by_tkg`) as its Go components get them; AKS's
+//!   `httpProxyConfig` with its `effectiveNoProxy`, which AKS gives its
+//!   nodes (Go) and pods (every pod client), through a squid that asks for
+//!   no credentials (AKS takes none);
 //! - RKE2 and k3s environment files: systemd's environment file parser, then
 //!   Go (containerd; with `scope = "containerd"` RKE2 and k3s hand the
 //!   `CONTAINERD_*` variables to containerd without the prefix);
@@ -46,6 +53,11 @@
 //! ASCII hostile credentials in the other tests; curl reads no variable for
 //! an HTTPS proxy's CA (only `--proxy-cacert`), so in a pod it refuses the
 //! proxy's certificate (exit 60) unless the image trusts the CA.
+//!
+//! Clients run in a private mount namespace whose resolv.conf names only
+//! 127.0.0.1 (see [`run_client`]), and squid asks no DNS server but one on
+//! 127.0.0.1: a client that wrongly goes direct for [`ORIGIN_NAME`] fails
+//! without a packet leaving loopback.
 //!
 //! Also: a proxy URL without scheme (refused, and why), a proxy on `[::1]`,
 //! and an HTTPS proxy (squid's `https_port`; Debian builds squid with
@@ -219,7 +231,12 @@ fn script(name: &str, text: &str) -> String {
     path.display().to_string()
 }
 
-/// Runs `program args` with exactly `env`, PATH and `tool_env` (see [`fetch`]).
+/// Runs `program args` with exactly `env`, PATH and `tool_env` (see
+/// [`fetch`]) in a private mount namespace (so the tests run as root) whose
+/// /etc/resolv.conf names only 127.0.0.1, where no DNS server listens: a
+/// client that wrongly resolves [`ORIGIN_NAME`] itself fails at once and
+/// sends nothing off loopback. With `trust_store`, that file is also the OS
+/// trust bundle there.
 fn run_client(
     program: &Path,
     args: &[String],
@@ -227,31 +244,27 @@ fn run_client(
     env: &Env,
     trust_store: Option<&Path>,
 ) -> std::process::Output {
-    let mut command = match trust_store {
-        None => Command::new(program),
-        Some(bundle) => {
-            let mut command = Command::new("unshare");
-            command
-                .args(["-m", "sh", "-c"])
-                .arg(format!("mount --bind \"$0\" {OS_BUNDLE} && exec \"$@\""))
-                .arg(bundle)
-                .arg(program);
-            command
-        }
-    };
-    command
+    let resolv = scratch().join("resolv.conf");
+    std::fs::write(
+        &resolv,
+        "nameserver 127.0.0.1\noptions attempts:1 timeout:1\n",
+    )
+    .unwrap();
+    let script = format!(
+        "mount --bind \"$1\" /etc/resolv.conf && {{ [ -z \"$2\" ] || mount --bind \"$2\" {OS_BUNDLE}; }} && shift 2 && exec \"$@\""
+    );
+    Command::new("unshare")
+        .args(["-m", "sh", "-c", &script, "sh"])
+        .arg(&resolv)
+        .arg(trust_store.unwrap_or(Path::new("")))
+        .arg(program)
         .args(args)
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .envs(tool_env)
         .envs(env)
         .output()
-        .unwrap_or_else(|e| {
-            panic!(
-                "cannot run {}: {e} (run scripts/install-test-tools)",
-                program.display()
-            )
-        })
+        .unwrap_or_else(|e| panic!("cannot run unshare: {e} (run scripts/install-test-tools)"))
 }
 
 /// curl's output (the body, then ` CODE`) as an outcome; a failure is `exit N`.
@@ -302,14 +315,20 @@ struct Wire {
 }
 
 impl Wire {
-    /// `squid` (made with `start` for `user` and `password`) and an origin.
+    /// `squid` (made with `start` for `user` and `password`, or without
+    /// authentication for an empty `user`) and an origin.
     fn start(
         start: fn(&[(&str, &str)]) -> Squid,
         user: &'static str,
         password: &'static str,
     ) -> Wire {
+        let users = if user.is_empty() {
+            vec![]
+        } else {
+            vec![(user, password)]
+        };
         Wire {
-            squid: start(&[(user, password)]),
+            squid: start(&users),
             origin: Origin::start(),
             user,
             password,
@@ -318,7 +337,8 @@ impl Wire {
 
     /// `user` and `password` for the renderers, with `proxy` and `trusted_ca`.
     fn vars(&self, proxy: &str, trusted_ca: Option<&str>) -> Value {
-        json!({"proxy": proxy, "user": self.user, "password": self.password, "trusted_ca": trusted_ca})
+        let [user, password] = [self.user, self.password].map(|v| (!v.is_empty()).then_some(v));
+        json!({"proxy": proxy, "user": user, "password": password, "trusted_ca": trusted_ca})
     }
 
     /// `client` with `env` (from `family`) reaches the origin through squid
@@ -388,7 +408,7 @@ impl Wire {
         }
         assert_eq!(outcomes, vec![body; 4], "{tag}: {urls:?}");
         let entry = |method: &str, url: String| Access {
-            user: Some(self.user.to_owned()),
+            user: (!self.user.is_empty()).then(|| self.user.to_owned()),
             method: method.to_owned(),
             url,
             status: 200,
@@ -490,10 +510,14 @@ fn workdir(main: &str, vars: Value) -> Workdir {
         .expect("Terraform 1.11");
     let variables = r#"
 variable "proxy" { type = string }
-variable "user" { type = string }
+variable "user" {
+  type    = string
+  default = null
+}
 variable "password" {
   type      = string
   sensitive = true
+  default   = null
 }
 variable "wrong" {
   type      = string
@@ -694,6 +718,18 @@ data "clusterproxy_talos" "v1_13" {{{SETTINGS}
   talos_version = "1.13"
 }}
 
+data "clusterproxy_openshift_proxy" "ocp" {{{SETTINGS}
+  service_cidrs = ["172.30.0.0/16"]
+}}
+
+data "clusterproxy_eksa_proxy_config" "eksa" {{{SETTINGS}
+  service_cidrs = ["10.96.0.0/12"]
+}}
+
+data "clusterproxy_tkg_config" "tkg" {{{SETTINGS}
+  service_cidrs = ["100.64.0.0/13"]
+}}
+
 output "rendered" {{
   sensitive = true
   value = {{
@@ -715,6 +751,12 @@ output "rendered" {{
     ignition             = data.clusterproxy_ignition.node.config
     talos_1_12           = data.clusterproxy_talos.v1_12.patch
     talos_1_13           = data.clusterproxy_talos.v1_13.patch
+    openshift            = data.clusterproxy_openshift_proxy.ocp.proxy_yaml
+    openshift_no_proxy   = data.clusterproxy_openshift_proxy.ocp.status_no_proxy
+    eksa                 = data.clusterproxy_eksa_proxy_config.eksa.proxy_configuration
+    eksa_no_proxy        = data.clusterproxy_eksa_proxy_config.eksa.node_no_proxy
+    tkg                  = data.clusterproxy_tkg_config.tkg.variables
+    tkg_appended         = data.clusterproxy_tkg_config.tkg.appended_by_tkg
   }}
 }}
 "#
@@ -784,6 +826,48 @@ output "rendered" {{
             .map(|(name, value)| (name.clone(), value.as_str().unwrap().to_owned()))
             .collect();
         wire.check(&format!("talos-{version}"), Client::Go, &env);
+    }
+
+    // Cluster-wide settings a platform hands its node and cluster
+    // components (Go) as HTTP_PROXY, HTTPS_PROXY and the NO_PROXY it
+    // computes: OpenShift's `status.noProxy`, the list EKS Anywhere writes
+    // onto nodes, TKG_NO_PROXY plus what TKG appends.
+    let openshift = yaml(&text(&out, "openshift"));
+    let eksa = &out["eksa"];
+    let tkg = &out["tkg"];
+    let tkg_no_proxy = [
+        vec![text(tkg, "TKG_NO_PROXY")],
+        string_list(&out["tkg_appended"]),
+    ]
+    .concat();
+    for (platform, http, https, no_proxy) in [
+        (
+            "openshift",
+            &openshift["spec"]["httpProxy"],
+            &openshift["spec"]["httpsProxy"],
+            string_list(&out["openshift_no_proxy"]),
+        ),
+        (
+            "eksa",
+            &eksa["http_proxy"],
+            &eksa["https_proxy"],
+            string_list(&out["eksa_no_proxy"]),
+        ),
+        (
+            "tkg",
+            &tkg["TKG_HTTP_PROXY"],
+            &tkg["TKG_HTTPS_PROXY"],
+            tkg_no_proxy,
+        ),
+    ] {
+        let env: Env = [
+            ("HTTP_PROXY", http.as_str().unwrap().to_owned()),
+            ("HTTPS_PROXY", https.as_str().unwrap().to_owned()),
+            ("NO_PROXY", no_proxy.join(",")),
+        ]
+        .map(|(name, value)| (name.to_owned(), value))
+        .into();
+        wire.check(platform, Client::Go, &env);
     }
 
     // preKubeadmCommands through sh, then curl as kubeadm's commands run.
@@ -1010,4 +1094,46 @@ fn https_proxy_with_trusted_ca() {
     let origin_ca = std::fs::read_to_string(wire.origin.ca_file()).unwrap();
     let bundle = format!("{proxy_ca}{origin_ca}");
     drop_in_and_pods(&wire, "https", &wire.squid.url(), Some(&bundle));
+}
+
+/// AKS takes no proxy credentials: its `httpProxyConfig`, as AKS hands it
+/// to its node components (Go) and, through its admission webhook, to pods
+/// (every pod client), with the NO_PROXY it reports as `effectiveNoProxy`,
+/// through a squid that asks for none.
+#[test]
+fn aks_http_proxy_config_without_credentials() {
+    let wire = Wire::start(Squid::start, "", "");
+    let main = format!(
+        r#"
+data "clusterproxy_aks_http_proxy_config" "aks" {{{SETTINGS}
+  service_cidrs = ["10.96.0.0/12"]
+}}
+
+output "rendered" {{
+  value = {{
+    config    = data.clusterproxy_aks_http_proxy_config.aks.http_proxy_config
+    no_proxy  = data.clusterproxy_aks_http_proxy_config.aks.effective_no_proxy
+  }}
+}}
+"#
+    );
+    let out = apply(&main, wire.vars(&wire.squid.url(), None));
+    let config = &out["config"];
+    // AKS injects both cases (learn.microsoft.com/azure/aks/http-proxy).
+    let env: Env = [
+        ("HTTP_PROXY", text(config, "http_proxy")),
+        ("HTTPS_PROXY", text(config, "https_proxy")),
+        ("NO_PROXY", string_list(&out["no_proxy"]).join(",")),
+    ]
+    .into_iter()
+    .flat_map(|(name, value)| {
+        [
+            (name.to_lowercase(), value.clone()),
+            (name.to_owned(), value),
+        ]
+    })
+    .collect();
+    for client in POD_CLIENTS {
+        wire.check("aks", client, &env);
+    }
 }

@@ -15,7 +15,8 @@
 //! `tls-key=` serves a certificate for `127.0.0.1`, `::1` and `localhost`
 //! issued by a CA made here with rcgen).
 //!
-//! Squid resolves destination names itself, from a hosts file of its own:
+//! Squid resolves destination names itself, from a hosts file of its own
+//! (and a DNS server on 127.0.0.1, where none listens: nothing leaves loopback):
 //! `localhost` and [`ORIGIN_NAME`] are 127.0.0.1 there, so those names, and
 //! `127.0.0.1` and `[::1]`, all reach the [`Origin`] through squid. Only
 //! squid knows [`ORIGIN_NAME`], and it is no loopback name to a client (Go
@@ -73,7 +74,8 @@ pub struct Squid {
 }
 
 impl Squid {
-    /// Squid with basic auth for `users` (name, password) on an HTTP port of 127.0.0.1.
+    /// Squid with basic auth for `users` (name, password) on an HTTP port of
+    /// 127.0.0.1; with no users, squid asks for no credentials.
     pub fn start(users: &[(&str, &str)]) -> Squid {
         Squid::launch(users, Listener::Http4)
     }
@@ -152,7 +154,7 @@ impl Squid {
         // A free port can be taken between probing and squid's bind: a few tries.
         for _ in 0..3 {
             let port = free_port(listener);
-            write_config(dir.path(), listener, port);
+            write_config(dir.path(), listener, port, !users.is_empty());
             own_by_proxy(dir.path());
             let mut child = Command::new("squid")
                 .arg("-N")
@@ -307,7 +309,9 @@ fn write_tls_files(dir: &Path) -> String {
     issued.ca_pem
 }
 
-fn write_config(dir: &Path, listener: Listener, port: u16) {
+/// Writes squid.conf and squid's hosts file; without `authenticated`, squid
+/// asks for no credentials.
+fn write_config(dir: &Path, listener: Listener, port: u16, authenticated: bool) {
     let d = dir.display();
     let port_line = match listener {
         Listener::Http4 => format!("http_port 127.0.0.1:{port}"),
@@ -316,14 +320,21 @@ fn write_config(dir: &Path, listener: Listener, port: u16) {
             format!("https_port 127.0.0.1:{port} tls-cert={d}/proxy.crt tls-key={d}/proxy.key")
         }
     };
+    let access = if authenticated {
+        format!(
+            "auth_param basic program {NCSA_AUTH} {d}/passwords\n\
+             auth_param basic children 2 startup=1\n\
+             auth_param basic credentialsttl 1 seconds\n\
+             acl authed proxy_auth REQUIRED\n\
+             http_access allow authed\n\
+             http_access deny all\n"
+        )
+    } else {
+        "http_access allow all\n".to_owned()
+    };
     let config = format!(
         "{port_line}\n\
-         auth_param basic program {NCSA_AUTH} {d}/passwords\n\
-         auth_param basic children 2 startup=1\n\
-         auth_param basic credentialsttl 1 seconds\n\
-         acl authed proxy_auth REQUIRED\n\
-         http_access allow authed\n\
-         http_access deny all\n\
+         {access}\
          cache deny all\n\
          cache_mem 1 MB\n\
          logformat clusterproxy %>Hs %rm %ru %#un\n\
@@ -332,6 +343,7 @@ fn write_config(dir: &Path, listener: Listener, port: u16) {
          cache_store_log none\n\
          pid_filename {d}/squid.pid\n\
          hosts_file {d}/hosts\n\
+         dns_nameservers 127.0.0.1\n\
          coredump_dir {d}\n\
          netdb_filename none\n\
          pinger_enable off\n\
