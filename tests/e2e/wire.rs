@@ -17,10 +17,11 @@
 //!   as the drop-ins above; Talos's `machine.env` (before 1.13) and
 //!   `EnvironmentConfig` (from 1.13) variables, which Talos sets on its
 //!   services: Go;
-//! - OpenShift's `Proxy`, EKS Anywhere's `proxyConfiguration` and TKG's
-//!   variables: the proxy URLs and the NO_PROXY each platform computes from
-//!   them (`status_no_proxy`, `node_no_proxy`, TKG_NO_PROXY plus
-//!   `appended_by_tkg`) as its Go components get them; AKS's
+//! - OpenShift's `Proxy`, EKS Anywhere's `proxyConfiguration`, TKG's
+//!   variables and kubespray's `group_vars`: the proxy URLs and the NO_PROXY
+//!   each platform computes from them (`status_no_proxy`, `node_no_proxy`,
+//!   TKG_NO_PROXY plus `appended_by_tkg`, `effective_no_proxy`) as its Go
+//!   components get them; AKS's
 //!   `httpProxyConfig` with its `effectiveNoProxy`, which AKS gives its
 //!   nodes (Go) and pods (every pod client), through a squid that asks for
 //!   no credentials (AKS takes none);
@@ -730,6 +731,10 @@ data "clusterproxy_tkg_config" "tkg" {{{SETTINGS}
   service_cidrs = ["100.64.0.0/13"]
 }}
 
+data "clusterproxy_kubespray" "kubespray" {{{SETTINGS}
+  service_cidrs = ["10.233.0.0/18"]
+}}
+
 output "rendered" {{
   sensitive = true
   value = {{
@@ -757,6 +762,8 @@ output "rendered" {{
     eksa_no_proxy        = data.clusterproxy_eksa_proxy_config.eksa.node_no_proxy
     tkg                  = data.clusterproxy_tkg_config.tkg.variables
     tkg_appended         = data.clusterproxy_tkg_config.tkg.appended_by_tkg
+    kubespray            = data.clusterproxy_kubespray.kubespray.group_vars
+    kubespray_no_proxy   = data.clusterproxy_kubespray.kubespray.effective_no_proxy
   }}
 }}
 "#
@@ -831,10 +838,12 @@ output "rendered" {{
     // Cluster-wide settings a platform hands its node and cluster
     // components (Go) as HTTP_PROXY, HTTPS_PROXY and the NO_PROXY it
     // computes: OpenShift's `status.noProxy`, the list EKS Anywhere writes
-    // onto nodes, TKG_NO_PROXY plus what TKG appends.
+    // onto nodes, TKG_NO_PROXY plus what TKG appends, kubespray's generated
+    // `no_proxy`.
     let openshift = yaml(&text(&out, "openshift"));
     let eksa = &out["eksa"];
     let tkg = &out["tkg"];
+    let kubespray = yaml(&text(&out, "kubespray"));
     let tkg_no_proxy = [
         vec![text(tkg, "TKG_NO_PROXY")],
         string_list(&out["tkg_appended"]),
@@ -858,6 +867,12 @@ output "rendered" {{
             &tkg["TKG_HTTP_PROXY"],
             &tkg["TKG_HTTPS_PROXY"],
             tkg_no_proxy,
+        ),
+        (
+            "kubespray",
+            &kubespray["http_proxy"],
+            &kubespray["https_proxy"],
+            vec![text(&out, "kubespray_no_proxy")],
         ),
     ] {
         let env: Env = [
