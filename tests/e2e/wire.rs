@@ -773,12 +773,23 @@ output "rendered" {{
         json!({"proxy": wire.squid.url(), "user": USER, "password": PASSWORD, "wrong": "wrong password"}),
     );
 
+    node_drop_ins(&wire, &out);
+    talos(&wire, &out);
+    platforms(&wire, &out);
+    kubeadm(&wire, &out);
+    rke2_and_k3s(&wire, &out);
+    pods(&wire, &out);
+}
+
+/// systemd drop-ins (the data source's, cloud-init's, Ignition's) and
+/// `DefaultEnvironment=`: Go (containerd, kubelet) and curl; a wrong password gets 407.
+fn node_drop_ins(wire: &Wire, out: &Value) {
     // systemd drop-ins: containerd and kubelet (Go), anything else (curl).
-    let dropin = unit_env(&text(&out, "dropin"));
+    let dropin = unit_env(&text(out, "dropin"));
     wire.check("dropin", Client::Go, &dropin);
     wire.check("dropin", Client::Curl, &dropin);
     let manager = unit_env(&systemd::manager_as_dropin(&text(
-        &out,
+        out,
         "default_environment",
     )));
     assert_eq!(
@@ -787,12 +798,12 @@ output "rendered" {{
     );
     wire.check("default-environment", Client::Go, &manager);
     wire.check_without_no_proxy("dropin", Client::Curl, &dropin);
-    let wrong = unit_env(&text(&out, "wrong_dropin"));
+    let wrong = unit_env(&text(out, "wrong_dropin"));
     wire.check_refused("wrong-password", Client::Go, &wrong);
     wire.check_refused("wrong-password", Client::Curl, &wrong);
 
     // cloud-init: the drop-ins it writes.
-    let user_data = yaml(&text(&out, "user_data"));
+    let user_data = yaml(&text(out, "user_data"));
     let files = user_data["write_files"].as_array().expect("write_files");
     let kubelet = files
         .iter()
@@ -805,7 +816,7 @@ output "rendered" {{
     );
 
     // Ignition: the drop-in it writes, its data: URL read by Python's urllib.
-    let ignition: Value = serde_json::from_str(&text(&out, "ignition")).unwrap();
+    let ignition: Value = serde_json::from_str(&text(out, "ignition")).unwrap();
     let dropin = ignition["storage"]["files"]
         .as_array()
         .unwrap()
@@ -814,11 +825,14 @@ output "rendered" {{
         .expect("the containerd drop-in");
     let content = data_url(dropin["contents"]["source"].as_str().unwrap());
     wire.check("ignition", Client::Go, &unit_env(&content));
+}
 
+/// Talos's variables, in `machine.env` and in an EnvironmentConfig document: Go.
+fn talos(wire: &Wire, out: &Value) {
     // Talos: the variables it sets on containerd and kubelet (Go), in
     // `machine.env` before 1.13 and in an EnvironmentConfig document from 1.13.
-    let machine_env = &yaml(&text(&out, "talos_1_12"))["machine"]["env"];
-    let environment_config = serde_yaml_ng::Deserializer::from_str(&text(&out, "talos_1_13"))
+    let machine_env = &yaml(&text(out, "talos_1_12"))["machine"]["env"];
+    let environment_config = serde_yaml_ng::Deserializer::from_str(&text(out, "talos_1_13"))
         .map(|document| Value::deserialize(document).unwrap())
         .find(|document| document["kind"] == "EnvironmentConfig")
         .expect("an EnvironmentConfig document");
@@ -834,16 +848,19 @@ output "rendered" {{
             .collect();
         wire.check(&format!("talos-{version}"), Client::Go, &env);
     }
+}
 
+/// OpenShift, EKS Anywhere, TKG and kubespray: what their Go components get.
+fn platforms(wire: &Wire, out: &Value) {
     // Cluster-wide settings a platform hands its node and cluster
     // components (Go) as HTTP_PROXY, HTTPS_PROXY and the NO_PROXY it
     // computes: OpenShift's `status.noProxy`, the list EKS Anywhere writes
     // onto nodes, TKG_NO_PROXY plus what TKG appends, kubespray's generated
     // `no_proxy`.
-    let openshift = yaml(&text(&out, "openshift"));
+    let openshift = yaml(&text(out, "openshift"));
     let eksa = &out["eksa"];
     let tkg = &out["tkg"];
-    let kubespray = yaml(&text(&out, "kubespray"));
+    let kubespray = yaml(&text(out, "kubespray"));
     let tkg_no_proxy = [
         vec![text(tkg, "TKG_NO_PROXY")],
         string_list(&out["tkg_appended"]),
@@ -872,7 +889,7 @@ output "rendered" {{
             "kubespray",
             &kubespray["http_proxy"],
             &kubespray["https_proxy"],
-            vec![text(&out, "kubespray_no_proxy")],
+            vec![text(out, "kubespray_no_proxy")],
         ),
     ] {
         let env: Env = [
@@ -884,11 +901,14 @@ output "rendered" {{
         .into();
         wire.check(platform, Client::Go, &env);
     }
+}
 
+/// `preKubeadmCommands`, inline and sourcing the Secret's `proxy.env`: curl after `sh`.
+fn kubeadm(wire: &Wire, out: &Value) {
     // preKubeadmCommands through sh, then curl as kubeadm's commands run.
     let inline = sh_env(&string_list(&out["capi_commands"]));
     wire.check("kubeadm", Client::Curl, &inline);
-    let proxy_env = secret_data(&text(&out, "capi_secret"))
+    let proxy_env = secret_data(&text(out, "capi_secret"))
         .remove(clusterproxy::domain::render::capi::ENV_KEY)
         .expect("the proxy.env key");
     let file = tempfile::NamedTempFile::new().unwrap();
@@ -907,12 +927,15 @@ output "rendered" {{
         "proxy.env sets what the inline commands set"
     );
     wire.check("kubeadm-secret", Client::Curl, &sourced);
+}
 
+/// RKE2 and k3s environment files: Go (containerd).
+fn rke2_and_k3s(wire: &Wire, out: &Value) {
     // RKE2 and k3s: the environment file, read by systemd; containerd is Go.
-    wire.check("rke2", Client::Go, &env_file(&text(&out, "rke2")));
+    wire.check("rke2", Client::Go, &env_file(&text(out, "rke2")));
     // k3s starts containerd with its own environment plus each `CONTAINERD_*`
     // variable without the prefix.
-    let mut k3s = env_file(&text(&out, "k3s"));
+    let mut k3s = env_file(&text(out, "k3s"));
     let unprefixed: Env = k3s
         .iter()
         .filter_map(|(name, value)| {
@@ -922,11 +945,14 @@ output "rendered" {{
     assert_eq!(unprefixed.len(), 3, "{k3s:?}");
     k3s.extend(unprefixed);
     wire.check("k3s", Client::Go, &k3s);
+}
 
+/// Pod env, Kyverno's patched pod and Helm `extraEnv`: every pod client.
+fn pods(wire: &Wire, out: &Value) {
     // Pods: the env list with valueFrom resolved from the rendered Secret.
-    let pod_secret = secret_data(&text(&out, "pod_secret"));
-    let pod = container_env(&yaml(&text(&out, "pod_env"))["env"], Some(&pod_secret));
-    let policy = yaml(&text(&out, "kyverno"));
+    let pod_secret = secret_data(&text(out, "pod_secret"));
+    let pod = container_env(&yaml(&text(out, "pod_env"))["env"], Some(&pod_secret));
+    let policy = yaml(&text(out, "kyverno"));
     let patch = policy["spec"]["rules"]
         .as_array()
         .unwrap()
@@ -935,11 +961,11 @@ output "rendered" {{
         .expect("a patchStrategicMerge rule");
     let kyverno = container_env(
         &patch["spec"]["containers"][0]["env"],
-        Some(&secret_data(&text(&out, "kyverno_secret"))),
+        Some(&secret_data(&text(out, "kyverno_secret"))),
     );
     let helm = container_env(
-        &yaml(&text(&out, "helm"))["extraEnv"],
-        Some(&secret_data(&text(&out, "helm_secret"))),
+        &yaml(&text(out, "helm"))["extraEnv"],
+        Some(&secret_data(&text(out, "helm_secret"))),
     );
     assert_eq!(kyverno, pod, "Kyverno's patched pod gets the pod env");
     assert_eq!(helm, pod, "Helm extraEnv is the pod env");
