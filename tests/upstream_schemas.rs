@@ -42,6 +42,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "support/systemd.rs"]
+mod systemd;
+use systemd::{manager_as_dropin, sh_reads, systemd_reads, systemd_verify};
+
 use clusterproxy::domain::proxy_url::{ProxyCredentials, ProxyUrl};
 use clusterproxy::domain::render::aks::Aks;
 use clusterproxy::domain::render::capi::Capi;
@@ -486,106 +490,6 @@ for text in json.load(sys.stdin):
         .collect()
 }
 
-/// `systemd-analyze verify` of a unit with `dropin` as its drop-in: every
-/// line systemd logs about the drop-in (a warning or an ignored assignment)
-/// is an error, and so is a failed verify.
-fn systemd_verify(dropin: &str) -> Vec<String> {
-    let dir = tempfile::tempdir().unwrap();
-    let unit = "clusterproxy-schema.service";
-    std::fs::write(
-        dir.path().join(unit),
-        "[Unit]\nDescription=test\n[Service]\nType=oneshot\nExecStart=/bin/true\n",
-    )
-    .unwrap();
-    let dropins = dir.path().join(format!("{unit}.d"));
-    std::fs::create_dir(&dropins).unwrap();
-    std::fs::write(dropins.join("http-proxy.conf"), dropin).unwrap();
-    let out = Command::new("systemd-analyze")
-        .args(["verify", "--man=no"])
-        .arg(dir.path().join(unit))
-        .env("SYSTEMD_UNIT_PATH", format!("{}:", dir.path().display()))
-        .output()
-        .expect("systemd-analyze is installed (scripts/install-test-tools)");
-    let log =
-        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
-    let mut found: Vec<String> = log
-        .lines()
-        .filter(|line| line.contains("http-proxy.conf"))
-        .map(str::to_owned)
-        .collect();
-    if !out.status.success() {
-        found.push(format!(
-            "systemd-analyze verify exited {}: {log}",
-            out.status
-        ));
-    }
-    found
-}
-
-/// The variables systemd's environment file parser (`load_env_file`) reads
-/// from `text`, and every warning it logs about the file: the user
-/// environment generator reads `environment.d/*.conf` with that parser and
-/// prints what it kept (`systemd-analyze verify` does not open environment
-/// files, and no systemd manager runs here). environment.d also expands
-/// `$NAME` after parsing, which `EnvironmentFile=` does not.
-fn systemd_reads(text: &str) -> (Vec<(String, String)>, Vec<String>) {
-    let generator = [
-        "/usr/lib/systemd/user-environment-generators/30-systemd-environment-d-generator",
-        "/lib/systemd/user-environment-generators/30-systemd-environment-d-generator",
-    ]
-    .into_iter()
-    .find(|p| Path::new(p).exists())
-    .expect("systemd is installed (scripts/install-test-tools)");
-    let dir = tempfile::tempdir().unwrap();
-    let conf = dir.path().join("environment.d");
-    std::fs::create_dir(&conf).unwrap();
-    std::fs::write(conf.join("50-proxy.conf"), text).unwrap();
-    let out = Command::new(generator)
-        .env_clear()
-        .env("XDG_CONFIG_HOME", dir.path())
-        .env("XDG_CONFIG_DIRS", dir.path().join("none"))
-        .env("XDG_DATA_DIRS", dir.path().join("none"))
-        .output()
-        .unwrap();
-    let mut log: Vec<String> = String::from_utf8_lossy(&out.stderr)
-        .lines()
-        .filter(|line| line.contains("50-proxy.conf"))
-        .map(str::to_owned)
-        .collect();
-    if !out.status.success() {
-        log.push(format!("the generator exited {}", out.status));
-    }
-    // The generator prints `NAME=value`, the value in double quotes with
-    // backslash escapes where it needs them.
-    let unquote = |v: &str| match v.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
-        Some(inner) => {
-            let mut out = String::new();
-            let mut chars = inner.chars();
-            while let Some(c) = chars.next() {
-                out.push(if c == '\\' { chars.next().unwrap() } else { c });
-            }
-            out
-        }
-        None => v.to_owned(),
-    };
-    let kept = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| l.split_once('='))
-        .map(|(k, v)| (k.to_owned(), unquote(v)))
-        .collect();
-    (kept, log)
-}
-
-/// The value of `name` after POSIX `sh` runs the assignment `line`.
-fn sh_reads(line: &str, name: &str) -> String {
-    let out = Command::new("sh")
-        .args(["-c", &format!("{line}\nprintf '%s' \"${name}\"")])
-        .env_clear()
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 /// The errors of an `EnvironmentFile=` file: every warning systemd's parser
 /// logs about it ([`systemd_reads`]), every line that is neither blank, a
 /// comment nor an assignment systemd kept, and every value that differs from
@@ -659,14 +563,6 @@ fn variables(paths: &[&str], text: &str) -> Vec<String> {
         }
     }
     found
-}
-
-/// The `DefaultEnvironment=` lines of a `[Manager]` file as `Environment=`
-/// lines of a `[Service]` drop-in (the same value syntax).
-fn manager_as_dropin(text: &str) -> String {
-    assert!(text.contains("[Manager]\n"), "{text}");
-    text.replace("[Manager]\n", "[Service]\n")
-        .replace("\nDefaultEnvironment=", "\nEnvironment=")
 }
 
 /// A minimal core/v1 PodSpec with `fragment` in it: its `volumes` in the

@@ -53,6 +53,8 @@ mod imports;
 mod oracle;
 mod plancheck;
 mod secrets;
+#[path = "../support/squid.rs"]
+mod squid;
 mod stored_state;
 mod terraform;
 
@@ -68,3 +70,4 @@ mod profile;
 mod provider;
 mod render;
 mod tcp;
+mod wire;

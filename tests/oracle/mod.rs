@@ -32,11 +32,13 @@ fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle")
 }
 
-fn tools() -> PathBuf {
+/// The project-local tools (scripts/install-test-tools): `.tools/`.
+pub fn tools() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools")
 }
 
-fn scratch() -> PathBuf {
+/// A directory for built oracles and scripts: `target/tmp/oracle`.
+pub fn scratch() -> PathBuf {
     let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oracle");
     std::fs::create_dir_all(&path).unwrap();
     path
@@ -96,22 +98,26 @@ fn json_lines(cases: &[Case]) -> String {
         .collect()
 }
 
+/// Builds the Go program `source` (GOPATH mode, standard library only) into
+/// the scratch directory as `name`; returns the binary's path.
+pub fn build_go(source: &Path, name: &str) -> PathBuf {
+    let out = scratch().join(name);
+    let status = Command::new("go")
+        .args(["build", "-o"])
+        .arg(&out)
+        .arg(source)
+        .env("GOCACHE", scratch().join("gocache"))
+        .env("GO111MODULE", "off")
+        .env("GOFLAGS", "")
+        .status()
+        .expect("go is installed (scripts/install-test-tools)");
+    assert!(status.success(), "building {} failed", source.display());
+    out
+}
+
 fn go_binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let out = scratch().join("go-oracle");
-        let status = Command::new("go")
-            .args(["build", "-o"])
-            .arg(&out)
-            .arg(dir().join("go/main.go"))
-            .env("GOCACHE", scratch().join("gocache"))
-            .env("GO111MODULE", "off")
-            .env("GOFLAGS", "")
-            .status()
-            .expect("go is installed (scripts/install-test-tools)");
-        assert!(status.success(), "building the Go oracle failed");
-        out
-    })
+    BINARY.get_or_init(|| build_go(&dir().join("go/main.go"), "go-oracle"))
 }
 
 /// Go reads its environment once per process: one process per distinct setting.
