@@ -53,6 +53,8 @@ mod imports;
 mod oracle;
 mod plancheck;
 mod secrets;
+#[path = "../support/squid.rs"]
+mod squid;
 mod stored_state;
 mod terraform;
 
@@ -66,5 +68,6 @@ mod no_proxy;
 mod nodes;
 mod profile;
 mod provider;
+mod proxy_check;
 mod render;
 mod tcp;

@@ -87,7 +87,10 @@ pub fn generate(provider: &dyn Provider, config: &DocsConfig) -> Result<Vec<Page
         let dir = examples.join("ephemeral-resources").join(full);
         let schema = ephemeral.schema();
         let mut page = entity_header(full, "Ephemeral Resource", name, &schema);
-        push_example(&mut page, &read_example(&dir.join("ephemeral-resource.tf"))?);
+        push_example(
+            &mut page,
+            &read_example(&dir.join("ephemeral-resource.tf"))?,
+        );
         render_schema(&mut page, &schema);
         pages.push(Page {
             path: format!("ephemeral-resources/{}.md", short_name(full, name)),

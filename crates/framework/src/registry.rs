@@ -96,7 +96,9 @@ impl Registry {
     }
 
     /// Ephemeral resource types by name.
-    pub fn ephemeral_resources(&self) -> &BTreeMap<&'static str, Registered<dyn EphemeralResource>> {
+    pub fn ephemeral_resources(
+        &self,
+    ) -> &BTreeMap<&'static str, Registered<dyn EphemeralResource>> {
         &self.ephemeral_resources
     }
 

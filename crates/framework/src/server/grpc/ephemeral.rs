@@ -51,7 +51,10 @@ impl ProviderServer {
         value: Option<&proto::DynamicValue>,
         diags: &mut Diagnostics,
     ) -> Option<Value> {
-        let resource = self.server.registry().ephemeral_resource(type_name, diags)?;
+        let resource = self
+            .server
+            .registry()
+            .ephemeral_resource(type_name, diags)?;
         decode(value, &resource.object_type, "configuration", diags)
     }
 
@@ -217,8 +220,7 @@ mod tests {
         fn validate(&self, config: &Value, diags: &mut Diagnostics) {
             if config.get_attr("input") == Some(&Value::string("bad")) {
                 diags.push(
-                    Diagnostic::error("Bad input", "refused")
-                        .at(AttributePath::attribute("input")),
+                    Diagnostic::error("Bad input", "refused").at(AttributePath::attribute("input")),
                 );
             }
         }
@@ -284,10 +286,7 @@ mod tests {
     }
 
     fn config(input: Value) -> Option<proto::DynamicValue> {
-        let value = Value::object([
-            ("input".to_owned(), input),
-            ("out".to_owned(), Value::Null),
-        ]);
+        let value = Value::object([("input".to_owned(), input), ("out".to_owned(), Value::Null)]);
         Some(proto::DynamicValue {
             msgpack: msgpack::encode(&value, &echo_type()).unwrap(),
             json: Vec::new(),
