@@ -114,6 +114,47 @@ fn right_password_lets_the_plan_through() {
     assert_eq!(state_list(&work), ["terraform_data.after"]);
 }
 
+/// An `https://` proxy is verified with `trusted_ca` (its CA is in no
+/// store of the machine, so without it the TLS handshake fails, on
+/// `trusted_ca`); an IPv6 proxy address works as any other.
+#[test]
+fn https_and_ipv6_proxies() {
+    let tf = terraform();
+    let origin = Origin::start();
+    let passed = "ephemeral.clusterproxy_proxy_check.gate.authenticated && ephemeral.clusterproxy_proxy_check.gate.status_code == 200";
+    let https = Squid::start_https(&[(USER, PASSWORD)]);
+    let ca = hcl_string(https.ca_pem().unwrap());
+    let url = origin.url("127.0.0.1", "/tls/");
+    let trusted = config(
+        &direct(&https.url(), &url, &format!("  trusted_ca = {ca}\n")),
+        passed,
+    );
+    workdir(&tf, &trusted, PASSWORD).run_ok(&["plan"]);
+    let untrusted = config(&direct(&https.url(), &url, ""), passed);
+    let reported = workdir(&tf, &untrusted, PASSWORD).expect_diagnostic_at(
+        &["plan"],
+        "TLS with the proxy failed",
+        "ephemeral \"clusterproxy_proxy_check\" \"gate\" {",
+    );
+    assert!(
+        reported.text().contains("trusted_ca"),
+        "{}",
+        reported.text()
+    );
+    let ipv6 = Squid::start_ipv6(&[(USER, PASSWORD)]);
+    let main = config(
+        &direct(&ipv6.url(), &origin.url("[::1]", "/v6/"), ""),
+        passed,
+    );
+    workdir(&tf, &main, PASSWORD).run_ok(&["plan"]);
+    let log = ipv6.wait_for(|a| a.status == 200);
+    assert!(
+        log.iter()
+            .any(|a| a.user.as_deref() == Some(USER) && a.status == 200),
+        "{log:?}"
+    );
+}
+
 /// A wrong password: the plan fails on `password` with the proxy's 407,
 /// nothing is created, and no output holds either password.
 #[test]
@@ -174,6 +215,18 @@ fn fail_on_error_false_reports_a_refused_tunnel_without_failing() {
     );
     work.run_ok(&["apply", "-auto-approve"]);
     assert_eq!(state_list(&work), ["terraform_data.after"]);
+    // The right password opens the tunnel; the origin speaks no TLS, so
+    // the handshake with the destination fails, reported as such.
+    let main = config(
+        &direct(&squid.url(), &url, "  fail_on_error = false\n"),
+        "ephemeral.clusterproxy_proxy_check.gate.authenticated && ephemeral.clusterproxy_proxy_check.gate.status_code == null && startswith(ephemeral.clusterproxy_proxy_check.gate.error, \"tls: \")",
+    );
+    workdir(&tf, &main, PASSWORD).expect_diagnostic(
+        &["plan"],
+        "warning",
+        "TLS with the destination failed",
+        "ephemeral \"clusterproxy_proxy_check\" \"gate\" {",
+    );
 }
 
 /// A closed loopback port fails at once, on `http_proxy`; a proxy that

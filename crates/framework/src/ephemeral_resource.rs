@@ -88,7 +88,7 @@ pub fn open_checked(
         rest: Mutex::new(None),
     };
     let result = read_checked(&opening, schema, config, diags)?;
-    let (renew_at, private) = opening
+    let Renewed { renew_at, private } = opening
         .rest
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner)?;
@@ -101,10 +101,11 @@ pub fn open_checked(
 
 /// An ephemeral resource seen as the data source whose read is its open,
 /// so that an open is checked as a read is; keeps what the open returns
-/// besides the result.
+/// besides the result (the renew time and private bytes, as a renew
+/// returns them).
 struct Opening<'a> {
     resource: &'a dyn EphemeralResource,
-    rest: Mutex<Option<(Option<SystemTime>, Option<Vec<u8>>)>>,
+    rest: Mutex<Option<Renewed>>,
 }
 
 impl DataSource for Opening<'_> {
@@ -125,8 +126,10 @@ impl DataSource for Opening<'_> {
         *self
             .rest
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) =
-            Some((opened.renew_at, opened.private));
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Renewed {
+            renew_at: opened.renew_at,
+            private: opened.private,
+        });
         Some(opened.result)
     }
 }

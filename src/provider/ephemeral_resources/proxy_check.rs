@@ -182,6 +182,15 @@ impl Config {
     }
 }
 
+/// Whether the configuration sets an https proxy of its own (directly or in
+/// the profile), rather than falling back to the http one.
+fn own_https_proxy(config: &Config) -> bool {
+    match config.profile.known() {
+        Some(settings) => settings.https_proxy.is_some(),
+        None => config.https_proxy.is_some(),
+    }
+}
+
 /// What an outcome means: the results, and the diagnostic of a failure
 /// with the attribute it points at.
 #[derive(Debug, Clone, PartialEq)]
@@ -325,7 +334,12 @@ impl EphemeralResource for ProxyCheck {
         let profile = config.resolve(diags)?;
         let url = HttpUrl::parse(&config.url).ok()?;
         let (proxy, proxy_at) = if url.scheme() == "https" {
-            (profile.https_proxy.as_ref(), Settings::https_proxy)
+            // Without its own, the https proxy is `http_proxy`'s.
+            let own = match own_https_proxy(&config) {
+                true => Settings::https_proxy,
+                false => Settings::http_proxy,
+            };
+            (profile.https_proxy.as_ref(), own)
         } else {
             (profile.http_proxy.as_ref(), Settings::http_proxy)
         };
@@ -371,5 +385,270 @@ impl EphemeralResource for ProxyCheck {
             renew_at: None,
             private: None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::proxy_url::ProxyCredentials;
+    use crate::domain::Field as DomainField;
+    use crate::framework::diagnostics::Severity;
+
+    const SECRET: &str = "s3cr#t p@ss/é";
+
+    /// A port of 127.0.0.1 nothing listens on.
+    fn closed_port() -> u16 {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    }
+
+    fn config(proxy: &str) -> Config {
+        Config {
+            http_proxy: Some(proxy.to_owned()),
+            username: Some("svc".to_owned()),
+            password: Maybe::Known(SECRET.to_owned()),
+            url: "http://registry.corp.example/v2/".to_owned(),
+            timeout: Some(2),
+            fail_on_error: Some(true),
+            ..Config::default()
+        }
+    }
+
+    fn open(config: Config) -> (Option<Opened>, Diagnostics) {
+        let mut diags = Diagnostics::new();
+        let opened = ProxyCheck.open(&config.value(), &mut diags);
+        (opened, diags)
+    }
+
+    fn found(diags: &Diagnostics) -> Vec<(Severity, String, String)> {
+        diags
+            .iter()
+            .map(|d| {
+                assert!(!format!("{d:?}").contains(SECRET), "{d:?}");
+                let path = d.path.as_ref().map(ToString::to_string).unwrap_or_default();
+                (d.severity, d.summary.clone(), path)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn urls_must_be_absolute_http_urls_without_credentials() {
+        for fine in [
+            "http://a.example",
+            "https://registry-1.docker.io/v2/",
+            "http://[::1]:8080/x?y#z",
+        ] {
+            assert!(HttpUrl::parse(fine).is_ok(), "{fine}");
+        }
+        for bad in [
+            "",
+            "registry.example/v2/",
+            "ftp://a.example/",
+            "file:///etc/passwd",
+            "http://u:pw@a.example/",
+            "https://u@a.example/",
+        ] {
+            assert!(HttpUrl::parse(bad).is_err(), "{bad}");
+        }
+        let mut diags = Diagnostics::new();
+        HttpUrl.validate(
+            &AttributePath::attribute("url"),
+            &Value::string("http://u:hunter2@a.example/"),
+            &mut diags,
+        );
+        assert!(!format!("{diags:?}").contains("hunter2"));
+        assert!(diags.has_errors());
+    }
+
+    /// A user name without a password is an error on `username` once the
+    /// password is certainly null (not while it is unknown, as an
+    /// ephemeral variable is at validation); a profile that needs a password
+    /// without one is an error on `profile`.
+    #[test]
+    fn credentials_must_come_with_a_password() {
+        let check = |config: Config| {
+            let mut diags = Diagnostics::new();
+            config.validate(&mut diags);
+            found(&diags)
+        };
+        let mut without = config("http://127.0.0.1:3128");
+        without.password = Maybe::Null;
+        assert_eq!(
+            check(without.clone()),
+            [(
+                Severity::Error,
+                "Password without value".to_owned(),
+                "username".to_owned()
+            )]
+        );
+        without.password = Maybe::Unknown;
+        assert!(check(without).is_empty());
+        assert!(check(config("http://127.0.0.1:3128")).is_empty());
+        let profile = Config {
+            profile: Maybe::Known(Settings {
+                http_proxy: Some("http://127.0.0.1:3128".to_owned()),
+                username: Some("svc".to_owned()),
+                password_required: true,
+                ..Settings::default()
+            }),
+            url: "http://a.example/".to_owned(),
+            ..Config::default()
+        };
+        assert_eq!(
+            check(profile),
+            [(
+                Severity::Error,
+                "Proxy password not given".to_owned(),
+                "profile".to_owned()
+            )]
+        );
+    }
+
+    /// Every outcome but an answer other than 407 is a failure, blamed on
+    /// the setting to fix; no message holds the password.
+    #[test]
+    fn outcomes_mean_results_and_diagnostics() {
+        let credentials = ProxyCredentials::new("svc", SECRET).unwrap();
+        let proxy = ProxyUrl::parse(DomainField::HttpProxy, "http://proxy.corp.example:3128")
+            .unwrap()
+            .with_credentials(credentials);
+        let cases = [
+            (Outcome::Answered(200), true, Some(200), None),
+            (Outcome::Answered(502), true, Some(502), None),
+            (Outcome::Answered(301), true, Some(301), None),
+            (Outcome::Answered(407), false, Some(407), Some("password")),
+            (
+                Outcome::TunnelAuthRequired,
+                false,
+                Some(407),
+                Some("password"),
+            ),
+            (Outcome::TunnelRefused, true, None, Some("url")),
+            (Outcome::TimedOut, false, None, Some("http_proxy")),
+            (Outcome::Unreachable(None), false, None, Some("http_proxy")),
+            (
+                Outcome::Tls {
+                    proxy: true,
+                    reason: "invalid peer certificate: UnknownIssuer".into(),
+                },
+                false,
+                None,
+                Some("trusted_ca"),
+            ),
+            (
+                Outcome::Tls {
+                    proxy: false,
+                    reason: "x".into(),
+                },
+                true,
+                None,
+                Some("trusted_ca"),
+            ),
+            (Outcome::Failed, false, None, Some("http_proxy")),
+        ];
+        for (outcome, authenticated, status, at) in cases {
+            let verdict = Verdict::of(&outcome, &proxy, Settings::http_proxy, 10);
+            assert_eq!(verdict.results.authenticated, authenticated, "{outcome:?}");
+            assert_eq!(verdict.results.status_code, status, "{outcome:?}");
+            assert_eq!(verdict.failure.as_ref().map(|f| f.at), at, "{outcome:?}");
+            assert_eq!(verdict.results.error.is_some(), at.is_some(), "{outcome:?}");
+            let shown = format!("{verdict:?}");
+            assert!(
+                !shown.contains(SECRET) && !shown.contains("s3cr"),
+                "{shown}"
+            );
+            if let Some(failure) = verdict.failure {
+                assert!(failure.detail.contains("http://proxy.corp.example:3128"));
+            }
+        }
+        let without = proxy.clone().with_credentials(None);
+        let verdict = Verdict::of(&Outcome::Answered(407), &without, Settings::http_proxy, 10);
+        assert_eq!(verdict.failure.unwrap().at, "username");
+    }
+
+    /// A closed loopback port: an error on `http_proxy` (under `profile`
+    /// with a profile), no result; with `fail_on_error = false` a warning
+    /// and the results.
+    #[test]
+    fn an_unreachable_proxy_fails_or_reports() {
+        let proxy = format!("http://127.0.0.1:{}", closed_port());
+        let (opened, diags) = open(config(&proxy));
+        assert!(opened.is_none());
+        assert_eq!(
+            found(&diags),
+            [(
+                Severity::Error,
+                "Proxy unreachable".to_owned(),
+                "http_proxy".to_owned()
+            )]
+        );
+        let mut lenient = config(&proxy);
+        lenient.fail_on_error = Some(false);
+        let (opened, diags) = open(lenient);
+        assert_eq!(found(&diags)[0].0, Severity::Warning);
+        let results = Results::read(&opened.unwrap().result);
+        assert!(!results.authenticated);
+        assert_eq!(results.status_code, None);
+        assert!(results.error.unwrap().starts_with("proxy_unreachable: "));
+        let profile = Config {
+            profile: Maybe::Known(Settings {
+                http_proxy: Some(proxy),
+                username: Some("svc".to_owned()),
+                password: Some(SECRET.to_owned()),
+                password_required: true,
+                ..Settings::default()
+            }),
+            url: "http://a.example/".to_owned(),
+            timeout: Some(2),
+            ..Config::default()
+        };
+        let (_, diags) = open(profile);
+        assert_eq!(found(&diags)[0].2, "profile.http_proxy");
+    }
+
+    /// An https URL goes through the https proxy, `http_proxy`'s without
+    /// one of its own; a closed port fails on the setting that names it.
+    #[test]
+    fn an_https_url_blames_the_proxy_it_went_through() {
+        let proxy = format!("http://127.0.0.1:{}", closed_port());
+        let mut https = config(&proxy);
+        https.url = "https://registry.corp.example/v2/".to_owned();
+        let (_, diags) = open(https.clone());
+        let expected = |at: &str| {
+            vec![(
+                Severity::Error,
+                "Proxy unreachable".to_owned(),
+                at.to_owned(),
+            )]
+        };
+        assert_eq!(found(&diags), expected("http_proxy"));
+        https.https_proxy = Some(proxy);
+        https.http_proxy = Some("http://127.0.0.1:9".to_owned());
+        let (_, diags) = open(https);
+        assert_eq!(found(&diags), expected("https_proxy"));
+    }
+
+    /// Bad settings are the profile's findings on their attribute; a URL
+    /// scheme without a proxy is an error on `url`.
+    #[test]
+    fn settings_are_checked_as_a_profile_is() {
+        let (opened, diags) = open(config("socks5://127.0.0.1:1080"));
+        assert!(opened.is_none());
+        assert_eq!(found(&diags)[0].2, "http_proxy");
+        let only_https = Config {
+            http_proxy: None,
+            https_proxy: Some("http://127.0.0.1:3128".to_owned()),
+            ..config("unused")
+        };
+        let (_, diags) = open(only_https);
+        assert_eq!(
+            found(&diags),
+            [(
+                Severity::Error,
+                "No proxy for this URL".to_owned(),
+                "url".to_owned()
+            )]
+        );
     }
 }

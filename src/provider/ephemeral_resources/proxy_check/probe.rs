@@ -175,23 +175,26 @@ fn classify(error: &reqwest::Error) -> Outcome {
             };
         }
         if let Some(e) = cause.downcast_ref::<std::io::Error>() {
-            // rustls reports through I/O errors that wrap its own.
-            if let Some(tls) = e
-                .get_ref()
-                .and_then(|inner| inner.downcast_ref::<rustls::Error>())
-            {
-                return Outcome::Tls {
-                    proxy: tunnel || error.url().is_none_or(|u| u.scheme() == "http"),
-                    reason: tls.to_string(),
-                };
-            }
             io = io.or(Some(e.kind()));
+            // An I/O error's source is its inner error's source: walk the
+            // inner error itself (rustls reports through I/O errors).
+            if let Some(inner) = e.get_ref() {
+                source = Some(inner as &(dyn StdError + 'static));
+                continue;
+            }
         }
         source = cause.source();
     }
-    if error.is_connect() {
-        Outcome::Unreachable(io)
-    } else {
-        Outcome::Failed
+    let https = error.url().is_some_and(|u| u.scheme() == "https");
+    match error.is_connect() {
+        // For an https destination the connection to the proxy is the
+        // tunnel's (its failures chain a tunnel error): a connection error
+        // without one came after the tunnel, in the destination's handshake.
+        true if https && !tunnel => Outcome::Tls {
+            proxy: false,
+            reason: io.map_or_else(|| "no handshake".to_owned(), |kind| kind.to_string()),
+        },
+        true => Outcome::Unreachable(io),
+        false => Outcome::Failed,
     }
 }
