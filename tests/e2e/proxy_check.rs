@@ -110,6 +110,10 @@ fn right_password_lets_the_plan_through() {
         "{log:?}"
     );
     assert!(origin.arrivals().iter().all(|a| a.via_proxy));
+    // A saved plan holds no ephemeral value.
+    work.run_ok(&["plan", "-out", "saved.tfplan"]);
+    let saved = work.run_ok(&["show", "-json", "saved.tfplan"]);
+    assert!(!saved.stdout.contains(PASSWORD) && saved.stdout.contains("terraform_data.after"));
     work.run_ok(&["apply", "-auto-approve"]);
     assert_eq!(state_list(&work), ["terraform_data.after"]);
 }

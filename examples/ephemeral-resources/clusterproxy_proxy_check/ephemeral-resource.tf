@@ -32,8 +32,8 @@ variable "gate" {
   default = true
 }
 
-# The fields directly (not the profile's settings, which change in the very
-# plan that rotates the password): known at plan time, checked at plan time.
+# The fields directly, not the profile's settings: known at plan time, so
+# checked at plan time (a check with unknown inputs is opened at apply).
 ephemeral "clusterproxy_proxy_check" "rotation" {
   http_proxy    = var.proxy.http_proxy
   username      = var.proxy.username

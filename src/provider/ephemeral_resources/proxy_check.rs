@@ -36,7 +36,7 @@ crate::model! {
     pub(crate) struct Config {
         /// A profile's settings with the password merged in.
         pub profile: Maybe<Settings> [optional(
-            "The `settings` of a `clusterproxy_profile` with the password merged in (`merge(clusterproxy_profile.x.settings, { password = var.proxy_password })`); replaces `http_proxy`, `https_proxy`, `username`, `password` and `trusted_ca`. A profile whose proxy takes a password (`password_required`) without one merged in is an error: the check would send no password. Its NO_PROXY entries play no part (the check always goes through the proxy). For a rotation gate give the fields directly instead: a profile's `settings` change in the plan that rotates the password, and a check whose inputs are unknown at plan time runs only at apply.",
+            "The `settings` of a `clusterproxy_profile` with the password merged in (`merge(clusterproxy_profile.x.settings, { password = var.proxy_password })`); replaces `http_proxy`, `https_proxy`, `username`, `password` and `trusted_ca`. A profile whose proxy takes a password (`password_required`) without one merged in is an error: the check would send no password. Its NO_PROXY entries play no part (the check always goes through the proxy). For a rotation gate give the fields directly instead: a check whose inputs are unknown at plan time (the settings of a profile created or replaced in the same plan) is opened only at apply.",
         )
         .sensitive()],
         /// HTTP proxy URL.

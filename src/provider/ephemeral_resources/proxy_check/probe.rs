@@ -198,3 +198,96 @@ fn classify(error: &reqwest::Error) -> Outcome {
         false => Outcome::Failed,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::{BufRead as _, BufReader, Write as _};
+    use std::net::TcpListener;
+
+    use super::*;
+    use crate::domain::proxy_url::ProxyCredentials;
+    use crate::domain::Field;
+
+    /// A loopback stand-in for a proxy that answers every request with
+    /// `answer` and keeps the request heads it read.
+    fn answering(answer: &'static str) -> (u16, std::thread::JoinHandle<Vec<String>>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        listener.set_nonblocking(false).unwrap();
+        let server = std::thread::spawn(move || {
+            let mut heads = Vec::new();
+            // One connection per request (the client keeps none idle); a
+            // followed redirect would be a second one.
+            for _ in 0..2 {
+                listener.set_nonblocking(!heads.is_empty()).unwrap();
+                if !heads.is_empty() {
+                    std::thread::sleep(Duration::from_millis(300));
+                }
+                let Ok((stream, _)) = listener.accept() else {
+                    break;
+                };
+                stream.set_nonblocking(false).unwrap();
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut head = String::new();
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                    head.push_str(&line);
+                }
+                heads.push(head);
+                (&stream).write_all(answer.as_bytes()).unwrap();
+            }
+            heads
+        });
+        (port, server)
+    }
+
+    fn probe(port: u16, password: &str) -> Outcome {
+        let credentials = ProxyCredentials::new("svc", password).unwrap();
+        let proxy = ProxyUrl::parse(Field::HttpProxy, &format!("http://127.0.0.1:{port}"))
+            .unwrap()
+            .with_credentials(credentials);
+        let url = reqwest::Url::parse("http://origin.example/v2/").unwrap();
+        run(&Probe {
+            url: &url,
+            proxy: &proxy,
+            trusted_ca: None,
+            timeout: Duration::from_secs(5),
+        })
+    }
+
+    /// One GET in absolute form to the proxy, the credentials in
+    /// `Proxy-Authorization` (a hostile password encoded as basic
+    /// authentication encodes it), and a redirect reported, not followed.
+    #[test]
+    fn one_request_with_the_credentials_and_no_redirect_followed() {
+        use base64::Engine as _;
+        let password = "p@ss w/rd#%:é";
+        let (port, server) = answering(
+            "HTTP/1.1 302 Found\r\nLocation: http://origin.example/elsewhere\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        );
+        assert_eq!(probe(port, password), Outcome::Answered(302));
+        let heads = server.join().unwrap();
+        assert_eq!(heads.len(), 1, "{heads:?}");
+        assert!(heads[0].starts_with("GET http://origin.example/v2/ HTTP/1.1\r\n"));
+        let expected = base64::engine::general_purpose::STANDARD.encode(format!("svc:{password}"));
+        assert!(
+            heads[0]
+                .lines()
+                .any(|l| l.eq_ignore_ascii_case(&format!("proxy-authorization: Basic {expected}"))),
+            "{heads:?}"
+        );
+    }
+
+    /// The proxy's 407 to a plain request is its status.
+    #[test]
+    fn a_407_is_an_answer() {
+        let (port, server) = answering(
+            "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"x\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        );
+        assert_eq!(probe(port, "wrong"), Outcome::Answered(407));
+        server.join().unwrap();
+    }
+}
