@@ -281,6 +281,34 @@ mod tests {
         );
     }
 
+    /// A check waiting on a silent proxy stops when its request is
+    /// cancelled (StopProvider), long before its timeout.
+    #[test]
+    fn a_cancelled_check_stops_waiting() {
+        let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = silent.local_addr().unwrap().port();
+        let flag = clusterproxy_cancel::Flag::new();
+        let canceller = {
+            let flag = flag.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(200));
+                flag.cancel();
+            })
+        };
+        let proxy = ProxyUrl::parse(Field::HttpProxy, &format!("http://127.0.0.1:{port}")).unwrap();
+        let url = reqwest::Url::parse("http://origin.example/").unwrap();
+        let outcome = clusterproxy_cancel::scope(&flag, || {
+            run(&Probe {
+                url: &url,
+                proxy: &proxy,
+                trusted_ca: None,
+                timeout: Duration::from_secs(600),
+            })
+        });
+        assert_eq!(outcome, Outcome::Cancelled);
+        canceller.join().unwrap();
+    }
+
     /// The proxy's 407 to a plain request is its status.
     #[test]
     fn a_407_is_an_answer() {
