@@ -116,14 +116,14 @@ impl Validator for WholeNumber {
     }
 }
 
-/// Accepts only whole numbers from `0` to `1`, both included (a number
-/// that is no whole number is left to [`WholeNumber`]).
+/// Accepts only numbers from `0` to `1`, both included (pair it with
+/// [`WholeNumber`] for whole numbers).
 #[derive(Debug, Clone, Copy)]
 pub struct Between(pub i64, pub i64);
 
 impl Validator for Between {
     fn description(&self) -> String {
-        format!("a whole number from {} to {}", self.0, self.1)
+        format!("from {} to {}", self.0, self.1)
     }
 
     fn validate(&self, path: &AttributePath, value: &Value, diags: &mut Diagnostics) {
@@ -568,7 +568,7 @@ mod tests {
                 "{outside:?}"
             );
         }
-        assert_eq!(Between(1, 60).description(), "a whole number from 1 to 60");
+        assert_eq!(Between(1, 60).description(), "from 1 to 60");
     }
 
     #[test]

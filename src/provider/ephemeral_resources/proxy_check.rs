@@ -50,7 +50,7 @@ crate::model! {
         /// Trusted CA bundle.
         pub trusted_ca: Maybe<String> [optional("PEM bundle of CA certificates trusted, besides Mozilla's root certificates compiled into the provider, for an `https://` proxy and for an `https://` `url` (a proxy that re-signs TLS). The certificate store of the machine is not read: give a corporate CA here.").conflicts_with(&[Self::profile])],
         /// The destination.
-        pub url: String [required("The `http://` or `https://` URL requested through the proxy with `GET`, e.g. `https://registry-1.docker.io/v2/` or an internal mirror the nodes pull from. It is always requested through the proxy: NO_PROXY lists play no part, the check is about the proxy. Redirects are not followed (their status is reported). No user name or password in the URL.").validator(HttpUrl)],
+        pub url: String [required("The `http://` or `https://` URL requested through the proxy with `GET`, e.g. `https://registry-1.docker.io/v2/` or an internal mirror the nodes pull from. It is always requested through the proxy: NO_PROXY lists play no part, the check is about the proxy. Redirects are not followed (their status is reported).").validator(HttpUrl)],
         /// Seconds to wait.
         pub timeout: Option<i64> [with_default(
             Value::int(DEFAULT_TIMEOUT),
@@ -329,8 +329,8 @@ impl EphemeralResource for ProxyCheck {
     }
 
     fn open(&self, value: &Value, diags: &mut Diagnostics) -> Option<Opened> {
+        // The framework ran `validate` (and stopped on its errors) already.
         let config = Config::read(value);
-        config.validate(diags);
         let profile = config.resolve(diags)?;
         let url = HttpUrl::parse(&config.url).ok()?;
         let (proxy, proxy_at) = if url.scheme() == "https" {
