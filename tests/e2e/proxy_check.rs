@@ -306,6 +306,61 @@ fn rotation_gate_example_stops_a_refused_password() {
     work.expect_diagnostic_at(&["plan"], "The proxy refuses the new password", "condition");
 }
 
+/// A profile's settings with the password merged in: the right password
+/// passes, a wrong one fails on `profile`, before the profile is created.
+#[test]
+fn profile_settings_with_the_password_merged_in() {
+    let tf = terraform();
+    let squid = Squid::start(&[(USER, PASSWORD)]);
+    let origin = Origin::start();
+    let main = |url: &str| {
+        format!(
+            r#"
+variable "proxy_password" {{
+  type      = string
+  ephemeral = true
+}}
+
+resource "clusterproxy_profile" "corp" {{
+  name                = "corp"
+  http_proxy          = {proxy}
+  username            = {user}
+  password_wo         = var.proxy_password
+  password_wo_version = 1
+}}
+
+ephemeral "clusterproxy_proxy_check" "gate" {{
+  profile = merge(clusterproxy_profile.corp.settings, {{ password = var.proxy_password }})
+  url     = {url}
+}}
+
+resource "terraform_data" "after" {{
+  input = "created"
+  lifecycle {{
+    precondition {{
+      condition     = ephemeral.clusterproxy_proxy_check.gate.status_code == 200
+      error_message = "unexpected check results"
+    }}
+  }}
+}}
+"#,
+            proxy = hcl_string(&squid.url()),
+            user = hcl_string(USER),
+            url = hcl_string(url),
+        )
+    };
+    let url = origin.url("127.0.0.1", "/profile/");
+    let wrong = workdir(&tf, &main(&url), WRONG);
+    wrong.expect_diagnostic_at(&["plan"], "Proxy refused the credentials", "profile");
+    assert!(state_list(&wrong).is_empty());
+    let right = workdir(&tf, &main(&url), PASSWORD);
+    right.assert_secret_absent(&["apply", "-auto-approve"], PASSWORD);
+    assert_eq!(
+        state_list(&right),
+        ["clusterproxy_profile.corp", "terraform_data.after"]
+    );
+}
+
 /// Bad input: an error on the attribute, the password nowhere.
 #[test]
 fn bad_inputs_are_diagnostics_on_their_attribute() {
