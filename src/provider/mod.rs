@@ -1,9 +1,11 @@
 //! The clusterproxy provider: maps the domain core onto the framework. Each
-//! resource, data source and function lives in its own file.
+//! resource, data source, ephemeral resource and function lives in its own
+//! file.
 
 pub mod attributes;
 pub(crate) mod convert;
 pub mod data_sources;
+pub(crate) mod ephemeral_resources;
 pub(crate) mod functions;
 pub(crate) mod inputs;
 pub(crate) mod resources;
@@ -12,6 +14,7 @@ pub(crate) mod validators;
 use std::sync::Arc;
 
 use crate::framework::data_source::DataSource;
+use crate::framework::ephemeral_resource::EphemeralResource;
 use crate::framework::function::Function;
 use crate::framework::provider::Provider;
 use crate::framework::resource::Resource;
@@ -48,6 +51,10 @@ impl Provider for ClusterProxy {
         all.extend(renderers());
         all.push(Arc::new(data_sources::artifact_settings::ArtifactSettings));
         all
+    }
+
+    fn ephemeral_resources(&self) -> Vec<Arc<dyn EphemeralResource>> {
+        vec![Arc::new(ephemeral_resources::proxy_check::ProxyCheck)]
     }
 
     fn functions(&self) -> Vec<Arc<dyn Function>> {

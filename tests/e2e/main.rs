@@ -68,6 +68,7 @@ mod no_proxy;
 mod nodes;
 mod profile;
 mod provider;
+mod proxy_check;
 mod render;
 mod tcp;
 mod wire;

@@ -1,5 +1,6 @@
 //! Documentation generator: renders the tfplugindocs layout (docs/index.md,
-//! docs/resources, docs/data-sources, docs/functions) from the schemas and
+//! docs/resources, docs/data-sources, docs/ephemeral-resources,
+//! docs/functions) from the schemas and
 //! the example files under examples/, so docs never drift from the code.
 
 use std::fmt::Write as _;
@@ -31,7 +32,8 @@ pub struct Page {
 }
 
 /// Renders every documentation page. Fails when an example file is missing:
-/// every resource, data source and function must ship one.
+/// every resource, data source, ephemeral resource and function must ship
+/// one.
 pub fn generate(provider: &dyn Provider, config: &DocsConfig) -> Result<Vec<Page>, String> {
     let examples = &config.examples_dir;
     let name = &config.provider_name;
@@ -76,6 +78,22 @@ pub fn generate(provider: &dyn Provider, config: &DocsConfig) -> Result<Vec<Page
         render_schema(&mut page, &schema);
         pages.push(Page {
             path: format!("data-sources/{}.md", short_name(full, name)),
+            content: page,
+        });
+    }
+
+    for ephemeral in provider.ephemeral_resources() {
+        let full = ephemeral.type_name();
+        let dir = examples.join("ephemeral-resources").join(full);
+        let schema = ephemeral.schema();
+        let mut page = entity_header(full, "Ephemeral Resource", name, &schema);
+        push_example(
+            &mut page,
+            &read_example(&dir.join("ephemeral-resource.tf"))?,
+        );
+        render_schema(&mut page, &schema);
+        pages.push(Page {
+            path: format!("ephemeral-resources/{}.md", short_name(full, name)),
             content: page,
         });
     }

@@ -4,6 +4,7 @@
 pub mod data_source;
 pub mod diagnostics;
 pub mod docs;
+pub mod ephemeral_resource;
 pub mod function;
 pub mod logging;
 pub mod model;

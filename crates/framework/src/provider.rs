@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use super::data_source::DataSource;
+use super::ephemeral_resource::EphemeralResource;
 use super::function::Function;
 use super::resource::Resource;
 use super::schema::Schema;
@@ -18,6 +19,13 @@ pub trait Provider: Send + Sync {
 
     /// The data sources, served under their [`DataSource::type_name`].
     fn data_sources(&self) -> Vec<Arc<dyn DataSource>>;
+
+    /// The ephemeral resources, served under their
+    /// [`EphemeralResource::type_name`] from Terraform 1.10 on (older
+    /// versions ignore them). None by default.
+    fn ephemeral_resources(&self) -> Vec<Arc<dyn EphemeralResource>> {
+        Vec::new()
+    }
 
     /// The provider-defined functions, served under their [`Function::name`]
     /// from Terraform 1.8 on (older versions ignore them).

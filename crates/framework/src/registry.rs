@@ -6,13 +6,14 @@ use std::sync::Arc;
 
 use super::data_source::DataSource;
 use super::diagnostics::{Diagnostic, Diagnostics};
+use super::ephemeral_resource::EphemeralResource;
 use super::function::Function;
 use super::provider::Provider;
 use super::resource::Resource;
 use super::schema::Schema;
 use super::value::Type;
 
-/// One registered resource type or data source type.
+/// One registered resource, data source or ephemeral resource type.
 pub struct Registered<T: ?Sized> {
     /// The provider's implementation of the type.
     pub implementation: Arc<T>,
@@ -33,13 +34,14 @@ impl<T: ?Sized> Registered<T> {
     }
 }
 
-/// The provider's configuration schema, resource types, data source types
-/// and functions, each by name.
+/// The provider's configuration schema, resource types, data source types,
+/// ephemeral resource types and functions, each by name.
 pub struct Registry {
     provider_schema: Schema,
     provider_type: Type,
     resources: BTreeMap<&'static str, Registered<dyn Resource>>,
     data_sources: BTreeMap<&'static str, Registered<dyn DataSource>>,
+    ephemeral_resources: BTreeMap<&'static str, Registered<dyn EphemeralResource>>,
     functions: BTreeMap<&'static str, Arc<dyn Function>>,
 }
 
@@ -59,6 +61,11 @@ impl Registry {
                 .data_sources()
                 .into_iter()
                 .map(|d| (d.type_name(), Registered::new(d.clone(), d.schema())))
+                .collect(),
+            ephemeral_resources: provider
+                .ephemeral_resources()
+                .into_iter()
+                .map(|e| (e.type_name(), Registered::new(e.clone(), e.schema())))
                 .collect(),
             functions: provider
                 .functions()
@@ -86,6 +93,13 @@ impl Registry {
     /// Data source types by name.
     pub fn data_sources(&self) -> &BTreeMap<&'static str, Registered<dyn DataSource>> {
         &self.data_sources
+    }
+
+    /// Ephemeral resource types by name.
+    pub fn ephemeral_resources(
+        &self,
+    ) -> &BTreeMap<&'static str, Registered<dyn EphemeralResource>> {
+        &self.ephemeral_resources
     }
 
     /// Functions by name.
@@ -120,6 +134,22 @@ impl Registry {
             diags.push(Diagnostic::error(
                 "Unknown data source type",
                 format!("This provider has no data source type {name:?}."),
+            ));
+        }
+        found
+    }
+
+    /// The ephemeral resource type `name`, or an error diagnostic.
+    pub fn ephemeral_resource(
+        &self,
+        name: &str,
+        diags: &mut Diagnostics,
+    ) -> Option<&Registered<dyn EphemeralResource>> {
+        let found = self.ephemeral_resources.get(name);
+        if found.is_none() {
+            diags.push(Diagnostic::error(
+                "Unknown ephemeral resource type",
+                format!("This provider has no ephemeral resource type {name:?}."),
             ));
         }
         found

@@ -9,7 +9,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::diagnostics::{AttributePath, Diagnostic, Diagnostics};
-use super::value::{Type, Value};
+use super::value::{Number, Type, Value};
 
 /// Whether the user sets an attribute, the provider does, or both.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,6 +111,35 @@ impl Validator for WholeNumber {
             diags.push(
                 Diagnostic::error("Invalid value", "The value must be a whole number.")
                     .at(path.clone()),
+            );
+        }
+    }
+}
+
+/// Accepts only numbers from `0` to `1`, both included (pair it with
+/// [`WholeNumber`] for whole numbers).
+#[derive(Debug, Clone, Copy)]
+pub struct Between(pub i64, pub i64);
+
+impl Validator for Between {
+    fn description(&self) -> String {
+        format!("from {} to {}", self.0, self.1)
+    }
+
+    fn validate(&self, path: &AttributePath, value: &Value, diags: &mut Diagnostics) {
+        let outside = match value.as_number() {
+            Some(Number::Int(n)) => !(self.0..=self.1).contains(n),
+            Some(Number::Float(f)) => !(self.0 as f64..=self.1 as f64).contains(f),
+            Some(Number::Decimal(_)) => true,
+            None => false,
+        };
+        if outside {
+            diags.push(
+                Diagnostic::error(
+                    "Value out of range",
+                    format!("The value must be {}.", self.description()),
+                )
+                .at(path.clone()),
             );
         }
     }
@@ -509,6 +538,37 @@ mod tests {
         assert!(found[0].1.contains("http_proxy"), "{found:?}");
         assert!(errors(&config(&[("http_proxy", Value::string("h"))])).is_empty());
         assert!(errors(&config(&[("profile", Value::string("p"))])).is_empty());
+    }
+
+    #[test]
+    fn numbers_must_be_in_range() {
+        let check = |value: Value| {
+            let mut diags = Diagnostics::new();
+            Between(1, 60).validate(&AttributePath::attribute("t"), &value, &mut diags);
+            diags.iter().map(|d| d.summary.clone()).collect::<Vec<_>>()
+        };
+        for fine in [
+            Value::int(1),
+            Value::int(60),
+            Value::unknown(),
+            Value::null(),
+        ] {
+            assert!(check(fine).is_empty());
+        }
+        for outside in [
+            Value::int(0),
+            Value::int(61),
+            Value::int(-5),
+            Value::Number(Number::Float(60.5)),
+            Value::Number(Number::Decimal("1e400".into())),
+        ] {
+            assert_eq!(
+                check(outside.clone()),
+                ["Value out of range"],
+                "{outside:?}"
+            );
+        }
+        assert_eq!(Between(1, 60).description(), "from 1 to 60");
     }
 
     #[test]

@@ -182,6 +182,7 @@ impl proto::provider_server::Provider for ProviderServer {
                     name: name.to_string(),
                 })
                 .collect(),
+            ephemeral_resources: ephemeral::metadata(self.server.registry()),
         }))
     }
 
@@ -193,6 +194,7 @@ impl proto::provider_server::Provider for ProviderServer {
             provider_schema(&self.server.get_provider_schema())
         });
         let mut response = response.unwrap_or_default();
+        response.ephemeral_resource_schemas = ephemeral::schemas(self.server.registry());
         response.diagnostics.extend(diagnostics_to_proto(&diags));
         Ok(Response::new(response))
     }
@@ -503,6 +505,34 @@ impl proto::provider_server::Provider for ProviderServer {
         }))
     }
 
+    async fn validate_ephemeral_resource_config(
+        &self,
+        request: Request<proto::validate_ephemeral_resource_config::Request>,
+    ) -> Result<Response<proto::validate_ephemeral_resource_config::Response>, Status> {
+        Ok(Response::new(self.validate_ephemeral(request.into_inner())))
+    }
+
+    async fn open_ephemeral_resource(
+        &self,
+        request: Request<proto::open_ephemeral_resource::Request>,
+    ) -> Result<Response<proto::open_ephemeral_resource::Response>, Status> {
+        Ok(Response::new(self.open_ephemeral(request.into_inner())))
+    }
+
+    async fn renew_ephemeral_resource(
+        &self,
+        request: Request<proto::renew_ephemeral_resource::Request>,
+    ) -> Result<Response<proto::renew_ephemeral_resource::Response>, Status> {
+        Ok(Response::new(self.renew_ephemeral(request.into_inner())))
+    }
+
+    async fn close_ephemeral_resource(
+        &self,
+        request: Request<proto::close_ephemeral_resource::Request>,
+    ) -> Result<Response<proto::close_ephemeral_resource::Response>, Status> {
+        Ok(Response::new(self.close_ephemeral(request.into_inner())))
+    }
+
     async fn get_functions(
         &self,
         _request: Request<proto::get_functions::Request>,
@@ -586,11 +616,13 @@ fn provider_schema(schema: &ProviderSchema<'_>) -> proto::get_provider_schema::R
             .map(|(name, s)| (name.to_string(), schema_to_proto(s)))
             .collect(),
         functions: proto::functions(&schema.functions),
+        ephemeral_resource_schemas: Default::default(),
         diagnostics: Vec::new(),
         provider_meta: None,
         server_capabilities: Some(proto::capabilities()),
     }
 }
 
+mod ephemeral;
 #[cfg(test)]
 mod tests;

@@ -212,6 +212,18 @@ fn every_rpc_runs_in_a_span() {
             s.read_data_source(Request::new(Default::default()))
                 .await
                 .unwrap();
+            s.validate_ephemeral_resource_config(Request::new(Default::default()))
+                .await
+                .unwrap();
+            s.open_ephemeral_resource(Request::new(Default::default()))
+                .await
+                .unwrap();
+            s.renew_ephemeral_resource(Request::new(Default::default()))
+                .await
+                .unwrap();
+            s.close_ephemeral_resource(Request::new(Default::default()))
+                .await
+                .unwrap();
             s.get_functions(Request::new(Default::default()))
                 .await
                 .unwrap();
@@ -238,6 +250,10 @@ fn every_rpc_runs_in_a_span() {
             "ApplyResourceChange",
             "ImportResourceState",
             "ReadDataSource",
+            "ValidateEphemeralResourceConfig",
+            "OpenEphemeralResource",
+            "RenewEphemeralResource",
+            "CloseEphemeralResource",
             "GetFunctions",
             "CallFunction",
             "StopProvider",
