@@ -1,19 +1,24 @@
-//! The data-source path stays linear: callgrind counts the instructions of
-//! one in-process ReadDataSource of `clusterproxy_no_proxy` (decode,
-//! validation, merge, renderings, plan check, encoding) and of
-//! `clusterproxy_no_proxy_report` (the same and the coverage check) with 1k
-//! and with 10k installation entries; the 10k call may cost at most 12 times
-//! the 1k call. Instructions, not wall time: the count does not depend
-//! on the machine's load.
+//! The data-source and the profile's plan and apply paths stay linear:
+//! callgrind counts the instructions of one in-process ReadDataSource of
+//! `clusterproxy_no_proxy` (decode, validation, merge, renderings, plan
+//! check, encoding) and of `clusterproxy_no_proxy_report` (the same and the
+//! coverage check) with 1k and with 10k installation entries, and of one
+//! update plan and apply of a `clusterproxy_profile` whose `no_proxy` set
+//! has 1k and 10k entries (given in another order than stored); the 10k
+//! call may cost at most 12 times the 1k call. Instructions, not wall time:
+//! the count does not depend on the machine's load.
 
 #[path = "support/requests.rs"]
 mod support;
 
 use std::process::Command;
 
+use clusterproxy::framework::diagnostics::Diagnostics;
 use clusterproxy::framework::proto::provider_server::Provider as _;
 use clusterproxy::framework::proto::read_data_source;
 use clusterproxy::framework::server::ProviderServer;
+use clusterproxy::framework::server::{ApplyResourceChange, PlanResourceChange, Server};
+use clusterproxy::framework::value::Value;
 use clusterproxy::provider::ClusterProxy;
 use support::{mixed_entries, read_no_proxy_request_with, read_report_request_with};
 
@@ -22,6 +27,12 @@ const ENTRIES_ENV: &str = "CLUSTERPROXY_LINEAR_ENTRIES";
 
 /// Set in the measured child process when it reads the report.
 const REPORT_ENV: &str = "CLUSTERPROXY_LINEAR_REPORT";
+
+/// The profile's attributes a configuration sets besides `no_proxy`.
+const PROFILE_INPUTS: [(&str, &str); 2] = [
+    ("name", "corp"),
+    ("http_proxy", "http://proxy.corp.example:3128"),
+];
 
 /// The one call callgrind counts (`--toggle-collect`).
 #[inline(never)]
@@ -57,17 +68,133 @@ fn read_once(n: usize, report: bool) {
     assert!(response.state.is_some());
 }
 
+/// The one plan and apply callgrind counts in the profile's test.
+#[inline(never)]
+fn measured_plan_and_apply(
+    server: &Server,
+    prior: &Value,
+    config: &Value,
+    diags: &mut Diagnostics,
+) -> Option<Value> {
+    let planned = server.plan_resource_change(
+        PlanResourceChange {
+            type_name: "clusterproxy_profile",
+            prior_state: prior.clone(),
+            proposed_new_state: config_over(server, prior, config),
+            config: config.clone(),
+        },
+        diags,
+    )?;
+    server.apply_resource_change(
+        ApplyResourceChange {
+            type_name: "clusterproxy_profile",
+            prior_state: prior.clone(),
+            planned_state: planned.planned_state,
+            config: config.clone(),
+        },
+        diags,
+    )
+}
+
+/// Terraform's proposed new state: `config` with the computed attributes
+/// it leaves null taken from `prior`.
+fn config_over(server: &Server, prior: &Value, config: &Value) -> Value {
+    let mut proposed = config.clone();
+    let schema = &server.registry().resources()["clusterproxy_profile"].schema;
+    for attribute in &schema.attributes {
+        if attribute.mode.is_computed()
+            && config.get_attr(&attribute.name).is_some_and(Value::is_null)
+        {
+            if let Some(v) = prior.get_attr(&attribute.name) {
+                proposed.set_attr(&attribute.name, v.clone());
+            }
+        }
+    }
+    proposed
+}
+
+/// A profile configuration with `entries` as its `no_proxy` set.
+fn profile_config(server: &Server, entries: &[String]) -> Value {
+    let schema = &server.registry().resources()["clusterproxy_profile"].schema;
+    let mut config = Value::object(
+        schema
+            .attributes
+            .iter()
+            .map(|a| (a.name.clone(), Value::null())),
+    );
+    for (name, value) in PROFILE_INPUTS {
+        config.set_attr(name, Value::string(value));
+    }
+    config.set_attr(
+        "no_proxy",
+        Value::Set(entries.iter().map(|e| Value::string(e.as_str())).collect()),
+    );
+    config
+}
+
+/// The measured child of the profile's test: creates a profile with `n`
+/// entries (not counted), then plans and applies the same set in reverse
+/// order over it (counted).
+fn plan_and_apply_once(n: usize) {
+    let server = Server::new(&ClusterProxy);
+    let entries = mixed_entries(n);
+    let mut diags = Diagnostics::new();
+    let config = profile_config(&server, &entries);
+    let created = create_profile(&server, &config, &mut diags);
+    let reversed: Vec<String> = entries.iter().rev().cloned().collect();
+    let config = profile_config(&server, &reversed);
+    let state = measured_plan_and_apply(&server, &created, &config, &mut diags);
+    assert!(!diags.has_errors(), "{diags:?}");
+    assert_eq!(
+        state.as_ref(),
+        Some(&created),
+        "reordering changed the state"
+    );
+}
+
+/// The create that gives the measured update its prior state (not counted).
+fn create_profile(server: &Server, config: &Value, diags: &mut Diagnostics) -> Value {
+    let planned = server
+        .plan_resource_change(
+            PlanResourceChange {
+                type_name: "clusterproxy_profile",
+                prior_state: Value::null(),
+                proposed_new_state: config.clone(),
+                config: config.clone(),
+            },
+            diags,
+        )
+        .unwrap_or_else(|| panic!("create plan failed: {diags:?}"));
+    server
+        .apply_resource_change(
+            ApplyResourceChange {
+                type_name: "clusterproxy_profile",
+                prior_state: Value::null(),
+                planned_state: planned.planned_state,
+                config: config.clone(),
+            },
+            diags,
+        )
+        .unwrap_or_else(|| panic!("create failed: {diags:?}"))
+}
+
 /// Instructions callgrind counted in [`measured_read`] for `n` entries, in
 /// the report when `report`.
 fn instructions(n: usize, report: bool) -> u64 {
+    counted("read_data_source_is_linear", "*measured_read*", n, report)
+}
+
+/// Instructions callgrind counted in the function matching `toggle` when
+/// the test `test` runs as the measured child with `n` entries.
+fn counted(test: &str, toggle: &str, n: usize, report: bool) -> u64 {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("callgrind.out");
     let run = Command::new("valgrind")
         .arg("--tool=callgrind")
         .arg(format!("--callgrind-out-file={}", out.display()))
-        .arg("--toggle-collect=*measured_read*")
+        .arg(format!("--toggle-collect={toggle}"))
         .arg(std::env::current_exe().unwrap())
-        .args(["read_data_source_is_linear", "--exact", "--test-threads=1"])
+        .args([test, "--exact", "--test-threads=1"])
         .env(ENTRIES_ENV, n.to_string())
         .env(REPORT_ENV, if report { "1" } else { "" })
         .output()
@@ -106,4 +233,30 @@ fn read_data_source_is_linear() {
             "{name}: 10k entries cost {ratio:.2} times 1k entries"
         );
     }
+}
+
+/// PlanResourceChange and ApplyResourceChange of a profile compare its
+/// `no_proxy` set with the configuration's and the prior state's: linear,
+/// not one `contains` per element (quadratic: 10k entries cost 100 times 1k).
+#[test]
+fn profile_plan_and_apply_are_linear() {
+    if let Ok(n) = std::env::var(ENTRIES_ENV) {
+        return plan_and_apply_once(n.parse().unwrap());
+    }
+    let count = |n| {
+        counted(
+            "profile_plan_and_apply_are_linear",
+            "*measured_plan_and_apply*",
+            n,
+            false,
+        )
+    };
+    let (small, large) = (count(1_000), count(10_000));
+    let ratio = large as f64 / small as f64;
+    println!("profile plan and apply instructions: 1k {small}, 10k {large}, ratio {ratio:.2}");
+    assert!(small > 1_000_000, "nothing measured: {small}");
+    assert!(
+        ratio <= 12.0,
+        "10k entries cost {ratio:.2} times 1k entries"
+    );
 }

@@ -201,7 +201,9 @@ fn fail_on_error_false_reports_a_refused_tunnel_without_failing() {
     let squid = Squid::start(&[(USER, PASSWORD)]);
     let origin = Origin::start();
     // The plain-HTTP listener under an https:// URL: the tunnel opens, TLS fails.
-    let url = origin.url("127.0.0.1", "/v2/").replacen("http://", "https://", 1);
+    let url = origin
+        .url("127.0.0.1", "/v2/")
+        .replacen("http://", "https://", 1);
     let main = config(
         &direct(&squid.url(), &url, "  fail_on_error = false\n"),
         "!ephemeral.clusterproxy_proxy_check.gate.authenticated && ephemeral.clusterproxy_proxy_check.gate.status_code == 407 && startswith(ephemeral.clusterproxy_proxy_check.gate.error, \"proxy_auth_required: \")",
