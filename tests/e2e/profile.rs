@@ -561,6 +561,7 @@ resource "clusterproxy_profile" "corp" {
         "password_wo",
     );
     assert!(reported.text().contains("Terraform >= 1.11"));
+    assert!(reported.text().contains("use `password` instead"));
     let state = std::fs::read_to_string(work.path().join("terraform.tfstate")).unwrap_or_default();
     assert!(!state.contains("clusterproxy_profile"), "{state}");
     for form in crate::secrets::secret_forms(PASSWORD) {
@@ -934,6 +935,12 @@ fn profile_bad_input_is_a_diagnostic() {
             (
                 "corp=aks:{\"httpProxyConfig\": {\"httpProxy\": \"ftp://x\"}}",
                 "Cannot import proxy settings",
+            ),
+            // The error names the kind and where the artifact came from,
+            // never its content.
+            (
+                "corp=aks:inline:{\"httpProxyConfig\": {\"httpProxy\": \"ftp://u:hunter2@x\"}}",
+                "Import kind `aks`, from inline content (55 bytes).",
             ),
         ] {
             work.expect_import_failure(
