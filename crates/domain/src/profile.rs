@@ -410,6 +410,58 @@ mod tests {
     }
 
     #[test]
+    fn password_verifier_matches_only_its_password_and_reveals_nothing() {
+        let verifier = PasswordVerifier::new("s3cret pw");
+        assert!(verifier.matches("s3cret pw"));
+        assert!(!verifier.matches("s3cret pw "));
+        assert!(!verifier.matches(""));
+        let encoded = verifier.encode();
+        assert!(encoded.starts_with("pbkdf2-sha256$600000$"), "{encoded}");
+        assert!(!encoded.contains("s3cret"));
+        assert_eq!(PasswordVerifier::decode(&encoded), Some(verifier.clone()));
+        // Salted: the same password never gives the same verifier twice.
+        assert_ne!(PasswordVerifier::new("s3cret pw").encode(), encoded);
+        let bad = [
+            String::new(),
+            encoded.replace("pbkdf2-sha256", "sha256"),
+            encoded.replace("$600000$", "$0$"),
+            encoded.replace("$600000$", "$4000000000$"),
+            format!("{encoded}$x"),
+            encoded[..encoded.len() - 2].to_owned(),
+            format!("{}zz", &encoded[..encoded.len() - 2]),
+        ];
+        for text in bad {
+            assert_eq!(PasswordVerifier::decode(&text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn an_imported_password_keeps_the_revision_only_when_it_matches() {
+        let profile = Profile::new(&input("pw")).unwrap();
+        let imported = Profile::new(&ProfileInput {
+            password: None,
+            ..input("pw")
+        })
+        .unwrap();
+        let urls = imported.secret_urls();
+        let verifier = PasswordVerifier::new("pw");
+        let stored = StoredRevision {
+            imported_password: Some(&verifier),
+            ..stored(3, &profile, &urls)
+        };
+        assert_eq!(profile.revision(Some(&stored), None), Ok(3));
+        assert_eq!(profile.revision(Some(&stored), Some(1)), Ok(3));
+        let other = Profile::new(&input("other")).unwrap();
+        assert_eq!(other.revision(Some(&stored), Some(1)), Ok(4));
+        let none = Profile::new(&ProfileInput {
+            password: None,
+            ..input("pw")
+        })
+        .unwrap();
+        assert_eq!(none.revision(Some(&stored), None), Ok(4));
+    }
+
+    #[test]
     fn fingerprint_is_stable_across_releases() {
         // Expected value computed independently (Python hashlib over the
         // documented length-prefixed encoding, entries sorted). A change here

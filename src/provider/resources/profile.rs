@@ -655,6 +655,93 @@ mod tests {
         assert_eq!(Inputs::read(&state).password.as_deref(), Some("p w"));
     }
 
+    /// An import stores no password: the state has none, the private state
+    /// a verifier that decides the first plan's revision and that apply
+    /// drops.
+    #[test]
+    fn import_stores_no_password_and_plans_the_revision_from_the_verifier() {
+        let id = "corp=systemd(https_through_proxy=true):inline:[Service]\nEnvironment=\"HTTP_PROXY=http://svc:imp0rted-pw@proxy.corp.example:3128\"\n";
+        let mut private = Private::default();
+        let mut diags = Diagnostics::new();
+        let state = ProfileResource
+            .import_with_private(id, &mut private, &mut diags)
+            .unwrap_or_else(|| panic!("{diags:?}"));
+        assert!(!diags.has_errors(), "{diags:?}");
+        assert_eq!(Inputs::read(&state).password, None);
+        assert!(!format!("{state:?}{private:?}").contains("imp0rted"));
+        assert!(Computed::read(&state).settings.password_required);
+        assert_eq!(revision(&state), Some(1));
+        let verifier = PasswordVerifier::decode(private.get(IMPORTED_PASSWORD).unwrap());
+        assert!(verifier.is_some_and(|v| v.matches("imp0rted-pw")));
+        let configured = |password: &str, write_only: bool| {
+            let mut config = state.clone();
+            let attribute = match write_only {
+                true => Inputs::password_wo,
+                false => Inputs::password,
+            };
+            config.set_attr(attribute, Value::string(password));
+            if write_only {
+                config.set_attr(Inputs::password_wo_version, Value::int(1));
+            }
+            config
+        };
+        for write_only in [false, true] {
+            for (password, expected) in [("imp0rted-pw", 1), ("rotated-pw", 2)] {
+                let config = configured(password, write_only);
+                let mut planned = config.clone();
+                planned.set_attr(Inputs::password_wo, Value::null());
+                ProfileResource.modify_plan_with_private(
+                    Some(&state),
+                    &private,
+                    &config,
+                    &mut planned,
+                    &mut diags,
+                );
+                assert!(!diags.has_errors(), "{diags:?}");
+                assert_eq!(revision(&planned), Some(expected), "{password}");
+                let mut applied_private = private.clone();
+                let applied = ProfileResource
+                    .apply_with_private(
+                        Some(&state),
+                        &mut applied_private,
+                        &config,
+                        &planned,
+                        &mut diags,
+                    )
+                    .unwrap();
+                assert_eq!(revision(&applied), Some(expected));
+                assert_eq!(applied_private, Private::default());
+            }
+        }
+        // Without the verifier (a plain import would have stored the
+        // password), the same password would move the revision.
+        let config = configured("imp0rted-pw", false);
+        let mut planned = config.clone();
+        ProfileResource.modify_plan_with_private(
+            Some(&state),
+            &Private::default(),
+            &config,
+            &mut planned,
+            &mut diags,
+        );
+        assert_eq!(revision(&planned), Some(2));
+    }
+
+    #[test]
+    fn import_errors_name_the_source_never_the_content() {
+        let mut diags = Diagnostics::new();
+        let id = r#"corp=aks:inline:{"httpProxyConfig": {"httpProxy": "ftp://u:hunter2@x"}}"#;
+        assert!(ProfileResource
+            .import_with_private(id, &mut Private::default(), &mut diags)
+            .is_none());
+        let text = format!("{diags:?}");
+        assert!(
+            text.contains("Import kind `aks`, from inline content (55 bytes)."),
+            "{text}"
+        );
+        assert!(!text.contains("hunter2"), "{text}");
+    }
+
     #[test]
     fn computed_values_keep_the_revision_until_settings_change() {
         let config = Inputs {
