@@ -157,3 +157,31 @@ pub trait Resource: Send + Sync {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn private_state_round_trips_and_refuses_what_it_did_not_write() {
+        let mut diags = Diagnostics::new();
+        assert_eq!(Private::default().encode(), Vec::<u8>::new());
+        assert_eq!(Private::decode(&[], &mut diags), Some(Private::default()));
+        let mut private = Private::default();
+        private.set("a", "one".to_owned());
+        private.set("b", "two".to_owned());
+        let bytes = private.encode();
+        assert_eq!(bytes, br#"{"a":"one","b":"two"}"#);
+        let decoded = Private::decode(&bytes, &mut diags).unwrap();
+        assert_eq!(decoded.get("a"), Some("one"));
+        private.remove("a");
+        private.remove("b");
+        assert_eq!(private.encode(), Vec::<u8>::new());
+        assert!(!diags.has_errors());
+        for bad in [&b"not json"[..], br#"{"a":1}"#, b"[]"] {
+            let mut diags = Diagnostics::new();
+            assert_eq!(Private::decode(bad, &mut diags), None);
+            assert!(diags.iter().any(|d| d.summary == "Invalid private state"));
+        }
+    }
+}
