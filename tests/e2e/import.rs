@@ -337,3 +337,204 @@ fn bad_import_sources_are_diagnostics() {
         }
     });
 }
+
+/// The password of the imported artifact; it is also the configured one
+/// unless a test says otherwise.
+const IMPORTED_PASSWORD: &str = "imp0rted p@ss";
+
+/// A systemd drop-in whose proxy URL holds [`IMPORTED_PASSWORD`].
+fn artifact_with_password(work: &Workdir) -> String {
+    let path = work.write_file(
+        "proxy.conf",
+        "[Service]\nEnvironment=\"HTTP_PROXY=http://svc-k8s:imp0rted%20p%40ss@proxy.corp.example:3128\" \"HTTPS_PROXY=http://svc-k8s:imp0rted%20p%40ss@proxy.corp.example:3128\"\n",
+    );
+    format!("corp=systemd:file:{}", path.display())
+}
+
+/// Asserts that no secret form of `secret` is in `text`.
+fn assert_absent(text: &str, secret: &str, what: &str) {
+    for form in crate::secrets::secret_forms(secret) {
+        assert!(
+            !text.contains(&form),
+            "{what} holds the password as {form:?}"
+        );
+    }
+}
+
+/// Asserts that neither `show -json PLAN` nor any member of the plan file
+/// (`tfplan`, `tfstate`, `tfstate-prev`, ...) holds `secret`; with
+/// `configured`, `secret` is the configured `password`, which the planned
+/// values hold: then only what the plan holds of the prior state
+/// (`prior_state`, `before`, `tfstate`, `tfstate-prev`) is checked.
+fn assert_plan_file_clean(work: &Workdir, plan: &str, secret: &str, configured: bool) {
+    let shown = work.run_ok(&["show", "-json", plan]).stdout;
+    if configured {
+        let shown: serde_json::Value = serde_json::from_str(&shown).unwrap();
+        let change = &crate::plancheck::planned_change(&shown, "clusterproxy_profile.corp");
+        assert_absent(&shown["prior_state"].to_string(), secret, "prior_state");
+        assert_absent(&change["change"]["before"].to_string(), secret, "before");
+    } else {
+        assert_absent(&shown, secret, "show -json of the saved plan");
+    }
+    let members = work.path().join("members");
+    let unzip = std::process::Command::new("unzip")
+        .args(["-q", "-o", plan, "-d"])
+        .arg(&members)
+        .current_dir(work.path())
+        .status()
+        .expect("run unzip");
+    assert!(unzip.success());
+    let mut names = Vec::new();
+    let mut stack = vec![members.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).expect("read members") {
+            let path = entry.expect("member").path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let bytes = std::fs::read(&path).expect("read member");
+            let name = path.file_name().unwrap().to_string_lossy();
+            if configured && !name.starts_with("tfstate") {
+                names.push(name.into_owned());
+                continue;
+            }
+            assert_absent(
+                &String::from_utf8_lossy(&bytes),
+                secret,
+                &path.display().to_string(),
+            );
+            names.push(path.file_name().unwrap().to_string_lossy().into_owned());
+        }
+    }
+    for name in ["tfplan", "tfstate", "tfstate-prev"] {
+        assert!(names.iter().any(|n| n == name), "{name} not in {names:?}");
+    }
+    std::fs::remove_dir_all(members).expect("remove members");
+}
+
+/// The profile configuration with the password given by `password_line`.
+fn password_config(password_line: &str) -> String {
+    format!(
+        r#"variable "proxy_password" {{
+  type      = string
+  ephemeral = true
+}}
+
+resource "clusterproxy_profile" "corp" {{
+  name       = "corp"
+  http_proxy = "http://proxy.corp.example:3128"
+  username   = "svc-k8s"
+  {password_line}
+}}
+"#
+    )
+}
+
+/// An import stores no password: with an `import` block and `plan -out`,
+/// neither the saved plan (JSON and every member of the plan file) nor the
+/// state holds the artifact's password, with `password_wo` (no copy
+/// anywhere, ever) and with `password` (only the configured value, after
+/// apply). The first plan knows whether the configured password is the
+/// imported one: the same keeps revision 1 and the next plan is empty; a
+/// different one moves the revision. `terraform import` (no configured
+/// password at all) stores none either.
+#[test]
+fn import_stores_no_password() {
+    let tf = crate::harness::terraform_binaries()
+        .into_iter()
+        .find(|tf| tf.version >= (1, 11, 0))
+        .expect("Terraform >= 1.11");
+    let write_only = "password_wo         = var.proxy_password\n  password_wo_version = 1";
+    // The stored attribute cannot take an ephemeral value.
+    let stored = "password   = nonsensitive(var.stored_password)";
+    for (line, extra, rotated) in [
+        (write_only, "", false),
+        (write_only, "", true),
+        (
+            stored,
+            "variable \"stored_password\" {\n  type      = string\n  sensitive = true\n}\n",
+            false,
+        ),
+        (
+            stored,
+            "variable \"stored_password\" {\n  type      = string\n  sensitive = true\n}\n",
+            true,
+        ),
+    ] {
+        let configured = if rotated {
+            "rotated p@ss"
+        } else {
+            IMPORTED_PASSWORD
+        };
+        let work = Workdir::with_provider(&tf, &format!("{}{extra}", password_config(line)));
+        work.write_file(
+            "test.tfvars",
+            &format!(
+                "proxy_password = {0}\n{1}",
+                hcl_string(configured),
+                if extra.is_empty() {
+                    String::new()
+                } else {
+                    format!("stored_password = {}\n", hcl_string(configured))
+                }
+            ),
+        );
+        let id = artifact_with_password(&work);
+        work.write_file(
+            "import.tf",
+            &format!(
+                "import {{\n  to = clusterproxy_profile.corp\n  id = {}\n}}\n",
+                hcl_string(&id)
+            ),
+        );
+        let vars = ["-var-file=test.tfvars"];
+        work.run_ok(&["plan", "-out=import.tfplan", vars[0]]);
+        let configured_stored = line == stored && !rotated;
+        assert_plan_file_clean(&work, "import.tfplan", IMPORTED_PASSWORD, configured_stored);
+        let plan: serde_json::Value =
+            serde_json::from_str(&work.run_ok(&["show", "-json", "import.tfplan"]).stdout).unwrap();
+        let change =
+            &crate::plancheck::planned_change(&plan, "clusterproxy_profile.corp")["change"];
+        assert_eq!(change["before"]["password"], serde_json::Value::Null);
+        assert_eq!(
+            change["after"]["revision"],
+            if rotated { 2 } else { 1 },
+            "{change:#}"
+        );
+        work.run_ok(&["apply", vars[0], "import.tfplan"]);
+        let state = std::fs::read_to_string(work.path().join("terraform.tfstate")).unwrap();
+        if line == write_only || rotated {
+            assert_absent(&state, IMPORTED_PASSWORD, "the state");
+        }
+        let values = work.resource_values("clusterproxy_profile.corp");
+        assert_eq!(values["revision"], if rotated { 2 } else { 1 });
+        std::fs::remove_file(work.path().join("import.tf")).unwrap();
+        work.assert_plan_empty(&vars);
+        work.assert_refresh_only_exit_code_zero(&vars);
+    }
+
+    // `terraform import`: no configured password reaches the import.
+    let work = Workdir::with_provider(&tf, &password_config(write_only));
+    work.write_file(
+        "test.tfvars",
+        &format!("proxy_password = {}\n", hcl_string(IMPORTED_PASSWORD)),
+    );
+    let id = artifact_with_password(&work);
+    work.run_ok(&[
+        "import",
+        "-var-file=test.tfvars",
+        "clusterproxy_profile.corp",
+        &id,
+    ]);
+    let state = std::fs::read_to_string(work.path().join("terraform.tfstate")).unwrap();
+    assert_absent(&state, IMPORTED_PASSWORD, "the imported state");
+    work.run_ok(&["plan", "-out=after.tfplan", "-var-file=test.tfvars"]);
+    assert_plan_file_clean(&work, "after.tfplan", IMPORTED_PASSWORD, false);
+    work.run_ok(&["apply", "-var-file=test.tfvars", "after.tfplan"]);
+    assert_eq!(
+        work.resource_values("clusterproxy_profile.corp")["revision"],
+        1
+    );
+    work.assert_plan_empty(&["-var-file=test.tfvars"]);
+}

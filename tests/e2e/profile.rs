@@ -445,6 +445,18 @@ fn profile_state_upgrade_from_version_3_keeps_everything() {
             "{state}"
         );
         work.assert_plan_empty(&["-var-file=test.tfvars"]);
+        // The upgrade note's step: after this one `terraform apply` the
+        // drift job is quiet. Before it, Terraform 1.11 still carries the
+        // old state's sensitive paths (`settings`, `http_proxy_url`...),
+        // recorded by Terraform and kept through refreshes, lists them in a
+        // random order and compares the list, so a refresh-only plan exits
+        // 2 on about half the runs; the protocol gives the provider no say
+        // in them (UpgradeResourceState and ReadResource return values
+        // only). 20 runs on 1.11 (the ordering is random).
+        let runs = if tf.version >= (1, 11, 0) { 20 } else { 1 };
+        for _ in 0..runs {
+            work.assert_refresh_only_exit_code_zero(&["-var-file=test.tfvars"]);
+        }
     });
 }
 
@@ -561,6 +573,7 @@ resource "clusterproxy_profile" "corp" {
         "password_wo",
     );
     assert!(reported.text().contains("Terraform >= 1.11"));
+    assert!(reported.text().contains("use `password` instead"));
     let state = std::fs::read_to_string(work.path().join("terraform.tfstate")).unwrap_or_default();
     assert!(!state.contains("clusterproxy_profile"), "{state}");
     for form in crate::secrets::secret_forms(PASSWORD) {
@@ -934,6 +947,12 @@ fn profile_bad_input_is_a_diagnostic() {
             (
                 "corp=aks:{\"httpProxyConfig\": {\"httpProxy\": \"ftp://x\"}}",
                 "Cannot import proxy settings",
+            ),
+            // The error names the kind and where the artifact came from,
+            // never its content.
+            (
+                "corp=aks:inline:{\"httpProxyConfig\": {\"httpProxy\": \"ftp://u:hunter2@x\"}}",
+                "Import kind `aks`, from inline content (55 bytes).",
             ),
         ] {
             work.expect_import_failure(

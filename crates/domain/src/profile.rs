@@ -58,14 +58,117 @@ pub fn fingerprint(settings: &PublicSettings<'_>) -> String {
         field("no_proxy", Some(entry));
     }
     field("trusted_ca", settings.trusted_ca);
-    let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, &input);
-    digest
-        .as_ref()
+    hex(aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, &input).as_ref())
+}
+
+/// PBKDF2-HMAC-SHA256 iterations of a [`PasswordVerifier`]: OWASP's
+/// Password Storage Cheat Sheet recommendation for that function (600,000).
+const VERIFIER_ITERATIONS: u32 = 600_000;
+
+/// The most iterations a stored verifier may ask for, so that a tampered
+/// private state cannot make a plan hang.
+const MAX_VERIFIER_ITERATIONS: u32 = 10 * VERIFIER_ITERATIONS;
+
+/// A salted, deliberately slow verifier of a password (PBKDF2-HMAC-SHA256,
+/// random 16-byte salt): it answers "is this the same password" and nothing
+/// cheaper. Kept where Terraform never shows it (a resource's private state)
+/// for the first plan after an import, which stores no password.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PasswordVerifier {
+    iterations: u32,
+    salt: [u8; 16],
+    hash: [u8; 32],
+}
+
+impl PasswordVerifier {
+    /// A verifier of `password` with a fresh random salt.
+    pub fn new(password: &str) -> Self {
+        let mut salt = [0; 16];
+        aws_lc_rs::rand::fill(&mut salt).expect("the system random source works");
+        let mut hash = [0; 32];
+        aws_lc_rs::pbkdf2::derive(
+            aws_lc_rs::pbkdf2::PBKDF2_HMAC_SHA256,
+            std::num::NonZeroU32::new(VERIFIER_ITERATIONS).expect("non-zero"),
+            &salt,
+            password.as_bytes(),
+            &mut hash,
+        );
+        Self {
+            iterations: VERIFIER_ITERATIONS,
+            salt,
+            hash,
+        }
+    }
+
+    /// Whether `password` is the verified one (compared in constant time).
+    pub fn matches(&self, password: &str) -> bool {
+        std::num::NonZeroU32::new(self.iterations).is_some_and(|iterations| {
+            aws_lc_rs::pbkdf2::verify(
+                aws_lc_rs::pbkdf2::PBKDF2_HMAC_SHA256,
+                iterations,
+                &self.salt,
+                password.as_bytes(),
+                &self.hash,
+            )
+            .is_ok()
+        })
+    }
+
+    /// `pbkdf2-sha256$<iterations>$<salt hex>$<hash hex>`.
+    pub fn encode(&self) -> String {
+        format!(
+            "pbkdf2-sha256${}${}${}",
+            self.iterations,
+            hex(&self.salt),
+            hex(&self.hash)
+        )
+    }
+
+    /// Reads what [`PasswordVerifier::encode`] wrote; `None` for anything
+    /// else, or for more than [`MAX_VERIFIER_ITERATIONS`].
+    pub fn decode(text: &str) -> Option<Self> {
+        let mut parts = text.split('$');
+        let (Some("pbkdf2-sha256"), Some(iterations), Some(salt), Some(hash), None) = (
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+        ) else {
+            return None;
+        };
+        let iterations = iterations
+            .parse()
+            .ok()
+            .filter(|n| (1..=MAX_VERIFIER_ITERATIONS).contains(n))?;
+        Some(Self {
+            iterations,
+            salt: unhex(salt)?,
+            hash: unhex(hash)?,
+        })
+    }
+}
+
+/// Lowercase hex of `bytes`.
+fn hex(bytes: &[u8]) -> String {
+    bytes
         .iter()
-        .fold(String::with_capacity(64), |mut hex, byte| {
+        .fold(String::with_capacity(2 * bytes.len()), |mut hex, byte| {
             let _ = write!(hex, "{byte:02x}");
             hex
         })
+}
+
+/// The `N` bytes lowercase hex `text` spells, if it spells exactly that.
+fn unhex<const N: usize>(text: &str) -> Option<[u8; N]> {
+    if text.len() != 2 * N || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let mut bytes = [0; N];
+    for (i, byte) in bytes.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(&text[2 * i..2 * i + 2], 16).ok()?;
+    }
+    Some(bytes)
 }
 
 /// What a stored profile holds about its revision: the counter, the public
@@ -84,6 +187,9 @@ pub struct StoredRevision<'a> {
     /// The stored `password_wo_version` when the stored password was
     /// write-only (the URLs then hold no credentials).
     pub write_only_version: Option<i64>,
+    /// The verifier of an imported password, which the stored URLs then
+    /// lack: the credentials are the same when it matches the password.
+    pub imported_password: Option<&'a PasswordVerifier>,
 }
 
 /// The raw settings of a profile, as configured.
@@ -236,6 +342,15 @@ impl Profile {
         }
         let same_credentials = match (stored.write_only_version, write_only_version) {
             (Some(before), Some(now)) => before == now,
+            _ if stored.imported_password.is_some() => {
+                let password = self
+                    .http_proxy
+                    .as_ref()
+                    .or(self.https_proxy.as_ref())
+                    .and_then(ProxyUrl::credentials)
+                    .and_then(ProxyCredentials::password);
+                password.is_some_and(|p| stored.imported_password.is_some_and(|v| v.matches(p)))
+            }
             _ => {
                 let [http, https] = self.secret_urls();
                 stored.http_proxy_url == http.as_deref()
@@ -290,7 +405,60 @@ mod tests {
             http_proxy_url: urls[0].as_deref(),
             https_proxy_url: urls[1].as_deref(),
             write_only_version: None,
+            imported_password: None,
         }
+    }
+
+    #[test]
+    fn password_verifier_matches_only_its_password_and_reveals_nothing() {
+        let verifier = PasswordVerifier::new("s3cret pw");
+        assert!(verifier.matches("s3cret pw"));
+        assert!(!verifier.matches("s3cret pw "));
+        assert!(!verifier.matches(""));
+        let encoded = verifier.encode();
+        assert!(encoded.starts_with("pbkdf2-sha256$600000$"), "{encoded}");
+        assert!(!encoded.contains("s3cret"));
+        assert_eq!(PasswordVerifier::decode(&encoded), Some(verifier.clone()));
+        // Salted: the same password never gives the same verifier twice.
+        assert_ne!(PasswordVerifier::new("s3cret pw").encode(), encoded);
+        let bad = [
+            String::new(),
+            encoded.replace("pbkdf2-sha256", "sha256"),
+            encoded.replace("$600000$", "$0$"),
+            encoded.replace("$600000$", "$4000000000$"),
+            format!("{encoded}$x"),
+            encoded[..encoded.len() - 2].to_owned(),
+            format!("{}zz", &encoded[..encoded.len() - 2]),
+        ];
+        for text in bad {
+            assert_eq!(PasswordVerifier::decode(&text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn an_imported_password_keeps_the_revision_only_when_it_matches() {
+        let profile = Profile::new(&input("pw")).unwrap();
+        let imported = Profile::new(&ProfileInput {
+            password: None,
+            ..input("pw")
+        })
+        .unwrap();
+        let urls = imported.secret_urls();
+        let verifier = PasswordVerifier::new("pw");
+        let stored = StoredRevision {
+            imported_password: Some(&verifier),
+            ..stored(3, &profile, &urls)
+        };
+        assert_eq!(profile.revision(Some(&stored), None), Ok(3));
+        assert_eq!(profile.revision(Some(&stored), Some(1)), Ok(3));
+        let other = Profile::new(&input("other")).unwrap();
+        assert_eq!(other.revision(Some(&stored), Some(1)), Ok(4));
+        let none = Profile::new(&ProfileInput {
+            password: None,
+            ..input("pw")
+        })
+        .unwrap();
+        assert_eq!(none.revision(Some(&stored), None), Ok(4));
     }
 
     #[test]

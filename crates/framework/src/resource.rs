@@ -1,8 +1,58 @@
 //! The managed resource contract.
 
+use std::collections::BTreeMap;
+
 use super::diagnostics::{Diagnostic, Diagnostics};
 use super::schema::Schema;
 use super::value::Value;
+
+/// A resource's private state: data Terraform stores with the state (and in
+/// a saved plan) but never shows nor compares, as keyed strings. Encoded as
+/// a JSON object; empty when there is none. A resource that does not use it
+/// passes it on unchanged.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Private(BTreeMap<String, String>);
+
+impl Private {
+    /// The value under `key`.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.0.get(key).map(String::as_str)
+    }
+
+    /// Sets `key` to `value`.
+    pub fn set(&mut self, key: &str, value: String) {
+        self.0.insert(key.to_owned(), value);
+    }
+
+    /// Removes `key`.
+    pub fn remove(&mut self, key: &str) {
+        self.0.remove(key);
+    }
+
+    /// The bytes Terraform stores: nothing when empty.
+    pub fn encode(&self) -> Vec<u8> {
+        if self.0.is_empty() {
+            return Vec::new();
+        }
+        serde_json::to_vec(&self.0).unwrap_or_default()
+    }
+
+    /// Reads what [`Private::encode`] wrote; anything else is an error.
+    pub fn decode(bytes: &[u8], diags: &mut Diagnostics) -> Option<Self> {
+        if bytes.is_empty() {
+            return Some(Self::default());
+        }
+        serde_json::from_slice(bytes)
+            .map(Self)
+            .map_err(|_| {
+                diags.push(Diagnostic::error(
+                    "Invalid private state",
+                    "The private state Terraform stored for this resource is not what the provider wrote. Remove the resource from the state and import it again.",
+                ))
+            })
+            .ok()
+    }
+}
 
 /// A managed resource.
 ///
@@ -29,6 +79,32 @@ pub trait Resource: Send + Sync {
         _planned: &mut Value,
         _diags: &mut Diagnostics,
     ) {
+    }
+
+    /// [`Resource::modify_plan`] with the prior private state, which Terraform
+    /// passes on unchanged to apply.
+    fn modify_plan_with_private(
+        &self,
+        prior: Option<&Value>,
+        _prior_private: &Private,
+        config: &Value,
+        planned: &mut Value,
+        diags: &mut Diagnostics,
+    ) {
+        self.modify_plan(prior, config, planned, diags);
+    }
+
+    /// [`Resource::apply`] with the planned private state in `private`,
+    /// which becomes the new private state.
+    fn apply_with_private(
+        &self,
+        prior: Option<&Value>,
+        _private: &mut Private,
+        config: &Value,
+        planned: &Value,
+        diags: &mut Diagnostics,
+    ) -> Option<Value> {
+        self.apply(prior, config, planned, diags)
     }
 
     /// Creates or updates the object and returns its new, wholly known state.
@@ -60,6 +136,16 @@ pub trait Resource: Send + Sync {
         None
     }
 
+    /// [`Resource::import`] that may also fill the private state.
+    fn import_with_private(
+        &self,
+        id: &str,
+        _private: &mut Private,
+        diags: &mut Diagnostics,
+    ) -> Option<Value> {
+        self.import(id, diags)
+    }
+
     /// Converts JSON state written by an earlier schema `version` into a
     /// state object of the current schema, or adds an error. By default
     /// there is no earlier version.
@@ -69,5 +155,33 @@ pub trait Resource: Send + Sync {
             format!("{} has no schema version {version}.", self.type_name()),
         ));
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn private_state_round_trips_and_refuses_what_it_did_not_write() {
+        let mut diags = Diagnostics::new();
+        assert_eq!(Private::default().encode(), Vec::<u8>::new());
+        assert_eq!(Private::decode(&[], &mut diags), Some(Private::default()));
+        let mut private = Private::default();
+        private.set("a", "one".to_owned());
+        private.set("b", "two".to_owned());
+        let bytes = private.encode();
+        assert_eq!(bytes, br#"{"a":"one","b":"two"}"#);
+        let decoded = Private::decode(&bytes, &mut diags).unwrap();
+        assert_eq!(decoded.get("a"), Some("one"));
+        private.remove("a");
+        private.remove("b");
+        assert_eq!(private.encode(), Vec::<u8>::new());
+        assert!(!diags.has_errors());
+        for bad in [&b"not json"[..], br#"{"a":1}"#, b"[]"] {
+            let mut diags = Diagnostics::new();
+            assert_eq!(Private::decode(bad, &mut diags), None);
+            assert!(diags.iter().any(|d| d.summary == "Invalid private state"));
+        }
     }
 }

@@ -460,8 +460,12 @@ impl Schema {
                     Diagnostic::error(
                         "Write-only attribute not supported",
                         format!(
-                            "`{}` is write-only, which requires Terraform >= 1.11: this Terraform would store its value in the plan and state. Upgrade Terraform, or use the attribute's stored alternative.",
-                            attribute.name
+                            "`{}` is write-only, which requires Terraform >= 1.11: this Terraform would store its value in the plan and state. Upgrade Terraform, or use {} instead.",
+                            attribute.name,
+                            match attribute.conflicts_with.as_slice() {
+                                [] => "the attribute's stored alternative".to_owned(),
+                                others => format!("`{}`", others.join("` or `")),
+                            }
                         ),
                     )
                     .at(AttributePath::attribute(&attribute.name)),

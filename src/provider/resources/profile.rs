@@ -2,11 +2,11 @@
 //! fingerprinted and ready to feed every renderer data source.
 
 use crate::domain::import;
-use crate::domain::profile::{Profile, ProfileInput, StoredRevision};
+use crate::domain::profile::{PasswordVerifier, Profile, ProfileInput, StoredRevision};
 use crate::domain::proxy_url::ProxyUrl;
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::model::{self, Field, Maybe, Model, Object, Set};
-use crate::framework::resource::Resource;
+use crate::framework::resource::{Private, Resource};
 use crate::framework::schema::{NoNullElements, NotBlank, PlanModifier, Schema, WholeNumber};
 use crate::framework::value::Value;
 use crate::provider::convert::{self, SettingsAt};
@@ -37,7 +37,7 @@ crate::model! {
         pub https_proxy: Option<String> [optional("Proxy for `https://` destinations; defaults to `http_proxy`.")],
         pub username: Option<String> [optional("Proxy user name.")],
         pub password: Option<String> [optional("Proxy password. Kept in state in this attribute only (never shown in plans or logs): `settings` carries none, so give it to the renderers with `merge(clusterproxy_profile.x.settings, { password = <the same value> })`. On Terraform >= 1.11 use `password_wo` to keep it out of the state.").sensitive()],
-        pub password_wo: Option<String> [optional("Proxy password, write-only (Terraform >= 1.11; older versions get an error, since they would store it): read from the configuration at plan and apply, never stored nor shown. Give it to the renderers from an ephemeral value with `provider::clusterproxy::render(\"...\", merge(clusterproxy_profile.x.settings, { password = <ephemeral value> }), {...})`: a renderer data source cannot take an ephemeral value. For the password, `revision` moves only when `password_wo_version` changes. Moving from `password` to `password_wo` with the same password keeps the revision. Not marked sensitive: Terraform shows a write-only value in no plan, and one sensitive attribute per resource keeps `plan -refresh-only -detailed-exitcode` at 0 (Terraform 1.11 lists sensitive attributes in a random order and compares the list).").write_only().conflicts_with(&[Self::password]).requires(&[Self::password_wo_version, Self::username])],
+        pub password_wo: Option<String> [optional("Proxy password, write-only (Terraform >= 1.11; older versions get an error, since they would store it): read from the configuration at plan and apply, never stored nor shown. Give it to the renderers from an ephemeral value with `provider::clusterproxy::render(\"...\", merge(clusterproxy_profile.x.settings, { password = <ephemeral value> }), {...})`: a renderer data source cannot take an ephemeral value. For the password, `revision` moves only when `password_wo_version` changes. Moving from `password` to `password_wo` with the same password keeps the revision. Not marked sensitive: Terraform shows a write-only value in no plan. On Terraform 1.11 give it an ephemeral value that is not marked sensitive (an `ephemeral = true` variable without `sensitive`, or `nonsensitive(...)` around a sensitive ephemeral source) to keep `plan -refresh-only -detailed-exitcode` at 0: a sensitive value adds a second sensitive path next to `password`, and Terraform 1.11 lists sensitive paths in a random order and compares the list, so the drift check reports changes on about half the runs. Terraform >= 1.12 sorts them.").write_only().conflicts_with(&[Self::password]).requires(&[Self::password_wo_version, Self::username])],
         pub password_wo_version: Option<i64> [optional("Version of `password_wo`: change it with the password to roll the new password out (it moves `revision`).").validator(WholeNumber).requires(&[Self::password_wo])],
         pub no_proxy: Option<Set<String>> [optional("Installation-wide NO_PROXY entries (registry, corporate domains and ranges). A set: order carries no meaning for any client, so reordering changes nothing. Cluster-specific ones come from the renderer data sources' inputs.").validator(NoNullElements)],
         pub trusted_ca: Option<String> [optional("PEM bundle of the CA certificates that sign the proxy's certificates. Rendered with each certificate once, in one canonical order (by DER encoding), so reordering or repeating certificates changes no rendered byte.")],
@@ -177,7 +177,8 @@ fn stored_secret_urls(stored: &Inputs) -> [Option<String>; 2] {
 }
 
 /// Fills id and every computed attribute of `state` from its inputs; `prior`
-/// decides the revision. `write_only_version` is `password_wo_version` when
+/// (with the verifier of the password it was imported with, if any) decides
+/// the revision. `write_only_version` is `password_wo_version` when
 /// the password is write-only (`profile` then holds it). No computed
 /// attribute holds a credential. False (with an error) when the revision
 /// cannot be set.
@@ -185,9 +186,11 @@ fn compute(
     state: &mut Value,
     profile: &Profile,
     write_only_version: Option<i64>,
-    prior: Option<&Value>,
+    prior: Option<(&Value, Option<&PasswordVerifier>)>,
     diags: &mut Diagnostics,
 ) -> bool {
+    let (prior, imported_password) = prior.unzip();
+    let imported_password = imported_password.flatten();
     let stored = match prior {
         Some(prior) => match stored_revision(prior, diags) {
             Some(stored) => Some(stored),
@@ -206,6 +209,7 @@ fn compute(
         http_proxy_url: http_proxy_url.as_deref(),
         https_proxy_url: https_proxy_url.as_deref(),
         write_only_version: stored_inputs.as_ref().and_then(|i| i.password_wo_version),
+        imported_password,
     });
     let revision = match profile.revision(stored.as_ref(), write_only_version) {
         Ok(revision) => revision,
@@ -248,6 +252,17 @@ fn compute(
     true
 }
 
+/// The private-state key of the verifier of an imported password.
+const IMPORTED_PASSWORD: &str = "imported_password";
+
+/// The verifier of the imported password in `private`, if any (one that
+/// does not decode verifies nothing, so the revision moves).
+fn imported_password(private: &Private) -> Option<PasswordVerifier> {
+    private
+        .get(IMPORTED_PASSWORD)
+        .and_then(PasswordVerifier::decode)
+}
+
 /// Parses an import ID (syntax in [`import::id`]) and reads its artifact.
 fn parse_import_id(id: &str) -> Result<import::id::ImportId, crate::domain::Finding> {
     import::id::parse(id)
@@ -276,9 +291,20 @@ impl Resource for ProfileResource {
         }
     }
 
-    fn modify_plan(
+    fn apply(
         &self,
         prior: Option<&Value>,
+        config: &Value,
+        planned: &Value,
+        diags: &mut Diagnostics,
+    ) -> Option<Value> {
+        self.apply_with_private(prior, &mut Private::default(), config, planned, diags)
+    }
+
+    fn modify_plan_with_private(
+        &self,
+        prior: Option<&Value>,
+        prior_private: &Private,
         config: &Value,
         planned: &mut Value,
         diags: &mut Diagnostics,
@@ -291,13 +317,18 @@ impl Resource for ProfileResource {
         let password_wo = password_wo.known().map(String::as_str);
         if let Some(profile) = profile(planned, password_wo, diags) {
             let version = write_only_version(planned, password_wo);
+            let imported = imported_password(prior_private);
+            let prior = prior.map(|p| (p, imported.as_ref()));
             compute(planned, &profile, version, prior, diags);
         }
     }
 
-    fn apply(
+    /// Applies, and drops the verifier of an imported password from the
+    /// private state: the new state holds the configured credentials.
+    fn apply_with_private(
         &self,
         prior: Option<&Value>,
+        private: &mut Private,
         config: &Value,
         planned: &Value,
         diags: &mut Diagnostics,
@@ -307,10 +338,24 @@ impl Resource for ProfileResource {
         let password_wo = password_wo.known().map(String::as_str);
         let profile = profile(planned, password_wo, diags)?;
         let version = write_only_version(planned, password_wo);
-        compute(&mut state, &profile, version, prior, diags).then_some(state)
+        let imported = imported_password(private);
+        let prior = prior.map(|p| (p, imported.as_ref()));
+        let applied = compute(&mut state, &profile, version, prior, diags);
+        private.remove(IMPORTED_PASSWORD);
+        applied.then_some(state)
     }
 
-    fn import(&self, id: &str, diags: &mut Diagnostics) -> Option<Value> {
+    /// Imports the artifact's settings without its password: the state
+    /// gets none (nor the plan that imports it); a salted, slow verifier of
+    /// it goes into the private state, so that the first plan tells whether
+    /// the configured password is the imported one (revision kept) or not
+    /// (revision moves).
+    fn import_with_private(
+        &self,
+        id: &str,
+        private: &mut Private,
+        diags: &mut Diagnostics,
+    ) -> Option<Value> {
         let root = AttributePath::root();
         let id = parse_import_id(id)
             .map_err(|f| convert::push_findings(&[f], &root, SettingsAt::Profile, diags))
@@ -321,7 +366,13 @@ impl Resource for ProfileResource {
                     .map_err(|f| vec![f])?;
                 Ok(i)
             })
-            .map_err(|findings| {
+            .map_err(|mut findings| {
+                for finding in &mut findings {
+                    finding.detail = format!(
+                        "{} Import kind `{}`, from {}.",
+                        finding.detail, id.kind, id.source
+                    );
+                }
                 convert::push_findings(&findings, &root, SettingsAt::Profile, diags)
             })
             .ok()?;
@@ -329,6 +380,7 @@ impl Resource for ProfileResource {
             .name
             .unwrap_or_else(|| std::mem::take(&mut imported.name));
         let input = imported.input();
+        let password = input.password.clone();
         let inputs = Inputs {
             name: Some(name.clone()),
             description: None,
@@ -345,6 +397,10 @@ impl Resource for ProfileResource {
         let profile = profile(&state, None, diags)?;
         if !compute(&mut state, &profile, None, None, diags) {
             return None;
+        }
+        if let Some(password) = password {
+            state.set_attr(Inputs::password, Value::null());
+            private.set(IMPORTED_PASSWORD, PasswordVerifier::new(&password).encode());
         }
         diags.push(Diagnostic::warning(
             format!("Imported proxy settings from {} into {name:?}", id.kind),
@@ -374,7 +430,14 @@ impl Resource for ProfileResource {
             }
             None => None,
         };
-        compute(&mut state, &profile, None, carried.as_ref(), diags).then_some(state)
+        compute(
+            &mut state,
+            &profile,
+            None,
+            carried.as_ref().map(|c| (c, None)),
+            diags,
+        )
+        .then_some(state)
     }
 }
 
@@ -427,7 +490,13 @@ mod tests {
         );
         // The upgraded state plans as unchanged: the revision stays.
         let mut planned = state.clone();
-        compute(&mut planned, &profile, None, Some(&state), &mut diags);
+        compute(
+            &mut planned,
+            &profile,
+            None,
+            Some((&state, None)),
+            &mut diags,
+        );
         assert_eq!(planned, state);
     }
 
@@ -486,7 +555,13 @@ mod tests {
         assert_ne!(profile.fingerprint, v2_fingerprint);
         assert_eq!(Computed::read(&state).fingerprint, profile.fingerprint);
         let mut planned = state.clone();
-        compute(&mut planned, &profile, None, Some(&state), &mut diags);
+        compute(
+            &mut planned,
+            &profile,
+            None,
+            Some((&state, None)),
+            &mut diags,
+        );
         assert_eq!(planned, state);
     }
 
@@ -580,6 +655,93 @@ mod tests {
         assert_eq!(Inputs::read(&state).password.as_deref(), Some("p w"));
     }
 
+    /// An import stores no password: the state has none, the private state
+    /// a verifier that decides the first plan's revision and that apply
+    /// drops.
+    #[test]
+    fn import_stores_no_password_and_plans_the_revision_from_the_verifier() {
+        let id = "corp=systemd(https_through_proxy=true):inline:[Service]\nEnvironment=\"HTTP_PROXY=http://svc:imp0rted-pw@proxy.corp.example:3128\"\n";
+        let mut private = Private::default();
+        let mut diags = Diagnostics::new();
+        let state = ProfileResource
+            .import_with_private(id, &mut private, &mut diags)
+            .unwrap_or_else(|| panic!("{diags:?}"));
+        assert!(!diags.has_errors(), "{diags:?}");
+        assert_eq!(Inputs::read(&state).password, None);
+        assert!(!format!("{state:?}{private:?}").contains("imp0rted"));
+        assert!(Computed::read(&state).settings.password_required);
+        assert_eq!(revision(&state), Some(1));
+        let verifier = PasswordVerifier::decode(private.get(IMPORTED_PASSWORD).unwrap());
+        assert!(verifier.is_some_and(|v| v.matches("imp0rted-pw")));
+        let configured = |password: &str, write_only: bool| {
+            let mut config = state.clone();
+            let attribute = match write_only {
+                true => Inputs::password_wo,
+                false => Inputs::password,
+            };
+            config.set_attr(attribute, Value::string(password));
+            if write_only {
+                config.set_attr(Inputs::password_wo_version, Value::int(1));
+            }
+            config
+        };
+        for write_only in [false, true] {
+            for (password, expected) in [("imp0rted-pw", 1), ("rotated-pw", 2)] {
+                let config = configured(password, write_only);
+                let mut planned = config.clone();
+                planned.set_attr(Inputs::password_wo, Value::null());
+                ProfileResource.modify_plan_with_private(
+                    Some(&state),
+                    &private,
+                    &config,
+                    &mut planned,
+                    &mut diags,
+                );
+                assert!(!diags.has_errors(), "{diags:?}");
+                assert_eq!(revision(&planned), Some(expected), "{password}");
+                let mut applied_private = private.clone();
+                let applied = ProfileResource
+                    .apply_with_private(
+                        Some(&state),
+                        &mut applied_private,
+                        &config,
+                        &planned,
+                        &mut diags,
+                    )
+                    .unwrap();
+                assert_eq!(revision(&applied), Some(expected));
+                assert_eq!(applied_private, Private::default());
+            }
+        }
+        // Without the verifier (a plain import would have stored the
+        // password), the same password would move the revision.
+        let config = configured("imp0rted-pw", false);
+        let mut planned = config.clone();
+        ProfileResource.modify_plan_with_private(
+            Some(&state),
+            &Private::default(),
+            &config,
+            &mut planned,
+            &mut diags,
+        );
+        assert_eq!(revision(&planned), Some(2));
+    }
+
+    #[test]
+    fn import_errors_name_the_source_never_the_content() {
+        let mut diags = Diagnostics::new();
+        let id = r#"corp=aks:inline:{"httpProxyConfig": {"httpProxy": "ftp://u:hunter2@x"}}"#;
+        assert!(ProfileResource
+            .import_with_private(id, &mut Private::default(), &mut diags)
+            .is_none());
+        let text = format!("{diags:?}");
+        assert!(
+            text.contains("Import kind `aks`, from inline content (55 bytes)."),
+            "{text}"
+        );
+        assert!(!text.contains("hunter2"), "{text}");
+    }
+
     #[test]
     fn computed_values_keep_the_revision_until_settings_change() {
         let config = Inputs {
@@ -595,7 +757,13 @@ mod tests {
         compute(&mut first, &profile, None, None, &mut diags);
         let mut renamed = first.clone();
         renamed.set_attr(Inputs::description, Value::string("two"));
-        compute(&mut renamed, &profile, None, Some(&first), &mut diags);
+        compute(
+            &mut renamed,
+            &profile,
+            None,
+            Some((&first, None)),
+            &mut diags,
+        );
         assert_eq!(revision(&renamed), revision(&first));
         let mut changed = renamed.clone();
         changed.set_attr(
@@ -603,7 +771,13 @@ mod tests {
             Value::string("http://proxy2.corp.example:3128"),
         );
         let profile = Profile::new(&Inputs::read(&changed).input()).unwrap();
-        compute(&mut changed, &profile, None, Some(&renamed), &mut diags);
+        compute(
+            &mut changed,
+            &profile,
+            None,
+            Some((&renamed, None)),
+            &mut diags,
+        );
         assert_eq!(revision(&changed), Some(2));
         assert!(!diags.has_errors(), "{diags:?}");
     }

@@ -40,6 +40,9 @@ pub struct ImportId {
     pub https_through_proxy: bool,
     /// The artifact's text, read from its file or given inline.
     pub text: String,
+    /// Where the text came from, for messages: `file <path>` or `inline
+    /// content (<n> bytes)`; never the content, which may hold a credential.
+    pub source: String,
 }
 
 /// The fact and option names an import ID accepts.
@@ -97,14 +100,18 @@ pub fn parse(id: &str) -> Result<ImportId, Finding> {
         after = &inner[close + 1..];
     }
     let source = after.strip_prefix(':').ok_or_else(|| invalid(syntax()))?;
-    let text = if let Some(path) = source.strip_prefix("file:") {
-        read_file(path)?
-    } else if let Some(content) = source.strip_prefix("inline:") {
-        content.to_owned()
-    } else if is_path(source) {
-        read_file(source)?
-    } else {
-        source.to_owned()
+    let path = match source.strip_prefix("file:") {
+        Some(path) => Some(path),
+        None if is_path(source) => Some(source),
+        None => None,
+    };
+    let (text, source) = match path {
+        Some(path) => (read_file(path)?, format!("file {:?}", path.trim())),
+        None => {
+            let content = source.strip_prefix("inline:").unwrap_or(source);
+            let source = format!("inline content ({} bytes)", content.len());
+            (content.to_owned(), source)
+        }
     };
     Ok(ImportId {
         name,
@@ -112,6 +119,7 @@ pub fn parse(id: &str) -> Result<ImportId, Finding> {
         facts,
         https_through_proxy,
         text,
+        source,
     })
 }
 

@@ -13,6 +13,7 @@ use crate::diagnostics::Diagnostics;
 use crate::function::FunctionError;
 use crate::proto::{self, decode, diagnostics_to_proto, encode, path_to_proto, schema_to_proto};
 use crate::provider::Provider;
+use crate::resource::Private;
 use crate::value::{msgpack, Value};
 
 /// Largest message Terraform and this server exchange (Terraform's own limit).
@@ -375,13 +376,15 @@ impl proto::provider_server::Provider for ProviderServer {
                     ],
                     diags,
                 )?;
-                let planned = self.server.plan_resource_change(
+                let prior_private = Private::decode(&request.prior_private, diags)?;
+                let planned = self.server.plan_resource_change_with_private(
                     PlanResourceChange {
                         type_name: name,
                         prior_state,
                         proposed_new_state,
                         config,
                     },
+                    &prior_private,
                     diags,
                 )?;
                 let state = self.resource_state(name, &planned.planned_state, diags)?;
@@ -421,28 +424,30 @@ impl proto::provider_server::Provider for ProviderServer {
                     ],
                     diags,
                 )?;
-                let new_state = self.server.apply_resource_change(
+                let mut private = Private::decode(&request.planned_private, diags)?;
+                let new_state = self.server.apply_resource_change_with_private(
                     ApplyResourceChange {
                         type_name: name,
                         prior_state,
                         planned_state,
                         config,
                     },
+                    &mut private,
                     diags,
                 )?;
-                self.resource_state(name, &new_state, diags)
+                Some((self.resource_state(name, &new_state, diags)?, private))
             },
         );
+        let (state, private) = match state.flatten() {
+            Some((state, private)) => (Some(state), private.encode()),
+            None => (None, request.planned_private),
+        };
         let failed = diags.has_errors();
         Ok(Response::new(proto::apply_resource_change::Response {
             // On failure the prior state stays authoritative: Terraform keeps
             // it when new_state is absent, so nothing is lost.
-            new_state: if failed {
-                request.prior_state
-            } else {
-                state.flatten()
-            },
-            private: request.planned_private,
+            new_state: if failed { request.prior_state } else { state },
+            private,
             diagnostics: diagnostics_to_proto(&diags),
         }))
     }
@@ -458,18 +463,25 @@ impl proto::provider_server::Provider for ProviderServer {
             Subject::Resource(&request.type_name),
             bytes,
             |diags| {
-                let imported =
-                    self.server
-                        .import_resource_state(&request.type_name, &request.id, diags)?;
-                self.resource_state(&request.type_name, &imported, diags)
+                let mut private = Private::default();
+                let imported = self.server.import_resource_state_with_private(
+                    &request.type_name,
+                    &request.id,
+                    &mut private,
+                    diags,
+                )?;
+                Some((
+                    self.resource_state(&request.type_name, &imported, diags)?,
+                    private,
+                ))
             },
         );
         let imported_resources = match state.flatten() {
-            Some(state) if !diags.has_errors() => {
+            Some((state, private)) if !diags.has_errors() => {
                 vec![proto::import_resource_state::ImportedResource {
                     type_name: request.type_name,
                     state: Some(state),
-                    private: Vec::new(),
+                    private: private.encode(),
                 }]
             }
             _ => Vec::new(),

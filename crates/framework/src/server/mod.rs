@@ -20,6 +20,7 @@ use super::function::{FunctionError, Signature};
 use super::planning::{base_plan, check_apply, check_plan, replacement_paths};
 use super::provider::Provider;
 use super::registry::{Registered, Registry};
+use super::resource::Private;
 use super::schema::Schema;
 use super::value::{json, Value};
 
@@ -270,6 +271,16 @@ impl Server {
         request: PlanResourceChange<'_>,
         diags: &mut Diagnostics,
     ) -> Option<PlannedChange> {
+        self.plan_resource_change_with_private(request, &Private::default(), diags)
+    }
+
+    /// [`Server::plan_resource_change`] with the prior private state.
+    pub fn plan_resource_change_with_private(
+        &self,
+        request: PlanResourceChange<'_>,
+        prior_private: &Private,
+        diags: &mut Diagnostics,
+    ) -> Option<PlannedChange> {
         let resource = self.registry.resource(request.type_name, diags)?;
         if request.proposed_new_state.is_null() {
             return Some(PlannedChange {
@@ -284,9 +295,13 @@ impl Server {
             &request.proposed_new_state,
             &request.config,
         );
-        resource
-            .implementation
-            .modify_plan(prior.as_ref(), &request.config, &mut planned, diags);
+        resource.implementation.modify_plan_with_private(
+            prior.as_ref(),
+            prior_private,
+            &request.config,
+            &mut planned,
+            diags,
+        );
         resource.schema.nullify_write_only(&mut planned);
         if diags.has_errors() {
             return None;
@@ -310,14 +325,26 @@ impl Server {
         request: ApplyResourceChange<'_>,
         diags: &mut Diagnostics,
     ) -> Option<Value> {
+        self.apply_resource_change_with_private(request, &mut Private::default(), diags)
+    }
+
+    /// [`Server::apply_resource_change`] with the planned private state in
+    /// `private`, which becomes the new private state.
+    pub fn apply_resource_change_with_private(
+        &self,
+        request: ApplyResourceChange<'_>,
+        private: &mut Private,
+        diags: &mut Diagnostics,
+    ) -> Option<Value> {
         let resource = self.registry.resource(request.type_name, diags)?;
         if request.planned_state.is_null() {
             resource.implementation.delete(&request.prior_state, diags);
             return (!diags.has_errors()).then(Value::null);
         }
         let prior = (!request.prior_state.is_null()).then_some(request.prior_state);
-        let mut new_state = resource.implementation.apply(
+        let mut new_state = resource.implementation.apply_with_private(
             prior.as_ref(),
+            private,
             &request.config,
             &request.planned_state,
             diags,
@@ -334,8 +361,21 @@ impl Server {
         id: &str,
         diags: &mut Diagnostics,
     ) -> Option<Value> {
+        self.import_resource_state_with_private(type_name, id, &mut Private::default(), diags)
+    }
+
+    /// [`Server::import_resource_state`] that may also fill `private`.
+    pub fn import_resource_state_with_private(
+        &self,
+        type_name: &str,
+        id: &str,
+        private: &mut Private,
+        diags: &mut Diagnostics,
+    ) -> Option<Value> {
         let resource = self.registry.resource(type_name, diags)?;
-        let mut imported = resource.implementation.import(id, diags)?;
+        let mut imported = resource
+            .implementation
+            .import_with_private(id, private, diags)?;
         resource.schema.nullify_write_only(&mut imported);
         if diags.has_errors() {
             return None;
