@@ -2,6 +2,7 @@
 //! service units, a warning for a name one edit away from a well-known unit,
 //! and the list resolved to each unit once.
 
+use crate::spelling::edit_distance;
 use crate::{Field, Finding, Location};
 
 /// The units proxied when none are named.
@@ -92,31 +93,6 @@ pub fn unit_name(index: usize, name: &str) -> Result<String, Finding> {
         ),
         _ => Ok(full),
     }
-}
-
-/// Optimal string alignment distance (edits: insert, delete, substitute,
-/// swap two neighbours), for short names.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            d[i][j] = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
-            }
-        }
-    }
-    d[a.len()][b.len()]
 }
 
 /// A warning on element `index` of [`Field::Units`] when the full unit name
