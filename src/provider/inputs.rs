@@ -182,6 +182,25 @@ impl RendererInputs {
                 self.installation.clone(),
             ),
         };
+        if input
+            .username
+            .as_deref()
+            .is_some_and(|u| !u.trim().is_empty())
+            && input.password.is_none()
+        {
+            let (at, fix) = match from_profile {
+                Some(_) => (Self::profile, "give the password in `profile` (`merge(clusterproxy_profile.x.settings, { password = ... })`, or set `password`/`password_wo` on the profile)"),
+                None => (Self::username, "set `password`, or give `profile` with the password merged in"),
+            };
+            diags.push(
+                Diagnostic::error(
+                    "User name without password",
+                    format!("A user name without a password would render proxy URLs `http://user@host` that authenticate no one. To render the credentials, {fix}. For outputs that need no credentials (Secret references: `cluster_name` of `clusterproxy_capi_kubeadm`, `credentials_secret`), remove `username`, or use `provider::clusterproxy::render_redacted` with the profile's settings."),
+                )
+                .at(AttributePath::attribute(at)),
+            );
+            return None;
+        }
         let profile = Profile::new(&input)
             .map_err(|findings| {
                 convert::push_findings(&findings, &AttributePath::root(), settings_at, diags)
