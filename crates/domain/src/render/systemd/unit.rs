@@ -2,6 +2,7 @@
 //! service units, a warning for a name one edit away from a well-known unit,
 //! and the list resolved to each unit once.
 
+use crate::proxy_url::redact_userinfo;
 use crate::spelling::edit_distance;
 use crate::{Field, Finding, Location};
 
@@ -51,7 +52,7 @@ pub fn unit_name(index: usize, name: &str) -> Result<String, Finding> {
     if let Some(suffix) = other_type {
         return fail(
             "Not a service unit",
-            format!("{name:?} is a {} unit; the proxy environment goes to the service that runs the process (e.g. {:?}).", &suffix[1..], format!("{}.service", &name[..name.len() - suffix.len()])),
+            format!("{:?} is a {} unit; the proxy environment goes to the service that runs the process (e.g. {:?}).", redact_userinfo(name), &suffix[1..], format!("{}.service", &name[..name.len() - suffix.len()])),
         );
     }
     let prefix = name.strip_suffix(".service").unwrap_or(name);
@@ -66,7 +67,10 @@ pub fn unit_name(index: usize, name: &str) -> Result<String, Finding> {
     {
         return fail(
             "Invalid systemd unit name",
-            format!("{name:?} is not a unit name ({grammar})."),
+            format!(
+                "{:?} is not a unit name ({grammar}).",
+                redact_userinfo(name)
+            ),
         );
     }
     if prefix.starts_with('-') {
@@ -82,7 +86,10 @@ pub fn unit_name(index: usize, name: &str) -> Result<String, Finding> {
         ),
         Some(at) if prefix[at + 1..].contains('@') => fail(
             "Invalid systemd unit name",
-            format!("{name:?} has more than one `@` ({grammar})."),
+            format!(
+                "{:?} has more than one `@` ({grammar}).",
+                redact_userinfo(name)
+            ),
         ),
         Some(at) if at + 1 == prefix.len() => fail(
             "Template unit without an instance",
