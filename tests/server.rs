@@ -195,7 +195,12 @@ fn get_metadata_lists_what_the_provider_serves() {
         .all(|d| d.starts_with("clusterproxy_")));
     assert_eq!(
         metadata.functions,
-        ["merge_no_proxy", "no_proxy_bypasses", "render"]
+        [
+            "merge_no_proxy",
+            "no_proxy_bypasses",
+            "render",
+            "render_redacted"
+        ]
     );
 }
 

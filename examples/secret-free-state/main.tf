@@ -1,16 +1,20 @@
 # Terraform >= 1.11. The proxy password is an ephemeral value: it reaches the
-# Secret through a write-only argument and lands in no state and no plan.
+# profile and the Secret through write-only arguments and lands in no state
+# and no plan. Ephemeral without `sensitive`: on Terraform 1.11 a sensitive
+# value in `password_wo` makes `plan -refresh-only -detailed-exitcode` exit 2
+# at random (see the guide); Terraform shows an ephemeral value nowhere anyway.
 variable "proxy_password" {
   type      = string
-  sensitive = true
   ephemeral = true
 }
 
 resource "clusterproxy_profile" "corp" {
-  name       = "corp"
-  http_proxy = "http://proxy.corp.example:3128"
-  username   = "svc-apps"
-  no_proxy   = ["registry.corp.example", ".corp.example"]
+  name                = "corp"
+  http_proxy          = "http://proxy.corp.example:3128"
+  username            = "svc-apps"
+  password_wo         = var.proxy_password
+  password_wo_version = 1 # bump on every rotation
+  no_proxy            = ["registry.corp.example", ".corp.example"]
 }
 
 locals {

@@ -182,6 +182,25 @@ impl RendererInputs {
                 self.installation.clone(),
             ),
         };
+        if input
+            .username
+            .as_deref()
+            .is_some_and(|u| !u.trim().is_empty())
+            && input.password.is_none()
+        {
+            let (at, fix) = match from_profile {
+                Some(_) => (Self::profile, "give the password in `profile` (`merge(clusterproxy_profile.x.settings, { password = ... })`, or set `password`/`password_wo` on the profile)"),
+                None => (Self::username, "set `password`, or give `profile` with the password merged in"),
+            };
+            diags.push(
+                Diagnostic::error(
+                    "User name without password",
+                    format!("A user name without a password would render proxy URLs `http://user@host` that authenticate no one. To render the credentials, {fix}. For outputs that need no credentials (Secret references: `cluster_name` of `clusterproxy_capi_kubeadm`, `credentials_secret`), remove `username`, or use `provider::clusterproxy::render_redacted` with the profile's settings."),
+                )
+                .at(AttributePath::attribute(at)),
+            );
+            return None;
+        }
         let profile = Profile::new(&input)
             .map_err(|findings| {
                 convert::push_findings(&findings, &AttributePath::root(), settings_at, diags)
@@ -537,5 +556,86 @@ mod tests {
             );
         }
         assert!(diags.is_empty());
+    }
+
+    /// Every diagnostic path that may quote a URL: each string or list
+    /// input of every renderer data source (the proxy URLs, the NO_PROXY
+    /// inputs, the API server and endpoint inputs, the options) given a
+    /// proxy URL with a hostile password, raw or percent-encoded, and the
+    /// profile's NO_PROXY list: no diagnostic holds the password.
+    #[test]
+    fn no_diagnostic_quotes_a_password() {
+        use crate::framework::data_source::read_checked;
+        use crate::framework::model::Field;
+        use crate::framework::schema::Mode;
+        use crate::framework::value::Type;
+        let profile_settings = |no_proxy: &str| Settings {
+            http_proxy: Some("http://proxy.corp.example:3128".to_owned()),
+            https_proxy: None,
+            username: None,
+            password: None,
+            no_proxy: vec![no_proxy.to_owned()],
+            trusted_ca: Maybe::Null,
+            password_required: false,
+            revision: None,
+        };
+        for password in ["p@ss:w/rd#%", "p%40ss%3Aw%2Frd%23%25"] {
+            let urls = [
+                format!("http://svc:{password}@proxy.corp.example:3128"),
+                format!("svc:{password}@proxy.corp.example"),
+                format!("ftp://svc:{password}@proxy.corp.example:99999/x"),
+            ];
+            let mut checked = 0;
+            for renderer in crate::provider::renderers() {
+                let schema = renderer.schema();
+                for attribute in schema
+                    .attributes
+                    .iter()
+                    .filter(|a| a.mode != Mode::Computed)
+                {
+                    for url in &urls {
+                        let mut config = Value::object(
+                            schema
+                                .attributes
+                                .iter()
+                                .map(|a| (a.name.clone(), Value::null())),
+                        );
+                        let value = match &attribute.ty {
+                            Type::String => Value::string(url.as_str()),
+                            Type::List(inner) if **inner == Type::String => {
+                                Value::list(vec![Value::string(url.as_str())])
+                            }
+                            Type::Object(_) if attribute.name == RendererInputs::profile => {
+                                profile_settings(url).value()
+                            }
+                            _ => continue,
+                        };
+                        if attribute.name != RendererInputs::http_proxy
+                            && attribute.name != RendererInputs::profile
+                        {
+                            config.set_attr(
+                                RendererInputs::http_proxy,
+                                Value::string("http://proxy.corp.example:3128"),
+                            );
+                        }
+                        config.set_attr(&attribute.name, value);
+                        let mut diags = Diagnostics::new();
+                        read_checked(renderer.as_ref(), &schema, config, &mut diags);
+                        checked += 1;
+                        for d in diags.iter() {
+                            for text in [&d.summary, &d.detail] {
+                                assert!(
+                                    !text.contains(password) && !text.contains("p@ss"),
+                                    "{}.{}: {text}",
+                                    renderer.type_name(),
+                                    attribute.name
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+            assert!(checked > 100, "{checked}");
+        }
     }
 }

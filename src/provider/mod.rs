@@ -62,6 +62,7 @@ impl Provider for ClusterProxy {
             Arc::new(functions::merge_no_proxy::MergeNoProxy),
             Arc::new(functions::no_proxy_bypasses::NoProxyBypasses),
             Arc::new(functions::render::Render),
+            Arc::new(functions::render_redacted::RenderRedacted),
         ]
     }
 }

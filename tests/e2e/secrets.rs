@@ -98,3 +98,92 @@ fn secret_forms_find_encoded_secrets() {
     let unrelated = base64::engine::general_purpose::STANDARD.encode("p%40ss w rd HOME x");
     assert!(!forms.iter().any(|f| unrelated.contains(f)));
 }
+
+/// A hostile password: every character that ends userinfo early or needs
+/// percent-encoding.
+const HOSTILE: &str = "p@ss:w/rd#%";
+
+/// A sensitive proxy URL given where a NO_PROXY entry or a destination is
+/// expected (the profile's and a renderer's `no_proxy` inputs, the three
+/// functions), written raw and percent-encoded: every plan fails on the
+/// attribute, and no diagnostic (plan -json) holds the password in any form.
+#[test]
+fn a_proxy_url_in_a_diagnostic_never_shows_its_password() {
+    use crate::diagnostics::expect_bad_inputs;
+    let encoded: String = secret_forms(HOSTILE)
+        .into_iter()
+        .find(|f| f.starts_with("p%40"))
+        .expect("percent-encoded form");
+    crate::harness::for_each_terraform(|tf| {
+        if tf.version < (1, 8, 0) {
+            return; // provider functions
+        }
+        for password in [HOSTILE, encoded.as_str()] {
+            let variable = format!(
+                "variable \"proxy_url\" {{\n  type      = string\n  sensitive = true\n  default   = \"http://svc:{password}@proxy.corp.example:3128\"\n}}\n"
+            );
+            let cases = [
+                (
+                    "resource \"clusterproxy_profile\" \"corp\" {\n  name       = \"corp\"\n  http_proxy = \"http://proxy.corp.example:3128\"\n  no_proxy   = [\".corp.example\", var.proxy_url]\n}\n",
+                    "URL given as a NO_PROXY entry",
+                    "no_proxy",
+                ),
+                (
+                    "data \"clusterproxy_systemd_dropin\" \"x\" {\n  http_proxy = \"http://proxy.corp.example:3128\"\n  extra      = [var.proxy_url]\n}\n",
+                    "URL given as a NO_PROXY entry",
+                    "extra",
+                ),
+                (
+                    "output \"x\" {\n  sensitive = true\n  value     = provider::clusterproxy::merge_no_proxy([[\".corp.example\", var.proxy_url]], null)\n}\n",
+                    "URL given as a NO_PROXY entry",
+                    "value",
+                ),
+                (
+                    "output \"x\" {\n  sensitive = true\n  value     = provider::clusterproxy::no_proxy_bypasses(\".corp.example\", replace(var.proxy_url, \"http:\", \"ftp:\"), \"go\")\n}\n",
+                    "is not http or https",
+                    "value",
+                ),
+                (
+                    "output \"x\" {\n  sensitive = true\n  value     = provider::clusterproxy::no_proxy_bypasses(\".corp.example\", replace(var.proxy_url, \"3128\", \"99999\"), \"go\")\n}\n",
+                    "has no valid host and port",
+                    "value",
+                ),
+            ];
+            for (config, summary, attribute) in cases {
+                let config = format!("{variable}{config}");
+                for form in secret_forms(password) {
+                    expect_bad_inputs(tf, &[], Some(&form), &[(&config, summary, attribute, None)]);
+                }
+            }
+        }
+    });
+}
+
+/// A user name without a password is refused by the renderer data sources
+/// and by `render`, on the attribute, naming the fix.
+#[test]
+fn a_user_name_without_a_password_is_refused() {
+    use crate::diagnostics::expect_bad_inputs;
+    crate::harness::for_each_terraform(|tf| {
+        let mut cases = vec![(
+            "data \"clusterproxy_systemd_dropin\" \"x\" {\n  http_proxy = \"http://proxy.corp.example:3128\"\n  username   = \"svc-k8s\"\n}\n".to_owned(),
+            "User name without password",
+            "username",
+            Some("set `password`"),
+        ), (
+            "data \"clusterproxy_capi_kubeadm\" \"x\" {\n  http_proxy   = \"http://proxy.corp.example:3128\"\n  username     = \"svc-k8s\"\n  cluster_name = \"prod\"\n}\n".to_owned(),
+            "User name without password",
+            "username",
+            Some("render_redacted"),
+        )];
+        if tf.version >= (1, 8, 0) {
+            cases.push((
+                "resource \"clusterproxy_profile\" \"corp\" {\n  name       = \"corp\"\n  http_proxy = \"http://proxy.corp.example:3128\"\n  username   = \"svc-k8s\"\n}\n\noutput \"x\" {\n  value = provider::clusterproxy::render(\"systemd_dropin\", clusterproxy_profile.corp.settings, null)\n}\n".to_owned(),
+                "User name without password",
+                "value",
+                Some("password"),
+            ));
+        }
+        expect_bad_inputs(tf, &[], None, &cases);
+    });
+}

@@ -159,4 +159,5 @@ impl Finding {
 pub mod import;
 pub mod proxy_url;
 pub mod render;
+pub mod spelling;
 pub mod trusted_ca;

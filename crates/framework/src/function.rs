@@ -38,10 +38,14 @@ pub struct FunctionError {
 }
 
 impl FunctionError {
-    /// An error caused by argument `index`.
+    /// An error caused by argument `index`. Terraform ends the message
+    /// with its own period (`Invalid value for "x" parameter: <text>.`), so
+    /// trailing periods of `text` are dropped.
     pub fn argument(index: usize, text: impl Into<String>) -> Self {
+        let mut text = text.into();
+        text.truncate(text.trim_end_matches('.').len());
         Self {
-            text: text.into(),
+            text,
             argument: Some(index),
         }
     }

@@ -60,7 +60,17 @@ impl Validator for OneOf {
                 diags.push(
                     Diagnostic::error(
                         "Invalid value",
-                        format!("{s:?} is not valid here: expected {}.", self.description()),
+                        // A value holding `@` may be a URL with a password:
+                        // never quoted.
+                        match s.contains('@') {
+                            true => format!(
+                                "The value is not valid here: expected {}.",
+                                self.description()
+                            ),
+                            false => {
+                                format!("{s:?} is not valid here: expected {}.", self.description())
+                            }
+                        },
                     )
                     .at(path),
                 );

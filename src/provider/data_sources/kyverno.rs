@@ -1,6 +1,7 @@
 //! `clusterproxy_kyverno_policy`: a Kyverno ClusterPolicy that injects the
 //! proxy environment (and the CA) into new pods.
 
+use crate::domain::proxy_url::redact_userinfo;
 use crate::domain::render::k8s;
 use crate::domain::render::kyverno::{self, Kyverno};
 use crate::domain::Finding;
@@ -61,7 +62,7 @@ fn annotation_key(value: &str) -> Option<Finding> {
         Finding::error(
             None,
             "Invalid annotation key",
-            format!("{value:?} is not a Kubernetes annotation key: an optional DNS subdomain prefix and `/`, then 1 to 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit."),
+            format!("{:?} is not a Kubernetes annotation key: an optional DNS subdomain prefix and `/`, then 1 to 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit.", redact_userinfo(value)),
         )
     })
 }

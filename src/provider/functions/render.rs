@@ -6,6 +6,8 @@
 
 use std::sync::OnceLock;
 
+use crate::domain::proxy_url::REDACTED_PASSWORD;
+use crate::domain::spelling;
 use crate::framework::data_source::{read_checked, DataSource};
 use crate::framework::diagnostics::{Diagnostic, Diagnostics, PathStep, Severity};
 use crate::framework::function::{Function, FunctionError, Parameter, Signature};
@@ -89,9 +91,15 @@ fn configuration(
                     && !a.conflicts_with.contains(&RendererInputs::profile)
             })
             .ok_or_else(|| {
+                let inputs: Vec<&str> = schema
+                    .attributes
+                    .iter()
+                    .filter(|a| a.mode != Mode::Computed)
+                    .map(|a| a.name.as_str())
+                    .collect();
                 FunctionError::argument(
                     OPTIONS,
-                    format!("options.{name}: not an input of {} other than the proxy settings, which come from `settings`.", renderer.type_name()),
+                    format!("options.{name}: not an input of {} other than the proxy settings, which come from `settings`{}", renderer.type_name(), did_you_mean(name, &inputs)),
                 )
             })?;
         let item = value.get_attr(name).cloned().unwrap_or_else(Value::null);
@@ -100,6 +108,14 @@ fn configuration(
         config.set_attr(name, converted);
     }
     Ok(config)
+}
+
+/// `; did you mean "x"?` when `name` looks like a misspelling of one of
+/// `candidates` (see [`spelling::suggest`]), else nothing.
+fn did_you_mean(name: &str, candidates: &[&str]) -> String {
+    spelling::suggest(name, candidates)
+        .map(|c| format!("; did you mean {c:?}?"))
+        .unwrap_or_default()
 }
 
 /// The warnings `options` acknowledges (its `acknowledge_warnings`).
@@ -203,8 +219,7 @@ fn first_error(diags: &Diagnostics) -> FunctionError {
         Some(path) => format!("{path}: {}: {}", error.summary, error.detail),
         None => format!("{}: {}", error.summary, error.detail),
     };
-    // Terraform ends the message with its own period.
-    FunctionError::argument(argument, text.trim_end_matches('.'))
+    FunctionError::argument(argument, text)
 }
 
 impl Function for Render {
@@ -236,59 +251,97 @@ impl Function for Render {
             ],
             returns: Type::Dynamic,
             summary: "Render proxy settings for a platform at plan time",
-            description: "Returns what the renderer data source of the same name computes (its computed attributes, e.g. `dropins` and `dropins_redacted` for `systemd_dropin`), plus `warnings`: the data source's warnings as text. A function cannot show a warning, so a render the data source would warn about fails (e.g. a unit named `kublet`), naming each warning and its code, the attribute path and summary such as `units[0]: Unit name looks like a typo` (the summary alone for a warning about the whole render); list the codes in `options.acknowledge_warnings` to accept them, and the render then returns them in `warnings`. An acknowledged code that names no warning of the render is an error too, so that a stale one never covers a new warning. Terraform evaluates functions while planning, so renders fed from a `clusterproxy_profile`'s `settings` are known, and platform rules are checked, in the plan that changes the profile; a data source that references the profile is read only at apply then. Because `settings` is sensitive, Terraform marks the whole result sensitive: pass the redacted attributes through `nonsensitive()` to show them in plans and outputs. Needs Terraform >= 1.8 (OpenTofu >= 1.7).",
+            description: "Returns what the renderer data source of the same name computes (its computed attributes, e.g. `dropins` and `dropins_redacted` for `systemd_dropin`), plus `warnings`: the data source's warnings as text. A function cannot show a warning, so a render the data source would warn about fails (e.g. a unit named `kublet`), naming each warning and its code, the attribute path and summary such as `units[0]: Unit name looks like a typo` (the summary alone for a warning about the whole render); list the codes in `options.acknowledge_warnings` to accept them, and the render then returns them in `warnings`. An acknowledged code that names no warning of the render is an error too, so that a stale one never covers a new warning. Terraform evaluates functions while planning, so renders fed from a `clusterproxy_profile`'s `settings` are known, and platform rules are checked, in the plan that changes the profile; a data source that references the profile is read only at apply then. With a password merged into `settings` (a sensitive or ephemeral value), Terraform marks the whole result sensitive or ephemeral: to show what a change renders in plans and outputs, use `render_redacted`, which returns the redacted attributes from the profile's `settings` alone, without the password. Needs Terraform >= 1.8 (OpenTofu >= 1.7).",
         }
     }
 
     fn call(&self, arguments: &[Value]) -> Result<Value, FunctionError> {
-        let platform = arguments
-            .get(PLATFORM)
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let renderer = renderers()
-            .into_iter()
-            .find(|r| r.type_name().strip_prefix(&format!("{NAME}_")[..]) == Some(platform))
-            .ok_or_else(|| {
-                FunctionError::argument(
-                    PLATFORM,
-                    format!(
-                        "{platform:?} is not a platform; use one of {}.",
-                        platforms().join(", ")
-                    ),
-                )
-            })?;
-        let settings = arguments.get(SETTINGS).cloned().unwrap_or_else(Value::null);
-        let options = arguments.get(OPTIONS).cloned().unwrap_or_else(Value::null);
-        let config = configuration(renderer.as_ref(), &settings, &options)?;
-        let acknowledged = acknowledged(&options)?;
-        let schema = renderer.schema();
-        let mut diags = Diagnostics::new();
-        let state = read_checked(renderer.as_ref(), &schema, config, &mut diags)
-            .ok_or_else(|| first_error(&diags))?;
-        let computed = schema
-            .attributes
-            .iter()
-            .filter(|a| a.mode == Mode::Computed);
-        let mut types: Vec<(String, Type)> = computed
-            .clone()
-            .map(|a| (a.name.clone(), a.ty.clone()))
-            .collect();
-        let mut values: Vec<(String, Value)> = computed
-            .map(|a| {
-                (
-                    a.name.clone(),
-                    state.get_attr(&a.name).cloned().unwrap_or_else(Value::null),
-                )
-            })
-            .collect();
-        let warnings = warnings(&diags, &acknowledged)?;
-        types.push((WARNINGS.to_owned(), Vec::<String>::ty()));
-        values.push((WARNINGS.to_owned(), warnings.value()));
-        Ok(Value::Typed(Box::new((
-            Type::Object(types.into_iter().collect()),
-            Value::object(values),
-        ))))
+        render(arguments, Outputs::All)
     }
+}
+
+/// Which computed attributes a render returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outputs {
+    /// Every one (`render`).
+    All,
+    /// The `*_redacted` ones only, rendered without needing the password
+    /// (`render_redacted`).
+    Redacted,
+}
+
+/// The suffix of the redacted twins.
+const REDACTED: &str = "_redacted";
+
+/// `settings` for a render of the redacted outputs only: when the proxy
+/// takes a password the settings do not carry, a stand-in fills it, which
+/// the redacted outputs show as `***` like any password.
+fn without_password(settings: &Value) -> Value {
+    let mut settings = settings.clone();
+    let required = settings.get_attr("password_required") == Some(&Value::bool(true));
+    let missing = settings.get_attr("password").is_none_or(Value::is_null);
+    if required && missing {
+        settings.set_attr("password", Value::string(REDACTED_PASSWORD));
+    }
+    settings
+}
+
+/// The call of `render` (every output) and `render_redacted` (the
+/// redacted ones): one implementation for both.
+pub fn render(arguments: &[Value], outputs: Outputs) -> Result<Value, FunctionError> {
+    let platform = arguments
+        .get(PLATFORM)
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let renderer = renderers()
+        .into_iter()
+        .find(|r| r.type_name().strip_prefix(&format!("{NAME}_")[..]) == Some(platform))
+        .ok_or_else(|| {
+            FunctionError::argument(
+                PLATFORM,
+                format!(
+                    "{platform:?} is not a platform{}; use one of {}",
+                    did_you_mean(platform, &platforms()),
+                    platforms().join(", ")
+                ),
+            )
+        })?;
+    let settings = arguments.get(SETTINGS).cloned().unwrap_or_else(Value::null);
+    let settings = match outputs {
+        Outputs::All => settings,
+        Outputs::Redacted => without_password(&settings),
+    };
+    let options = arguments.get(OPTIONS).cloned().unwrap_or_else(Value::null);
+    let config = configuration(renderer.as_ref(), &settings, &options)?;
+    let acknowledged = acknowledged(&options)?;
+    let schema = renderer.schema();
+    let mut diags = Diagnostics::new();
+    let state = read_checked(renderer.as_ref(), &schema, config, &mut diags)
+        .ok_or_else(|| first_error(&diags))?;
+    let computed = schema
+        .attributes
+        .iter()
+        .filter(|a| a.mode == Mode::Computed)
+        .filter(|a| outputs == Outputs::All || a.name.ends_with(REDACTED));
+    let mut types: Vec<(String, Type)> = computed
+        .clone()
+        .map(|a| (a.name.clone(), a.ty.clone()))
+        .collect();
+    let mut values: Vec<(String, Value)> = computed
+        .map(|a| {
+            (
+                a.name.clone(),
+                state.get_attr(&a.name).cloned().unwrap_or_else(Value::null),
+            )
+        })
+        .collect();
+    let warnings = warnings(&diags, &acknowledged)?;
+    types.push((WARNINGS.to_owned(), Vec::<String>::ty()));
+    values.push((WARNINGS.to_owned(), warnings.value()));
+    Ok(Value::Typed(Box::new((
+        Type::Object(types.into_iter().collect()),
+        Value::object(values),
+    ))))
 }
 
 #[cfg(test)]
@@ -480,5 +533,116 @@ mod tests {
         );
         let error = call("pod_env", settings(Some("svc"), Some("")), Value::null()).unwrap_err();
         assert_eq!(error.argument, Some(SETTINGS), "{}", error.text);
+    }
+
+    fn attributes(result: Value) -> Vec<String> {
+        let Value::Typed(typed) = result else {
+            panic!("untyped result")
+        };
+        let Type::Object(types) = typed.0 else {
+            panic!("not an object")
+        };
+        types.keys().cloned().collect()
+    }
+
+    fn redacted_call(
+        platform: &str,
+        settings: Value,
+        options: Value,
+    ) -> Result<Value, FunctionError> {
+        crate::provider::functions::render_redacted::RenderRedacted.call(&[
+            Value::string(platform),
+            settings,
+            options,
+        ])
+    }
+
+    /// `render_redacted` of settings whose password is required but not
+    /// given returns exactly the redacted outputs of `render` with the
+    /// password, and only those and `warnings`.
+    #[test]
+    fn render_redacted_needs_no_password() {
+        let mut required = settings(Some("svc"), None);
+        required.set_attr("password_required", Value::bool(true));
+        let opts = || {
+            options(&[
+                pods(&["192.168.0.0/16"]),
+                ("cluster_name", Type::String, Value::string("prod")),
+            ])
+        };
+        assert!(call("capi_kubeadm", required.clone(), opts()).is_err());
+        let redacted = redacted_call("capi_kubeadm", required, opts()).unwrap();
+        let full = call(
+            "capi_kubeadm",
+            settings(Some("svc"), Some("p@ss:w/rd#%")),
+            opts(),
+        )
+        .unwrap();
+        let names = attributes(redacted.clone());
+        assert!(names.contains(&"yaml_redacted".to_owned()), "{names:?}");
+        assert!(
+            names.iter().all(|n| n.ends_with(REDACTED) || n == WARNINGS),
+            "{names:?}"
+        );
+        let (Value::Typed(redacted), Value::Typed(full)) = (redacted, full) else {
+            panic!("untyped")
+        };
+        for name in names {
+            assert_eq!(redacted.1.get_attr(&name), full.1.get_attr(&name), "{name}");
+        }
+        let yaml = redacted.1.get_attr("secret_manifest_redacted").unwrap();
+        assert!(!format!("{yaml:?}").contains("p@ss"));
+    }
+
+    /// A user name without a password (and none required) renders no
+    /// broken credentials, in either function.
+    #[test]
+    fn username_without_password_is_refused() {
+        for result in [
+            call(
+                "systemd_dropin",
+                settings(Some("svc-k8s"), None),
+                Value::null(),
+            ),
+            redacted_call(
+                "systemd_dropin",
+                settings(Some("svc-k8s"), None),
+                Value::null(),
+            ),
+        ] {
+            let error = result.unwrap_err();
+            assert_eq!(error.argument, Some(SETTINGS), "{}", error.text);
+            assert!(
+                error.text.contains("User name without password"),
+                "{}",
+                error.text
+            );
+            assert!(error.text.contains("password"), "{}", error.text);
+        }
+    }
+
+    /// A misspelt option or platform gets a suggestion, and no message ends
+    /// with a period (Terraform adds its own).
+    #[test]
+    fn misspellings_are_suggested() {
+        let error = call(
+            "systemd_dropin",
+            settings(None, None),
+            options(&[("pod_cidr", Type::String, Value::string("x"))]),
+        )
+        .unwrap_err();
+        assert!(
+            error.text.contains("did you mean \"pod_cidrs\"?"),
+            "{}",
+            error.text
+        );
+        assert!(!error.text.ends_with('.'), "{}", error.text);
+        let error = call("systemd_dropins", settings(None, None), Value::null()).unwrap_err();
+        assert!(
+            error.text.contains("did you mean \"systemd_dropin\"?"),
+            "{}",
+            error.text
+        );
+        assert!(!error.text.ends_with('.'), "{}", error.text);
     }
 }

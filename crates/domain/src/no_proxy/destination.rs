@@ -8,6 +8,7 @@ use std::fmt;
 use std::net::IpAddr;
 
 use super::write_port;
+use crate::proxy_url::redact_userinfo;
 
 /// The host of a destination.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -44,14 +45,16 @@ pub struct Destination {
 
 impl Destination {
     /// Parses a URL (`http` or `https`), `host`, `host:port`, `[v6]:port` or an IP address.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let text = text.trim();
+    pub fn parse(input: &str) -> Result<Self, String> {
+        let text = input.trim();
+        // What messages quote: a URL's userinfo never is.
+        let shown = redact_userinfo(text);
         let (scheme, rest) = match text.split_once("://") {
             Some((scheme, rest)) if scheme.eq_ignore_ascii_case("http") => ("http", rest),
             Some((scheme, rest)) if scheme.eq_ignore_ascii_case("https") => ("https", rest),
             Some((scheme, _)) => {
-                let other = scheme.to_ascii_lowercase();
-                return Err(format!("{text:?}: scheme {other:?} is not http or https"));
+                let other = redact_userinfo(&scheme.to_ascii_lowercase()).into_owned();
+                return Err(format!("{shown:?}: scheme {other:?} is not http or https"));
             }
             None => ("https", text),
         };
@@ -60,7 +63,7 @@ impl Destination {
             .rsplit_once('@')
             .map_or(authority, |(_, host)| host);
         let (host, port) = split_authority(authority)
-            .ok_or_else(|| format!("{text:?} has no valid host and port"))?;
+            .ok_or_else(|| format!("{shown:?} has no valid host and port"))?;
         let written = host.to_owned();
         let host = match host.contains('%') {
             true => host.split("%25").next().unwrap_or(host),
@@ -77,7 +80,7 @@ impl Destination {
                     match idna::domain_to_ascii_cow(lower.as_bytes(), idna::AsciiDenyList::EMPTY) {
                         Ok(Cow::Borrowed(_)) => lower,
                         Ok(Cow::Owned(ascii)) => ascii,
-                        Err(_) => return Err(format!("{text:?} has an invalid host name")),
+                        Err(_) => return Err(format!("{shown:?} has an invalid host name")),
                     };
                 let valid = !ascii.is_empty()
                     && ascii.split('.').all(|l| {
@@ -86,7 +89,7 @@ impl Destination {
                                 .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
                     });
                 if !valid {
-                    return Err(format!("{text:?} has an invalid host name"));
+                    return Err(format!("{shown:?} has an invalid host name"));
                 }
                 DestinationHost::Name(ascii)
             }

@@ -12,6 +12,7 @@ use ipnet::IpNet;
 
 use super::destination::DestinationHost;
 use super::entry::{parse_cidr, Entry, Host, Rejection};
+use crate::proxy_url::redact_userinfo;
 
 /// What a typed cluster input holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,23 +77,25 @@ fn rejection(summary: &'static str, detail: String) -> Rejection {
 
 /// Parses an IP address (`10.0.0.1`, `FD00:0::1`).
 pub fn parse_ip(text: &str) -> Result<IpAddr, Rejection> {
+    let shown = redact_userinfo(text);
     text.trim().parse().map_err(|_| {
         rejection(
             "Invalid IP address",
-            format!("{text:?} is not an IP address."),
+            format!("{shown:?} is not an IP address."),
         )
     })
 }
 
 /// Blanks, commas or `|` inside a value: several values in one, or a typo.
 fn reject_separators(summary: &'static str, text: &str) -> Result<(), Rejection> {
+    let shown = redact_userinfo(text);
     if text
         .trim()
         .contains(|c: char| c.is_whitespace() || c.is_control() || c == ',' || c == '|')
     {
         return Err(rejection(
             summary,
-            format!("{text:?} contains a blank, control character, comma or `|`."),
+            format!("{shown:?} contains a blank, control character, comma or `|`."),
         ));
     }
     Ok(())
@@ -105,8 +108,9 @@ fn host_and_port(
     summary: &'static str,
     text: &str,
 ) -> Result<(DestinationHost, Option<u16>), Rejection> {
+    let shown = redact_userinfo(text);
     reject_separators(summary, text)?;
-    let reject = |why: &str| Err(rejection(summary, format!("{text:?} {why}.")));
+    let reject = |why: &str| Err(rejection(summary, format!("{shown:?} {why}.")));
     if text.contains('*') {
         return reject("holds a wildcard");
     }
@@ -133,24 +137,26 @@ fn host_and_port(
 /// Parses a host name or IP address, without port: the canonical host
 /// (lowercase, punycode, no trailing dot, IPv6 without brackets).
 pub fn parse_host(text: &str) -> Result<DestinationHost, Rejection> {
+    let shown = redact_userinfo(text);
     const SUMMARY: &str = "Invalid host";
     match host_and_port(SUMMARY, text)? {
         (host, None) => Ok(host),
         (_, Some(_)) => Err(rejection(
             SUMMARY,
-            format!("{text:?} has a port; give the host alone."),
+            format!("{shown:?} has a port; give the host alone."),
         )),
     }
 }
 
 /// Parses a DNS domain name: lowercase punycode without a trailing dot.
 pub fn parse_domain(text: &str) -> Result<String, Rejection> {
+    let shown = redact_userinfo(text);
     const SUMMARY: &str = "Invalid DNS domain";
     match parse_host(text) {
         Ok(DestinationHost::Name(name)) => Ok(name),
         Ok(DestinationHost::Ip(_)) => Err(rejection(
             SUMMARY,
-            format!("{text:?} is an IP address, not a domain name."),
+            format!("{shown:?} is an IP address, not a domain name."),
         )),
         Err(r) => Err(rejection(SUMMARY, r.detail)),
     }
@@ -161,8 +167,9 @@ pub fn parse_domain(text: &str) -> Result<String, Rejection> {
 /// value; so are any other scheme, a path other than `/`, a query, a
 /// fragment, a CIDR block, a wildcard and a port outside 1-65535.
 pub fn parse_endpoint(text: &str) -> Result<Endpoint, Rejection> {
+    let shown = redact_userinfo(text);
     const SUMMARY: &str = "Invalid control-plane endpoint";
-    let reject = |why: &str| Err(rejection(SUMMARY, format!("{text:?} {why}.")));
+    let reject = |why: &str| Err(rejection(SUMMARY, format!("{shown:?} {why}.")));
     if text.contains('@') {
         // The value may hold a password: never quote it.
         return Err(rejection(
@@ -192,6 +199,7 @@ pub fn parse_endpoint(text: &str) -> Result<Endpoint, Rejection> {
 /// Checks an AWS region: parts of lowercase letters, then a number
 /// (`eu-west-1`, `us-gov-west-1`), joined by `-`.
 fn check_aws_region(text: &str) -> Result<(), Rejection> {
+    let shown = redact_userinfo(text);
     let parts: Vec<&str> = text.split('-').collect();
     let letters = |p: &&str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase());
     let number = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
@@ -199,7 +207,7 @@ fn check_aws_region(text: &str) -> Result<(), Rejection> {
         Some((last, rest)) if rest.len() >= 2 && rest.iter().all(letters) && number(last) => Ok(()),
         _ => Err(rejection(
             "Invalid AWS region",
-            format!("{text:?} is not an AWS region."),
+            format!("{shown:?} is not an AWS region."),
         )),
     }
 }

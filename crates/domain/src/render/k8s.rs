@@ -1,5 +1,6 @@
 //! Kubernetes object names the renderers write into manifests.
 
+use crate::proxy_url::redact_userinfo;
 use crate::Finding;
 
 /// Checks `value` as an RFC 1123 label, as Kubernetes requires of namespace
@@ -18,7 +19,7 @@ pub fn dns1123_label(value: &str, max: usize) -> Result<(), Finding> {
     if valid {
         Ok(())
     } else {
-        Err(invalid_name(format!("{value:?} is not a DNS-1123 label: 1 to {max} lowercase letters, digits or `-`, starting and ending with a letter or digit.")))
+        Err(invalid_name(format!("{:?} is not a DNS-1123 label: 1 to {max} lowercase letters, digits or `-`, starting and ending with a letter or digit.", redact_userinfo(value))))
     }
 }
 
@@ -36,7 +37,7 @@ pub fn dns1123_subdomain(value: &str) -> Result<(), Finding> {
     if valid {
         Ok(())
     } else {
-        Err(invalid_name(format!("{value:?} is not a DNS-1123 subdomain: at most {MAX_DATA_KEY} characters, of `.`-separated lowercase letters, digits and `-`, each part starting and ending with a letter or digit.")))
+        Err(invalid_name(format!("{:?} is not a DNS-1123 subdomain: at most {MAX_DATA_KEY} characters, of `.`-separated lowercase letters, digits and `-`, each part starting and ending with a letter or digit.", redact_userinfo(value))))
     }
 }
 

@@ -29,6 +29,7 @@
 //! and leaves `no_proxy` to kubespray. 2.30 writes its generated list to
 //! the nodes garbled: rendering for it warns (see [`GARBLED_NO_PROXY`]).
 
+use crate::proxy_url::redact_userinfo;
 use serde_json::{json, Value};
 
 use super::trust::OsFamily;
@@ -180,7 +181,7 @@ impl Kubespray {
                 findings.push(Finding::error(
                     Field::Option("inventory_hosts"),
                     HOST_ADDRESS_NOT_IP,
-                    format!("Host {name:?} has address {address:?}; kubespray takes each host's `access_ip` (or `ip`) as an IP address and writes it into `no_proxy`."),
+                    format!("Host {name:?} has address {:?}; kubespray takes each host's `access_ip` (or `ip`) as an IP address and writes it into `no_proxy`.", redact_userinfo(address)),
                 ));
             }
             if let Some(name) = host(Field::Option("inventory_hosts"), name, &mut findings) {
@@ -195,7 +196,7 @@ impl Kubespray {
                 findings.push(Finding::error(
                     Field::Option("loadbalancer_apiserver_address"),
                     "Load balancer address is not an IP address",
-                    format!("{address:?} is not an IP address; `loadbalancer_apiserver.address` is one, and its name goes to `apiserver_loadbalancer_domain_name`."),
+                    format!("{:?} is not an IP address; `loadbalancer_apiserver.address` is one, and its name goes to `apiserver_loadbalancer_domain_name`.", redact_userinfo(address)),
                 ));
             }
             let name = match (name, minor) {
@@ -227,7 +228,10 @@ pub fn minor(version: &str) -> Result<u32, Finding> {
         Finding::error(
             Field::Option("kubespray_version"),
             "Invalid kubespray version",
-            format!("{version:?} is not a kubespray 2.x release such as \"2.31\" or \"v2.30.1\"."),
+            format!(
+                "{:?} is not a kubespray 2.x release such as \"2.31\" or \"v2.30.1\".",
+                redact_userinfo(version)
+            ),
         )
     })
 }

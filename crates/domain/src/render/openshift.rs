@@ -14,6 +14,7 @@
 //! The operator's domain check accepts no bare IPv6 address, so one is
 //! written as its `/128` block (the same set of destinations for every client).
 
+use crate::proxy_url::redact_userinfo;
 use std::net::IpAddr;
 
 use ipnet::IpNet;
@@ -140,7 +141,7 @@ impl Renderer for OpenShift {
                 findings.push(Finding::error(
                     Location::element(Field::Option("readiness_endpoints"), index),
                     "Invalid readiness endpoint",
-                    format!("{endpoint:?}: {why}"),
+                    format!("{:?}: {why}", redact_userinfo(endpoint)),
                 ));
             }
         }

@@ -21,6 +21,7 @@
 //! `machine.env` does not reach pods: the control plane static pods and
 //! workloads need their own env (see `clusterproxy_pod_env`).
 
+use crate::proxy_url::redact_userinfo;
 use serde_json::{json, Value};
 
 use super::{minor_version, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
@@ -63,7 +64,10 @@ pub fn minor(version: &str) -> Result<u32, Finding> {
         Finding::error(
             Field::Option("talos_version"),
             "Invalid Talos version",
-            format!("{version:?} is not a Talos 1.x version such as \"1.10\" or \"v1.9.5\"."),
+            format!(
+                "{:?} is not a Talos 1.x version such as \"1.10\" or \"v1.9.5\".",
+                redact_userinfo(version)
+            ),
         )
     })
 }

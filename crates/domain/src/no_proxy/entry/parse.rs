@@ -13,6 +13,7 @@ use std::net::IpAddr;
 use ipnet::IpNet;
 
 use super::{Entry, Host};
+use crate::proxy_url::redact_userinfo;
 
 /// Why a raw entry was rejected, in words for a diagnostic.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,9 +35,11 @@ pub struct Parsed {
 
 impl Entry {
     /// Parses and normalises one raw entry.
-    pub fn parse(raw: &str) -> Result<Parsed, Rejection> {
+    pub fn parse(input: &str) -> Result<Parsed, Rejection> {
+        // `raw` is what messages quote: a URL's userinfo never is.
+        let raw: &str = &redact_userinfo(input);
         let reject = |summary, detail: String| Err(Rejection { summary, detail });
-        let text = raw.trim();
+        let text = input.trim();
         if text.is_empty() {
             return reject("Empty NO_PROXY entry", "The entry is empty.".to_owned());
         }
@@ -100,7 +103,7 @@ impl Entry {
 /// ignored): the one CIDR grammar, of NO_PROXY entries and of the cluster
 /// networks. Host bits set are an error that names the network.
 pub fn parse_cidr(raw: &str) -> Result<IpNet, Rejection> {
-    cidr_block(raw, raw.trim())
+    cidr_block(&redact_userinfo(raw), raw.trim())
 }
 
 /// [`parse_cidr`] of `text`, the trimmed `raw` (lowercased or not).

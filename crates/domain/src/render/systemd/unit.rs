@@ -2,6 +2,8 @@
 //! service units, a warning for a name one edit away from a well-known unit,
 //! and the list resolved to each unit once.
 
+use crate::proxy_url::redact_userinfo;
+use crate::spelling::edit_distance;
 use crate::{Field, Finding, Location};
 
 /// The units proxied when none are named.
@@ -50,7 +52,7 @@ pub fn unit_name(index: usize, name: &str) -> Result<String, Finding> {
     if let Some(suffix) = other_type {
         return fail(
             "Not a service unit",
-            format!("{name:?} is a {} unit; the proxy environment goes to the service that runs the process (e.g. {:?}).", &suffix[1..], format!("{}.service", &name[..name.len() - suffix.len()])),
+            format!("{:?} is a {} unit; the proxy environment goes to the service that runs the process (e.g. {:?}).", redact_userinfo(name), &suffix[1..], format!("{}.service", &name[..name.len() - suffix.len()])),
         );
     }
     let prefix = name.strip_suffix(".service").unwrap_or(name);
@@ -65,7 +67,10 @@ pub fn unit_name(index: usize, name: &str) -> Result<String, Finding> {
     {
         return fail(
             "Invalid systemd unit name",
-            format!("{name:?} is not a unit name ({grammar})."),
+            format!(
+                "{:?} is not a unit name ({grammar}).",
+                redact_userinfo(name)
+            ),
         );
     }
     if prefix.starts_with('-') {
@@ -81,7 +86,10 @@ pub fn unit_name(index: usize, name: &str) -> Result<String, Finding> {
         ),
         Some(at) if prefix[at + 1..].contains('@') => fail(
             "Invalid systemd unit name",
-            format!("{name:?} has more than one `@` ({grammar})."),
+            format!(
+                "{:?} has more than one `@` ({grammar}).",
+                redact_userinfo(name)
+            ),
         ),
         Some(at) if at + 1 == prefix.len() => fail(
             "Template unit without an instance",
@@ -92,31 +100,6 @@ pub fn unit_name(index: usize, name: &str) -> Result<String, Finding> {
         ),
         _ => Ok(full),
     }
-}
-
-/// Optimal string alignment distance (edits: insert, delete, substitute,
-/// swap two neighbours), for short names.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            d[i][j] = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
-            }
-        }
-    }
-    d[a.len()][b.len()]
 }
 
 /// A warning on element `index` of [`Field::Units`] when the full unit name
