@@ -533,14 +533,26 @@ fn shutdown_during_long_work_removes_the_socket() {
 fn a_certificate_block_without_a_certificate_is_refused() {
     let pem = "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n";
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(BINARY)
+    let mut child = Command::new(BINARY)
         .env(MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE)
         .env("PLUGIN_PROTOCOL_VERSIONS", "6")
         .env("PLUGIN_CLIENT_CERT", pem)
         .env("PLUGIN_UNIX_SOCKET_DIR", dir.path())
         .stdin(Stdio::null())
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
+    // A plugin that accepted it would serve until killed.
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("the plugin accepted the block and kept serving");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
