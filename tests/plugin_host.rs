@@ -6,6 +6,7 @@
 mod support;
 
 use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use clusterproxy::framework::plugin::{MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE};
 use rustls::pki_types::ServerName;
@@ -37,10 +38,20 @@ fn refuses_protocols_other_than_6() {
 
 /// Connects and completes the handshake, then reads: a refused client
 /// certificate surfaces as an error at the latest on the first read (TLS 1.3
-/// sends the alert after the client's Finished).
+/// sends the alert after the client's Finished). False when no answer came
+/// within 30 s.
 async fn connects(network: &str, socket: &str, connector: tokio_rustls::TlsConnector) -> bool {
+    let attempt = connects_now(network, socket, connector);
+    tokio::time::timeout(std::time::Duration::from_secs(30), attempt)
+        .await
+        .unwrap_or(false)
+}
+
+async fn connects_now(network: &str, socket: &str, connector: tokio_rustls::TlsConnector) -> bool {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let stream = dial(network, socket).await.unwrap();
+    let Ok(stream) = dial(network, socket).await else {
+        return false;
+    };
     let Ok(mut tls) = connector
         .connect(ServerName::try_from("localhost").unwrap(), stream)
         .await
@@ -206,4 +217,347 @@ fn sigterm_right_after_the_handshake_exits_cleanly() {
             "socket left behind"
         );
     }
+}
+
+/// Starts the plugin as Terraform does, with `setup` run in the child before
+/// exec (an fd limit, a umask); returns it with its handshake.
+fn spawn_prepared(
+    pem: &str,
+    dir: &std::path::Path,
+    transport: &str,
+    setup: fn() -> std::io::Result<()>,
+) -> (std::process::Child, Handshake) {
+    use std::io::BufRead as _;
+    use std::os::unix::process::CommandExt as _;
+    let mut command = Command::new(BINARY);
+    command
+        .env(MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE)
+        .env("PLUGIN_PROTOCOL_VERSIONS", "5,6")
+        .env("PLUGIN_CLIENT_CERT", pem)
+        .env("PLUGIN_UNIX_SOCKET_DIR", dir)
+        .env("CLUSTERPROXY_PLUGIN_TRANSPORT", transport)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    // SAFETY: `setup` makes one async-signal-safe system call.
+    unsafe { command.pre_exec(setup) };
+    let mut child = command.spawn().unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    (child, Handshake::parse(&line))
+}
+
+/// A low fd limit, as `ulimit -n 48`.
+fn low_fd_limit() -> std::io::Result<()> {
+    let limit = libc::rlimit {
+        rlim_cur: 48,
+        rlim_max: 48,
+    };
+    // SAFETY: plain system call on a valid struct.
+    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) } == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// A started plugin and the client certificate Terraform gave it.
+struct Host {
+    child: std::process::Child,
+    handshake: Handshake,
+    der: Vec<u8>,
+    key: Vec<u8>,
+    _dir: tempfile::TempDir,
+}
+
+impl Host {
+    fn start(transport: &str, setup: fn() -> std::io::Result<()>) -> Host {
+        let dir = tempfile::tempdir().unwrap();
+        let (pem, der, key) = terraform_like_client_cert();
+        let (child, handshake) = spawn_prepared(&pem, dir.path(), transport, setup);
+        Host {
+            child,
+            handshake,
+            der,
+            key,
+            _dir: dir,
+        }
+    }
+
+    fn network(&self) -> &str {
+        &self.handshake.versions_and_network[2]
+    }
+
+    /// A connector with Terraform's certificate, or with none.
+    fn connector(&self, authenticated: bool) -> tokio_rustls::TlsConnector {
+        let client = authenticated.then(|| (self.der.clone(), self.key.clone()));
+        tls_client(&self.handshake.server_der(), client)
+    }
+
+    /// Whether an authenticated client gets an HTTP/2 answer now.
+    async fn serves(&self) -> bool {
+        connects(
+            self.network(),
+            &self.handshake.address,
+            self.connector(true),
+        )
+        .await
+    }
+
+    /// An authenticated TLS connection held open, as Terraform's.
+    async fn host_connection(&self) -> impl Send + use<> {
+        let stream = dial(self.network(), &self.handshake.address).await.unwrap();
+        self.connector(true)
+            .connect(ServerName::try_from("localhost").unwrap(), stream)
+            .await
+            .expect("authenticated host")
+    }
+
+    fn running(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+
+    /// Waits (60 s at most) for the plugin to exit successfully.
+    fn exits(&mut self) {
+        let started = std::time::Instant::now();
+        while self.running() {
+            assert!(started.elapsed() < Duration::from_secs(60), "still running");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(self.child.wait().unwrap().success());
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs each transport test, a function of the transport, once per transport.
+macro_rules! on_both_transports {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[test]
+            fn unix() {
+                super::$name("unix");
+            }
+
+            #[test]
+            fn tcp() {
+                super::$name("tcp");
+            }
+        }
+    )*};
+}
+
+on_both_transports!(
+    idle_and_garbage_connections_under_a_low_fd_limit_leave_it_serving,
+    a_failed_handshake_before_the_host_does_not_become_the_host,
+    an_idle_connection_does_not_keep_the_plugin_alive_after_the_host_left,
+    sigint_and_sigusr1_are_ignored_sighup_and_sigquit_stop_it,
+);
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// With `ulimit -n 48`, 80 idle connections (no TLS hello) and 20 sending
+/// garbage, while Terraform's connection is open, neither end the plugin nor
+/// keep a new authenticated client out, while they are open or after they
+/// closed.
+fn idle_and_garbage_connections_under_a_low_fd_limit_leave_it_serving(transport: &str) {
+    use tokio::io::AsyncWriteExt as _;
+    let mut plugin = Host::start(transport, low_fd_limit);
+    runtime().block_on(async {
+        let host = plugin.host_connection().await;
+        let mut flood = Vec::new();
+        for i in 0..100 {
+            let dialled = tokio::time::timeout(
+                Duration::from_secs(2),
+                dial(plugin.network(), &plugin.handshake.address),
+            )
+            .await;
+            if let Ok(Ok(mut socket)) = dialled {
+                if i >= 80 {
+                    let _ = socket.write_all(&[0x16, 3, 1, 0xff, 0xff, 0, 1, 2]).await;
+                }
+                flood.push(socket);
+            }
+        }
+        assert!(plugin.serves().await, "refused while the flood is open");
+        drop(flood);
+        assert!(plugin.serves().await, "refused after the flood closed");
+        drop(host);
+    });
+    assert!(plugin.running(), "the flood ended the plugin");
+    terminate(&mut plugin.child);
+}
+
+/// A client refused by mTLS before Terraform connects is not taken for the
+/// host: its close does not end the plugin, which then serves Terraform.
+fn a_failed_handshake_before_the_host_does_not_become_the_host(transport: &str) {
+    let mut plugin = Host::start(transport, || Ok(()));
+    runtime().block_on(async {
+        let network = plugin.network().to_owned();
+        assert!(!connects(&network, &plugin.handshake.address, plugin.connector(false)).await);
+        // Longer than the plugin waits for a new connection when its host left.
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        assert!(plugin.serves().await, "the plugin stopped");
+    });
+    assert!(plugin.running());
+    terminate(&mut plugin.child);
+}
+
+/// An idle connection without TLS does not keep the plugin alive once
+/// Terraform's connection closed: it exits before that connection's
+/// handshake would time out.
+fn an_idle_connection_does_not_keep_the_plugin_alive_after_the_host_left(transport: &str) {
+    let mut plugin = Host::start(transport, || Ok(()));
+    let runtime = runtime();
+    let idle = runtime.block_on(async {
+        let host = plugin.host_connection().await;
+        let idle = dial(plugin.network(), &plugin.handshake.address)
+            .await
+            .unwrap();
+        drop(host);
+        idle
+    });
+    let since = std::time::Instant::now();
+    plugin.exits();
+    assert!(
+        since.elapsed() < clusterproxy::framework::plugin::HANDSHAKE_TIMEOUT,
+        "the idle connection kept the plugin alive for {:?}",
+        since.elapsed()
+    );
+    drop(idle);
+}
+
+/// Sends `signal` to the plugin.
+fn kill(child: &std::process::Child, signal: &str) {
+    Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
+}
+
+/// As go-plugin's server (and the Go runtime under it): SIGINT (a terminal's
+/// Ctrl-C reaches the whole process group; Terraform stops its plugins over
+/// gRPC) and SIGUSR1 leave the plugin serving; SIGHUP and SIGQUIT end it,
+/// here cleanly, without leaving the socket file.
+fn sigint_and_sigusr1_are_ignored_sighup_and_sigquit_stop_it(transport: &str) {
+    let runtime = runtime();
+    let mut plugin = Host::start(transport, || Ok(()));
+    for signal in ["INT", "USR1", "INT"] {
+        kill(&plugin.child, signal);
+        assert!(
+            runtime.block_on(plugin.serves()),
+            "SIG{signal} ended the plugin"
+        );
+    }
+    assert!(plugin.running());
+    terminate(&mut plugin.child);
+    for signal in ["HUP", "QUIT"] {
+        let mut plugin = Host::start(transport, || Ok(()));
+        assert!(runtime.block_on(plugin.serves()));
+        kill(&plugin.child, signal);
+        plugin.exits();
+        if transport == "unix" {
+            assert!(
+                !std::path::Path::new(&plugin.handshake.address).exists(),
+                "socket left behind after SIG{signal}"
+            );
+        }
+    }
+}
+
+/// The unix socket is the owner's only (0600), whatever the umask.
+#[test]
+fn unix_socket_is_owner_only_under_umask_000() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let mut plugin = Host::start("unix", || {
+        // SAFETY: umask cannot fail.
+        unsafe { libc::umask(0) };
+        Ok(())
+    });
+    let mode = std::fs::metadata(&plugin.handshake.address)
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+    terminate(&mut plugin.child);
+}
+
+/// GRPCController.Shutdown during a long call ends the plugin and removes
+/// its socket file.
+#[test]
+fn shutdown_during_long_work_removes_the_socket() {
+    use clusterproxy::framework::plugin::services::Empty;
+    for _ in 0..3 {
+        let mut plugin = support::Plugin::start();
+        let runtime = runtime();
+        let mut client = runtime.block_on(plugin.provider());
+        let destinations: Vec<String> = (0..500)
+            .map(|i| format!("https://d-{i}.outside.example/"))
+            .collect();
+        let request =
+            support::read_report_request_with(&support::mixed_entries(20_000), &destinations);
+        runtime.spawn(async move { client.read_data_source(request).await });
+        let started = std::time::Instant::now();
+        while support::cpu_time(plugin.child.id()) < Duration::from_millis(600) {
+            assert!(started.elapsed() < Duration::from_secs(60), "never busy");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        runtime.block_on(async {
+            let _ = plugin.controller().await.shutdown(Empty {}).await;
+        });
+        let status = plugin.child.wait().unwrap();
+        assert!(status.success(), "{status:?}");
+        assert!(
+            !std::path::Path::new(&plugin.socket).exists(),
+            "socket left behind"
+        );
+    }
+}
+
+/// A `CERTIFICATE` PEM block that holds no certificate is refused up front,
+/// like text that is not PEM.
+#[test]
+fn a_certificate_block_without_a_certificate_is_refused() {
+    let pem = "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n";
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(BINARY)
+        .env(MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE)
+        .env("PLUGIN_PROTOCOL_VERSIONS", "6")
+        .env("PLUGIN_CLIENT_CERT", pem)
+        .env("PLUGIN_UNIX_SOCKET_DIR", dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A plugin that accepted it would serve until killed.
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("the plugin accepted the block and kept serving");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("PLUGIN_CLIENT_CERT does not hold an X.509 certificate"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
 }

@@ -117,8 +117,8 @@ async fn serve(
     debug: bool,
 ) -> Result<(), String> {
     // A unix socket's file is removed on every return from here on, early
-    // errors included.
-    let listener = transport::Listener::bind()?;
+    // errors included, and on the forced exit after a stop request.
+    let (listener, socket_file) = transport::Listener::bind()?;
     let (network, address) = (listener.network(), listener.address()?);
     tracing::debug!(network, address, "plugin listening");
     let tls = if debug {
@@ -166,29 +166,10 @@ async fn serve(
     let acceptor = tls.map(|t| tokio_rustls::TlsAcceptor::from(t.config));
     let (sender, receiver) = tokio::sync::mpsc::channel::<Result<PluginStream, std::io::Error>>(16);
     let connections = Connections::default();
-    let counted = connections.clone();
-    tokio::spawn(async move {
-        while let Some(socket) = listener.accept().await {
-            let open = counted.open();
-            let sender = sender.clone();
-            let acceptor = acceptor.clone();
-            tokio::spawn(async move {
-                let io: Box<dyn stream::Socket> = match acceptor {
-                    None => socket,
-                    Some(acceptor) => match acceptor.accept(socket).await {
-                        Ok(tls) => Box::new(tls),
-                        Err(error) => {
-                            tracing::warn!(%error, "refused a connection");
-                            return;
-                        }
-                    },
-                };
-                let _ = sender.send(Ok(PluginStream::new(io, open))).await;
-            });
-        }
-    });
+    tokio::spawn(accept_loop(listener, acceptor, sender, connections.clone()));
     // Terraform keeps one connection for the plugin's lifetime: when every
-    // connection is gone, so is Terraform (killed, or done without Shutdown).
+    // authenticated connection is gone, so is Terraform (killed, or done
+    // without Shutdown).
     // In debug mode Terraform attaches and detaches at will.
     let host_gone = async move {
         if debug {
@@ -206,6 +187,7 @@ async fn serve(
     let stop = shutdown.clone();
     let stopping = Arc::new(Notify::new());
     let stopping_now = stopping.clone();
+    let forced_exit_file = socket_file.clone();
     let signal = async move {
         tokio::select! {
             () = stop.notified() => {}
@@ -217,6 +199,14 @@ async fn serve(
         crate::server::guard::cancel_in_flight();
         stop.notify_waiters();
         stopping_now.notify_one();
+        // A call that never reaches a cancellation point must not hold the
+        // process past the grace period (the host kills it 2 s after
+        // Shutdown): exit from a thread of our own, socket file removed.
+        std::thread::spawn(move || {
+            std::thread::sleep(SHUTDOWN_GRACE + FORCED_EXIT_AFTER_GRACE);
+            forced_exit_file.remove();
+            std::process::exit(0);
+        });
     };
     let serving = tonic::transport::Server::builder()
         .add_routes(routes)
@@ -226,15 +216,96 @@ async fn serve(
         stopping.notified().await;
         tokio::time::sleep(SHUTDOWN_GRACE).await;
     };
-    tokio::select! {
+    let result = tokio::select! {
         result = serving => result.map_err(|e| e.to_string()),
         () = grace_over => Ok(()),
-    }
+    };
+    // The forced-exit thread holds the file too: remove it now.
+    socket_file.remove();
+    result
 }
 
 /// How long cancelled in-flight calls may take to answer after a stop
 /// request or signal.
 const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// How long after [`SHUTDOWN_GRACE`] the process exits even when the runtime
+/// cannot return (a call stuck outside cancellation points).
+const FORCED_EXIT_AFTER_GRACE: std::time::Duration = std::time::Duration::from_millis(300);
+
+/// How long a connection may take to complete its TLS handshake.
+pub const HANDSHAKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// How many connections may be in their TLS handshake at once; further ones
+/// wait in the listen backlog. Well under a low fd limit (`ulimit -n 48`).
+const MAX_HANDSHAKES: usize = 16;
+
+/// The first and the longest pause after a failed accept (EMFILE, ENFILE,
+/// ECONNABORTED...), doubling in between, as Go's net/http server does.
+const ACCEPT_BACKOFF: (std::time::Duration, std::time::Duration) = (
+    std::time::Duration::from_millis(5),
+    std::time::Duration::from_secs(1),
+);
+
+/// Accepts connections for as long as the plugin serves: a failed accept
+/// (out of descriptors, a connection reset before it was taken) is retried
+/// after a pause. Each connection completes mTLS within
+/// [`HANDSHAKE_TIMEOUT`], at most [`MAX_HANDSHAKES`] at a time, before it is
+/// served; only then does it count as the host's (an unauthenticated client
+/// can neither stop the plugin nor keep it alive).
+async fn accept_loop(
+    listener: transport::Listener,
+    acceptor: Option<tokio_rustls::TlsAcceptor>,
+    sender: tokio::sync::mpsc::Sender<Result<PluginStream, std::io::Error>>,
+    connections: Connections,
+) {
+    let handshakes = Arc::new(tokio::sync::Semaphore::new(MAX_HANDSHAKES));
+    let mut backoff = None;
+    loop {
+        let Ok(permit) = handshakes.clone().acquire_owned().await else {
+            return;
+        };
+        let socket = match listener.accept().await {
+            Ok(socket) => {
+                backoff = None;
+                socket
+            }
+            Err(error) => {
+                let pause = backoff.map_or(ACCEPT_BACKOFF.0, |p: std::time::Duration| {
+                    (p * 2).min(ACCEPT_BACKOFF.1)
+                });
+                backoff = Some(pause);
+                tracing::warn!(%error, ?pause, "accept failed; retrying");
+                tokio::time::sleep(pause).await;
+                continue;
+            }
+        };
+        let (sender, acceptor, connections) =
+            (sender.clone(), acceptor.clone(), connections.clone());
+        tokio::spawn(async move {
+            let io: Box<dyn stream::Socket> = match acceptor {
+                None => socket,
+                Some(acceptor) => {
+                    match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(socket)).await {
+                        Ok(Ok(tls)) => Box::new(tls),
+                        Ok(Err(error)) => {
+                            tracing::warn!(%error, "refused a connection");
+                            return;
+                        }
+                        Err(_) => {
+                            tracing::warn!("refused a connection: no TLS handshake in time");
+                            return;
+                        }
+                    }
+                }
+            };
+            drop(permit);
+            let _ = sender
+                .send(Ok(PluginStream::new(io, connections.open())))
+                .await;
+        });
+    }
+}
 
 /// How long the plugin waits for a new connection once every connection has
 /// closed before it concludes its host is gone.
@@ -252,8 +323,6 @@ impl GrpcController for Controller {
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
             notify.notify_waiters();
             notify.notify_one();
-            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-            std::process::exit(0);
         });
         Ok(Response::new(Empty {}))
     }

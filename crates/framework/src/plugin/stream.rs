@@ -1,6 +1,6 @@
 //! One accepted plugin connection (a unix or TCP socket; TLS, or plain in
-//! debug mode), and the count of open connections (the plugin stops when its
-//! host is gone).
+//! debug mode), and the count of open authenticated connections (the plugin
+//! stops when its host is gone).
 //!
 //! Writes are vectored all the way down: HTTP/2 hands over a frame header and
 //! its payload (or several frames) in one call, which TLS encrypts as one
@@ -17,7 +17,8 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::watch;
 use tonic::transport::server::Connected;
 
-/// The open connections: accepted sockets not yet closed.
+/// The open connections that completed mTLS (any, in debug mode) and are
+/// not closed yet.
 #[derive(Debug, Clone)]
 pub struct Connections(Arc<watch::Sender<usize>>);
 
@@ -28,7 +29,7 @@ impl Default for Connections {
 }
 
 impl Connections {
-    /// Counts one accepted socket until the returned guard is dropped.
+    /// Counts one connection until the returned guard is dropped.
     pub fn open(&self) -> Open {
         self.0.send_modify(|n| *n += 1);
         Open(self.0.clone())

@@ -88,6 +88,10 @@ pub fn server_tls(client_cert_pem: &str) -> Result<ServerTls, String> {
         .next()
         .ok_or("PLUGIN_CLIENT_CERT holds no certificate")?
         .map_err(|e| format!("PLUGIN_CLIENT_CERT is not valid PEM: {e}"))?;
+    // Refused now, not at the first connection: a CERTIFICATE block must hold
+    // a certificate (go-plugin's server parses it the same way).
+    webpki::EndEntityCert::try_from(&pinned)
+        .map_err(|e| format!("PLUGIN_CLIENT_CERT does not hold an X.509 certificate: {e}"))?;
     let key =
         rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).map_err(|e| e.to_string())?;
     let mut params =

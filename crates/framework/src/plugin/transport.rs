@@ -6,6 +6,7 @@
 use std::future::Future;
 #[cfg(unix)]
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use tokio::net::TcpListener;
 
@@ -17,18 +18,19 @@ pub const TRANSPORT_ENV: &str = "CLUSTERPROXY_PLUGIN_TRANSPORT";
 
 /// A bound listener and what the handshake line says about it.
 pub enum Listener {
-    /// A unix socket; its file is removed when this is dropped.
+    /// A unix socket, at the path given.
     #[cfg(unix)]
-    Unix(tokio::net::UnixListener, SocketFile),
+    Unix(tokio::net::UnixListener, PathBuf),
     /// TCP on loopback.
     Tcp(TcpListener),
 }
 
 impl Listener {
-    /// Binds the transport [`TRANSPORT_ENV`] selects, or the platform's.
-    pub fn bind() -> Result<Self, String> {
+    /// Binds the transport [`TRANSPORT_ENV`] selects, or the platform's,
+    /// with the socket file to remove when the plugin ends (none for TCP).
+    pub fn bind() -> Result<(Self, Arc<SocketFile>), String> {
         match std::env::var(TRANSPORT_ENV).as_deref() {
-            Ok("tcp") => bind_tcp(),
+            Ok("tcp") => Ok((bind_tcp()?, Arc::new(SocketFile::default()))),
             #[cfg(unix)]
             Ok("unix") => bind_unix(),
             Ok(other) if !other.is_empty() => Err(format!(
@@ -52,7 +54,7 @@ impl Listener {
     pub fn address(&self) -> Result<String, String> {
         match self {
             #[cfg(unix)]
-            Self::Unix(_, file) => Ok(file.0.display().to_string()),
+            Self::Unix(_, path) => Ok(path.display().to_string()),
             Self::Tcp(listener) => listener
                 .local_addr()
                 .map(|a| a.to_string())
@@ -60,20 +62,20 @@ impl Listener {
         }
     }
 
-    /// The next connection, or `None` once the listener fails.
-    pub async fn accept(&self) -> Option<Box<dyn Socket>> {
+    /// The next connection, or why none could be taken now.
+    pub async fn accept(&self) -> std::io::Result<Box<dyn Socket>> {
         match self {
             #[cfg(unix)]
             Self::Unix(listener, _) => {
-                let (socket, _) = listener.accept().await.ok()?;
-                Some(Box::new(socket))
+                let (socket, _) = listener.accept().await?;
+                Ok(Box::new(socket))
             }
             Self::Tcp(listener) => {
-                let (socket, _) = listener.accept().await.ok()?;
+                let (socket, _) = listener.accept().await?;
                 // gRPC writes small frames and waits for answers: no Nagle
                 // delay (Go's default for every TCP connection too).
                 let _ = socket.set_nodelay(true);
-                Some(Box::new(socket))
+                Ok(Box::new(socket))
             }
         }
     }
@@ -117,66 +119,124 @@ fn port_bound(name: &str) -> Result<i64, String> {
 
 /// go-plugin's rule: TCP on Windows, a unix socket everywhere else.
 #[cfg(unix)]
-fn bind_default() -> Result<Listener, String> {
+fn bind_default() -> Result<(Listener, Arc<SocketFile>), String> {
     bind_unix()
 }
 
 #[cfg(not(unix))]
-fn bind_default() -> Result<Listener, String> {
-    bind_tcp()
+fn bind_default() -> Result<(Listener, Arc<SocketFile>), String> {
+    Ok((bind_tcp()?, Arc::new(SocketFile::default())))
 }
 
+/// A unix socket only its owner can reach, whatever the umask: it is bound
+/// in a fresh directory of mode 0700 (so no one else can connect before its
+/// own mode is set to 0600) under PLUGIN_UNIX_SOCKET_DIR or the temporary
+/// directory.
 #[cfg(unix)]
-fn bind_unix() -> Result<Listener, String> {
-    let path = socket_path();
-    let listener = tokio::net::UnixListener::bind(&path)
-        .map_err(|e| format!("cannot listen on {}: {e}", path.display()))?;
-    Ok(Listener::Unix(listener, SocketFile(path)))
-}
-
-#[cfg(unix)]
-fn socket_path() -> PathBuf {
-    let dir =
+fn bind_unix() -> Result<(Listener, Arc<SocketFile>), String> {
+    use std::os::unix::fs::{DirBuilderExt as _, PermissionsExt as _};
+    let base =
         std::env::var_os("PLUGIN_UNIX_SOCKET_DIR").map_or_else(std::env::temp_dir, PathBuf::from);
     let nonce: u64 = {
         let mut bytes = [0u8; 8];
         aws_lc_rs::rand::fill(&mut bytes).unwrap_or_default();
         u64::from_le_bytes(bytes)
     };
-    dir.join(format!("plugin{}-{nonce:016x}", std::process::id()))
+    let dir = base.join(format!("plugin{}-{nonce:016x}", std::process::id()));
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&dir)
+        .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let path = dir.join("plugin.sock");
+    let file = Arc::new(SocketFile(Some((dir, path.clone()))));
+    let listener = tokio::net::UnixListener::bind(&path)
+        .map_err(|e| format!("cannot listen on {}: {e}", path.display()))?;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
+        .map_err(|e| format!("cannot restrict {}: {e}", path.display()))?;
+    Ok((Listener::Unix(listener, path), file))
 }
 
-/// A bound unix socket's file, removed when dropped: nothing is left in the
-/// socket directory however the plugin returns.
-#[cfg(unix)]
-pub struct SocketFile(PathBuf);
+/// A bound unix socket's directory and file (none over TCP), removed when
+/// dropped or by [`SocketFile::remove`]: nothing is left in the socket
+/// directory however the plugin ends.
+#[derive(Debug, Default)]
+pub struct SocketFile(#[cfg(unix)] Option<(PathBuf, PathBuf)>);
 
-#[cfg(unix)]
-impl Drop for SocketFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
+impl SocketFile {
+    /// Removes the socket and its directory (nothing when already gone).
+    pub fn remove(&self) {
+        #[cfg(unix)]
+        if let Some((dir, path)) = &self.0 {
+            let _ = std::fs::remove_file(path);
+            let _ = std::fs::remove_dir(dir);
+        }
     }
 }
 
-/// Resolves when the platform asks the plugin to stop: SIGTERM, and SIGINT in
-/// debug mode. Registered at once, so a request right after the handshake
-/// line is not lost.
+impl Drop for SocketFile {
+    fn drop(&mut self) {
+        self.remove();
+    }
+}
+
+/// Resolves when the platform asks the plugin to stop: SIGTERM, SIGHUP or
+/// SIGQUIT (each ends a Go plugin too), and SIGINT in debug mode. Otherwise
+/// SIGINT is ignored, as go-plugin's server does (server.go, "Eat the
+/// interrupts"): a terminal's Ctrl-C reaches Terraform too, which stops its
+/// plugins over gRPC. SIGUSR1 and SIGUSR2 are ignored, as the Go runtime
+/// does when nothing listens for them (runtime/sigtab_linux_generic.go).
+/// Registered at once, so a request right after the handshake line is not
+/// lost.
 #[cfg(unix)]
 pub fn stop_requested(debug: bool) -> impl Future<Output = ()> {
     use tokio::signal::unix::{signal, SignalKind};
-    let mut terminate = signal(SignalKind::terminate()).ok();
-    let mut interrupt = if debug {
-        signal(SignalKind::interrupt()).ok()
-    } else {
-        None
+    let listen = |kinds: &[SignalKind]| {
+        kinds
+            .iter()
+            .filter_map(|&kind| signal(kind).ok())
+            .collect::<Vec<_>>()
     };
+    let (interrupt, user) = (
+        SignalKind::interrupt(),
+        [SignalKind::user_defined1(), SignalKind::user_defined2()],
+    );
+    let mut stop = listen(&[
+        SignalKind::terminate(),
+        SignalKind::hangup(),
+        SignalKind::quit(),
+    ]);
+    let mut ignored = listen(&user);
+    if debug {
+        stop.extend(listen(&[interrupt]));
+    } else {
+        ignored.extend(listen(&[interrupt]));
+    }
     async move {
-        tokio::select! {
-            Some(()) = async { terminate.as_mut()?.recv().await } => {}
-            Some(()) = async { interrupt.as_mut()?.recv().await } => {}
-            else => std::future::pending().await,
+        let mut received = 0u64;
+        loop {
+            tokio::select! {
+                () = any_of(&mut stop) => return,
+                () = any_of(&mut ignored) => {
+                    received += 1;
+                    tracing::trace!(count = received, "plugin received a signal, ignoring");
+                }
+            }
         }
     }
+}
+
+/// Resolves when any of `signals` is received (never when there are none).
+#[cfg(unix)]
+async fn any_of(signals: &mut [tokio::signal::unix::Signal]) {
+    std::future::poll_fn(|cx| {
+        for signal in signals.iter_mut() {
+            if let std::task::Poll::Ready(Some(())) = signal.poll_recv(cx) {
+                return std::task::Poll::Ready(());
+            }
+        }
+        std::task::Poll::Pending
+    })
+    .await;
 }
 
 /// Resolves when the platform asks the plugin to stop: CTRL_BREAK or
