@@ -67,14 +67,98 @@ impl PartialEq for Value {
             (Number(a), Number(b)) => a == b,
             (String(a), String(b)) => a == b,
             (List(a), List(b)) | (Tuple(a), Tuple(b)) => a == b,
-            (Set(a), Set(b)) => {
-                a.len() == b.len()
-                    && a.iter().all(|x| b.contains(x))
-                    && b.iter().all(|y| a.contains(y))
-            }
+            (Set(a), Set(b)) => same_elements(a, b),
             (Map(a), Map(b)) | (Object(a), Object(b)) => a == b,
             (Typed(a), Typed(b)) => a == b,
             _ => false,
+        }
+    }
+}
+
+/// Set equality: the same length and each element of either set in the
+/// other. Elements are bucketed by a hash that equal values share (see
+/// [`eq_hash`]), so the comparison is linear in the elements rather than one
+/// scan of the other set per element; keyed per comparison, so no input can
+/// be crafted to collide.
+fn same_elements(a: &[Value], b: &[Value]) -> bool {
+    use std::collections::HashMap;
+    use std::hash::BuildHasher;
+    if a.len() != b.len() {
+        return false;
+    }
+    if a.len() <= 8 {
+        return a.iter().all(|x| b.contains(x)) && b.iter().all(|y| a.contains(y));
+    }
+    let keys = std::collections::hash_map::RandomState::new();
+    let hash = |v: &Value| {
+        let mut hasher = keys.build_hasher();
+        eq_hash(v, &keys, &mut hasher);
+        std::hash::Hasher::finish(&hasher)
+    };
+    let buckets = |values: &[Value]| {
+        let mut map: HashMap<u64, Vec<usize>> = HashMap::with_capacity(values.len());
+        let hashes: Vec<u64> = values.iter().map(hash).collect();
+        for (i, h) in hashes.iter().enumerate() {
+            map.entry(*h).or_default().push(i);
+        }
+        (map, hashes)
+    };
+    let (in_a, hashes_a) = buckets(a);
+    let (in_b, hashes_b) = buckets(b);
+    let contained = |x: &Value, h: u64, map: &HashMap<u64, Vec<usize>>, other: &[Value]| {
+        map.get(&h)
+            .is_some_and(|candidates| candidates.iter().any(|&i| other[i] == *x))
+    };
+    a.iter()
+        .zip(&hashes_a)
+        .all(|(x, &h)| contained(x, h, &in_b, b))
+        && b.iter()
+            .zip(&hashes_b)
+            .all(|(y, &h)| contained(y, h, &in_a, a))
+}
+
+/// Feeds `value` to `hasher` so that values equal under `PartialEq` hash
+/// alike: every unknown alike (they compare equal), `-0.0` as `0.0`, and a
+/// set's elements in any order (their hashes, each under `keys`, are added
+/// up).
+fn eq_hash(
+    value: &Value,
+    keys: &std::collections::hash_map::RandomState,
+    hasher: &mut impl std::hash::Hasher,
+) {
+    use std::hash::{BuildHasher, Hash};
+    std::mem::discriminant(value).hash(hasher);
+    match value {
+        Value::Null | Value::Unknown(_) => {}
+        Value::Bool(b) => b.hash(hasher),
+        Value::Number(Number::Int(i)) => i.hash(hasher),
+        Value::Number(Number::Float(f)) => {
+            (if *f == 0.0 { 0.0f64 } else { *f }).to_bits().hash(hasher)
+        }
+        Value::Number(Number::Decimal(d)) => d.hash(hasher),
+        Value::String(s) => s.hash(hasher),
+        Value::List(items) | Value::Tuple(items) => {
+            items.len().hash(hasher);
+            items.iter().for_each(|v| eq_hash(v, keys, hasher));
+        }
+        Value::Set(items) => {
+            let sum = items.iter().fold(0u64, |sum, v| {
+                let mut element = keys.build_hasher();
+                eq_hash(v, keys, &mut element);
+                sum.wrapping_add(std::hash::Hasher::finish(&element))
+            });
+            (items.len(), sum).hash(hasher);
+        }
+        Value::Map(entries) | Value::Object(entries) => {
+            entries.len().hash(hasher);
+            for (k, v) in entries {
+                k.hash(hasher);
+                eq_hash(v, keys, hasher);
+            }
+        }
+        Value::Typed(typed) => {
+            typed.0.hash(hasher);
+            eq_hash(&typed.1, keys, hasher);
         }
     }
 }
@@ -213,6 +297,64 @@ pub(crate) const MAX_DEPTH: usize = 64;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Large sets (the hashed path) agree with the element-wise definition:
+    /// order never counts, content always does, nested sets and objects
+    /// compare by content, `-0.0` equals `0.0`, unknowns equal each other.
+    #[test]
+    fn large_set_equality_agrees_with_containment() {
+        let element = |i: usize| {
+            Value::object([
+                ("name".to_owned(), Value::string(format!("e{i}"))),
+                (
+                    "inner".to_owned(),
+                    Value::Set(vec![
+                        Value::Number(Number::Int(i as i64)),
+                        Value::string("k"),
+                    ]),
+                ),
+            ])
+        };
+        let forward: Vec<Value> = (0..100).map(element).collect();
+        let mut backward = forward.clone();
+        backward.reverse();
+        if let Value::Object(first) = &mut backward[0] {
+            if let Some(Value::Set(inner)) = first.get_mut("inner") {
+                inner.reverse();
+            }
+        }
+        assert_eq!(Value::Set(forward.clone()), Value::Set(backward.clone()));
+        let mut changed = backward.clone();
+        changed[50] = element(1000);
+        assert_ne!(Value::Set(forward.clone()), Value::Set(changed));
+        let zeros = |z: f64| {
+            Value::Set(
+                (0..20)
+                    .map(|i| Value::Number(Number::Float(i as f64 + 0.5)))
+                    .chain([Value::Number(Number::Float(z))])
+                    .collect(),
+            )
+        };
+        assert_eq!(zeros(0.0), zeros(-0.0));
+        let unknowns = |n: usize| {
+            Value::Set(
+                (0..n)
+                    .map(|i| Value::string(i.to_string()))
+                    .chain([Value::unknown()])
+                    .collect(),
+            )
+        };
+        assert_eq!(unknowns(20), unknowns(20));
+        // Same length, one side with a duplicate: not equal either way.
+        let strings =
+            |items: &[&str]| Value::Set(items.iter().map(|s| Value::string(*s)).collect());
+        let many: Vec<String> = (0..20).map(|i| i.to_string()).collect();
+        let mut with_duplicate: Vec<&str> = many.iter().map(String::as_str).collect();
+        let distinct = strings(&with_duplicate);
+        with_duplicate[19] = "0";
+        assert_ne!(distinct, strings(&with_duplicate));
+        assert_ne!(strings(&with_duplicate), distinct);
+    }
 
     #[test]
     fn set_equality_ignores_order_but_not_content() {
