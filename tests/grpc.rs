@@ -20,8 +20,13 @@ use clusterproxy::framework::plugin::services::grpc_stdio_client::GrpcStdioClien
 use clusterproxy::framework::plugin::services::{ConnInfo, Empty};
 use clusterproxy::framework::plugin::MAGIC_COOKIE_KEY;
 use clusterproxy::framework::proto::provider_client::ProviderClient;
-use clusterproxy::framework::proto::{get_provider_schema, read_data_source, stop_provider};
+use clusterproxy::framework::proto::{
+    get_provider_schema, plan_resource_change, read_data_source, stop_provider, DynamicValue,
+};
+use clusterproxy::framework::server::Server;
 use clusterproxy::framework::value::Type;
+use clusterproxy::framework::value::{msgpack, Value};
+use clusterproxy::provider::ClusterProxy;
 use support::{
     cpu_time, mixed_entries, plain_channel, read_no_proxy_request, read_report_request_with,
     terminate, Plugin, BINARY,
@@ -74,6 +79,7 @@ on_both_transports!(
     sigterm_during_a_long_read_exits_within_one_second,
     closed_connection_during_a_long_read_ends_the_plugin,
     stop_provider_cancels_a_long_read,
+    stop_provider_cancels_a_long_plan,
     a_response_is_at_most_two_tls_records,
 );
 
@@ -494,6 +500,85 @@ fn stop_provider_cancels_a_long_read(transport: &str) {
             .into_inner();
         assert!(next.diagnostics.is_empty(), "{:?}", next.diagnostics);
         assert!(next.state.is_some());
+    });
+    terminate(&mut plugin.child);
+}
+
+/// A PlanResourceChange of a profile creating a NO_PROXY set of 600k
+/// entries (30 MB of msgpack, under gRPC's 64 MiB): seconds of work.
+fn long_plan_request() -> plan_resource_change::Request {
+    let server = Server::new(&ClusterProxy);
+    let schema = &server.registry().resources()["clusterproxy_profile"].schema;
+    let ty = schema.object_type();
+    let mut config = Value::object(
+        schema
+            .attributes
+            .iter()
+            .map(|a| (a.name.clone(), Value::null())),
+    );
+    config.set_attr("name", Value::string("corp"));
+    config.set_attr(
+        "http_proxy",
+        Value::string("http://proxy.corp.example:3128"),
+    );
+    config.set_attr(
+        "no_proxy",
+        Value::Set(
+            mixed_entries(600_000)
+                .into_iter()
+                .map(Value::String)
+                .collect(),
+        ),
+    );
+    let wire = |value: &Value| {
+        Some(DynamicValue {
+            msgpack: msgpack::encode(value, &ty).unwrap(),
+            json: Vec::new(),
+        })
+    };
+    plan_resource_change::Request {
+        type_name: "clusterproxy_profile".into(),
+        prior_state: wire(&Value::null()),
+        proposed_new_state: wire(&config),
+        config: wire(&config),
+        ..Default::default()
+    }
+}
+
+/// StopProvider cancels a long PlanResourceChange within 1 s with a
+/// diagnostic, and the plugin keeps serving.
+fn stop_provider_cancels_a_long_plan(transport: &str) {
+    let request = long_plan_request();
+    let mut plugin = Plugin::start_on(transport);
+    let runtime = runtime();
+    let client = runtime.block_on(plugin.provider());
+    let mut planner = client.clone();
+    let call = runtime.spawn(async move { planner.plan_resource_change(request).await });
+    wait_until_busy(&plugin, Duration::from_millis(600));
+    let sent = Instant::now();
+    runtime.block_on(async {
+        let stop = client
+            .clone()
+            .stop_provider(stop_provider::Request {})
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(stop.error, "");
+        let response = call.await.unwrap().unwrap().into_inner();
+        assert!(
+            sent.elapsed() < Duration::from_secs(1),
+            "{:?}",
+            sent.elapsed()
+        );
+        assert!(response.planned_state.is_none());
+        assert_eq!(response.diagnostics[0].summary, "Provider stopped");
+        let next = client
+            .clone()
+            .read_data_source(read_no_proxy_request())
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(next.diagnostics.is_empty(), "{:?}", next.diagnostics);
     });
     terminate(&mut plugin.child);
 }

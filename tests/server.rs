@@ -1117,6 +1117,27 @@ fn read_data_source_cases() {
     let bad = object(schema, &[("installation", list(&["http://"]))]);
     assert!(server.read_data_source(NO_PROXY, bad, &mut diags).is_none());
     assert!(diags.has_errors());
+    // An unknown element (Terraform never sends one to a read) is named as
+    // such on its path, not read as an empty entry.
+    let mut diags = Diagnostics::new();
+    let unknown = object(
+        schema,
+        &[(
+            "installation",
+            Value::list(vec![Value::string(".corp.example"), Value::unknown()]),
+        )],
+    );
+    assert!(server
+        .read_data_source(NO_PROXY, unknown, &mut diags)
+        .is_none());
+    assert_eq!(
+        summaries(&diags),
+        ["Unknown value in a data source's configuration"]
+    );
+    assert_eq!(
+        diags.iter().next().unwrap().path,
+        Some(AttributePath::attribute("installation").index(1))
+    );
     let mut diags = Diagnostics::new();
     assert!(server
         .read_data_source("clusterproxy_nope", config, &mut diags)

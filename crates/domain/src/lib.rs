@@ -158,6 +158,7 @@ impl Finding {
 
 pub mod import;
 pub mod proxy_url;
+pub mod redact;
 pub mod render;
 pub mod spelling;
 pub mod trusted_ca;

@@ -22,13 +22,13 @@
 //! without one (libcurl's documented proxy port default), so every rendered URL
 //! carries its port.
 
-use std::borrow::Cow;
 use std::fmt;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
 use super::no_proxy::entry::label_errors;
+use super::redact::REDACTED_PASSWORD;
 use super::{Field, Finding};
 
 /// Bytes that RFC 3986 userinfo must percent-encode: everything but unreserved.
@@ -37,26 +37,6 @@ const USERINFO_ENCODE: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'.')
     .remove(b'_')
     .remove(b'~');
-
-/// What stands in for the password in redacted renderings.
-pub const REDACTED_PASSWORD: &str = "***";
-
-/// `text` safe to quote in a message: when it may hold URL userinfo (an
-/// `@` after the scheme, or anywhere without one), everything before the
-/// last `@` is replaced by `***`, so no password, raw or percent-encoded,
-/// is echoed. The last `@` is where userinfo ends, whatever the password
-/// holds (see [`ProxyUrl::parse`]); text without `@` is returned as is.
-/// Every message that quotes a value which may be a URL goes through it.
-pub fn redact_userinfo(text: &str) -> Cow<'_, str> {
-    let (scheme, rest) = match text.find("://") {
-        Some(at) => text.split_at(at + 3),
-        None => ("", text),
-    };
-    match rest.rfind('@') {
-        Some(at) => Cow::Owned(format!("{scheme}{REDACTED_PASSWORD}{}", &rest[at..])),
-        None => Cow::Borrowed(text),
-    }
-}
 
 /// Proxy scheme.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -396,34 +376,6 @@ fn parse_host(text: &str) -> Result<ProxyHost, String> {
 
 #[cfg(test)]
 mod tests {
-    /// Hostile passwords, raw or percent-encoded, never survive
-    /// redaction; text without userinfo is untouched.
-    #[test]
-    fn redact_userinfo_hides_every_password_form() {
-        for password in ["p@ss:w/rd#%", "p%40ss%3Aw%2Frd%23%25", "pw", "a@b@c"] {
-            for text in [
-                format!("http://svc:{password}@proxy.corp.example:3128"),
-                format!("HTTPS://svc:{password}@proxy.corp.example/x?y#z"),
-                format!("svc:{password}@proxy.corp.example:3128"),
-                format!("socks5://{password}@h"),
-            ] {
-                let shown = redact_userinfo(&text);
-                assert!(!shown.contains(password), "{shown}");
-                assert!(!shown.contains("svc"), "{shown}");
-                assert!(shown.contains("***@"), "{shown}");
-            }
-        }
-        for text in [
-            "http://proxy.corp.example:3128",
-            ".corp.example",
-            "10.0.0.0/8",
-            "",
-        ] {
-            assert!(matches!(redact_userinfo(text), Cow::Borrowed(t) if t == text));
-        }
-        assert_eq!(redact_userinfo("http://u:p@host:1"), "http://***@host:1");
-    }
-
     use super::*;
 
     fn parse(text: &str) -> Result<ProxyUrl, Finding> {

@@ -33,6 +33,27 @@ pub trait DataSource: Send + Sync {
 /// Reads `data_source` for `config` as ReadDataSource does: the schema's and
 /// the data source's checks, defaults, the read, and the checks Terraform
 /// holds results to (wholly known; configured values come back unchanged).
+/// The path of the first unknown value in `value` (a set's element: the
+/// set), if any.
+fn first_unknown(value: &Value, at: AttributePath) -> Option<AttributePath> {
+    match value {
+        Value::Unknown(_) => Some(at),
+        Value::Object(entries) => entries
+            .iter()
+            .find_map(|(name, v)| first_unknown(v, at.clone().attr(name))),
+        Value::Map(entries) => entries
+            .iter()
+            .find_map(|(key, v)| first_unknown(v, at.clone().key(key))),
+        Value::List(items) | Value::Tuple(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| first_unknown(v, at.clone().index(i))),
+        Value::Set(items) => (!items.iter().all(Value::is_wholly_known)).then_some(at),
+        Value::Typed(typed) => first_unknown(&typed.1, at),
+        _ => None,
+    }
+}
+
 /// The state is the configuration with the computed attributes set: a read
 /// may return only computed attributes (an optional computed one only where
 /// the configuration leaves it null), so configured values come back
@@ -44,6 +65,16 @@ pub fn read_checked(
     mut config: Value,
     diags: &mut Diagnostics,
 ) -> Option<Value> {
+    if let Some(path) = first_unknown(&config, AttributePath::root()) {
+        diags.push(
+            Diagnostic::error(
+                "Unknown value in a data source's configuration",
+                "Terraform reads a data source only once its configuration is known, and this request holds an unknown value here: nothing was read.",
+            )
+            .at(path),
+        );
+        return None;
+    }
     schema.validate(&config, diags);
     if !diags.has_errors() {
         data_source.validate(&config, diags);

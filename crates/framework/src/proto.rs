@@ -25,12 +25,15 @@ pub fn decode(
     let Some(value) = value else {
         return Some(Value::null());
     };
-    let decoded = if !value.msgpack.is_empty() {
-        msgpack::decode(&value.msgpack, ty).map_err(|e| e.to_string())
-    } else if !value.json.is_empty() {
-        json::decode(&value.json, ty).map_err(|e| e.to_string())
-    } else {
-        Ok(Value::null())
+    // Terraform sends each value in one encoding, never none (a null is
+    // msgpack's nil): anything else is not a value.
+    let decoded = match (value.msgpack.is_empty(), value.json.is_empty()) {
+        (false, true) => msgpack::decode(&value.msgpack, ty).map_err(|e| e.to_string()),
+        (true, false) => json::decode(&value.json, ty).map_err(|e| e.to_string()),
+        (true, true) => Err("the value holds neither msgpack nor JSON".to_owned()),
+        (false, false) => {
+            Err("the value holds both msgpack and JSON; Terraform sends one".to_owned())
+        }
     };
     match decoded {
         Ok(v) => Some(v),
@@ -146,20 +149,76 @@ fn attribute_to_proto(attribute: &fw_schema::Attribute) -> schema::Attribute {
     }
 }
 
-/// Diagnostics in the wire form.
+/// The most diagnostics one response carries; the rest are summarised in
+/// one more (a request can hold a finding per element: 100k empty entries
+/// made 100k diagnostics, and 1M overran gRPC's message limit).
+pub const MAX_DIAGNOSTICS: usize = 100;
+
+/// The most bytes of a summary, and of a detail, on the wire: a value quoted
+/// whole (a 60 MiB entry) is cut there, saying how long it was.
+pub const MAX_SUMMARY_BYTES: usize = 512;
+/// See [`MAX_SUMMARY_BYTES`].
+pub const MAX_DETAIL_BYTES: usize = 8 * 1024;
+
+/// `text` cut to at most `max` bytes on a character boundary, with a note
+/// of its full length when cut.
+fn bounded(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let note = format!("… (cut: {} bytes in all)", text.len());
+    let mut end = max.saturating_sub(note.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}{note}", &text[..end])
+}
+
+/// Diagnostics in the wire form: at most [`MAX_DIAGNOSTICS`] of them, then
+/// one that counts the rest (an error when any of the rest is), each with
+/// its summary and detail bounded.
 pub fn diagnostics_to_proto(diags: &Diagnostics) -> Vec<Diagnostic> {
-    diags
+    let wire = |severity: Severity,
+                summary: &str,
+                detail: &str,
+                path: Option<&diag::AttributePath>| Diagnostic {
+        severity: match severity {
+            Severity::Error => diagnostic::Severity::Error,
+            Severity::Warning => diagnostic::Severity::Warning,
+        } as i32,
+        summary: bounded(summary, MAX_SUMMARY_BYTES),
+        detail: bounded(detail, MAX_DETAIL_BYTES),
+        attribute: path.map(path_to_proto),
+    };
+    let mut out: Vec<Diagnostic> = diags
         .iter()
-        .map(|d| Diagnostic {
-            severity: match d.severity {
-                Severity::Error => diagnostic::Severity::Error,
-                Severity::Warning => diagnostic::Severity::Warning,
-            } as i32,
-            summary: d.summary.clone(),
-            detail: d.detail.clone(),
-            attribute: d.path.as_ref().map(path_to_proto),
-        })
-        .collect()
+        .take(MAX_DIAGNOSTICS)
+        .map(|d| wire(d.severity, &d.summary, &d.detail, d.path.as_ref()))
+        .collect();
+    let rest: Vec<_> = diags.iter().skip(MAX_DIAGNOSTICS).collect();
+    if !rest.is_empty() {
+        let errors = rest
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
+        let severity = if errors > 0 {
+            Severity::Error
+        } else {
+            Severity::Warning
+        };
+        out.push(wire(
+            severity,
+            &format!("{} more diagnostics not shown", rest.len()),
+            &format!(
+                "Only the first {MAX_DIAGNOSTICS} diagnostics are shown; {} more ({errors} errors, {} warnings) were found, the first of them: {:?}. Fix the ones shown and plan again.",
+                rest.len(),
+                rest.len() - errors,
+                rest[0].summary,
+            ),
+            None,
+        ));
+    }
+    out
 }
 
 /// An attribute path in the wire form.
@@ -193,6 +252,125 @@ mod tests {
             Some(Selector::AttributeName("pod_cidrs".into()))
         );
         assert_eq!(wire.steps[1].selector, Some(Selector::ElementKeyInt(1)));
+    }
+
+    /// A DynamicValue with no encoding, or with both, is refused with a
+    /// diagnostic; one encoding decodes, and an absent value is null.
+    #[test]
+    fn dynamic_values_hold_exactly_one_encoding() {
+        let ty = Type::String;
+        let msgpack = msgpack::encode(&Value::string("a"), &ty).unwrap();
+        let cases = [
+            (
+                DynamicValue {
+                    msgpack: Vec::new(),
+                    json: Vec::new(),
+                },
+                Some("neither msgpack nor JSON"),
+            ),
+            (
+                DynamicValue {
+                    msgpack: msgpack.clone(),
+                    json: b"\"b\"".to_vec(),
+                },
+                Some("both msgpack and JSON"),
+            ),
+            (
+                DynamicValue {
+                    msgpack,
+                    json: Vec::new(),
+                },
+                None,
+            ),
+            (
+                DynamicValue {
+                    msgpack: Vec::new(),
+                    json: b"\"a\"".to_vec(),
+                },
+                None,
+            ),
+        ];
+        for (value, error) in cases {
+            let mut diags = Diagnostics::new();
+            let decoded = decode(Some(&value), &ty, "configuration", &mut diags);
+            match error {
+                Some(error) => {
+                    assert!(decoded.is_none());
+                    let d = diags.iter().next().unwrap();
+                    assert_eq!(d.summary, "Invalid configuration received from Terraform");
+                    assert!(d.detail.contains(error), "{}", d.detail);
+                }
+                None => assert_eq!(decoded, Some(Value::string("a")), "{diags:?}"),
+            }
+        }
+        assert_eq!(
+            decode(None, &ty, "configuration", &mut Diagnostics::new()),
+            Some(Value::null())
+        );
+    }
+
+    /// 100k findings give a bounded response that still fails: the first
+    /// [`MAX_DIAGNOSTICS`] and one error counting the rest.
+    #[test]
+    fn diagnostics_are_capped_in_count() {
+        let mut diags = Diagnostics::new();
+        for i in 0..100_000 {
+            diags.push(
+                diag::Diagnostic::error("Empty NO_PROXY entry", "An entry is empty.")
+                    .at(diag::AttributePath::attribute("no_proxy").index(i)),
+            );
+        }
+        let wire = diagnostics_to_proto(&diags);
+        assert_eq!(wire.len(), MAX_DIAGNOSTICS + 1);
+        let last = wire.last().unwrap();
+        assert_eq!(last.summary, "99900 more diagnostics not shown");
+        assert_eq!(last.severity, diagnostic::Severity::Error as i32);
+        assert!(
+            last.detail.contains("99900 errors, 0 warnings"),
+            "{}",
+            last.detail
+        );
+        let size: usize = wire.iter().map(|d| d.summary.len() + d.detail.len()).sum();
+        assert!(size < 64 * 1024, "{size} bytes");
+        // Warnings only: the summary is a warning too.
+        let mut warnings = Diagnostics::new();
+        for _ in 0..=MAX_DIAGNOSTICS {
+            warnings.push(diag::Diagnostic::warning("w", "d"));
+        }
+        let wire = diagnostics_to_proto(&warnings);
+        assert_eq!(
+            wire.last().unwrap().severity,
+            diagnostic::Severity::Warning as i32
+        );
+    }
+
+    /// A value quoted whole is cut on a character boundary, with its length.
+    #[test]
+    fn summaries_and_details_are_capped_in_length() {
+        let huge = "é".repeat(30 * 1024 * 1024);
+        let mut diags = Diagnostics::new();
+        diags.push(diag::Diagnostic::error(
+            format!("Invalid entry {huge}"),
+            format!("The entry {huge:?} is not valid."),
+        ));
+        let wire = diagnostics_to_proto(&diags);
+        assert!(
+            wire[0].summary.len() <= MAX_SUMMARY_BYTES,
+            "{}",
+            wire[0].summary.len()
+        );
+        assert!(
+            wire[0].detail.len() <= MAX_DETAIL_BYTES,
+            "{}",
+            wire[0].detail.len()
+        );
+        assert!(wire[0].summary.starts_with("Invalid entry éé"));
+        assert!(
+            wire[0].detail.ends_with(" bytes in all)"),
+            "{}",
+            &wire[0].detail[wire[0].detail.len() - 40..]
+        );
+        assert_eq!(bounded("short", 10), "short");
     }
 
     #[test]

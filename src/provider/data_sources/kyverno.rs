@@ -1,7 +1,7 @@
 //! `clusterproxy_kyverno_policy`: a Kyverno ClusterPolicy that injects the
 //! proxy environment (and the CA) into new pods.
 
-use crate::domain::proxy_url::redact_userinfo;
+use crate::domain::redact::redact_userinfo;
 use crate::domain::render::k8s;
 use crate::domain::render::kyverno::{self, Kyverno};
 use crate::domain::Finding;

@@ -6,7 +6,7 @@
 
 use std::sync::OnceLock;
 
-use crate::domain::proxy_url::REDACTED_PASSWORD;
+use crate::domain::redact::REDACTED_PASSWORD;
 use crate::domain::spelling;
 use crate::framework::data_source::{read_checked, DataSource};
 use crate::framework::diagnostics::{Diagnostic, Diagnostics, PathStep, Severity};
@@ -550,11 +550,10 @@ mod tests {
         settings: Value,
         options: Value,
     ) -> Result<Value, FunctionError> {
-        crate::provider::functions::render_redacted::RenderRedacted.call(&[
-            Value::string(platform),
-            settings,
-            options,
-        ])
+        render(
+            &[Value::string(platform), settings, options],
+            Outputs::Redacted,
+        )
     }
 
     /// `render_redacted` of settings whose password is required but not

@@ -8,7 +8,7 @@ use std::fmt;
 use std::net::IpAddr;
 
 use super::write_port;
-use crate::proxy_url::redact_userinfo;
+use crate::redact::redact_userinfo;
 
 /// The host of a destination.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -12,7 +12,7 @@ use ipnet::IpNet;
 
 use super::destination::DestinationHost;
 use super::entry::{parse_cidr, Entry, Host, Rejection};
-use crate::proxy_url::redact_userinfo;
+use crate::redact::redact_userinfo;
 
 /// What a typed cluster input holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

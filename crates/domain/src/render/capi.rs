@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use super::trust::{self, OsFamily};
 use super::{shell, systemd, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
-use crate::proxy_url::REDACTED_PASSWORD;
+use crate::redact::REDACTED_PASSWORD;
 use crate::{Field, Finding, Location};
 
 mod secret;

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use super::trust::{self, OsFamily};
 use super::{systemd, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::no_proxy::Cloud;
-use crate::proxy_url::REDACTED_PASSWORD;
+use crate::redact::REDACTED_PASSWORD;
 use crate::{Field, Finding};
 
 /// The header line cloud-init requires on cloud-config user data.

@@ -1,6 +1,6 @@
 //! Kubernetes object names the renderers write into manifests.
 
-use crate::proxy_url::redact_userinfo;
+use crate::redact::redact_userinfo;
 use crate::Finding;
 
 /// Checks `value` as an RFC 1123 label, as Kubernetes requires of namespace

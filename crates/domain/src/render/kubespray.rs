@@ -29,7 +29,7 @@
 //! and leaves `no_proxy` to kubespray. 2.30 writes its generated list to
 //! the nodes garbled: rendering for it warns (see [`GARBLED_NO_PROXY`]).
 
-use crate::proxy_url::redact_userinfo;
+use crate::redact::redact_userinfo;
 use serde_json::{json, Value};
 
 use super::trust::OsFamily;

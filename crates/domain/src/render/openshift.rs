@@ -14,7 +14,7 @@
 //! The operator's domain check accepts no bare IPv6 address, so one is
 //! written as its `/128` block (the same set of destinations for every client).
 
-use crate::proxy_url::redact_userinfo;
+use crate::redact::redact_userinfo;
 use std::net::IpAddr;
 
 use ipnet::IpNet;

@@ -12,7 +12,7 @@
 pub mod unit;
 
 use super::{shell, ProxySettings, Secrets};
-use crate::proxy_url::REDACTED_PASSWORD;
+use crate::redact::REDACTED_PASSWORD;
 use crate::Finding;
 
 /// File name of every drop-in.

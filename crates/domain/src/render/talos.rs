@@ -21,7 +21,7 @@
 //! `machine.env` does not reach pods: the control plane static pods and
 //! workloads need their own env (see `clusterproxy_pod_env`).
 
-use crate::proxy_url::redact_userinfo;
+use crate::redact::redact_userinfo;
 use serde_json::{json, Value};
 
 use super::{minor_version, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};

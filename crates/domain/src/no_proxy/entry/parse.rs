@@ -13,7 +13,7 @@ use std::net::IpAddr;
 use ipnet::IpNet;
 
 use super::{Entry, Host};
-use crate::proxy_url::redact_userinfo;
+use crate::redact::redact_userinfo;
 
 /// Why a raw entry was rejected, in words for a diagnostic.
 #[derive(Debug, Clone, PartialEq, Eq)]

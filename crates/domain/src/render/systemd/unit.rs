@@ -2,7 +2,7 @@
 //! service units, a warning for a name one edit away from a well-known unit,
 //! and the list resolved to each unit once.
 
-use crate::proxy_url::redact_userinfo;
+use crate::redact::redact_userinfo;
 use crate::spelling::edit_distance;
 use crate::{Field, Finding, Location};
 
