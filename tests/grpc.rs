@@ -466,14 +466,20 @@ fn closed_connection_during_a_long_read_ends_the_plugin(transport: &str) {
     assert_listener_gone(&plugin);
 }
 
-/// StopProvider cancels a long ReadDataSource within 1 s with a diagnostic;
-/// the plugin keeps serving the calls that follow.
-fn stop_provider_cancels_a_long_read(transport: &str) {
+/// StopProvider during the long call `start` makes: the call ends within
+/// 1 s with the "Provider stopped" diagnostic and no result (`stopped` reads
+/// them from the response), and the plugin keeps serving.
+fn stop_provider_cancels<T: Send + 'static>(
+    transport: &str,
+    start: impl FnOnce(
+        ProviderClient<Channel>,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send>>,
+    stopped: impl FnOnce(T) -> (bool, Vec<String>),
+) {
     let mut plugin = Plugin::start_on(transport);
     let runtime = runtime();
     let client = runtime.block_on(plugin.provider());
-    let mut reader = client.clone();
-    let call = runtime.spawn(async move { reader.read_data_source(long_read_request()).await });
+    let call = runtime.spawn(start(client.clone()));
     wait_until_busy(&plugin, Duration::from_millis(600));
     let sent = Instant::now();
     runtime.block_on(async {
@@ -484,14 +490,14 @@ fn stop_provider_cancels_a_long_read(transport: &str) {
             .unwrap()
             .into_inner();
         assert_eq!(stop.error, "");
-        let response = call.await.unwrap().unwrap().into_inner();
+        let (has_result, summaries) = stopped(call.await.unwrap());
         assert!(
             sent.elapsed() < Duration::from_secs(1),
             "{:?}",
             sent.elapsed()
         );
-        assert!(response.state.is_none());
-        assert_eq!(response.diagnostics[0].summary, "Provider stopped");
+        assert!(!has_result);
+        assert_eq!(summaries[0], "Provider stopped");
         let next = client
             .clone()
             .read_data_source(read_no_proxy_request())
@@ -502,6 +508,23 @@ fn stop_provider_cancels_a_long_read(transport: &str) {
         assert!(next.state.is_some());
     });
     terminate(&mut plugin.child);
+}
+
+/// StopProvider cancels a long ReadDataSource.
+fn stop_provider_cancels_a_long_read(transport: &str) {
+    stop_provider_cancels(
+        transport,
+        |mut client| Box::pin(async move { client.read_data_source(long_read_request()).await }),
+        |response| {
+            let response = response.unwrap().into_inner();
+            let summaries = response
+                .diagnostics
+                .into_iter()
+                .map(|d| d.summary)
+                .collect();
+            (response.state.is_some(), summaries)
+        },
+    );
 }
 
 /// A PlanResourceChange of a profile creating a NO_PROXY set of 600k
@@ -545,42 +568,22 @@ fn long_plan_request() -> plan_resource_change::Request {
     }
 }
 
-/// StopProvider cancels a long PlanResourceChange within 1 s with a
-/// diagnostic, and the plugin keeps serving.
+/// StopProvider cancels a long PlanResourceChange.
 fn stop_provider_cancels_a_long_plan(transport: &str) {
     let request = long_plan_request();
-    let mut plugin = Plugin::start_on(transport);
-    let runtime = runtime();
-    let client = runtime.block_on(plugin.provider());
-    let mut planner = client.clone();
-    let call = runtime.spawn(async move { planner.plan_resource_change(request).await });
-    wait_until_busy(&plugin, Duration::from_millis(600));
-    let sent = Instant::now();
-    runtime.block_on(async {
-        let stop = client
-            .clone()
-            .stop_provider(stop_provider::Request {})
-            .await
-            .unwrap()
-            .into_inner();
-        assert_eq!(stop.error, "");
-        let response = call.await.unwrap().unwrap().into_inner();
-        assert!(
-            sent.elapsed() < Duration::from_secs(1),
-            "{:?}",
-            sent.elapsed()
-        );
-        assert!(response.planned_state.is_none());
-        assert_eq!(response.diagnostics[0].summary, "Provider stopped");
-        let next = client
-            .clone()
-            .read_data_source(read_no_proxy_request())
-            .await
-            .unwrap()
-            .into_inner();
-        assert!(next.diagnostics.is_empty(), "{:?}", next.diagnostics);
-    });
-    terminate(&mut plugin.child);
+    stop_provider_cancels(
+        transport,
+        |mut client| Box::pin(async move { client.plan_resource_change(request).await }),
+        |response| {
+            let response = response.unwrap().into_inner();
+            let summaries = response
+                .diagnostics
+                .into_iter()
+                .map(|d| d.summary)
+                .collect();
+            (response.planned_state.is_some(), summaries)
+        },
+    );
 }
 
 /// An early error after the socket is bound (here a client certificate that
