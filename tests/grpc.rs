@@ -21,7 +21,8 @@ use clusterproxy::framework::plugin::services::{ConnInfo, Empty};
 use clusterproxy::framework::plugin::MAGIC_COOKIE_KEY;
 use clusterproxy::framework::proto::provider_client::ProviderClient;
 use clusterproxy::framework::proto::{
-    get_provider_schema, plan_resource_change, read_data_source, stop_provider, DynamicValue,
+    get_provider_schema, plan_resource_change, read_data_source, stop_provider, Diagnostic,
+    DynamicValue,
 };
 use clusterproxy::framework::server::Server;
 use clusterproxy::framework::value::Type;
@@ -468,13 +469,14 @@ fn closed_connection_during_a_long_read_ends_the_plugin(transport: &str) {
 
 /// StopProvider during the long call `start` makes: the call ends within
 /// 1 s with the "Provider stopped" diagnostic and no result (`stopped` reads
-/// them from the response), and the plugin keeps serving.
+/// whether there is a result, and the diagnostics, from the response), and
+/// the plugin keeps serving.
 fn stop_provider_cancels<T: Send + 'static>(
     transport: &str,
     start: impl FnOnce(
         ProviderClient<Channel>,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send>>,
-    stopped: impl FnOnce(T) -> (bool, Vec<String>),
+    stopped: impl FnOnce(T) -> (bool, Vec<Diagnostic>),
 ) {
     let mut plugin = Plugin::start_on(transport);
     let runtime = runtime();
@@ -490,14 +492,14 @@ fn stop_provider_cancels<T: Send + 'static>(
             .unwrap()
             .into_inner();
         assert_eq!(stop.error, "");
-        let (has_result, summaries) = stopped(call.await.unwrap());
+        let (has_result, diagnostics) = stopped(call.await.unwrap());
         assert!(
             sent.elapsed() < Duration::from_secs(1),
             "{:?}",
             sent.elapsed()
         );
         assert!(!has_result);
-        assert_eq!(summaries[0], "Provider stopped");
+        assert_eq!(diagnostics[0].summary, "Provider stopped");
         let next = client
             .clone()
             .read_data_source(read_no_proxy_request())
@@ -517,12 +519,7 @@ fn stop_provider_cancels_a_long_read(transport: &str) {
         |mut client| Box::pin(async move { client.read_data_source(long_read_request()).await }),
         |response| {
             let response = response.unwrap().into_inner();
-            let summaries = response
-                .diagnostics
-                .into_iter()
-                .map(|d| d.summary)
-                .collect();
-            (response.state.is_some(), summaries)
+            (response.state.is_some(), response.diagnostics)
         },
     );
 }
@@ -576,12 +573,7 @@ fn stop_provider_cancels_a_long_plan(transport: &str) {
         |mut client| Box::pin(async move { client.plan_resource_change(request).await }),
         |response| {
             let response = response.unwrap().into_inner();
-            let summaries = response
-                .diagnostics
-                .into_iter()
-                .map(|d| d.summary)
-                .collect();
-            (response.planned_state.is_some(), summaries)
+            (response.planned_state.is_some(), response.diagnostics)
         },
     );
 }

@@ -76,6 +76,17 @@ fn measured_plan_and_apply(
     config: &Value,
     diags: &mut Diagnostics,
 ) -> Option<Value> {
+    plan_and_apply(server, prior, config, diags)
+}
+
+/// PlanResourceChange then ApplyResourceChange of `config` over `prior`
+/// (null: a create), as Terraform sends them.
+fn plan_and_apply(
+    server: &Server,
+    prior: &Value,
+    config: &Value,
+    diags: &mut Diagnostics,
+) -> Option<Value> {
     let planned = server.plan_resource_change(
         PlanResourceChange {
             type_name: "clusterproxy_profile",
@@ -140,7 +151,9 @@ fn plan_and_apply_once(n: usize) {
     let entries = mixed_entries(n);
     let mut diags = Diagnostics::new();
     let config = profile_config(&server, &entries);
-    let created = create_profile(&server, &config, &mut diags);
+    // The create gives the measured update its prior state (not counted).
+    let created = plan_and_apply(&server, &Value::null(), &config, &mut diags)
+        .unwrap_or_else(|| panic!("create failed: {diags:?}"));
     let reversed: Vec<String> = entries.iter().rev().cloned().collect();
     let config = profile_config(&server, &reversed);
     let state = measured_plan_and_apply(&server, &created, &config, &mut diags);
@@ -150,32 +163,6 @@ fn plan_and_apply_once(n: usize) {
         Some(&created),
         "reordering changed the state"
     );
-}
-
-/// The create that gives the measured update its prior state (not counted).
-fn create_profile(server: &Server, config: &Value, diags: &mut Diagnostics) -> Value {
-    let planned = server
-        .plan_resource_change(
-            PlanResourceChange {
-                type_name: "clusterproxy_profile",
-                prior_state: Value::null(),
-                proposed_new_state: config.clone(),
-                config: config.clone(),
-            },
-            diags,
-        )
-        .unwrap_or_else(|| panic!("create plan failed: {diags:?}"));
-    server
-        .apply_resource_change(
-            ApplyResourceChange {
-                type_name: "clusterproxy_profile",
-                prior_state: Value::null(),
-                planned_state: planned.planned_state,
-                config: config.clone(),
-            },
-            diags,
-        )
-        .unwrap_or_else(|| panic!("create failed: {diags:?}"))
 }
 
 /// Instructions callgrind counted in [`measured_read`] for `n` entries, in
