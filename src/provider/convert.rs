@@ -1,16 +1,30 @@
 //! Conversions between framework diagnostics/values and domain findings/lists.
 
+use crate::domain::render::PlatformOption;
 use crate::domain::{Field, Finding, Location, Severity};
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::provider::attributes::{
-    ClusterConfig, ClusterInputs, RendererInputs, Settings, UnitsInput, LISTS,
+    Aggregation, ClusterConfig, ClusterInputs, ProfileRevision, RendererInputs, Settings,
+    UnitsInput, LISTS,
 };
 
-/// `clusterproxy_profile`'s attribute with the revision.
-pub const REVISION: &str = "revision";
+/// A renderer's options type, mapped by its data source to the attributes
+/// that hold the options.
+pub trait OptionAttribute: Copy {
+    /// The name of the data source's attribute that holds `self`.
+    fn attribute(self) -> &'static str;
+}
 
-/// `clusterproxy_no_proxy`'s attribute that turns CIDR aggregation on.
-pub const AGGREGATE_CIDRS: &str = "aggregate_cidrs";
+/// The attribute that holds a platform's option.
+fn option_attribute(option: PlatformOption) -> &'static str {
+    match option {
+        PlatformOption::Kubespray(option) => option.attribute(),
+        PlatformOption::OpenShift(option) => option.attribute(),
+        PlatformOption::Rke2(option) => option.attribute(),
+        PlatformOption::Talos(option) => option.attribute(),
+        PlatformOption::Tkg(option) => option.attribute(),
+    }
+}
 
 /// Where a configuration holds the proxy settings, hence where findings
 /// about them point.
@@ -52,7 +66,7 @@ pub fn path(
         Field::TrustedCa => proxy(Settings::trusted_ca),
         Field::Installation if settings == SettingsAt::Renderer => at(ClusterConfig::installation),
         Field::Installation => proxy(Settings::no_proxy),
-        Field::Revision => at(REVISION),
+        Field::Revision => at(ProfileRevision::revision),
         Field::PodCidrs => at(ClusterInputs::pod_cidrs),
         Field::ServiceCidrs => at(ClusterInputs::service_cidrs),
         Field::NodeCidrs => at(ClusterInputs::node_cidrs),
@@ -62,10 +76,10 @@ pub fn path(
         Field::ControlPlaneEndpoint => at(ClusterInputs::control_plane_endpoint),
         Field::Cloud => at(ClusterInputs::cloud),
         Field::Extra => at(ClusterInputs::extra),
-        Field::AggregateCidrs => at(AGGREGATE_CIDRS),
+        Field::AggregateCidrs => at(Aggregation::aggregate_cidrs),
         Field::List(n) => at(LISTS).index(n),
         Field::Units => at(UnitsInput::units),
-        Field::Option(name) => at(name),
+        Field::Option(option) => at(option_attribute(option)),
         Field::Artifact => return Some(prefix.clone()),
         Field::Merged | Field::Defaults | Field::Platform(_) => return None,
     };

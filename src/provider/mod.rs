@@ -109,7 +109,6 @@ pub fn routes() -> tonic::service::Routes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::framework::schema::Mode;
 
     /// Attribute names are unique in every schema (an input and an output of
     /// the same name would make Terraform reject every plan).
@@ -155,35 +154,12 @@ mod tests {
         }
     }
 
-    /// The attributes `convert` names for the domain's revision and CIDR
-    /// aggregation are those of the profile and of `clusterproxy_no_proxy`.
-    #[test]
-    fn convert_names_existing_attributes() {
-        use crate::framework::data_source::DataSource as _;
-        use crate::framework::resource::Resource as _;
-        let profile = resources::profile::ProfileResource.schema();
-        assert!(profile.attribute(convert::REVISION).is_some());
-        let no_proxy = data_sources::no_proxy::NoProxy.schema();
-        assert!(no_proxy.attribute(convert::AGGREGATE_CIDRS).is_some());
-    }
-
     /// The source of `module`'s domain renderer, or of its data source.
     fn source(dir: &str, module: &str) -> String {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join(dir)
             .join(format!("{module}.rs"));
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-    }
-
-    /// The option names a source reports findings on (`Field::Option("x")`
-    /// in code, not in comments).
-    fn option_names(source: &str) -> Vec<&str> {
-        source
-            .lines()
-            .filter(|line| !line.trim_start().starts_with("//"))
-            .flat_map(|line| line.split("Field::Option(\"").skip(1))
-            .filter_map(|rest| rest.split_once('"').map(|(name, _)| name))
-            .collect()
     }
 
     /// Each renderer data source has the file name of its domain renderer.
@@ -194,53 +170,5 @@ mod tests {
             source("crates/domain/src/render", module);
         }
         assert_eq!(RENDERER_MODULES.len(), renderers().len());
-    }
-
-    /// Every platform option a domain renderer reports a finding on is an
-    /// input of its data source (hence of the `render` function's
-    /// `options`), so the diagnostic points at an attribute the user set.
-    #[test]
-    fn platform_options_are_inputs_of_their_data_source() {
-        let mut checked = 0;
-        for (module, renderer) in RENDERER_MODULES.iter().zip(renderers()) {
-            let schema = renderer.schema();
-            for name in option_names(&source("crates/domain/src/render", module)) {
-                let attribute = schema.attribute(name);
-                assert!(
-                    attribute.is_some_and(|a| a.mode != Mode::Computed),
-                    "{module}: Field::Option({name:?}) is no input of {}",
-                    renderer.type_name()
-                );
-                checked += 1;
-            }
-        }
-        assert!(checked >= 9, "only {checked} options found");
-    }
-
-    /// No other domain file reports a platform option: one that did would
-    /// have no data source to check it against.
-    #[test]
-    fn only_renderers_report_platform_options() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/domain/src");
-        let mut stack = vec![root.clone()];
-        while let Some(dir) = stack.pop() {
-            for entry in std::fs::read_dir(&dir).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    stack.push(path);
-                    continue;
-                }
-                let text = std::fs::read_to_string(&path).unwrap();
-                let relative = path.strip_prefix(&root).unwrap().to_string_lossy();
-                let renderer = relative
-                    .strip_prefix("render/")
-                    .and_then(|f| f.strip_suffix(".rs"))
-                    .is_some_and(|m| RENDERER_MODULES.contains(&m));
-                assert!(
-                    renderer || option_names(&text).is_empty(),
-                    "{relative} reports a platform option but is no renderer"
-                );
-            }
-        }
     }
 }

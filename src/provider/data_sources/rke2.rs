@@ -91,3 +91,12 @@ impl DataSource for Rke2 {
         }))
     }
 }
+
+impl crate::provider::convert::OptionAttribute for rke2::Rke2Option {
+    /// The attribute of `Config` that holds the option.
+    fn attribute(self) -> &'static str {
+        match self {
+            rke2::Rke2Option::Scope => Config::scope,
+        }
+    }
+}

@@ -70,6 +70,15 @@ impl DataSource for Talos {
     }
 }
 
+impl crate::provider::convert::OptionAttribute for talos::TalosOption {
+    /// The attribute of `Config` that holds the option.
+    fn attribute(self) -> &'static str {
+        match self {
+            talos::TalosOption::Version => Config::talos_version,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::provider::renderers;

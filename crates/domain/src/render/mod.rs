@@ -103,7 +103,40 @@ pub mod yaml;
 use super::proxy_url::ProxyUrl;
 use super::trusted_ca::TrustedCa;
 pub use crate::no_proxy::Cluster;
-use crate::Finding;
+use crate::{Field, Finding};
+
+/// Declares [`PlatformOption`], one variant per renderer with options of
+/// its own, and turns each renderer's options type into a [`Field`].
+macro_rules! platform_options {
+    ($($platform:ident($options:ty)),* $(,)?) => {
+        /// A platform's own option a finding is about, as the options type
+        /// of the renderer that has it (the provider maps each to the
+        /// attribute that holds it).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum PlatformOption {
+            $(
+                #[doc = concat!("An option of [`", stringify!($options), "`].")]
+                $platform($options),
+            )*
+        }
+
+        $(
+            impl From<$options> for Field {
+                fn from(option: $options) -> Self {
+                    Field::Option(PlatformOption::$platform(option))
+                }
+            }
+        )*
+    };
+}
+
+platform_options! {
+    Kubespray(kubespray::KubesprayOption),
+    OpenShift(openshift::OpenShiftOption),
+    Rke2(rke2::Rke2Option),
+    Talos(talos::TalosOption),
+    Tkg(tkg::TkgOption),
+}
 
 /// The minor of a `major.minor[.patch]` release (`v` prefix allowed, all
 /// parts decimal), `None` for another major or another shape.
