@@ -126,9 +126,7 @@ pub fn versions_table() -> String {
                     .attribute(input)
                     .and_then(|a| a.default.as_ref())
                     .and_then(|d| d.as_str())
-                    .unwrap_or_else(|| {
-                        panic!("{}.{input} has no default", platform.type_name())
-                    });
+                    .unwrap_or_else(|| panic!("{}.{input} has no default", platform.type_name()));
                 format!("`{input}` (`{default}`)")
             },
         );
@@ -141,4 +139,33 @@ pub fn versions_table() -> String {
         ]));
     }
     table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A renderer with a `<consumer>_version` input names it as the input
+    /// of its "Supported versions" row, which shows its default (a changed
+    /// default reaches the table); the others show none.
+    #[test]
+    fn version_inputs_are_the_supported_versions_inputs() {
+        for platform in renderers() {
+            let schema = platform.schema();
+            let inputs: Vec<&str> = schema
+                .attributes
+                .iter()
+                .filter(|a| a.mode.is_configurable() && a.name.ends_with("_version"))
+                .map(|a| a.name.as_str())
+                .collect();
+            let declared: Vec<&str> = platform.versions().input.into_iter().collect();
+            assert_eq!(inputs, declared, "{}", platform.type_name());
+        }
+        let table = versions_table();
+        let talos = format!(
+            "| `clusterproxy_talos` | `talos_version` (`{}`) |",
+            crate::provider::data_sources::talos::DEFAULT_VERSION
+        );
+        assert!(table.contains(&talos), "{table}");
+    }
 }

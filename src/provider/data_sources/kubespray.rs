@@ -14,6 +14,7 @@ use crate::framework::value::Value;
 use crate::provider::convert::{self, SettingsAt};
 use crate::provider::inputs;
 use crate::provider::inputs::{CaFile, Needed, OsFamilyInput, RendererInputs};
+use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 use crate::provider::validators::{Is, KeysAre};
 
 #[derive(Debug, Clone, Copy)]
@@ -154,5 +155,31 @@ impl crate::provider::convert::OptionAttribute for KubesprayOption {
                 Config::apiserver_loadbalancer_domain_name
             }
         }
+    }
+}
+
+impl Platform for Kubespray {
+    fn area(&self) -> Area {
+        Area::Nodes
+    }
+
+    fn guide_row(&self) -> GuideRow {
+        GuideRow {
+            platform: "kubespray",
+            writes: "`group_vars`: `http_proxy`, `https_proxy`, `additional_no_proxy`, with a CA `https_proxy_cert_file`",
+            pitfalls: "a user-set `no_proxy` replaces the list kubespray generates, so it is left unset; `effective_no_proxy` models the list `kubespray_version` generates",
+        }
+    }
+
+    fn versions(&self) -> Versions {
+        Versions {
+            input: Some(Config::kubespray_version),
+            consumers: "kubespray 2.x; modelled on 2.29, 2.30 and 2.31; `group_vars` checked against the variables of each one's sample inventory",
+            differences: "the load balancer name defaults to `lb-apiserver.kubernetes.local` until 2.29 and to its address from 2.30; until 2.30 `no_proxy` is a template joined as it comes, from 2.31 a list grouped by kind with each entry once. `group_vars` is the same for all (`https_proxy_cert_file` exists in all of them)",
+        }
+    }
+
+    fn summary(&self) -> &'static str {
+        "kubespray `group_vars` and a model of the `no_proxy` kubespray generates"
     }
 }

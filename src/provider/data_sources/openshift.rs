@@ -10,6 +10,7 @@ use crate::framework::model::{self, Field};
 use crate::framework::schema::{NoNullElements, Schema};
 use crate::framework::value::Value;
 use crate::provider::inputs::{self, RendererInputs};
+use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 use crate::provider::validators::Is;
 
 #[derive(Debug, Clone, Copy)]
@@ -77,5 +78,31 @@ impl crate::provider::convert::OptionAttribute for openshift::OpenShiftOption {
             openshift::OpenShiftOption::ReadinessEndpoints => Config::readiness_endpoints,
             openshift::OpenShiftOption::AwsRegion => Config::aws_region,
         }
+    }
+}
+
+impl Platform for OpenShiftProxySource {
+    fn area(&self) -> Area {
+        Area::Distributions
+    }
+
+    fn guide_row(&self) -> GuideRow {
+        GuideRow {
+            platform: "OpenShift",
+            writes: "the install-config `proxy:` block, the cluster `Proxy`, the `user-ca-bundle` ConfigMap",
+            pitfalls: "noProxy takes no wildcards or ports; `status.noProxy` is modelled (the operator adds the networks and `api-int`)",
+        }
+    }
+
+    fn versions(&self) -> Versions {
+        Versions {
+            input: None,
+            consumers: "OpenShift 4.x install-config `proxy:` and `additionalTrustBundle` (checked against the installer's InstallConfig CRD) and `config.openshift.io/v1` `Proxy` (checked against openshift/api's CRD)",
+            differences: "one format",
+        }
+    }
+
+    fn summary(&self) -> &'static str {
+        "OpenShift's install-config `proxy:` block, the cluster `Proxy`, the `user-ca-bundle` ConfigMap, OpenShift's rules and the modelled `status.noProxy`"
     }
 }
