@@ -3,6 +3,7 @@
 //! and the "Supported versions" table of the platform guide
 //! (`docs/guides/choosing-your-platform.md`) from the answers.
 
+use crate::domain::render;
 use crate::framework::data_source::DataSource;
 use crate::provider::renderers;
 
@@ -65,6 +66,9 @@ pub struct Versions {
 /// A renderer data source as the docs present it; registered in
 /// `renderers!` (`src/provider/mod.rs`).
 pub trait Platform: DataSource {
+    /// Its domain renderer.
+    fn renderer(&self) -> render::Platform;
+
     /// The table of the platform guide it is listed in.
     fn area(&self) -> Area;
 
@@ -144,6 +148,20 @@ pub fn versions_table() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each renderer data source names a domain renderer of its own, and
+    /// every domain renderer has one: the domain's tests that run over
+    /// `render::Platform::ALL` run over every platform.
+    #[test]
+    fn every_domain_renderer_has_one_data_source() {
+        let mut named: Vec<render::Platform> = renderers().iter().map(|p| p.renderer()).collect();
+        for platform in render::Platform::ALL {
+            let count = named.iter().filter(|n| **n == platform).count();
+            assert_eq!(count, 1, "{platform:?}");
+        }
+        named.retain(|n| !render::Platform::ALL.contains(n));
+        assert!(named.is_empty(), "not in render::Platform::ALL: {named:?}");
+    }
 
     /// A renderer with a `<consumer>_version` input names it as the input
     /// of its "Supported versions" row, which shows its default (a changed

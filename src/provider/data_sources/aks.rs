@@ -119,6 +119,10 @@ fn warn_trailing_slash(config: &RendererInputs, diags: &mut Diagnostics) {
 }
 
 impl Platform for AksHttpProxyConfig {
+    fn renderer(&self) -> crate::domain::render::Platform {
+        crate::domain::render::Platform::Aks
+    }
+
     fn area(&self) -> Area {
         Area::Distributions
     }

@@ -173,6 +173,10 @@ impl DataSource for CapiKubeadm {
 }
 
 impl Platform for CapiKubeadm {
+    fn renderer(&self) -> crate::domain::render::Platform {
+        crate::domain::render::Platform::Capi
+    }
+
     fn area(&self) -> Area {
         Area::Nodes
     }

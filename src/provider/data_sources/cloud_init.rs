@@ -56,6 +56,10 @@ impl DataSource for CloudInit {
 }
 
 impl Platform for CloudInit {
+    fn renderer(&self) -> crate::domain::render::Platform {
+        crate::domain::render::Platform::CloudInit
+    }
+
     fn area(&self) -> Area {
         Area::Nodes
     }

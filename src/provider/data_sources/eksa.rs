@@ -73,6 +73,10 @@ impl DataSource for EksaProxyConfig {
 }
 
 impl Platform for EksaProxyConfig {
+    fn renderer(&self) -> crate::domain::render::Platform {
+        crate::domain::render::Platform::Eksa
+    }
+
     fn area(&self) -> Area {
         Area::Distributions
     }

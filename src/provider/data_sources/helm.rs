@@ -109,6 +109,10 @@ impl DataSource for HelmValues {
 }
 
 impl Platform for HelmValues {
+    fn renderer(&self) -> crate::domain::render::Platform {
+        crate::domain::render::Platform::Helm
+    }
+
     fn area(&self) -> Area {
         Area::Pods
     }

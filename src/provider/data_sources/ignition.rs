@@ -78,6 +78,10 @@ impl DataSource for Ignition {
 }
 
 impl Platform for Ignition {
+    fn renderer(&self) -> crate::domain::render::Platform {
+        crate::domain::render::Platform::Ignition
+    }
+
     fn area(&self) -> Area {
         Area::Nodes
     }

@@ -159,6 +159,10 @@ impl crate::provider::convert::OptionAttribute for KubesprayOption {
 }
 
 impl Platform for Kubespray {
+    fn renderer(&self) -> crate::domain::render::Platform {
+        crate::domain::render::Platform::Kubespray
+    }
+
     fn area(&self) -> Area {
         Area::Nodes
     }

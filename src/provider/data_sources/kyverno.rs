@@ -140,6 +140,10 @@ impl DataSource for KyvernoPolicy {
 }
 
 impl Platform for KyvernoPolicy {
+    fn renderer(&self) -> crate::domain::render::Platform {
+        crate::domain::render::Platform::Kyverno
+    }
+
     fn area(&self) -> Area {
         Area::Pods
     }

@@ -82,6 +82,10 @@ impl crate::provider::convert::OptionAttribute for openshift::OpenShiftOption {
 }
 
 impl Platform for OpenShiftProxySource {
+    fn renderer(&self) -> crate::domain::render::Platform {
+        crate::domain::render::Platform::OpenShift
+    }
+
     fn area(&self) -> Area {
         Area::Distributions
     }

@@ -225,6 +225,10 @@ impl DataSource for PodEnv {
 }
 
 impl Platform for PodEnv {
+    fn renderer(&self) -> crate::domain::render::Platform {
+        crate::domain::render::Platform::PodEnv
+    }
+
     fn area(&self) -> Area {
         Area::Pods
     }

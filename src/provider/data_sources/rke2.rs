@@ -103,6 +103,10 @@ impl crate::provider::convert::OptionAttribute for rke2::Rke2Option {
 }
 
 impl Platform for Rke2 {
+    fn renderer(&self) -> crate::domain::render::Platform {
+        crate::domain::render::Platform::Rke2
+    }
+
     fn area(&self) -> Area {
         Area::Nodes
     }

@@ -101,6 +101,10 @@ impl DataSource for SystemdDropin {
 }
 
 impl Platform for SystemdDropin {
+    fn renderer(&self) -> crate::domain::render::Platform {
+        crate::domain::render::Platform::SystemdDropin
+    }
+
     fn area(&self) -> Area {
         Area::Nodes
     }

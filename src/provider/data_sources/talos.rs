@@ -81,6 +81,10 @@ impl crate::provider::convert::OptionAttribute for talos::TalosOption {
 }
 
 impl Platform for Talos {
+    fn renderer(&self) -> crate::domain::render::Platform {
+        crate::domain::render::Platform::Talos
+    }
+
     fn area(&self) -> Area {
         Area::Nodes
     }

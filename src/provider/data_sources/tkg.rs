@@ -81,6 +81,10 @@ impl crate::provider::convert::OptionAttribute for tkg::TkgOption {
 }
 
 impl Platform for TkgConfigSource {
+    fn renderer(&self) -> crate::domain::render::Platform {
+        crate::domain::render::Platform::Tkg
+    }
+
     fn area(&self) -> Area {
         Area::Nodes
     }

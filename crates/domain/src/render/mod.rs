@@ -138,6 +138,62 @@ platform_options! {
     Tkg(tkg::TkgOption),
 }
 
+/// Every renderer, by its module: the registry the domain's tests run over
+/// ([`Platform::ALL`]). The provider's descriptor of each renderer data
+/// source names its renderer here, and a provider test checks that each is
+/// named exactly once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Platform {
+    /// [`systemd_dropin`].
+    SystemdDropin,
+    /// [`capi`].
+    Capi,
+    /// [`tkg`].
+    Tkg,
+    /// [`aks`].
+    Aks,
+    /// [`pod_env`].
+    PodEnv,
+    /// [`openshift`].
+    OpenShift,
+    /// [`eksa`].
+    Eksa,
+    /// [`kyverno`].
+    Kyverno,
+    /// [`helm`].
+    Helm,
+    /// [`cloud_init`].
+    CloudInit,
+    /// [`ignition`].
+    Ignition,
+    /// [`rke2`].
+    Rke2,
+    /// [`talos`].
+    Talos,
+    /// [`kubespray`].
+    Kubespray,
+}
+
+impl Platform {
+    /// Every renderer.
+    pub const ALL: [Platform; 14] = [
+        Platform::SystemdDropin,
+        Platform::Capi,
+        Platform::Tkg,
+        Platform::Aks,
+        Platform::PodEnv,
+        Platform::OpenShift,
+        Platform::Eksa,
+        Platform::Kyverno,
+        Platform::Helm,
+        Platform::CloudInit,
+        Platform::Ignition,
+        Platform::Rke2,
+        Platform::Talos,
+        Platform::Kubespray,
+    ];
+}
+
 /// The minor of a `major.minor[.patch]` release (`v` prefix allowed, all
 /// parts decimal), `None` for another major or another shape.
 pub fn minor_version(version: &str, major: &str) -> Option<u32> {
@@ -363,66 +419,151 @@ pub(crate) mod tests {
     }
 
     /// What a renderer finds (errors and warnings alike), whatever it renders.
-    fn findings<R: Renderer>(
-        renderer: &R,
-        settings: &ProxySettings,
-        cluster: &Cluster,
-    ) -> Vec<Finding> {
-        match renderer.render(Input {
-            settings,
-            cluster,
-            secrets: Secrets::Include,
-        }) {
+    fn findings<R: Renderer>(renderer: R, input: Input) -> Vec<Finding> {
+        match renderer.render(input) {
             Ok(rendered) => rendered.warnings,
             Err(findings) => findings,
         }
     }
 
-    /// No finding depends on the credentials: the limits on sizes and lines
-    /// are measured with the password shown as `***`, so that no message,
-    /// and no finding's presence, tells anything about its length. Sizes
-    /// around each limit: a warning or error must come or go with the
-    /// password's length only if it depended on it.
+    /// What `platform`'s renderer finds in `settings` for `cluster`, with
+    /// options as a typical configuration sets them (units, a namespace, a
+    /// credentials Secret where the platform takes one).
+    fn sample_findings(
+        platform: Platform,
+        settings: &ProxySettings,
+        cluster: &Cluster,
+    ) -> Vec<Finding> {
+        let input = Input {
+            settings,
+            cluster,
+            secrets: Secrets::Include,
+        };
+        let units = || {
+            vec![
+                "containerd.service".to_owned(),
+                "kubelet.service".to_owned(),
+            ]
+        };
+        let os = trust::OsFamily::Debian;
+        let secret = || {
+            Some(pod_env::CredentialsSecret {
+                name: "proxy-credentials".to_owned(),
+                namespace: None,
+            })
+        };
+        match platform {
+            Platform::SystemdDropin => {
+                findings(systemd_dropin::Systemd { units: units(), os }, input)
+            }
+            Platform::Capi => findings(
+                capi::Capi {
+                    units: units(),
+                    os,
+                    base64_content: false,
+                    cluster_name: None,
+                    namespace: "default".to_owned(),
+                },
+                input,
+            ),
+            Platform::Tkg => findings(
+                tkg::Tkg {
+                    vsphere_server: None,
+                    system_wide: false,
+                },
+                input,
+            ),
+            Platform::Aks => findings(aks::Aks, input),
+            Platform::PodEnv => findings(
+                pod_env::PodEnv {
+                    config_map_name: "proxy-ca".to_owned(),
+                    namespace: None,
+                    credentials_secret: secret(),
+                },
+                input,
+            ),
+            Platform::OpenShift => findings(
+                openshift::OpenShift {
+                    readiness_endpoints: Vec::new(),
+                    api_internal_host: None,
+                    aws_region: None,
+                },
+                input,
+            ),
+            Platform::Eksa => findings(eksa::Eksa, input),
+            Platform::Kyverno => findings(
+                kyverno::Kyverno {
+                    name: "proxy-env".to_owned(),
+                    excluded_namespaces: vec!["kube-system".to_owned()],
+                    opt_out_annotation: "proxy.example/opt-out".to_owned(),
+                    config_map_name: "proxy-ca".to_owned(),
+                    credentials_secret: secret(),
+                },
+                input,
+            ),
+            Platform::Helm => findings(
+                helm::Helm {
+                    config_map_name: "proxy-ca".to_owned(),
+                    namespace: None,
+                    credentials_secret: None,
+                },
+                input,
+            ),
+            Platform::CloudInit => findings(cloud_init::CloudInit { units: units(), os }, input),
+            Platform::Ignition => findings(
+                ignition::Ignition {
+                    units: units(),
+                    variant: ignition::Variant::Flatcar,
+                },
+                input,
+            ),
+            Platform::Rke2 => findings(
+                rke2::Rke2 {
+                    distribution: rke2::Distribution::Rke2,
+                    role: rke2::Role::Agent,
+                    scope: rke2::Scope::All,
+                },
+                input,
+            ),
+            Platform::Talos => findings(
+                talos::Talos {
+                    version: "1.13".to_owned(),
+                },
+                input,
+            ),
+            Platform::Kubespray => findings(
+                kubespray::Kubespray {
+                    version: "2.31".to_owned(),
+                    hosts: vec![("node-1".to_owned(), "10.0.0.11".to_owned())],
+                    loadbalancer: None,
+                    os_family: os,
+                },
+                input,
+            ),
+        }
+    }
+
+    /// No finding of any renderer depends on the credentials: the limits on
+    /// sizes and lines are measured with the password shown as `***`, so
+    /// that no message, and no finding's presence, tells anything about its
+    /// length. Sizes around each limit: a warning or error must come or go
+    /// with the password's length only if it depended on it.
     #[test]
     fn findings_do_not_depend_on_the_password() {
-        let units = vec!["containerd.service".to_owned()];
         let cluster = Cluster {
             cloud: Some(crate::no_proxy::Cloud::Aws),
             ..Cluster::default()
         };
-        let cloud_init = cloud_init::CloudInit {
-            units: units.clone(),
-            os: trust::OsFamily::Debian,
-        };
-        let dropin = systemd_dropin::Systemd {
-            units: units.clone(),
-            os: trust::OsFamily::Debian,
-        };
-        let capi = capi::Capi {
-            units,
-            os: trust::OsFamily::Debian,
-            base64_content: false,
-            cluster_name: None,
-            namespace: "default".to_owned(),
-        };
         for entries in [0, 250, 330, 340, 400, 500, 1500, 1800, 2500, 3000] {
             let short = with_password("p", entries);
             let long = with_password(&"p".repeat(200), entries);
-            assert_eq!(
-                findings(&cloud_init, &short, &cluster),
-                findings(&cloud_init, &long, &cluster),
-                "cloud-init, {entries} entries"
-            );
-            assert_eq!(
-                findings(&dropin, &short, &cluster),
-                findings(&dropin, &long, &cluster),
-                "systemd, {entries} entries"
-            );
-            assert_eq!(
-                findings(&capi, &short, &cluster),
-                findings(&capi, &long, &cluster),
-                "CAPI, {entries} entries"
-            );
+            for platform in Platform::ALL {
+                assert_eq!(
+                    sample_findings(platform, &short, &cluster),
+                    sample_findings(platform, &long, &cluster),
+                    "{platform:?}, {entries} entries"
+                );
+            }
         }
     }
 }
