@@ -67,7 +67,7 @@ pub struct Versions {
 /// `renderers!` (`src/provider/mod.rs`).
 pub trait Platform: DataSource {
     /// Its domain renderer.
-    fn renderer(&self) -> render::Platform;
+    fn renderer(&self) -> render::RendererId;
 
     /// The table of the platform guide it is listed in.
     fn area(&self) -> Area;
@@ -151,16 +151,19 @@ mod tests {
 
     /// Each renderer data source names a domain renderer of its own, and
     /// every domain renderer has one: the domain's tests that run over
-    /// `render::Platform::ALL` run over every platform.
+    /// `render::RendererId::ALL` run over every platform.
     #[test]
     fn every_domain_renderer_has_one_data_source() {
-        let mut named: Vec<render::Platform> = renderers().iter().map(|p| p.renderer()).collect();
-        for platform in render::Platform::ALL {
+        let mut named: Vec<render::RendererId> = renderers().iter().map(|p| p.renderer()).collect();
+        for platform in render::RendererId::ALL {
             let count = named.iter().filter(|n| **n == platform).count();
             assert_eq!(count, 1, "{platform:?}");
         }
-        named.retain(|n| !render::Platform::ALL.contains(n));
-        assert!(named.is_empty(), "not in render::Platform::ALL: {named:?}");
+        named.retain(|n| !render::RendererId::ALL.contains(n));
+        assert!(
+            named.is_empty(),
+            "not in render::RendererId::ALL: {named:?}"
+        );
     }
 
     /// A renderer with a `<consumer>_version` input names it as the input

@@ -119,8 +119,8 @@ fn warn_trailing_slash(config: &RendererInputs, diags: &mut Diagnostics) {
 }
 
 impl Platform for AksHttpProxyConfig {
-    fn renderer(&self) -> crate::domain::render::Platform {
-        crate::domain::render::Platform::Aks
+    fn renderer(&self) -> crate::domain::render::RendererId {
+        crate::domain::render::RendererId::Aks
     }
 
     fn area(&self) -> Area {

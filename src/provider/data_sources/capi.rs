@@ -173,8 +173,8 @@ impl DataSource for CapiKubeadm {
 }
 
 impl Platform for CapiKubeadm {
-    fn renderer(&self) -> crate::domain::render::Platform {
-        crate::domain::render::Platform::Capi
+    fn renderer(&self) -> crate::domain::render::RendererId {
+        crate::domain::render::RendererId::Capi
     }
 
     fn area(&self) -> Area {

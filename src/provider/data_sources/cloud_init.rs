@@ -56,8 +56,8 @@ impl DataSource for CloudInit {
 }
 
 impl Platform for CloudInit {
-    fn renderer(&self) -> crate::domain::render::Platform {
-        crate::domain::render::Platform::CloudInit
+    fn renderer(&self) -> crate::domain::render::RendererId {
+        crate::domain::render::RendererId::CloudInit
     }
 
     fn area(&self) -> Area {

@@ -73,8 +73,8 @@ impl DataSource for EksaProxyConfig {
 }
 
 impl Platform for EksaProxyConfig {
-    fn renderer(&self) -> crate::domain::render::Platform {
-        crate::domain::render::Platform::Eksa
+    fn renderer(&self) -> crate::domain::render::RendererId {
+        crate::domain::render::RendererId::Eksa
     }
 
     fn area(&self) -> Area {

@@ -109,8 +109,8 @@ impl DataSource for HelmValues {
 }
 
 impl Platform for HelmValues {
-    fn renderer(&self) -> crate::domain::render::Platform {
-        crate::domain::render::Platform::Helm
+    fn renderer(&self) -> crate::domain::render::RendererId {
+        crate::domain::render::RendererId::Helm
     }
 
     fn area(&self) -> Area {

@@ -78,8 +78,8 @@ impl DataSource for Ignition {
 }
 
 impl Platform for Ignition {
-    fn renderer(&self) -> crate::domain::render::Platform {
-        crate::domain::render::Platform::Ignition
+    fn renderer(&self) -> crate::domain::render::RendererId {
+        crate::domain::render::RendererId::Ignition
     }
 
     fn area(&self) -> Area {

@@ -159,8 +159,8 @@ impl crate::provider::convert::OptionAttribute for KubesprayOption {
 }
 
 impl Platform for Kubespray {
-    fn renderer(&self) -> crate::domain::render::Platform {
-        crate::domain::render::Platform::Kubespray
+    fn renderer(&self) -> crate::domain::render::RendererId {
+        crate::domain::render::RendererId::Kubespray
     }
 
     fn area(&self) -> Area {

@@ -140,8 +140,8 @@ impl DataSource for KyvernoPolicy {
 }
 
 impl Platform for KyvernoPolicy {
-    fn renderer(&self) -> crate::domain::render::Platform {
-        crate::domain::render::Platform::Kyverno
+    fn renderer(&self) -> crate::domain::render::RendererId {
+        crate::domain::render::RendererId::Kyverno
     }
 
     fn area(&self) -> Area {

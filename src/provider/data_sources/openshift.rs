@@ -82,8 +82,8 @@ impl crate::provider::convert::OptionAttribute for openshift::OpenShiftOption {
 }
 
 impl Platform for OpenShiftProxySource {
-    fn renderer(&self) -> crate::domain::render::Platform {
-        crate::domain::render::Platform::OpenShift
+    fn renderer(&self) -> crate::domain::render::RendererId {
+        crate::domain::render::RendererId::OpenShift
     }
 
     fn area(&self) -> Area {

@@ -225,8 +225,8 @@ impl DataSource for PodEnv {
 }
 
 impl Platform for PodEnv {
-    fn renderer(&self) -> crate::domain::render::Platform {
-        crate::domain::render::Platform::PodEnv
+    fn renderer(&self) -> crate::domain::render::RendererId {
+        crate::domain::render::RendererId::PodEnv
     }
 
     fn area(&self) -> Area {

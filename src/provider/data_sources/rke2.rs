@@ -103,8 +103,8 @@ impl crate::provider::convert::OptionAttribute for rke2::Rke2Option {
 }
 
 impl Platform for Rke2 {
-    fn renderer(&self) -> crate::domain::render::Platform {
-        crate::domain::render::Platform::Rke2
+    fn renderer(&self) -> crate::domain::render::RendererId {
+        crate::domain::render::RendererId::Rke2
     }
 
     fn area(&self) -> Area {

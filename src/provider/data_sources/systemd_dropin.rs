@@ -101,8 +101,8 @@ impl DataSource for SystemdDropin {
 }
 
 impl Platform for SystemdDropin {
-    fn renderer(&self) -> crate::domain::render::Platform {
-        crate::domain::render::Platform::SystemdDropin
+    fn renderer(&self) -> crate::domain::render::RendererId {
+        crate::domain::render::RendererId::SystemdDropin
     }
 
     fn area(&self) -> Area {

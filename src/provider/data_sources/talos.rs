@@ -81,8 +81,8 @@ impl crate::provider::convert::OptionAttribute for talos::TalosOption {
 }
 
 impl Platform for Talos {
-    fn renderer(&self) -> crate::domain::render::Platform {
-        crate::domain::render::Platform::Talos
+    fn renderer(&self) -> crate::domain::render::RendererId {
+        crate::domain::render::RendererId::Talos
     }
 
     fn area(&self) -> Area {

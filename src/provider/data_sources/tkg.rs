@@ -81,8 +81,8 @@ impl crate::provider::convert::OptionAttribute for tkg::TkgOption {
 }
 
 impl Platform for TkgConfigSource {
-    fn renderer(&self) -> crate::domain::render::Platform {
-        crate::domain::render::Platform::Tkg
+    fn renderer(&self) -> crate::domain::render::RendererId {
+        crate::domain::render::RendererId::Tkg
     }
 
     fn area(&self) -> Area {
