@@ -125,6 +125,9 @@ mod tests {
     /// configuration holds them; the other inputs by their attribute.
     #[test]
     fn locations_map_to_the_attribute_that_holds_the_input() {
+        use crate::domain::render::kubespray::KubesprayOption;
+        use crate::domain::render::openshift::OpenShiftOption;
+        use crate::domain::render::talos::TalosOption;
         use SettingsAt::{Profile, Renderer, RendererProfile as UnderProfile};
         let root = AttributePath::root();
         let content = AttributePath::attribute("content");
@@ -162,6 +165,30 @@ mod tests {
             (at(Field::Units, 0), &root, Renderer, "units[0]"),
             (at(Field::List(3), 4), &root, Renderer, "lists[3][4]"),
             (whole(Field::Revision), &root, Profile, "revision"),
+            (
+                whole(Field::AggregateCidrs),
+                &root,
+                Renderer,
+                "aggregate_cidrs",
+            ),
+            (
+                whole(TalosOption::Version.into()),
+                &root,
+                Renderer,
+                "talos_version",
+            ),
+            (
+                at(OpenShiftOption::ReadinessEndpoints.into(), 2),
+                &root,
+                UnderProfile,
+                "readiness_endpoints[2]",
+            ),
+            (
+                whole(KubesprayOption::ApiserverLoadbalancerDomainName.into()),
+                &root,
+                Renderer,
+                "apiserver_loadbalancer_domain_name",
+            ),
             (None, &content, Profile, "content"),
             (None, &root, Renderer, ""),
             (at(Field::Artifact, 5), &content, Profile, "content"),
