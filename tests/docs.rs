@@ -5,7 +5,8 @@ use std::path::Path;
 
 use clusterproxy::framework::docs::{generate, DocsConfig};
 use clusterproxy::provider::attributes::RendererInputs;
-use clusterproxy::provider::{renderers, ClusterProxy, NAME, RENDERER_MODULES};
+use clusterproxy::provider::platform::{area_table, versions_table, Area};
+use clusterproxy::provider::{readme_table, renderers, ClusterProxy, NAME, RENDERER_MODULES};
 
 #[test]
 fn committed_docs_match_the_generator() {
@@ -128,108 +129,81 @@ fn secret_reference_check_can_fail() {
     ));
 }
 
-/// The text of `path` under the crate root, empty when it does not exist.
-fn text(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_default()
+/// The sections of `text` between `<!-- BEGIN generated: NAME -->` and
+/// `<!-- END generated: NAME -->` replaced by `sections` (name, content).
+fn splice(text: &str, sections: &[(&str, String)]) -> String {
+    let mut out = text.to_owned();
+    for (name, content) in sections {
+        let begin = format!("<!-- BEGIN generated: {name} -->\n\n");
+        let end = format!("\n<!-- END generated: {name} -->");
+        let start = out.find(&begin).unwrap_or_else(|| panic!("no {begin:?}")) + begin.len();
+        let stop = start
+            + out[start..]
+                .find(&end)
+                .unwrap_or_else(|| panic!("no {end:?}"));
+        out.replace_range(start..stop, content);
+    }
+    out
 }
 
-/// The `.rs` files under `dir`, recursively.
-fn rust_files(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            files.extend(rust_files(&path));
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            files.push(path);
+/// The README's table and the platform guide's area and "Supported
+/// versions" tables are written from the registry of renderers
+/// (`provider::platform`); `UPDATE_DOCS=1` rewrites them.
+#[test]
+fn platform_tables_match_the_registry() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut guide_sections: Vec<(&str, String)> = Area::ALL
+        .iter()
+        .map(|area| (area.name(), area_table(*area)))
+        .collect();
+    guide_sections.push(("supported-versions", versions_table()));
+    let files = [
+        ("README.md", vec![("components", readme_table())]),
+        ("docs/guides/choosing-your-platform.md", guide_sections),
+    ];
+    let update = std::env::var_os("UPDATE_DOCS").is_some();
+    let mut stale = Vec::new();
+    for (file, sections) in files {
+        let path = root.join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let generated = splice(&text, &sections);
+        if update {
+            std::fs::write(&path, &generated).unwrap();
+        } else if generated != text {
+            stale.push(file);
         }
     }
-    files
+    assert!(
+        stale.is_empty(),
+        "tables out of date in {stale:?}; run `make generate`"
+    );
 }
 
-/// The platform guide (`crates/domain/src/render/mod.rs`, "Adding a
-/// platform"), followed for every registered renderer: each has the files
-/// and rows the guide names, so a guide that misses a touch point fails
-/// here for the renderers that have one.
+/// The files the platform guide (`crates/domain/src/render/mod.rs`,
+/// "Adding a platform") has a contributor create, present for every
+/// registered renderer.
 #[test]
-fn every_renderer_has_what_the_platform_guide_names() {
+fn every_renderer_has_the_files_the_platform_guide_names() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let render_mod = text(&root.join("crates/domain/src/render/mod.rs"));
-    let sources_mod = text(&root.join("src/provider/data_sources/mod.rs"));
-    let guide = text(&root.join("docs/guides/choosing-your-platform.md"));
-    // The Supported versions rows are checked with their version inputs in
-    // data_sources::talos (`supported_versions_table_lists_every_default`).
-    let (areas, _) = guide
-        .split_once("## Supported versions")
-        .expect("the platform guide has a Supported versions section");
-    let readme = text(&root.join("README.md"));
-    let e2e: Vec<String> = rust_files(&root.join("tests"))
-        .iter()
-        .map(|path| text(path))
-        .filter(|source| source.contains("apply_data_source_example"))
-        .collect();
-    let row = |table: &str, name: &str| {
-        table
-            .lines()
-            .any(|line| line.starts_with('|') && line.contains(&format!("`{name}`")))
-    };
     let mut missing = Vec::new();
     for (module, renderer) in RENDERER_MODULES.iter().zip(renderers()) {
         let name = renderer.type_name();
         let short = name.strip_prefix(&format!("{NAME}_")).unwrap();
-        let domain = text(&root.join(format!("crates/domain/src/render/{module}.rs")));
-        let golden_dir = root.join(format!("tests/golden/{module}"));
-        let checks = [
-            ("1. domain renderer", domain.contains("impl Renderer for")),
-            (
-                "1. golden test",
-                domain.contains(&format!("\"{module}/")) && domain.contains("golden("),
-            ),
-            (
-                "2. pub mod in render/mod.rs",
-                render_mod.contains(&format!("\npub mod {module};")),
-            ),
-            (
-                "3. golden files",
-                std::fs::read_dir(&golden_dir).is_ok_and(|mut d| d.next().is_some()),
-            ),
-            (
-                "4. data source file",
-                root.join(format!("src/provider/data_sources/{module}.rs"))
-                    .exists(),
-            ),
-            (
-                "5. mod in data_sources/mod.rs",
-                sources_mod
-                    .lines()
-                    .any(|line| line.ends_with(&format!(" mod {module};"))),
-            ),
-            (
-                "7. example",
-                root.join(format!("examples/data-sources/{name}/data-source.tf"))
-                    .exists(),
-            ),
-            (
-                "7. docs page",
-                root.join(format!("docs/data-sources/{short}.md")).exists(),
-            ),
-            (
-                "8. E2E test applying the example",
-                e2e.iter().any(|source| {
-                    source.contains(&format!("apply_data_source_example(tf, \"{name}\")"))
-                }),
-            ),
-            ("9. row in its area's table", row(areas, name)),
-            ("10. README row", row(&readme, name)),
+        let files = [
+            format!("crates/domain/src/render/{module}.rs"),
+            format!("src/provider/data_sources/{module}.rs"),
+            format!("examples/data-sources/{name}/data-source.tf"),
+            format!("docs/data-sources/{short}.md"),
         ];
-        for (step, ok) in checks {
-            if !ok {
-                missing.push(format!("{name} ({module}): {step}"));
+        for file in files {
+            if !root.join(&file).exists() {
+                missing.push(file);
             }
         }
+        let golden = root.join(format!("tests/golden/{module}"));
+        if !std::fs::read_dir(&golden).is_ok_and(|mut d| d.next().is_some()) {
+            missing.push(format!("tests/golden/{module}/"));
+        }
     }
-    assert!(
-        missing.is_empty(),
-        "the platform guide is not followed: {missing:#?}"
-    );
+    assert!(missing.is_empty(), "missing: {missing:#?}");
 }

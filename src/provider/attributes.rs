@@ -55,6 +55,24 @@ crate::model! {
     }
 }
 
+crate::model! {
+    /// `clusterproxy_profile`'s revision, where the domain's findings on a
+    /// stored revision point.
+    pub struct ProfileRevision {
+        /// The revision.
+        pub revision: Option<i64> [computed("1 on creation; one more each time the effective settings change: `fingerprint`, or the credentials (compared with the stored ones, never through a digest). Reordering or respelling `no_proxy` entries does not count. Use it in `replace_triggered_by` to roll node pools only when the proxy settings really change.")],
+    }
+}
+
+crate::model! {
+    /// `clusterproxy_no_proxy`'s switch for CIDR aggregation, where the
+    /// domain's findings on it point.
+    pub struct Aggregation {
+        /// Whether to aggregate.
+        pub aggregate_cidrs: bool [with_default(Value::bool(false), "Aggregate addresses and CIDR blocks into the fewest blocks. Only applied when every client is `go` or `curl`.")],
+    }
+}
+
 crate::object! {
     /// `clusterproxy_profile.settings`, taken by the renderers as `profile`.
     pub struct Settings {

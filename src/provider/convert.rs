@@ -1,16 +1,30 @@
 //! Conversions between framework diagnostics/values and domain findings/lists.
 
+use crate::domain::render::PlatformOption;
 use crate::domain::{Field, Finding, Location, Severity};
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::provider::attributes::{
-    ClusterConfig, ClusterInputs, RendererInputs, Settings, UnitsInput, LISTS,
+    Aggregation, ClusterConfig, ClusterInputs, ProfileRevision, RendererInputs, Settings,
+    UnitsInput, LISTS,
 };
 
-/// `clusterproxy_profile`'s attribute with the revision.
-pub const REVISION: &str = "revision";
+/// A renderer's options type, mapped by its data source to the attributes
+/// that hold the options.
+pub trait OptionAttribute: Copy {
+    /// The name of the data source's attribute that holds `self`.
+    fn attribute(self) -> &'static str;
+}
 
-/// `clusterproxy_no_proxy`'s attribute that turns CIDR aggregation on.
-pub const AGGREGATE_CIDRS: &str = "aggregate_cidrs";
+/// The attribute that holds a platform's option.
+fn option_attribute(option: PlatformOption) -> &'static str {
+    match option {
+        PlatformOption::Kubespray(option) => option.attribute(),
+        PlatformOption::OpenShift(option) => option.attribute(),
+        PlatformOption::Rke2(option) => option.attribute(),
+        PlatformOption::Talos(option) => option.attribute(),
+        PlatformOption::Tkg(option) => option.attribute(),
+    }
+}
 
 /// Where a configuration holds the proxy settings, hence where findings
 /// about them point.
@@ -52,7 +66,7 @@ pub fn path(
         Field::TrustedCa => proxy(Settings::trusted_ca),
         Field::Installation if settings == SettingsAt::Renderer => at(ClusterConfig::installation),
         Field::Installation => proxy(Settings::no_proxy),
-        Field::Revision => at(REVISION),
+        Field::Revision => at(ProfileRevision::revision),
         Field::PodCidrs => at(ClusterInputs::pod_cidrs),
         Field::ServiceCidrs => at(ClusterInputs::service_cidrs),
         Field::NodeCidrs => at(ClusterInputs::node_cidrs),
@@ -62,10 +76,10 @@ pub fn path(
         Field::ControlPlaneEndpoint => at(ClusterInputs::control_plane_endpoint),
         Field::Cloud => at(ClusterInputs::cloud),
         Field::Extra => at(ClusterInputs::extra),
-        Field::AggregateCidrs => at(AGGREGATE_CIDRS),
+        Field::AggregateCidrs => at(Aggregation::aggregate_cidrs),
         Field::List(n) => at(LISTS).index(n),
         Field::Units => at(UnitsInput::units),
-        Field::Option(name) => at(name),
+        Field::Option(option) => at(option_attribute(option)),
         Field::Artifact => return Some(prefix.clone()),
         Field::Merged | Field::Defaults | Field::Platform(_) => return None,
     };
@@ -111,6 +125,9 @@ mod tests {
     /// configuration holds them; the other inputs by their attribute.
     #[test]
     fn locations_map_to_the_attribute_that_holds_the_input() {
+        use crate::domain::render::kubespray::KubesprayOption;
+        use crate::domain::render::openshift::OpenShiftOption;
+        use crate::domain::render::talos::TalosOption;
         use SettingsAt::{Profile, Renderer, RendererProfile as UnderProfile};
         let root = AttributePath::root();
         let content = AttributePath::attribute("content");
@@ -148,6 +165,30 @@ mod tests {
             (at(Field::Units, 0), &root, Renderer, "units[0]"),
             (at(Field::List(3), 4), &root, Renderer, "lists[3][4]"),
             (whole(Field::Revision), &root, Profile, "revision"),
+            (
+                whole(Field::AggregateCidrs),
+                &root,
+                Renderer,
+                "aggregate_cidrs",
+            ),
+            (
+                whole(TalosOption::Version.into()),
+                &root,
+                Renderer,
+                "talos_version",
+            ),
+            (
+                at(OpenShiftOption::ReadinessEndpoints.into(), 2),
+                &root,
+                UnderProfile,
+                "readiness_endpoints[2]",
+            ),
+            (
+                whole(KubesprayOption::ApiserverLoadbalancerDomainName.into()),
+                &root,
+                Renderer,
+                "apiserver_loadbalancer_domain_name",
+            ),
             (None, &content, Profile, "content"),
             (None, &root, Renderer, ""),
             (at(Field::Artifact, 5), &content, Profile, "content"),

@@ -8,6 +8,7 @@ pub mod data_sources;
 pub(crate) mod ephemeral_resources;
 pub(crate) mod functions;
 pub(crate) mod inputs;
+pub mod platform;
 pub(crate) mod resources;
 pub(crate) mod validators;
 
@@ -20,6 +21,7 @@ use crate::framework::provider::Provider;
 use crate::framework::resource::Resource;
 use crate::framework::schema::Schema;
 use crate::framework::server::ProviderServer;
+use platform::Platform;
 
 /// Registry address the provider is published under.
 pub const ADDRESS: &str = "registry.terraform.io/clusterproxy/clusterproxy";
@@ -48,7 +50,7 @@ impl Provider for ClusterProxy {
             Arc::new(data_sources::no_proxy::NoProxy),
             Arc::new(data_sources::no_proxy_report::NoProxyReport),
         ];
-        all.extend(renderers());
+        all.extend(renderers().into_iter().map(|r| r as Arc<dyn DataSource>));
         all.push(Arc::new(data_sources::artifact_settings::ArtifactSettings));
         all
     }
@@ -68,12 +70,13 @@ impl Provider for ClusterProxy {
 }
 
 /// Declares the renderer data sources once, by module: `renderers()` and
-/// `RENDERER_MODULES` in the same order.
+/// `RENDERER_MODULES` in the same order. Each implements [`Platform`], from
+/// which the docs test writes the README's and the platform guide's tables.
 macro_rules! renderers {
     ($($module:ident::$source:ident),* $(,)?) => {
         /// The renderer data sources: each takes a profile's `settings` as
         /// `profile` and is also a platform of the `render` function.
-        pub fn renderers() -> Vec<Arc<dyn DataSource>> {
+        pub fn renderers() -> Vec<Arc<dyn Platform>> {
             vec![$(Arc::new(data_sources::$module::$source)),*]
         }
 
@@ -101,6 +104,53 @@ renderers! {
     kubespray::Kubespray,
 }
 
+/// The README's table of the resources, data sources, ephemeral resources
+/// and functions: each renderer's row from its [`Platform::summary`], in
+/// registry order between `clusterproxy_no_proxy_report` and
+/// `clusterproxy_artifact_settings`.
+pub fn readme_table() -> String {
+    use crate::framework::data_source::DataSource as _;
+    use crate::framework::ephemeral_resource::EphemeralResource as _;
+    use crate::framework::resource::Resource as _;
+    let row = |kind: &str, name: &str, text: &str| format!("| {kind} | `{name}` | {text} |\n");
+    let mut table = String::from("| kind | name | what it does |\n|---|---|---|\n");
+    table += &row(
+        "resource",
+        resources::profile::ProfileResource.type_name(),
+        "proxy URLs, credentials, installation-wide NO_PROXY, trusted CA; plan-time normalised values, fingerprint, `revision` for `replace_triggered_by`; importable from AKS, TKG, CAPI (and EKS Anywhere), systemd, Giant Swarm, OpenShift and RKE2/k3s artifacts",
+    );
+    table += &row(
+        "data source",
+        data_sources::no_proxy::NoProxy.type_name(),
+        "the merged NO_PROXY of a cluster, per-client renderings, a coverage check that fails the plan on a gap (`fail_on_gap`)",
+    );
+    table += &row(
+        "data source",
+        data_sources::no_proxy_report::NoProxyReport.type_name(),
+        "the detail behind that list, for review: the gaps per client (`gaps_by_client`), every destination checked, entries left out as covered, what each client cannot express",
+    );
+    for platform in renderers() {
+        table += &row("data source", platform.type_name(), platform.summary());
+    }
+    table += &row(
+        "data source",
+        data_sources::artifact_settings::ArtifactSettings.type_name(),
+        "the settings an artifact holds, for drift reports against a profile",
+    );
+    table += &row(
+        "ephemeral resource",
+        ephemeral_resources::proxy_check::ProxyCheck.type_name(),
+        "sends one request through the proxy with the given credentials from the machine that runs Terraform; fails the plan on a refused password, an unreachable proxy or a TLS failure: the gate before a password rotation (Terraform >= 1.10)",
+    );
+    let functions: Vec<&str> = ClusterProxy.functions().iter().map(|f| f.name()).collect();
+    table += &row(
+        "function",
+        &functions.join("`, `"),
+        "merge lists; would a client bypass the proxy for a URL; any renderer at plan time (Terraform >= 1.8); its redacted outputs without the password, for review",
+    );
+    table
+}
+
 /// The gRPC routes that serve this provider.
 pub fn routes() -> tonic::service::Routes {
     tonic::service::Routes::new(ProviderServer::new(&ClusterProxy).into_service())
@@ -109,7 +159,6 @@ pub fn routes() -> tonic::service::Routes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::framework::schema::Mode;
 
     /// Attribute names are unique in every schema (an input and an output of
     /// the same name would make Terraform reject every plan).
@@ -152,95 +201,6 @@ mod tests {
                 "{}",
                 renderer.type_name()
             );
-        }
-    }
-
-    /// The attributes `convert` names for the domain's revision and CIDR
-    /// aggregation are those of the profile and of `clusterproxy_no_proxy`.
-    #[test]
-    fn convert_names_existing_attributes() {
-        use crate::framework::data_source::DataSource as _;
-        use crate::framework::resource::Resource as _;
-        let profile = resources::profile::ProfileResource.schema();
-        assert!(profile.attribute(convert::REVISION).is_some());
-        let no_proxy = data_sources::no_proxy::NoProxy.schema();
-        assert!(no_proxy.attribute(convert::AGGREGATE_CIDRS).is_some());
-    }
-
-    /// The source of `module`'s domain renderer, or of its data source.
-    fn source(dir: &str, module: &str) -> String {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join(dir)
-            .join(format!("{module}.rs"));
-        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-    }
-
-    /// The option names a source reports findings on (`Field::Option("x")`
-    /// in code, not in comments).
-    fn option_names(source: &str) -> Vec<&str> {
-        source
-            .lines()
-            .filter(|line| !line.trim_start().starts_with("//"))
-            .flat_map(|line| line.split("Field::Option(\"").skip(1))
-            .filter_map(|rest| rest.split_once('"').map(|(name, _)| name))
-            .collect()
-    }
-
-    /// Each renderer data source has the file name of its domain renderer.
-    #[test]
-    fn renderer_files_match_their_domain_files() {
-        for module in RENDERER_MODULES {
-            source("src/provider/data_sources", module);
-            source("crates/domain/src/render", module);
-        }
-        assert_eq!(RENDERER_MODULES.len(), renderers().len());
-    }
-
-    /// Every platform option a domain renderer reports a finding on is an
-    /// input of its data source (hence of the `render` function's
-    /// `options`), so the diagnostic points at an attribute the user set.
-    #[test]
-    fn platform_options_are_inputs_of_their_data_source() {
-        let mut checked = 0;
-        for (module, renderer) in RENDERER_MODULES.iter().zip(renderers()) {
-            let schema = renderer.schema();
-            for name in option_names(&source("crates/domain/src/render", module)) {
-                let attribute = schema.attribute(name);
-                assert!(
-                    attribute.is_some_and(|a| a.mode != Mode::Computed),
-                    "{module}: Field::Option({name:?}) is no input of {}",
-                    renderer.type_name()
-                );
-                checked += 1;
-            }
-        }
-        assert!(checked >= 9, "only {checked} options found");
-    }
-
-    /// No other domain file reports a platform option: one that did would
-    /// have no data source to check it against.
-    #[test]
-    fn only_renderers_report_platform_options() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/domain/src");
-        let mut stack = vec![root.clone()];
-        while let Some(dir) = stack.pop() {
-            for entry in std::fs::read_dir(&dir).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    stack.push(path);
-                    continue;
-                }
-                let text = std::fs::read_to_string(&path).unwrap();
-                let relative = path.strip_prefix(&root).unwrap().to_string_lossy();
-                let renderer = relative
-                    .strip_prefix("render/")
-                    .and_then(|f| f.strip_suffix(".rs"))
-                    .is_some_and(|m| RENDERER_MODULES.contains(&m));
-                assert!(
-                    renderer || option_names(&text).is_empty(),
-                    "{relative} reports a platform option but is no renderer"
-                );
-            }
         }
     }
 }

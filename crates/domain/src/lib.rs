@@ -64,10 +64,10 @@ pub enum Field {
     AggregateCidrs,
     /// systemd units that get the proxy settings.
     Units,
-    /// One platform's own option, by the name of the attribute that holds
-    /// it (`talos_version`): the provider points there, and a test checks
-    /// that every name a renderer reports is an attribute of its data source.
-    Option(&'static str),
+    /// One platform's own option (Talos's version): each renderer declares
+    /// its options as a type of its own, and the provider maps every one to
+    /// the attribute that holds it.
+    Option(render::PlatformOption),
 }
 
 /// Where in the inputs a [`Finding`] points: a field and, for a list, the

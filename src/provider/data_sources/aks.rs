@@ -8,6 +8,7 @@ use crate::framework::model::{self, Field};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
 use crate::provider::inputs::{self, RendererInputs};
+use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 
 #[derive(Debug, Clone, Copy)]
 pub struct AksHttpProxyConfig;
@@ -114,6 +115,36 @@ fn warn_trailing_slash(config: &RendererInputs, diags: &mut Diagnostics) {
             )
             .at(path),
         );
+    }
+}
+
+impl Platform for AksHttpProxyConfig {
+    fn renderer(&self) -> crate::domain::render::RendererId {
+        crate::domain::render::RendererId::Aks
+    }
+
+    fn area(&self) -> Area {
+        Area::Distributions
+    }
+
+    fn guide_row(&self) -> GuideRow {
+        GuideRow {
+            platform: "AKS (az, ARM, azurerm)",
+            writes: "`httpProxyConfig` and the value for `azurerm_kubernetes_cluster.http_proxy_config`",
+            pitfalls: "AKS takes no proxy credentials; the list includes what AKS injects so azurerm's second plan is empty (see the AKS with azurerm guide)",
+        }
+    }
+
+    fn versions(&self) -> Versions {
+        Versions {
+            input: None,
+            consumers: "AKS `httpProxyConfig` (ARM `ManagedClusterHTTPProxyConfig`; checked against the stable API versions 2025-10-01 and 2026-01-01) and azurerm `http_proxy_config`",
+            differences: "one format across the API versions that have the object; `effectiveNoProxy` is read-only and exists in the preview API versions only",
+        }
+    }
+
+    fn summary(&self) -> &'static str {
+        "AKS `httpProxyConfig` (az JSON, azurerm values that plan empty after AKS and azurerm read them back; guide in `docs/guides/aks-azurerm.md`) and the effective list AKS reports"
     }
 }
 

@@ -7,6 +7,7 @@ use crate::framework::model::{self, Field, Maybe};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
 use crate::provider::inputs::{self, Needed, NodeConfig, RendererInputs};
+use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 
 #[derive(Debug, Clone, Copy)]
 pub struct CapiKubeadm;
@@ -168,5 +169,35 @@ impl DataSource for CapiKubeadm {
             secret_name: secret.secret_name,
             template_name_suffix: secret.template_suffix,
         }))
+    }
+}
+
+impl Platform for CapiKubeadm {
+    fn renderer(&self) -> crate::domain::render::RendererId {
+        crate::domain::render::RendererId::Capi
+    }
+
+    fn area(&self) -> Area {
+        Area::Nodes
+    }
+
+    fn guide_row(&self) -> GuideRow {
+        GuideRow {
+            platform: "Cluster API (kubeadm)",
+            writes: "`files` and `preKubeadmCommands` for `KubeadmConfigSpec`, or with `cluster_name` a Secret that every file comes from (`contentFrom`)",
+            pitfalls: "with `cluster_name` the KubeadmControlPlane holds no credential in any encoding; CAPI's size limits",
+        }
+    }
+
+    fn versions(&self) -> Versions {
+        Versions {
+            input: None,
+            consumers: "Cluster API KubeadmConfigSpec, `v1beta1` and `v1beta2` (Cluster API 1.11 and later); checked against the KubeadmControlPlane and KubeadmConfigTemplate CRDs of both",
+            differences: "one format: `files` (with `contentFrom.secret`) and `preKubeadmCommands` have the same shape in both API versions, so the rendered fragment goes into either",
+        }
+    }
+
+    fn summary(&self) -> &'static str {
+        "`files`, `preKubeadmCommands`, the Secret variant and cluster values for Cluster API"
     }
 }

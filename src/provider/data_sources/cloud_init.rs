@@ -8,6 +8,7 @@ use crate::framework::model::{self, Field};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
 use crate::provider::inputs::{self, NodeConfig};
+use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 
 #[derive(Debug, Clone, Copy)]
 pub struct CloudInit;
@@ -51,5 +52,35 @@ impl DataSource for CloudInit {
             user_data_redacted: redacted.user_data,
             runcmd: secret.runcmd,
         }))
+    }
+}
+
+impl Platform for CloudInit {
+    fn renderer(&self) -> crate::domain::render::RendererId {
+        crate::domain::render::RendererId::CloudInit
+    }
+
+    fn area(&self) -> Area {
+        Area::Nodes
+    }
+
+    fn guide_row(&self) -> GuideRow {
+        GuideRow {
+            platform: "cloud-init images",
+            writes: "`write_files` (drop-ins, CA) and `runcmd` (trust, reload, restarts)",
+            pitfalls: "validated by `cloud-init schema`; EC2's 16 KB user-data limit warns",
+        }
+    }
+
+    fn versions(&self) -> Versions {
+        Versions {
+            input: None,
+            consumers: "cloud-init `write_files`/`runcmd`; checked with Debian's `cloud-init schema` (22.4) and the cloud-config schema of cloud-init 26.2",
+            differences: "one format: both modules have kept their fields and the octal-string `permissions`",
+        }
+    }
+
+    fn summary(&self) -> &'static str {
+        "cloud-init user data: `write_files` (drop-ins, CA) and `runcmd` (trust, reload, restarts)"
     }
 }

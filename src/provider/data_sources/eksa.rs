@@ -8,6 +8,7 @@ use crate::framework::model::{self, Field};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
 use crate::provider::inputs::{self, RendererInputs};
+use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 
 #[derive(Debug, Clone, Copy)]
 pub struct EksaProxyConfig;
@@ -68,5 +69,35 @@ impl DataSource for EksaProxyConfig {
             cluster_spec_yaml_redacted: redacted.cluster_spec,
             node_no_proxy: secret.node_no_proxy,
         }))
+    }
+}
+
+impl Platform for EksaProxyConfig {
+    fn renderer(&self) -> crate::domain::render::RendererId {
+        crate::domain::render::RendererId::Eksa
+    }
+
+    fn area(&self) -> Area {
+        Area::Distributions
+    }
+
+    fn guide_row(&self) -> GuideRow {
+        GuideRow {
+            platform: "EKS Anywhere",
+            writes: "`spec.proxyConfiguration`",
+            pitfalls: "both proxies required; no CA field (a `trusted_ca` is an error); the node list EKS-A writes is the same on every OS",
+        }
+    }
+
+    fn versions(&self) -> Versions {
+        Versions {
+            input: None,
+            consumers: "EKS Anywhere `anywhere.eks.amazonaws.com/v1alpha1` `Cluster` `proxyConfiguration` (checked against the v0.26.1 CRD)",
+            differences: "one format",
+        }
+    }
+
+    fn summary(&self) -> &'static str {
+        "EKS Anywhere's `proxyConfiguration` for the Cluster spec, its rules and the list it writes onto the nodes"
     }
 }

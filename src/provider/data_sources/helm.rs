@@ -10,6 +10,7 @@ use crate::framework::value::Value;
 use crate::provider::data_sources::pod_env::{CredentialsSecretInput, CredentialsSecretOutput};
 use crate::provider::inputs;
 use crate::provider::inputs::RendererInputs;
+use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 
 #[derive(Debug, Clone, Copy)]
 pub struct HelmValues;
@@ -104,5 +105,35 @@ impl DataSource for HelmValues {
                 redacted.credentials_secret,
             ),
         }))
+    }
+}
+
+impl Platform for HelmValues {
+    fn renderer(&self) -> crate::domain::render::RendererId {
+        crate::domain::render::RendererId::Helm
+    }
+
+    fn area(&self) -> Area {
+        Area::Pods
+    }
+
+    fn guide_row(&self) -> GuideRow {
+        GuideRow {
+            platform: "charts",
+            writes: "values for cert-manager, Giant Swarm (`global.connectivity.proxy`, `cluster.proxy`), `global.proxy`, `extraEnv`",
+            pitfalls: "cert-manager needs the literal `kubernetes` ClusterIP, always included",
+        }
+    }
+
+    fn versions(&self) -> Versions {
+        Versions {
+            input: None,
+            consumers: "cert-manager chart values (checked against the `values.schema.json` of v1.16 and v1.21), Giant Swarm `global.connectivity.proxy` (checked against cluster-aws v9.0.0) and `cluster.proxy`, `global.proxy`, `extraEnv`",
+            differences: "one format",
+        }
+    }
+
+    fn summary(&self) -> &'static str {
+        "Helm values: cert-manager (with the `kubernetes` ClusterIP), Giant Swarm `global.connectivity.proxy` / `cluster.proxy`, New Relic `global.proxy`, `extraEnv`"
     }
 }

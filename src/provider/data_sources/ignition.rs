@@ -8,6 +8,7 @@ use crate::framework::model::{self, Field};
 use crate::framework::schema::{OneOf, Schema};
 use crate::framework::value::Value;
 use crate::provider::inputs::{self, RendererInputs, UnitsInput};
+use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 
 #[derive(Debug, Clone, Copy)]
 pub struct Ignition;
@@ -73,5 +74,35 @@ impl DataSource for Ignition {
             butane: secret.butane,
             butane_redacted: redacted.butane,
         }))
+    }
+}
+
+impl Platform for Ignition {
+    fn renderer(&self) -> crate::domain::render::RendererId {
+        crate::domain::render::RendererId::Ignition
+    }
+
+    fn area(&self) -> Area {
+        Area::Nodes
+    }
+
+    fn guide_row(&self) -> GuideRow {
+        GuideRow {
+            platform: "Flatcar, Fedora CoreOS",
+            writes: "an Ignition 3.3.0 config and the Butane YAML",
+            pitfalls: "Ignition writes its own drop-ins `0644`; ours are files with `0600`; the CA trust unit runs before the runtime starts",
+        }
+    }
+
+    fn versions(&self) -> Versions {
+        Versions {
+            input: None,
+            consumers: "Ignition spec 3.3.0 (Flatcar, Fedora CoreOS), read by every Ignition release from 2.11 (which made spec 3.3.0 stable) to 2.26 (which reads specs 3.0.0 to 3.6.0); Butane `flatcar` 1.0.0 and `fcos` 1.4.0, both still stable in Butane 0.29",
+            differences: "one spec version: the fields written have the same shape in every 3.x spec, and Ignition and Butane-based tools read an older spec by translating it forward",
+        }
+    }
+
+    fn summary(&self) -> &'static str {
+        "Ignition 3.3.0 config and Butane YAML for Flatcar and Fedora CoreOS"
     }
 }

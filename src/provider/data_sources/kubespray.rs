@@ -3,7 +3,8 @@
 use std::collections::BTreeMap;
 
 use crate::domain::no_proxy::typed::Kind;
-use crate::domain::render::kubespray;
+use crate::domain::render::kubespray::{self, KubesprayOption};
+use crate::domain::render::PlatformOption;
 use crate::domain::Field;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
@@ -13,6 +14,7 @@ use crate::framework::value::Value;
 use crate::provider::convert::{self, SettingsAt};
 use crate::provider::inputs;
 use crate::provider::inputs::{CaFile, Needed, OsFamilyInput, RendererInputs};
+use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 use crate::provider::validators::{Is, KeysAre};
 
 #[derive(Debug, Clone, Copy)]
@@ -76,10 +78,12 @@ impl Config {
             Ok(_) => Some(inventory),
             Err(mut findings) => {
                 findings.retain(|f| match f.location.map(|l| l.field) {
-                    Some(Field::Option(Config::inventory_hosts)) => {
-                        f.summary == kubespray::HOST_ADDRESS_NOT_IP
-                    }
-                    Some(Field::Option(Config::apiserver_loadbalancer_domain_name)) => false,
+                    Some(Field::Option(PlatformOption::Kubespray(
+                        KubesprayOption::InventoryHosts,
+                    ))) => f.summary == kubespray::HOST_ADDRESS_NOT_IP,
+                    Some(Field::Option(PlatformOption::Kubespray(
+                        KubesprayOption::ApiserverLoadbalancerDomainName,
+                    ))) => false,
                     _ => true,
                 });
                 let root = AttributePath::root();
@@ -137,5 +141,49 @@ impl DataSource for Kubespray {
             ca_commands: trust_command.into_iter().map(str::to_owned).collect(),
             effective_no_proxy: secret.effective_no_proxy,
         }))
+    }
+}
+
+impl crate::provider::convert::OptionAttribute for KubesprayOption {
+    /// The attribute of `Config` that holds the option.
+    fn attribute(self) -> &'static str {
+        match self {
+            KubesprayOption::Version => Config::kubespray_version,
+            KubesprayOption::InventoryHosts => Config::inventory_hosts,
+            KubesprayOption::LoadbalancerApiserverAddress => Config::loadbalancer_apiserver_address,
+            KubesprayOption::ApiserverLoadbalancerDomainName => {
+                Config::apiserver_loadbalancer_domain_name
+            }
+        }
+    }
+}
+
+impl Platform for Kubespray {
+    fn renderer(&self) -> crate::domain::render::RendererId {
+        crate::domain::render::RendererId::Kubespray
+    }
+
+    fn area(&self) -> Area {
+        Area::Nodes
+    }
+
+    fn guide_row(&self) -> GuideRow {
+        GuideRow {
+            platform: "kubespray",
+            writes: "`group_vars`: `http_proxy`, `https_proxy`, `additional_no_proxy`, with a CA `https_proxy_cert_file`",
+            pitfalls: "a user-set `no_proxy` replaces the list kubespray generates, so it is left unset; `effective_no_proxy` models the list `kubespray_version` generates",
+        }
+    }
+
+    fn versions(&self) -> Versions {
+        Versions {
+            input: Some(Config::kubespray_version),
+            consumers: "kubespray 2.x; modelled on 2.29, 2.30 and 2.31; `group_vars` checked against the variables of each one's sample inventory",
+            differences: "the load balancer name defaults to `lb-apiserver.kubernetes.local` until 2.29 and to its address from 2.30; until 2.30 `no_proxy` is a template joined as it comes, from 2.31 a list grouped by kind with each entry once. `group_vars` is the same for all (`https_proxy_cert_file` exists in all of them)",
+        }
+    }
+
+    fn summary(&self) -> &'static str {
+        "kubespray `group_vars` and a model of the `no_proxy` kubespray generates"
     }
 }

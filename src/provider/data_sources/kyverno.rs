@@ -15,6 +15,7 @@ use crate::provider::convert::{self, SettingsAt};
 use crate::provider::data_sources::pod_env::{CredentialsSecretInput, CredentialsSecretOutput};
 use crate::provider::inputs;
 use crate::provider::inputs::RendererInputs;
+use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 
 #[derive(Debug, Clone, Copy)]
 pub struct KyvernoPolicy;
@@ -135,5 +136,35 @@ impl DataSource for KyvernoPolicy {
                 redacted.credentials_secret,
             ),
         }))
+    }
+}
+
+impl Platform for KyvernoPolicy {
+    fn renderer(&self) -> crate::domain::render::RendererId {
+        crate::domain::render::RendererId::Kyverno
+    }
+
+    fn area(&self) -> Area {
+        Area::Pods
+    }
+
+    fn guide_row(&self) -> GuideRow {
+        GuideRow {
+            platform: "every new pod",
+            writes: "a Kyverno ClusterPolicy (checked against the CRDs of Kyverno 1.13 and 1.19) that injects the env and the CA",
+            pitfalls: "`kube-system` excluded by default, an opt-out annotation; only new pods change",
+        }
+    }
+
+    fn versions(&self) -> Versions {
+        Versions {
+            input: None,
+            consumers: "Kyverno 1.13 and later, `kyverno.io/v1` ClusterPolicy; checked against the CRDs of 1.13 and 1.19",
+            differences: "one format: `generateExisting` on each `generate` rule, the field 1.13 introduced in place of the deprecated policy-wide one (so Kyverno before 1.13 is not supported)",
+        }
+    }
+
+    fn summary(&self) -> &'static str {
+        "a Kyverno ClusterPolicy that injects the proxy env (and the CA) into new pods, with namespace exclusions and an opt-out annotation"
     }
 }

@@ -57,9 +57,10 @@ mod tests {
         );
     }
 
-    /// Each twin of the systemd, CAPI and TKG renderers is its attribute with
-    /// the password replaced by `***` (other renderers encode some outputs,
-    /// e.g. Ignition's base64 data URLs).
+    /// Of every renderer, each twin of an attribute that holds the password
+    /// as written is that attribute with the password replaced by `***`; no
+    /// twin holds the password (an attribute that holds it encoded, as
+    /// Ignition's base64 data URLs do, is checked by its renderer's tests).
     #[test]
     fn twins_hold_the_attribute_without_the_password() {
         let password = "Rotat3dSecret";
@@ -74,15 +75,7 @@ mod tests {
             revision: Some(3),
         };
         let mut checked = 0;
-        let plain = [
-            "clusterproxy_systemd_dropin",
-            "clusterproxy_capi_kubeadm",
-            "clusterproxy_tkg_config",
-        ];
-        for renderer in renderers()
-            .into_iter()
-            .filter(|r| plain.contains(&r.type_name()))
-        {
+        for renderer in renderers() {
             let schema = renderer.schema();
             let mut config = Value::object(
                 schema
@@ -106,7 +99,10 @@ mod tests {
                 let secret = format!("{secret:?}");
                 let redacted = format!("{redacted:?}");
                 assert!(!redacted.contains(password), "{twin}");
-                assert_eq!(secret.replace(password, "***"), redacted, "{twin}");
+                if secret.contains(password) {
+                    assert_eq!(secret.replace(password, "***"), redacted, "{twin}");
+                    checked += 1;
+                }
                 checked += 1;
             }
         }

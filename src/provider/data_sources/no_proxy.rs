@@ -10,6 +10,7 @@ use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::model::{self, Field, Maybe};
 use crate::framework::schema::{NoNullElements, Schema};
 use crate::framework::value::Value;
+use crate::provider::attributes::Aggregation;
 use crate::provider::convert::SettingsAt;
 use crate::provider::inputs::{self, Clients, ClusterConfig, Needed};
 
@@ -23,7 +24,8 @@ crate::model! {
         pub cluster: ClusterConfig [embed],
         /// The clients.
         pub clients: Clients [embed],
-        pub aggregate_cidrs: bool [with_default(Value::bool(false), "Aggregate addresses and CIDR blocks into the fewest blocks. Only applied when every client is `go` or `curl`.")],
+        /// CIDR aggregation.
+        pub aggregation: Aggregation [embed],
         pub must_bypass: Vec<Maybe<String>> [optional("Destinations that must never go through the proxy, checked by `clusterproxy_no_proxy_report` and, with `fail_on_gap = true`, by `clusterproxy_no_proxy` (without it, an error there): URLs (`https://host:port/`), `host`, `host:port` or IP addresses (zone-scoped IPv6 as `[fe80::1%25eth0]`); without a scheme `https` is assumed. Each is checked as written, since clients differ on case, a trailing dot, the IDN spelling and IPv4-mapped addresses (see the NO_PROXY clients guide).").validator(NoNullElements)],
         pub default_checks: bool [with_default(Value::bool(true), "Also check (as `must_bypass` is checked) the destinations derived from the inputs: the `kubernetes` Service by ClusterIP and by name, an address in each pod and node CIDR, the apiserver and control-plane endpoint, the cloud metadata endpoints. On `clusterproxy_no_proxy`, setting it (even to `true`) without `fail_on_gap = true` is an error.")],
         pub fail_on_gap: bool [with_default(Value::bool(false), "Check `must_bypass` and, with `default_checks`, the destinations derived from the inputs, and fail with an error naming each client and destination when one would go through the proxy for a client (`clusterproxy_no_proxy_report` gives the same gaps as `gaps_by_client`, without failing). `clusterproxy_no_proxy` runs the check only with `fail_on_gap = true`, so there `must_bypass` and `default_checks` are errors without it. With `default_checks = false` and no `must_bypass` there is nothing to check: an error.")],
@@ -143,7 +145,9 @@ pub(crate) fn evaluate(
     detail: Detail,
     diags: &mut Diagnostics,
 ) -> Option<Evaluation> {
-    let options = config.clients.merge_options(config.aggregate_cidrs);
+    let options = config
+        .clients
+        .merge_options(config.aggregation.aggregate_cidrs);
     let cluster = config.cluster.cluster();
     let merged = inputs::merge_cluster(&cluster, &options, SettingsAt::Renderer, diags)?;
     let report = detail == Detail::Report;

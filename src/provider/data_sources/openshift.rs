@@ -3,13 +3,14 @@
 //! `status.noProxy`.
 
 use crate::domain::no_proxy::typed::Kind;
-use crate::domain::render::openshift::OpenShift;
+use crate::domain::render::openshift::{self, OpenShift};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field};
 use crate::framework::schema::{NoNullElements, Schema};
 use crate::framework::value::Value;
 use crate::provider::inputs::{self, RendererInputs};
+use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 use crate::provider::validators::Is;
 
 #[derive(Debug, Clone, Copy)]
@@ -67,5 +68,45 @@ impl DataSource for OpenShiftProxySource {
             no_proxy: secret.no_proxy_value(),
             status_no_proxy: secret.status_no_proxy,
         }))
+    }
+}
+
+impl crate::provider::convert::OptionAttribute for openshift::OpenShiftOption {
+    /// The attribute of `Config` that holds the option.
+    fn attribute(self) -> &'static str {
+        match self {
+            openshift::OpenShiftOption::ReadinessEndpoints => Config::readiness_endpoints,
+            openshift::OpenShiftOption::AwsRegion => Config::aws_region,
+        }
+    }
+}
+
+impl Platform for OpenShiftProxySource {
+    fn renderer(&self) -> crate::domain::render::RendererId {
+        crate::domain::render::RendererId::OpenShift
+    }
+
+    fn area(&self) -> Area {
+        Area::Distributions
+    }
+
+    fn guide_row(&self) -> GuideRow {
+        GuideRow {
+            platform: "OpenShift",
+            writes: "the install-config `proxy:` block, the cluster `Proxy`, the `user-ca-bundle` ConfigMap",
+            pitfalls: "noProxy takes no wildcards or ports; `status.noProxy` is modelled (the operator adds the networks and `api-int`)",
+        }
+    }
+
+    fn versions(&self) -> Versions {
+        Versions {
+            input: None,
+            consumers: "OpenShift 4.x install-config `proxy:` and `additionalTrustBundle` (checked against the installer's InstallConfig CRD) and `config.openshift.io/v1` `Proxy` (checked against openshift/api's CRD)",
+            differences: "one format",
+        }
+    }
+
+    fn summary(&self) -> &'static str {
+        "OpenShift's install-config `proxy:` block, the cluster `Proxy`, the `user-ca-bundle` ConfigMap, OpenShift's rules and the modelled `status.noProxy`"
     }
 }

@@ -13,6 +13,7 @@ use crate::framework::schema::Schema;
 use crate::framework::value::Value;
 use crate::provider::convert::{self, SettingsAt};
 use crate::provider::inputs::{self, Needed, RendererInputs};
+use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 
 #[derive(Debug, Clone, Copy)]
 pub struct PodEnv;
@@ -220,5 +221,35 @@ impl DataSource for PodEnv {
                 redacted.credentials_secret,
             ),
         }))
+    }
+}
+
+impl Platform for PodEnv {
+    fn renderer(&self) -> crate::domain::render::RendererId {
+        crate::domain::render::RendererId::PodEnv
+    }
+
+    fn area(&self) -> Area {
+        Area::Pods
+    }
+
+    fn guide_row(&self) -> GuideRow {
+        GuideRow {
+            platform: "pod specs, Helm `env`",
+            writes: "the env list (both cases), with a CA a ConfigMap, volume and mount, `SSL_CERT_FILE`, `REQUESTS_CA_BUNDLE`, `NODE_EXTRA_CA_CERTS`",
+            pitfalls: "`SSL_CERT_FILE` and `REQUESTS_CA_BUNDLE` replace the default trust store: the bundle must hold every CA the pod needs",
+        }
+    }
+
+    fn versions(&self) -> Versions {
+        Versions {
+            input: None,
+            consumers: "Kubernetes core/v1 container `env`, ConfigMap, volumes (checked against the 1.36 definitions)",
+            differences: "one format",
+        }
+    }
+
+    fn summary(&self) -> &'static str {
+        "the proxy env of pods and Helm values"
     }
 }

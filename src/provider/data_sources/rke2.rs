@@ -8,6 +8,7 @@ use crate::framework::model::{self, Field};
 use crate::framework::schema::{OneOf, Schema};
 use crate::framework::value::Value;
 use crate::provider::inputs::{self, CaFile, OsFamilyInput, RendererInputs};
+use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 
 #[derive(Debug, Clone, Copy)]
 pub struct Rke2;
@@ -89,5 +90,44 @@ impl DataSource for Rke2 {
             ca_files: inputs::ca_files(settings, os),
             commands,
         }))
+    }
+}
+
+impl crate::provider::convert::OptionAttribute for rke2::Rke2Option {
+    /// The attribute of `Config` that holds the option.
+    fn attribute(self) -> &'static str {
+        match self {
+            rke2::Rke2Option::Scope => Config::scope,
+        }
+    }
+}
+
+impl Platform for Rke2 {
+    fn renderer(&self) -> crate::domain::render::RendererId {
+        crate::domain::render::RendererId::Rke2
+    }
+
+    fn area(&self) -> Area {
+        Area::Nodes
+    }
+
+    fn guide_row(&self) -> GuideRow {
+        GuideRow {
+            platform: "RKE2, k3s",
+            writes: "`/etc/default/rke2-server|agent` or `k3s[-agent].service.env`",
+            pitfalls: "`scope = \"containerd\"` (default) sets only `CONTAINERD_*`, so the proxy never leaks into the kubelet or the API server; `scope = \"all\"` warns without the cluster CIDRs",
+        }
+    }
+
+    fn versions(&self) -> Versions {
+        Versions {
+            input: None,
+            consumers: "RKE2 and k3s environment files (`CONTAINERD_*` since k3s v1.24.2), read by the units' `EnvironmentFile=`; checked with systemd's environment file parser",
+            differences: "one format; a server adds its own cluster and service CIDRs to NO_PROXY, an agent does not",
+        }
+    }
+
+    fn summary(&self) -> &'static str {
+        "RKE2 `/etc/default/rke2-*` and k3s `*.service.env` files, `CONTAINERD_*` or all components"
     }
 }

@@ -7,6 +7,7 @@ use crate::framework::model::{self, Field};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
 use crate::provider::inputs::{self, CaFile, NodeConfig};
+use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
@@ -96,5 +97,35 @@ impl DataSource for SystemdDropin {
             ca_files: secret.ca_files.into_iter().map(CaFile::from).collect(),
             commands: secret.commands,
         }))
+    }
+}
+
+impl Platform for SystemdDropin {
+    fn renderer(&self) -> crate::domain::render::RendererId {
+        crate::domain::render::RendererId::SystemdDropin
+    }
+
+    fn area(&self) -> Area {
+        Area::Nodes
+    }
+
+    fn guide_row(&self) -> GuideRow {
+        GuideRow {
+            platform: "any systemd host",
+            writes: "a drop-in per unit (`0600`), the CA file and trust command per `os_family`, `systemctl restart -- '<unit>'`",
+            pitfalls: "unit names checked against systemd's grammar (a leading `-` is refused, `kublet` warns); `%`, `\"`, `\\` and `$` escaped as systemd reads them; lines over systemd's 1 MiB limit refused",
+        }
+    }
+
+    fn versions(&self) -> Versions {
+        Versions {
+            input: None,
+            consumers: "systemd of the supported distributions",
+            differences: "one format: `Environment=` quoting and `%` escaping have not changed",
+        }
+    }
+
+    fn summary(&self) -> &'static str {
+        "drop-ins for containerd, kubelet or any unit, and a `DefaultEnvironment=` variant"
     }
 }

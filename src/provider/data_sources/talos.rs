@@ -9,6 +9,7 @@ use crate::framework::value::Value;
 use crate::provider::convert::{self, SettingsAt};
 use crate::provider::inputs;
 use crate::provider::inputs::RendererInputs;
+use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 
 #[derive(Debug, Clone, Copy)]
 pub struct Talos;
@@ -70,49 +71,41 @@ impl DataSource for Talos {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use crate::provider::renderers;
-
-    /// The supported-versions table of the platform guide has a row per
-    /// renderer, and the row of every renderer with a version input names
-    /// that input and its default (a changed default must reach the table).
-    #[test]
-    fn supported_versions_table_lists_every_default() {
-        let guide = include_str!("../../../docs/guides/choosing-your-platform.md");
-        let table = guide
-            .split("## Supported versions")
-            .nth(1)
-            .and_then(|rest| rest.split("\n## ").next())
-            .expect("a Supported versions section");
-        for renderer in renderers() {
-            let name = renderer.type_name();
-            let row = table
-                .lines()
-                .find(|line| line.starts_with(&format!("| `{name}` |")))
-                .unwrap_or_else(|| panic!("no row for {name}"));
-            let inputs: Vec<_> = renderer
-                .schema()
-                .attributes
-                .into_iter()
-                .filter(|a| a.name.ends_with("_version"))
-                .collect();
-            let version_cell = row.split('|').nth(2).unwrap().trim();
-            if inputs.is_empty() {
-                assert_eq!(version_cell, "none", "{name}");
-            }
-            for input in inputs {
-                let default = input
-                    .default
-                    .as_ref()
-                    .and_then(|d| d.as_str())
-                    .unwrap_or_else(|| panic!("{name}.{} has no default", input.name));
-                assert_eq!(
-                    version_cell,
-                    format!("`{}` (`{default}`)", input.name),
-                    "{name}"
-                );
-            }
+impl crate::provider::convert::OptionAttribute for talos::TalosOption {
+    /// The attribute of `Config` that holds the option.
+    fn attribute(self) -> &'static str {
+        match self {
+            talos::TalosOption::Version => Config::talos_version,
         }
+    }
+}
+
+impl Platform for Talos {
+    fn renderer(&self) -> crate::domain::render::RendererId {
+        crate::domain::render::RendererId::Talos
+    }
+
+    fn area(&self) -> Area {
+        Area::Nodes
+    }
+
+    fn guide_row(&self) -> GuideRow {
+        GuideRow {
+            platform: "Talos",
+            writes: "a machine config patch per `talos_version`: the variables in `machine.env` before 1.13, in an `EnvironmentConfig` document from 1.13; the CA in `machine.files` before 1.10, a `TrustedRootsConfig` document from 1.10",
+            pitfalls: "the variables reach Talos's own services, not pods: render pod env separately",
+        }
+    }
+
+    fn versions(&self) -> Versions {
+        Versions {
+            input: Some(Config::talos_version),
+            consumers: "Talos 1.x; checked against the config schemas of 1.9, 1.10, 1.11, 1.12 and 1.13",
+            differences: "before 1.10 the CA is a `machine.files` append, from 1.10 a `TrustedRootsConfig` document; before 1.13 the variables are in `machine.env`, from 1.13 (which deprecates it and drops it from its schema) in an `EnvironmentConfig` document",
+        }
+    }
+
+    fn summary(&self) -> &'static str {
+        "Talos machine config patch: `machine.env` and the CA per Talos version"
     }
 }

@@ -2,13 +2,14 @@
 
 use std::collections::BTreeMap;
 
-use crate::domain::render::tkg::Tkg;
+use crate::domain::render::tkg::{self, Tkg};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
 use crate::provider::inputs::{self, RendererInputs};
+use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 
 #[derive(Debug, Clone, Copy)]
 pub struct TkgConfigSource;
@@ -67,5 +68,44 @@ impl DataSource for TkgConfigSource {
             no_proxy: secret.no_proxy.join(","),
             appended_by_tkg: secret.appended.clone(),
         }))
+    }
+}
+
+impl crate::provider::convert::OptionAttribute for tkg::TkgOption {
+    /// The attribute of `Config` that holds the option.
+    fn attribute(self) -> &'static str {
+        match self {
+            tkg::TkgOption::VsphereServer => Config::vsphere_server,
+        }
+    }
+}
+
+impl Platform for TkgConfigSource {
+    fn renderer(&self) -> crate::domain::render::RendererId {
+        crate::domain::render::RendererId::Tkg
+    }
+
+    fn area(&self) -> Area {
+        Area::Nodes
+    }
+
+    fn guide_row(&self) -> GuideRow {
+        GuideRow {
+            platform: "TKG",
+            writes: "cluster-config variables, the ClusterClass `proxy` and `trust` variables",
+            pitfalls: "TKG appends `SERVICE_CIDR`/`CLUSTER_CIDR`, so they are emitted with the proxy variables; nothing else is left to TKG unless it always appends it; vCenter must bypass the proxy",
+        }
+    }
+
+    fn versions(&self) -> Versions {
+        Versions {
+            input: None,
+            consumers: "TKG 2.x cluster-config variables (checked against TKG 2.2's `config_default.yaml` and its CLI's variable names; `TKG_NODE_SYSTEM_WIDE_PROXY` exists from TKG 2.1.1) and the `proxy`/`trust` variables of the `tkg-<infra>-default-v1.0.0` ClusterClasses; checked against the vSphere class of TKG 2.1.0 and the vSphere, AWS and Azure classes of TKG 2.2 (tanzu-framework v0.28.0 and v0.29.0, the last public ones)",
+            differences: "one format: `systemWide` is in the vSphere class only, from TKG 2.1.1, so it is written only when `system_wide` is true (false is the class default)",
+        }
+    }
+
+    fn summary(&self) -> &'static str {
+        "TKG cluster-config variables and the ClusterClass `proxy` variable"
     }
 }

@@ -9,6 +9,7 @@ use crate::framework::model::{self, Field, Maybe, Model, Object, Set};
 use crate::framework::resource::{Private, Resource};
 use crate::framework::schema::{NoNullElements, NotBlank, PlanModifier, Schema, WholeNumber};
 use crate::framework::value::Value;
+use crate::provider::attributes::ProfileRevision;
 use crate::provider::convert::{self, SettingsAt};
 use crate::provider::inputs::Settings;
 
@@ -51,7 +52,8 @@ crate::model! {
         pub normalized_https_proxy: Option<String> [computed("The HTTPS proxy normalised (`http_proxy` when `https_proxy` is not set), without credentials.")],
         pub normalized_no_proxy: Vec<String> [computed("`no_proxy` normalised, semantic duplicates and covered entries removed.")],
         pub fingerprint: String [computed("SHA-256 of the public settings: URLs without credentials, user name, the set of normalised NO_PROXY entries, canonical CA. The password never enters it (nor anything else derived from a secret), so it cannot be used to check a password guess. `name` and `description` do not count.")],
-        pub revision: Option<i64> [computed("1 on creation; one more each time the effective settings change: `fingerprint`, or the credentials (compared with the stored ones, never through a digest). Reordering or respelling `no_proxy` entries does not count. Use it in `replace_triggered_by` to roll node pools only when the proxy settings really change.")],
+        /// The revision.
+        pub revision: ProfileRevision [embed],
         pub settings: Settings [computed("The effective settings as one object, for the `profile` attribute of every renderer data source. Never holds the password (`password` is null, `password_required` says whether the proxy takes one), so it is not sensitive and plans show it: pass `merge(clusterproxy_profile.x.settings, { password = ... })` where the renderers need the credentials.")],
     }
 }
@@ -155,13 +157,13 @@ fn profile(value: &Value, password_wo: Option<&str>, diags: &mut Diagnostics) ->
 /// is an error on `revision`.
 fn stored_revision(prior: &Value, diags: &mut Diagnostics) -> Option<(Computed, i64)> {
     let stored = Computed::read(prior);
-    let Some(revision) = stored.revision else {
+    let Some(revision) = stored.revision.revision else {
         diags.push(
             Diagnostic::error(
                 "Invalid stored revision",
                 "The stored revision is not an integer. Remove the resource from the state and import it again.",
             )
-            .at(AttributePath::attribute(Computed::revision)),
+            .at(AttributePath::attribute(ProfileRevision::revision)),
         );
         return None;
     };
@@ -245,7 +247,9 @@ fn compute(
         normalized_https_proxy: plain(&profile.https_proxy),
         normalized_no_proxy: profile.no_proxy.clone(),
         fingerprint: profile.fingerprint.clone(),
-        revision: Some(revision),
+        revision: ProfileRevision {
+            revision: Some(revision),
+        },
         settings,
     };
     computed.write_attributes(state);
@@ -466,7 +470,7 @@ mod tests {
     }
 
     fn revision(state: &Value) -> Option<i64> {
-        Computed::read(state).revision
+        Computed::read(state).revision.revision
     }
 
     #[test]

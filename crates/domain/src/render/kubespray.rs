@@ -39,6 +39,19 @@ use super::{
 use crate::no_proxy::typed::{networks, parse_host};
 use crate::{Field, Finding};
 
+/// The kubespray renderer's own options a finding can be about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KubesprayOption {
+    /// The kubespray release of the inventory.
+    Version,
+    /// The inventory hosts and their addresses.
+    InventoryHosts,
+    /// The address of the inventory's `loadbalancer_apiserver`.
+    LoadbalancerApiserverAddress,
+    /// The load balancer's domain name.
+    ApiserverLoadbalancerDomainName,
+}
+
 /// kubespray's default `kube_service_addresses`.
 pub const DEFAULT_SERVICE_ADDRESSES: &str = "10.233.0.0/18";
 
@@ -143,7 +156,7 @@ impl Renderer for Kubespray {
 fn garbled_no_proxy(minor: u32) -> Option<Finding> {
     (minor == GARBLED_NO_PROXY_IN).then(|| {
         Finding::warning(
-            Field::Option("kubespray_version"),
+            Field::from(KubesprayOption::Version),
             GARBLED_NO_PROXY,
             "kubespray 2.30 sets `no_proxy` to `no_proxy_prepare | select` (roles/network_facts/tasks/no_proxy.yml), a list of single characters, so the containerd, CRI-O, Docker and kubelet drop-ins get `NO_PROXY=['1', '0', '.', ...]`, which matches no host, and cluster traffic goes to the proxy. Upgrade to kubespray 2.31 (fixed by kubernetes-sigs/kubespray#12981), or add `no_proxy` to the group_vars with the value of `effective_no_proxy`: kubespray then skips that task and writes it as given (a `no_proxy` you set replaces the generated list, so keep it in step with the inventory).",
         )
@@ -179,12 +192,16 @@ impl Kubespray {
         for (name, address) in &self.hosts {
             if !is_ip(address) {
                 findings.push(Finding::error(
-                    Field::Option("inventory_hosts"),
+                    Field::from(KubesprayOption::InventoryHosts),
                     HOST_ADDRESS_NOT_IP,
                     format!("Host {name:?} has address {:?}; kubespray takes each host's `access_ip` (or `ip`) as an IP address and writes it into `no_proxy`.", redact_userinfo(address)),
                 ));
             }
-            if let Some(name) = host(Field::Option("inventory_hosts"), name, &mut findings) {
+            if let Some(name) = host(
+                Field::from(KubesprayOption::InventoryHosts),
+                name,
+                &mut findings,
+            ) {
                 if hosts.iter().all(|(seen, _)| *seen != name) {
                     hosts.push((name, address.clone()));
                 }
@@ -194,14 +211,14 @@ impl Kubespray {
         if let Some((address, name)) = &self.loadbalancer {
             if !is_ip(address) {
                 findings.push(Finding::error(
-                    Field::Option("loadbalancer_apiserver_address"),
+                    Field::from(KubesprayOption::LoadbalancerApiserverAddress),
                     "Load balancer address is not an IP address",
                     format!("{:?} is not an IP address; `loadbalancer_apiserver.address` is one, and its name goes to `apiserver_loadbalancer_domain_name`.", redact_userinfo(address)),
                 ));
             }
             let name = match (name, minor) {
                 (Some(name), _) => host(
-                    Field::Option("apiserver_loadbalancer_domain_name"),
+                    Field::from(KubesprayOption::ApiserverLoadbalancerDomainName),
                     name,
                     &mut findings,
                 ),
@@ -222,11 +239,11 @@ impl Kubespray {
 }
 
 /// The kubespray release as a 2.x minor, from `2.31` or `v2.30.1`; an error
-/// on `kubespray_version` ([`Field::Option`]) otherwise.
+/// on [`KubesprayOption::Version`] otherwise.
 pub fn minor(version: &str) -> Result<u32, Finding> {
     minor_version(version, "2").ok_or_else(|| {
         Finding::error(
-            Field::Option("kubespray_version"),
+            Field::from(KubesprayOption::Version),
             "Invalid kubespray version",
             format!(
                 "{:?} is not a kubespray 2.x release such as \"2.31\" or \"v2.30.1\".",
@@ -402,8 +419,8 @@ mod tests {
         assert_eq!(
             located,
             [
-                Some(Field::Option("inventory_hosts").into()),
-                Some(Field::Option("loadbalancer_apiserver_address").into())
+                Some(Field::from(KubesprayOption::InventoryHosts).into()),
+                Some(Field::from(KubesprayOption::LoadbalancerApiserverAddress).into())
             ]
         );
         assert!(findings[0].detail.contains("\"n1\""));
@@ -430,7 +447,7 @@ mod tests {
             assert_eq!(
                 findings.iter().map(|f| f.location).collect::<Vec<_>>(),
                 [Some(
-                    Field::Option("apiserver_loadbalancer_domain_name").into()
+                    Field::from(KubesprayOption::ApiserverLoadbalancerDomainName).into()
                 )],
                 "{name:?}"
             );
@@ -445,7 +462,7 @@ mod tests {
             .unwrap_err();
             assert_eq!(
                 findings.iter().map(|f| f.location).collect::<Vec<_>>(),
-                [Some(Field::Option("inventory_hosts").into())],
+                [Some(Field::from(KubesprayOption::InventoryHosts).into())],
                 "{name:?}"
             );
         }
@@ -481,7 +498,7 @@ mod tests {
             assert!(!warning.is_error());
             assert_eq!(
                 warning.location,
-                Some(Field::Option("kubespray_version").into())
+                Some(Field::from(KubesprayOption::Version).into())
             );
             assert_eq!(warning.summary, GARBLED_NO_PROXY);
             for needle in [
@@ -506,7 +523,7 @@ mod tests {
         for bad in ["1.31", "2", "2.x", "2.31.", "v2.+3", ""] {
             assert_eq!(
                 minor(bad).unwrap_err().location,
-                Some(Field::Option("kubespray_version").into()),
+                Some(Field::from(KubesprayOption::Version).into()),
                 "{bad}"
             );
         }

@@ -19,66 +19,81 @@
 //! [`crate::Field`] it is about: a [`Cluster`] field, a `settings`
 //! field ([`crate::Field::Merged`] with the index of the merged entry,
 //! which the provider traces back to the input that gave it) or one of the
-//! platform's options; `None` when it is about the rendered output as a whole.
+//! platform's options ([`PlatformOption`]); `None` when it is about the
+//! rendered output as a whole.
 //!
 //! # Adding a platform
 //! Names: the platform's module `<p>` (snake_case, e.g. `docker`) names its
 //! domain file, its data source file and its golden directory alike; its
-//! Terraform name is `clusterproxy_<p>` (the eight older renderers keep
-//! theirs: `tkg` is `clusterproxy_tkg_config`). A renderer is in
-//! exactly these files, which `tests/docs.rs`
-//! (`every_renderer_has_what_the_platform_guide_names`) checks for each one:
-//! 1. `crates/domain/src/render/<p>.rs` (new): the options struct, the
-//!    output and `impl Renderer`, the platform's rules as findings, a comment
-//!    citing the upstream source of every field name and format. A finding
-//!    on one of the options is located at `Field::Option("<attribute>")`,
-//!    the name of the data source's input that holds it (a test checks it
-//!    is one); nothing else maps it.
-//!    Its tests in the same file: `tests::settings()` (credentials with
-//!    `tests::NASTY_PASSWORD`) rendered to a golden file through
-//!    `tests::golden`, the password absent from the redacted output, and
-//!    the format's real parser or published schema as oracle when a crate
-//!    has it (one that needs a tool under `.tools` goes to
-//!    `tests/upstream_schemas.rs`, so that `cargo test --lib` runs on a
-//!    fresh clone).
-//! 2. This file: `pub mod <p>;` below.
+//! Terraform name is `clusterproxy_<p>` (the seven older renderers keep
+//! theirs: `tkg` is `clusterproxy_tkg_config`). You write these files:
+//! 1. `crates/domain/src/render/<p>.rs` (new): the options struct (a unit
+//!    struct when the platform has none), the output and `impl Renderer`,
+//!    the platform's rules as findings, a comment citing the upstream source
+//!    of every field name and format. Its tests in the same file:
+//!    `tests::settings()` (credentials with `tests::NASTY_PASSWORD`)
+//!    rendered to a golden file through `tests::golden`, the password absent
+//!    from the redacted output, and the format's real parser or published
+//!    schema as oracle when a crate has it (one that needs a tool under
+//!    `.tools` goes to `tests/upstream_schemas.rs`, so that
+//!    `cargo test --lib` runs on a fresh clone).
+//! 2. This file: `pub mod <p>;` below, a [`RendererId`] variant (also in
+//!    `RendererId::ALL`) and its arm in `tests::sample_findings`, which the
+//!    compiler asks for: a typical configuration of the options, over which
+//!    the tests that run over every renderer run.
 //! 3. `tests/golden/<p>/` (new): written by
 //!    `UPDATE_GOLDEN=1 cargo nextest run -p clusterproxy-domain <p>`.
-//! 4. `src/provider/data_sources/<p>.rs` (new): `Config` (a `crate::model!`
-//!    embedding `inputs::RendererInputs`, or `inputs::NodeConfig` for a node
-//!    renderer with units and `os_family`, plus the options), `State` (the
-//!    computed attributes: a sensitive one with the credentials gets a
-//!    `<name>_redacted` twin), and `impl DataSource`, whose `read` calls
-//!    `config.proxy.resolve`, builds the options and calls
-//!    `inputs::render_both`.
-//! 5. `src/provider/data_sources/mod.rs`: `pub(crate) mod <p>;` (provider
-//!    internals are not public API).
+//! 4. `src/provider/data_sources/<p>.rs` (new): `State` (a `crate::model!`
+//!    of the computed attributes: a sensitive one with the credentials names
+//!    the Secret-reference alternative, or says the consumer takes none, and
+//!    gets a `<name>_redacted` twin) and `impl DataSource`. Without
+//!    options, the schema is `model::attributes::<RendererInputs, State>()`
+//!    and `read` starts with `RendererInputs::read(value).resolve(diags)?`
+//!    (`inputs::NodeConfig` for a node renderer with `units` and
+//!    `os_family`); with options, a `Config` model embedding
+//!    `inputs::RendererInputs` (or `inputs::NodeConfig`) plus the options,
+//!    read with `Config::read`. `read` builds the options and calls
+//!    `inputs::render_both`. At the end of the file, `impl Platform`
+//!    (`provider::platform`): its domain renderer, its area of the platform
+//!    guide and its row there, its "Supported versions" row (with its version
+//!    input, if the format depends on the consumer's release: the default
+//!    shown is the schema's) and its README summary; the compiler asks for
+//!    each.
+//! 5. `src/provider/data_sources/mod.rs`: `pub(crate) mod <p>;`.
 //! 6. `src/provider/mod.rs`: `<p>::<DataSource>,` in `renderers!`, which
-//!    registers the data source and makes `<p>` a platform of the `render`
-//!    function (its description lists the platforms from there).
+//!    registers the data source, makes `<p>` a platform of the `render` and
+//!    `render_redacted` functions and puts it in the generated tables.
 //! 7. `examples/data-sources/clusterproxy_<p>/data-source.tf` (new), then
 //!    `UPDATE_DOCS=1 cargo test --test docs`, which writes
-//!    `docs/data-sources/<p>.md` (new) and `docs/functions/render.md` (the
-//!    platform list): both are committed.
+//!    `docs/data-sources/<p>.md` (new) and, from the descriptors, the
+//!    platform lists of `docs/functions/render.md` and `render_redacted.md`,
+//!    the table of `README.md` and the tables of
+//!    `docs/guides/choosing-your-platform.md`: all are committed, none is
+//!    edited by hand.
 //! 8. The E2E module for its area in the one E2E binary, beside the
 //!    renderers of its kind: `tests/e2e/nodes.rs`, `clusters.rs` or
-//!    `render.rs`. A test that applies the example with
+//!    `render.rs`: a test that applies the example with
 //!    `apply_data_source_example` on Terraform 1.11 and 1.0.3 and asserts on
 //!    its outputs.
-//! 9. `docs/guides/choosing-your-platform.md`: a row in its area's table and
-//!    one in "Supported versions" (with its version input and default, if
-//!    it has one; checked by `supported_versions_table_lists_every_default`).
-//! 10. `README.md`: a row in the table of resources, data sources and
-//!     functions, and `CHANGELOG.md`: an entry.
+//! 9. `CHANGELOG.md`: an entry.
+//!
+//! A platform with options a finding can be about declares them in its
+//! domain file as an enum of its own (`talos::TalosOption`), adds it to
+//! `platform_options!` in this file and locates such a finding at
+//! `Field::from(<P>Option::<Variant>)`; its data source maps each option to
+//! the `Config` attribute that holds it in an
+//! `impl convert::OptionAttribute` at the end of its file, and
+//! `src/provider/convert.rs` gets the arm of `option_attribute` that the
+//! compiler asks for: one more file.
 //!
 //! No input is accepted and ignored: an option the output does not depend on
 //! in some configuration (a namespace without the Secret it names, an OS
 //! family without a CA) is an error on it, from the renderer as a finding or
 //! from the data source's `validate` through `inputs::reject_without` (or
 //! `RendererInputs::validate_ca_only_inputs`); the latter then gets a case
-//! in `tests/server.rs` (`inputs_set_without_what_they_need_are_errors_on_them`),
-//! an 11th file. The shared inputs, their checks, the redacted twins and
-//! every test that runs over `renderers()` need nothing more.
+//! in `tests/server.rs` (`inputs_set_without_what_they_need_are_errors_on_them`).
+//! The shared inputs, their checks, the redacted twins and every test that
+//! runs over `renderers()` or `RendererId::ALL` need nothing more.
 
 pub mod aks;
 pub mod capi;
@@ -103,7 +118,96 @@ pub mod yaml;
 use super::proxy_url::ProxyUrl;
 use super::trusted_ca::TrustedCa;
 pub use crate::no_proxy::Cluster;
-use crate::Finding;
+use crate::{Field, Finding};
+
+/// Declares [`PlatformOption`], one variant per renderer with options of
+/// its own, and turns each renderer's options type into a [`Field`].
+macro_rules! platform_options {
+    ($($platform:ident($options:ty)),* $(,)?) => {
+        /// A platform's own option a finding is about, as the options type
+        /// of the renderer that has it (the provider maps each to the
+        /// attribute that holds it).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum PlatformOption {
+            $(
+                #[doc = concat!("An option of [`", stringify!($options), "`].")]
+                $platform($options),
+            )*
+        }
+
+        $(
+            impl From<$options> for Field {
+                fn from(option: $options) -> Self {
+                    Field::Option(PlatformOption::$platform(option))
+                }
+            }
+        )*
+    };
+}
+
+platform_options! {
+    Kubespray(kubespray::KubesprayOption),
+    OpenShift(openshift::OpenShiftOption),
+    Rke2(rke2::Rke2Option),
+    Talos(talos::TalosOption),
+    Tkg(tkg::TkgOption),
+}
+
+/// Every renderer, by its module: the registry the domain's tests run over
+/// ([`RendererId::ALL`]). The provider's descriptor of each renderer data
+/// source names its renderer here, and a provider test checks that each is
+/// named exactly once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RendererId {
+    /// [`systemd_dropin`].
+    SystemdDropin,
+    /// [`capi`].
+    Capi,
+    /// [`tkg`].
+    Tkg,
+    /// [`aks`].
+    Aks,
+    /// [`pod_env`].
+    PodEnv,
+    /// [`openshift`].
+    OpenShift,
+    /// [`eksa`].
+    Eksa,
+    /// [`kyverno`].
+    Kyverno,
+    /// [`helm`].
+    Helm,
+    /// [`cloud_init`].
+    CloudInit,
+    /// [`ignition`].
+    Ignition,
+    /// [`rke2`].
+    Rke2,
+    /// [`talos`].
+    Talos,
+    /// [`kubespray`].
+    Kubespray,
+}
+
+impl RendererId {
+    /// Every renderer.
+    pub const ALL: [RendererId; 14] = [
+        RendererId::SystemdDropin,
+        RendererId::Capi,
+        RendererId::Tkg,
+        RendererId::Aks,
+        RendererId::PodEnv,
+        RendererId::OpenShift,
+        RendererId::Eksa,
+        RendererId::Kyverno,
+        RendererId::Helm,
+        RendererId::CloudInit,
+        RendererId::Ignition,
+        RendererId::Rke2,
+        RendererId::Talos,
+        RendererId::Kubespray,
+    ];
+}
 
 /// The minor of a `major.minor[.patch]` release (`v` prefix allowed, all
 /// parts decimal), `None` for another major or another shape.
@@ -330,66 +434,151 @@ pub(crate) mod tests {
     }
 
     /// What a renderer finds (errors and warnings alike), whatever it renders.
-    fn findings<R: Renderer>(
-        renderer: &R,
-        settings: &ProxySettings,
-        cluster: &Cluster,
-    ) -> Vec<Finding> {
-        match renderer.render(Input {
-            settings,
-            cluster,
-            secrets: Secrets::Include,
-        }) {
+    fn findings<R: Renderer>(renderer: R, input: Input) -> Vec<Finding> {
+        match renderer.render(input) {
             Ok(rendered) => rendered.warnings,
             Err(findings) => findings,
         }
     }
 
-    /// No finding depends on the credentials: the limits on sizes and lines
-    /// are measured with the password shown as `***`, so that no message,
-    /// and no finding's presence, tells anything about its length. Sizes
-    /// around each limit: a warning or error must come or go with the
-    /// password's length only if it depended on it.
+    /// What `platform`'s renderer finds in `settings` for `cluster`, with
+    /// options as a typical configuration sets them (units, a namespace, a
+    /// credentials Secret where the platform takes one).
+    fn sample_findings(
+        platform: RendererId,
+        settings: &ProxySettings,
+        cluster: &Cluster,
+    ) -> Vec<Finding> {
+        let input = Input {
+            settings,
+            cluster,
+            secrets: Secrets::Include,
+        };
+        let units = || {
+            vec![
+                "containerd.service".to_owned(),
+                "kubelet.service".to_owned(),
+            ]
+        };
+        let os = trust::OsFamily::Debian;
+        let secret = || {
+            Some(pod_env::CredentialsSecret {
+                name: "proxy-credentials".to_owned(),
+                namespace: None,
+            })
+        };
+        match platform {
+            RendererId::SystemdDropin => {
+                findings(systemd_dropin::Systemd { units: units(), os }, input)
+            }
+            RendererId::Capi => findings(
+                capi::Capi {
+                    units: units(),
+                    os,
+                    base64_content: false,
+                    cluster_name: None,
+                    namespace: "default".to_owned(),
+                },
+                input,
+            ),
+            RendererId::Tkg => findings(
+                tkg::Tkg {
+                    vsphere_server: None,
+                    system_wide: false,
+                },
+                input,
+            ),
+            RendererId::Aks => findings(aks::Aks, input),
+            RendererId::PodEnv => findings(
+                pod_env::PodEnv {
+                    config_map_name: "proxy-ca".to_owned(),
+                    namespace: None,
+                    credentials_secret: secret(),
+                },
+                input,
+            ),
+            RendererId::OpenShift => findings(
+                openshift::OpenShift {
+                    readiness_endpoints: Vec::new(),
+                    api_internal_host: None,
+                    aws_region: None,
+                },
+                input,
+            ),
+            RendererId::Eksa => findings(eksa::Eksa, input),
+            RendererId::Kyverno => findings(
+                kyverno::Kyverno {
+                    name: "proxy-env".to_owned(),
+                    excluded_namespaces: vec!["kube-system".to_owned()],
+                    opt_out_annotation: "proxy.example/opt-out".to_owned(),
+                    config_map_name: "proxy-ca".to_owned(),
+                    credentials_secret: secret(),
+                },
+                input,
+            ),
+            RendererId::Helm => findings(
+                helm::Helm {
+                    config_map_name: "proxy-ca".to_owned(),
+                    namespace: None,
+                    credentials_secret: None,
+                },
+                input,
+            ),
+            RendererId::CloudInit => findings(cloud_init::CloudInit { units: units(), os }, input),
+            RendererId::Ignition => findings(
+                ignition::Ignition {
+                    units: units(),
+                    variant: ignition::Variant::Flatcar,
+                },
+                input,
+            ),
+            RendererId::Rke2 => findings(
+                rke2::Rke2 {
+                    distribution: rke2::Distribution::Rke2,
+                    role: rke2::Role::Agent,
+                    scope: rke2::Scope::All,
+                },
+                input,
+            ),
+            RendererId::Talos => findings(
+                talos::Talos {
+                    version: "1.13".to_owned(),
+                },
+                input,
+            ),
+            RendererId::Kubespray => findings(
+                kubespray::Kubespray {
+                    version: "2.31".to_owned(),
+                    hosts: vec![("node-1".to_owned(), "10.0.0.11".to_owned())],
+                    loadbalancer: None,
+                    os_family: os,
+                },
+                input,
+            ),
+        }
+    }
+
+    /// No finding of any renderer depends on the credentials: the limits on
+    /// sizes and lines are measured with the password shown as `***`, so
+    /// that no message, and no finding's presence, tells anything about its
+    /// length. Sizes around each limit: a warning or error must come or go
+    /// with the password's length only if it depended on it.
     #[test]
     fn findings_do_not_depend_on_the_password() {
-        let units = vec!["containerd.service".to_owned()];
         let cluster = Cluster {
             cloud: Some(crate::no_proxy::Cloud::Aws),
             ..Cluster::default()
         };
-        let cloud_init = cloud_init::CloudInit {
-            units: units.clone(),
-            os: trust::OsFamily::Debian,
-        };
-        let dropin = systemd_dropin::Systemd {
-            units: units.clone(),
-            os: trust::OsFamily::Debian,
-        };
-        let capi = capi::Capi {
-            units,
-            os: trust::OsFamily::Debian,
-            base64_content: false,
-            cluster_name: None,
-            namespace: "default".to_owned(),
-        };
         for entries in [0, 250, 330, 340, 400, 500, 1500, 1800, 2500, 3000] {
             let short = with_password("p", entries);
             let long = with_password(&"p".repeat(200), entries);
-            assert_eq!(
-                findings(&cloud_init, &short, &cluster),
-                findings(&cloud_init, &long, &cluster),
-                "cloud-init, {entries} entries"
-            );
-            assert_eq!(
-                findings(&dropin, &short, &cluster),
-                findings(&dropin, &long, &cluster),
-                "systemd, {entries} entries"
-            );
-            assert_eq!(
-                findings(&capi, &short, &cluster),
-                findings(&capi, &long, &cluster),
-                "CAPI, {entries} entries"
-            );
+            for platform in RendererId::ALL {
+                assert_eq!(
+                    sample_findings(platform, &short, &cluster),
+                    sample_findings(platform, &long, &cluster),
+                    "{platform:?}, {entries} entries"
+                );
+            }
         }
     }
 }

@@ -26,6 +26,15 @@ use crate::no_proxy::{Cloud, Destination};
 use crate::proxy_url::{ProxyHost, ProxyUrl};
 use crate::{Field, Finding, Location};
 
+/// The OpenShift renderer's own options a finding can be about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OpenShiftOption {
+    /// The URLs the operator probes through the proxy.
+    ReadinessEndpoints,
+    /// The cluster's AWS region.
+    AwsRegion,
+}
+
 /// Name of the ConfigMap that carries the trusted CA: the installer's name
 /// for the one it makes from `additionalTrustBundle` (pkg/asset/manifests/proxy.go).
 pub const CA_CONFIG_MAP: &str = "user-ca-bundle";
@@ -139,7 +148,7 @@ impl Renderer for OpenShift {
         for (index, endpoint) in self.readiness_endpoints.iter().enumerate() {
             if let Some(why) = endpoint_problem(endpoint) {
                 findings.push(Finding::error(
-                    Location::element(Field::Option("readiness_endpoints"), index),
+                    Location::element(Field::from(OpenShiftOption::ReadinessEndpoints), index),
                     "Invalid readiness endpoint",
                     format!("{:?}: {why}", redact_userinfo(endpoint)),
                 ));
@@ -147,7 +156,7 @@ impl Renderer for OpenShift {
         }
         if self.aws_region.is_some() && cluster.cloud != Some(Cloud::Aws) {
             findings.push(Finding::error(
-                Field::Option("aws_region"),
+                Field::from(OpenShiftOption::AwsRegion),
                 "aws_region without cloud = \"aws\"",
                 "The operator adds the region's node domain only on AWS; set `cloud = \"aws\"` or remove `aws_region`.",
             ));
@@ -567,11 +576,14 @@ pub(crate) mod tests {
                     "noProxy entry OpenShift rejects"
                 ),
                 (
-                    Some(Location::element(Field::Option("readiness_endpoints"), 0)),
+                    Some(Location::element(
+                        Field::from(OpenShiftOption::ReadinessEndpoints),
+                        0
+                    )),
                     "Invalid readiness endpoint"
                 ),
                 (
-                    Some(Field::Option("aws_region").into()),
+                    Some(Field::from(OpenShiftOption::AwsRegion).into()),
                     "aws_region without cloud = \"aws\""
                 ),
             ]

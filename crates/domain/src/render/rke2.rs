@@ -20,6 +20,13 @@
 use super::{systemd, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::{Field, Finding};
 
+/// The RKE2 renderer's own options a finding can be about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Rke2Option {
+    /// Which components get the proxy.
+    Scope,
+}
+
 /// Which distribution's units read the file: it decides the file's path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Distribution {
@@ -207,7 +214,7 @@ pub fn check(
     .collect();
     (scope == Scope::All && role == Role::Agent && !missing.is_empty()).then(|| {
         Finding::warning(
-            Field::Option("scope"),
+            Field::from(Rke2Option::Scope),
             "In-cluster traffic would go to the proxy",
             format!("With scope \"all\" the kubelet and the rke2/k3s agent read NO_PROXY, which lacks the cluster's {}, and unlike a server an agent does not add them; set them (RKE2 and k3s default to 10.42.0.0/16 and 10.43.0.0/16), or use scope \"containerd\".", missing.join(" and ")),
         )
@@ -270,7 +277,9 @@ mod tests {
     #[test]
     fn scope_all_without_cluster_cidrs_warns() {
         let warning = check(Scope::All, Role::Agent, true, false).unwrap();
-        assert!(!warning.is_error() && warning.location == Some(Field::Option("scope").into()));
+        assert!(
+            !warning.is_error() && warning.location == Some(Field::from(Rke2Option::Scope).into())
+        );
         assert!(
             warning.detail.contains("service_cidrs"),
             "{}",

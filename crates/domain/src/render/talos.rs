@@ -27,6 +27,13 @@ use serde_json::{json, Value};
 use super::{minor_version, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::{Field, Finding};
 
+/// The Talos renderer's own options a finding can be about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TalosOption {
+    /// The Talos version of the machines.
+    Version,
+}
+
 /// Talos: the version the patch is for, as given (`1.10`, `v1.9.5`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Talos {
@@ -58,11 +65,11 @@ pub const ENVIRONMENT_CONFIG_SINCE: u32 = 13;
 pub const TRUSTED_ROOTS_NAME: &str = "clusterproxy-proxy-ca";
 
 /// The Talos version as a 1.x minor, from `1.10` or `v1.10.3`; an error on
-/// `talos_version` ([`Field::Option`]) otherwise.
+/// [`TalosOption::Version`] otherwise.
 pub fn minor(version: &str) -> Result<u32, Finding> {
     minor_version(version, "1").ok_or_else(|| {
         Finding::error(
-            Field::Option("talos_version"),
+            Field::from(TalosOption::Version),
             "Invalid Talos version",
             format!(
                 "{:?} is not a Talos 1.x version such as \"1.10\" or \"v1.9.5\".",
@@ -153,7 +160,7 @@ mod tests {
         for bad in ["2.0", "1", "1.x", "1.10.", "v1.+3", "1.10.1.1", ""] {
             assert_eq!(
                 minor(bad).unwrap_err().location,
-                Some(Field::Option("talos_version").into()),
+                Some(Field::from(TalosOption::Version).into()),
                 "{bad}"
             );
         }

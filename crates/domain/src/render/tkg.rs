@@ -35,6 +35,13 @@ use crate::no_proxy::typed::networks;
 use crate::no_proxy::{Destination, Dialect, Entry};
 use crate::{Field, Finding, Location};
 
+/// The TKG renderer's own options a finding can be about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TkgOption {
+    /// The vCenter server, which must bypass the proxy.
+    VsphereServer,
+}
+
 /// TKG's options besides the cluster: SERVICE_CIDR and CLUSTER_CIDR come
 /// from the cluster's `service_cidrs` and `pod_cidrs`, emitted when set.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -97,14 +104,14 @@ impl Renderer for Tkg {
         if let Some(server) = &self.vsphere_server {
             let destination = Destination::parse(server).map_err(|why| {
                 vec![Finding::error(
-                    Field::Option("vsphere_server"),
+                    Field::from(TkgOption::VsphereServer),
                     "Invalid vSphere server",
                     format!("{why}."),
                 )]
             })?;
             if !Dialect::Go.bypasses(&settings.no_proxy_value(), &destination) {
                 findings.push(Finding::error(
-                    Field::Option("vsphere_server"),
+                    Field::from(TkgOption::VsphereServer),
                     "vSphere server would go through the proxy",
                     format!("TKG requires VSPHERE_SERVER ({}) to be in TKG_NO_PROXY; add it to `extra` or `installation`.", destination.bare_host()),
                 ));
@@ -398,7 +405,7 @@ mod tests {
         let errors = render(&settings(), &cluster(), Secrets::Redact).unwrap_err();
         assert_eq!(
             errors[0].location,
-            Some(Field::Option("vsphere_server").into())
+            Some(Field::from(TkgOption::VsphereServer).into())
         );
         let mut s = with_vcenter();
         s.no_proxy.push("*".into());
