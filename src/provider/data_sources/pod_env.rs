@@ -81,6 +81,55 @@ impl CredentialsSecretInput {
     }
 }
 
+/// The inputs `clusterproxy_pod_env` and `clusterproxy_helm_values` share
+/// besides the proxy settings: the CA ConfigMap's name and namespace, and
+/// the Secret the proxy URLs are read from.
+pub(crate) struct PodInputs<'a> {
+    /// `config_map_name`.
+    config_map_name: &'a Maybe<String>,
+    /// `namespace`.
+    namespace: &'a Maybe<String>,
+    /// `credentials_secret` and its namespace.
+    secret: &'a CredentialsSecretInput,
+}
+
+impl<'a> PodInputs<'a> {
+    /// The inputs, from their attributes.
+    pub fn new(
+        config_map_name: &'a Maybe<String>,
+        namespace: &'a Maybe<String>,
+        secret: &'a CredentialsSecretInput,
+    ) -> Self {
+        Self {
+            config_map_name,
+            namespace,
+            secret,
+        }
+    }
+
+    /// Plan-time checks: the names are DNS-1123 labels set only with a
+    /// `trusted_ca`, and the Secret reference is valid.
+    pub fn validate(&self, proxy: &RendererInputs, diags: &mut Diagnostics) {
+        proxy.check_ca_names(
+            &[
+                (Config::config_map_name, self.config_map_name),
+                (Config::namespace, self.namespace),
+            ],
+            diags,
+        );
+        self.secret.validate(diags);
+    }
+
+    /// The renderer options these inputs give.
+    pub fn options(&self) -> pod_env::PodEnv {
+        pod_env::PodEnv {
+            config_map_name: self.config_map_name.known().cloned().unwrap_or_default(),
+            namespace: self.namespace.known().cloned(),
+            credentials_secret: self.secret.reference(),
+        }
+    }
+}
+
 impl CredentialsSecretOutput {
     /// The outputs from the Secret rendered with and without the credentials.
     pub fn new(secret: Option<SecretOutput>, redacted: Option<SecretOutput>) -> Self {
@@ -103,6 +152,13 @@ crate::model! {
         pub namespace: Maybe<String> [optional("Namespace written into the ConfigMap manifest (a DNS-1123 label); omitted when null; setting it without a `trusted_ca` is an error. The ConfigMap must live in the namespace of the pods that mount it.")],
         /// The Secret the proxy URLs are read from.
         pub secret: CredentialsSecretInput [embed],
+    }
+}
+
+impl Config {
+    /// The inputs shared with `clusterproxy_helm_values`.
+    fn pod(&self) -> PodInputs<'_> {
+        PodInputs::new(&self.config_map_name, &self.namespace, &self.secret)
     }
 }
 
@@ -186,25 +242,13 @@ impl DataSource for PodEnv {
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
         let config = Config::read(config);
-        config.proxy.check_ca_names(
-            &[
-                (Config::config_map_name, &config.config_map_name),
-                (Config::namespace, &config.namespace),
-            ],
-            diags,
-        );
-        config.secret.validate(diags);
+        config.pod().validate(&config.proxy, diags);
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let config = Config::read(value);
         let proxy = config.proxy.resolve(diags)?;
-        let renderer = pod_env::PodEnv {
-            config_map_name: config.config_map_name.known().cloned().unwrap_or_default(),
-            namespace: config.namespace.known().cloned(),
-            credentials_secret: config.secret.reference(),
-        };
-        let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
+        let (secret, redacted) = inputs::render_both(&config.pod().options(), &proxy, diags)?;
         let (volumes, mounts) = secret.ca_volumes.unzip();
         Some(model::computed(State {
             env: env(&secret.env),
