@@ -13,9 +13,8 @@
 //! platform addresses. `enabled: false` (the `Enabled` field of the same
 //! CHANGELOG; `az aks update --disable-http-proxy`) means the proxy is off.
 
-use super::{
-    documents, error, text_at, Found, Importer, APISERVER_HOST, NODE_CIDR, POD_CIDR, SERVICE_CIDR,
-};
+use super::found::{Found, Importer, APISERVER_HOST, NODE_CIDR, POD_CIDR, SERVICE_CIDR};
+use super::input::{documents, error, text_at};
 use crate::no_proxy::{normalize, Cloud};
 use crate::trusted_ca::TrustedCa;
 use crate::Finding;

@@ -5,10 +5,9 @@
 use base64::Engine as _;
 use serde_json::Value;
 
-use super::{
-    documents, error, systemd, text_at, Found, Importer, CLUSTER_DOMAIN, CONTROL_PLANE, POD_CIDR,
-    SERVICE_CIDR,
-};
+use super::found::{Found, Importer, CLUSTER_DOMAIN, CONTROL_PLANE, POD_CIDR, SERVICE_CIDR};
+use super::input::{documents, error, text_at};
+use super::systemd;
 use crate::Finding;
 
 /// The Cluster API importer, EKS Anywhere included.

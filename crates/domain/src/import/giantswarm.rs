@@ -6,10 +6,9 @@
 use base64::Engine as _;
 use serde_json::Value;
 
-use super::{
-    documents, error, split_list, systemd, text_at, Found, Importer, APISERVER_HOST, POD_CIDR,
-    SERVICE_CIDR,
-};
+use super::found::{Found, Importer, APISERVER_HOST, POD_CIDR, SERVICE_CIDR};
+use super::input::{documents, error, split_list, text_at};
+use super::systemd;
 use crate::render::capi::secret_key;
 use crate::Finding;
 

@@ -18,7 +18,7 @@
 //! handed back as its path ([`Artifact::File`]) for the caller to read, at
 //! most [`MAX_INPUT_BYTES`] (4 MiB) of a regular file.
 
-use super::{importer, kinds};
+use super::registry::{importer, kinds};
 use crate::no_proxy::typed::Kind;
 use crate::no_proxy::{Cloud, Cluster};
 use crate::Finding;
@@ -28,7 +28,7 @@ use crate::Finding;
 pub struct ImportId {
     /// The profile name, when the ID gives one.
     pub name: Option<String>,
-    /// The kind, one of [`super::kinds()`].
+    /// The kind, one of [`kinds()`].
     pub kind: String,
     /// The cluster facts (empty when the ID gives none).
     pub facts: Cluster,
@@ -229,7 +229,7 @@ mod tests {
         }
         let mut cluster = Cluster::default();
         assert!(read_facts(text, &mut cluster).unwrap());
-        let written: Vec<String> = super::super::fact_lines(&cluster)
+        let written: Vec<String> = super::super::imported::fact_lines(&cluster)
             .iter()
             .map(|line| line.split(" = ").next().unwrap().to_owned())
             .collect();
