@@ -2,6 +2,7 @@
 //! charts commonly read.
 
 use crate::domain::render::helm;
+use crate::domain::render::pod_env::PodEnv;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field, Maybe};
@@ -10,7 +11,6 @@ use crate::framework::value::Value;
 use crate::provider::data_sources::pod_env::{
     CredentialsSecretInput, CredentialsSecretOutput, PodInputs,
 };
-use crate::provider::inputs;
 use crate::provider::inputs::RendererInputs;
 
 #[derive(Debug, Clone, Copy)]
@@ -41,7 +41,12 @@ const EXTRA_ENV: &str = "An `extraEnv:` list of env entries (the `clusterproxy_p
 impl Config {
     /// The inputs shared with `clusterproxy_pod_env`.
     fn pod(&self) -> PodInputs<'_> {
-        PodInputs::new(&self.config_map_name, &self.namespace, &self.secret)
+        PodInputs::new(
+            &self.proxy,
+            &self.config_map_name,
+            &self.namespace,
+            &self.secret,
+        )
     }
 }
 
@@ -76,20 +81,16 @@ impl DataSource for HelmValues {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        let config = Config::read(config);
-        config.pod().validate(&config.proxy, diags);
+        Config::read(config).pod().validate(diags);
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let config = Config::read(value);
-        let proxy = config.proxy.resolve(diags)?;
-        let options = config.pod().options();
-        let renderer = helm::Helm {
-            config_map_name: options.config_map_name,
-            namespace: options.namespace,
-            credentials_secret: options.credentials_secret,
+        let helm = |pod: PodEnv| helm::Helm {
+            config_map_name: pod.config_map_name,
+            namespace: pod.namespace,
+            credentials_secret: pod.credentials_secret,
         };
-        let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
+        let (secret, redacted) = Config::read(value).pod().render_both(helm, diags)?;
         Some(model::computed(State {
             ca_config_map_yaml: secret.ca_config_map,
             cert_manager_yaml: secret.cert_manager,

@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::domain::render::k8s;
 use crate::domain::render::pod_env::{self, CredentialsSecret, EnvValue, SecretOutput};
+use crate::domain::render::{k8s, Renderer};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
 use crate::framework::model::{self, Field, Maybe};
@@ -81,26 +81,26 @@ impl CredentialsSecretInput {
     }
 }
 
-/// The inputs `clusterproxy_pod_env` and `clusterproxy_helm_values` share
-/// besides the proxy settings: the CA ConfigMap's name and namespace, and
-/// the Secret the proxy URLs are read from.
+/// The inputs `clusterproxy_pod_env` and `clusterproxy_helm_values` share:
+/// the proxy settings, the CA ConfigMap's name and namespace, and the
+/// Secret the proxy URLs are read from.
 pub(crate) struct PodInputs<'a> {
-    /// `config_map_name`.
+    proxy: &'a RendererInputs,
     config_map_name: &'a Maybe<String>,
-    /// `namespace`.
     namespace: &'a Maybe<String>,
-    /// `credentials_secret` and its namespace.
     secret: &'a CredentialsSecretInput,
 }
 
 impl<'a> PodInputs<'a> {
     /// The inputs, from their attributes.
     pub fn new(
+        proxy: &'a RendererInputs,
         config_map_name: &'a Maybe<String>,
         namespace: &'a Maybe<String>,
         secret: &'a CredentialsSecretInput,
     ) -> Self {
         Self {
+            proxy,
             config_map_name,
             namespace,
             secret,
@@ -109,8 +109,8 @@ impl<'a> PodInputs<'a> {
 
     /// Plan-time checks: the names are DNS-1123 labels set only with a
     /// `trusted_ca`, and the Secret reference is valid.
-    pub fn validate(&self, proxy: &RendererInputs, diags: &mut Diagnostics) {
-        proxy.check_ca_names(
+    pub fn validate(&self, diags: &mut Diagnostics) {
+        self.proxy.check_ca_names(
             &[
                 (Config::config_map_name, self.config_map_name),
                 (Config::namespace, self.namespace),
@@ -120,13 +120,20 @@ impl<'a> PodInputs<'a> {
         self.secret.validate(diags);
     }
 
-    /// The renderer options these inputs give.
-    pub fn options(&self) -> pod_env::PodEnv {
-        pod_env::PodEnv {
+    /// Renders the renderer `make` builds from the pod options, with the
+    /// credentials and redacted (see [`inputs::render_both`]).
+    pub fn render_both<R: Renderer>(
+        &self,
+        make: impl FnOnce(pod_env::PodEnv) -> R,
+        diags: &mut Diagnostics,
+    ) -> Option<(R::Output, R::Output)> {
+        let proxy = self.proxy.resolve(diags)?;
+        let options = pod_env::PodEnv {
             config_map_name: self.config_map_name.known().cloned().unwrap_or_default(),
             namespace: self.namespace.known().cloned(),
             credentials_secret: self.secret.reference(),
-        }
+        };
+        inputs::render_both(&make(options), &proxy, diags)
     }
 }
 
@@ -158,7 +165,12 @@ crate::model! {
 impl Config {
     /// The inputs shared with `clusterproxy_helm_values`.
     fn pod(&self) -> PodInputs<'_> {
-        PodInputs::new(&self.config_map_name, &self.namespace, &self.secret)
+        PodInputs::new(
+            &self.proxy,
+            &self.config_map_name,
+            &self.namespace,
+            &self.secret,
+        )
     }
 }
 
@@ -241,14 +253,11 @@ impl DataSource for PodEnv {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        let config = Config::read(config);
-        config.pod().validate(&config.proxy, diags);
+        Config::read(config).pod().validate(diags);
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let config = Config::read(value);
-        let proxy = config.proxy.resolve(diags)?;
-        let (secret, redacted) = inputs::render_both(&config.pod().options(), &proxy, diags)?;
+        let (secret, redacted) = Config::read(value).pod().render_both(|pod| pod, diags)?;
         let (volumes, mounts) = secret.ca_volumes.unzip();
         Some(model::computed(State {
             env: env(&secret.env),
