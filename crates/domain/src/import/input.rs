@@ -89,6 +89,20 @@ fn check_nesting(text: &str) -> Result<(), Finding> {
     Ok(())
 }
 
+/// The elements of `value` when it is an array; none otherwise.
+pub(crate) fn items(value: Option<&serde_json::Value>) -> &[serde_json::Value] {
+    value
+        .and_then(serde_json::Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+}
+
+/// The string elements of `value` when it is an array (other elements are
+/// passed over).
+pub(crate) fn strings(value: Option<&serde_json::Value>) -> impl Iterator<Item = &str> {
+    items(value).iter().filter_map(serde_json::Value::as_str)
+}
+
 /// A string at `path` inside `value`.
 pub(crate) fn text_at<'a>(value: &'a serde_json::Value, path: &[&str]) -> Option<&'a str> {
     path.iter()

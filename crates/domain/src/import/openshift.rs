@@ -12,7 +12,7 @@
 use serde_json::Value;
 
 use super::found::{Found, Importer, NODE_CIDR, POD_CIDR, SERVICE_CIDR};
-use super::input::{documents, error, split_list, text_at};
+use super::input::{documents, error, items, split_list, text_at};
 use crate::Finding;
 
 /// What the network operator adds itself (besides the generic entries).
@@ -118,12 +118,7 @@ fn from_install_config(config: &Value) -> Result<Found, Finding> {
         ("/networking/serviceNetwork", None, SERVICE_CIDR),
         ("/networking/machineNetwork", Some("cidr"), NODE_CIDR),
     ] {
-        for item in config
-            .pointer(pointer)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+        for item in items(config.pointer(pointer)) {
             let value = match key {
                 Some(key) => item.get(key).and_then(Value::as_str),
                 None => item.as_str(),
