@@ -42,59 +42,71 @@ crate::model! {
 /// The description of `entries`.
 const ENTRIES: &str = "The merged NO_PROXY list of the inputs (installation, pod, service and node CIDRs, cluster domain, apiserver host and IP, control-plane endpoint host, `localhost`, `127.0.0.1`, `::1` (IPv6 clusters), `.svc`, the `kubernetes` Service ClusterIP, cloud metadata endpoints, extra). Entries are normalised (trimmed, lowercased, punycode, no trailing dot, `*.x` as `.x`, canonical addresses and CIDRs), semantic duplicates removed, entries covered by another entry for every client dropped, and the extra forms some clients need added right after their entry (`.x` after `x` for `node`, `[v6]` for `python`, `node` and `undici` unless `httpx` is listed, which rejects a value holding one). The list is in one canonical order, stable across releases, so that no reordering, duplicate, or equivalent spelling of any input changes it: `*` first; host names and domains by name (byte order), `x` before `.x` before `x:port` before `.x:port` (so the `.x` form some clients need stands right after its entry); then IPv4 and then IPv6 addresses and blocks numerically by network address, a block before the addresses it starts with.";
 
-/// Errors on the `must_bypass` elements that are no destination and on a
-/// `fail_on_gap` left with nothing to check; shared with
-/// `clusterproxy_no_proxy_report`.
-pub(crate) fn validate_checks(config: &Value, diags: &mut Diagnostics) {
-    let must_bypass: Maybe<Vec<Maybe<String>>> = model::attribute(config, Config::must_bypass);
-    let fail_on_gap: Maybe<bool> = model::attribute(config, Config::fail_on_gap);
-    let default_checks: Maybe<bool> = model::attribute(config, Config::default_checks);
-    for (index, item) in must_bypass.known().into_iter().flatten().enumerate() {
-        if let Some(Err(why)) = item.known().map(|d| Destination::parse(d)) {
+/// The attributes that shape the coverage check, as configured (each may be
+/// unknown at validation).
+pub(crate) struct CheckInputs {
+    must_bypass: Maybe<Vec<Maybe<String>>>,
+    fail_on_gap: Maybe<bool>,
+    default_checks: Maybe<bool>,
+}
+
+impl CheckInputs {
+    /// The attributes of `config`.
+    pub fn of(config: &Value) -> Self {
+        Self {
+            must_bypass: model::attribute(config, Config::must_bypass),
+            fail_on_gap: model::attribute(config, Config::fail_on_gap),
+            default_checks: model::attribute(config, Config::default_checks),
+        }
+    }
+
+    /// Errors on the `must_bypass` elements that are no destination and on
+    /// a `fail_on_gap` left with nothing to check; shared with
+    /// `clusterproxy_no_proxy_report`.
+    pub fn validate(&self, diags: &mut Diagnostics) {
+        for (index, item) in self.must_bypass.known().into_iter().flatten().enumerate() {
+            if let Some(Err(why)) = item.known().map(|d| Destination::parse(d)) {
+                diags.push(
+                    Diagnostic::error("Invalid destination", format!("{why}."))
+                        .at(AttributePath::attribute(Config::must_bypass).index(index)),
+                );
+            }
+        }
+        let no_destination = match &self.must_bypass {
+            Maybe::Null => true,
+            Maybe::Known(items) => items.is_empty(),
+            Maybe::Unknown => false,
+        };
+        if matches!(self.fail_on_gap, Maybe::Known(true))
+            && matches!(self.default_checks, Maybe::Known(false))
+            && no_destination
+        {
             diags.push(
-                Diagnostic::error("Invalid destination", format!("{why}."))
-                    .at(AttributePath::attribute(Config::must_bypass).index(index)),
+                Diagnostic::error(
+                    "Nothing to check",
+                    "`fail_on_gap` checks `must_bypass` and, with `default_checks`, the destinations derived from the inputs: with `default_checks = false` and no `must_bypass` it would check nothing. Set `must_bypass`, remove `default_checks = false`, or remove `fail_on_gap`.",
+                )
+                .at(AttributePath::attribute(Config::fail_on_gap)),
             );
         }
     }
-    let no_destination = match &must_bypass {
-        Maybe::Null => true,
-        Maybe::Known(items) => items.is_empty(),
-        Maybe::Unknown => false,
-    };
-    if matches!(fail_on_gap, Maybe::Known(true))
-        && matches!(default_checks, Maybe::Known(false))
-        && no_destination
-    {
-        diags.push(
-            Diagnostic::error(
-                "Nothing to check",
-                "`fail_on_gap` checks `must_bypass` and, with `default_checks`, the destinations derived from the inputs: with `default_checks = false` and no `must_bypass` it would check nothing. Set `must_bypass`, remove `default_checks = false`, or remove `fail_on_gap`.",
-            )
-            .at(AttributePath::attribute(Config::fail_on_gap)),
+
+    /// The list runs the check only for `fail_on_gap`: what shapes the
+    /// check is an error without `fail_on_gap = true`.
+    fn require_fail_on_gap(&self, diags: &mut Diagnostics) {
+        inputs::reject_without(
+            &Needed {
+                name: "fail_on_gap = true",
+                absent: matches!(self.fail_on_gap, Maybe::Null | Maybe::Known(false)),
+                remedy: "set `fail_on_gap = true` (or read the gaps from `clusterproxy_no_proxy_report`)",
+            },
+            &[
+                (Config::must_bypass, self.must_bypass.known().is_some()),
+                (Config::default_checks, self.default_checks.known().is_some()),
+            ],
+            diags,
         );
     }
-}
-
-/// The list runs the check only for `fail_on_gap`: what shapes the check is
-/// an error without `fail_on_gap = true`.
-fn validate_checks_need_fail_on_gap(config: &Value, diags: &mut Diagnostics) {
-    let must_bypass: Maybe<Vec<Maybe<String>>> = model::attribute(config, Config::must_bypass);
-    let fail_on_gap: Maybe<bool> = model::attribute(config, Config::fail_on_gap);
-    let default_checks: Maybe<bool> = model::attribute(config, Config::default_checks);
-    inputs::reject_without(
-        &Needed {
-            name: "fail_on_gap = true",
-            absent: matches!(fail_on_gap, Maybe::Null | Maybe::Known(false)),
-            remedy:
-                "set `fail_on_gap = true` (or read the gaps from `clusterproxy_no_proxy_report`)",
-        },
-        &[
-            (Config::must_bypass, must_bypass.known().is_some()),
-            (Config::default_checks, default_checks.known().is_some()),
-        ],
-        diags,
-    );
 }
 
 /// The inputs merged: what both `clusterproxy_no_proxy` and
@@ -194,8 +206,9 @@ impl DataSource for NoProxy {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        validate_checks(config, diags);
-        validate_checks_need_fail_on_gap(config, diags);
+        let checks = CheckInputs::of(config);
+        checks.validate(diags);
+        checks.require_fail_on_gap(diags);
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {

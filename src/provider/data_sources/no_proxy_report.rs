@@ -10,7 +10,7 @@ use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
-use crate::provider::data_sources::no_proxy::{validate_checks, Config, Merging};
+use crate::provider::data_sources::no_proxy::{CheckInputs, Config, Merging};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
@@ -51,7 +51,7 @@ impl DataSource for NoProxyReport {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        validate_checks(config, diags);
+        CheckInputs::of(config).validate(diags);
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
