@@ -114,7 +114,7 @@ impl CheckInputs {
 /// verdicts.
 pub(crate) struct Merging {
     /// The clients.
-    pub clients: Clients,
+    clients: Clients,
     /// The merge options, the target clients among them.
     pub options: MergeOptions,
     /// `must_bypass`.
@@ -122,7 +122,7 @@ pub(crate) struct Merging {
     /// `default_checks`.
     default_checks: bool,
     /// `fail_on_gap`.
-    pub fail_on_gap: bool,
+    fail_on_gap: bool,
     /// The cluster inputs.
     cluster: Cluster,
     /// The merge.
