@@ -27,7 +27,8 @@ fn fixture(kind: &str, file: &str) -> String {
     )
 }
 
-/// Imports through the import ID, as `terraform import` does.
+/// Imports through the import ID, as `terraform import` does (the provider
+/// reads the file it names).
 fn import_id(kind: &str, facts: &str, file: &str) -> Result<Imported, String> {
     let facts = if facts.is_empty() {
         String::new()
@@ -36,7 +37,11 @@ fn import_id(kind: &str, facts: &str, file: &str) -> Result<Imported, String> {
     };
     let id =
         id::parse(&format!("{kind}{facts}:file:{}", fixture(kind, file))).map_err(|f| f.detail)?;
-    import::parse_with(&id.kind, &id.text, &id.facts).map_err(|f| {
+    let id::Artifact::File(path) = &id.artifact else {
+        panic!("a `file:` ID names a file: {:?}", id.artifact)
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    import::parse_with(&id.kind, &text, &id.facts).map_err(|f| {
         f.iter()
             .map(|f| f.detail.clone())
             .collect::<Vec<_>>()

@@ -462,6 +462,17 @@ impl NodeConfig {
         Some((proxy, units, self.os_family.family()))
     }
 
+    /// Renders the renderer `make` builds from the unit names and the OS
+    /// family, with the credentials and redacted (see [`render_both`]).
+    pub fn render_both<R: Renderer>(
+        &self,
+        make: impl FnOnce(Vec<String>, OsFamily) -> R,
+        diags: &mut Diagnostics,
+    ) -> Option<(R::Output, R::Output)> {
+        let (proxy, units, os) = self.resolve(diags)?;
+        render_both(&make(units, os), &proxy, diags)
+    }
+
     /// Plan-time check: `os_family` without a CA is an error.
     pub fn validate(&self, diags: &mut Diagnostics) {
         self.proxy

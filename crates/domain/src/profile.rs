@@ -125,7 +125,7 @@ impl PasswordVerifier {
     }
 
     /// Reads what [`PasswordVerifier::encode`] wrote; `None` for anything
-    /// else, or for more than [`MAX_VERIFIER_ITERATIONS`].
+    /// else, or for more than ten times the iterations it is made with.
     pub fn decode(text: &str) -> Option<Self> {
         let mut parts = text.split('$');
         let (Some("pbkdf2-sha256"), Some(iterations), Some(salt), Some(hash), None) = (

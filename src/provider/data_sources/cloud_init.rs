@@ -7,7 +7,7 @@ use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
-use crate::provider::inputs::{self, NodeConfig};
+use crate::provider::inputs::NodeConfig;
 use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 
 #[derive(Debug, Clone, Copy)]
@@ -44,9 +44,8 @@ impl DataSource for CloudInit {
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let (proxy, units, os) = NodeConfig::read(value).resolve(diags)?;
-        let (secret, redacted) =
-            inputs::render_both(&cloud_init::CloudInit { units, os }, &proxy, diags)?;
+        let (secret, redacted) = NodeConfig::read(value)
+            .render_both(|units, os| cloud_init::CloudInit { units, os }, diags)?;
         Some(model::computed(State {
             user_data: secret.user_data,
             user_data_redacted: redacted.user_data,

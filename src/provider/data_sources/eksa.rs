@@ -1,7 +1,6 @@
 //! `clusterproxy_eksa_proxy_config`: EKS Anywhere's `proxyConfiguration`.
 
-use crate::domain::render::eksa::Eksa;
-use crate::domain::render::{ProxySettings, Secrets};
+use crate::domain::render::eksa::{self, Eksa};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field};
@@ -35,14 +34,13 @@ crate::model! {
     }
 }
 
-fn proxy_configuration(settings: &ProxySettings, secrets: Secrets) -> ProxyConfiguration {
-    let url = |u: &Option<crate::domain::proxy_url::ProxyUrl>| {
-        u.as_ref().map(|u| ProxySettings::url(u, secrets))
-    };
-    ProxyConfiguration {
-        http_proxy: url(&settings.http_proxy),
-        https_proxy: url(&settings.https_proxy),
-        no_proxy: settings.no_proxy.clone(),
+impl From<eksa::ProxyConfiguration> for ProxyConfiguration {
+    fn from(config: eksa::ProxyConfiguration) -> Self {
+        Self {
+            http_proxy: config.http_proxy,
+            https_proxy: config.https_proxy,
+            no_proxy: config.no_proxy,
+        }
     }
 }
 
@@ -61,10 +59,9 @@ impl DataSource for EksaProxyConfig {
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let proxy = RendererInputs::read(value).resolve(diags)?;
         let (secret, redacted) = inputs::render_both(&Eksa, &proxy, diags)?;
-        let settings = &proxy.settings;
         Some(model::computed(State {
-            proxy_configuration: proxy_configuration(settings, Secrets::Include),
-            proxy_configuration_redacted: proxy_configuration(settings, Secrets::Redact),
+            proxy_configuration: secret.proxy_configuration.into(),
+            proxy_configuration_redacted: redacted.proxy_configuration.into(),
             cluster_spec_yaml: secret.cluster_spec,
             cluster_spec_yaml_redacted: redacted.cluster_spec,
             node_no_proxy: secret.node_no_proxy,

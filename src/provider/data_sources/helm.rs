@@ -2,13 +2,15 @@
 //! charts commonly read.
 
 use crate::domain::render::helm;
+use crate::domain::render::pod_env::PodEnv;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field, Maybe};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
-use crate::provider::data_sources::pod_env::{CredentialsSecretInput, CredentialsSecretOutput};
-use crate::provider::inputs;
+use crate::provider::data_sources::pod_env::{
+    CredentialsSecretInput, CredentialsSecretOutput, PodInputs,
+};
 use crate::provider::inputs::RendererInputs;
 use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 
@@ -36,6 +38,18 @@ const GIANTSWARM_CLUSTER: &str = "Giant Swarm's older cluster-values `cluster.pr
 const GLOBAL_PROXY: &str = "New Relic's charts (newrelic/helm-charts common library): `global.proxy`, one proxy URL, the HTTPS proxy (these charts take no NO_PROXY list). Holds the credentials, even with `credentials_secret`: the charts take the URL as a plain string only (no Secret reference); keep them out of the state with the `render` function and an ephemeral password (see the secret-free-state guide).";
 /// What `extra_env_yaml` holds.
 const EXTRA_ENV: &str = "An `extraEnv:` list of env entries (the `clusterproxy_pod_env` variables, CA variables included with `trusted_ca`), for charts that take extra container env; with `trusted_ca` mount `ca_config_map_yaml` at `/etc/clusterproxy/ca` through the chart's extra volumes, where the CA variables point. Holds the credentials unless `credentials_secret` is set: the proxy variables are then `valueFrom.secretKeyRef` entries of that Secret and the list holds no credential. Those entries suit a chart that copies `extraEnv` entries whole into the container's `env` (as cert-manager's `toYaml` does); a chart that writes out each entry's `name` and `value` drops `valueFrom` and leaves the proxy variables empty.";
+
+impl Config {
+    /// The inputs shared with `clusterproxy_pod_env`.
+    fn pod(&self) -> PodInputs<'_> {
+        PodInputs::new(
+            &self.proxy,
+            &self.config_map_name,
+            &self.namespace,
+            &self.secret,
+        )
+    }
+}
 
 crate::model! {
     pub struct State {
@@ -68,26 +82,16 @@ impl DataSource for HelmValues {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        let config = Config::read(config);
-        config.proxy.check_ca_names(
-            &[
-                (Config::config_map_name, &config.config_map_name),
-                (Config::namespace, &config.namespace),
-            ],
-            diags,
-        );
-        config.secret.validate(diags);
+        Config::read(config).pod().validate(diags);
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let config = Config::read(value);
-        let proxy = config.proxy.resolve(diags)?;
-        let renderer = helm::Helm {
-            config_map_name: config.config_map_name.known().cloned().unwrap_or_default(),
-            namespace: config.namespace.known().cloned(),
-            credentials_secret: config.secret.reference(),
+        let helm = |pod: PodEnv| helm::Helm {
+            config_map_name: pod.config_map_name,
+            namespace: pod.namespace,
+            credentials_secret: pod.credentials_secret,
         };
-        let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
+        let (secret, redacted) = Config::read(value).pod().render_both(helm, diags)?;
         Some(model::computed(State {
             ca_config_map_yaml: secret.ca_config_map,
             cert_manager_yaml: secret.cert_manager,

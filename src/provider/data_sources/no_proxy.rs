@@ -1,10 +1,11 @@
 //! `clusterproxy_no_proxy`: the merged NO_PROXY list of one cluster and its
 //! per-client renderings, held to the coverage check with `fail_on_gap`;
-//! the evaluation it shares with `clusterproxy_no_proxy_report`.
+//! the merge and checks it shares with `clusterproxy_no_proxy_report`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use crate::domain::no_proxy::{gaps_with, group_warnings, render, Destination, Merged};
+use crate::domain::no_proxy::coverage::Coverage;
+use crate::domain::no_proxy::{Cluster, Destination, Dialect, MergeOptions, Merged};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::model::{self, Field, Maybe};
@@ -32,19 +33,6 @@ crate::model! {
     }
 }
 
-crate::object! {
-    /// Entries a client cannot express or reads differently, with one message
-    /// (`clusterproxy_no_proxy_report`'s `client_warnings`).
-    pub(crate) struct ClientWarning {
-        /// Client name.
-        pub client: String,
-        /// What the client does.
-        pub message: String,
-        /// The entries concerned, in the order of `entries`.
-        pub entries: Vec<String>,
-    }
-}
-
 crate::model! {
     pub(crate) struct State {
         pub entries: Vec<String> [computed(ENTRIES)],
@@ -56,192 +44,157 @@ crate::model! {
 /// The description of `entries`.
 const ENTRIES: &str = "The merged NO_PROXY list of the inputs (installation, pod, service and node CIDRs, cluster domain, apiserver host and IP, control-plane endpoint host, `localhost`, `127.0.0.1`, `::1` (IPv6 clusters), `.svc`, the `kubernetes` Service ClusterIP, cloud metadata endpoints, extra). Entries are normalised (trimmed, lowercased, punycode, no trailing dot, `*.x` as `.x`, canonical addresses and CIDRs), semantic duplicates removed, entries covered by another entry for every client dropped, and the extra forms some clients need added right after their entry (`.x` after `x` for `node`, `[v6]` for `python`, `node` and `undici` unless `httpx` is listed, which rejects a value holding one). The list is in one canonical order, stable across releases, so that no reordering, duplicate, or equivalent spelling of any input changes it: `*` first; host names and domains by name (byte order), `x` before `.x` before `x:port` before `.x:port` (so the `.x` form some clients need stands right after its entry); then IPv4 and then IPv6 addresses and blocks numerically by network address, a block before the addresses it starts with.";
 
-/// What a read evaluates besides the list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Detail {
-    /// `clusterproxy_no_proxy`: the clients named in `clients` rendered,
-    /// and the coverage check only for `fail_on_gap`.
-    List,
-    /// `clusterproxy_no_proxy_report`: every client the list is made for
-    /// rendered, their remarks, the destinations checked and the gaps.
-    Report,
+/// The attributes that shape the coverage check, as configured (each may be
+/// unknown at validation).
+pub(crate) struct CheckInputs {
+    must_bypass: Maybe<Vec<Maybe<String>>>,
+    fail_on_gap: Maybe<bool>,
+    default_checks: Maybe<bool>,
 }
 
-/// One read of the inputs: the merged list, the renderings and the coverage
-/// check. Shared by `clusterproxy_no_proxy` and
-/// `clusterproxy_no_proxy_report`, so both give the same list and verdicts.
-pub(crate) struct Evaluation {
-    /// The merge.
-    pub merged: Merged,
-    /// `entries` joined with commas.
-    pub no_proxy: String,
-    /// Each rendered client's setting, by client name.
-    pub renderings: BTreeMap<String, String>,
-    /// With [`Detail::Report`], the rendered clients' remarks, grouped by
-    /// client and remark; empty otherwise.
-    pub client_warnings: Vec<ClientWarning>,
-    /// With [`Detail::Report`], every destination checked, sorted, once;
-    /// empty otherwise.
-    pub checked: Vec<String>,
-    /// With [`Detail::Report`], per client, the checked destinations it
-    /// would proxy; empty otherwise.
-    pub gaps_by_client: BTreeMap<String, Vec<String>>,
-}
+impl CheckInputs {
+    /// The attributes of `config`.
+    pub fn of(config: &Value) -> Self {
+        Self {
+            must_bypass: model::attribute(config, Config::must_bypass),
+            fail_on_gap: model::attribute(config, Config::fail_on_gap),
+            default_checks: model::attribute(config, Config::default_checks),
+        }
+    }
 
-/// Errors on the `must_bypass` elements that are no destination, on a
-/// `fail_on_gap` left with nothing to check and, for the list (which runs
-/// the check only for `fail_on_gap`), on what shapes the check set without
-/// `fail_on_gap = true` (the report always checks).
-pub(crate) fn validate_config(config: &Value, detail: Detail, diags: &mut Diagnostics) {
-    let must_bypass: Maybe<Vec<Maybe<String>>> = model::attribute(config, Config::must_bypass);
-    let fail_on_gap: Maybe<bool> = model::attribute(config, Config::fail_on_gap);
-    let default_checks: Maybe<bool> = model::attribute(config, Config::default_checks);
-    for (index, item) in must_bypass.known().into_iter().flatten().enumerate() {
-        if let Some(Err(why)) = item.known().map(|d| Destination::parse(d)) {
+    /// Errors on the `must_bypass` elements that are no destination and on
+    /// a `fail_on_gap` left with nothing to check; shared with
+    /// `clusterproxy_no_proxy_report`.
+    pub fn validate(&self, diags: &mut Diagnostics) {
+        for (index, item) in self.must_bypass.known().into_iter().flatten().enumerate() {
+            if let Some(Err(why)) = item.known().map(|d| Destination::parse(d)) {
+                diags.push(
+                    Diagnostic::error("Invalid destination", format!("{why}."))
+                        .at(AttributePath::attribute(Config::must_bypass).index(index)),
+                );
+            }
+        }
+        let no_destination = match &self.must_bypass {
+            Maybe::Null => true,
+            Maybe::Known(items) => items.is_empty(),
+            Maybe::Unknown => false,
+        };
+        if matches!(self.fail_on_gap, Maybe::Known(true))
+            && matches!(self.default_checks, Maybe::Known(false))
+            && no_destination
+        {
             diags.push(
-                Diagnostic::error("Invalid destination", format!("{why}."))
-                    .at(AttributePath::attribute(Config::must_bypass).index(index)),
+                Diagnostic::error(
+                    "Nothing to check",
+                    "`fail_on_gap` checks `must_bypass` and, with `default_checks`, the destinations derived from the inputs: with `default_checks = false` and no `must_bypass` it would check nothing. Set `must_bypass`, remove `default_checks = false`, or remove `fail_on_gap`.",
+                )
+                .at(AttributePath::attribute(Config::fail_on_gap)),
             );
         }
     }
-    let no_destination = match &must_bypass {
-        Maybe::Null => true,
-        Maybe::Known(items) => items.is_empty(),
-        Maybe::Unknown => false,
-    };
-    if matches!(fail_on_gap, Maybe::Known(true))
-        && matches!(default_checks, Maybe::Known(false))
-        && no_destination
-    {
-        diags.push(
-            Diagnostic::error(
-                "Nothing to check",
-                "`fail_on_gap` checks `must_bypass` and, with `default_checks`, the destinations derived from the inputs: with `default_checks = false` and no `must_bypass` it would check nothing. Set `must_bypass`, remove `default_checks = false`, or remove `fail_on_gap`.",
-            )
-            .at(AttributePath::attribute(Config::fail_on_gap)),
-        );
-    }
-    if detail == Detail::List {
+
+    /// The list runs the check only for `fail_on_gap`: what shapes the
+    /// check is an error without `fail_on_gap = true`.
+    fn require_fail_on_gap(&self, diags: &mut Diagnostics) {
         inputs::reject_without(
             &Needed {
                 name: "fail_on_gap = true",
-                absent: matches!(fail_on_gap, Maybe::Null | Maybe::Known(false)),
+                absent: matches!(self.fail_on_gap, Maybe::Null | Maybe::Known(false)),
                 remedy: "set `fail_on_gap = true` (or read the gaps from `clusterproxy_no_proxy_report`)",
             },
             &[
-                (Config::must_bypass, must_bypass.known().is_some()),
-                (Config::default_checks, default_checks.known().is_some()),
+                (Config::must_bypass, self.must_bypass.known().is_some()),
+                (Config::default_checks, self.default_checks.known().is_some()),
             ],
             diags,
         );
     }
 }
 
-/// Merges `config` and, for the report or `fail_on_gap`, checks it, with
-/// `detail`. A gap with `fail_on_gap` set is an error, and gives no
-/// evaluation.
-pub(crate) fn evaluate(
-    config: Config,
-    detail: Detail,
-    diags: &mut Diagnostics,
-) -> Option<Evaluation> {
-    let options = config
-        .clients
-        .merge_options(config.aggregation.aggregate_cidrs);
-    let cluster = config.cluster.cluster();
-    let merged = inputs::merge_cluster(&cluster, &options, SettingsAt::Renderer, diags)?;
-    let report = detail == Detail::Report;
-    let check = report || config.fail_on_gap;
-    let mut destinations: Vec<Destination> = Vec::new();
-    if check {
-        destinations.extend(
-            config
-                .must_bypass
-                .iter()
-                .filter_map(|d| Destination::parse(d.known()?).ok()),
-        );
-        if config.default_checks {
-            destinations.extend(cluster.default_destinations());
-        }
+/// The inputs merged: what both `clusterproxy_no_proxy` and
+/// `clusterproxy_no_proxy_report` evaluate, so both give the same list and
+/// verdicts.
+pub(crate) struct Merging {
+    /// The clients.
+    clients: Clients,
+    /// The merge options, the target clients among them.
+    pub options: MergeOptions,
+    /// `must_bypass`.
+    must_bypass: Vec<Maybe<String>>,
+    /// `default_checks`.
+    default_checks: bool,
+    /// `fail_on_gap`.
+    fail_on_gap: bool,
+    /// The cluster inputs.
+    cluster: Cluster,
+    /// The merge.
+    pub merged: Merged,
+}
+
+impl Merging {
+    /// Merges `config`; errors are reported and give none.
+    pub fn new(config: Config, diags: &mut Diagnostics) -> Option<Self> {
+        let options = config
+            .clients
+            .merge_options(config.aggregation.aggregate_cidrs);
+        let cluster = config.cluster.cluster();
+        let merged = inputs::merge_cluster(&cluster, &options, SettingsAt::Renderer, diags)?;
+        Some(Self {
+            clients: config.clients,
+            options,
+            must_bypass: config.must_bypass,
+            default_checks: config.default_checks,
+            fail_on_gap: config.fail_on_gap,
+            cluster,
+            merged,
+        })
     }
-    // One order whatever the order or repetitions of `must_bypass`: by the
-    // URL each is shown as (one text per destination), each written once.
-    let mut shown: Vec<(String, Destination)> = destinations
-        .into_iter()
-        .map(|d| (d.to_string(), d))
-        .collect();
-    shown.sort_by(|a, b| a.0.cmp(&b.0));
-    shown.dedup_by(|a, b| a.0 == b.0);
-    let (texts, destinations): (Vec<String>, Vec<Destination>) = shown.into_iter().unzip();
-    // The coverage check reuses the renderings, and renders Java's own
-    // setting if it is not among them.
-    let rendered = match detail {
-        Detail::List => config.clients.named(),
-        Detail::Report => options.targets.clone(),
-    };
-    let renderings: Vec<_> = rendered
-        .iter()
-        .map(|d| render(*d, &merged.entries))
-        .collect();
-    let no_proxy = merged.no_proxy();
-    let found = if check {
-        gaps_with(
-            &merged,
-            &options.targets,
-            &no_proxy,
-            &renderings,
-            &destinations,
-        )
-    } else {
-        Vec::new()
-    };
-    if config.fail_on_gap && !found.is_empty() {
-        let lines: Vec<String> = found
+
+    /// The destinations to check: `must_bypass` and, with
+    /// `default_checks`, those derived from the inputs.
+    pub fn destinations(&self) -> Vec<Destination> {
+        let mut destinations: Vec<Destination> = self
+            .must_bypass
             .iter()
-            .map(|g| format!("  - {} would proxy {}", g.dialect, g.destination))
+            .filter_map(|d| Destination::parse(d.known()?).ok())
             .collect();
-        diags.push(
-            Diagnostic::error(
-                "NO_PROXY coverage gap",
-                format!(
-                    "These destinations must bypass the proxy but would not:\n{}\nAdd entries that cover them (e.g. `extra`), or drop the clients that cannot express them from `clients`.",
-                    lines.join("\n")
-                ),
-            )
-            .at(AttributePath::attribute(Config::fail_on_gap)),
-        );
-        return None;
+        if self.default_checks {
+            destinations.extend(self.cluster.default_destinations());
+        }
+        destinations
     }
-    let client_warnings = if report {
-        group_warnings(renderings.iter().flat_map(|r| &r.warnings))
-            .into_iter()
-            .map(|group| ClientWarning {
-                client: group.dialect.name().to_owned(),
-                message: group.message,
-                entries: group.entries.into_iter().map(str::to_owned).collect(),
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let checked = if report { texts } else { Vec::new() };
-    let renderings = renderings
-        .into_iter()
-        .map(|r| (r.dialect.name().to_owned(), r.value))
-        .collect();
-    Some(Evaluation {
-        no_proxy,
-        renderings,
-        client_warnings,
-        checked,
-        gaps_by_client: found.into_iter().fold(BTreeMap::new(), |mut gaps, gap| {
-            gaps.entry(gap.dialect.name().to_owned())
-                .or_insert_with(Vec::new)
-                .push(gap.destination);
-            gaps
-        }),
-        merged,
-    })
+
+    /// The clients of `rendered` rendered and `destinations` checked for
+    /// every target client (see [`Coverage::evaluate`]). A gap with
+    /// `fail_on_gap` set is an error, and gives none.
+    pub fn coverage(
+        &self,
+        rendered: &BTreeSet<Dialect>,
+        destinations: Vec<Destination>,
+        diags: &mut Diagnostics,
+    ) -> Option<Coverage<'_>> {
+        let coverage =
+            Coverage::evaluate(&self.merged, &self.options.targets, rendered, destinations);
+        if self.fail_on_gap && !coverage.gaps.is_empty() {
+            let lines: Vec<String> = coverage
+                .gaps
+                .iter()
+                .map(|g| format!("  - {} would proxy {}", g.dialect, g.destination))
+                .collect();
+            diags.push(
+                Diagnostic::error(
+                    "NO_PROXY coverage gap",
+                    format!(
+                        "These destinations must bypass the proxy but would not:\n{}\nAdd entries that cover them (e.g. `extra`), or drop the clients that cannot express them from `clients`.",
+                        lines.join("\n")
+                    ),
+                )
+                .at(AttributePath::attribute(Config::fail_on_gap)),
+            );
+            return None;
+        }
+        Some(coverage)
+    }
 }
 
 impl DataSource for NoProxy {
@@ -257,15 +210,28 @@ impl DataSource for NoProxy {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        validate_config(config, Detail::List, diags);
+        let checks = CheckInputs::of(config);
+        checks.validate(diags);
+        checks.require_fail_on_gap(diags);
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let found = evaluate(Config::read(value), Detail::List, diags)?;
+        let merging = Merging::new(Config::read(value), diags)?;
+        let destinations = if merging.fail_on_gap {
+            merging.destinations()
+        } else {
+            Vec::new()
+        };
+        let coverage = merging.coverage(&merging.clients.named(), destinations, diags)?;
+        let renderings = coverage
+            .renderings
+            .into_iter()
+            .map(|r| (r.dialect.name().to_owned(), r.value))
+            .collect();
         Some(model::computed(State {
-            entries: found.merged.list,
-            no_proxy: found.no_proxy,
-            renderings: found.renderings,
+            no_proxy: coverage.no_proxy,
+            renderings,
+            entries: merging.merged.list,
         }))
     }
 }

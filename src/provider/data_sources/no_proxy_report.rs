@@ -10,13 +10,24 @@ use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
-use crate::provider::data_sources::no_proxy::{
-    evaluate, validate_config, ClientWarning, Config, Detail,
-};
+use crate::provider::data_sources::no_proxy::{CheckInputs, Config, Merging};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
 pub struct NoProxyReport;
+
+crate::object! {
+    /// Entries a client cannot express or reads differently, with one message
+    /// (`clusterproxy_no_proxy_report`'s `client_warnings`).
+    pub(crate) struct ClientWarning {
+        /// Client name.
+        pub client: String,
+        /// What the client does.
+        pub message: String,
+        /// The entries concerned, in the order of `entries`.
+        pub entries: Vec<String>,
+    }
+}
 
 crate::model! {
     pub(crate) struct State {
@@ -40,21 +51,37 @@ impl DataSource for NoProxyReport {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        validate_config(config, Detail::Report, diags);
+        CheckInputs::of(config).validate(diags);
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let found = evaluate(Config::read(value), Detail::Report, diags)?;
+        let merging = Merging::new(Config::read(value), diags)?;
+        let targets = &merging.options.targets;
+        let coverage = merging.coverage(targets, merging.destinations(), diags)?;
+        let client_warnings = coverage
+            .warnings()
+            .into_iter()
+            .map(|group| ClientWarning {
+                client: group.dialect.name().to_owned(),
+                message: group.message,
+                entries: group.entries.into_iter().map(str::to_owned).collect(),
+            })
+            .collect();
+        let gaps_by_client = coverage
+            .gaps_by_client()
+            .into_iter()
+            .map(|(dialect, gaps)| (dialect.name().to_owned(), gaps))
+            .collect();
         Some(model::computed(State {
-            checked: found.checked,
-            gaps_by_client: found.gaps_by_client,
-            subsumed_by: found
+            checked: coverage.checked,
+            gaps_by_client,
+            client_warnings,
+            subsumed_by: merging
                 .merged
                 .subsumed
                 .into_iter()
                 .map(|s| (s.entry, s.covered_by))
                 .collect(),
-            client_warnings: found.client_warnings,
         }))
     }
 }

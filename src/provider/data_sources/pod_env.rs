@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::domain::render::k8s;
 use crate::domain::render::pod_env::{self, CredentialsSecret, EnvValue, SecretOutput};
+use crate::domain::render::{k8s, Renderer};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
 use crate::framework::model::{self, Field, Maybe};
@@ -82,6 +82,62 @@ impl CredentialsSecretInput {
     }
 }
 
+/// The inputs `clusterproxy_pod_env` and `clusterproxy_helm_values` share:
+/// the proxy settings, the CA ConfigMap's name and namespace, and the
+/// Secret the proxy URLs are read from.
+pub(crate) struct PodInputs<'a> {
+    proxy: &'a RendererInputs,
+    config_map_name: &'a Maybe<String>,
+    namespace: &'a Maybe<String>,
+    secret: &'a CredentialsSecretInput,
+}
+
+impl<'a> PodInputs<'a> {
+    /// The inputs, from their attributes.
+    pub fn new(
+        proxy: &'a RendererInputs,
+        config_map_name: &'a Maybe<String>,
+        namespace: &'a Maybe<String>,
+        secret: &'a CredentialsSecretInput,
+    ) -> Self {
+        Self {
+            proxy,
+            config_map_name,
+            namespace,
+            secret,
+        }
+    }
+
+    /// Plan-time checks: the names are DNS-1123 labels set only with a
+    /// `trusted_ca`, and the Secret reference is valid.
+    pub fn validate(&self, diags: &mut Diagnostics) {
+        self.proxy.check_ca_names(
+            &[
+                (Config::config_map_name, self.config_map_name),
+                (Config::namespace, self.namespace),
+            ],
+            diags,
+        );
+        self.secret.validate(diags);
+    }
+
+    /// Renders the renderer `make` builds from the pod options, with the
+    /// credentials and redacted (see [`inputs::render_both`]).
+    pub fn render_both<R: Renderer>(
+        &self,
+        make: impl FnOnce(pod_env::PodEnv) -> R,
+        diags: &mut Diagnostics,
+    ) -> Option<(R::Output, R::Output)> {
+        let proxy = self.proxy.resolve(diags)?;
+        let options = pod_env::PodEnv {
+            config_map_name: self.config_map_name.known().cloned().unwrap_or_default(),
+            namespace: self.namespace.known().cloned(),
+            credentials_secret: self.secret.reference(),
+        };
+        inputs::render_both(&make(options), &proxy, diags)
+    }
+}
+
 impl CredentialsSecretOutput {
     /// The outputs from the Secret rendered with and without the credentials.
     pub fn new(secret: Option<SecretOutput>, redacted: Option<SecretOutput>) -> Self {
@@ -104,6 +160,18 @@ crate::model! {
         pub namespace: Maybe<String> [optional("Namespace written into the ConfigMap manifest (a DNS-1123 label); omitted when null; setting it without a `trusted_ca` is an error. The ConfigMap must live in the namespace of the pods that mount it.")],
         /// The Secret the proxy URLs are read from.
         pub secret: CredentialsSecretInput [embed],
+    }
+}
+
+impl Config {
+    /// The inputs shared with `clusterproxy_helm_values`.
+    fn pod(&self) -> PodInputs<'_> {
+        PodInputs::new(
+            &self.proxy,
+            &self.config_map_name,
+            &self.namespace,
+            &self.secret,
+        )
     }
 }
 
@@ -186,26 +254,11 @@ impl DataSource for PodEnv {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        let config = Config::read(config);
-        config.proxy.check_ca_names(
-            &[
-                (Config::config_map_name, &config.config_map_name),
-                (Config::namespace, &config.namespace),
-            ],
-            diags,
-        );
-        config.secret.validate(diags);
+        Config::read(config).pod().validate(diags);
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let config = Config::read(value);
-        let proxy = config.proxy.resolve(diags)?;
-        let renderer = pod_env::PodEnv {
-            config_map_name: config.config_map_name.known().cloned().unwrap_or_default(),
-            namespace: config.namespace.known().cloned(),
-            credentials_secret: config.secret.reference(),
-        };
-        let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
+        let (secret, redacted) = Config::read(value).pod().render_both(|pod| pod, diags)?;
         let (volumes, mounts) = secret.ca_volumes.unzip();
         Some(model::computed(State {
             env: env(&secret.env),

@@ -6,7 +6,7 @@ use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
-use crate::provider::inputs::{self, CaFile, NodeConfig};
+use crate::provider::inputs::{CaFile, NodeConfig};
 use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 
 /// The data source.
@@ -86,9 +86,8 @@ impl DataSource for SystemdDropin {
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let (proxy, units, os) = NodeConfig::read(value).resolve(diags)?;
-        let (secret, redacted) =
-            inputs::render_both(&systemd_dropin::Systemd { units, os }, &proxy, diags)?;
+        let (secret, redacted) = NodeConfig::read(value)
+            .render_both(|units, os| systemd_dropin::Systemd { units, os }, diags)?;
         Some(model::computed(State {
             dropins: files(secret.dropins),
             dropins_redacted: files(redacted.dropins),

@@ -13,6 +13,7 @@ use crate::provider::attributes::ProfileRevision;
 use crate::provider::convert::{self, SettingsAt};
 use crate::provider::inputs::Settings;
 
+mod artifact;
 mod stored;
 
 #[derive(Debug, Clone, Copy)]
@@ -267,7 +268,8 @@ fn imported_password(private: &Private) -> Option<PasswordVerifier> {
         .and_then(PasswordVerifier::decode)
 }
 
-/// Parses an import ID (syntax in [`import::id`]) and reads its artifact.
+/// Parses an import ID (syntax in [`import::id`]); the artifact is read by
+/// [`artifact::text`].
 fn parse_import_id(id: &str) -> Result<import::id::ImportId, crate::domain::Finding> {
     import::id::parse(id)
 }
@@ -364,7 +366,10 @@ impl Resource for ProfileResource {
         let id = parse_import_id(id)
             .map_err(|f| convert::push_findings(&[f], &root, SettingsAt::Profile, diags))
             .ok()?;
-        let mut imported = import::parse_with(&id.kind, &id.text, &id.facts)
+        let text = artifact::text(&id.artifact)
+            .map_err(|f| convert::push_findings(&[f], &root, SettingsAt::Profile, diags))
+            .ok()?;
+        let mut imported = import::parse_with(&id.kind, &text, &id.facts)
             .and_then(|mut i| {
                 i.keep_meaning(id.https_through_proxy)
                     .map_err(|f| vec![f])?;
@@ -374,7 +379,9 @@ impl Resource for ProfileResource {
                 for finding in &mut findings {
                     finding.detail = format!(
                         "{} Import kind `{}`, from {}.",
-                        finding.detail, id.kind, id.source
+                        finding.detail,
+                        id.kind,
+                        id.artifact.source()
                     );
                 }
                 convert::push_findings(&findings, &root, SettingsAt::Profile, diags)

@@ -13,9 +13,8 @@
 //! platform addresses. `enabled: false` (the `Enabled` field of the same
 //! CHANGELOG; `az aks update --disable-http-proxy`) means the proxy is off.
 
-use super::{
-    documents, error, text_at, Found, Importer, APISERVER_HOST, NODE_CIDR, POD_CIDR, SERVICE_CIDR,
-};
+use super::found::{Found, Importer, APISERVER_HOST, NODE_CIDR, POD_CIDR, SERVICE_CIDR};
+use super::input::{documents, error, strings, text_at};
 use crate::no_proxy::{normalize, Cloud};
 use crate::trusted_ca::TrustedCa;
 use crate::Finding;
@@ -54,17 +53,6 @@ impl Importer for Aks {
         if config.get("enabled") == Some(&serde_json::Value::Bool(false)) {
             return Err(error("`httpProxyConfig.enabled` is false: the proxy is disabled on this cluster, so its nodes and pods use none. Import the settings from a cluster that uses the proxy, or enable it first (`az aks update --enable-http-proxy`)."));
         }
-        let strings = |value: Option<&serde_json::Value>| -> Vec<String> {
-            value
-                .and_then(serde_json::Value::as_array)
-                .map(|items| {
-                    items
-                        .iter()
-                        .filter_map(|i| i.as_str().map(str::to_owned))
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
         let network = properties.get("networkProfile");
         let mut cluster_entries: Vec<(String, &'static str)> = Vec::new();
         for (key, why) in [("podCidr", POD_CIDR), ("serviceCidr", SERVICE_CIDR)] {
@@ -74,7 +62,7 @@ impl Importer for Aks {
         }
         for (key, why) in [("podCidrs", POD_CIDR), ("serviceCidrs", SERVICE_CIDR)] {
             for cidr in strings(network.and_then(|n| n.get(key))) {
-                cluster_entries.push((cidr, why));
+                cluster_entries.push((cidr.to_owned(), why));
             }
         }
         // `az` prints privateFqdn, the ARM JSON privateFQDN (go-azure-sdk
@@ -101,13 +89,13 @@ impl Importer for Aks {
             "konnectivity".to_owned(),
             "AKS's in-cluster konnectivity service, injected by AKS",
         ));
-        let mut no_proxy = strings(config.get("noProxy"));
+        let mut no_proxy: Vec<String> = strings(config.get("noProxy")).map(str::to_owned).collect();
         let canonical = |entry: &str| normalize(None, entry).unwrap_or_else(|_| entry.to_owned());
         let configured: Vec<String> = no_proxy.iter().map(|e| canonical(e)).collect();
         // Only entries the engine reads: one it cannot is AKS's own business and
         // must not fail the import of what the user configured.
         for entry in strings(config.get("effectiveNoProxy")) {
-            let Ok(entry_canonical) = normalize(None, &entry) else {
+            let Ok(entry_canonical) = normalize(None, entry) else {
                 continue;
             };
             if !configured.contains(&entry_canonical) {
@@ -118,8 +106,8 @@ impl Importer for Aks {
                 } else {
                     "added by AKS: in effectiveNoProxy, not in the configured noProxy"
                 };
-                cluster_entries.push((entry.clone(), why));
-                no_proxy.push(entry);
+                cluster_entries.push((entry.to_owned(), why));
+                no_proxy.push(entry.to_owned());
             }
         }
         Ok(Found {

@@ -5,10 +5,9 @@
 use base64::Engine as _;
 use serde_json::Value;
 
-use super::{
-    documents, error, systemd, text_at, Found, Importer, CLUSTER_DOMAIN, CONTROL_PLANE, POD_CIDR,
-    SERVICE_CIDR,
-};
+use super::found::{Found, Importer, CLUSTER_DOMAIN, CONTROL_PLANE, POD_CIDR, SERVICE_CIDR};
+use super::input::{documents, error, items, strings, text_at};
+use super::systemd;
 use crate::Finding;
 
 /// The Cluster API importer, EKS Anywhere included.
@@ -135,12 +134,8 @@ fn cluster_name(
             );
         }
     }
-    let owners = document
-        .pointer("/metadata/ownerReferences")
-        .and_then(Value::as_array);
-    if let Some(cluster) = owners
-        .into_iter()
-        .flatten()
+    if let Some(cluster) = items(document.pointer("/metadata/ownerReferences"))
+        .iter()
         .find(|owner| group_kind(owner) == (Some(CLUSTER_GROUP), "Cluster"))
         .and_then(|owner| text_at(owner, &["name"]))
     {
@@ -229,14 +224,7 @@ fn eks_anywhere(cluster: &Value) -> Option<Found> {
         name_from: Some("the EKS Anywhere Cluster".to_owned()),
         http_proxy: text_at(proxy, &["httpProxy"]).map(str::to_owned),
         https_proxy: text_at(proxy, &["httpsProxy"]).map(str::to_owned),
-        no_proxy: proxy
-            .get("noProxy")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
-            .collect(),
+        no_proxy: strings(proxy.get("noProxy")).map(str::to_owned).collect(),
         ..Found::default()
     };
     cluster_facts(cluster, &mut found.cluster_entries);
@@ -282,11 +270,9 @@ fn eks_anywhere_facts(cluster: &Value, documents: &[Value], out: &mut Vec<(Strin
         .filter_map(|key| text_at(spec, &[key]))
         .map(str::to_owned)
         .collect();
-    let zones = spec.get("availabilityZones").and_then(Value::as_array);
     endpoints.extend(
-        zones
-            .into_iter()
-            .flatten()
+        items(spec.get("availabilityZones"))
+            .iter()
             .chain(std::iter::once(spec))
             .filter_map(|zone| text_at(zone, &["managementApiEndpoint"]))
             .filter_map(url_host)
@@ -315,13 +301,7 @@ fn cluster_facts(cluster: &Value, out: &mut Vec<(String, &'static str)>) {
         ("/spec/clusterNetwork/pods/cidrBlocks", POD_CIDR),
         ("/spec/clusterNetwork/services/cidrBlocks", SERVICE_CIDR),
     ] {
-        for cidr in cluster
-            .pointer(pointer)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-        {
+        for cidr in strings(cluster.pointer(pointer)) {
             out.push((cidr.to_owned(), why));
         }
     }
@@ -363,12 +343,7 @@ fn kubeadm_facts(spec: &Value, out: &mut Vec<(String, &'static str)>) {
 }
 
 fn from_files(spec: &Value) -> Result<Option<Found>, Finding> {
-    let files = spec
-        .get("files")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    for file in files {
+    for file in items(spec.get("files")) {
         let path = text_at(file, &["path"]).unwrap_or_default();
         if !path.contains(".service.d/") {
             continue;
@@ -399,11 +374,7 @@ fn from_files(spec: &Value) -> Result<Option<Found>, Finding> {
 }
 
 fn from_exports(spec: &Value) -> Result<Option<Found>, Finding> {
-    let commands = spec
-        .get("preKubeadmCommands")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or_default();
+    let commands = items(spec.get("preKubeadmCommands"));
     let pairs: Vec<(String, String)> = commands
         .iter()
         .filter_map(Value::as_str)

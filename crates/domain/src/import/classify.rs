@@ -7,8 +7,12 @@ use std::collections::{HashMap, HashSet};
 
 use percent_encoding::percent_decode_str;
 
-use super::{error, Dropped, Found, Imported, Importer};
-use super::{APISERVER_HOST, CLUSTER_DOMAIN, CONTROL_PLANE, NODE_CIDR, POD_CIDR, SERVICE_CIDR};
+use super::found::{
+    Found, Importer, APISERVER_HOST, CLUSTER_DOMAIN, CONTROL_PLANE, NODE_CIDR, POD_CIDR,
+    SERVICE_CIDR,
+};
+use super::imported::{Dropped, Imported};
+use super::input::error;
 use crate::no_proxy::{merge, normalize, Cluster, MergeOptions, Source};
 use crate::proxy_url::ProxyUrl;
 use crate::trusted_ca::TrustedCa;

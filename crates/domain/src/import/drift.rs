@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use super::Imported;
+use super::imported::Imported;
 use crate::no_proxy::{merge, Cluster, MergeOptions};
 use crate::profile::{Profile, ProfileInput};
 use crate::Finding;

@@ -6,10 +6,9 @@
 use base64::Engine as _;
 use serde_json::Value;
 
-use super::{
-    documents, error, split_list, systemd, text_at, Found, Importer, APISERVER_HOST, POD_CIDR,
-    SERVICE_CIDR,
-};
+use super::found::{Found, Importer, APISERVER_HOST, POD_CIDR, SERVICE_CIDR};
+use super::input::{documents, error, split_list, strings, text_at};
+use super::systemd;
 use crate::render::capi::secret_key;
 use crate::Finding;
 
@@ -130,13 +129,7 @@ fn read_values(values: &Value, secret_name: Option<&str>) -> Result<Found, Findi
             SERVICE_CIDR,
         ),
     ] {
-        for cidr in values
-            .pointer(pointer)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-        {
+        for cidr in strings(values.pointer(pointer)) {
             cluster_entries.push((cidr.to_owned(), why));
         }
     }

@@ -14,14 +14,11 @@
 //! renderers add back are separated from installation-wide ones. Without a
 //! `file:` or `inline:` prefix (the syntax of earlier releases, still read),
 //! a source of one line without whitespace or any of `{ [ = :` is a path, and
-//! anything else is content. Files are opened without blocking, must be
-//! regular files and are read up to [`MAX_INPUT_BYTES`] (4 MiB).
+//! anything else is content. The domain does no I/O: a `file:` source is
+//! handed back as its path ([`Artifact::File`]) for the caller to read, at
+//! most [`MAX_INPUT_BYTES`](super::MAX_INPUT_BYTES) (4 MiB) of a regular file.
 
-use std::io::Read as _;
-#[cfg(unix)]
-use std::os::unix::fs::OpenOptionsExt as _;
-
-use super::{importer, kinds, MAX_INPUT_BYTES};
+use super::registry::{importer, kinds};
 use crate::no_proxy::typed::Kind;
 use crate::no_proxy::{Cloud, Cluster};
 use crate::Finding;
@@ -31,18 +28,35 @@ use crate::Finding;
 pub struct ImportId {
     /// The profile name, when the ID gives one.
     pub name: Option<String>,
-    /// The kind, one of [`super::kinds()`].
+    /// The kind, one of [`kinds()`].
     pub kind: String,
     /// The cluster facts (empty when the ID gives none).
     pub facts: Cluster,
     /// Whether an artifact that sends HTTPS direct may become a profile that
     /// sends it through the HTTP proxy.
     pub https_through_proxy: bool,
-    /// The artifact's text, read from its file or given inline.
-    pub text: String,
-    /// Where the text came from, for messages: `file <path>` or `inline
+    /// Where the artifact is.
+    pub artifact: Artifact,
+}
+
+/// Where an import ID's artifact is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Artifact {
+    /// In the file at this path (trimmed, never empty), for the caller to read.
+    File(String),
+    /// Given in the ID: the artifact's text.
+    Inline(String),
+}
+
+impl Artifact {
+    /// Where the text comes from, for messages: `file "<path>"` or `inline
     /// content (<n> bytes)`; never the content, which may hold a credential.
-    pub source: String,
+    pub fn source(&self) -> String {
+        match self {
+            Self::File(path) => format!("file {path:?}"),
+            Self::Inline(content) => format!("inline content ({} bytes)", content.len()),
+        }
+    }
 }
 
 /// The fact and option names an import ID accepts.
@@ -62,11 +76,7 @@ fn invalid(detail: impl Into<String>) -> Finding {
     Finding::error(None, "Invalid import ID", detail)
 }
 
-fn unreadable(detail: impl Into<String>) -> Finding {
-    Finding::error(None, "Cannot read the artifact", detail)
-}
-
-/// Parses an import ID and reads the artifact it names.
+/// Parses an import ID; a `file:` artifact is named, not read.
 pub fn parse(id: &str) -> Result<ImportId, Finding> {
     let syntax = || {
         format!(
@@ -105,21 +115,17 @@ pub fn parse(id: &str) -> Result<ImportId, Finding> {
         None if is_path(source) => Some(source),
         None => None,
     };
-    let (text, source) = match path {
-        Some(path) => (read_file(path)?, format!("file {:?}", path.trim())),
-        None => {
-            let content = source.strip_prefix("inline:").unwrap_or(source);
-            let source = format!("inline content ({} bytes)", content.len());
-            (content.to_owned(), source)
-        }
+    let artifact = match path.map(str::trim) {
+        Some("") => return Err(invalid("`file:` needs a path.")),
+        Some(path) => Artifact::File(path.to_owned()),
+        None => Artifact::Inline(source.strip_prefix("inline:").unwrap_or(source).to_owned()),
     };
     Ok(ImportId {
         name,
         kind: kind.to_owned(),
         facts,
         https_through_proxy,
-        text,
-        source,
+        artifact,
     })
 }
 
@@ -205,53 +211,6 @@ fn read_facts(text: &str, cluster: &mut Cluster) -> Result<bool, Finding> {
     Ok(https_through_proxy)
 }
 
-/// Reads a regular file of at most [`MAX_INPUT_BYTES`] as UTF-8, without
-/// ever blocking: opened with `O_NONBLOCK` (a FIFO opens at once), and its
-/// type checked on the open descriptor before any read.
-pub fn read_file(path: &str) -> Result<String, Finding> {
-    let path = path.trim();
-    if path.is_empty() {
-        return Err(invalid("`file:` needs a path."));
-    }
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    // Windows opens a named pipe without waiting for its server; the type
-    // check below refuses it.
-    #[cfg(unix)]
-    options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
-    let file = options.open(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => unreadable(format!("File not found: {path}.")),
-        _ => unreadable(format!("Cannot open {path}: {e}.")),
-    })?;
-    let meta = file
-        .metadata()
-        .map_err(|e| unreadable(format!("Cannot read {path}: {e}.")))?;
-    if meta.is_dir() {
-        return Err(unreadable(format!("{path} is a directory, not a file.")));
-    }
-    if !meta.is_file() {
-        return Err(unreadable(format!(
-            "{path} is not a regular file (a FIFO, socket or device); give the artifact as a file or inline."
-        )));
-    }
-    let too_big = || {
-        unreadable(format!(
-            "{path} is larger than {MAX_INPUT_BYTES} bytes (4 MiB), the most an import reads."
-        ))
-    };
-    if meta.len() > MAX_INPUT_BYTES as u64 {
-        return Err(too_big());
-    }
-    let mut bytes = Vec::new();
-    file.take(MAX_INPUT_BYTES as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| unreadable(format!("Cannot read {path}: {e}.")))?;
-    if bytes.len() > MAX_INPUT_BYTES {
-        return Err(too_big());
-    }
-    String::from_utf8(bytes).map_err(|_| unreadable(format!("{path} is not UTF-8 text.")))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,7 +229,7 @@ mod tests {
         }
         let mut cluster = Cluster::default();
         assert!(read_facts(text, &mut cluster).unwrap());
-        let written: Vec<String> = super::super::fact_lines(&cluster)
+        let written: Vec<String> = super::super::imported::fact_lines(&cluster)
             .iter()
             .map(|line| line.split(" = ").next().unwrap().to_owned())
             .collect();
@@ -281,18 +240,16 @@ mod tests {
         assert_eq!(written, read);
     }
 
-    fn scratch(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("clusterproxy-id-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir.join(name)
-    }
-
     #[test]
     fn names_kinds_facts_and_inline_content() {
         let id = parse("corp=systemd:[Service]").unwrap();
         assert_eq!(
-            (id.name.as_deref(), id.kind.as_str(), id.text.as_str()),
-            (Some("corp"), "systemd", "[Service]")
+            (id.name.as_deref(), id.kind.as_str(), id.artifact),
+            (
+                Some("corp"),
+                "systemd",
+                Artifact::Inline("[Service]".into())
+            )
         );
         let id = parse("aks:{\"httpProxy\": \"http://p:1\"}").unwrap();
         assert_eq!((id.name, id.kind.as_str()), (None, "aks"));
@@ -307,9 +264,13 @@ mod tests {
         assert_eq!(id.facts.apiserver_ip.as_deref(), Some("fd00::1"));
         assert_eq!(id.facts.cloud, Some(Cloud::Aws));
         assert!(id.https_through_proxy);
-        assert_eq!(id.text, "kind: x");
+        assert_eq!(id.artifact, Artifact::Inline("kind: x".into()));
+        assert_eq!(id.artifact.source(), "inline content (7 bytes)");
         let id = parse("capi(pod_cidrs=10.0.0.0/8):{}").unwrap();
-        assert_eq!((id.name, id.text.as_str()), (None, "{}"));
+        assert_eq!(
+            (id.name, id.artifact),
+            (None, Artifact::Inline("{}".into()))
+        );
     }
 
     #[test]
@@ -351,48 +312,26 @@ mod tests {
         }
     }
 
+    /// A path, with `file:` or in the legacy form, is handed back trimmed
+    /// and unread; `file:` without one is an error.
     #[test]
-    fn files_are_read_without_blocking_and_within_the_cap() {
-        let file = scratch("dropin.conf");
-        std::fs::write(&file, "[Service]\nEnvironment=HTTP_PROXY=http://p:1\n").unwrap();
-        let path = file.display().to_string();
-        for id in [format!("systemd:{path}"), format!("systemd:file:{path}")] {
-            assert!(parse(&id).unwrap().text.starts_with("[Service]"), "{id}");
+    fn files_are_named_not_read() {
+        for id in [
+            "systemd:/etc/systemd/system/http-proxy.conf",
+            "systemd:file: /etc/systemd/system/a b.conf ",
+            "systemd:/nonexistent/http-proxy.conf",
+        ] {
+            let artifact = parse(id).unwrap().artifact;
+            let Artifact::File(path) = &artifact else {
+                panic!("{id}: {artifact:?}")
+            };
+            assert!(id.contains(path.as_str()) && path.trim() == path, "{id}");
+            assert_eq!(artifact.source(), format!("file {path:?}"));
         }
-        let missing = parse("systemd:/nonexistent/http-proxy.conf").unwrap_err();
-        assert_eq!(missing.summary, "Cannot read the artifact");
-        assert!(
-            missing.detail.contains("File not found"),
-            "{}",
-            missing.detail
+        let err = parse("systemd:file: ").unwrap_err();
+        assert_eq!(
+            (err.summary.as_str(), err.detail.as_str()),
+            ("Invalid import ID", "`file:` needs a path.")
         );
-        assert!(parse("systemd:file:/nonexistent/a b.conf")
-            .unwrap_err()
-            .detail
-            .contains("File not found"));
-        let dir = std::env::temp_dir().display().to_string();
-        assert!(parse(&format!("systemd:{dir}"))
-            .unwrap_err()
-            .detail
-            .contains("directory"));
-        assert!(parse("systemd:/dev/zero")
-            .unwrap_err()
-            .detail
-            .contains("not a regular file"));
-        let fifo = scratch("fifo");
-        let _ = std::fs::remove_file(&fifo);
-        let c_path = std::ffi::CString::new(fifo.display().to_string()).unwrap();
-        // SAFETY: mkfifo reads a NUL-terminated path, valid for the call.
-        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
-        let started = std::time::Instant::now();
-        let err = parse(&format!("systemd:file:{}", fifo.display())).unwrap_err();
-        assert!(err.detail.contains("not a regular file"), "{}", err.detail);
-        assert!(started.elapsed() < std::time::Duration::from_secs(5));
-        let big = scratch("big.conf");
-        std::fs::write(&big, vec![b'#'; MAX_INPUT_BYTES + 1]).unwrap();
-        assert!(parse(&format!("systemd:file:{}", big.display()))
-            .unwrap_err()
-            .detail
-            .contains("4 MiB"));
     }
 }

@@ -11,7 +11,8 @@
 
 use serde_json::Value;
 
-use super::{documents, error, split_list, text_at, Found, Importer};
+use super::found::{Found, Importer, NODE_CIDR, POD_CIDR, SERVICE_CIDR};
+use super::input::{documents, error, items, split_list, text_at};
 use crate::Finding;
 
 /// What the network operator adds itself (besides the generic entries).
@@ -113,16 +114,11 @@ fn from_install_config(config: &Value) -> Result<Found, Finding> {
     let name = text_at(config, &["metadata", "name"]);
     let mut entries = operator_generic();
     for (pointer, key, why) in [
-        ("/networking/clusterNetwork", Some("cidr"), super::POD_CIDR),
-        ("/networking/serviceNetwork", None, super::SERVICE_CIDR),
-        ("/networking/machineNetwork", Some("cidr"), super::NODE_CIDR),
+        ("/networking/clusterNetwork", Some("cidr"), POD_CIDR),
+        ("/networking/serviceNetwork", None, SERVICE_CIDR),
+        ("/networking/machineNetwork", Some("cidr"), NODE_CIDR),
     ] {
-        for item in config
-            .pointer(pointer)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+        for item in items(config.pointer(pointer)) {
             let value = match key {
                 Some(key) => item.get(key).and_then(Value::as_str),
                 None => item.as_str(),

@@ -10,7 +10,9 @@
 //! variable left in a value by a quoted heredoc (Rancher's docs write
 //! `/etc/default/rke2-server` with `<<'EOF'`) is refused by its name.
 
-use super::{error, systemd, Found, Importer};
+use super::found::{Found, Importer};
+use super::input::error;
+use super::systemd;
 use crate::Finding;
 
 /// The value of one assignment, unquoted the way systemd does.

@@ -3,7 +3,8 @@
 //! when html-escaped (Giant Swarm's `containerdProxy` Secret renders
 //! `&#34;` for `"`).
 
-use super::{error, split_list, Found, Importer};
+use super::found::{Found, Importer};
+use super::input::{error, split_list};
 use crate::Finding;
 
 /// The systemd drop-in importer.

@@ -1,6 +1,7 @@
 //! Import from a TKG cluster configuration file (`TKG_HTTP_PROXY`...).
 
-use super::{documents, error, split_list, Found, Importer, CONTROL_PLANE, POD_CIDR, SERVICE_CIDR};
+use super::found::{Found, Importer, CONTROL_PLANE, POD_CIDR, SERVICE_CIDR};
+use super::input::{documents, error, split_list};
 use crate::render::tkg::appended;
 use crate::render::Cluster;
 use crate::Finding;

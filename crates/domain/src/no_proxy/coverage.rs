@@ -1,14 +1,15 @@
 //! The coverage check: which destinations that must bypass the proxy would
 //! still go through it, per target client. Each destination is handed to the
 //! client's model as written; only the model normalises it, and only as the
-//! client does.
+//! client does. [`Coverage`] is one evaluation of a merged list: the
+//! renderings of the clients asked for, the destinations checked and the gaps.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::destination::Destination;
 use super::dialect::{Decision, Dialect};
 use super::merge::Merged;
-use super::render::{render, Rendering};
+use super::render::{group_warnings, render, Rendering, WarningGroup};
 use clusterproxy_cancel as cancel;
 
 /// A destination one client would still send through the proxy.
@@ -80,6 +81,76 @@ pub fn gaps_with(
     out
 }
 
+/// One evaluation of a merged list: the clients asked for rendered, and the
+/// destinations checked for every target client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Coverage<'m> {
+    /// The merged list's NO_PROXY value (the entries joined with commas).
+    pub no_proxy: String,
+    /// The setting of each client asked for, in client order.
+    pub renderings: Vec<Rendering<'m>>,
+    /// Every destination checked, once, sorted by the URL each is shown as,
+    /// so that neither the order nor repetitions of the input change it.
+    pub checked: Vec<String>,
+    /// Each (client, destination) pair in which the destination would be
+    /// proxied, by client and then in the order of `checked` (see [`gaps`]).
+    pub gaps: Vec<Gap>,
+}
+
+impl<'m> Coverage<'m> {
+    /// Renders the clients of `rendered` and checks `destinations` for every
+    /// client of `targets`, reusing the renderings (no destination: no
+    /// check, no gap).
+    pub fn evaluate(
+        merged: &'m Merged,
+        targets: &BTreeSet<Dialect>,
+        rendered: &BTreeSet<Dialect>,
+        destinations: Vec<Destination>,
+    ) -> Self {
+        let mut shown: Vec<(String, Destination)> = destinations
+            .into_iter()
+            .map(|d| (d.to_string(), d))
+            .collect();
+        shown.sort_by(|a, b| a.0.cmp(&b.0));
+        shown.dedup_by(|a, b| a.0 == b.0);
+        let (checked, destinations): (Vec<String>, Vec<Destination>) = shown.into_iter().unzip();
+        let renderings: Vec<Rendering<'m>> = rendered
+            .iter()
+            .map(|&dialect| render(dialect, &merged.entries))
+            .collect();
+        let no_proxy = merged.no_proxy();
+        let gaps = if destinations.is_empty() {
+            Vec::new()
+        } else {
+            gaps_with(merged, targets, &no_proxy, &renderings, &destinations)
+        };
+        Self {
+            no_proxy,
+            renderings,
+            checked,
+            gaps,
+        }
+    }
+
+    /// The rendered clients' remarks, grouped by client and remark (see
+    /// [`group_warnings`]).
+    pub fn warnings(&self) -> Vec<WarningGroup<'_>> {
+        group_warnings(self.renderings.iter().flat_map(|r| &r.warnings))
+    }
+
+    /// Per client with a gap, the destinations it would proxy, in the order
+    /// of `checked`.
+    pub fn gaps_by_client(&self) -> BTreeMap<Dialect, Vec<String>> {
+        let mut out: BTreeMap<Dialect, Vec<String>> = BTreeMap::new();
+        for gap in &self.gaps {
+            out.entry(gap.dialect)
+                .or_default()
+                .push(gap.destination.clone());
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,6 +172,66 @@ mod tests {
             &options.targets,
             &[Destination::parse(url).unwrap()],
         )
+    }
+
+    /// The destinations are checked once each in one order whatever the
+    /// input's order and repetitions; only the clients asked for are
+    /// rendered, while every target is checked.
+    #[test]
+    fn an_evaluation_checks_each_destination_once_for_every_target() {
+        let options = MergeOptions {
+            targets: [Dialect::Go, Dialect::Curl, Dialect::Java]
+                .into_iter()
+                .collect(),
+            ..MergeOptions::default()
+        };
+        let merged = merge(
+            &[Source::list(Field::Extra, ["10.0.0.0/8", "example.com"])],
+            &options,
+        )
+        .unwrap();
+        let destinations = |urls: &[&str]| -> Vec<Destination> {
+            urls.iter()
+                .map(|u| Destination::parse(u).unwrap())
+                .collect()
+        };
+        let rendered: BTreeSet<Dialect> = [Dialect::Curl].into_iter().collect();
+        let urls = [
+            "http://other.example/",
+            "http://[::ffff:10.0.0.1]/",
+            "http://other.example/",
+        ];
+        let coverage =
+            Coverage::evaluate(&merged, &options.targets, &rendered, destinations(&urls));
+        assert_eq!(coverage.no_proxy, merged.no_proxy());
+        assert_eq!(
+            coverage.checked,
+            ["http://[::ffff:10.0.0.1]/", "http://other.example/"]
+        );
+        let rendered_clients: Vec<Dialect> =
+            coverage.renderings.iter().map(|r| r.dialect).collect();
+        assert_eq!(rendered_clients, [Dialect::Curl]);
+        let by_client = coverage.gaps_by_client();
+        assert_eq!(
+            by_client.keys().copied().collect::<Vec<_>>(),
+            [Dialect::Go, Dialect::Curl, Dialect::Java]
+        );
+        assert_eq!(
+            by_client[&Dialect::Curl],
+            ["http://[::ffff:10.0.0.1]/", "http://other.example/"]
+        );
+        assert_eq!(by_client[&Dialect::Go], ["http://other.example/"]);
+        let reversed: Vec<&str> = urls.iter().rev().copied().collect();
+        let again = Coverage::evaluate(
+            &merged,
+            &options.targets,
+            &rendered,
+            destinations(&reversed),
+        );
+        assert_eq!(again, coverage);
+        let unchecked = Coverage::evaluate(&merged, &options.targets, &rendered, Vec::new());
+        assert!(unchecked.checked.is_empty() && unchecked.gaps.is_empty());
+        assert_eq!(unchecked.renderings, coverage.renderings);
     }
 
     /// Go proxies a name written with a trailing dot even when its domain is

@@ -14,7 +14,8 @@
 //! `127.0.0.1`, `.svc`, control-plane endpoint host, without de-duplication
 //! (pkg/clusterapi/proxy.go, `noProxyList`).
 
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::json;
 
 use super::{yaml, Cluster, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::no_proxy::typed::networks;
@@ -34,6 +35,8 @@ pub struct Eksa;
 /// What EKS Anywhere is given, and what it writes onto the nodes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EksaConfig {
+    /// The `proxyConfiguration` object (see [`proxy_configuration`]).
+    pub proxy_configuration: ProxyConfiguration,
     /// The Cluster spec fragment (see [`cluster_spec`]).
     pub cluster_spec: String,
     /// The list EKS Anywhere writes onto the nodes (see [`node_no_proxy`]).
@@ -51,6 +54,7 @@ impl Renderer for Eksa {
             return Err(findings);
         }
         Ok(Rendered::new(EksaConfig {
+            proxy_configuration: proxy_configuration(settings, secrets),
             cluster_spec: cluster_spec(settings, secrets),
             node_no_proxy: node_no_proxy(settings, cluster),
         }))
@@ -93,14 +97,26 @@ fn validate(settings: &ProxySettings) -> Vec<Finding> {
     findings
 }
 
+/// The `proxyConfiguration` object of the Cluster spec.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProxyConfiguration {
+    /// `httpProxy`.
+    pub http_proxy: Option<String>,
+    /// `httpsProxy`.
+    pub https_proxy: Option<String>,
+    /// `noProxy`: the merged list.
+    pub no_proxy: Vec<String>,
+}
+
 /// The `proxyConfiguration` object (`httpProxy`, `httpsProxy`, `noProxy`).
-pub fn proxy_configuration(settings: &ProxySettings, secrets: Secrets) -> Value {
+pub fn proxy_configuration(settings: &ProxySettings, secrets: Secrets) -> ProxyConfiguration {
     let url = |u: &Option<ProxyUrl>| u.as_ref().map(|u| ProxySettings::url(u, secrets));
-    json!({
-        "httpProxy": url(&settings.http_proxy),
-        "httpsProxy": url(&settings.https_proxy),
-        "noProxy": settings.no_proxy,
-    })
+    ProxyConfiguration {
+        http_proxy: url(&settings.http_proxy),
+        https_proxy: url(&settings.https_proxy),
+        no_proxy: settings.no_proxy.clone(),
+    }
 }
 
 /// The Cluster spec fragment: `spec:` with `proxyConfiguration:`, to merge
@@ -131,6 +147,7 @@ pub fn node_no_proxy(settings: &ProxySettings, cluster: &Cluster) -> Vec<String>
 mod tests {
     use super::*;
     use crate::render::tests::{golden, settings};
+    use serde_json::Value;
 
     #[test]
     fn renders_proxy_configuration() {

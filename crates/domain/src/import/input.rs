@@ -1,0 +1,111 @@
+//! Reading an artifact's text within bounds: its size, and the nesting and
+//! indentation of YAML or JSON, are checked before any parser runs; the
+//! finding every import error shares; small readers the importers share.
+
+use crate::Finding;
+
+/// Largest artifact read or parsed: 4 MiB. Larger inputs are refused before
+/// any parsing, so every import takes bounded time.
+pub const MAX_INPUT_BYTES: usize = 4 << 20;
+
+/// Deepest `{`/`[` nesting accepted in a YAML or JSON artifact (real ones
+/// nest fewer than 20 levels).
+pub const MAX_NESTING: usize = 64;
+
+/// Widest indentation accepted in a YAML artifact, in columns; it bounds the
+/// depth of block nesting.
+pub const MAX_INDENT: usize = 512;
+
+/// Refuses inputs over [`MAX_INPUT_BYTES`].
+pub(crate) fn check_size(text: &str) -> Result<(), Finding> {
+    if text.len() > MAX_INPUT_BYTES {
+        return Err(error(format!(
+            "The artifact is {} bytes; at most {MAX_INPUT_BYTES} bytes (4 MiB) are read.",
+            text.len()
+        )));
+    }
+    Ok(())
+}
+
+/// A finding with the summary every import error shares.
+pub(crate) fn error(detail: impl Into<String>) -> Finding {
+    Finding::error(None, "Cannot import proxy settings", detail)
+}
+
+/// Splits a comma- (or space-) separated NO_PROXY value.
+pub(crate) fn split_list(value: &str) -> Vec<String> {
+    value
+        .split([',', ' ', '\n', '\t'])
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Documents of a (multi-document) YAML or JSON text. Size, nesting and
+/// indentation are checked first, in one linear pass, so that hostile input
+/// (e.g. `{` nested 100k deep) is refused before the parser runs.
+pub(crate) fn documents(text: &str) -> Result<Vec<serde_json::Value>, Finding> {
+    use serde::Deserialize as _;
+    check_size(text)?;
+    check_nesting(text)?;
+    serde_yaml_ng::Deserializer::from_str(text)
+        .map(|doc| {
+            serde_json::Value::deserialize(doc)
+                .map_err(|e| error(format!("Not valid YAML or JSON: {e}.")))
+        })
+        .filter(|doc| !matches!(doc, Ok(serde_json::Value::Null)))
+        .collect()
+}
+
+/// Refuses flow nesting deeper than [`MAX_NESTING`] and indentation wider
+/// than [`MAX_INDENT`]. Brackets inside quoted strings count too: real
+/// artifacts never come near the limit.
+fn check_nesting(text: &str) -> Result<(), Finding> {
+    let mut depth = 0usize;
+    for byte in text.bytes() {
+        match byte {
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Err(error(format!(
+                        "The artifact nests `{{` or `[` more than {MAX_NESTING} levels deep; real artifacts do not."
+                    )));
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    if let Some(line) = text
+        .lines()
+        .position(|l| l.len() - l.trim_start().len() > MAX_INDENT)
+    {
+        return Err(error(format!(
+            "Line {} of the artifact is indented more than {MAX_INDENT} columns; real artifacts are not.",
+            line + 1
+        )));
+    }
+    Ok(())
+}
+
+/// The elements of `value` when it is an array; none otherwise.
+pub(crate) fn items(value: Option<&serde_json::Value>) -> &[serde_json::Value] {
+    value
+        .and_then(serde_json::Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+}
+
+/// The string elements of `value` when it is an array (other elements are
+/// passed over).
+pub(crate) fn strings(value: Option<&serde_json::Value>) -> impl Iterator<Item = &str> {
+    items(value).iter().filter_map(serde_json::Value::as_str)
+}
+
+/// A string at `path` inside `value`.
+pub(crate) fn text_at<'a>(value: &'a serde_json::Value, path: &[&str]) -> Option<&'a str> {
+    path.iter()
+        .try_fold(value, |v, key| v.get(key))
+        .and_then(serde_json::Value::as_str)
+}
