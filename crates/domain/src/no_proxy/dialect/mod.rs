@@ -10,56 +10,37 @@
 //! Each model starts from the destination's host as written and normalises it
 //! only as its client does (case, trailing dot, IDNA, IPv4-mapped IPv6).
 //!
-//! Each client's model lives in its own file, as `direct(list, destinations)`
-//! (which destinations go direct); this module holds the capabilities, the
-//! dispatch ([`Dialect::decide_all`]) and what several models share: the
-//! batch (`Pending`), the setting's case (`Case`), splitting and the
-//! WHATWG host (Node, undici, reqwest).
+//! Each client is one descriptor: a unit type in its own file implementing
+//! [`Client`] (`dialect/client.rs`), which answers every question the merge,
+//! the renderings and the coverage check ask. The `registry!` below declares
+//! [`Dialect`] and maps each variant to its descriptor; [`Dialect::ALL`],
+//! [`Dialect::names`] and [`Dialect::defaults`] derive from it, and so do the
+//! client lists of the documentation. `dialect/shared.rs` holds what several
+//! models share.
 //!
 //! # Adding a client
-//! The compiler finds every `match` on [`Dialect`] that needs an arm; the
-//! test `the_client_guide_holds` (in `tests.rs`) checks the other places
-//! for every client, and that each path named here exists (`<client>` is
-//! the name in [`Dialect::NAMES`], `<Client>` the variant).
-//! 1. `crates/domain/src/no_proxy/dialect/<client>.rs`: `direct(list, open)`,
-//!    which of the destinations `open` the client sends direct when its
-//!    setting is `list` (`decide_all` instead when a setting can make the
-//!    client refuse every URL, as httpx's does), following the client's own
-//!    source (cite the file and the version) and reading the destination's
-//!    host as written; declare it with `mod <client>;` below.
-//! 2. This file: the variant; its name appended to [`Dialect::ALL`] and
-//!    [`Dialect::NAMES`], after the first eight, so that
-//!    [`Dialect::DEFAULT`] and every existing merged list stay the same; the
-//!    arm `Dialect::<Client> => <client>::direct(list, &open)` in
-//!    [`Dialect::decide_all`]; the URLs the client refuses whatever its
-//!    setting in `refuses`; its answers to the questions the merge asks
-//!    ([`Dialect::understands_any`], [`Dialect::needs_bracketed_ipv6`],
-//!    [`Dialect::needs_dot_form`], [`Dialect::supports_ports`],
-//!    [`Dialect::matches_cidr`], [`Dialect::keeps_cover`],
-//!    [`Dialect::rejects_whole_setting`]).
-//! 3. `crates/domain/src/no_proxy/render.rs`: the forms the client reads
-//!    best (its arm in `forms` when the shared rules of `env_forms` do not
-//!    fit) and a [`super::Remark`] for each entry it cannot express.
-//! 4. The oracle, the real client: a driver in `tests/oracle/` that decides a
-//!    batch of cases in one process (most read the JSON lines of
-//!    `json_lines`) and answers `direct`, `proxy` or `refused` per line,
-//!    without leaving loopback; the client installed into `.tools` by
-//!    `scripts/install-test-tools`; the arm `Dialect::<Client> =>` in
-//!    `decide` of `tests/oracle/mod.rs`.
+//! `<client>` is its configuration name, `<Client>` its type and variant.
+//! 1. `crates/domain/src/no_proxy/dialect/<client>.rs` (new): the model,
+//!    following the client's own source (cite the file and the version) and
+//!    reading the destination's host as written, and `impl Client for
+//!    <Client>` (a unit struct); every method must be answered, so the
+//!    compiler lists what is missing. `in_default_set` is false, so that no
+//!    existing merged list changes.
+//! 2. `crates/domain/src/no_proxy/dialect/mod.rs` (this file): `mod <client>;`
+//!    and the line `<Client> => <client>::<Client>,` at the end of
+//!    `registry!`.
+//! 3. `tests/oracle/mod.rs`: the arm `Dialect::<Client> =>` in `decide` (the
+//!    compiler asks for it), running the real client: a driver in
+//!    `tests/oracle/` (new) that decides a batch of cases in one process
+//!    (most read the JSON lines of `json_lines`) and answers `direct`,
+//!    `proxy` or `refused` per line, without leaving loopback.
+//! 4. `scripts/install-test-tools`: installs the real client into `.tools`.
 //! 5. `tests/no_proxy_oracles.rs`: a test calling
-//!    `assert_model_matches(Dialect::<Client>)`, facts of its own in `facts`
-//!    where it reads entries unlike the others, and its name and version in
-//!    the `Clients:` text of `client_table`; then
-//!    `UPDATE_DOCS=1 cargo test --test no_proxy_oracles client_table`
-//!    rewrites `docs/guides/no_proxy_clients.md` (a column per client).
-//! 6. The client lists of the attribute descriptions: `clients` in
-//!    `src/provider/inputs.rs`, `clients` in
-//!    `src/provider/functions/merge_no_proxy.rs` and `client` in
-//!    `src/provider/functions/no_proxy_bypasses.rs`; then
-//!    `UPDATE_DOCS=1 cargo test --test docs` rewrites
-//!    `docs/data-sources/no_proxy.md`, `docs/functions/merge_no_proxy.md`
-//!    and `docs/functions/no_proxy_bypasses.md` (and every other page with a
-//!    `clients` attribute). The README's list of dialects is edited by hand.
+//!    `assert_model_matches(Dialect::<Client>)`.
+//! 6. `make generate`, which rewrites the generated pages that list the
+//!    clients: `docs/guides/no_proxy_clients.md` (a column per client),
+//!    `README.md`'s list of clients, and every page of `docs/` with a
+//!    `clients` or `client` argument.
 
 use std::fmt;
 use std::sync::LazyLock;
