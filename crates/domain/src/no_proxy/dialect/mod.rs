@@ -1,11 +1,8 @@
 //! How each client decides, from its NO_PROXY setting, whether a destination
 //! bypasses the proxy. Each model follows the client's own source and is
 //! checked against the real client by the differential tests
-//! (tests/no_proxy_oracles.rs). Versions modelled: Go net/http (x/net
-//! httpproxy), curl >= 7.86, CPython urllib, requests, Ruby URI, GNU wget >= 1.20,
-//! OpenJDK DefaultProxySelector (http.nonProxyHosts), Node proxy-from-env,
-//! Node fetch through undici's EnvHttpProxyAgent, Rust reqwest 0.12 (system
-//! proxy, through hyper-util's matcher), Python httpx 0.28.1.
+//! (tests/no_proxy_oracles.rs); the version each models is its
+//! [`Client::modelled`].
 //!
 //! Each model starts from the destination's host as written and normalises it
 //! only as its client does (case, trailing dot, IDNA, IPv4-mapped IPv6).
