@@ -32,7 +32,7 @@ fn main() {
     let pid = plugin.child.id();
     println!("| entries | wall min / median / max | plugin CPU per call | per entry | response |");
     println!("|---|---|---|---|---|");
-    let names = clusterproxy::domain::no_proxy::Dialect::DEFAULT_NAMES;
+    let names = clusterproxy::domain::no_proxy::Dialect::default_names();
     let cases = [
         (
             "typical, clients unset",
@@ -43,7 +43,7 @@ fn main() {
         (
             "typical, 8 named",
             3,
-            read_no_proxy_request_for(&[], &[], Some(&names)),
+            read_no_proxy_request_for(&[], &[], Some(names)),
             2_000,
         ),
     ]

@@ -211,7 +211,7 @@ fn url() -> impl Strategy<Value = String> {
 const URLS_PER_SETTING: usize = 25;
 
 fn generated(dialect: Dialect, count: usize, seed: u64) -> Vec<Case> {
-    let setting = if dialect == Dialect::Java {
+    let setting = if !dialect.client().reads_no_proxy() {
         java_setting().boxed()
     } else {
         no_proxy_setting().boxed()
@@ -238,15 +238,16 @@ fn generated(dialect: Dialect, count: usize, seed: u64) -> Vec<Case> {
 
 /// Facts from shared/reference/no-proxy-semantics.md, per client.
 fn facts(dialect: Dialect) -> Vec<Case> {
-    let facts: &[(&str, &str)] = match dialect {
-        Dialect::Java => &[
+    let facts: &[(&str, &str)] = if !dialect.client().reads_no_proxy() {
+        &[
             ("*.example.com", "http://a.example.com/"),
             ("example.com", "http://a.example.com/"),
             ("", "http://127.0.0.5/"),
             ("10.*", "http://10.1.2.3/"),
             ("[fd00::1]", "http://[fd00::1]/"),
-        ],
-        _ => &[
+        ]
+    } else {
+        &[
             (".example.com", "http://a.example.com/"),
             (".example.com", "http://example.com/"),
             ("example.com", "http://a.example.com/"),
@@ -290,10 +291,11 @@ fn facts(dialect: Dialect) -> Vec<Case> {
             ("fe80::1", "http://[fe80::1%25eth0]/"),
             ("fe80::1%eth0", "http://[fe80::1%25eth0]/"),
             ("fe80::1%25eth0", "http://[fe80::1%25eth0]/"),
-        ],
+        ]
     };
-    // httpx reads entries as URL patterns: forms only it reads its own way.
-    let httpx: &[(&str, &str)] = &[
+    // httpx reads entries as URL patterns: forms it reads its own way, asked
+    // of every client that reads NO_PROXY.
+    let patterns: &[(&str, &str)] = &[
         ("http://example.com", "http://example.com/"),
         ("http://example.com", "https://example.com/"),
         ("https://", "https://example.com/"),
@@ -306,8 +308,8 @@ fn facts(dialect: Dialect) -> Vec<Case> {
         ("xn--bcher-kva.example", "http://a.bücher.example/"),
         ("example.com", "http://xn--bcher-kva.example.com/"),
     ];
-    let extra = if dialect == Dialect::Httpx {
-        httpx
+    let extra = if dialect.client().reads_no_proxy() {
+        patterns
     } else {
         &[]
     };
@@ -410,27 +412,21 @@ fn assert_model_matches(dialect: Dialect) {
         .collect();
     let mut cases = fixed.clone();
     cases.extend(generated(dialect, count, seed));
-    // httpx rejects a whole setting for one entry, which most generated
-    // settings hold: as many cases again whose setting it can read.
+    // A client that rejects a whole setting for one entry (httpx), which
+    // most generated settings hold: as many cases again whose setting it can read.
     let readable = |c: &Case| {
         !c.setting
             .split(',')
-            .any(|e| dialect.rejects_whole_setting(e))
+            .any(|e| dialect.client().rejects_whole_setting(e))
     };
+    let rejecting = !cases[fixed.len()..].iter().all(readable);
     let mut round = 1;
-    while dialect == Dialect::Httpx && cases.len() < fixed.len() + 2 * count {
+    while rejecting && cases.len() < fixed.len() + 2 * count {
         let more = generated(dialect, count, seed.wrapping_add(round));
         cases.extend(more.into_iter().filter(readable));
         round += 1;
     }
-    cases.truncate(
-        fixed.len()
-            + if dialect == Dialect::Httpx {
-                2 * count
-            } else {
-                count
-            },
-    );
+    cases.truncate(fixed.len() + if rejecting { 2 * count } else { count });
     let count = cases.len() - fixed.len();
     let started = std::time::Instant::now();
     let real = decide(dialect, &cases);
@@ -566,7 +562,8 @@ fn coverage_check_agrees_with_real_clients() {
         service_cidrs: vec!["10.96.0.0/12".into()],
         ..cluster
     };
-    let mut targets: std::collections::BTreeSet<Dialect> = Dialect::DEFAULT.into_iter().collect();
+    let mut targets: std::collections::BTreeSet<Dialect> =
+        Dialect::defaults().iter().copied().collect();
     targets.insert(Dialect::Httpx);
     coverage_agrees(&ipv4, targets);
 }
@@ -905,10 +902,10 @@ fn class_cases(dialect: Dialect) -> Vec<Case> {
     CLASSES
         .iter()
         .map(|(_, setting, java, url)| Case {
-            setting: (if dialect == Dialect::Java {
-                java
-            } else {
+            setting: (if dialect.client().reads_no_proxy() {
                 setting
+            } else {
+                java
             })
             .to_string(),
             url: (*url).to_owned(),
@@ -935,8 +932,8 @@ fn client_table() -> String {
     let mut out = String::from(
         "---\npage_title: \"NO_PROXY: how each client reads it\"\nsubcategory: \"\"\ndescription: |-\n  Every client the provider models, against every class of setting and destination that clients read differently.\n---\n\n# NO_PROXY: how each client reads it\n\n",
     );
-    out.push_str("There is no NO_PROXY standard. This table shows what each modelled client does with a request for the URL when its setting is the NO_PROXY value (Java: the `http.nonProxyHosts` value) of the row: `direct`, `proxy`, or `refused` (the client rejects the URL). It is generated from the provider's client models, and the test that generates it (`tests/no_proxy_oracles.rs`, `client_table`) asks the real clients the same questions and fails on any difference; the same models are checked against the real clients on at least 10,000 generated cases per client on every test run.\n\n");
-    out.push_str("Clients: `go` (net/http, x/net/http/httpproxy), `curl` (libcurl 7.88), `python` (urllib), `requests` (2.34), `ruby` (URI#find_proxy; Net::HTTP decides the same), `wget` (GNU wget 1.21), `java` (OpenJDK DefaultProxySelector), `node` (proxy-from-env 2), `undici` (Node fetch through undici's EnvHttpProxyAgent), `reqwest` (Rust reqwest 0.12's system proxy, hyper-util 0.1.21's matcher), `httpx` (Python httpx 0.28, `httpx.Client()`). The default `clients` of the data source and functions is the first eight; name `undici`, `reqwest` or `httpx` to include them. `refused` for `httpx` with a setting that fails every URL means httpx rejects the whole NO_PROXY value when the client is created.\n\n");
+    out.push_str("There is no NO_PROXY standard. This table shows what each modelled client does with a request for the URL when its setting is the NO_PROXY value (Java: the `http.nonProxyHosts` value) of the row: `direct`, `proxy`, or `refused` (the client rejects the URL). It is generated from the provider's client models (`tests/no_proxy_oracles.rs`, `client_table`), and `class_cases_match_real_clients` in the same file asks the real clients the same questions and fails on any difference; the same models are checked against the real clients on at least 10,000 generated cases per client on every test run.\n\n");
+    out.push_str(&clients_paragraph());
     out.push_str("| class | NO_PROXY | Java setting | URL |");
     for dialect in Dialect::ALL {
         out.push_str(&format!(" {dialect} |"));
@@ -969,10 +966,72 @@ fn client_table() -> String {
     out
 }
 
-/// The client table in docs/ is what the models answer, and every cell is what
-/// the real client answers. `UPDATE_DOCS=1` rewrites the page.
+/// The `Clients:` paragraph of the client guide, from the client registry.
+fn clients_paragraph() -> String {
+    format!(
+        "Clients: {}. The default `clients` of the data source and functions is the first eight; name {} to include them. `refused` for `httpx` with a setting that fails every URL means httpx rejects the whole NO_PROXY value when the client is created.\n\n",
+        Dialect::listing(Dialect::ALL, ", ", |c| Some(c.modelled())),
+        Dialect::listing(Dialect::opt_in(), " or ", |_| None)
+    )
+}
+
+/// Where README's generated list of the clients starts and ends.
+const README_CLIENTS: (&str, &str) = (
+    "<!-- BEGIN clients: generated from the client registry by `make generate` -->",
+    "<!-- END clients -->",
+);
+
+/// README's list of the clients (inside a list item), from the client registry.
+fn readme_clients() -> String {
+    format!(
+        "\n  Clients: {}. The default `clients` is the first eight, so adding a client never changes an existing merged list; {} are opt-in.\n  ",
+        Dialect::listing(Dialect::ALL, ", ", |c| Some(c.modelled())),
+        Dialect::listing(Dialect::opt_in(), " and ", |_| None)
+    )
+}
+
+/// `path` holds `text`; `UPDATE_DOCS=1` writes it first.
+fn assert_fresh(path: &std::path::Path, text: &str) {
+    if std::env::var_os("UPDATE_DOCS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    assert_eq!(
+        std::fs::read_to_string(path).unwrap_or_default(),
+        text,
+        "{} is out of date; run `make generate`",
+        path.display()
+    );
+}
+
+/// The client guide (docs/guides/no_proxy_clients.md) is what the models
+/// answer, and README's list of the clients what the registry holds; no real
+/// client is needed. `UPDATE_DOCS=1` rewrites both.
 #[test]
-fn client_table_matches_models_and_real_clients() {
+fn client_table_is_generated() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    assert_fresh(
+        &root.join("docs/guides/no_proxy_clients.md"),
+        &client_table(),
+    );
+    let readme = root.join("README.md");
+    let text = std::fs::read_to_string(&readme).unwrap();
+    let (begin, end) = README_CLIENTS;
+    let (before, rest) = text
+        .split_once(begin)
+        .expect("README marks its list of clients");
+    let (_, after) = rest
+        .split_once(end)
+        .expect("README ends its list of clients");
+    assert_fresh(
+        &readme,
+        &format!("{before}{begin}{}{end}{after}", readme_clients()),
+    );
+}
+
+/// Every cell of the client table is what the real client answers.
+#[test]
+fn class_cases_match_real_clients() {
     for dialect in Dialect::ALL {
         let cases = class_cases(dialect);
         let real = decide(dialect, &cases);
@@ -987,16 +1046,4 @@ fn client_table_matches_models_and_real_clients() {
                 .join("\n")
         );
     }
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/guides/no_proxy_clients.md");
-    let table = client_table();
-    if std::env::var_os("UPDATE_DOCS").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &table).unwrap();
-    }
-    assert_eq!(
-        std::fs::read_to_string(&path).unwrap_or_default(),
-        table,
-        "{} is out of date; run `make generate`",
-        path.display()
-    );
 }

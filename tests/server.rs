@@ -1178,7 +1178,7 @@ fn no_proxy_renders_only_the_clients_named() {
     // Naming the clients changes what is rendered, not the list made for them.
     let eight = read(Some((
         "clients",
-        list(&clusterproxy::domain::no_proxy::Dialect::DEFAULT_NAMES),
+        list(clusterproxy::domain::no_proxy::Dialect::default_names()),
     )));
     assert_eq!(attr(&eight, "no_proxy"), attr(&unnamed, "no_proxy"));
     assert_eq!(keys(&eight).len(), 8);
@@ -1362,7 +1362,7 @@ fn no_proxy_report_gives_the_detail_behind_the_list() {
     // Naming the clients does not change the verdicts on them.
     let eight = report(Some((
         "clients",
-        list(&clusterproxy::domain::no_proxy::Dialect::DEFAULT_NAMES),
+        list(clusterproxy::domain::no_proxy::Dialect::default_names()),
     )));
     assert_eq!(
         attr(&eight, "gaps_by_client"),

@@ -103,9 +103,11 @@ crate::model! {
     pub struct Clients {
         /// Client names.
         pub clients: Option<Vec<String>> [optional(
-            "Clients that read the result: `go`, `curl`, `python` (urllib), `requests`, `ruby`, `wget`, `java` (`http.nonProxyHosts`), `node` (proxy-from-env), `undici` (Node fetch through undici's EnvHttpProxyAgent), `reqwest` (Rust reqwest's system proxy), `httpx` (Python httpx). Entries are only dropped as covered, and extra forms only added, so that every listed client reads the list as intended. When not set, the list is made for the first eight (every client but `undici`, `reqwest` and `httpx`), so that merged lists do not change when clients are added.",
+            &format!("Clients that read the result: {}. Entries are only dropped as covered, and extra forms only added, so that every listed client reads the list as intended. When not set, the list is made for the first eight (every client but {}), so that merged lists do not change when clients are added.",
+                Dialect::listing(Dialect::ALL, ", ", |c| c.doc_name()),
+                Dialect::listing(Dialect::opt_in(), " and ", |_| None)),
         )
-        .validator(OneOf(&Dialect::NAMES))
+        .validator(OneOf(Dialect::names()))
         .validator(SizeAtLeast(1))
         .validator(NoNullElements)],
     }

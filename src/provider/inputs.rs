@@ -87,7 +87,7 @@ impl Clients {
         MergeOptions {
             targets: match &self.clients {
                 Some(_) => self.named(),
-                None => Dialect::DEFAULT.into_iter().collect(),
+                None => Dialect::defaults().iter().copied().collect(),
             },
             aggregate_cidrs,
         }

@@ -46,7 +46,7 @@ pub fn read_no_proxy_request_with(
     read_no_proxy_request_for(
         extra,
         must_bypass,
-        Some(&clusterproxy::domain::no_proxy::Dialect::DEFAULT_NAMES),
+        Some(clusterproxy::domain::no_proxy::Dialect::default_names()),
     )
 }
 
@@ -84,7 +84,7 @@ pub fn read_report_request_with(
         &clusterproxy::provider::data_sources::no_proxy_report::NoProxyReport,
         extra,
         must_bypass,
-        Some(&clusterproxy::domain::no_proxy::Dialect::DEFAULT_NAMES),
+        Some(clusterproxy::domain::no_proxy::Dialect::default_names()),
     )
 }
 

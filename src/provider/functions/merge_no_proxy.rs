@@ -1,6 +1,7 @@
 //! `provider::clusterproxy::merge_no_proxy(lists, clients)`.
 
 use std::collections::BTreeSet;
+use std::sync::LazyLock;
 
 use crate::domain::no_proxy::{merge, Dialect, MergeOptions, Source};
 use crate::domain::Field;
@@ -13,10 +14,19 @@ use crate::provider::convert::{self, SettingsAt};
 #[derive(Debug, Clone, Copy)]
 pub struct MergeNoProxy;
 
+/// The description of `clients`, from the client registry.
+static CLIENTS: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "Clients that read the result ({}); null for every client but {}.",
+        Dialect::listing(Dialect::ALL, ", ", |_| None),
+        Dialect::listing(Dialect::opt_in(), " and ", |_| None)
+    )
+});
+
 /// The target clients named by a list argument (all when null).
 pub fn clients_argument(value: &Value, index: usize) -> Result<BTreeSet<Dialect>, FunctionError> {
     let Some(items) = value.elements() else {
-        return Ok(Dialect::DEFAULT.into_iter().collect());
+        return Ok(Dialect::defaults().iter().copied().collect());
     };
     let mut targets = BTreeSet::new();
     for item in items {
@@ -26,7 +36,7 @@ pub fn clients_argument(value: &Value, index: usize) -> Result<BTreeSet<Dialect>
                 index,
                 format!(
                     "{name:?} is not a client; use one of {}.",
-                    Dialect::NAMES.join(", ")
+                    Dialect::names().join(", ")
                 ),
             )
         })?;
@@ -58,7 +68,7 @@ impl Function for MergeNoProxy {
                 Parameter {
                     name: "clients",
                     ty: Type::list(Type::String),
-                    description: "Clients that read the result (`go`, `curl`, `python`, `requests`, `ruby`, `wget`, `java`, `node`, `undici`, `reqwest`, `httpx`); null for every client but `undici`, `reqwest` and `httpx`.",
+                    description: CLIENTS.as_str(),
                     allow_null: true,
                 },
             ],

@@ -1,11 +1,21 @@
 //! `provider::clusterproxy::no_proxy_bypasses(no_proxy, url, client)`.
 
+use std::sync::LazyLock;
+
 use crate::domain::no_proxy::{Destination, Dialect};
 use crate::framework::function::{Function, FunctionError, Parameter, Signature};
 use crate::framework::value::{Type, Value};
 
 #[derive(Debug, Clone, Copy)]
 pub struct NoProxyBypasses;
+
+/// The description of `client`, from the client registry.
+static CLIENT: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "The client: {} (false also when the client rejects the whole NO_PROXY value).",
+        Dialect::listing(Dialect::ALL, " or ", |_| None)
+    )
+});
 
 impl Function for NoProxyBypasses {
     fn name(&self) -> &'static str {
@@ -30,7 +40,7 @@ impl Function for NoProxyBypasses {
                 Parameter {
                     name: "client",
                     ty: Type::String,
-                    description: "The client: `go`, `curl`, `python`, `requests`, `ruby`, `wget`, `java`, `node`, `undici`, `reqwest` or `httpx` (false also when the client rejects the whole NO_PROXY value).",
+                    description: CLIENT.as_str(),
                     allow_null: false,
                 },
             ],
@@ -50,7 +60,7 @@ impl Function for NoProxyBypasses {
                 format!(
                     "{:?} is not a client; use one of {}.",
                     text(2),
-                    Dialect::NAMES.join(", ")
+                    Dialect::names().join(", ")
                 ),
             )
         })?;

@@ -13,7 +13,7 @@ use std::net::IpAddr;
 use super::destination::{Destination, DestinationHost};
 use super::merge::Source;
 use super::typed::{self, networks, Endpoint};
-use super::{write_ipv4, write_port};
+use super::write::{write_ipv4, write_port};
 use crate::{Field, Finding};
 
 /// A cloud whose metadata endpoints must bypass the proxy.

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::net::IpAddr;
 
-use super::write_port;
+use super::write::write_port;
 use crate::redact::redact_userinfo;
 
 /// The host of a destination.

@@ -16,7 +16,7 @@ use std::ops::Deref;
 
 use ipnet::IpNet;
 
-use super::{write_decimal, write_ipv4, write_port};
+use super::write::{write_decimal, write_ipv4, write_port};
 
 mod parse;
 

@@ -66,7 +66,7 @@ pub struct MergeOptions {
 impl Default for MergeOptions {
     fn default() -> Self {
         Self {
-            targets: Dialect::DEFAULT.into_iter().collect(),
+            targets: Dialect::defaults().iter().copied().collect(),
             aggregate_cidrs: false,
         }
     }
@@ -192,7 +192,7 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
     }
     let (entries, origins) = canonical_order(parsed);
     let fields = sources.iter().map(|s| (s.field, s.indexed)).collect();
-    let star_understood = options.targets.iter().all(|d| d.understands_any());
+    let star_understood = options.targets.iter().all(|d| d.client().understands_any());
     if entries.first().is_some_and(|e| e.host == Host::Any) {
         if star_understood {
             warnings.push(Finding::warning(
@@ -231,7 +231,12 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
     if options.aggregate_cidrs {
         let families: Vec<bool> = [false, true]
             .into_iter()
-            .filter(|ipv6| options.targets.iter().all(|d| d.matches_cidr(*ipv6)))
+            .filter(|ipv6| {
+                options
+                    .targets
+                    .iter()
+                    .all(|d| d.client().matches_cidr(*ipv6))
+            })
             .collect();
         if families.is_empty() {
             warnings.push(Finding::warning(
@@ -262,7 +267,10 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
 fn unreadable(entries: &[Entry], list: &[String], targets: &BTreeSet<Dialect>) -> Vec<Finding> {
     let mut out = Vec::new();
     for dialect in targets {
-        if let Some(bad) = list.iter().find(|e| dialect.rejects_whole_setting(e)) {
+        if let Some(bad) = list
+            .iter()
+            .find(|e| dialect.client().rejects_whole_setting(e))
+        {
             let summary = format!("{dialect} rejects this NO_PROXY value");
             let detail = format!("`{bad}` makes {dialect} reject the whole NO_PROXY value, so every request fails; give {dialect} processes their rendering (`renderings[\"{dialect}\"]`), which leaves such entries out.");
             out.push(Finding::warning(None, summary, detail));
@@ -270,7 +278,7 @@ fn unreadable(entries: &[Entry], list: &[String], targets: &BTreeSet<Dialect>) -
     }
     let needing: Vec<&str> = targets
         .iter()
-        .filter(|d| d.needs_bracketed_ipv6())
+        .filter(|d| d.client().needs_bracketed_ipv6())
         .map(|d| d.name())
         .collect();
     let left_out = entries
@@ -294,15 +302,17 @@ fn unreadable(entries: &[Entry], list: &[String], targets: &BTreeSet<Dialect>) -
 /// True when the bracketed IPv6 forms some targets need are left out of the
 /// shared list, because another target rejects the whole value with one.
 fn brackets_left_out(targets: &BTreeSet<Dialect>) -> bool {
-    targets.iter().any(|d| d.needs_bracketed_ipv6())
-        && targets.iter().any(|d| d.rejects_whole_setting("[::1]"))
+    targets.iter().any(|d| d.client().needs_bracketed_ipv6())
+        && targets
+            .iter()
+            .any(|d| d.client().rejects_whole_setting("[::1]"))
 }
 
 /// The targets for which `*` does not bypass every destination, by name.
 fn partial_star(targets: &BTreeSet<Dialect>) -> String {
     let names: Vec<&str> = targets
         .iter()
-        .filter(|d| !d.understands_any())
+        .filter(|d| !d.client().understands_any())
         .map(|d| d.name())
         .collect();
     names.join(", ")
@@ -317,9 +327,9 @@ fn shared_list(
     origins: &[Option<Origin>],
     targets: &BTreeSet<Dialect>,
 ) -> Result<(Vec<String>, Vec<Option<Origin>>), Vec<Finding>> {
-    let node = targets.iter().any(|d| d.needs_dot_form());
+    let node = targets.iter().any(|d| d.client().needs_dot_form());
     let bracketed_v6 =
-        targets.iter().any(|d| d.needs_bracketed_ipv6()) && !brackets_left_out(targets);
+        targets.iter().any(|d| d.client().needs_bracketed_ipv6()) && !brackets_left_out(targets);
     let mut list = Vec::with_capacity(entries.len() + entries.len() / 4);
     let mut of = Vec::with_capacity(list.capacity());
     for (at, ((entry, text), origin)) in entries.with_texts().zip(origins).enumerate() {

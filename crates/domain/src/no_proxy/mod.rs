@@ -7,58 +7,17 @@ pub mod coverage;
 pub mod destination;
 pub mod dialect;
 pub mod entry;
+pub mod forms;
 pub mod merge;
 pub mod render;
 pub mod typed;
+mod write;
 
 pub use cluster::{Cloud, Cluster};
 pub use coverage::{gaps, gaps_with, setting_for, Gap};
 pub use destination::Destination;
 pub use dialect::Dialect;
 pub use entry::{Entries, Entry, Host};
+pub use forms::Remark;
 pub use merge::{merge, normalize, MergeOptions, Merged, Origins, Source, Subsumed};
-pub use render::{group_warnings, render, ClientWarning, Remark, Rendering, WarningGroup};
-
-use std::fmt;
-use std::net::Ipv4Addr;
-
-/// Writes `n` in decimal into `out` without the formatting machinery (ports
-/// and octets are written per destination or per entry).
-fn write_decimal(out: &mut impl fmt::Write, n: u16) -> fmt::Result {
-    let mut digits = [0u8; 5];
-    let mut at = digits.len();
-    let mut rest = n;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    digits[at..]
-        .iter()
-        .try_for_each(|&digit| out.write_char(char::from(digit)))
-}
-
-/// Writes `:port` into `out` when there is a port.
-fn write_port(out: &mut impl fmt::Write, port: Option<u16>) -> fmt::Result {
-    match port {
-        Some(port) => {
-            out.write_char(':')?;
-            write_decimal(out, port)
-        }
-        None => Ok(()),
-    }
-}
-
-/// Writes `ip` dotted, as its `Display` does, with [`write_decimal`].
-fn write_ipv4(out: &mut impl fmt::Write, ip: Ipv4Addr) -> fmt::Result {
-    for (i, octet) in ip.octets().into_iter().enumerate() {
-        if i > 0 {
-            out.write_str(".")?;
-        }
-        write_decimal(out, u16::from(octet))?;
-    }
-    Ok(())
-}
+pub use render::{group_warnings, render, ClientWarning, Rendering, WarningGroup};

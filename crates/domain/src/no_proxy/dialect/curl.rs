@@ -3,8 +3,86 @@
 use std::borrow::Cow;
 use std::net::{IpAddr, Ipv4Addr};
 
-use super::{longest_zero_run, Pending};
+use ipnet::IpNet;
+
+use super::client::{Client, Decision};
+use super::shared::{decide_by, env_forms, longest_zero_run, Pending};
 use crate::no_proxy::destination::{Destination, DestinationHost};
+use crate::no_proxy::entry::Entry;
+use crate::no_proxy::forms::{Forms, Remark};
+
+/// curl and libcurl.
+pub(super) struct Curl;
+
+impl Client for Curl {
+    fn name(&self) -> &'static str {
+        "curl"
+    }
+
+    fn doc_name(&self) -> Option<&'static str> {
+        None
+    }
+
+    fn modelled(&self) -> &'static str {
+        "libcurl 7.88"
+    }
+
+    fn in_default_set(&self) -> bool {
+        true
+    }
+
+    fn reads_no_proxy(&self) -> bool {
+        true
+    }
+
+    fn separator(&self) -> &'static str {
+        ","
+    }
+
+    fn understands_any(&self) -> bool {
+        true
+    }
+
+    fn needs_bracketed_ipv6(&self) -> bool {
+        false
+    }
+
+    fn needs_dot_form(&self) -> bool {
+        false
+    }
+
+    fn ignores_leading_dot(&self) -> bool {
+        true
+    }
+
+    fn supports_ports(&self) -> bool {
+        false
+    }
+
+    fn matches_cidr(&self, ipv6: bool) -> bool {
+        !ipv6
+    }
+
+    fn keeps_cover(&self, _cover: &IpNet, _net: &IpNet) -> bool {
+        true
+    }
+
+    fn rejects_whole_setting(&self, _entry: &str) -> bool {
+        false
+    }
+
+    fn refuses(&self, _destination: &Destination) -> bool {
+        false
+    }
+
+    fn decide_all(&self, list: &str, destinations: &[Destination]) -> Vec<Decision> {
+        decide_by(self, list, destinations, direct)
+    }
+
+    fn forms<'m>(&self, entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Option<Remark> {
+        env_forms(self, entry, text, out)
+    }
+}
 
 /// curl (lib/noproxy.c): `*` only as the whole value; tokens are separated by
 /// blanks and commas (7.88 warns about blanks but keeps reading); the host is
@@ -12,7 +90,7 @@ use crate::no_proxy::destination::{Destination, DestinationHost};
 /// one leading and one trailing dot and match the name or a dot-bounded tail;
 /// IPv4 tokens (with optional `/bits`) and exact IPv6 tokens match IP-literal
 /// hosts (IPv6 CIDR tokens never match in curl 7.88); no ports.
-pub(super) fn direct(list: &str, ds: &[&Destination]) -> Vec<bool> {
+fn direct(list: &str, ds: &[&Destination]) -> Vec<bool> {
     if list.is_empty() {
         return vec![false; ds.len()];
     }

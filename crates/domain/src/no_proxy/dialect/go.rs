@@ -5,8 +5,86 @@ use std::net::IpAddr;
 
 use ipnet::IpNet;
 
-use super::{ends_with_dotted, lowercase, split_at, Case, Pending};
+use super::client::{Client, Decision};
+use super::shared::{decide_by, ends_with_dotted, lowercase, split_at, Case, Pending};
 use crate::no_proxy::destination::Destination;
+use crate::no_proxy::entry::Entry;
+use crate::no_proxy::forms::{Forms, Remark};
+
+/// Go's net/http.
+pub(super) struct Go;
+
+impl Client for Go {
+    fn name(&self) -> &'static str {
+        "go"
+    }
+
+    fn doc_name(&self) -> Option<&'static str> {
+        None
+    }
+
+    fn modelled(&self) -> &'static str {
+        "net/http, x/net/http/httpproxy"
+    }
+
+    fn in_default_set(&self) -> bool {
+        true
+    }
+
+    fn reads_no_proxy(&self) -> bool {
+        true
+    }
+
+    fn separator(&self) -> &'static str {
+        ","
+    }
+
+    fn understands_any(&self) -> bool {
+        true
+    }
+
+    fn needs_bracketed_ipv6(&self) -> bool {
+        false
+    }
+
+    fn needs_dot_form(&self) -> bool {
+        false
+    }
+
+    fn ignores_leading_dot(&self) -> bool {
+        false
+    }
+
+    fn supports_ports(&self) -> bool {
+        true
+    }
+
+    fn matches_cidr(&self, _ipv6: bool) -> bool {
+        true
+    }
+
+    fn keeps_cover(&self, _cover: &IpNet, _net: &IpNet) -> bool {
+        true
+    }
+
+    fn rejects_whole_setting(&self, _entry: &str) -> bool {
+        false
+    }
+
+    fn refuses(&self, _destination: &Destination) -> bool {
+        false
+    }
+
+    fn decide_all(&self, list: &str, destinations: &[Destination]) -> Vec<Decision> {
+        decide_by(self, list, destinations, direct)
+    }
+
+    fn forms<'m>(&self, _entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Option<Remark> {
+        // Go reads the canonical text.
+        out.push(text);
+        None
+    }
+}
 
 /// Go (x/net/http/httpproxy): `*` anywhere bypasses all; CIDRs and IPs match
 /// IP-literal hosts only, IPv4-mapped IPv6 addresses counting as IPv4; `x`
@@ -14,7 +92,7 @@ use crate::no_proxy::destination::Destination;
 /// entries and hosts converted to punycode; optional `:port`; the host as
 /// written (case-sensitive) `localhost` and loopback addresses are always
 /// direct; a trailing dot is part of the name on both sides.
-pub(super) fn direct(list: &str, ds: &[&Destination]) -> Vec<bool> {
+fn direct(list: &str, ds: &[&Destination]) -> Vec<bool> {
     /// A destination as Go compares it.
     struct Host<'a> {
         name: Cow<'a, str>,

@@ -28,9 +28,89 @@
 //!   except a host whose first label is IDN, which compares in Unicode.
 
 use std::collections::HashMap;
-use std::net::{Ipv4Addr, Ipv6Addr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use super::{ends_with_dotted, Decision, Destination};
+use ipnet::IpNet;
+
+use super::client::{Client, Decision};
+use super::shared::ends_with_dotted;
+use crate::no_proxy::destination::Destination;
+use crate::no_proxy::entry::{Entry, Host};
+use crate::no_proxy::forms::{Forms, Remark};
+
+/// Python httpx.
+pub(super) struct Httpx;
+
+impl Client for Httpx {
+    fn name(&self) -> &'static str {
+        "httpx"
+    }
+
+    fn doc_name(&self) -> Option<&'static str> {
+        Some("Python httpx")
+    }
+
+    fn modelled(&self) -> &'static str {
+        "Python httpx 0.28, `httpx.Client()`"
+    }
+
+    fn in_default_set(&self) -> bool {
+        false
+    }
+
+    fn reads_no_proxy(&self) -> bool {
+        true
+    }
+
+    fn separator(&self) -> &'static str {
+        ","
+    }
+
+    fn understands_any(&self) -> bool {
+        true
+    }
+
+    fn needs_bracketed_ipv6(&self) -> bool {
+        false
+    }
+
+    fn needs_dot_form(&self) -> bool {
+        false
+    }
+
+    fn ignores_leading_dot(&self) -> bool {
+        false
+    }
+
+    fn supports_ports(&self) -> bool {
+        true
+    }
+
+    fn matches_cidr(&self, _ipv6: bool) -> bool {
+        false
+    }
+
+    fn keeps_cover(&self, _cover: &IpNet, _net: &IpNet) -> bool {
+        true
+    }
+
+    fn rejects_whole_setting(&self, entry: &str) -> bool {
+        breaks_client(entry)
+    }
+
+    fn refuses(&self, _destination: &Destination) -> bool {
+        false
+    }
+
+    fn decide_all(&self, list: &str, destinations: &[Destination]) -> Vec<Decision> {
+        // httpx can also refuse every URL (a setting it cannot read).
+        decide_all(list, destinations)
+    }
+
+    fn forms<'m>(&self, entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Option<Remark> {
+        httpx_forms(entry, text, out)
+    }
+}
 
 /// The proxy settings the oracle and a cluster give: one proxy for `http://`
 /// and one for `https://` URLs (`get_environment_proxies` order).
@@ -38,7 +118,7 @@ const PROXY_KEYS: [&str; 2] = ["http://", "https://"];
 
 /// What httpx does with a request for each of `ds` when NO_PROXY is `list`:
 /// the client is constructed once, then each URL is matched.
-pub(super) fn decide_all(list: &str, ds: &[Destination]) -> Vec<Decision> {
+fn decide_all(list: &str, ds: &[Destination]) -> Vec<Decision> {
     // Client construction: mount keys, then patterns (any failure raises).
     let Some(keys) = mount_keys(list) else {
         return ds.iter().map(direct_if_url_parses).collect();
@@ -74,7 +154,7 @@ fn decide_url(mounts: &[(Pattern, bool)], d: &Destination) -> Decision {
 
 /// True when `entry` (one NO_PROXY element, as given) makes `httpx.Client()`
 /// raise: the whole setting is then unusable.
-pub(super) fn breaks_client(entry: &str) -> bool {
+fn breaks_client(entry: &str) -> bool {
     let entry = entry.trim_matches(py_space);
     entry != "*" && !entry.is_empty() && Pattern::parse(&entry_key(entry)).is_none()
 }
@@ -389,6 +469,63 @@ impl Pattern {
     }
 }
 
+/// httpx cannot read `[v6]:port`.
+const IPV6_PORT: &str = "httpx cannot read an IPv6 address with a port (`[addr]:port` makes it reject the whole NO_PROXY value); the entry applies to every port.";
+/// httpx never matches a default port.
+const DEFAULT_PORT: &str = "httpx removes a URL's default port before comparing, so this port would never match URLs that use it by default; the entry applies to every port.";
+/// httpx rejects a value with an IPv6 block.
+const IPV6_CIDR: &str = "httpx rejects the whole NO_PROXY value when it holds an IPv6 CIDR block; the entry is left out, so addresses in it go through the proxy unless listed one by one.";
+/// httpx does not match IPv4 blocks.
+const IPV4_CIDR: &str = "httpx does not match CIDR blocks (only the network address itself); the entry is left out, so addresses in it go through the proxy unless listed one by one.";
+/// httpx compares internationalised hosts in Unicode.
+const UNICODE: &str = "httpx compares a host whose first label is internationalised in Unicode and cannot read Unicode entries, so such hosts under the entry go through the proxy.";
+
+/// httpx forms for one entry: never a bracketed address or an IPv6 CIDR,
+/// which make httpx reject the whole setting; `localhost` needs
+/// `.localhost` for its subdomains; default ports never match, so they are
+/// left out.
+fn httpx_forms<'m>(entry: &Entry, text: &'m str, out: &mut Forms<'m>) -> Option<Remark> {
+    let default_port = matches!(entry.port, Some(80 | 443));
+    let v6_port = matches!(entry.host, Host::Ip(IpAddr::V6(_))) && entry.port.is_some();
+    let port_note = if v6_port {
+        Some(Remark::Own(IPV6_PORT))
+    } else if default_port {
+        Some(Remark::Own(DEFAULT_PORT))
+    } else {
+        None
+    };
+    let (port, text) = match port_note {
+        Some(_) => (None, entry.host_text(text)),
+        None => (entry.port, text),
+    };
+    match &entry.host {
+        Host::Cidr(IpNet::V6(_)) => Some(Remark::Own(IPV6_CIDR)),
+        Host::Cidr(IpNet::V4(_)) => Some(Remark::Own(IPV4_CIDR)),
+        Host::Ip(_) => {
+            out.push(text);
+            port_note
+        }
+        Host::Domain {
+            name,
+            subdomains_only,
+        } => {
+            out.push(text);
+            if name == "localhost" && !subdomains_only && port.is_none() {
+                out.push(".localhost");
+            }
+            let idn_note = name
+                .split('.')
+                .any(|label| label.starts_with("xn--"))
+                .then_some(Remark::Own(UNICODE));
+            port_note.or(idn_note)
+        }
+        Host::Any => {
+            out.push("*");
+            None
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -430,9 +567,9 @@ mod tests {
             let d = Destination::parse(url).unwrap();
             assert_eq!(Dialect::Httpx.decide(list, &d), *want, "{list:?} {url}");
         }
-        assert!(Dialect::Httpx.rejects_whole_setting("[fd00::1]"));
-        assert!(Dialect::Httpx.rejects_whole_setting("fd00::/64"));
-        assert!(!Dialect::Httpx.rejects_whole_setting("fd00::1"));
-        assert!(!Dialect::Go.rejects_whole_setting("[fd00::1]"));
+        assert!(Httpx.rejects_whole_setting("[fd00::1]"));
+        assert!(Httpx.rejects_whole_setting("fd00::/64"));
+        assert!(!Httpx.rejects_whole_setting("fd00::1"));
+        assert!(!Dialect::Go.client().rejects_whole_setting("[fd00::1]"));
     }
 }

@@ -3,12 +3,92 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::net::IpAddr;
 
-use ipnet::Ipv4Net;
+use ipnet::{IpNet, Ipv4Net};
 
-use super::{lowercase, split_at, Case, Pending};
+use super::client::{Client, Decision};
+use super::shared::{decide_by, lowercase, split_at, Case, Pending};
 use crate::no_proxy::destination::Destination;
-use crate::no_proxy::write_decimal;
+use crate::no_proxy::entry::{Entry, Host};
+use crate::no_proxy::forms::{Forms, Remark};
+use crate::no_proxy::write::write_decimal;
+
+/// Java's `http.nonProxyHosts`.
+pub(super) struct Java;
+
+impl Client for Java {
+    fn name(&self) -> &'static str {
+        "java"
+    }
+
+    fn doc_name(&self) -> Option<&'static str> {
+        Some("`http.nonProxyHosts`")
+    }
+
+    fn modelled(&self) -> &'static str {
+        "OpenJDK DefaultProxySelector"
+    }
+
+    fn in_default_set(&self) -> bool {
+        true
+    }
+
+    fn reads_no_proxy(&self) -> bool {
+        false
+    }
+
+    fn separator(&self) -> &'static str {
+        "|"
+    }
+
+    fn understands_any(&self) -> bool {
+        true
+    }
+
+    fn needs_bracketed_ipv6(&self) -> bool {
+        false
+    }
+
+    fn needs_dot_form(&self) -> bool {
+        false
+    }
+
+    fn ignores_leading_dot(&self) -> bool {
+        false
+    }
+
+    fn supports_ports(&self) -> bool {
+        false
+    }
+
+    fn matches_cidr(&self, _ipv6: bool) -> bool {
+        false
+    }
+
+    fn keeps_cover(&self, cover: &IpNet, net: &IpNet) -> bool {
+        match (cover, net) {
+            (IpNet::V4(cover), IpNet::V4(net)) => java_expresses(cover) || !java_expresses(net),
+            _ => true,
+        }
+    }
+
+    fn rejects_whole_setting(&self, _entry: &str) -> bool {
+        false
+    }
+
+    fn refuses(&self, _destination: &Destination) -> bool {
+        false
+    }
+
+    fn decide_all(&self, list: &str, destinations: &[Destination]) -> Vec<Decision> {
+        decide_by(self, list, destinations, direct)
+    }
+
+    fn forms<'m>(&self, entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Option<Remark> {
+        java_forms(entry, text, out)
+    }
+}
 
 /// The patterns OpenJDK always appends to `http.nonProxyHosts`.
 pub const JAVA_DEFAULT_NON_PROXY_HOSTS: &str = "localhost|127.*|[::1]|0.0.0.0|[::0]";
@@ -17,7 +97,7 @@ pub const JAVA_DEFAULT_NON_PROXY_HOSTS: &str = "localhost|127.*|[::1]|0.0.0.0|[:
 /// case-insensitive match of the URI host as written (IPv6 in brackets), with `*` allowed at
 /// the start and/or end; the JDK defaults are appended to a non-empty value (an
 /// empty value disables them too).
-pub(super) fn direct(list: &str, ds: &[&Destination]) -> Vec<bool> {
+fn direct(list: &str, ds: &[&Destination]) -> Vec<bool> {
     if list.is_empty() {
         return vec![false; ds.len()];
     }
@@ -119,6 +199,47 @@ pub fn java_expresses(net: &Ipv4Net) -> bool {
     net.prefix_len() == 0 || java_cidr_expansion(net).is_some()
 }
 
+/// Java has no ports.
+const PORTS: &str = "Java's http.nonProxyHosts has no ports; the entry applies to every port.";
+/// The block does not expand to few enough patterns ([`JAVA_MAX_EXPANSION`]).
+const CIDR: &str = "Java has no CIDR syntax and the block does not expand to at most 256 `a.b.*` patterns; the entry is left out.";
+/// Java has no IPv6 blocks.
+const IPV6_CIDR: &str = "Java has no CIDR syntax for IPv6; the entry is left out.";
+
+/// Java `http.nonProxyHosts` patterns for one entry.
+fn java_forms<'m>(entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Option<Remark> {
+    let port_note = entry.port.map(|_| Remark::Own(PORTS));
+    match &entry.host {
+        Host::Any => out.push("*"),
+        Host::Domain {
+            name,
+            subdomains_only,
+        } => {
+            if !subdomains_only {
+                out.push(name);
+            }
+            out.build(&["*.", name]);
+        }
+        Host::Ip(IpAddr::V6(_)) => {
+            out.build(&["[", entry.host_text(text), "]"]);
+        }
+        Host::Ip(_) => out.push(entry.host_text(text)),
+        Host::Cidr(IpNet::V4(net)) => match java_cidr_patterns(net) {
+            Some(patterns) => {
+                for pattern in patterns {
+                    // Writing into a String cannot fail.
+                    out.add(|built| {
+                        let _ = pattern.write_into(built);
+                    });
+                }
+            }
+            None => return Some(Remark::Own(CIDR)),
+        },
+        Host::Cidr(IpNet::V6(_)) => return Some(Remark::Own(IPV6_CIDR)),
+    }
+    port_note
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,6 +260,12 @@ mod tests {
         assert_eq!(patterns("128.0.0.0/1").unwrap().len(), 128);
         assert_eq!(patterns("128.0.0.0/1").unwrap()[127], "255.*");
         assert!(patterns("10.0.0.0/30").is_none());
+    }
+
+    /// The message names the expansion limit.
+    #[test]
+    fn cidr_message_names_the_limit() {
+        assert!(CIDR.contains(&format!("at most {JAVA_MAX_EXPANSION} `a.b.*`")));
     }
 
     /// `java_expresses` agrees with the patterns.

@@ -2,14 +2,92 @@
 
 use std::borrow::Cow;
 
-use super::{js_host_port, whatwg_host, Case, Pending};
+use ipnet::IpNet;
+
+use super::client::{Client, Decision};
+use super::shared::{decide_by, env_forms, js_host_port, whatwg_host, Case, Pending};
 use crate::no_proxy::destination::Destination;
+use crate::no_proxy::entry::Entry;
+use crate::no_proxy::forms::{Forms, Remark};
+
+/// Node proxy-from-env.
+pub(super) struct Node;
+
+impl Client for Node {
+    fn name(&self) -> &'static str {
+        "node"
+    }
+
+    fn doc_name(&self) -> Option<&'static str> {
+        Some("proxy-from-env")
+    }
+
+    fn modelled(&self) -> &'static str {
+        "proxy-from-env 2"
+    }
+
+    fn in_default_set(&self) -> bool {
+        true
+    }
+
+    fn reads_no_proxy(&self) -> bool {
+        true
+    }
+
+    fn separator(&self) -> &'static str {
+        ","
+    }
+
+    fn understands_any(&self) -> bool {
+        true
+    }
+
+    fn needs_bracketed_ipv6(&self) -> bool {
+        true
+    }
+
+    fn needs_dot_form(&self) -> bool {
+        true
+    }
+
+    fn ignores_leading_dot(&self) -> bool {
+        false
+    }
+
+    fn supports_ports(&self) -> bool {
+        true
+    }
+
+    fn matches_cidr(&self, _ipv6: bool) -> bool {
+        false
+    }
+
+    fn keeps_cover(&self, _cover: &IpNet, _net: &IpNet) -> bool {
+        true
+    }
+
+    fn rejects_whole_setting(&self, _entry: &str) -> bool {
+        false
+    }
+
+    fn refuses(&self, _destination: &Destination) -> bool {
+        false
+    }
+
+    fn decide_all(&self, list: &str, destinations: &[Destination]) -> Vec<Decision> {
+        decide_by(self, list, destinations, direct)
+    }
+
+    fn forms<'m>(&self, entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Option<Remark> {
+        env_forms(self, entry, text, out)
+    }
+}
 
 /// Node proxy-from-env: `*` as the whole value bypasses all; entries split at
 /// commas and blanks; `host:port` restricts the port; entries starting with `.`
 /// or `*` match as raw suffixes (a leading `*` removed), others match the host
 /// exactly. The host is the WHATWG URL's (proxy-from-env 2 parses with `new URL`).
-pub(super) fn direct(list: &str, ds: &[&Destination]) -> Vec<bool> {
+fn direct(list: &str, ds: &[&Destination]) -> Vec<bool> {
     let hosts: Vec<Option<Cow<str>>> = ds.iter().map(|d| whatwg_host(d)).collect();
     // proxy-from-env answers "no proxy" for a URL that does not parse,
     // whatever the setting.

@@ -2,8 +2,88 @@
 
 use std::borrow::Cow;
 
-use super::{ends_with_dotted, host_port, lowercase, split_at, Case, Pending};
+use ipnet::IpNet;
+
+use super::client::{Client, Decision};
+use super::shared::{
+    decide_by, ends_with_dotted, env_forms, host_port, lowercase, split_at, Case, Pending,
+};
 use crate::no_proxy::destination::Destination;
+use crate::no_proxy::entry::Entry;
+use crate::no_proxy::forms::{Forms, Remark};
+
+/// CPython's urllib.
+pub(super) struct Python;
+
+impl Client for Python {
+    fn name(&self) -> &'static str {
+        "python"
+    }
+
+    fn doc_name(&self) -> Option<&'static str> {
+        Some("urllib")
+    }
+
+    fn modelled(&self) -> &'static str {
+        "urllib"
+    }
+
+    fn in_default_set(&self) -> bool {
+        true
+    }
+
+    fn reads_no_proxy(&self) -> bool {
+        true
+    }
+
+    fn separator(&self) -> &'static str {
+        ","
+    }
+
+    fn understands_any(&self) -> bool {
+        true
+    }
+
+    fn needs_bracketed_ipv6(&self) -> bool {
+        true
+    }
+
+    fn needs_dot_form(&self) -> bool {
+        false
+    }
+
+    fn ignores_leading_dot(&self) -> bool {
+        true
+    }
+
+    fn supports_ports(&self) -> bool {
+        true
+    }
+
+    fn matches_cidr(&self, _ipv6: bool) -> bool {
+        false
+    }
+
+    fn keeps_cover(&self, _cover: &IpNet, _net: &IpNet) -> bool {
+        true
+    }
+
+    fn rejects_whole_setting(&self, _entry: &str) -> bool {
+        false
+    }
+
+    fn refuses(&self, _destination: &Destination) -> bool {
+        false
+    }
+
+    fn decide_all(&self, list: &str, destinations: &[Destination]) -> Vec<Decision> {
+        decide_by(self, list, destinations, direct)
+    }
+
+    fn forms<'m>(&self, entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Option<Remark> {
+        env_forms(self, entry, text, out)
+    }
+}
 
 /// The `host[:port]` urllib passes to its bypass check: the URL's netloc as
 /// written and percent-decoded (IPv6 in brackets, a zone's `%25` as `%`,
@@ -64,7 +144,7 @@ fn python_split_port(host: &str) -> &str {
 
 /// urllib's decision for each of `ds`, given the `host[:port]` urllib passes
 /// to its bypass check ([`request_host`]).
-pub(super) fn direct(list: &str, ds: &[&Destination]) -> Vec<bool> {
+fn direct(list: &str, ds: &[&Destination]) -> Vec<bool> {
     let hosts: Vec<Cow<str>> = ds.iter().map(|d| request_host(d)).collect();
     urllib(list, &hosts)
 }

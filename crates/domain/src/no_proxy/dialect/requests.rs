@@ -5,15 +5,93 @@ use std::net::{IpAddr, Ipv4Addr};
 
 use ipnet::IpNet;
 
+use super::client::{Client, Decision};
 use super::python::urllib;
-use super::{ends_with_dotted, host_port, lowercase, split_at, Pending};
+use super::shared::{
+    decide_by, ends_with_dotted, env_forms, host_port, lowercase, split_at, Pending,
+};
 use crate::no_proxy::destination::Destination;
+use crate::no_proxy::entry::Entry;
+use crate::no_proxy::forms::{Forms, Remark};
+
+/// Python requests.
+pub(super) struct Requests;
+
+impl Client for Requests {
+    fn name(&self) -> &'static str {
+        "requests"
+    }
+
+    fn doc_name(&self) -> Option<&'static str> {
+        None
+    }
+
+    fn modelled(&self) -> &'static str {
+        "2.34"
+    }
+
+    fn in_default_set(&self) -> bool {
+        true
+    }
+
+    fn reads_no_proxy(&self) -> bool {
+        true
+    }
+
+    fn separator(&self) -> &'static str {
+        ","
+    }
+
+    fn understands_any(&self) -> bool {
+        true
+    }
+
+    fn needs_bracketed_ipv6(&self) -> bool {
+        false
+    }
+
+    fn needs_dot_form(&self) -> bool {
+        false
+    }
+
+    fn ignores_leading_dot(&self) -> bool {
+        true
+    }
+
+    fn supports_ports(&self) -> bool {
+        false
+    }
+
+    fn matches_cidr(&self, ipv6: bool) -> bool {
+        !ipv6
+    }
+
+    fn keeps_cover(&self, _cover: &IpNet, _net: &IpNet) -> bool {
+        true
+    }
+
+    fn rejects_whole_setting(&self, _entry: &str) -> bool {
+        false
+    }
+
+    fn refuses(&self, _destination: &Destination) -> bool {
+        false
+    }
+
+    fn decide_all(&self, list: &str, destinations: &[Destination]) -> Vec<Decision> {
+        decide_by(self, list, destinations, direct)
+    }
+
+    fn forms<'m>(&self, entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Option<Remark> {
+        env_forms(self, entry, text, out)
+    }
+}
 
 /// requests `should_bypass_proxies` (2.34): IPv4 hosts (as `socket.inet_aton`
 /// reads them) match valid IPv4 CIDRs (prefix 1-32) or equal entries; other
 /// hosts match entries (leading dots removed) exactly or as a dot-bounded
 /// suffix of the host or host:port; then urllib's check on the bare host.
-pub(super) fn direct(list: &str, ds: &[&Destination]) -> Vec<bool> {
+fn direct(list: &str, ds: &[&Destination]) -> Vec<bool> {
     // urlparse's hostname: as written, lowercase, without brackets.
     let hosts: Vec<Cow<str>> = ds.iter().map(|d| lowercase(&d.written)).collect();
     let ipv4: Vec<Option<Ipv4Addr>> = hosts.iter().map(|h| inet_aton(h)).collect();

@@ -4,8 +4,92 @@ use std::net::IpAddr;
 
 use ipnet::IpNet;
 
-use super::{split_at, whatwg_host, Pending};
+use super::client::{Client, Decision};
+use super::shared::{decide_by, env_forms, split_at, whatwg_host, Pending};
 use crate::no_proxy::destination::Destination;
+use crate::no_proxy::entry::{Entry, Host};
+use crate::no_proxy::forms::{Forms, Remark};
+
+/// reqwest.
+pub(super) struct Reqwest;
+
+impl Client for Reqwest {
+    fn name(&self) -> &'static str {
+        "reqwest"
+    }
+
+    fn doc_name(&self) -> Option<&'static str> {
+        Some("Rust reqwest's system proxy")
+    }
+
+    fn modelled(&self) -> &'static str {
+        "Rust reqwest 0.12's system proxy, hyper-util 0.1.21's matcher"
+    }
+
+    fn in_default_set(&self) -> bool {
+        false
+    }
+
+    fn reads_no_proxy(&self) -> bool {
+        true
+    }
+
+    fn separator(&self) -> &'static str {
+        ","
+    }
+
+    fn understands_any(&self) -> bool {
+        false
+    }
+
+    fn needs_bracketed_ipv6(&self) -> bool {
+        false
+    }
+
+    fn needs_dot_form(&self) -> bool {
+        false
+    }
+
+    fn ignores_leading_dot(&self) -> bool {
+        true
+    }
+
+    fn supports_ports(&self) -> bool {
+        false
+    }
+
+    fn matches_cidr(&self, _ipv6: bool) -> bool {
+        true
+    }
+
+    fn keeps_cover(&self, _cover: &IpNet, _net: &IpNet) -> bool {
+        true
+    }
+
+    fn rejects_whole_setting(&self, _entry: &str) -> bool {
+        false
+    }
+
+    fn refuses(&self, destination: &Destination) -> bool {
+        // reqwest's `url` crate (WHATWG) rejects zone IDs.
+        destination.zone().is_some()
+    }
+
+    fn decide_all(&self, list: &str, destinations: &[Destination]) -> Vec<Decision> {
+        decide_by(self, list, destinations, direct)
+    }
+
+    fn forms<'m>(&self, entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Option<Remark> {
+        if entry.host == Host::Any {
+            // `*` covers names only; the two blocks cover IP literals.
+            for text in ["*", "0.0.0.0/0", "::/0"] {
+                out.push(text);
+            }
+            return None;
+        }
+        env_forms(self, entry, text, out)
+    }
+}
 
 /// reqwest 0.12 (>= 0.12.15) reads NO_PROXY through hyper-util's
 /// `client/proxy/matcher.rs` (hyper-util 0.1.21): `NO_PROXY`, else `no_proxy`;
@@ -18,7 +102,7 @@ use crate::no_proxy::destination::Destination;
 /// tail that starts at a dot (the entry's own leading `.` counts, so `.`
 /// matches every name with a trailing dot); `*` anywhere matches every name but
 /// no IP. No ports: `host:port` never matches.
-pub(super) fn direct(list: &str, ds: &[&Destination]) -> Vec<bool> {
+fn direct(list: &str, ds: &[&Destination]) -> Vec<bool> {
     /// A host as the matcher sees it.
     enum Host {
         /// No URL: never direct.

@@ -5,8 +5,89 @@ use std::net::IpAddr;
 
 use ipnet::IpNet;
 
-use super::{ends_with_dotted, lowercase, Case, Pending};
+use super::client::{Client, Decision};
+use super::shared::{decide_by, ends_with_dotted, env_forms, lowercase, Case, Pending};
 use crate::no_proxy::destination::Destination;
+use crate::no_proxy::entry::{Entry, Host};
+use crate::no_proxy::forms::{Forms, Remark};
+
+/// Ruby's URI.
+pub(super) struct Ruby;
+
+impl Client for Ruby {
+    fn name(&self) -> &'static str {
+        "ruby"
+    }
+
+    fn doc_name(&self) -> Option<&'static str> {
+        None
+    }
+
+    fn modelled(&self) -> &'static str {
+        "URI#find_proxy; Net::HTTP decides the same"
+    }
+
+    fn in_default_set(&self) -> bool {
+        true
+    }
+
+    fn reads_no_proxy(&self) -> bool {
+        true
+    }
+
+    fn separator(&self) -> &'static str {
+        ","
+    }
+
+    fn understands_any(&self) -> bool {
+        false
+    }
+
+    fn needs_bracketed_ipv6(&self) -> bool {
+        false
+    }
+
+    fn needs_dot_form(&self) -> bool {
+        false
+    }
+
+    fn ignores_leading_dot(&self) -> bool {
+        false
+    }
+
+    fn supports_ports(&self) -> bool {
+        true
+    }
+
+    fn matches_cidr(&self, ipv6: bool) -> bool {
+        !ipv6
+    }
+
+    fn keeps_cover(&self, _cover: &IpNet, _net: &IpNet) -> bool {
+        true
+    }
+
+    fn rejects_whole_setting(&self, _entry: &str) -> bool {
+        false
+    }
+
+    fn refuses(&self, destination: &Destination) -> bool {
+        // URI rejects non-ASCII hosts and zone IDs.
+        !destination.written.is_ascii() || destination.zone().is_some()
+    }
+
+    fn decide_all(&self, list: &str, destinations: &[Destination]) -> Vec<Decision> {
+        decide_by(self, list, destinations, direct)
+    }
+
+    fn forms<'m>(&self, entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Option<Remark> {
+        match entry.host {
+            Host::Any => Some(Remark::Own(NO_STAR)),
+            Host::Ip(IpAddr::V6(_)) => Some(Remark::Own(NO_IPV6)),
+            _ => env_forms(self, entry, text, out),
+        }
+    }
+}
 
 /// Ruby `URI::Generic.use_proxy?`: entries are runs of characters other than
 /// `:`, `,` and blanks, with an optional `:port`; `.x` matches names ending in
@@ -14,7 +95,7 @@ use crate::no_proxy::destination::Destination;
 /// destination's address. Ruby resolves host names to find that address; this
 /// model only knows the addresses of IP literals (and that localhost, in any
 /// case, is loopback). Non-ASCII hosts are refused by URI itself.
-pub(super) fn direct(list: &str, ds: &[&Destination]) -> Vec<bool> {
+fn direct(list: &str, ds: &[&Destination]) -> Vec<bool> {
     let hosts: Vec<Cow<str>> = ds.iter().map(|d| lowercase(&d.written)).collect();
     let direct = ds
         .iter()
@@ -79,3 +160,10 @@ fn ruby_ipaddr(text: &str) -> Option<IpNet> {
         None => Some(IpNet::from(text.parse::<IpAddr>().ok()?)),
     }
 }
+
+/// Ruby does not understand `*`.
+const NO_STAR: &str = "Ruby does not understand `*`; the entry is left out.";
+
+/// Ruby cannot write IPv6 entries.
+const NO_IPV6: &str =
+    "Ruby splits entries at `:`, so IPv6 addresses cannot be written; the entry is left out.";

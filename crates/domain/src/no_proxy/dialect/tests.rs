@@ -1,84 +1,10 @@
-//! The dialects against documented behaviour, the classes of issue 14, and
-//! the guide for adding a client.
+//! The dialects against documented behaviour and the classes of issue 14.
 
+use super::shared::whatwg_ipv6;
 use super::*;
 
 fn check(dialect: Dialect, list: &str, url: &str) -> bool {
     dialect.bypasses(list, &Destination::parse(url).unwrap())
-}
-
-/// Every client has what the guide in the documentation of the dialect
-/// module asks for, and every path the guide names exists.
-#[test]
-fn the_client_guide_holds() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let read = |path: &str| {
-        std::fs::read_to_string(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
-    };
-    let this = read("crates/domain/src/no_proxy/dialect/mod.rs");
-    let guide: String = this
-        .lines()
-        .skip_while(|l| *l != "//! # Adding a client")
-        .take_while(|l| l.starts_with("//!"))
-        .collect::<Vec<_>>()
-        .join("\n");
-    assert!(!guide.is_empty(), "the guide is missing");
-    // Each path the guide names (a span with a `/`), for each client.
-    let paths: Vec<&str> = guide
-        .split('`')
-        .skip(1)
-        .step_by(2)
-        .filter(|span| span.contains('/') && !span.contains(' '))
-        .collect();
-    let oracle = read("tests/oracle/mod.rs");
-    let oracles = read("tests/no_proxy_oracles.rs");
-    let table = read("docs/guides/no_proxy_clients.md");
-    let clients_line = table.lines().find(|l| l.starts_with("Clients:")).unwrap();
-    let header = table.lines().find(|l| l.starts_with("| class |")).unwrap();
-    let described = [
-        "docs/data-sources/no_proxy.md",
-        "docs/functions/merge_no_proxy.md",
-        "docs/functions/no_proxy_bypasses.md",
-    ];
-    for path in ["tests/oracle/mod.rs", "tests/no_proxy_oracles.rs"]
-        .iter()
-        .chain(&described)
-        .chain(&["docs/guides/no_proxy_clients.md"])
-    {
-        assert!(paths.contains(path), "the guide does not name {path}");
-    }
-    for dialect in Dialect::ALL {
-        let (name, variant) = (dialect.name(), format!("{dialect:?}"));
-        for path in &paths {
-            let path = path.replace("<client>", name);
-            assert!(root.join(&path).exists(), "{path} (named by the guide)");
-        }
-        assert!(this.contains(&format!("mod {name};")), "mod {name};");
-        assert!(
-            this.contains(&format!("Dialect::{variant} => {name}::"))
-                || this.contains(&format!("Dialect::{variant} => return {name}::")),
-            "{variant}'s arm in decide_all"
-        );
-        assert!(
-            oracle.contains(&format!("Dialect::{variant} =>")),
-            "{variant}'s oracle in tests/oracle/mod.rs"
-        );
-        assert!(
-            oracles.contains(&format!("assert_model_matches(Dialect::{variant})")),
-            "{variant}'s differential test"
-        );
-        assert!(header.contains(&format!(" {name} |")), "{name}'s column");
-        assert!(
-            clients_line.contains(&format!("`{name}`")),
-            "{name} in Clients:"
-        );
-        for page in described {
-            assert!(
-                read(page).contains(&format!("`{name}`")),
-                "{name} in {page}"
-            );
-        }
-    }
 }
 
 #[test]
@@ -194,11 +120,14 @@ fn whatwg_ipv6_serialisation() {
 
 #[test]
 fn default_is_the_original_eight() {
-    assert_eq!(Dialect::DEFAULT.map(Dialect::name), Dialect::DEFAULT_NAMES);
+    let names: Vec<&str> = Dialect::defaults().iter().map(|d| d.name()).collect();
+    assert_eq!(names, Dialect::default_names());
     assert_eq!(
-        Dialect::DEFAULT_NAMES,
+        Dialect::default_names(),
         ["go", "curl", "python", "requests", "ruby", "wget", "java", "node"]
     );
+    // The first eight: the order of every per-client output stays.
+    assert_eq!(Dialect::defaults(), &Dialect::ALL[..8]);
 }
 
 #[test]

@@ -2,15 +2,96 @@
 
 use std::borrow::Cow;
 
-use super::{ends_with_dotted, js_host_port, whatwg_host, Case, Pending};
+use ipnet::IpNet;
+
+use super::client::{Client, Decision};
+use super::shared::{
+    decide_by, ends_with_dotted, env_forms, js_host_port, whatwg_host, Case, Pending,
+};
 use crate::no_proxy::destination::Destination;
+use crate::no_proxy::entry::Entry;
+use crate::no_proxy::forms::{Forms, Remark};
+
+/// undici's EnvHttpProxyAgent.
+pub(super) struct Undici;
+
+impl Client for Undici {
+    fn name(&self) -> &'static str {
+        "undici"
+    }
+
+    fn doc_name(&self) -> Option<&'static str> {
+        Some("Node fetch through undici's EnvHttpProxyAgent")
+    }
+
+    fn modelled(&self) -> &'static str {
+        "Node fetch through undici's EnvHttpProxyAgent"
+    }
+
+    fn in_default_set(&self) -> bool {
+        false
+    }
+
+    fn reads_no_proxy(&self) -> bool {
+        true
+    }
+
+    fn separator(&self) -> &'static str {
+        ","
+    }
+
+    fn understands_any(&self) -> bool {
+        true
+    }
+
+    fn needs_bracketed_ipv6(&self) -> bool {
+        true
+    }
+
+    fn needs_dot_form(&self) -> bool {
+        false
+    }
+
+    fn ignores_leading_dot(&self) -> bool {
+        true
+    }
+
+    fn supports_ports(&self) -> bool {
+        true
+    }
+
+    fn matches_cidr(&self, _ipv6: bool) -> bool {
+        false
+    }
+
+    fn keeps_cover(&self, _cover: &IpNet, _net: &IpNet) -> bool {
+        true
+    }
+
+    fn rejects_whole_setting(&self, _entry: &str) -> bool {
+        false
+    }
+
+    fn refuses(&self, destination: &Destination) -> bool {
+        // The WHATWG URL parser rejects zone IDs.
+        destination.zone().is_some()
+    }
+
+    fn decide_all(&self, list: &str, destinations: &[Destination]) -> Vec<Decision> {
+        decide_by(self, list, destinations, direct)
+    }
+
+    fn forms<'m>(&self, entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Option<Remark> {
+        env_forms(self, entry, text, out)
+    }
+}
 
 /// undici `EnvHttpProxyAgent`: the whole value `*` bypasses all; entries split
 /// at commas and white space, `host:port` (the port being the digits after the
 /// last `:`) restricts the port, a leading `.` or `*.` is removed; an entry
 /// matches the host or a dot-bounded tail of it. The host is the WHATWG URL's
 /// (lowercase punycode, a trailing dot kept, IPv6 compressed in brackets).
-pub(super) fn direct(list: &str, ds: &[&Destination]) -> Vec<bool> {
+fn direct(list: &str, ds: &[&Destination]) -> Vec<bool> {
     let hosts: Vec<Option<Cow<str>>> = ds.iter().map(|d| whatwg_host(d)).collect();
     let mut entries = list
         .split(|c: char| c == ',' || c.is_whitespace())

@@ -2,8 +2,90 @@
 
 use std::borrow::Cow;
 
-use super::{lowercase, split_at, Case, Pending};
+use ipnet::IpNet;
+
+use super::client::{Client, Decision};
+use super::shared::{decide_by, env_forms, lowercase, split_at, Case, Pending};
 use crate::no_proxy::destination::Destination;
+use crate::no_proxy::entry::{Entry, Host};
+use crate::no_proxy::forms::{Forms, Remark};
+
+/// GNU wget.
+pub(super) struct Wget;
+
+impl Client for Wget {
+    fn name(&self) -> &'static str {
+        "wget"
+    }
+
+    fn doc_name(&self) -> Option<&'static str> {
+        None
+    }
+
+    fn modelled(&self) -> &'static str {
+        "GNU wget 1.21"
+    }
+
+    fn in_default_set(&self) -> bool {
+        true
+    }
+
+    fn reads_no_proxy(&self) -> bool {
+        true
+    }
+
+    fn separator(&self) -> &'static str {
+        ","
+    }
+
+    fn understands_any(&self) -> bool {
+        false
+    }
+
+    fn needs_bracketed_ipv6(&self) -> bool {
+        false
+    }
+
+    fn needs_dot_form(&self) -> bool {
+        false
+    }
+
+    fn ignores_leading_dot(&self) -> bool {
+        false
+    }
+
+    fn supports_ports(&self) -> bool {
+        false
+    }
+
+    fn matches_cidr(&self, _ipv6: bool) -> bool {
+        false
+    }
+
+    fn keeps_cover(&self, _cover: &IpNet, _net: &IpNet) -> bool {
+        true
+    }
+
+    fn rejects_whole_setting(&self, _entry: &str) -> bool {
+        false
+    }
+
+    fn refuses(&self, destination: &Destination) -> bool {
+        // wget rejects zone IDs.
+        destination.zone().is_some()
+    }
+
+    fn decide_all(&self, list: &str, destinations: &[Destination]) -> Vec<Decision> {
+        decide_by(self, list, destinations, direct)
+    }
+
+    fn forms<'m>(&self, entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Option<Remark> {
+        if entry.host == Host::Any {
+            return Some(Remark::Own(NO_BYPASS_ALL));
+        }
+        env_forms(self, entry, text, out)
+    }
+}
 
 /// GNU wget `sepstring` and `sufmatch`: the value splits at commas, blanks after
 /// a comma skipped (the first entry keeps its leading blanks, every entry its
@@ -11,7 +93,7 @@ use crate::no_proxy::destination::Destination;
 /// punycode, a trailing dot kept) exactly, as a dot-bounded suffix, or (with a
 /// leading dot) as a plain suffix; so an empty entry matches every host written
 /// with a trailing dot.
-pub(super) fn direct(list: &str, ds: &[&Destination]) -> Vec<bool> {
+fn direct(list: &str, ds: &[&Destination]) -> Vec<bool> {
     if list.is_empty() {
         return vec![false; ds.len()];
     }
@@ -49,3 +131,6 @@ fn ascii_lowercase_host(d: &Destination) -> Cow<'_, str> {
     }
     Cow::Owned(idna::domain_to_ascii(&d.written).unwrap_or_else(|_| d.written.to_lowercase()))
 }
+
+/// wget has no entry for every host.
+const NO_BYPASS_ALL: &str = "wget cannot bypass every host; the entry is left out.";

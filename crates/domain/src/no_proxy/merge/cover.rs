@@ -127,7 +127,9 @@ impl<'a> Covers<'a> {
                 if entry.port.is_some() && self.ips.contains(ip) && readable {
                     return Some(ip.to_string());
                 }
-                let all_match = targets.iter().all(|d| d.matches_cidr(ip.is_ipv6()));
+                let all_match = targets
+                    .iter()
+                    .all(|d| d.client().matches_cidr(ip.is_ipv6()));
                 let max = if ip.is_ipv4() { 32 } else { 128 };
                 all_match
                     .then(|| self.supernet(*ip, max))
@@ -138,7 +140,7 @@ impl<'a> Covers<'a> {
                 let cover = self.supernet(net.addr(), net.prefix_len())?;
                 targets
                     .iter()
-                    .all(|d| d.keeps_cover(&cover, net))
+                    .all(|d| d.client().keeps_cover(&cover, net))
                     .then(|| cover.to_string())
             }
             Host::Any => None,
