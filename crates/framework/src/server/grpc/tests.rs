@@ -5,10 +5,11 @@ use std::sync::{Arc, Mutex};
 
 use super::*;
 use crate::data_source::DataSource;
-use crate::function::Function;
-use crate::resource::Resource;
+use crate::diagnostics::Diagnostics;
+use crate::function::{Function, FunctionError};
+use crate::resource::{Change, Private, Resource};
 use crate::schema::{Attribute, Schema};
-use crate::value::Type;
+use crate::value::{Type, Value};
 use proto::provider_server::Provider as _;
 
 /// A resource whose import leaves an attribute unknown.
@@ -25,15 +26,14 @@ impl Resource for HalfImported {
 
     fn apply(
         &self,
-        _prior: Option<&Value>,
-        _config: &Value,
+        _change: Change<'_>,
         planned: &Value,
         _diags: &mut Diagnostics,
     ) -> Option<Value> {
         Some(planned.clone())
     }
 
-    fn import(&self, _id: &str, _diags: &mut Diagnostics) -> Option<Value> {
+    fn import(&self, _id: &str, _private: &mut Private, _diags: &mut Diagnostics) -> Option<Value> {
         Some(Value::object([("id".to_owned(), Value::unknown())]))
     }
 }
