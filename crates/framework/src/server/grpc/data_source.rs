@@ -13,24 +13,19 @@ impl ProviderServer {
         request: proto::validate_data_resource_config::Request,
     ) -> proto::validate_data_resource_config::Response {
         let name = &request.type_name;
-        let ran = Ran::run(
+        let diagnostics = Ran::check(
             "ValidateDataResourceConfig",
             Subject::DataSource(name),
             &request,
             |diags| {
-                let [config] = self.decode(
-                    Object::DataSource(name),
-                    [(request.config.as_ref(), "configuration")],
-                    diags,
-                )?;
+                let config =
+                    self.config(Object::DataSource(name), request.config.as_ref(), diags)?;
                 self.server
                     .validate_data_resource_config(name, &config, diags);
                 Some(())
             },
         );
-        proto::validate_data_resource_config::Response {
-            diagnostics: ran.diagnostics(),
-        }
+        proto::validate_data_resource_config::Response { diagnostics }
     }
 
     /// ReadDataSource: the data source's state for its configuration.
@@ -45,8 +40,7 @@ impl ProviderServer {
             &request,
             |diags| {
                 let object = Object::DataSource(name);
-                let [config] =
-                    self.decode(object, [(request.config.as_ref(), "configuration")], diags)?;
+                let config = self.config(object, request.config.as_ref(), diags)?;
                 let state = self.server.read_data_source(name, config, diags)?;
                 self.encode(object, &state, diags)
             },

@@ -48,16 +48,13 @@ impl ProviderServer {
         request: proto::validate_ephemeral_resource_config::Request,
     ) -> proto::validate_ephemeral_resource_config::Response {
         let name = &request.type_name;
-        let ran = Ran::run(
+        let diagnostics = Ran::check(
             "ValidateEphemeralResourceConfig",
             Subject::Resource(name),
             &request,
             |diags| {
-                let [config] = self.decode(
-                    Object::Ephemeral(name),
-                    [(request.config.as_ref(), "configuration")],
-                    diags,
-                )?;
+                let config =
+                    self.config(Object::Ephemeral(name), request.config.as_ref(), diags)?;
                 let resource = self.server.registry().ephemeral_resource(name, diags)?;
                 resource.schema.validate(&config, diags);
                 if !diags.has_errors() {
@@ -66,9 +63,7 @@ impl ProviderServer {
                 Some(())
             },
         );
-        proto::validate_ephemeral_resource_config::Response {
-            diagnostics: ran.diagnostics(),
-        }
+        proto::validate_ephemeral_resource_config::Response { diagnostics }
     }
 
     /// OpenEphemeralResource: see [`open_checked`]. An open may wait on the
@@ -86,8 +81,7 @@ impl ProviderServer {
             usize::MAX,
             |diags| {
                 let object = Object::Ephemeral(name);
-                let [config] =
-                    self.decode(object, [(request.config.as_ref(), "configuration")], diags)?;
+                let config = self.config(object, request.config.as_ref(), diags)?;
                 let resource = self.server.registry().ephemeral_resource(name, diags)?;
                 let opened = open_checked(
                     resource.implementation.as_ref(),
@@ -151,7 +145,7 @@ impl ProviderServer {
         request: proto::close_ephemeral_resource::Request,
     ) -> proto::close_ephemeral_resource::Response {
         let name = &request.type_name;
-        let ran = Ran::run(
+        let diagnostics = Ran::check(
             "CloseEphemeralResource",
             Subject::Resource(name),
             &request,
@@ -163,9 +157,7 @@ impl ProviderServer {
                 Some(())
             },
         );
-        proto::close_ephemeral_resource::Response {
-            diagnostics: ran.diagnostics(),
-        }
+        proto::close_ephemeral_resource::Response { diagnostics }
     }
 }
 

@@ -70,23 +70,17 @@ impl ProviderServer {
         &self,
         request: proto::validate_provider_config::Request,
     ) -> proto::validate_provider_config::Response {
-        let ran = Ran::run(
+        let diagnostics = Ran::check(
             "ValidateProviderConfig",
             Subject::Provider,
             &request,
             |diags| {
-                let [config] = self.decode(
-                    Object::Provider,
-                    [(request.config.as_ref(), "provider configuration")],
-                    diags,
-                )?;
+                let config = self.config(Object::Provider, request.config.as_ref(), diags)?;
                 self.server.validate_provider_config(&config, diags);
                 Some(())
             },
         );
-        proto::validate_provider_config::Response {
-            diagnostics: ran.diagnostics(),
-        }
+        proto::validate_provider_config::Response { diagnostics }
     }
 
     /// ConfigureProvider: the configuration is checked as
@@ -95,19 +89,13 @@ impl ProviderServer {
         &self,
         request: proto::configure_provider::Request,
     ) -> proto::configure_provider::Response {
-        let ran = Ran::run("ConfigureProvider", Subject::Provider, &request, |diags| {
-            let [config] = self.decode(
-                Object::Provider,
-                [(request.config.as_ref(), "provider configuration")],
-                diags,
-            )?;
+        let diagnostics = Ran::check("ConfigureProvider", Subject::Provider, &request, |diags| {
+            let config = self.config(Object::Provider, request.config.as_ref(), diags)?;
             self.server
                 .configure_provider(&request.terraform_version, &config, diags);
             Some(())
         });
-        proto::configure_provider::Response {
-            diagnostics: ran.diagnostics(),
-        }
+        proto::configure_provider::Response { diagnostics }
     }
 
     /// StopProvider: cancels every request in flight; it is never cancelled

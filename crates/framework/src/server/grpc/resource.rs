@@ -17,16 +17,12 @@ impl ProviderServer {
         request: proto::validate_resource_config::Request,
     ) -> proto::validate_resource_config::Response {
         let name = &request.type_name;
-        let ran = Ran::run(
+        let diagnostics = Ran::check(
             "ValidateResourceConfig",
             Subject::Resource(name),
             &request,
             |diags| {
-                let [config] = self.decode(
-                    Object::Resource(name),
-                    [(request.config.as_ref(), "configuration")],
-                    diags,
-                )?;
+                let config = self.config(Object::Resource(name), request.config.as_ref(), diags)?;
                 let write_only_allowed = request
                     .client_capabilities
                     .as_ref()
@@ -36,9 +32,7 @@ impl ProviderServer {
                 Some(())
             },
         );
-        proto::validate_resource_config::Response {
-            diagnostics: ran.diagnostics(),
-        }
+        proto::validate_resource_config::Response { diagnostics }
     }
 
     /// UpgradeResourceState: the stored JSON state, upgraded to the current

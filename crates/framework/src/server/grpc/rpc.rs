@@ -63,9 +63,15 @@ impl<T> Ran<T> {
 }
 
 impl Ran<()> {
-    /// The diagnostics of a body that only checks, in the wire form.
-    pub fn diagnostics(self) -> Vec<proto::Diagnostic> {
-        diagnostics_to_proto(&self.diags)
+    /// Runs a body that only checks, as [`Ran::run`] does: its diagnostics
+    /// in the wire form.
+    pub fn check(
+        rpc: &'static str,
+        subject: Subject<'_>,
+        request: &impl Message,
+        body: impl FnOnce(&mut Diagnostics) -> Option<()>,
+    ) -> Vec<proto::Diagnostic> {
+        diagnostics_to_proto(&Self::run(rpc, subject, request, body).diags)
     }
 }
 
@@ -118,6 +124,21 @@ impl ProviderServer {
             decoded.push(proto::decode(value, ty, what, diags)?);
         }
         decoded.try_into().ok()
+    }
+
+    /// Decodes the configuration of `object`.
+    pub(super) fn config(
+        &self,
+        object: Object<'_>,
+        value: Option<&proto::DynamicValue>,
+        diags: &mut Diagnostics,
+    ) -> Option<Value> {
+        let what = match object {
+            Object::Provider => "provider configuration",
+            _ => "configuration",
+        };
+        let [config] = self.decode(object, [(value, what)], diags)?;
+        Some(config)
     }
 
     /// Encodes a value of `object` (a state, a plan, a result).
