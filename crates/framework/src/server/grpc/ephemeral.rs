@@ -167,13 +167,10 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::data_source::DataSource;
     use crate::diagnostics::{AttributePath, Diagnostic, Diagnostics};
     use crate::ephemeral_resource::{EphemeralResource, Opened, Renewed};
-    use crate::function::Function;
-    use crate::provider::Provider;
-    use crate::resource::Resource;
     use crate::schema::{Attribute, Schema};
+    use crate::server::grpc::tests::Offers;
     use crate::value::{msgpack, Type, Value};
     use proto::provider_server::Provider as _;
     use tonic::Request;
@@ -240,30 +237,6 @@ mod tests {
         }
     }
 
-    struct EchoProvider(Arc<Echo>);
-
-    impl Provider for EchoProvider {
-        fn schema(&self) -> Schema {
-            Schema::new("", Vec::new())
-        }
-
-        fn resources(&self) -> Vec<Arc<dyn Resource>> {
-            Vec::new()
-        }
-
-        fn data_sources(&self) -> Vec<Arc<dyn DataSource>> {
-            Vec::new()
-        }
-
-        fn ephemeral_resources(&self) -> Vec<Arc<dyn EphemeralResource>> {
-            vec![self.0.clone()]
-        }
-
-        fn functions(&self) -> Vec<Arc<dyn Function>> {
-            Vec::new()
-        }
-    }
-
     fn echo_type() -> Type {
         Type::object([("input", Type::String), ("out", Type::String)])
     }
@@ -278,7 +251,11 @@ mod tests {
 
     fn server() -> (ProviderServer, Arc<Echo>) {
         let echo = Arc::new(Echo::default());
-        (ProviderServer::new(&EchoProvider(echo.clone())), echo)
+        let offers = Offers {
+            ephemeral_resources: vec![echo.clone()],
+            ..Offers::default()
+        };
+        (ProviderServer::new(&offers), echo)
     }
 
     fn summaries(diagnostics: &[proto::Diagnostic]) -> Vec<&str> {

@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 use super::*;
 use crate::data_source::DataSource;
 use crate::diagnostics::Diagnostics;
+use crate::ephemeral_resource::EphemeralResource;
 use crate::function::{Function, FunctionError};
 use crate::resource::{Change, Private, Resource};
 use crate::schema::{Attribute, Schema};
@@ -38,23 +39,41 @@ impl Resource for HalfImported {
     }
 }
 
-struct TestProvider;
+/// A provider without configuration that offers what it holds.
+#[derive(Default)]
+pub(super) struct Offers {
+    pub resources: Vec<Arc<dyn Resource>>,
+    pub ephemeral_resources: Vec<Arc<dyn EphemeralResource>>,
+    pub functions: Vec<Arc<dyn Function>>,
+}
 
-impl Provider for TestProvider {
+impl Provider for Offers {
     fn schema(&self) -> Schema {
         Schema::new("", Vec::new())
     }
 
     fn resources(&self) -> Vec<Arc<dyn Resource>> {
-        vec![Arc::new(HalfImported)]
+        self.resources.clone()
     }
 
     fn data_sources(&self) -> Vec<Arc<dyn DataSource>> {
         Vec::new()
     }
 
+    fn ephemeral_resources(&self) -> Vec<Arc<dyn EphemeralResource>> {
+        self.ephemeral_resources.clone()
+    }
+
     fn functions(&self) -> Vec<Arc<dyn Function>> {
-        Vec::new()
+        self.functions.clone()
+    }
+}
+
+/// Offers [`HalfImported`].
+fn half_imported() -> Offers {
+    Offers {
+        resources: vec![Arc::new(HalfImported)],
+        ..Offers::default()
     }
 }
 
@@ -62,7 +81,7 @@ impl Provider for TestProvider {
 /// result Terraform would read as "nothing to import".
 #[tokio::test]
 async fn import_of_an_incomplete_object_is_a_diagnostic() {
-    let server = ProviderServer::new(&TestProvider);
+    let server = ProviderServer::new(&half_imported());
     let response = server
         .import_resource_state(Request::new(proto::import_resource_state::Request {
             type_name: "test_half".into(),
@@ -97,35 +116,18 @@ impl Function for Broken {
     }
 }
 
-struct BrokenProvider;
-
-impl Provider for BrokenProvider {
-    fn schema(&self) -> Schema {
-        Schema::new("", Vec::new())
-    }
-
-    fn resources(&self) -> Vec<Arc<dyn Resource>> {
-        Vec::new()
-    }
-
-    fn data_sources(&self) -> Vec<Arc<dyn DataSource>> {
-        Vec::new()
-    }
-
-    fn functions(&self) -> Vec<Arc<dyn Function>> {
-        vec![Arc::new(Broken)]
-    }
-}
-
 /// A panic while serving GetFunctions is an error diagnostic, not a
 /// crashed handler.
 #[tokio::test]
 async fn a_panic_in_get_functions_is_a_diagnostic() {
-    let response = ProviderServer::new(&BrokenProvider)
-        .get_functions(Request::new(proto::get_functions::Request {}))
-        .await
-        .unwrap()
-        .into_inner();
+    let response = ProviderServer::new(&Offers {
+        functions: vec![Arc::new(Broken)],
+        ..Offers::default()
+    })
+    .get_functions(Request::new(proto::get_functions::Request {}))
+    .await
+    .unwrap()
+    .into_inner();
     assert!(response.functions.is_empty());
     assert_eq!(response.diagnostics.len(), 1, "{:?}", response.diagnostics);
     assert_eq!(response.diagnostics[0].summary, "Provider internal error");
@@ -166,7 +168,7 @@ fn every_rpc_runs_in_a_span() {
     use tracing_subscriber::layer::SubscriberExt as _;
     let names = SpanNames::default();
     let subscriber = tracing_subscriber::registry().with(names.clone());
-    let server = ProviderServer::new(&TestProvider);
+    let server = ProviderServer::new(&half_imported());
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();
