@@ -1,5 +1,6 @@
 //! The gRPC layer's guarantees: an incomplete import and a panic are
-//! diagnostics, and every RPC runs in a span named as Terraform names it.
+//! diagnostics, the private state reaches Terraform as the resource left it,
+//! and every RPC runs in a span named as Terraform names it.
 
 use std::sync::{Arc, Mutex};
 
@@ -10,7 +11,7 @@ use crate::ephemeral_resource::EphemeralResource;
 use crate::function::{Function, FunctionError};
 use crate::resource::{Change, Private, Resource};
 use crate::schema::{Attribute, Schema};
-use crate::value::{Type, Value};
+use crate::value::{msgpack, Type, Value};
 use proto::provider_server::Provider as _;
 
 /// A resource whose import leaves an attribute unknown.
@@ -97,6 +98,93 @@ async fn import_of_an_incomplete_object_is_a_diagnostic() {
         response.diagnostics[0].summary,
         "Import produced an incomplete state"
     );
+}
+
+/// A resource that marks its private state when `input` is `"mark"`: the
+/// plan adds `planned`, the apply `applied`; otherwise it leaves it alone.
+struct Marks;
+
+impl Resource for Marks {
+    fn type_name(&self) -> &'static str {
+        "test_marks"
+    }
+
+    fn schema(&self) -> Schema {
+        Schema::new("", vec![Attribute::required("input", Type::String, "")])
+    }
+
+    fn modify_plan(&self, change: Change<'_>, _planned: &mut Value, _diags: &mut Diagnostics) {
+        if change.config.get_attr("input") == Some(&Value::string("mark")) {
+            change.private.set("planned", "yes".to_owned());
+        }
+    }
+
+    fn apply(
+        &self,
+        change: Change<'_>,
+        planned: &Value,
+        _diags: &mut Diagnostics,
+    ) -> Option<Value> {
+        if change.config.get_attr("input") == Some(&Value::string("mark")) {
+            change.private.set("applied", "yes".to_owned());
+        }
+        Some(planned.clone())
+    }
+}
+
+/// The private state Terraform stored goes through plan and apply as it
+/// was unless the resource changes it; what the resource sets in either is
+/// what Terraform gets back.
+#[tokio::test]
+async fn private_state_passes_through_plan_and_apply_unless_the_resource_changes_it() {
+    let server = ProviderServer::new(&Offers {
+        resources: vec![Arc::new(Marks)],
+        ..Offers::default()
+    });
+    let ty = Type::object([("input", Type::String)]);
+    let stored = br#"{"k":"v"}"#.to_vec();
+    for (input, planned_private, applied_private) in [
+        ("keep", &br#"{"k":"v"}"#[..], &br#"{"k":"v"}"#[..]),
+        (
+            "mark",
+            br#"{"k":"v","planned":"yes"}"#,
+            br#"{"applied":"yes","k":"v","planned":"yes"}"#,
+        ),
+    ] {
+        let value = Value::object([("input".to_owned(), Value::string(input))]);
+        let wire = Some(proto::DynamicValue {
+            msgpack: msgpack::encode(&value, &ty).unwrap(),
+            json: Vec::new(),
+        });
+        let plan = server
+            .plan_resource_change(Request::new(proto::plan_resource_change::Request {
+                type_name: "test_marks".into(),
+                prior_state: wire.clone(),
+                proposed_new_state: wire.clone(),
+                config: wire.clone(),
+                prior_private: stored.clone(),
+                ..Default::default()
+            }))
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(plan.diagnostics.is_empty(), "{:?}", plan.diagnostics);
+        assert_eq!(plan.planned_private, planned_private, "{input}");
+        let apply = server
+            .apply_resource_change(Request::new(proto::apply_resource_change::Request {
+                type_name: "test_marks".into(),
+                prior_state: wire.clone(),
+                planned_state: plan.planned_state,
+                config: wire,
+                planned_private: plan.planned_private,
+                ..Default::default()
+            }))
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(apply.diagnostics.is_empty(), "{:?}", apply.diagnostics);
+        assert_eq!(apply.private, applied_private, "{input}");
+    }
 }
 
 /// A function whose signature panics.
