@@ -1,11 +1,12 @@
 //! The protocol-6 `Provider` gRPC service over the in-process [`Server`].
 //!
 //! Split by RPC family as terraform-plugin-go splits its conversions: a
-//! module per family ([`provider`], [`resource`], [`data_source`],
-//! [`function`], [`ephemeral`]) holds each RPC's handler, from the request
+//! module per family (`provider`, `resource`, `data_source`,
+//! `function`, `ephemeral`) holds each RPC's handler, from the request
 //! message to the response message, and only what is particular to that
-//! RPC; [`rpc`] holds what they share (running under [`guard::run`], the
-//! outcome's diagnostics, value conversions by schema).
+//! RPC; `rpc` holds what they share (running under [`guard::run`], the
+//! outcome's diagnostics, value conversions by schema), and the wire types'
+//! own conversions are in [`proto`].
 
 use tonic::{Request, Response, Status};
 
