@@ -8,8 +8,8 @@ use super::value::Value;
 
 /// A resource's private state: data Terraform stores with the state (and in
 /// a saved plan) but never shows nor compares, as keyed strings. Encoded as
-/// a JSON object; empty when there is none. A resource that does not use it
-/// passes it on unchanged.
+/// a JSON object; empty when there is none. A resource that does not touch
+/// it passes it on unchanged.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Private(BTreeMap<String, String>);
 
@@ -54,6 +54,19 @@ impl Private {
     }
 }
 
+/// What a plan or an apply of one object works from, as Terraform hands it
+/// over (plugin-framework's requests carry the same): the prior state, the
+/// configuration, and the private state, which the resource may change.
+pub struct Change<'a> {
+    /// The prior state; `None` on create.
+    pub prior: Option<&'a Value>,
+    /// The configuration.
+    pub config: &'a Value,
+    /// The private state Terraform stored (prior on plan, planned on apply);
+    /// what the resource leaves here is what Terraform stores next.
+    pub private: &'a mut Private,
+}
+
 /// A managed resource.
 ///
 /// The framework does the schema-driven part of planning (defaults, unknown
@@ -71,51 +84,16 @@ pub trait Resource: Send + Sync {
 
     /// Refines a planned object: `planned` holds the configuration, defaults,
     /// prior values kept by plan modifiers, and unknown for other computed
-    /// attributes. Compute what can be known at plan time.
-    fn modify_plan(
-        &self,
-        _prior: Option<&Value>,
-        _config: &Value,
-        _planned: &mut Value,
-        _diags: &mut Diagnostics,
-    ) {
-    }
+    /// attributes. Compute what can be known at plan time. `change.private`
+    /// holds the prior private state; what is left there is planned, and
+    /// Terraform hands it to apply.
+    fn modify_plan(&self, _change: Change<'_>, _planned: &mut Value, _diags: &mut Diagnostics) {}
 
-    /// [`Resource::modify_plan`] with the prior private state, which Terraform
-    /// passes on unchanged to apply.
-    fn modify_plan_with_private(
-        &self,
-        prior: Option<&Value>,
-        _prior_private: &Private,
-        config: &Value,
-        planned: &mut Value,
-        diags: &mut Diagnostics,
-    ) {
-        self.modify_plan(prior, config, planned, diags);
-    }
-
-    /// [`Resource::apply`] with the planned private state in `private`,
-    /// which becomes the new private state.
-    fn apply_with_private(
-        &self,
-        prior: Option<&Value>,
-        _private: &mut Private,
-        config: &Value,
-        planned: &Value,
-        diags: &mut Diagnostics,
-    ) -> Option<Value> {
-        self.apply(prior, config, planned, diags)
-    }
-
-    /// Creates or updates the object and returns its new, wholly known state.
-    /// `prior` is `None` on create.
-    fn apply(
-        &self,
-        prior: Option<&Value>,
-        config: &Value,
-        planned: &Value,
-        diags: &mut Diagnostics,
-    ) -> Option<Value>;
+    /// Creates or updates the object and returns its new, wholly known state
+    /// (`change.prior` is `None` on create). `change.private` holds the
+    /// planned private state; what is left there is stored with the new
+    /// state.
+    fn apply(&self, change: Change<'_>, planned: &Value, diags: &mut Diagnostics) -> Option<Value>;
 
     /// Deletes the object; after an error diagnostic Terraform keeps the
     /// prior state.
@@ -126,24 +104,15 @@ pub trait Resource: Send + Sync {
         Some(current.clone())
     }
 
-    /// Builds a full state object from an import ID, or adds an error. By
-    /// default the resource cannot be imported.
-    fn import(&self, _id: &str, diags: &mut Diagnostics) -> Option<Value> {
+    /// Builds a full state object from an import ID, or adds an error; what
+    /// is left in `private` is stored with it. By default the resource
+    /// cannot be imported.
+    fn import(&self, _id: &str, _private: &mut Private, diags: &mut Diagnostics) -> Option<Value> {
         diags.push(Diagnostic::error(
             "Resource import not supported",
             format!("{} cannot be imported.", self.type_name()),
         ));
         None
-    }
-
-    /// [`Resource::import`] that may also fill the private state.
-    fn import_with_private(
-        &self,
-        id: &str,
-        _private: &mut Private,
-        diags: &mut Diagnostics,
-    ) -> Option<Value> {
-        self.import(id, diags)
     }
 
     /// Converts JSON state written by an earlier schema `version` into a

@@ -6,7 +6,7 @@ use crate::domain::profile::{PasswordVerifier, Profile, ProfileInput, StoredRevi
 use crate::domain::proxy_url::ProxyUrl;
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::model::{self, Field, Maybe, Model, Object, Set};
-use crate::framework::resource::{Private, Resource};
+use crate::framework::resource::{Change, Private, Resource};
 use crate::framework::schema::{NoNullElements, NotBlank, PlanModifier, Schema, WholeNumber};
 use crate::framework::value::Value;
 use crate::provider::attributes::ProfileRevision;
@@ -297,24 +297,12 @@ impl Resource for ProfileResource {
         }
     }
 
-    fn apply(
-        &self,
-        prior: Option<&Value>,
-        config: &Value,
-        planned: &Value,
-        diags: &mut Diagnostics,
-    ) -> Option<Value> {
-        self.apply_with_private(prior, &mut Private::default(), config, planned, diags)
-    }
-
-    fn modify_plan_with_private(
-        &self,
-        prior: Option<&Value>,
-        prior_private: &Private,
-        config: &Value,
-        planned: &mut Value,
-        diags: &mut Diagnostics,
-    ) {
+    fn modify_plan(&self, change: Change<'_>, planned: &mut Value, diags: &mut Diagnostics) {
+        let Change {
+            prior,
+            config,
+            private: prior_private,
+        } = change;
         warn_on_dropped_password(prior, config, diags);
         let password_wo = password_wo(config);
         if password_wo.is_unknown() || !inputs_known(planned, true) {
@@ -331,14 +319,12 @@ impl Resource for ProfileResource {
 
     /// Applies, and drops the verifier of an imported password from the
     /// private state: the new state holds the configured credentials.
-    fn apply_with_private(
-        &self,
-        prior: Option<&Value>,
-        private: &mut Private,
-        config: &Value,
-        planned: &Value,
-        diags: &mut Diagnostics,
-    ) -> Option<Value> {
+    fn apply(&self, change: Change<'_>, planned: &Value, diags: &mut Diagnostics) -> Option<Value> {
+        let Change {
+            prior,
+            config,
+            private,
+        } = change;
         let mut state = planned.clone();
         let password_wo = password_wo(config);
         let password_wo = password_wo.known().map(String::as_str);
@@ -356,12 +342,7 @@ impl Resource for ProfileResource {
     /// it goes into the private state, so that the first plan tells whether
     /// the configured password is the imported one (revision kept) or not
     /// (revision moves).
-    fn import_with_private(
-        &self,
-        id: &str,
-        private: &mut Private,
-        diags: &mut Diagnostics,
-    ) -> Option<Value> {
+    fn import(&self, id: &str, private: &mut Private, diags: &mut Diagnostics) -> Option<Value> {
         let root = AttributePath::root();
         let id = parse_import_id(id)
             .map_err(|f| convert::push_findings(&[f], &root, SettingsAt::Profile, diags))
@@ -675,7 +656,7 @@ mod tests {
         let mut private = Private::default();
         let mut diags = Diagnostics::new();
         let state = ProfileResource
-            .import_with_private(id, &mut private, &mut diags)
+            .import(id, &mut private, &mut diags)
             .unwrap_or_else(|| panic!("{diags:?}"));
         assert!(!diags.has_errors(), "{diags:?}");
         assert_eq!(Inputs::read(&state).password, None);
@@ -701,40 +682,36 @@ mod tests {
                 let config = configured(password, write_only);
                 let mut planned = config.clone();
                 planned.set_attr(Inputs::password_wo, Value::null());
-                ProfileResource.modify_plan_with_private(
-                    Some(&state),
-                    &private,
-                    &config,
-                    &mut planned,
-                    &mut diags,
-                );
+                let mut planned_private = private.clone();
+                let change = Change {
+                    prior: Some(&state),
+                    config: &config,
+                    private: &mut planned_private,
+                };
+                ProfileResource.modify_plan(change, &mut planned, &mut diags);
+                assert_eq!(planned_private, private);
                 assert!(!diags.has_errors(), "{diags:?}");
                 assert_eq!(revision(&planned), Some(expected), "{password}");
-                let mut applied_private = private.clone();
-                let applied = ProfileResource
-                    .apply_with_private(
-                        Some(&state),
-                        &mut applied_private,
-                        &config,
-                        &planned,
-                        &mut diags,
-                    )
-                    .unwrap();
+                let change = Change {
+                    prior: Some(&state),
+                    config: &config,
+                    private: &mut planned_private,
+                };
+                let applied = ProfileResource.apply(change, &planned, &mut diags).unwrap();
                 assert_eq!(revision(&applied), Some(expected));
-                assert_eq!(applied_private, Private::default());
+                assert_eq!(planned_private, Private::default());
             }
         }
         // Without the verifier (a plain import would have stored the
         // password), the same password would move the revision.
         let config = configured("imp0rted-pw", false);
         let mut planned = config.clone();
-        ProfileResource.modify_plan_with_private(
-            Some(&state),
-            &Private::default(),
-            &config,
-            &mut planned,
-            &mut diags,
-        );
+        let change = Change {
+            prior: Some(&state),
+            config: &config,
+            private: &mut Private::default(),
+        };
+        ProfileResource.modify_plan(change, &mut planned, &mut diags);
         assert_eq!(revision(&planned), Some(2));
     }
 
@@ -743,7 +720,7 @@ mod tests {
         let mut diags = Diagnostics::new();
         let id = r#"corp=aks:inline:{"httpProxyConfig": {"httpProxy": "ftp://u:hunter2@x"}}"#;
         assert!(ProfileResource
-            .import_with_private(id, &mut Private::default(), &mut diags)
+            .import(id, &mut Private::default(), &mut diags)
             .is_none());
         let text = format!("{diags:?}");
         assert!(

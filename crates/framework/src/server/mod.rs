@@ -20,7 +20,7 @@ use super::function::{FunctionError, Signature};
 use super::planning::{base_plan, check_apply, check_plan, replacement_paths};
 use super::provider::Provider;
 use super::registry::{Registered, Registry};
-use super::resource::Private;
+use super::resource::{Change, Private};
 use super::schema::Schema;
 use super::value::{json, Value};
 
@@ -271,14 +271,15 @@ impl Server {
         request: PlanResourceChange<'_>,
         diags: &mut Diagnostics,
     ) -> Option<PlannedChange> {
-        self.plan_resource_change_with_private(request, &Private::default(), diags)
+        self.plan_resource_change_with_private(request, &mut Private::default(), diags)
     }
 
-    /// [`Server::plan_resource_change`] with the prior private state.
+    /// [`Server::plan_resource_change`] with the prior private state in
+    /// `private`, which becomes the planned private state.
     pub fn plan_resource_change_with_private(
         &self,
         request: PlanResourceChange<'_>,
-        prior_private: &Private,
+        private: &mut Private,
         diags: &mut Diagnostics,
     ) -> Option<PlannedChange> {
         let resource = self.registry.resource(request.type_name, diags)?;
@@ -295,13 +296,14 @@ impl Server {
             &request.proposed_new_state,
             &request.config,
         );
-        resource.implementation.modify_plan_with_private(
-            prior.as_ref(),
-            prior_private,
-            &request.config,
-            &mut planned,
-            diags,
-        );
+        let change = Change {
+            prior: prior.as_ref(),
+            config: &request.config,
+            private,
+        };
+        resource
+            .implementation
+            .modify_plan(change, &mut planned, diags);
         resource.schema.nullify_write_only(&mut planned);
         if diags.has_errors() {
             return None;
@@ -342,13 +344,14 @@ impl Server {
             return (!diags.has_errors()).then(Value::null);
         }
         let prior = (!request.prior_state.is_null()).then_some(request.prior_state);
-        let mut new_state = resource.implementation.apply_with_private(
-            prior.as_ref(),
+        let change = Change {
+            prior: prior.as_ref(),
+            config: &request.config,
             private,
-            &request.config,
-            &request.planned_state,
-            diags,
-        )?;
+        };
+        let mut new_state = resource
+            .implementation
+            .apply(change, &request.planned_state, diags)?;
         resource.schema.nullify_write_only(&mut new_state);
         check_apply(&resource.schema, &request.planned_state, &new_state, diags);
         (!diags.has_errors()).then_some(new_state)
@@ -373,9 +376,7 @@ impl Server {
         diags: &mut Diagnostics,
     ) -> Option<Value> {
         let resource = self.registry.resource(type_name, diags)?;
-        let mut imported = resource
-            .implementation
-            .import_with_private(id, private, diags)?;
+        let mut imported = resource.implementation.import(id, private, diags)?;
         resource.schema.nullify_write_only(&mut imported);
         if diags.has_errors() {
             return None;

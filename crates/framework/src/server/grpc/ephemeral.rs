@@ -9,14 +9,11 @@
 use std::collections::HashMap;
 use std::time::SystemTime;
 
-use prost::Message as _;
-
+use super::rpc::{Object, Ran};
 use super::{guard, ProviderServer, Subject};
-use crate::diagnostics::Diagnostics;
 use crate::ephemeral_resource::open_checked;
-use crate::proto::{self, decode, diagnostics_to_proto, encode, schema_to_proto};
+use crate::proto::{self, schema_to_proto};
 use crate::registry::Registry;
-use crate::value::Value;
 
 /// GetMetadata's ephemeral resource types.
 pub fn metadata(registry: &Registry) -> Vec<proto::get_metadata::EphemeralMetadata> {
@@ -44,34 +41,20 @@ fn timestamp(at: Option<SystemTime>) -> Option<prost_types::Timestamp> {
 }
 
 impl ProviderServer {
-    /// Decodes the configuration of ephemeral resource `type_name`.
-    fn ephemeral_config(
-        &self,
-        type_name: &str,
-        value: Option<&proto::DynamicValue>,
-        diags: &mut Diagnostics,
-    ) -> Option<Value> {
-        let resource = self
-            .server
-            .registry()
-            .ephemeral_resource(type_name, diags)?;
-        decode(value, &resource.object_type, "configuration", diags)
-    }
-
     /// ValidateEphemeralResourceConfig: the schema's checks, then (when they
     /// pass) the resource's.
     pub(super) fn validate_ephemeral(
         &self,
         request: proto::validate_ephemeral_resource_config::Request,
     ) -> proto::validate_ephemeral_resource_config::Response {
-        let bytes = request.encoded_len();
         let name = &request.type_name;
-        let diagnostics = self.checked(
+        let diagnostics = Ran::check(
             "ValidateEphemeralResourceConfig",
             Subject::Resource(name),
-            bytes,
+            &request,
             |diags| {
-                let config = self.ephemeral_config(name, request.config.as_ref(), diags)?;
+                let config =
+                    self.config(Object::Ephemeral(name), request.config.as_ref(), diags)?;
                 let resource = self.server.registry().ephemeral_resource(name, diags)?;
                 resource.schema.validate(&config, diags);
                 if !diags.has_errors() {
@@ -92,12 +75,13 @@ impl ProviderServer {
         request: proto::open_ephemeral_resource::Request,
     ) -> proto::open_ephemeral_resource::Response {
         let name = &request.type_name;
-        let (opened, diags) = guard::run(
+        let ran: Ran<_> = guard::run(
             "OpenEphemeralResource",
             Subject::Resource(name),
             usize::MAX,
             |diags| {
-                let config = self.ephemeral_config(name, request.config.as_ref(), diags)?;
+                let object = Object::Ephemeral(name);
+                let config = self.config(object, request.config.as_ref(), diags)?;
                 let resource = self.server.registry().ephemeral_resource(name, diags)?;
                 let opened = open_checked(
                     resource.implementation.as_ref(),
@@ -105,21 +89,21 @@ impl ProviderServer {
                     config,
                     diags,
                 )?;
-                let result = encode(&opened.result, &resource.object_type, diags)?;
+                let result = self.encode(object, &opened.result, diags)?;
                 Some((result, opened.renew_at, opened.private))
             },
-        );
-        match opened.flatten() {
-            Some((result, renew_at, private)) if !diags.has_errors() => {
-                proto::open_ephemeral_resource::Response {
-                    diagnostics: diagnostics_to_proto(&diags),
-                    renew_at: timestamp(renew_at),
-                    result: Some(result),
-                    private,
-                }
-            }
-            _ => proto::open_ephemeral_resource::Response {
-                diagnostics: diagnostics_to_proto(&diags),
+        )
+        .into();
+        let (opened, diagnostics) = ran.succeeded();
+        match opened {
+            Some((result, renew_at, private)) => proto::open_ephemeral_resource::Response {
+                diagnostics,
+                renew_at: timestamp(renew_at),
+                result: Some(result),
+                private,
+            },
+            None => proto::open_ephemeral_resource::Response {
+                diagnostics,
                 ..Default::default()
             },
         }
@@ -131,12 +115,11 @@ impl ProviderServer {
         &self,
         request: proto::renew_ephemeral_resource::Request,
     ) -> proto::renew_ephemeral_resource::Response {
-        let bytes = request.encoded_len();
         let name = &request.type_name;
-        let (renewed, diags) = guard::run(
+        let ran = Ran::run(
             "RenewEphemeralResource",
             Subject::Resource(name),
-            bytes,
+            &request,
             |diags| {
                 let resource = self.server.registry().ephemeral_resource(name, diags)?;
                 Some(
@@ -146,9 +129,10 @@ impl ProviderServer {
                 )
             },
         );
-        let renewed = renewed.flatten().unwrap_or_default();
+        let (renewed, diagnostics) = ran.regardless();
+        let renewed = renewed.unwrap_or_default();
         proto::renew_ephemeral_resource::Response {
-            diagnostics: diagnostics_to_proto(&diags),
+            diagnostics,
             renew_at: timestamp(renewed.renew_at),
             private: renewed.private,
         }
@@ -160,12 +144,11 @@ impl ProviderServer {
         &self,
         request: proto::close_ephemeral_resource::Request,
     ) -> proto::close_ephemeral_resource::Response {
-        let bytes = request.encoded_len();
         let name = &request.type_name;
-        let diagnostics = self.checked(
+        let diagnostics = Ran::check(
             "CloseEphemeralResource",
             Subject::Resource(name),
-            bytes,
+            &request,
             |diags| {
                 let resource = self.server.registry().ephemeral_resource(name, diags)?;
                 resource
@@ -184,14 +167,11 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::data_source::DataSource;
-    use crate::diagnostics::{AttributePath, Diagnostic};
+    use crate::diagnostics::{AttributePath, Diagnostic, Diagnostics};
     use crate::ephemeral_resource::{EphemeralResource, Opened, Renewed};
-    use crate::function::Function;
-    use crate::provider::Provider;
-    use crate::resource::Resource;
     use crate::schema::{Attribute, Schema};
-    use crate::value::{msgpack, Type};
+    use crate::server::grpc::tests::Offers;
+    use crate::value::{msgpack, Type, Value};
     use proto::provider_server::Provider as _;
     use tonic::Request;
 
@@ -257,30 +237,6 @@ mod tests {
         }
     }
 
-    struct EchoProvider(Arc<Echo>);
-
-    impl Provider for EchoProvider {
-        fn schema(&self) -> Schema {
-            Schema::new("", Vec::new())
-        }
-
-        fn resources(&self) -> Vec<Arc<dyn Resource>> {
-            Vec::new()
-        }
-
-        fn data_sources(&self) -> Vec<Arc<dyn DataSource>> {
-            Vec::new()
-        }
-
-        fn ephemeral_resources(&self) -> Vec<Arc<dyn EphemeralResource>> {
-            vec![self.0.clone()]
-        }
-
-        fn functions(&self) -> Vec<Arc<dyn Function>> {
-            Vec::new()
-        }
-    }
-
     fn echo_type() -> Type {
         Type::object([("input", Type::String), ("out", Type::String)])
     }
@@ -295,7 +251,11 @@ mod tests {
 
     fn server() -> (ProviderServer, Arc<Echo>) {
         let echo = Arc::new(Echo::default());
-        (ProviderServer::new(&EchoProvider(echo.clone())), echo)
+        let offers = Offers {
+            ephemeral_resources: vec![echo.clone()],
+            ..Offers::default()
+        };
+        (ProviderServer::new(&offers), echo)
     }
 
     fn summaries(diagnostics: &[proto::Diagnostic]) -> Vec<&str> {

@@ -1,14 +1,17 @@
 //! The gRPC layer's guarantees: an incomplete import and a panic are
-//! diagnostics, and every RPC runs in a span named as Terraform names it.
+//! diagnostics, the private state reaches Terraform as the resource left it,
+//! and every RPC runs in a span named as Terraform names it.
 
 use std::sync::{Arc, Mutex};
 
 use super::*;
 use crate::data_source::DataSource;
-use crate::function::Function;
-use crate::resource::Resource;
+use crate::diagnostics::Diagnostics;
+use crate::ephemeral_resource::EphemeralResource;
+use crate::function::{Function, FunctionError};
+use crate::resource::{Change, Private, Resource};
 use crate::schema::{Attribute, Schema};
-use crate::value::Type;
+use crate::value::{msgpack, Type, Value};
 use proto::provider_server::Provider as _;
 
 /// A resource whose import leaves an attribute unknown.
@@ -25,36 +28,53 @@ impl Resource for HalfImported {
 
     fn apply(
         &self,
-        _prior: Option<&Value>,
-        _config: &Value,
+        _change: Change<'_>,
         planned: &Value,
         _diags: &mut Diagnostics,
     ) -> Option<Value> {
         Some(planned.clone())
     }
 
-    fn import(&self, _id: &str, _diags: &mut Diagnostics) -> Option<Value> {
+    fn import(&self, _id: &str, _private: &mut Private, _diags: &mut Diagnostics) -> Option<Value> {
         Some(Value::object([("id".to_owned(), Value::unknown())]))
     }
 }
 
-struct TestProvider;
+/// A provider without configuration that offers what it holds.
+#[derive(Default)]
+pub(super) struct Offers {
+    pub resources: Vec<Arc<dyn Resource>>,
+    pub ephemeral_resources: Vec<Arc<dyn EphemeralResource>>,
+    pub functions: Vec<Arc<dyn Function>>,
+}
 
-impl Provider for TestProvider {
+impl Provider for Offers {
     fn schema(&self) -> Schema {
         Schema::new("", Vec::new())
     }
 
     fn resources(&self) -> Vec<Arc<dyn Resource>> {
-        vec![Arc::new(HalfImported)]
+        self.resources.clone()
     }
 
     fn data_sources(&self) -> Vec<Arc<dyn DataSource>> {
         Vec::new()
     }
 
+    fn ephemeral_resources(&self) -> Vec<Arc<dyn EphemeralResource>> {
+        self.ephemeral_resources.clone()
+    }
+
     fn functions(&self) -> Vec<Arc<dyn Function>> {
-        Vec::new()
+        self.functions.clone()
+    }
+}
+
+/// Offers [`HalfImported`].
+fn half_imported() -> Offers {
+    Offers {
+        resources: vec![Arc::new(HalfImported)],
+        ..Offers::default()
     }
 }
 
@@ -62,7 +82,7 @@ impl Provider for TestProvider {
 /// result Terraform would read as "nothing to import".
 #[tokio::test]
 async fn import_of_an_incomplete_object_is_a_diagnostic() {
-    let server = ProviderServer::new(&TestProvider);
+    let server = ProviderServer::new(&half_imported());
     let response = server
         .import_resource_state(Request::new(proto::import_resource_state::Request {
             type_name: "test_half".into(),
@@ -78,6 +98,93 @@ async fn import_of_an_incomplete_object_is_a_diagnostic() {
         response.diagnostics[0].summary,
         "Import produced an incomplete state"
     );
+}
+
+/// A resource that marks its private state when `input` is `"mark"`: the
+/// plan adds `planned`, the apply `applied`; otherwise it leaves it alone.
+struct Marks;
+
+impl Resource for Marks {
+    fn type_name(&self) -> &'static str {
+        "test_marks"
+    }
+
+    fn schema(&self) -> Schema {
+        Schema::new("", vec![Attribute::required("input", Type::String, "")])
+    }
+
+    fn modify_plan(&self, change: Change<'_>, _planned: &mut Value, _diags: &mut Diagnostics) {
+        if change.config.get_attr("input") == Some(&Value::string("mark")) {
+            change.private.set("planned", "yes".to_owned());
+        }
+    }
+
+    fn apply(
+        &self,
+        change: Change<'_>,
+        planned: &Value,
+        _diags: &mut Diagnostics,
+    ) -> Option<Value> {
+        if change.config.get_attr("input") == Some(&Value::string("mark")) {
+            change.private.set("applied", "yes".to_owned());
+        }
+        Some(planned.clone())
+    }
+}
+
+/// The private state Terraform stored goes through plan and apply as it
+/// was unless the resource changes it; what the resource sets in either is
+/// what Terraform gets back.
+#[tokio::test]
+async fn private_state_passes_through_plan_and_apply_unless_the_resource_changes_it() {
+    let server = ProviderServer::new(&Offers {
+        resources: vec![Arc::new(Marks)],
+        ..Offers::default()
+    });
+    let ty = Type::object([("input", Type::String)]);
+    let stored = br#"{"k":"v"}"#.to_vec();
+    for (input, planned_private, applied_private) in [
+        ("keep", &br#"{"k":"v"}"#[..], &br#"{"k":"v"}"#[..]),
+        (
+            "mark",
+            br#"{"k":"v","planned":"yes"}"#,
+            br#"{"applied":"yes","k":"v","planned":"yes"}"#,
+        ),
+    ] {
+        let value = Value::object([("input".to_owned(), Value::string(input))]);
+        let wire = Some(proto::DynamicValue {
+            msgpack: msgpack::encode(&value, &ty).unwrap(),
+            json: Vec::new(),
+        });
+        let plan = server
+            .plan_resource_change(Request::new(proto::plan_resource_change::Request {
+                type_name: "test_marks".into(),
+                prior_state: wire.clone(),
+                proposed_new_state: wire.clone(),
+                config: wire.clone(),
+                prior_private: stored.clone(),
+                ..Default::default()
+            }))
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(plan.diagnostics.is_empty(), "{:?}", plan.diagnostics);
+        assert_eq!(plan.planned_private, planned_private, "{input}");
+        let apply = server
+            .apply_resource_change(Request::new(proto::apply_resource_change::Request {
+                type_name: "test_marks".into(),
+                prior_state: wire.clone(),
+                planned_state: plan.planned_state,
+                config: wire,
+                planned_private: plan.planned_private,
+                ..Default::default()
+            }))
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(apply.diagnostics.is_empty(), "{:?}", apply.diagnostics);
+        assert_eq!(apply.private, applied_private, "{input}");
+    }
 }
 
 /// A function whose signature panics.
@@ -97,35 +204,18 @@ impl Function for Broken {
     }
 }
 
-struct BrokenProvider;
-
-impl Provider for BrokenProvider {
-    fn schema(&self) -> Schema {
-        Schema::new("", Vec::new())
-    }
-
-    fn resources(&self) -> Vec<Arc<dyn Resource>> {
-        Vec::new()
-    }
-
-    fn data_sources(&self) -> Vec<Arc<dyn DataSource>> {
-        Vec::new()
-    }
-
-    fn functions(&self) -> Vec<Arc<dyn Function>> {
-        vec![Arc::new(Broken)]
-    }
-}
-
 /// A panic while serving GetFunctions is an error diagnostic, not a
 /// crashed handler.
 #[tokio::test]
 async fn a_panic_in_get_functions_is_a_diagnostic() {
-    let response = ProviderServer::new(&BrokenProvider)
-        .get_functions(Request::new(proto::get_functions::Request {}))
-        .await
-        .unwrap()
-        .into_inner();
+    let response = ProviderServer::new(&Offers {
+        functions: vec![Arc::new(Broken)],
+        ..Offers::default()
+    })
+    .get_functions(Request::new(proto::get_functions::Request {}))
+    .await
+    .unwrap()
+    .into_inner();
     assert!(response.functions.is_empty());
     assert_eq!(response.diagnostics.len(), 1, "{:?}", response.diagnostics);
     assert_eq!(response.diagnostics[0].summary, "Provider internal error");
@@ -166,7 +256,7 @@ fn every_rpc_runs_in_a_span() {
     use tracing_subscriber::layer::SubscriberExt as _;
     let names = SpanNames::default();
     let subscriber = tracing_subscriber::registry().with(names.clone());
-    let server = ProviderServer::new(&TestProvider);
+    let server = ProviderServer::new(&half_imported());
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();

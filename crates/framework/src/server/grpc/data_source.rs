@@ -1,0 +1,51 @@
+//! The data source RPCs: ValidateDataResourceConfig and ReadDataSource.
+
+use super::rpc::{Object, Ran};
+use super::ProviderServer;
+use crate::proto;
+use crate::server::guard::Subject;
+
+impl ProviderServer {
+    /// ValidateDataResourceConfig: the schema's checks, then the data
+    /// source's.
+    pub(super) fn validate_data_source(
+        &self,
+        request: proto::validate_data_resource_config::Request,
+    ) -> proto::validate_data_resource_config::Response {
+        let name = &request.type_name;
+        let diagnostics = Ran::check(
+            "ValidateDataResourceConfig",
+            Subject::DataSource(name),
+            &request,
+            |diags| {
+                let config =
+                    self.config(Object::DataSource(name), request.config.as_ref(), diags)?;
+                self.server
+                    .validate_data_resource_config(name, &config, diags);
+                Some(())
+            },
+        );
+        proto::validate_data_resource_config::Response { diagnostics }
+    }
+
+    /// ReadDataSource: the data source's state for its configuration.
+    pub(super) fn read_data(
+        &self,
+        request: proto::read_data_source::Request,
+    ) -> proto::read_data_source::Response {
+        let name = &request.type_name;
+        let ran = Ran::run(
+            "ReadDataSource",
+            Subject::DataSource(name),
+            &request,
+            |diags| {
+                let object = Object::DataSource(name);
+                let config = self.config(object, request.config.as_ref(), diags)?;
+                let state = self.server.read_data_source(name, config, diags)?;
+                self.encode(object, &state, diags)
+            },
+        );
+        let (state, diagnostics) = ran.succeeded();
+        proto::read_data_source::Response { state, diagnostics }
+    }
+}
