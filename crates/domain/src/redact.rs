@@ -11,7 +11,7 @@ pub const REDACTED_PASSWORD: &str = "***";
 /// `@` after the scheme, or anywhere without one), everything before the
 /// last `@` is replaced by `***`, so no password, raw or percent-encoded,
 /// is echoed. The last `@` is where userinfo ends, whatever the password
-/// holds (see [`ProxyUrl::parse`]); text without `@` is returned as is.
+/// holds (see [`crate::proxy_url::ProxyUrl::parse`]); text without `@` is returned as is.
 /// Every message that quotes a value which may be a URL goes through it.
 pub fn redact_userinfo(text: &str) -> Cow<'_, str> {
     let (scheme, rest) = match text.find("://") {
