@@ -12,7 +12,7 @@
 //! merged list makes the real client bypass every destination the coverage
 //! check says it bypasses.
 
-mod oracle;
+use crate::oracle;
 
 use std::io::Write;
 use std::path::PathBuf;

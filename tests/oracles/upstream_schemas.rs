@@ -42,8 +42,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-#[path = "support/systemd.rs"]
-mod systemd;
+use crate::systemd;
 use systemd::{manager_as_dropin, sh_reads, systemd_reads, systemd_verify};
 
 use clusterproxy::domain::proxy_url::{ProxyCredentials, ProxyUrl};
@@ -1093,7 +1092,7 @@ fn every_golden_file_has_a_check() {
         .collect();
     assert!(
         unchecked.is_empty(),
-        "golden files without a schema check (add them to GOLDEN in tests/upstream_schemas.rs): {unchecked:?}"
+        "golden files without a schema check (add them to GOLDEN in tests/oracles/upstream_schemas.rs): {unchecked:?}"
     );
     let missing: Vec<_> = GOLDEN
         .iter()

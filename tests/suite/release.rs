@@ -4,8 +4,7 @@
 //! and the GitHub workflow JSON schema. The install tests (tests/e2e/install.rs)
 //! feed the same artifacts to Terraform.
 
-#[path = "support/artifacts.rs"]
-mod artifacts;
+use crate::artifacts;
 
 use std::collections::BTreeSet;
 use std::process::Command;

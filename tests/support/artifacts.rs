@@ -178,7 +178,7 @@ impl Release {
     /// The binary [`Release::shared`] packaged (the test binary without debug info).
     #[allow(
         dead_code,
-        reason = "tests/release.rs checks the binary; the E2E binary does not"
+        reason = "tests/suite/release.rs checks the binary; the E2E binary does not"
     )]
     pub fn binary(&self) -> PathBuf {
         self.out.parent().expect("release dir").join(ASSET_PREFIX)

@@ -2,7 +2,7 @@
 //! binary started as Terraform starts it (magic cookie, a Terraform-like
 //! P-521 client certificate), the handshake line, and gRPC clients over the
 //! mutually authenticated unix socket or loopback TCP. The ReadDataSource requests and the
-//! CPU-time reader are in `requests.rs` (tests/linear.rs includes only that).
+//! CPU-time reader are in `requests.rs` (tests/suite/linear.rs includes only that).
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -17,7 +17,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, Serve
 use tonic::transport::{Channel, Endpoint, Uri};
 
 mod requests;
-#[allow(unused_imports, reason = "tests/plugin_host.rs sends no request")]
+#[allow(unused_imports, reason = "tests/suite/plugin_host.rs sends no request")]
 pub use requests::*;
 
 /// The provider binary cargo built for this test or bench target.
@@ -67,7 +67,7 @@ pub fn terraform_like_client_cert() -> (String, Vec<u8>, Vec<u8>) {
 /// and reads the first line of its stdout.
 #[allow(
     dead_code,
-    reason = "tests/plugin_host.rs starts the plugin without a client of its own"
+    reason = "tests/suite/plugin_host.rs starts the plugin without a client of its own"
 )]
 pub fn spawn(cert_pem: &str, socket_dir: &std::path::Path) -> (Child, String) {
     spawn_with(cert_pem, socket_dir, &[], Stdio::null())
@@ -103,7 +103,7 @@ pub fn spawn_with(
 pub struct Handshake {
     #[allow(
         dead_code,
-        reason = "only tests/plugin_host.rs checks the versions and the protocol"
+        reason = "only tests/suite/plugin_host.rs checks the versions and the protocol"
     )]
     /// The first three fields: core version, protocol version, network.
     pub versions_and_network: [String; 3],
@@ -111,7 +111,7 @@ pub struct Handshake {
     pub address: String,
     #[allow(
         dead_code,
-        reason = "only tests/plugin_host.rs checks the versions and the protocol"
+        reason = "only tests/suite/plugin_host.rs checks the versions and the protocol"
     )]
     /// The wire protocol.
     pub protocol: String,
@@ -252,19 +252,22 @@ pub struct Plugin {
     pub network: String,
     /// The unix socket path or TCP address from the handshake line.
     pub socket: String,
-    #[allow(dead_code, reason = "tests/plugin_host.rs makes no gRPC client")]
+    #[allow(dead_code, reason = "tests/suite/plugin_host.rs makes no gRPC client")]
     /// The server certificate (DER) from the handshake line.
     pub server_der: Vec<u8>,
-    #[allow(dead_code, reason = "tests/plugin_host.rs makes no gRPC client")]
+    #[allow(dead_code, reason = "tests/suite/plugin_host.rs makes no gRPC client")]
     client_der: Vec<u8>,
-    #[allow(dead_code, reason = "tests/plugin_host.rs makes no gRPC client")]
+    #[allow(dead_code, reason = "tests/suite/plugin_host.rs makes no gRPC client")]
     client_key: Vec<u8>,
     _dir: tempfile::TempDir,
 }
 
 impl Plugin {
     /// Starts the plugin with a fresh client certificate and reads its handshake line.
-    #[allow(dead_code, reason = "tests/grpc.rs starts it on a named transport")]
+    #[allow(
+        dead_code,
+        reason = "tests/suite/grpc.rs starts it on a named transport"
+    )]
     pub fn start() -> Plugin {
         Plugin::start_with(&terraform_like_client_cert())
     }
@@ -281,7 +284,10 @@ impl Plugin {
 
     /// Starts the plugin with the client certificate (PEM, DER, key DER), as
     /// Terraform does with the one certificate it makes per run.
-    #[allow(dead_code, reason = "tests/grpc.rs starts it on a named transport")]
+    #[allow(
+        dead_code,
+        reason = "tests/suite/grpc.rs starts it on a named transport"
+    )]
     pub fn start_with(client: &(String, Vec<u8>, Vec<u8>)) -> Plugin {
         Plugin::start_logging(client, &[], Stdio::null())
     }
@@ -311,7 +317,7 @@ impl Plugin {
 
 #[allow(
     dead_code,
-    reason = "tests/plugin_host.rs makes no gRPC client; only tests/grpc.rs uses the controller"
+    reason = "tests/suite/plugin_host.rs makes no gRPC client; only tests/suite/grpc.rs uses the controller"
 )]
 impl Plugin {
     /// A gRPC channel over the socket, authenticated with the pinned client certificate.
@@ -365,7 +371,7 @@ impl Plugin {
 }
 
 /// A plain-text gRPC channel to `network` `socket` (`--debug` mode).
-#[allow(dead_code, reason = "only tests/grpc.rs serves in --debug mode")]
+#[allow(dead_code, reason = "only tests/suite/grpc.rs serves in --debug mode")]
 pub async fn plain_channel(network: &str, socket: &str) -> Channel {
     let (network, socket) = (network.to_owned(), socket.to_owned());
     Endpoint::from_static("http://localhost")

@@ -40,7 +40,7 @@ fn verify(dropin: &str, debug: bool) -> Output {
 /// warning about the drop-in ([`systemd_verify`]).
 #[allow(
     dead_code,
-    reason = "tests/upstream_schemas.rs checks drop-ins, not values"
+    reason = "tests/oracles/upstream_schemas.rs checks drop-ins, not values"
 )]
 pub fn systemd_unit_environment(dropin: &str) -> Vec<(String, String)> {
     let warnings = systemd_verify(dropin);

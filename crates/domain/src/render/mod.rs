@@ -26,7 +26,7 @@
 //! domain file, its data source file and its golden directory alike; its
 //! Terraform name is `clusterproxy_<p>` (the eight older renderers keep
 //! theirs: `tkg` is `clusterproxy_tkg_config`). A renderer is in
-//! exactly these files, which `tests/docs.rs`
+//! exactly these files, which `tests/suite/docs.rs`
 //! (`every_renderer_has_what_the_platform_guide_names`) checks for each one:
 //! 1. `crates/domain/src/render/<p>.rs` (new): the options struct, the
 //!    output and `impl Renderer`, the platform's rules as findings, a comment
@@ -39,7 +39,7 @@
 //!    `tests::golden`, the password absent from the redacted output, and
 //!    the format's real parser or published schema as oracle when a crate
 //!    has it (one that needs a tool under `.tools` goes to
-//!    `tests/upstream_schemas.rs`, so that `cargo test --lib` runs on a
+//!    `tests/oracles/upstream_schemas.rs`, so that `cargo test --lib` runs on a
 //!    fresh clone).
 //! 2. This file: `pub mod <p>;` below.
 //! 3. `tests/golden/<p>/` (new): written by
@@ -57,7 +57,7 @@
 //!    registers the data source and makes `<p>` a platform of the `render`
 //!    function (its description lists the platforms from there).
 //! 7. `examples/data-sources/clusterproxy_<p>/data-source.tf` (new), then
-//!    `UPDATE_DOCS=1 cargo test --test docs`, which writes
+//!    `UPDATE_DOCS=1 cargo test --test suite docs::`, which writes
 //!    `docs/data-sources/<p>.md` (new) and `docs/functions/render.md` (the
 //!    platform list): both are committed.
 //! 8. The E2E module for its area in the one E2E binary, beside the
@@ -76,7 +76,7 @@
 //! family without a CA) is an error on it, from the renderer as a finding or
 //! from the data source's `validate` through `inputs::reject_without` (or
 //! `RendererInputs::validate_ca_only_inputs`); the latter then gets a case
-//! in `tests/server.rs` (`inputs_set_without_what_they_need_are_errors_on_them`),
+//! in `tests/suite/server.rs` (`inputs_set_without_what_they_need_are_errors_on_them`),
 //! an 11th file. The shared inputs, their checks, the redacted twins and
 //! every test that runs over `renderers()` need nothing more.
 

@@ -1,7 +1,7 @@
 //! How each client decides, from its NO_PROXY setting, whether a destination
 //! bypasses the proxy. Each model follows the client's own source and is
 //! checked against the real client by the differential tests
-//! (tests/no_proxy_oracles.rs). Versions modelled: Go net/http (x/net
+//! (tests/oracles/no_proxy_oracles.rs). Versions modelled: Go net/http (x/net
 //! httpproxy), curl >= 7.86, CPython urllib, requests, Ruby URI, GNU wget >= 1.20,
 //! OpenJDK DefaultProxySelector (http.nonProxyHosts), Node proxy-from-env,
 //! Node fetch through undici's EnvHttpProxyAgent, Rust reqwest 0.12 (system
@@ -46,17 +46,17 @@
 //!    without leaving loopback; the client installed into `.tools` by
 //!    `scripts/install-test-tools`; the arm `Dialect::<Client> =>` in
 //!    `decide` of `tests/oracle/mod.rs`.
-//! 5. `tests/no_proxy_oracles.rs`: a test calling
+//! 5. `tests/oracles/no_proxy_oracles.rs`: a test calling
 //!    `assert_model_matches(Dialect::<Client>)`, facts of its own in `facts`
 //!    where it reads entries unlike the others, and its name and version in
 //!    the `Clients:` text of `client_table`; then
-//!    `UPDATE_DOCS=1 cargo test --test no_proxy_oracles client_table`
+//!    `UPDATE_DOCS=1 cargo test --test oracles client_table`
 //!    rewrites `docs/guides/no_proxy_clients.md` (a column per client).
 //! 6. The client lists of the attribute descriptions: `clients` in
 //!    `src/provider/inputs.rs`, `clients` in
 //!    `src/provider/functions/merge_no_proxy.rs` and `client` in
 //!    `src/provider/functions/no_proxy_bypasses.rs`; then
-//!    `UPDATE_DOCS=1 cargo test --test docs` rewrites
+//!    `UPDATE_DOCS=1 cargo test --test suite docs::` rewrites
 //!    `docs/data-sources/no_proxy.md`, `docs/functions/merge_no_proxy.md`
 //!    and `docs/functions/no_proxy_bypasses.md` (and every other page with a
 //!    `clients` attribute). The README's list of dialects is edited by hand.

@@ -31,7 +31,7 @@ fn the_client_guide_holds() {
         .filter(|span| span.contains('/') && !span.contains(' '))
         .collect();
     let oracle = read("tests/oracle/mod.rs");
-    let oracles = read("tests/no_proxy_oracles.rs");
+    let oracles = read("tests/oracles/no_proxy_oracles.rs");
     let table = read("docs/guides/no_proxy_clients.md");
     let clients_line = table.lines().find(|l| l.starts_with("Clients:")).unwrap();
     let header = table.lines().find(|l| l.starts_with("| class |")).unwrap();
@@ -40,7 +40,7 @@ fn the_client_guide_holds() {
         "docs/functions/merge_no_proxy.md",
         "docs/functions/no_proxy_bypasses.md",
     ];
-    for path in ["tests/oracle/mod.rs", "tests/no_proxy_oracles.rs"]
+    for path in ["tests/oracle/mod.rs", "tests/oracles/no_proxy_oracles.rs"]
         .iter()
         .chain(&described)
         .chain(&["docs/guides/no_proxy_clients.md"])
