@@ -15,6 +15,8 @@
 mod oracle;
 #[path = "../support/systemd.rs"]
 mod systemd;
+#[path = "../support/tools.rs"]
+mod tools;
 
 mod import_fixtures;
 mod no_proxy_oracles;

@@ -8,9 +8,7 @@
 //! call may cost at most 12 times the 1k call. Instructions, not wall time:
 //! the count does not depend on the machine's load.
 
-use crate::support;
-
-use std::process::Command;
+use crate::{support, tools};
 
 use clusterproxy::framework::diagnostics::Diagnostics;
 use clusterproxy::framework::proto::provider_server::Provider as _;
@@ -175,7 +173,8 @@ fn instructions(n: usize, report: bool) -> u64 {
 fn counted(test: &str, toggle: &str, n: usize, report: bool) -> u64 {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("callgrind.out");
-    let run = Command::new("valgrind")
+    let run = tools::VALGRIND
+        .command()
         .arg("--tool=callgrind")
         .arg(format!("--callgrind-out-file={}", out.display()))
         .arg(format!("--toggle-collect={toggle}"))
@@ -184,7 +183,7 @@ fn counted(test: &str, toggle: &str, n: usize, report: bool) -> u64 {
         .env(ENTRIES_ENV, n.to_string())
         .env(REPORT_ENV, if report { "1" } else { "" })
         .output()
-        .expect("valgrind (scripts/install-test-tools installs it)");
+        .expect("run valgrind");
     assert!(
         run.status.success(),
         "{}",

@@ -14,6 +14,8 @@
 mod artifacts;
 #[path = "../support/mod.rs"]
 mod support;
+#[path = "../support/tools.rs"]
+mod tools;
 
 mod docs;
 mod grpc;
