@@ -36,12 +36,14 @@ pub struct Tool {
 impl Tool {
     /// The tool's path; panics naming the tool and how to get it when it is
     /// not there.
+    #[track_caller]
     pub fn path(&self) -> PathBuf {
         self.find()
             .unwrap_or_else(|looked| panic!("{}", self.missing(&looked)))
     }
 
     /// A command running the tool.
+    #[track_caller]
     pub fn command(&self) -> Command {
         Command::new(self.path())
     }
