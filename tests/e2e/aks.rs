@@ -455,7 +455,7 @@ fn guide_examples_are_valid_hcl() {
         "the guide holds its HCL in ```terraform blocks"
     );
     assert!(guide.contains("azurerm_kubernetes_cluster") && guide.contains("trusted_ca"));
-    let tf = crate::harness::terraform_binaries().remove(0);
+    let tf = crate::harness::terraform_1_11();
     let work = Workdir::empty(&tf);
     std::fs::create_dir(work.path().join("guide")).unwrap();
     for (index, block) in blocks.iter().enumerate() {

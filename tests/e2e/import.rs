@@ -377,7 +377,8 @@ fn assert_plan_file_clean(work: &Workdir, plan: &str, secret: &str, configured: 
         assert_absent(&shown, secret, "show -json of the saved plan");
     }
     let members = work.path().join("members");
-    let unzip = std::process::Command::new("unzip")
+    let unzip = crate::tools::UNZIP
+        .command()
         .args(["-q", "-o", plan, "-d"])
         .arg(&members)
         .current_dir(work.path())
@@ -441,10 +442,7 @@ resource "clusterproxy_profile" "corp" {{
 /// password at all) stores none either.
 #[test]
 fn import_stores_no_password() {
-    let tf = crate::harness::terraform_binaries()
-        .into_iter()
-        .find(|tf| tf.version >= (1, 11, 0))
-        .expect("Terraform >= 1.11");
+    let tf = crate::harness::terraform_1_11();
     let write_only = "password_wo         = var.proxy_password\n  password_wo_version = 1";
     // The stored attribute cannot take an ephemeral value.
     let stored = "password   = nonsensitive(var.stored_password)";

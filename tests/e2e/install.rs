@@ -327,7 +327,8 @@ fn filesystem_mirrors_per_readme() {
         let public_key = unpacked.scratch("key").join("release.asc");
         std::fs::write(&public_key, &release.key.public_armor).expect("write key");
         run_checked(
-            std::process::Command::new("gpg")
+            crate::tools::GPG
+                .command()
                 .args(["--batch", "--quiet", "--homedir"])
                 .arg(&gnupg)
                 .arg("--import")

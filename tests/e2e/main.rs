@@ -6,7 +6,10 @@
 //!
 //! Terraform binaries come from `CLUSTERPROXY_TF_1_11` (default: `terraform`
 //! on PATH) and `CLUSTERPROXY_TF_1_0` (default:
-//! `.tools/terraform-1.0.3/terraform`, installed by scripts/install-test-tools).
+//! `.tools/terraform-1.0.3/terraform`, installed by scripts/install-test-tools),
+//! looked up, as every tool, when a test first runs it (`tools`): a test that
+//! runs on Terraform 1.11 only needs no 1.0.3, and a missing one fails the
+//! test that needs it with its name.
 //!
 //! # The harness
 //! `harness` (working directories wired to the provider), `terraform` (the
@@ -57,6 +60,8 @@ mod secrets;
 mod squid;
 mod stored_state;
 mod terraform;
+#[path = "../support/tools.rs"]
+mod tools;
 
 mod aks;
 mod clients;

@@ -16,15 +16,16 @@ use std::process::Command;
 
 /// Writes `content` to a temporary file and runs `program args... file`:
 /// whether it succeeded, and its output.
-fn run_on_file(program: &str, args: &[&str], content: &str) -> (bool, String) {
+fn run_on_file(program: &crate::tools::Tool, args: &[&str], content: &str) -> (bool, String) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("input");
     std::fs::write(&path, content).unwrap();
-    let out = Command::new(program)
+    let out = program
+        .command()
         .args(args)
         .arg(&path)
         .output()
-        .unwrap_or_else(|e| panic!("{program} runs (scripts/install-test-tools): {e}"));
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.name));
     let log =
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     (out.status.success(), log)
@@ -36,7 +37,11 @@ fn cloud_init_example() {
         let outputs = apply_data_source_example(tf, "clusterproxy_cloud_init");
         let user_data = outputs["user_data"].as_str().unwrap();
         for document in [user_data, outputs["user_data_redacted"].as_str().unwrap()] {
-            let (ok, log) = run_on_file("cloud-init", &["schema", "--config-file"], document);
+            let (ok, log) = run_on_file(
+                &crate::tools::CLOUD_INIT,
+                &["schema", "--config-file"],
+                document,
+            );
             assert!(ok && log.contains("Valid"), "{log}\n{document}");
         }
         let parsed: serde_json::Value = serde_yaml_ng::from_str(user_data).unwrap();
@@ -79,7 +84,7 @@ fn ignition_example() {
         let outputs = apply_data_source_example(tf, "clusterproxy_ignition");
         let config = outputs["config"].as_str().unwrap();
         for document in [config, outputs["config_redacted"].as_str().unwrap()] {
-            let (ok, log) = run_on_file("ignition-validate", &[], document);
+            let (ok, log) = run_on_file(&crate::tools::IGNITION_VALIDATE, &[], document);
             assert!(ok, "{log}\n{document}");
         }
         let parsed: serde_json::Value = serde_json::from_str(config).unwrap();

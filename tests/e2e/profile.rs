@@ -500,12 +500,7 @@ resource "terraform_data" "sink" {
 
 #[test]
 fn profile_password_wo_reaches_only_the_write_only_sink() {
-    let Some(tf) = crate::harness::terraform_binaries()
-        .into_iter()
-        .find(|tf| tf.version >= (1, 11, 0))
-    else {
-        panic!("no Terraform >= 1.11");
-    };
+    let tf = crate::harness::terraform_1_11();
     let work = workdir(&tf, WRITE_ONLY_CONFIG);
     let v1 = ["-var-file=test.tfvars", "-var=password_version=1"];
     work.assert_secret_absent(&args_with(&["apply", "-auto-approve"], &v1), PASSWORD);
@@ -546,10 +541,7 @@ fn profile_password_wo_reaches_only_the_write_only_sink() {
 /// error on the attribute and nothing is stored.
 #[test]
 fn profile_password_wo_is_an_error_before_terraform_1_11() {
-    let tf = crate::harness::terraform_binaries()
-        .into_iter()
-        .find(|tf| tf.version < (1, 11, 0))
-        .expect("Terraform 1.0.3");
+    let tf = crate::harness::terraform_1_0();
     let work = workdir(
         &tf,
         r#"
@@ -586,10 +578,7 @@ resource "clusterproxy_profile" "corp" {
 /// the state; the steps are those of the import docs.
 #[test]
 fn profile_moves_from_password_to_password_wo_keeping_the_revision() {
-    let tf = crate::harness::terraform_binaries()
-        .into_iter()
-        .find(|tf| tf.version >= (1, 11, 0))
-        .expect("Terraform >= 1.11");
+    let tf = crate::harness::terraform_1_11();
     let work = workdir(&tf, UPGRADED_CONFIG);
     let vars = ["-var-file=test.tfvars"];
     work.run_ok(&args_with(&["apply", "-auto-approve"], &vars));
@@ -642,10 +631,7 @@ resource "clusterproxy_profile" "corp" {
 /// `password` that the credentials are dropped and names `password_wo`.
 #[test]
 fn profile_generated_config_warns_that_credentials_are_dropped() {
-    let tf = crate::harness::terraform_binaries()
-        .into_iter()
-        .find(|tf| tf.version >= (1, 11, 0))
-        .expect("Terraform >= 1.11");
+    let tf = crate::harness::terraform_1_11();
     let import = format!(
         "import {{\n  to = clusterproxy_profile.corp\n  id = {}\n}}\n",
         hcl_string(&format!(

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::cycle::hcl_string;
 use crate::diagnostics::expect_bad_inputs;
-use crate::harness::{example, terraform_binaries, Terraform, Workdir};
+use crate::harness::{example, terraform_1_0, terraform_1_11, Terraform, Workdir};
 use crate::squid::{Origin, Squid};
 
 /// The proxy user.
@@ -23,7 +23,7 @@ const WRONG: &str = "wr@ng w/rd#%:ö";
 
 /// Terraform 1.11 (ephemeral resources need 1.10).
 fn terraform() -> Terraform {
-    terraform_binaries().remove(0)
+    terraform_1_11()
 }
 
 /// A configuration with the check (`arguments` in its block, the password
@@ -438,7 +438,7 @@ fn bad_inputs_are_diagnostics_on_their_attribute() {
 /// the docs say.
 #[test]
 fn terraform_1_0_does_not_know_ephemeral_resources() {
-    let old = terraform_binaries().remove(1);
+    let old = terraform_1_0();
     let work = Workdir::with_provider(
         &old,
         &example("ephemeral-resources/clusterproxy_proxy_check/ephemeral-resource.tf"),

@@ -1,16 +1,13 @@
 //! The Terraform binaries the E2E and install tests run against (1.11 and
-//! 1.0.3, from `CLUSTERPROXY_TF_1_11` and `CLUSTERPROXY_TF_1_0`), the plugin
+//! 1.0.3, looked up through `tools` when a test first runs one), the plugin
 //! transport they start the provider on, and the result of one Terraform
 //! command.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
+use std::sync::OnceLock;
 
-/// Environment variable naming the Terraform 1.11 binary.
-pub const ENV_TF_1_11: &str = "CLUSTERPROXY_TF_1_11";
-
-/// Environment variable naming the Terraform 1.0.3 binary.
-pub const ENV_TF_1_0: &str = "CLUSTERPROXY_TF_1_0";
+use crate::tools;
 
 /// One Terraform binary and its version.
 #[derive(Debug, Clone)]
@@ -76,33 +73,46 @@ fn parse_version(text: &str) -> Option<(u32, u32, u32)> {
     Some((parts.next()??, parts.next()??, parts.next()??))
 }
 
-/// The Terraform binaries every E2E test runs against: 1.11 then 1.0.3.
-/// Panics with an install hint when one is missing or has the wrong version.
+/// Terraform >= 1.11 ([`tools::TERRAFORM_1_11`]), probed once; panics
+/// naming it when it is missing or older.
+pub fn terraform_1_11() -> Terraform {
+    static FOUND: OnceLock<Terraform> = OnceLock::new();
+    FOUND
+        .get_or_init(|| {
+            let tf = Terraform::probe(tools::TERRAFORM_1_11.path());
+            assert!(
+                tf.version >= (1, 11, 0),
+                "{} must be Terraform >= 1.11, found {}",
+                tf.path.display(),
+                tf.version_string()
+            );
+            tf
+        })
+        .clone()
+}
+
+/// Terraform 1.0.3 ([`tools::TERRAFORM_1_0`]), probed once; panics naming it
+/// when it is missing or another version.
+pub fn terraform_1_0() -> Terraform {
+    static FOUND: OnceLock<Terraform> = OnceLock::new();
+    FOUND
+        .get_or_init(|| {
+            let tf = Terraform::probe(tools::TERRAFORM_1_0.path());
+            assert_eq!(
+                tf.version,
+                (1, 0, 3),
+                "{} must be Terraform 1.0.3; run scripts/install-test-tools",
+                tf.path.display()
+            );
+            tf
+        })
+        .clone()
+}
+
+/// The Terraform binaries every E2E test of both versions runs against:
+/// 1.11 then 1.0.3.
 pub fn terraform_binaries() -> Vec<Terraform> {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let new = std::env::var_os(ENV_TF_1_11)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("terraform"));
-    let old = std::env::var_os(ENV_TF_1_0)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| manifest.join(".tools/terraform-1.0.3/terraform"));
-    assert!(
-        old.is_file(),
-        "Terraform 1.0.3 not found at {} (set {ENV_TF_1_0}); run scripts/install-test-tools",
-        old.display()
-    );
-    let binaries = vec![Terraform::probe(new), Terraform::probe(old)];
-    assert!(
-        binaries[0].version >= (1, 11, 0),
-        "{ENV_TF_1_11} must be Terraform >= 1.11, found {}",
-        binaries[0].version_string()
-    );
-    assert_eq!(
-        binaries[1].version,
-        (1, 0, 3),
-        "{ENV_TF_1_0} must be Terraform 1.0.3; run scripts/install-test-tools"
-    );
-    binaries
+    vec![terraform_1_11(), terraform_1_0()]
 }
 
 /// Runs `test` once per Terraform binary, one after the other: the test

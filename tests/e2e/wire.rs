@@ -77,9 +77,10 @@ use serde_json::{json, Value};
 
 use clusterproxy::domain::render::pod_env::{CA_KEY, CA_MOUNT_PATH};
 
-use crate::harness::{terraform_binaries, Workdir};
-use crate::oracle::{build_go, scratch, tools};
+use crate::harness::{terraform_1_11, Workdir};
+use crate::oracle::{build_go, scratch};
 use crate::squid::{Access, Origin, Squid, ORIGIN_BODY, ORIGIN_NAME};
+use crate::tools;
 
 #[path = "../support/systemd.rs"]
 mod systemd;
@@ -186,21 +187,21 @@ fn fetch(client: Client, env: &Env, urls: &[String], trust_store: Option<&Path>)
                     .map(|url| {
                         let args = ["-sS", "--max-time", "20", "-w", " %{http_code}", url];
                         let args = args.map(str::to_owned).to_vec();
-                        let output = run_client("curl".as_ref(), &args, None, env, trust_store);
+                        let output = run_client(&tools::CURL.path(), &args, None, env, trust_store);
                         curl_outcome(&output)
                     })
                     .collect();
             }
             Client::Go => (go_fetch().to_owned(), Vec::new(), None),
             Client::Requests => (
-                "python3".into(),
+                tools::PYTHON3.path(),
                 vec![script("fetch.py", PYTHON_FETCH)],
-                Some(("PYTHONPATH", tools().join("python"))),
+                Some(("PYTHONPATH", tools::PYTHON_PACKAGES.path())),
             ),
             Client::Undici => (
-                "node".into(),
+                tools::NODE.path(),
                 vec![script("fetch.js", NODE_FETCH)],
-                Some(("NODE_PATH", tools().join("node/node_modules"))),
+                Some(("NODE_PATH", tools::NODE_PACKAGES.path())),
             ),
         };
     args.extend(urls.iter().cloned());
@@ -254,7 +255,8 @@ fn run_client(
     let script = format!(
         "mount --bind \"$1\" /etc/resolv.conf && {{ [ -z \"$2\" ] || mount --bind \"$2\" {OS_BUNDLE}; }} && shift 2 && exec \"$@\""
     );
-    Command::new("unshare")
+    tools::UNSHARE
+        .command()
         .args(["-m", "sh", "-c", &script, "sh"])
         .arg(&resolv)
         .arg(trust_store.unwrap_or(Path::new("")))
@@ -265,7 +267,7 @@ fn run_client(
         .envs(tool_env)
         .envs(env)
         .output()
-        .unwrap_or_else(|e| panic!("cannot run unshare: {e} (run scripts/install-test-tools)"))
+        .unwrap_or_else(|e| panic!("cannot run unshare: {e}"))
 }
 
 /// curl's output (the body, then ` CODE`) as an outcome; a failure is `exit N`.
@@ -505,10 +507,7 @@ const SETTINGS: &str = r#"
 /// [`SETTINGS`]) and `vars` (`proxy`, `user`, `password`, and optionally
 /// `trusted_ca` and `wrong`, a second password) in a `.tfvars.json` file.
 fn workdir(main: &str, vars: Value) -> Workdir {
-    let tf = terraform_binaries()
-        .into_iter()
-        .next()
-        .expect("Terraform 1.11");
+    let tf = terraform_1_11();
     let variables = r#"
 variable "proxy" { type = string }
 variable "user" {
@@ -638,7 +637,7 @@ fn env_file(content: &str) -> Env {
 
 /// The content of a `data:` URL, decoded by Python's urllib (`urlopen`).
 fn data_url(url: &str) -> String {
-    stdout_of(Command::new("python3").args([
+    stdout_of(tools::PYTHON3.command().args([
         "-c",
         "import sys, urllib.request; sys.stdout.buffer.write(urllib.request.urlopen(sys.argv[1]).read())",
         url,

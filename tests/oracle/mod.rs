@@ -19,6 +19,8 @@ use std::sync::OnceLock;
 use clusterproxy::domain::no_proxy::dialect::Decision;
 use clusterproxy::domain::no_proxy::Dialect;
 
+use crate::tools;
+
 /// One question: the setting (NO_PROXY, or `http.nonProxyHosts` for Java) and the URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Case {
@@ -30,11 +32,6 @@ pub struct Case {
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle")
-}
-
-/// The project-local tools (scripts/install-test-tools): `.tools/`.
-pub fn tools() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools")
 }
 
 /// A directory for built oracles and scripts: `target/tmp/oracle`.
@@ -77,16 +74,10 @@ fn run(mut command: Command, input: &str, expected: usize) -> Vec<Decision> {
 }
 
 /// `program args...` inside a fresh network namespace with only loopback up.
-fn isolated(program: &str, args: &[&str]) -> Command {
-    let mut command = Command::new("unshare");
-    command.args([
-        "-rn",
-        "sh",
-        "-c",
-        "ip link set lo up && exec \"$@\"",
-        "sh",
-        program,
-    ]);
+fn isolated(program: &Path, args: &[&str]) -> Command {
+    let mut command = tools::UNSHARE.command();
+    command.args(["-rn", "sh", "-c", "ip link set lo up && exec \"$@\"", "sh"]);
+    command.arg(program);
     command.args(args);
     command
 }
@@ -102,7 +93,8 @@ fn json_lines(cases: &[Case]) -> String {
 /// the scratch directory as `name`; returns the binary's path.
 pub fn build_go(source: &Path, name: &str) -> PathBuf {
     let out = scratch().join(name);
-    let status = Command::new("go")
+    let status = tools::GO
+        .command()
         .args(["build", "-o"])
         .arg(&out)
         .arg(source)
@@ -110,7 +102,7 @@ pub fn build_go(source: &Path, name: &str) -> PathBuf {
         .env("GO111MODULE", "off")
         .env("GOFLAGS", "")
         .status()
-        .expect("go is installed (scripts/install-test-tools)");
+        .expect("run go build");
     assert!(status.success(), "building {} failed", source.display());
     out
 }
@@ -153,19 +145,18 @@ fn go(cases: &[Case]) -> Vec<Decision> {
 pub fn python(client: &str, cases: &[Case]) -> Vec<Decision> {
     let script = dir().join("decide.py");
     let mut command = if matches!(client, "curl" | "curl-cli" | "wget") {
-        isolated("python3", &[script.to_str().unwrap(), client])
+        isolated(&tools::PYTHON3.path(), &[script.to_str().unwrap(), client])
     } else {
-        let mut command = Command::new("python3");
+        let mut command = tools::PYTHON3.command();
         command.arg(&script).arg(client);
         command
     };
-    let pythonpath = tools().join("python");
-    command.env("PYTHONPATH", pythonpath);
+    command.env("PYTHONPATH", tools::PYTHON_PACKAGES.path());
     run(command, &json_lines(cases), cases.len())
 }
 
 fn java(cases: &[Case]) -> Vec<Decision> {
-    let mut command = Command::new("java");
+    let mut command = tools::JAVA.command();
     command.arg(dir().join("NonProxyHosts.java"));
     let input: String = cases
         .iter()
@@ -175,9 +166,9 @@ fn java(cases: &[Case]) -> Vec<Decision> {
 }
 
 fn node(script: &str, cases: &[Case]) -> Vec<Decision> {
-    let mut command = Command::new("node");
+    let mut command = tools::NODE.command();
     command.arg(dir().join(script));
-    command.env("NODE_PATH", tools().join("node/node_modules"));
+    command.env("NODE_PATH", tools::NODE_PACKAGES.path());
     run(command, &json_lines(cases), cases.len())
 }
 
@@ -185,7 +176,7 @@ fn node(script: &str, cases: &[Case]) -> Vec<Decision> {
 pub fn ruby(mode: &str, cases: &[Case]) -> Vec<Decision> {
     let script = dir().join("decide.rb");
     run(
-        isolated("ruby", &[script.to_str().unwrap(), mode]),
+        isolated(&tools::RUBY.path(), &[script.to_str().unwrap(), mode]),
         &json_lines(cases),
         cases.len(),
     )
@@ -193,14 +184,8 @@ pub fn ruby(mode: &str, cases: &[Case]) -> Vec<Decision> {
 
 /// Rust reqwest through tests/oracle/reqwest, built by scripts/install-test-tools.
 fn reqwest(cases: &[Case]) -> Vec<Decision> {
-    let binary = tools().join("reqwest-oracle/release/reqwest-oracle");
-    assert!(
-        binary.is_file(),
-        "{} is missing: run scripts/install-test-tools",
-        binary.display()
-    );
     run(
-        isolated(binary.to_str().unwrap(), &[]),
+        isolated(&tools::REQWEST_ORACLE.path(), &[]),
         &json_lines(cases),
         cases.len(),
     )
@@ -208,10 +193,10 @@ fn reqwest(cases: &[Case]) -> Vec<Decision> {
 
 /// httpx's decisions (tests/oracle/decide_httpx.py).
 fn httpx(cases: &[Case]) -> Vec<Decision> {
-    let mut command = Command::new("python3");
+    let mut command = tools::PYTHON3.command();
     command
         .arg(dir().join("decide_httpx.py"))
-        .env("PYTHONPATH", tools().join("python"));
+        .env("PYTHONPATH", tools::PYTHON_PACKAGES.path());
     run(command, &json_lines(cases), cases.len())
 }
 

@@ -65,7 +65,8 @@ impl GpgKey {
             .expect("temp dir");
         let gpg = |args: &[&str]| {
             let output = run_checked(
-                Command::new("gpg")
+                crate::tools::GPG
+                    .command()
                     .arg("--homedir")
                     .arg(home.path())
                     .args(["--batch", "--quiet", "--pinentry-mode", "loopback"])
@@ -178,7 +179,7 @@ impl Release {
     /// The binary [`Release::shared`] packaged (the test binary without debug info).
     #[allow(
         dead_code,
-        reason = "tests/release.rs checks the binary; the E2E binary does not"
+        reason = "tests/suite/release.rs checks the binary; the E2E binary does not"
     )]
     pub fn binary(&self) -> PathBuf {
         self.out.parent().expect("release dir").join(ASSET_PREFIX)
@@ -195,7 +196,8 @@ impl Release {
         // code Terraform runs is the same.
         let binary = dir.join(ASSET_PREFIX);
         run_checked(
-            Command::new("strip")
+            crate::tools::STRIP
+                .command()
                 .arg("--strip-debug")
                 .arg("-o")
                 .arg(&binary)

@@ -2,7 +2,7 @@
 //! binary started as Terraform starts it (magic cookie, a Terraform-like
 //! P-521 client certificate), the handshake line, and gRPC clients over the
 //! mutually authenticated unix socket or loopback TCP. The ReadDataSource requests and the
-//! CPU-time reader are in `requests.rs` (tests/linear.rs includes only that).
+//! CPU-time reader are in `requests.rs` (the NO_PROXY benchmark includes only that).
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -17,14 +17,14 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, Serve
 use tonic::transport::{Channel, Endpoint, Uri};
 
 mod requests;
-#[allow(unused_imports, reason = "tests/plugin_host.rs sends no request")]
+#[allow(unused_imports, reason = "each benchmark uses some of the support")]
 pub use requests::*;
 
 /// The provider binary cargo built for this test or bench target.
 pub const BINARY: &str = env!("CARGO_BIN_EXE_terraform-provider-clusterproxy");
 
 /// The transports the plugin serves on, as CLUSTERPROXY_PLUGIN_TRANSPORT names them.
-#[allow(dead_code, reason = "the benchmark runs on the default transport only")]
+#[allow(dead_code, reason = "each benchmark uses some of the support")]
 pub const TRANSPORTS: [&str; 2] = ["unix", "tcp"];
 
 /// A byte stream in both directions.
@@ -36,7 +36,7 @@ impl<T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send> Stream for 
 pub type Socket = Box<dyn Stream>;
 
 /// Connects to the address of a handshake line (`unix` path or `tcp` host:port).
-#[allow(dead_code, reason = "not every test target connects")]
+#[allow(dead_code, reason = "each benchmark uses some of the support")]
 pub async fn dial(network: &str, address: &str) -> std::io::Result<Socket> {
     match network {
         "unix" => Ok(Box::new(tokio::net::UnixStream::connect(address).await?)),
@@ -65,10 +65,7 @@ pub fn terraform_like_client_cert() -> (String, Vec<u8>, Vec<u8>) {
 /// Starts the binary with Terraform's plugin environment (magic cookie,
 /// protocols 5 and 6 offered, the client certificate, the socket directory)
 /// and reads the first line of its stdout.
-#[allow(
-    dead_code,
-    reason = "tests/plugin_host.rs starts the plugin without a client of its own"
-)]
+#[allow(dead_code, reason = "each benchmark uses some of the support")]
 pub fn spawn(cert_pem: &str, socket_dir: &std::path::Path) -> (Child, String) {
     spawn_with(cert_pem, socket_dir, &[], Stdio::null())
 }
@@ -101,18 +98,12 @@ pub fn spawn_with(
 /// `core|protocol|network|address|wire protocol|certificate`.
 #[derive(Debug, Clone)]
 pub struct Handshake {
-    #[allow(
-        dead_code,
-        reason = "only tests/plugin_host.rs checks the versions and the protocol"
-    )]
+    #[allow(dead_code, reason = "each benchmark uses some of the support")]
     /// The first three fields: core version, protocol version, network.
     pub versions_and_network: [String; 3],
     /// The socket path or `127.0.0.1:PORT`.
     pub address: String,
-    #[allow(
-        dead_code,
-        reason = "only tests/plugin_host.rs checks the versions and the protocol"
-    )]
+    #[allow(dead_code, reason = "each benchmark uses some of the support")]
     /// The wire protocol.
     pub protocol: String,
     /// The server certificate, unpadded standard base64 of its DER.
@@ -252,25 +243,25 @@ pub struct Plugin {
     pub network: String,
     /// The unix socket path or TCP address from the handshake line.
     pub socket: String,
-    #[allow(dead_code, reason = "tests/plugin_host.rs makes no gRPC client")]
+    #[allow(dead_code, reason = "each benchmark uses some of the support")]
     /// The server certificate (DER) from the handshake line.
     pub server_der: Vec<u8>,
-    #[allow(dead_code, reason = "tests/plugin_host.rs makes no gRPC client")]
+    #[allow(dead_code, reason = "each benchmark uses some of the support")]
     client_der: Vec<u8>,
-    #[allow(dead_code, reason = "tests/plugin_host.rs makes no gRPC client")]
+    #[allow(dead_code, reason = "each benchmark uses some of the support")]
     client_key: Vec<u8>,
     _dir: tempfile::TempDir,
 }
 
 impl Plugin {
     /// Starts the plugin with a fresh client certificate and reads its handshake line.
-    #[allow(dead_code, reason = "tests/grpc.rs starts it on a named transport")]
+    #[allow(dead_code, reason = "each benchmark uses some of the support")]
     pub fn start() -> Plugin {
         Plugin::start_with(&terraform_like_client_cert())
     }
 
     /// Starts the plugin on `transport` (one of [`TRANSPORTS`]).
-    #[allow(dead_code, reason = "the benchmark runs on the default transport only")]
+    #[allow(dead_code, reason = "each benchmark uses some of the support")]
     pub fn start_on(transport: &str) -> Plugin {
         Plugin::start_logging(
             &terraform_like_client_cert(),
@@ -281,7 +272,7 @@ impl Plugin {
 
     /// Starts the plugin with the client certificate (PEM, DER, key DER), as
     /// Terraform does with the one certificate it makes per run.
-    #[allow(dead_code, reason = "tests/grpc.rs starts it on a named transport")]
+    #[allow(dead_code, reason = "each benchmark uses some of the support")]
     pub fn start_with(client: &(String, Vec<u8>, Vec<u8>)) -> Plugin {
         Plugin::start_logging(client, &[], Stdio::null())
     }
@@ -309,10 +300,7 @@ impl Plugin {
     }
 }
 
-#[allow(
-    dead_code,
-    reason = "tests/plugin_host.rs makes no gRPC client; only tests/grpc.rs uses the controller"
-)]
+#[allow(dead_code, reason = "each benchmark uses some of the support")]
 impl Plugin {
     /// A gRPC channel over the socket, authenticated with the pinned client certificate.
     pub async fn channel(&self) -> Channel {
@@ -365,7 +353,7 @@ impl Plugin {
 }
 
 /// A plain-text gRPC channel to `network` `socket` (`--debug` mode).
-#[allow(dead_code, reason = "only tests/grpc.rs serves in --debug mode")]
+#[allow(dead_code, reason = "each benchmark uses some of the support")]
 pub async fn plain_channel(network: &str, socket: &str) -> Channel {
     let (network, socket) = (network.to_owned(), socket.to_owned());
     Endpoint::from_static("http://localhost")

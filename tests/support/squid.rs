@@ -33,8 +33,8 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// The basic-auth helper Debian's squid package ships.
-const NCSA_AUTH: &str = "/usr/lib/squid/basic_ncsa_auth";
+use crate::tools;
+
 /// How long squid may take to start listening.
 const START_LIMIT: Duration = Duration::from_secs(30);
 /// How long [`Squid::wait_until`] polls the access log.
@@ -156,7 +156,8 @@ impl Squid {
             let port = free_port(listener);
             write_config(dir.path(), listener, port, !users.is_empty());
             own_by_proxy(dir.path());
-            let mut child = Command::new("squid")
+            let mut child = tools::SQUID
+                .command()
                 .arg("-N")
                 .arg("-f")
                 .arg(dir.path().join("squid.conf"))
@@ -165,9 +166,7 @@ impl Squid {
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .spawn()
-                .unwrap_or_else(|e| {
-                    panic!("cannot start `squid`: {e} (run scripts/install-test-tools)")
-                });
+                .unwrap_or_else(|e| panic!("cannot start `squid`: {e}"));
             if wait_listening(&mut child, listener, port) {
                 return Squid {
                     child,
@@ -219,19 +218,8 @@ fn stop(child: &mut Child) {
 
 /// Fails with the missing tool's name when squid or its auth helper is absent.
 fn require_tools() {
-    let squid = Command::new("squid")
-        .arg("-v")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-    assert!(
-        matches!(squid, Ok(status) if status.success()),
-        "`squid` is not installed: run scripts/install-test-tools"
-    );
-    assert!(
-        Path::new(NCSA_AUTH).exists(),
-        "{NCSA_AUTH} (squid's basic auth helper) is missing: run scripts/install-test-tools"
-    );
+    tools::SQUID.path();
+    tools::SQUID_NCSA_AUTH.path();
 }
 
 /// Writes `name:hash` lines; the hashes are SHA-256 crypt (`$5$`), which
@@ -321,13 +309,15 @@ fn write_config(dir: &Path, listener: Listener, port: u16, authenticated: bool) 
         }
     };
     let access = if authenticated {
+        let ncsa_auth = tools::SQUID_NCSA_AUTH.path();
         format!(
-            "auth_param basic program {NCSA_AUTH} {d}/passwords\n\
+            "auth_param basic program {} {d}/passwords\n\
              auth_param basic children 2 startup=1\n\
              auth_param basic credentialsttl 1 seconds\n\
              acl authed proxy_auth REQUIRED\n\
              http_access allow authed\n\
-             http_access deny all\n"
+             http_access deny all\n",
+            ncsa_auth.display()
         )
     } else {
         "http_access allow all\n".to_owned()

@@ -4,8 +4,9 @@
 //! `Environment=`), and the environment file parser (`load_env_file`) through
 //! the user environment generator. No systemd manager runs here.
 
-use std::path::Path;
 use std::process::{Command, Output};
+
+use crate::tools;
 
 /// `systemd-analyze verify` of a unit with `dropin` as its drop-in
 /// `http-proxy.conf`; at debug level it also dumps the unit it loaded.
@@ -20,7 +21,7 @@ fn verify(dropin: &str, debug: bool) -> Output {
     let dropins = dir.path().join(format!("{unit}.d"));
     std::fs::create_dir(&dropins).unwrap();
     std::fs::write(dropins.join("http-proxy.conf"), dropin).unwrap();
-    let mut command = Command::new("systemd-analyze");
+    let mut command = tools::SYSTEMD_ANALYZE.command();
     command
         .args(["verify", "--man=no"])
         .arg(dir.path().join(unit))
@@ -28,9 +29,7 @@ fn verify(dropin: &str, debug: bool) -> Output {
     if debug {
         command.env("SYSTEMD_LOG_LEVEL", "debug");
     }
-    command
-        .output()
-        .expect("systemd-analyze is installed (scripts/install-test-tools)")
+    command.output().expect("run systemd-analyze")
 }
 
 /// The environment systemd gives a unit with `dropin` as its drop-in: the
@@ -40,7 +39,7 @@ fn verify(dropin: &str, debug: bool) -> Output {
 /// warning about the drop-in ([`systemd_verify`]).
 #[allow(
     dead_code,
-    reason = "tests/upstream_schemas.rs checks drop-ins, not values"
+    reason = "tests/oracles/upstream_schemas.rs checks drop-ins, not values"
 )]
 pub fn systemd_unit_environment(dropin: &str) -> Vec<(String, String)> {
     let warnings = systemd_verify(dropin);
@@ -93,18 +92,12 @@ pub fn systemd_verify(dropin: &str) -> Vec<String> {
 /// files, and no systemd manager runs here). environment.d also expands
 /// `$NAME` after parsing, which `EnvironmentFile=` does not.
 pub fn systemd_reads(text: &str) -> (Vec<(String, String)>, Vec<String>) {
-    let generator = [
-        "/usr/lib/systemd/user-environment-generators/30-systemd-environment-d-generator",
-        "/lib/systemd/user-environment-generators/30-systemd-environment-d-generator",
-    ]
-    .into_iter()
-    .find(|p| Path::new(p).exists())
-    .expect("systemd is installed (scripts/install-test-tools)");
+    let generator = tools::SYSTEMD_ENVIRONMENT_GENERATOR.path();
     let dir = tempfile::tempdir().unwrap();
     let conf = dir.path().join("environment.d");
     std::fs::create_dir(&conf).unwrap();
     std::fs::write(conf.join("50-proxy.conf"), text).unwrap();
-    let out = Command::new(generator)
+    let out = Command::new(&generator)
         .env_clear()
         .env("XDG_CONFIG_HOME", dir.path())
         .env("XDG_CONFIG_DIRS", dir.path().join("none"))

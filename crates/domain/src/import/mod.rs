@@ -32,7 +32,7 @@
 //!    `IMPORTERS` (what [`importers()`] returns).
 //! 2. `tests/fixtures/import/<kind>/`: artifacts in the shapes the platform
 //!    writes, each citing its upstream source in a header comment, and their
-//!    expected import in `CORPUS` of `tests/import_fixtures.rs`.
+//!    expected import in `CORPUS` of `tests/oracles/import_fixtures.rs`.
 //! 3. The E2E case: a fixture in `CASES` of `tests/e2e/import.rs`, with
 //!    the configuration that matches it and lines of the import note
 //!    (Terraform 1.11 and 1.0.3 import it and plan no change).
@@ -45,7 +45,7 @@
 //! Nothing else: the `kind` attribute of `clusterproxy_artifact_settings`
 //! (description and validator), the import ID grammar and the messages that
 //! list the kinds come from [`importers()`]. The test
-//! `the_importer_guide_is_followed` in `tests/import_fixtures.rs` checks
+//! `the_importer_guide_is_followed` in `tests/oracles/import_fixtures.rs` checks
 //! steps 1, 2 and 4 for every importer.
 
 pub mod aks;

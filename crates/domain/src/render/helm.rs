@@ -223,7 +223,7 @@ mod tests {
 
     /// cert-manager's `extraEnv` entries, plain and with a Secret reference:
     /// none has both `value` and `valueFrom` (the API server refuses that).
-    /// Against Kubernetes' core/v1 `EnvVar`: tests/upstream_schemas.rs.
+    /// Against Kubernetes' core/v1 `EnvVar`: tests/oracles/upstream_schemas.rs.
     #[test]
     fn cert_manager_extra_env_takes_a_value_or_a_reference() {
         let mut s = settings();

@@ -14,7 +14,7 @@
 //! annotations}`, `mutate.patchStrategicMerge`, `generate.{apiVersion,kind,
 //! name,namespace,synchronize,data,clone,generateExisting}`); the tests
 //! check them against the models generated from that CRD (PyPI
-//! `cloudcoil.models.kyverno` 1.13.4.0), and tests/upstream_schemas.rs
+//! `cloudcoil.models.kyverno` 1.13.4.0), and tests/oracles/upstream_schemas.rs
 //! against the CRDs of 1.13 and 1.19. Each generate rule carries
 //! `generate.generateExisting`, added in 1.13 (kyverno/kyverno#10441), which
 //! deprecates the policy-wide `spec.generateExisting` ("use generateExisting

@@ -35,7 +35,7 @@
 //!    rendered to a golden file through `tests::golden`, the password absent
 //!    from the redacted output, and the format's real parser or published
 //!    schema as oracle when a crate has it (one that needs a tool under
-//!    `.tools` goes to `tests/upstream_schemas.rs`, so that
+//!    `.tools` goes to `tests/oracles/upstream_schemas.rs`, so that
 //!    `cargo test --lib` runs on a fresh clone).
 //! 2. This file: `pub mod <p>;` below, a [`RendererId`] variant (also in
 //!    `RendererId::ALL`) and its arm in `tests::sample_findings`, which the
@@ -64,7 +64,7 @@
 //!    registers the data source, makes `<p>` a platform of the `render` and
 //!    `render_redacted` functions and puts it in the generated tables.
 //! 7. `examples/data-sources/clusterproxy_<p>/data-source.tf` (new), then
-//!    `UPDATE_DOCS=1 cargo test --test docs`, which writes
+//!    `UPDATE_DOCS=1 cargo test --test suite docs::`, which writes
 //!    `docs/data-sources/<p>.md` (new) and, from the descriptors, the
 //!    platform lists of `docs/functions/render.md` and `render_redacted.md`,
 //!    the table of `README.md` and the tables of
@@ -91,7 +91,7 @@
 //! family without a CA) is an error on it, from the renderer as a finding or
 //! from the data source's `validate` through `inputs::reject_without` (or
 //! `RendererInputs::validate_ca_only_inputs`); the latter then gets a case
-//! in `tests/server.rs` (`inputs_set_without_what_they_need_are_errors_on_them`).
+//! in `tests/suite/server.rs` (`inputs_set_without_what_they_need_are_errors_on_them`).
 //! The shared inputs, their checks, the redacted twins and every test that
 //! runs over `renderers()` or `RendererId::ALL` need nothing more.
 

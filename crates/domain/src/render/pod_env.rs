@@ -361,7 +361,7 @@ pub(crate) mod tests {
     /// The Secret's `data` is the base64 of the plain data under keys
     /// Kubernetes takes, with and without a namespace; no env entry has both
     /// `value` and `valueFrom` (the API server refuses that). Against
-    /// Kubernetes' core/v1 definitions: tests/upstream_schemas.rs
+    /// Kubernetes' core/v1 definitions: tests/oracles/upstream_schemas.rs
     /// (`secret_and_env_variants_against_kubernetes_core_v1`).
     #[test]
     fn secret_data_and_env_entries() {

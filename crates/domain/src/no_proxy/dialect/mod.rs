@@ -1,7 +1,7 @@
 //! How each client decides, from its NO_PROXY setting, whether a destination
 //! bypasses the proxy. Each model follows the client's own source and is
 //! checked against the real client by the differential tests
-//! (tests/no_proxy_oracles.rs); the version each models is its
+//! (tests/oracles/no_proxy_oracles.rs); the version each models is its
 //! [`Client::modelled`].
 //!
 //! Each model starts from the destination's host as written and normalises it
@@ -32,7 +32,7 @@
 //!    (most read the JSON lines of `json_lines`) and answers `direct`,
 //!    `proxy` or `refused` per line, without leaving loopback.
 //! 4. `scripts/install-test-tools`: installs the real client into `.tools`.
-//! 5. `tests/no_proxy_oracles.rs`: a test calling
+//! 5. `tests/oracles/no_proxy_oracles.rs`: a test calling
 //!    `assert_model_matches(Dialect::<Client>)`.
 //! 6. `make generate`, which rewrites the generated pages that list the
 //!    clients: `docs/guides/no_proxy_clients.md` (a column per client),

@@ -8,8 +8,7 @@
 //!   per client, decided by the real clients (tests/oracle);
 //! - bad artifacts are a diagnostic, never a panic.
 
-#[path = "oracle/mod.rs"]
-mod oracle;
+use crate::oracle;
 
 use clusterproxy::domain::import::{self, id, Imported};
 use clusterproxy::domain::no_proxy::dialect::Decision;
@@ -941,13 +940,13 @@ fn the_importer_guide_is_followed() {
             format!("{}{expected}{}", &text[..start], &text[end..]),
         )
         .unwrap();
-        // The pages follow with `UPDATE_DOCS=1 cargo test --test docs`.
+        // The pages follow with `UPDATE_DOCS=1 cargo test --test suite docs::`.
         return;
     }
     assert_eq!(
         &text[start..end],
         expected,
-        "import.sh lists other kinds than the registry: run `UPDATE_DOCS=1 cargo nextest run --test import_fixtures -E 'test(guide)'`, then `UPDATE_DOCS=1 cargo test --test docs`"
+        "import.sh lists other kinds than the registry: run `UPDATE_DOCS=1 cargo nextest run --test oracles -E 'test(importer_guide)'`, then `UPDATE_DOCS=1 cargo test --test suite docs::`"
     );
     for page in [
         "docs/resources/profile.md",

@@ -4,7 +4,7 @@
 //! GRPCController.Shutdown, SIGTERM and a closed connection during a long
 //! call, and the `--debug` mode.
 
-mod support;
+use crate::support;
 
 use std::io::{BufRead, BufReader};
 use std::pin::Pin;

@@ -12,7 +12,7 @@
 //! merged list makes the real client bypass every destination the coverage
 //! check says it bypasses.
 
-mod oracle;
+use crate::oracle;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -932,7 +932,7 @@ fn client_table() -> String {
     let mut out = String::from(
         "---\npage_title: \"NO_PROXY: how each client reads it\"\nsubcategory: \"\"\ndescription: |-\n  Every client the provider models, against every class of setting and destination that clients read differently.\n---\n\n# NO_PROXY: how each client reads it\n\n",
     );
-    out.push_str("There is no NO_PROXY standard. This table shows what each modelled client does with a request for the URL when its setting is the NO_PROXY value (Java: the `http.nonProxyHosts` value) of the row: `direct`, `proxy`, or `refused` (the client rejects the URL). It is generated from the provider's client models (`tests/no_proxy_oracles.rs`, `client_table`), and `class_cases_match_real_clients` in the same file asks the real clients the same questions and fails on any difference; the same models are checked against the real clients on at least 10,000 generated cases per client on every test run.\n\n");
+    out.push_str("There is no NO_PROXY standard. This table shows what each modelled client does with a request for the URL when its setting is the NO_PROXY value (Java: the `http.nonProxyHosts` value) of the row: `direct`, `proxy`, or `refused` (the client rejects the URL). It is generated from the provider's client models (`tests/oracles/no_proxy_oracles.rs`, `client_table`), and `class_cases_match_real_clients` in the same file asks the real clients the same questions and fails on any difference; the same models are checked against the real clients on at least 10,000 generated cases per client on every test run.\n\n");
     out.push_str(&clients_paragraph());
     out.push_str("| class | NO_PROXY | Java setting | URL |");
     for dialect in Dialect::ALL {

@@ -3,14 +3,18 @@
 //! the framework know neither each other nor the provider) and finds import
 //! circles between sibling modules in every crate (issue 33).
 //!
-//! Every `use` tree and every `crate::`/`super::`/`self::` path outside
-//! comments and literals counts, test modules included; a path to an item a
+//! The sources are read with syn (Rust's grammar, so the layout does not
+//! matter): every `use` tree and every `crate::`/`super::`/`self::` path
+//! counts, in macro calls too, test modules included; a path to an item a
 //! module re-exports (`pub use`) counts as a path to where the item lives.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use proc_macro2::TokenTree;
+use syn::visit::{self, Visit};
 
 /// A module path below the crate root (`["no_proxy", "merge"]`).
 type ModPath = Vec<String>;
@@ -49,9 +53,9 @@ const PENDING: &[&str] = &[];
 
 /// One source file, read.
 struct Source {
-    /// The paths the file names: (absolute path, line), each resolved from
-    /// the module it is written in.
-    refs: Vec<(ModPath, usize)>,
+    /// The paths the file names, each resolved from the module it is
+    /// written in.
+    refs: Vec<ModPath>,
     /// The names the file's own module re-exports, with their paths.
     reexports: BTreeMap<String, ModPath>,
 }
@@ -139,7 +143,8 @@ fn no_crate_imports_in_a_circle() {
 
 /// The check finds what it is for: a circle between two sibling files (the
 /// `dialect.rs` / `render.rs` circle of issue 33), through a re-export and a
-/// nested `use` tree too, and not one a comment or a string names.
+/// nested `use` tree too, whatever the layout, and inside a macro call; and
+/// not one a comment or a string names.
 #[test]
 fn the_check_catches_circles() {
     let dir = tempfile::tempdir().unwrap();
@@ -185,7 +190,32 @@ fn the_check_catches_circles() {
 
     // Without the back edges, it passes.
     write("no_proxy/render.rs", "use super::Dialect;\n");
+    write("other.rs", "pub fn serve() {}\n");
     assert!(Crate::read(src).circles_under(&[]).is_empty());
+
+    // The grammar, not the layout, decides: a `use` tree reformatted over
+    // lines with a renamed leaf, and a path inside a macro call.
+    write(
+        "no_proxy/dialect.rs",
+        "use super ::\n    render::{\n        self as r,\n    };\npub struct Dialect;\n",
+    );
+    let circles = Crate::read(src).circles_under(&[]);
+    assert_eq!(
+        circles,
+        ["no_proxy: dialect -> render -> dialect"],
+        "{circles:?}"
+    );
+    write("no_proxy/dialect.rs", "pub struct Dialect;\n");
+    write(
+        "other.rs",
+        "pub fn serve() { println!(\"{}\", crate::no_proxy::NAME); }\n",
+    );
+    write(
+        "no_proxy/render.rs",
+        "pub fn f() { crate::other::serve() }\n",
+    );
+    let circles = Crate::read(src).circles_under(&[]);
+    assert_eq!(circles, [": no_proxy -> other -> no_proxy"], "{circles:?}");
 }
 
 impl Crate {
@@ -253,7 +283,7 @@ impl Crate {
                     continue;
                 }
                 let from = &module[depth];
-                for (target, _) in &source.refs {
+                for target in &source.refs {
                     let to = self.resolve(target);
                     if to.len() > depth && to.starts_with(&parent) && &to[depth] != from {
                         edges
@@ -326,264 +356,145 @@ fn module_of(root: &Path, file: &Path) -> ModPath {
     module
 }
 
-/// A token of Rust source: an identifier or keyword, `::`, or one other character.
-#[derive(Debug, Clone, PartialEq)]
-struct Token {
-    text: String,
-    line: usize,
-}
-
-/// The tokens of `text`, without comments, string, byte and char literals
-/// (their contents never name a module).
-fn tokens(text: &str) -> Vec<Token> {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = Vec::new();
-    let (mut i, mut line) = (0, 1);
-    let at = |i: usize| chars.get(i).copied().unwrap_or('\0');
-    while i < chars.len() {
-        let c = chars[i];
-        if c == '\n' {
-            line += 1;
-            i += 1;
-        } else if c.is_whitespace() {
-            i += 1;
-        } else if c == '/' && at(i + 1) == '/' {
-            while i < chars.len() && chars[i] != '\n' {
-                i += 1;
-            }
-        } else if c == '/' && at(i + 1) == '*' {
-            let mut depth = 0;
-            loop {
-                match (at(i), at(i + 1)) {
-                    ('/', '*') => (depth, i) = (depth + 1, i + 2),
-                    ('*', '/') => (depth, i) = (depth - 1, i + 2),
-                    ('\0', _) => break,
-                    (ch, _) => {
-                        line += usize::from(ch == '\n');
-                        i += 1;
-                    }
-                }
-                if depth == 0 {
-                    break;
-                }
-            }
-        } else if let Some((raw, hashes, body)) = string_opening(&chars, i) {
-            i = body;
-            loop {
-                match at(i) {
-                    '\0' => break,
-                    '\\' if !raw => {
-                        line += usize::from(at(i + 1) == '\n');
-                        i += 2;
-                    }
-                    '"' if (1..=hashes).all(|k| at(i + k) == '#') => {
-                        i += 1 + hashes;
-                        break;
-                    }
-                    ch => {
-                        line += usize::from(ch == '\n');
-                        i += 1;
-                    }
-                }
-            }
-        } else if c == '\'' {
-            // A char literal (`'x'`, `'\n'`, `'\u{1f}'`), else a lifetime.
-            if at(i + 1) == '\\' {
-                i += 3;
-                while at(i) != '\'' && at(i) != '\0' {
-                    i += 1;
-                }
-                i += 1;
-            } else if at(i + 2) == '\'' {
-                i += 3;
-            } else {
-                i += 1;
-            }
-        } else if c.is_alphanumeric() || c == '_' {
-            let start = i;
-            while at(i).is_alphanumeric() || at(i) == '_' {
-                i += 1;
-            }
-            out.push(Token {
-                text: chars[start..i].iter().collect(),
-                line,
-            });
-        } else if c == ':' && at(i + 1) == ':' {
-            out.push(Token {
-                text: "::".into(),
-                line,
-            });
-            i += 2;
-        } else {
-            out.push(Token {
-                text: c.to_string(),
-                line,
-            });
-            i += 1;
-        }
-    }
-    out
-}
-
-/// Where a string literal (plain, byte or raw: `r#"..."#`) opens at
-/// `chars[i]`: whether it is raw, its `#` count and where its text starts;
-/// `None` for anything else (an identifier such as `r` or `b` included).
-fn string_opening(chars: &[char], i: usize) -> Option<(bool, usize, usize)> {
-    let prefix = chars[i..]
-        .iter()
-        .take_while(|c| matches!(c, 'b' | 'r'))
-        .count()
-        .min(2);
-    let hashes = chars[i + prefix..]
-        .iter()
-        .take_while(|&&c| c == '#')
-        .count();
-    let quote = chars.get(i + prefix + hashes) == Some(&'"');
-    let raw = chars[i..i + prefix].contains(&'r');
-    (quote && (raw || hashes == 0)).then_some((raw, hashes, i + prefix + hashes + 1))
-}
-
 impl Source {
     /// Reads the paths `text` names, written in the module `module` (and the
     /// inline modules in it); `known` are the crate's file modules.
     fn parse(module: &[String], text: &str, known: &BTreeSet<ModPath>) -> Self {
-        let tokens = tokens(text);
-        let mut source = Source {
-            refs: Vec::new(),
-            reexports: BTreeMap::new(),
+        let file = syn::parse_file(text).unwrap_or_else(|e| panic!("{module:?}: {e}"));
+        let mut reader = Reader {
+            here: module.to_vec(),
+            depth: 0,
+            known,
+            source: Source {
+                refs: Vec::new(),
+                reexports: BTreeMap::new(),
+            },
         };
-        // The inline modules open at each point, with the brace depth inside them.
-        let mut inline: Vec<(String, usize)> = Vec::new();
-        let mut depth = 0;
+        reader.visit_file(&file);
+        reader.source
+    }
+}
+
+/// Collects a file's paths, knowing the module each is written in.
+struct Reader<'a> {
+    /// The module being read: the file's, then its inline modules.
+    here: ModPath,
+    /// How many inline modules deep `here` is.
+    depth: usize,
+    known: &'a BTreeSet<ModPath>,
+    source: Source,
+}
+
+impl Reader<'_> {
+    /// Records the path `written` (a `use` leaf or a `crate::`/`super::`/
+    /// `self::` path), binding `reexport` when the file's own module
+    /// re-exports it under that name.
+    fn record(&mut self, written: &[String], reexport: Option<&str>) {
+        let Some(target) = absolute(&self.here, written, self.known) else {
+            return;
+        };
+        if let Some(name) = reexport.filter(|_| self.depth == 0) {
+            self.source
+                .reexports
+                .insert(name.to_owned(), target.clone());
+        }
+        self.source.refs.push(target);
+    }
+
+    /// Records the leaves of a `use` tree below `prefix`.
+    fn use_tree(&mut self, tree: &syn::UseTree, prefix: &mut Vec<String>, public: bool) {
+        let name = match tree {
+            syn::UseTree::Path(path) => {
+                prefix.push(path.ident.to_string());
+                self.use_tree(&path.tree, prefix, public);
+                prefix.pop();
+                return;
+            }
+            syn::UseTree::Group(group) => {
+                for tree in &group.items {
+                    self.use_tree(tree, prefix, public);
+                }
+                return;
+            }
+            syn::UseTree::Glob(_) => {
+                let path = prefix.clone();
+                return self.record(&path, None);
+            }
+            syn::UseTree::Name(name) => (&name.ident, None),
+            syn::UseTree::Rename(rename) => (&rename.ident, Some(&rename.rename)),
+        };
+        let (ident, alias) = name;
+        let mut path = prefix.clone();
+        // `use a::{self}` binds `a`.
+        if ident != "self" {
+            path.push(ident.to_string());
+        }
+        let alias = alias
+            .map(ToString::to_string)
+            .or_else(|| path.last().cloned());
+        self.record(&path, alias.as_deref().filter(|_| public));
+    }
+
+    /// Records the `crate::`/`super::`/`self::` paths in the tokens of a
+    /// macro call or definition, which syn leaves unparsed.
+    fn tokens(&mut self, tokens: proc_macro2::TokenStream) {
+        let trees: Vec<TokenTree> = tokens.into_iter().collect();
         let mut i = 0;
-        while i < tokens.len() {
-            let here: ModPath = module
-                .iter()
-                .cloned()
-                .chain(inline.iter().map(|(name, _)| name.clone()))
-                .collect();
-            let text = tokens[i].text.as_str();
-            match text {
-                "{" => depth += 1,
-                "}" => {
-                    if inline.last().is_some_and(|(_, d)| *d == depth) {
-                        inline.pop();
-                    }
-                    depth -= 1;
-                }
-                "mod" if tokens.get(i + 2).is_some_and(|t| t.text == "{") => {
-                    inline.push((tokens[i + 1].text.clone(), depth + 1));
-                    depth += 1;
-                    i += 3;
-                    continue;
-                }
-                "use" => {
-                    let public =
-                        i > 0 && (tokens[i - 1].text == "pub" || tokens[i - 1].text == ")");
-                    let line = tokens[i].line;
-                    let mut end = i + 1;
-                    while end < tokens.len() && tokens[end].text != ";" {
-                        end += 1;
-                    }
-                    let mut leaves = Vec::new();
-                    use_tree(&tokens[i + 1..end], &[], &mut leaves);
-                    for (written, alias) in leaves {
-                        let Some(target) = absolute(&here, &written, known) else {
-                            continue;
-                        };
-                        if public && inline.is_empty() {
-                            if let Some(alias) = alias {
-                                source.reexports.insert(alias, target.clone());
-                            }
-                        }
-                        source.refs.push((target, line));
-                    }
-                    i = end + 1;
-                    continue;
-                }
-                "crate" | "super" | "self" if tokens.get(i + 1).is_some_and(|t| t.text == "::") => {
-                    let line = tokens[i].line;
-                    let mut written = vec![text.to_owned()];
-                    let mut j = i + 1;
-                    while tokens.get(j).is_some_and(|t| t.text == "::")
-                        && tokens.get(j + 1).is_some_and(|t| is_ident(&t.text))
+        while i < trees.len() {
+            match &trees[i] {
+                TokenTree::Group(group) => self.tokens(group.stream()),
+                TokenTree::Ident(ident)
+                    if ["crate", "super", "self"].iter().any(|k| ident == k) =>
+                {
+                    let mut written = vec![ident.to_string()];
+                    while let [TokenTree::Punct(a), TokenTree::Punct(b), TokenTree::Ident(next), ..] =
+                        &trees[i + 1..]
                     {
-                        written.push(tokens[j + 1].text.clone());
-                        j += 2;
+                        if a.as_char() != ':' || b.as_char() != ':' {
+                            break;
+                        }
+                        written.push(next.to_string());
+                        i += 3;
                     }
-                    if let Some(target) = absolute(&here, &written, known) {
-                        source.refs.push((target, line));
+                    if written.len() > 1 {
+                        self.record(&written, None);
                     }
-                    i = j;
-                    continue;
                 }
                 _ => {}
             }
             i += 1;
         }
-        source
     }
 }
 
-/// True for an identifier or keyword token.
-fn is_ident(text: &str) -> bool {
-    text.chars()
-        .next()
-        .is_some_and(|c| c.is_alphabetic() || c == '_')
-}
-
-/// The leaves of a `use` tree: each full path as written, with the name it
-/// binds (`None` for a glob).
-fn use_tree(tokens: &[Token], prefix: &[String], leaves: &mut Vec<(Vec<String>, Option<String>)>) {
-    let mut path = prefix.to_vec();
-    let mut i = 0;
-    while i < tokens.len() {
-        match tokens[i].text.as_str() {
-            "::" => i += 1,
-            "{" => {
-                // Split the group at its top-level commas.
-                let mut depth = 0;
-                let mut start = i + 1;
-                for j in i + 1..tokens.len() {
-                    match tokens[j].text.as_str() {
-                        "{" => depth += 1,
-                        "}" if depth == 0 => {
-                            use_tree(&tokens[start..j], &path, leaves);
-                            return;
-                        }
-                        "}" => depth -= 1,
-                        "," if depth == 0 => {
-                            use_tree(&tokens[start..j], &path, leaves);
-                            start = j + 1;
-                        }
-                        _ => {}
-                    }
-                }
-                return;
-            }
-            "*" => {
-                leaves.push((path, None));
-                return;
-            }
-            "as" => {
-                let alias = tokens.get(i + 1).map(|t| t.text.clone());
-                leaves.push((path, alias));
-                return;
-            }
-            name if is_ident(name) => {
-                path.push(name.to_owned());
-                i += 1;
-            }
-            _ => i += 1,
+impl<'ast> Visit<'ast> for Reader<'_> {
+    fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
+        if item.content.is_none() {
+            return;
         }
+        self.here.push(item.ident.to_string());
+        self.depth += 1;
+        visit::visit_item_mod(self, item);
+        self.depth -= 1;
+        self.here.pop();
     }
-    if path.len() > prefix.len() {
-        // `use a::{self}` binds `a`.
-        if path.last().is_some_and(|p| p == "self") {
-            path.pop();
+
+    fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
+        let public = !matches!(item.vis, syn::Visibility::Inherited);
+        self.use_tree(&item.tree, &mut Vec::new(), public);
+    }
+
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        let written: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        if written.len() > 1 && ["crate", "super", "self"].contains(&written[0].as_str()) {
+            self.record(&written, None);
         }
-        let alias = path.last().cloned();
-        leaves.push((path, alias));
+        visit::visit_path(self, path);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        self.tokens(mac.tokens.clone());
+        visit::visit_macro(self, mac);
     }
 }
 

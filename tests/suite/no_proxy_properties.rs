@@ -1,5 +1,5 @@
 //! Property tests of the NO_PROXY merge: idempotent, in the canonical order
-//! (tests/no_proxy_order.rs checks it ignores input order), and it
+//! (tests/suite/no_proxy_order.rs checks it ignores input order), and it
 //! never takes coverage away from any client in the target set.
 
 use std::collections::BTreeSet;

@@ -3,7 +3,7 @@
 //! and AutoMTLS accepting only the pinned client certificate, on the unix
 //! socket and on loopback TCP (go-plugin's `serverListener_tcp` port rules).
 
-mod support;
+use crate::support;
 
 use std::process::{Command, Stdio};
 use std::time::Duration;

@@ -1,5 +1,5 @@
 //! The committed docs/ must equal what the generator renders from the
-//! schemas and examples. `UPDATE_DOCS=1 cargo test --test docs` rewrites them.
+//! schemas and examples. `UPDATE_DOCS=1 cargo test --test suite docs::` rewrites them.
 
 use std::path::Path;
 

@@ -40,10 +40,8 @@
 //! published. Formats are validated where the dialect knows them.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-#[path = "support/systemd.rs"]
-mod systemd;
+use crate::{systemd, tools};
 use systemd::{manager_as_dropin, sh_reads, systemd_reads, systemd_verify};
 
 use clusterproxy::domain::proxy_url::{ProxyCredentials, ProxyUrl};
@@ -367,8 +365,8 @@ fn run(check: Check, text: &str) -> Vec<String> {
                 })
                 .collect()
         }
-        Check::CloudInit => tool("cloud-init", &["schema", "--config-file"], text),
-        Check::IgnitionValidate => tool("ignition-validate", &[], text),
+        Check::CloudInit => tool(&tools::CLOUD_INIT, &["schema", "--config-file"], text),
+        Check::IgnitionValidate => tool(&tools::IGNITION_VALIDATE, &[], text),
         Check::KyvernoModels => kyverno_models(&[text]).remove(0),
         Check::SystemdDropin => systemd_verify(text),
         Check::SystemdManager => systemd_verify(&manager_as_dropin(text)),
@@ -411,20 +409,22 @@ fn talos_errors(path: &str, whole: &Validator, document: &Value) -> Vec<String> 
 
 /// `program args file` on `text` in a file: its output as the error when it
 /// exits non-zero.
-fn tool(program: &str, args: &[&str], text: &str) -> Vec<String> {
+fn tool(program: &tools::Tool, args: &[&str], text: &str) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("document");
     std::fs::write(&file, text).unwrap();
-    let out = Command::new(program)
+    let out = program
+        .command()
         .args(args)
         .arg(&file)
         .output()
-        .unwrap_or_else(|e| panic!("{program} is installed (scripts/install-test-tools): {e}"));
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.name));
     if out.status.success() {
         Vec::new()
     } else {
         vec![format!(
-            "{program} exited {}: {}{}",
+            "{} exited {}: {}{}",
+            program.name,
             out.status,
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
@@ -438,12 +438,7 @@ fn tool(program: &str, args: &[&str], text: &str) -> Vec<String> {
 /// one Python run: each manifest's errors, none when it validates and dumps
 /// back to itself (so no field was unknown to the models).
 fn kyverno_models(manifests: &[&str]) -> Vec<Vec<String>> {
-    let site = manifest_dir().join(".tools/kyverno-python");
-    assert!(
-        site.is_dir(),
-        "{} is missing: run scripts/install-test-tools",
-        site.display()
-    );
+    let site = tools::KYVERNO_MODELS.path();
     let script = r#"
 import sys, json, yaml
 from cloudcoil.models.kyverno import v1
@@ -464,7 +459,8 @@ for text in json.load(sys.stdin):
     print(json.dumps("" if strip(back) == strip(doc) else "fields the models do not know were dropped"))
 "#;
     use std::io::Write as _;
-    let mut child = Command::new("python3")
+    let mut child = tools::PYTHON3
+        .command()
         .arg("-c")
         .arg(script)
         .env("PYTHONPATH", &site)
@@ -1093,7 +1089,7 @@ fn every_golden_file_has_a_check() {
         .collect();
     assert!(
         unchecked.is_empty(),
-        "golden files without a schema check (add them to GOLDEN in tests/upstream_schemas.rs): {unchecked:?}"
+        "golden files without a schema check (add them to GOLDEN in tests/oracles/upstream_schemas.rs): {unchecked:?}"
     );
     let missing: Vec<_> = GOLDEN
         .iter()

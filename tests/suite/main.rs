@@ -1,0 +1,29 @@
+//! The integration tests that need no real client and no Terraform, one
+//! binary (as cargo's own `tests/testsuite`): the provider in process
+//! (`server`, `docs`, `linear`), the plugin binary over gRPC (`grpc`,
+//! `plugin_host`), the NO_PROXY merge's properties (`no_proxy_*`), the release
+//! script (`release`) and the crates' import graph (`module_graph`).
+//!
+//! Run one module with `cargo nextest run --test suite -E 'test(/^docs::/)'`
+//! (or `cargo test --test suite docs::`). The other binaries: `tests/oracles`
+//! (real clients and consumers' schemas and parsers) and `tests/e2e` (real
+//! Terraform). A tool a test runs is looked up when the test first runs it
+//! (`tools`): a missing one fails that test, naming the tool and how to get it.
+
+#[path = "../support/artifacts.rs"]
+mod artifacts;
+#[path = "../support/mod.rs"]
+mod support;
+#[path = "../support/tools.rs"]
+mod tools;
+
+mod docs;
+mod grpc;
+mod linear;
+mod module_graph;
+mod no_proxy_batch;
+mod no_proxy_order;
+mod no_proxy_properties;
+mod plugin_host;
+mod release;
+mod server;
