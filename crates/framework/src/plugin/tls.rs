@@ -126,6 +126,11 @@ pub fn server_tls(client_cert_pem: &str) -> Result<ServerTls, String> {
         )
         .map_err(|e| e.to_string())?;
     config.alpn_protocols = vec![b"h2".to_vec()];
+    // No TLS 1.3 session tickets: nothing resumes a session here, and a
+    // ticket written after the client's Finished fails (EPIPE) when the host
+    // has already closed, so its connection would never count as the host's
+    // and the plugin would outlive it.
+    config.send_tls13_tickets = 0;
     Ok(ServerTls {
         config: Arc::new(config),
         certificate_der,
