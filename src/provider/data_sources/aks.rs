@@ -60,7 +60,7 @@ impl DataSource for AksHttpProxyConfig {
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let config = RendererInputs::read(value);
+        let config = RendererInputs::get(value, diags)?;
         let proxy = config.resolve(diags)?;
         warn_trailing_slash(&config, diags);
         let cluster = &proxy.cluster;

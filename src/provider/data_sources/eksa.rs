@@ -58,7 +58,7 @@ impl DataSource for EksaProxyConfig {
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let proxy = RendererInputs::read(value).resolve(diags)?;
+        let proxy = RendererInputs::get(value, diags)?.resolve(diags)?;
         let (secret, redacted) = inputs::render_both(&Eksa, &proxy, diags)?;
         let settings = &proxy.settings;
         Some(model::computed(State {

@@ -67,7 +67,9 @@ impl DataSource for HelmValues {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        let config = Config::read(config);
+        let Some(config) = Config::get_planned(config, diags) else {
+            return;
+        };
         config.proxy.check_ca_names(
             &[
                 (Config::config_map_name, &config.config_map_name),
@@ -79,7 +81,7 @@ impl DataSource for HelmValues {
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let config = Config::read(value);
+        let config = Config::get(value, diags)?;
         let proxy = config.proxy.resolve(diags)?;
         let renderer = helm::Helm {
             config_map_name: config.config_map_name.known().cloned().unwrap_or_default(),

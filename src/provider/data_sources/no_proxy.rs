@@ -91,9 +91,10 @@ pub(crate) struct Evaluation {
 /// the check only for `fail_on_gap`), on what shapes the check set without
 /// `fail_on_gap = true` (the report always checks).
 pub(crate) fn validate_config(config: &Value, detail: Detail, diags: &mut Diagnostics) {
-    let must_bypass: Maybe<Vec<Maybe<String>>> = model::attribute(config, Config::must_bypass);
-    let fail_on_gap: Maybe<bool> = model::attribute(config, Config::fail_on_gap);
-    let default_checks: Maybe<bool> = model::attribute(config, Config::default_checks);
+    let must_bypass: Maybe<Vec<Maybe<String>>> =
+        model::attribute(config, Config::must_bypass, diags);
+    let fail_on_gap: Maybe<bool> = model::attribute(config, Config::fail_on_gap, diags);
+    let default_checks: Maybe<bool> = model::attribute(config, Config::default_checks, diags);
     for (index, item) in must_bypass.known().into_iter().flatten().enumerate() {
         if let Some(Err(why)) = item.known().map(|d| Destination::parse(d)) {
             diags.push(
@@ -257,7 +258,7 @@ impl DataSource for NoProxy {
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let found = evaluate(Config::read(value), Detail::List, diags)?;
+        let found = evaluate(Config::get(value, diags)?, Detail::List, diags)?;
         Some(model::computed(State {
             entries: found.merged.list,
             no_proxy: found.no_proxy,

@@ -44,7 +44,7 @@ impl DataSource for NoProxyReport {
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let found = evaluate(Config::read(value), Detail::Report, diags)?;
+        let found = evaluate(Config::get(value, diags)?, Detail::Report, diags)?;
         Some(model::computed(State {
             checked: found.checked,
             gaps_by_client: found.gaps_by_client,

@@ -185,7 +185,9 @@ impl DataSource for PodEnv {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        let config = Config::read(config);
+        let Some(config) = Config::get_planned(config, diags) else {
+            return;
+        };
         config.proxy.check_ca_names(
             &[
                 (Config::config_map_name, &config.config_map_name),
@@ -197,7 +199,7 @@ impl DataSource for PodEnv {
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let config = Config::read(value);
+        let config = Config::get(value, diags)?;
         let proxy = config.proxy.resolve(diags)?;
         let renderer = pod_env::PodEnv {
             config_map_name: config.config_map_name.known().cloned().unwrap_or_default(),

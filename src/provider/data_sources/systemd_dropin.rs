@@ -81,11 +81,13 @@ impl DataSource for SystemdDropin {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        NodeConfig::read(config).validate(diags);
+        if let Some(config) = NodeConfig::get_planned(config, diags) {
+            config.validate(diags)
+        }
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let (proxy, units, os) = NodeConfig::read(value).resolve(diags)?;
+        let (proxy, units, os) = NodeConfig::get(value, diags)?.resolve(diags)?;
         let (secret, redacted) =
             inputs::render_both(&systemd_dropin::Systemd { units, os }, &proxy, diags)?;
         Some(model::computed(State {

@@ -145,7 +145,12 @@ fn acknowledged(options: &Value) -> Result<Vec<String>, FunctionError> {
             format!("options.{ACKNOWLEDGE}: an element is null; name each warning by its code"),
         ));
     }
-    Ok(Vec::<String>::read(&list))
+    Vec::<String>::get(&list, &mut Diagnostics::new()).ok_or_else(|| {
+        FunctionError::argument(
+            OPTIONS,
+            format!("options.{ACKNOWLEDGE}: an element is unknown"),
+        )
+    })
 }
 
 /// A warning's code, the name that acknowledges it: its attribute path and
@@ -465,7 +470,9 @@ mod tests {
             let Value::Typed(typed) = result else {
                 panic!("untyped result")
             };
-            let warnings = Vec::<String>::read(typed.1.get_attr(WARNINGS).unwrap());
+            let warnings =
+                Vec::<String>::get(typed.1.get_attr(WARNINGS).unwrap(), &mut Diagnostics::new())
+                    .unwrap();
             assert_eq!(warnings.len(), 1, "{platform}: {warnings:?}");
             assert!(warnings[0].starts_with(TYPO), "{platform}: {warnings:?}");
         }
