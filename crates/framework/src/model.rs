@@ -270,7 +270,7 @@ impl<T: Field> Field for Maybe<T> {
         unknowns: Unknowns,
         diags: &mut Diagnostics,
     ) -> Option<Self> {
-        T::decode_known(value, at, unknowns, diags).map(Maybe::Known)
+        Some(Maybe::Known(T::decode(value, at, unknowns, diags)))
     }
 
     fn decode(
@@ -282,7 +282,7 @@ impl<T: Field> Field for Maybe<T> {
         match value {
             Value::Null => Maybe::Null,
             Value::Unknown(_) => Maybe::Unknown,
-            known => Self::decode_known(known, at, unknowns, diags).unwrap_or_default(),
+            known => Maybe::Known(T::decode(known, at, unknowns, diags)),
         }
     }
 
@@ -760,6 +760,18 @@ mod tests {
         let known = known.unwrap();
         assert_eq!(known.name.known().map(String::as_str), Some("n"));
         assert_eq!(known.count, None, "1.5 is no whole number");
+        let mut diags = Diagnostics::new();
+        let fraction: Maybe<i64> = attribute(
+            &object(&[("r", Value::Number(Number::from_f64(1.5)))]),
+            "r",
+            &mut diags,
+        );
+        assert_eq!(
+            fraction,
+            Maybe::Known(0),
+            "known, as the empty number: checks see it"
+        );
+        assert!(diags.is_empty(), "{diags:?}");
     }
 
     #[test]
