@@ -95,6 +95,10 @@ fn diagnostic(finding: &Finding, path: Option<AttributePath>) -> Diagnostic {
         Severity::Error => Diagnostic::error(&finding.summary, &finding.detail),
         Severity::Warning => Diagnostic::warning(&finding.summary, &finding.detail),
     };
+    let diagnostic = match finding.warning {
+        Some(kind) => diagnostic.with_id(kind.code()),
+        None => diagnostic,
+    };
     match path {
         Some(path) if !path.steps().is_empty() => diagnostic.at(path),
         _ => diagnostic,
@@ -212,7 +216,12 @@ mod tests {
         let mut diags = Diagnostics::new();
         let findings = [
             Finding::error(Location::element(Field::Merged, 0), "merged", "d"),
-            Finding::warning(None, "whole", "d"),
+            Finding::warning(
+                crate::domain::warning::Warning::NoProxyStar,
+                None,
+                "whole",
+                "d",
+            ),
             Finding::error(Field::HttpProxy, "proxy", "d"),
         ];
         push_findings(
@@ -226,5 +235,11 @@ mod tests {
             .map(|d| d.path.as_ref().map(ToString::to_string))
             .collect();
         assert_eq!(paths, [None, None, Some("profile.http_proxy".to_owned())]);
+        let ids: Vec<_> = diags.iter().map(|d| d.id).collect();
+        assert_eq!(
+            ids,
+            [None, Some("no_proxy_star"), None],
+            "a warning keeps its kind"
+        );
     }
 }

@@ -115,6 +115,8 @@ pub struct Finding {
     pub summary: String,
     /// Longer explanation, quoting the offending value where that is not secret.
     pub detail: String,
+    /// The kind of a warning, whose identifier acknowledges it; `None` for an error.
+    pub warning: Option<warning::Warning>,
 }
 
 impl Finding {
@@ -127,13 +129,17 @@ impl Finding {
         Self::new(Severity::Error, at.into(), summary, detail)
     }
 
-    /// A warning about `at` (a [`Field`], a [`Location`] or `None`).
+    /// A warning of kind `kind` about `at` (a [`Field`], a [`Location`] or `None`).
     pub fn warning(
+        kind: warning::Warning,
         at: impl Into<Option<Location>>,
         summary: impl Into<String>,
         detail: impl Into<String>,
     ) -> Self {
-        Self::new(Severity::Warning, at.into(), summary, detail)
+        Self {
+            warning: Some(kind),
+            ..Self::new(Severity::Warning, at.into(), summary, detail)
+        }
     }
 
     fn new(
@@ -147,6 +153,7 @@ impl Finding {
             location,
             summary: summary.into(),
             detail: detail.into(),
+            warning: None,
         }
     }
 
@@ -162,3 +169,4 @@ pub mod redact;
 pub mod render;
 pub mod spelling;
 pub mod trusted_ca;
+pub mod warning;

@@ -18,12 +18,16 @@ pub trait DataSource: Send + Sync {
     /// server asks once and keeps it.
     fn schema(&self) -> Schema;
 
-    /// Checks a configuration that may still hold unknown values (plan time).
-    /// Only known values are checked.
+    /// Checks a configuration that may still hold unknown values (plan time;
+    /// read its model with
+    /// [`Field::get_planned`](super::model::Field::get_planned)). Only known
+    /// values are checked.
     fn validate(&self, _config: &Value, _diags: &mut Diagnostics) {}
 
     /// Reads the data for a wholly known configuration (defaults already
-    /// filled): returns an object of the computed attributes
+    /// filled; read its model with [`Field::get`](super::model::Field::get),
+    /// which stops on a value the model cannot hold): returns an object of
+    /// the computed attributes
     /// ([`model::computed`](super::model::computed)), which the framework sets
     /// on the configuration to make the state. Returns `None` after adding an
     /// error diagnostic.

@@ -90,6 +90,9 @@ pub struct Diagnostic {
     pub detail: String,
     /// The attribute the message is about, if any.
     pub path: Option<AttributePath>,
+    /// A stable identifier of the diagnostic's kind, for callers that name
+    /// diagnostics (e.g. to acknowledge a warning); Terraform never sees it.
+    pub id: Option<&'static str>,
 }
 
 impl Diagnostic {
@@ -100,6 +103,7 @@ impl Diagnostic {
             summary: summary.into(),
             detail: detail.into(),
             path: None,
+            id: None,
         }
     }
 
@@ -109,6 +113,12 @@ impl Diagnostic {
             severity: Severity::Warning,
             ..Self::error(summary, detail)
         }
+    }
+
+    /// The same diagnostic, identified by `id` (see [`Diagnostic::id`]).
+    pub fn with_id(mut self, id: &'static str) -> Self {
+        self.id = Some(id);
+        self
     }
 
     /// The same diagnostic, pointed at `path`.

@@ -12,26 +12,93 @@
 //!
 //! Null and unknown are typed as in terraform-plugin-framework: [`Maybe`]
 //! keeps them apart where a value may still be unknown (validation at plan
-//! time); `Option<T>` reads null (and unknown) as `None`, and `String`,
-//! `bool`, `Vec<T>` read them as empty, for known configurations.
+//! time); `Option<T>` reads null as `None`, and `String`, `bool`, `Vec<T>`
+//! read it as empty. Reading is decoding, as the framework's `Get` is: a
+//! value of another type than the field's, or an unknown where the field
+//! cannot hold one, is an error diagnostic on its attribute path
+//! ([`Field::get`]); checks of a planned configuration, which skip what is
+//! not known yet, read unknowns as empty instead ([`Field::get_planned`]).
 
 use std::collections::BTreeMap;
 
+use super::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use super::docs::type_label;
 use super::schema::Attribute;
-use super::value::{Number, Type, Value};
+use super::value::{Type, Value};
+
+/// What a read does with an unknown value in a field that cannot hold one
+/// (any but [`Maybe`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unknowns {
+    /// An error diagnostic: the value must be wholly known (a data source's
+    /// read, an apply, a stored state).
+    Refused,
+    /// The empty value: a check of a planned configuration, which skips
+    /// what is not known yet.
+    Empty,
+}
 
 /// A Rust type that stands for a Terraform type.
-pub trait Field: Sized + Clone {
+pub trait Field: Sized + Clone + Default {
     /// The Terraform type.
     fn ty() -> Type;
-    /// Reads a value of type [`Field::ty`]; null and unknown read as the
-    /// empty value (`""`, `false`, `[]`, `None`).
-    fn read(value: &Value) -> Self;
-    /// Reads a known, non-null value; `None` when it does not hold one of
-    /// this type (the value of `Option<Self>`).
-    fn read_some(value: &Value) -> Option<Self> {
-        (!value.is_null() && !value.is_unknown()).then(|| Self::read(value))
+
+    /// Reads a known, non-null value found at `at`: `None` after an error
+    /// diagnostic when it has another type (or, for `i64`, when the number
+    /// is not whole).
+    fn decode_known(
+        value: &Value,
+        at: &AttributePath,
+        unknowns: Unknowns,
+        diags: &mut Diagnostics,
+    ) -> Option<Self>;
+
+    /// Reads a value: null reads as `None`; an unknown as `None`, after an
+    /// error diagnostic when `unknowns` refuses it.
+    fn decode_some(
+        value: &Value,
+        at: &AttributePath,
+        unknowns: Unknowns,
+        diags: &mut Diagnostics,
+    ) -> Option<Self> {
+        match value {
+            Value::Null => None,
+            Value::Unknown(_) => {
+                if unknowns == Unknowns::Refused {
+                    diags.push(unknown(at));
+                }
+                None
+            }
+            known => Self::decode_known(known, at, unknowns, diags),
+        }
     }
+
+    /// Reads a value as [`Field::decode_some`] does, with the empty value
+    /// (`""`, `false`, `[]`, `None`) for `None`.
+    fn decode(
+        value: &Value,
+        at: &AttributePath,
+        unknowns: Unknowns,
+        diags: &mut Diagnostics,
+    ) -> Self {
+        Self::decode_some(value, at, unknowns, diags).unwrap_or_default()
+    }
+
+    /// Reads a value that must be wholly known (a data source's read, an
+    /// apply, a stored state): `None` after error diagnostics on the paths
+    /// of the values of another type and of the unknowns, as the
+    /// framework's `Get` does; the caller stops.
+    fn get(value: &Value, diags: &mut Diagnostics) -> Option<Self> {
+        decode_checked(value, Unknowns::Refused, diags)
+    }
+
+    /// Reads a planned value, which may hold unknowns: they read as the
+    /// empty value (a [`Maybe`] keeps them); values of another type are
+    /// errors as for [`Field::get`].
+    fn get_planned(value: &Value, diags: &mut Diagnostics) -> Option<Self> {
+        decode_checked(value, Unknowns::Empty, diags)
+    }
+
     /// The value, moving the field's strings into it.
     fn into_value(self) -> Value;
     /// The value of a copy (for a field still needed afterwards).
@@ -40,13 +107,71 @@ pub trait Field: Sized + Clone {
     }
 }
 
+/// Reads `value` from the root; `None` when that added an error.
+fn decode_checked<T: Field>(
+    value: &Value,
+    unknowns: Unknowns,
+    diags: &mut Diagnostics,
+) -> Option<T> {
+    let mut found = Diagnostics::new();
+    let read = T::decode(value, &AttributePath::root(), unknowns, &mut found);
+    let failed = found.has_errors();
+    diags.extend(found);
+    (!failed).then_some(read)
+}
+
+/// The error on a value at `at` whose type is not `T`'s: a provider bug,
+/// since Terraform sends values of the schema's types. Names the types,
+/// never the value.
+pub fn mistyped<T: Field>(value: &Value, at: &AttributePath, diags: &mut Diagnostics) -> Option<T> {
+    let found = match value {
+        Value::Null => "null",
+        Value::Unknown(_) => "an unknown value",
+        Value::Bool(_) => "a bool",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::List(_) => "a list",
+        Value::Set(_) => "a set",
+        Value::Map(_) => "a map",
+        Value::Object(_) => "an object",
+        Value::Tuple(_) => "a tuple",
+        Value::Typed(_) => "a dynamic value",
+    };
+    diags.push(
+        Diagnostic::error(
+            "Provider bug: value of the wrong type",
+            format!(
+                "The provider expected a value of type {} here and found {found}: nothing was done.",
+                type_label(&T::ty())
+            ),
+        )
+        .at(at.clone()),
+    );
+    None
+}
+
+/// The error on an unknown value at `at` in a field that cannot hold one.
+fn unknown(at: &AttributePath) -> Diagnostic {
+    Diagnostic::error(
+        "Unknown value where a known one is needed",
+        "This value is not known yet, and the provider reads it only once it is known: nothing was done.",
+    )
+    .at(at.clone())
+}
+
 /// An object type whose attributes are the fields of a struct (declared by
 /// [`object!`](crate::object) or [`model!`](crate::model!)).
 pub trait Object: Sized {
     /// Adds each field's attribute name and Terraform type to `types`.
     fn attribute_types(types: &mut BTreeMap<String, Type>);
-    /// Reads the attributes of `object`.
-    fn read_attributes(object: &Value) -> Self;
+    /// Reads the attributes of `object` (at `at`), as
+    /// [`Field::decode`] does; a missing attribute reads as null.
+    fn decode_attributes(
+        object: &Value,
+        at: &AttributePath,
+        unknowns: Unknowns,
+        diags: &mut Diagnostics,
+    ) -> Self;
     /// Sets the attributes on `object`, moving the fields into it.
     fn write_attributes(self, object: &mut Value);
 }
@@ -65,10 +190,17 @@ pub fn attributes<In: Model, Out: Model>() -> Vec<Attribute> {
     all
 }
 
-/// One attribute of `object`, read as [`Field::read`] does: for a check
-/// that needs one field, without copying the others out of a large value.
-pub fn attribute<T: Field>(object: &Value, name: &str) -> T {
-    T::read(object.get_attr(name).unwrap_or(&Value::Null))
+/// One attribute of a planned `object`, read as [`Field::get_planned`]
+/// does (on the attribute's path): for a check that needs one field,
+/// without copying the others out of a large value.
+pub fn attribute<T: Field>(object: &Value, name: &str, diags: &mut Diagnostics) -> T {
+    let value = object.get_attr(name).unwrap_or(&Value::Null);
+    T::decode(
+        value,
+        &AttributePath::attribute(name),
+        Unknowns::Empty,
+        diags,
+    )
 }
 
 /// An object holding the attributes of `model`: what a data source read
@@ -96,7 +228,8 @@ pub enum Maybe<T> {
     /// Not known until apply.
     Unknown,
     /// Known; a collection or object may still hold unknowns inside, read
-    /// as their empty value unless the inner type is a [`Maybe`] too.
+    /// as the read's [`Unknowns`] says unless the inner type is a [`Maybe`]
+    /// too.
     Known(T),
 }
 
@@ -131,11 +264,25 @@ impl<T: Field> Field for Maybe<T> {
         T::ty()
     }
 
-    fn read(value: &Value) -> Self {
+    fn decode_known(
+        value: &Value,
+        at: &AttributePath,
+        unknowns: Unknowns,
+        diags: &mut Diagnostics,
+    ) -> Option<Self> {
+        Some(Maybe::Known(T::decode(value, at, unknowns, diags)))
+    }
+
+    fn decode(
+        value: &Value,
+        at: &AttributePath,
+        unknowns: Unknowns,
+        diags: &mut Diagnostics,
+    ) -> Self {
         match value {
             Value::Null => Maybe::Null,
             Value::Unknown(_) => Maybe::Unknown,
-            known => Maybe::Known(T::read(known)),
+            known => Maybe::Known(T::decode(known, at, unknowns, diags)),
         }
     }
 
@@ -153,8 +300,22 @@ impl<T: Field> Field for Option<T> {
         T::ty()
     }
 
-    fn read(value: &Value) -> Self {
-        T::read_some(value)
+    fn decode_known(
+        value: &Value,
+        at: &AttributePath,
+        unknowns: Unknowns,
+        diags: &mut Diagnostics,
+    ) -> Option<Self> {
+        T::decode_known(value, at, unknowns, diags).map(Some)
+    }
+
+    fn decode(
+        value: &Value,
+        at: &AttributePath,
+        unknowns: Unknowns,
+        diags: &mut Diagnostics,
+    ) -> Self {
+        T::decode_some(value, at, unknowns, diags)
     }
 
     fn into_value(self) -> Value {
@@ -167,8 +328,16 @@ impl Field for String {
         Type::String
     }
 
-    fn read(value: &Value) -> Self {
-        value.as_str().unwrap_or_default().to_owned()
+    fn decode_known(
+        value: &Value,
+        at: &AttributePath,
+        _: Unknowns,
+        diags: &mut Diagnostics,
+    ) -> Option<Self> {
+        match value {
+            Value::String(text) => Some(text.clone()),
+            other => mistyped(other, at, diags),
+        }
     }
 
     fn into_value(self) -> Value {
@@ -181,8 +350,16 @@ impl Field for bool {
         Type::Bool
     }
 
-    fn read(value: &Value) -> Self {
-        value.as_bool().unwrap_or(false)
+    fn decode_known(
+        value: &Value,
+        at: &AttributePath,
+        _: Unknowns,
+        diags: &mut Diagnostics,
+    ) -> Option<Self> {
+        match value {
+            Value::Bool(flag) => Some(*flag),
+            other => mistyped(other, at, diags),
+        }
     }
 
     fn into_value(self) -> Value {
@@ -190,18 +367,24 @@ impl Field for bool {
     }
 }
 
-/// A whole number; a number that is no `i64` reads as `None` in an `Option`.
+/// A whole number; a number that is no `i64` reads as `None` in an `Option`
+/// (without a diagnostic: a validator such as `WholeNumber` or the caller
+/// says what is wrong with it).
 impl Field for i64 {
     fn ty() -> Type {
         Type::Number
     }
 
-    fn read(value: &Value) -> Self {
-        Self::read_some(value).unwrap_or_default()
-    }
-
-    fn read_some(value: &Value) -> Option<Self> {
-        value.as_number().and_then(Number::as_i64)
+    fn decode_known(
+        value: &Value,
+        at: &AttributePath,
+        _: Unknowns,
+        diags: &mut Diagnostics,
+    ) -> Option<Self> {
+        match value {
+            Value::Number(number) => number.as_i64(),
+            other => mistyped(other, at, diags),
+        }
     }
 
     fn into_value(self) -> Value {
@@ -214,13 +397,17 @@ impl<T: Field> Field for Vec<T> {
         Type::list(T::ty())
     }
 
-    fn read(value: &Value) -> Self {
-        value
-            .elements()
-            .unwrap_or_default()
-            .iter()
-            .map(T::read)
-            .collect()
+    fn decode_known(
+        value: &Value,
+        at: &AttributePath,
+        unknowns: Unknowns,
+        diags: &mut Diagnostics,
+    ) -> Option<Self> {
+        let Some(items) = value.elements() else {
+            return mistyped(value, at, diags);
+        };
+        let read = |(index, item)| T::decode(item, &at.clone().index(index), unknowns, diags);
+        Some(items.iter().enumerate().map(read).collect())
     }
 
     fn into_value(self) -> Value {
@@ -246,8 +433,19 @@ impl<T: Field> Field for Set<T> {
         Type::set(T::ty())
     }
 
-    fn read(value: &Value) -> Self {
-        Set(Vec::read(value))
+    /// An element's diagnostics are on the set's path: a set's elements
+    /// have no index.
+    fn decode_known(
+        value: &Value,
+        at: &AttributePath,
+        unknowns: Unknowns,
+        diags: &mut Diagnostics,
+    ) -> Option<Self> {
+        let Some(items) = value.elements() else {
+            return mistyped(value, at, diags);
+        };
+        let read = |item| T::decode(item, at, unknowns, diags);
+        Some(Set(items.iter().map(read).collect()))
     }
 
     fn into_value(self) -> Value {
@@ -260,13 +458,20 @@ impl<T: Field> Field for BTreeMap<String, T> {
         Type::map(T::ty())
     }
 
-    fn read(value: &Value) -> Self {
-        value
-            .entries()
-            .into_iter()
-            .flatten()
-            .map(|(key, item)| (key.clone(), T::read(item)))
-            .collect()
+    fn decode_known(
+        value: &Value,
+        at: &AttributePath,
+        unknowns: Unknowns,
+        diags: &mut Diagnostics,
+    ) -> Option<Self> {
+        let Value::Map(entries) = value else {
+            return mistyped(value, at, diags);
+        };
+        let read = |(key, item): (&String, &Value)| {
+            let item = T::decode(item, &at.clone().key(key), unknowns, diags);
+            (key.clone(), item)
+        };
+        Some(entries.iter().map(read).collect())
     }
 
     fn into_value(self) -> Value {
@@ -303,9 +508,16 @@ macro_rules! object {
                 $( $crate::__model_field!(types [$($($spec)*)?] $field $fty, types); )*
             }
 
-            fn read_attributes(object: &$crate::value::Value) -> Self {
+            fn decode_attributes(
+                object: &$crate::value::Value,
+                at: &$crate::diagnostics::AttributePath,
+                unknowns: $crate::model::Unknowns,
+                diags: &mut $crate::diagnostics::Diagnostics,
+            ) -> Self {
                 Self {
-                    $( $field: $crate::__model_field!(read [$($($spec)*)?] $field $fty, object), )*
+                    $( $field: $crate::__model_field!(
+                        read [$($($spec)*)?] $field $fty, object, at, unknowns, diags
+                    ), )*
                 }
             }
 
@@ -321,8 +533,18 @@ macro_rules! object {
                 $crate::value::Type::Object(types)
             }
 
-            fn read(value: &$crate::value::Value) -> Self {
-                <Self as $crate::model::Object>::read_attributes(value)
+            fn decode_known(
+                value: &$crate::value::Value,
+                at: &$crate::diagnostics::AttributePath,
+                unknowns: $crate::model::Unknowns,
+                diags: &mut $crate::diagnostics::Diagnostics,
+            ) -> Option<Self> {
+                match value {
+                    $crate::value::Value::Object(_) => Some(
+                        <Self as $crate::model::Object>::decode_attributes(value, at, unknowns, diags),
+                    ),
+                    other => $crate::model::mistyped(other, at, diags),
+                }
             }
 
             fn into_value(self) -> $crate::value::Value {
@@ -385,14 +607,17 @@ macro_rules! __model_field {
             <$fty as $crate::model::Field>::ty(),
         )
     };
-    (read [embed] $field:ident $fty:ty, $object:ident) => {
-        <$fty as $crate::model::Object>::read_attributes($object)
+    (read [embed] $field:ident $fty:ty, $object:ident, $at:ident, $unknowns:ident, $diags:ident) => {
+        <$fty as $crate::model::Object>::decode_attributes($object, $at, $unknowns, $diags)
     };
-    (read [$($spec:tt)*] $field:ident $fty:ty, $object:ident) => {
-        <$fty as $crate::model::Field>::read(
+    (read [$($spec:tt)*] $field:ident $fty:ty, $object:ident, $at:ident, $unknowns:ident, $diags:ident) => {
+        <$fty as $crate::model::Field>::decode(
             $object
                 .get_attr(stringify!($field))
                 .unwrap_or(&$crate::value::Value::Null),
+            &$at.clone().attr(stringify!($field)),
+            $unknowns,
+            $diags,
         )
     };
     (write [embed] $field:ident, $value:expr, $object:ident) => {
@@ -425,6 +650,7 @@ macro_rules! __model_field {
 mod tests {
     use super::*;
     use crate::schema::Mode;
+    use crate::value::Number;
 
     crate::object! {
         /// A list element.
@@ -496,24 +722,143 @@ mod tests {
         );
     }
 
+    /// Reads `value` as [`Field::get`] does, with the diagnostics.
+    fn get(value: &Value) -> (Option<Config>, Diagnostics) {
+        let mut diags = Diagnostics::new();
+        (Config::get(value, &mut diags), diags)
+    }
+
+    /// The paths and summaries of `diags`.
+    fn errors(diags: &Diagnostics) -> Vec<(AttributePath, &str)> {
+        diags
+            .iter()
+            .map(|d| (d.path.clone().unwrap(), d.summary.as_str()))
+            .collect()
+    }
+
     #[test]
     fn null_and_unknown_are_told_apart_only_by_maybe() {
-        let unknown = Config::read_attributes(&object(&[
+        let mut diags = Diagnostics::new();
+        let planned = object(&[
             ("name", Value::unknown()),
             ("flag", Value::unknown()),
             ("count", Value::unknown()),
-        ]));
+        ]);
+        let unknown = Config::get_planned(&planned, &mut diags).unwrap();
+        assert!(diags.is_empty(), "{diags:?}");
         assert_eq!(unknown.name, Maybe::Unknown);
         assert!(!unknown.shared.flag);
         assert_eq!(unknown.count, None);
-        let null = Config::read_attributes(&object(&[("name", Value::null())]));
-        assert_eq!(null.name, Maybe::Null);
-        let known = Config::read_attributes(&object(&[
+        let (null, diags) = get(&object(&[("name", Value::null())]));
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(null.unwrap().name, Maybe::Null);
+        let (known, diags) = get(&object(&[
             ("name", Value::string("n")),
             ("count", Value::Number(Number::from_f64(1.5))),
         ]));
+        assert!(diags.is_empty(), "{diags:?}");
+        let known = known.unwrap();
         assert_eq!(known.name.known().map(String::as_str), Some("n"));
         assert_eq!(known.count, None, "1.5 is no whole number");
+        let mut diags = Diagnostics::new();
+        let fraction: Maybe<i64> = attribute(
+            &object(&[("r", Value::Number(Number::from_f64(1.5)))]),
+            "r",
+            &mut diags,
+        );
+        assert_eq!(
+            fraction,
+            Maybe::Known(0),
+            "known, as the empty number: checks see it"
+        );
+        assert!(diags.is_empty(), "{diags:?}");
+    }
+
+    #[test]
+    fn a_value_of_another_type_is_an_error_on_its_path() {
+        let pair = |key: Value| object(&[("key", key), ("note", Value::null())]);
+        let (read, diags) = get(&object(&[
+            ("name", Value::bool(true)),
+            ("flag", Value::string("yes")),
+            (
+                "items",
+                Value::list(vec![pair(Value::string("k")), pair(Value::int(1))]),
+            ),
+            ("tags", Value::Set(vec![Value::list(vec![])])),
+            ("count", Value::string("7")),
+        ]));
+        assert!(read.is_none());
+        let wrong = "Provider bug: value of the wrong type";
+        assert_eq!(
+            errors(&diags),
+            [
+                (AttributePath::attribute("name"), wrong),
+                (AttributePath::attribute("flag"), wrong),
+                (
+                    AttributePath::attribute("items").index(1).attr("key"),
+                    wrong
+                ),
+                (AttributePath::attribute("tags"), wrong),
+                (AttributePath::attribute("count"), wrong),
+            ]
+        );
+        let detail = &diags.iter().next().unwrap().detail;
+        assert!(
+            detail.contains("type String") && detail.contains("a bool"),
+            "{detail}"
+        );
+        let (read, diags) = get(&object(&[("items", Value::string("k"))]));
+        assert!(read.is_none());
+        assert_eq!(errors(&diags), [(AttributePath::attribute("items"), wrong)]);
+        let (read, diags) = get(&Value::list(vec![]));
+        assert!(read.is_none());
+        assert_eq!(errors(&diags), [(AttributePath::root(), wrong)]);
+    }
+
+    #[test]
+    fn an_unknown_is_an_error_where_the_field_cannot_hold_one() {
+        let planned = object(&[
+            ("name", Value::unknown()),
+            ("flag", Value::unknown()),
+            (
+                "items",
+                Value::list(vec![object(&[
+                    ("key", Value::string("k")),
+                    ("note", Value::unknown()),
+                ])]),
+            ),
+            ("tags", Value::unknown()),
+        ]);
+        let (read, diags) = get(&planned);
+        assert!(read.is_none());
+        let unknown = "Unknown value where a known one is needed";
+        assert_eq!(
+            errors(&diags),
+            [
+                (AttributePath::attribute("flag"), unknown),
+                (
+                    AttributePath::attribute("items").index(0).attr("note"),
+                    unknown
+                ),
+                (AttributePath::attribute("tags"), unknown),
+            ],
+            "`name` is a Maybe: it holds the unknown"
+        );
+        let mut diags = Diagnostics::new();
+        let read = Config::get_planned(&planned, &mut diags).unwrap();
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(read.name, Maybe::Unknown);
+        assert_eq!(read.items[0].note, None);
+        let mut diags = Diagnostics::new();
+        let flag: bool = attribute(&object(&[("flag", Value::int(1))]), "flag", &mut diags);
+        assert!(!flag);
+        assert_eq!(
+            errors(&diags),
+            [(
+                AttributePath::attribute("flag"),
+                "Provider bug: value of the wrong type"
+            )]
+        );
     }
 
     #[test]
@@ -537,7 +882,10 @@ mod tests {
                 ("note", Value::null())
             ])]))
         );
-        assert_eq!(Config::read(&value), config);
+        assert_eq!(
+            Config::get(&value, &mut Diagnostics::new()),
+            Some(config.clone())
+        );
         assert_eq!(Set(vec![1_i64, 2]), Set(vec![2, 1]));
         assert_ne!(Set(vec![1_i64, 2]), Set(vec![2, 3]));
         let state = with(&object(&[("other", Value::bool(false))]), config);

@@ -2,6 +2,7 @@
 
 use crate::domain::render::aks::{effective, injected, Aks};
 use crate::domain::render::Secrets;
+use crate::domain::warning::Warning;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::model::{self, Field};
@@ -61,7 +62,7 @@ impl DataSource for AksHttpProxyConfig {
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let config = RendererInputs::read(value);
+        let config = RendererInputs::get(value, diags)?;
         let proxy = config.resolve(diags)?;
         warn_trailing_slash(&config, diags);
         let cluster = &proxy.cluster;
@@ -113,6 +114,7 @@ fn warn_trailing_slash(config: &RendererInputs, diags: &mut Diagnostics) {
                 "AKS receives the proxy URL without its trailing `/`",
                 format!("`http_proxy_config.{name}` is written without the trailing `/`, as every renderer writes it, and AKS returns it as sent, so azurerm's next plan is empty. A cluster created with the `/` (e.g. from Microsoft's example configuration) would see azurerm plan an in-place change of `{name}`, which AKS applies to every node; drop the `/` here to silence this warning."),
             )
+            .with_id(Warning::AksTrailingSlash.code())
             .at(path),
         );
     }

@@ -66,7 +66,7 @@ impl DataSource for ArtifactSettings {
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let config = Config::read(value);
+        let config = Config::get(value, diags)?;
         let content_path = AttributePath::attribute(Config::content);
         let profile_path = AttributePath::attribute(Config::profile);
         let facts = config.cluster.cluster(Vec::new());

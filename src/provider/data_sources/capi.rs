@@ -102,7 +102,9 @@ impl DataSource for CapiKubeadm {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        let config = Config::read(config);
+        let Some(config) = Config::get_planned(config, diags) else {
+            return;
+        };
         config.node.validate(diags);
         let needed = Needed {
             name: Config::cluster_name,
@@ -142,7 +144,7 @@ impl DataSource for CapiKubeadm {
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let config = Config::read(value);
+        let config = Config::get(value, diags)?;
         let (mut proxy, units, os) = config.node.resolve(diags)?;
         if let Some(revision) = config.revision.known() {
             proxy.settings.revision = Some(*revision);

@@ -40,11 +40,13 @@ impl DataSource for CloudInit {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        NodeConfig::read(config).validate(diags);
+        if let Some(config) = NodeConfig::get_planned(config, diags) {
+            config.validate(diags)
+        }
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let (secret, redacted) = NodeConfig::read(value)
+        let (secret, redacted) = NodeConfig::get(value, diags)?
             .render_both(|units, os| cloud_init::CloudInit { units, os }, diags)?;
         Some(model::computed(State {
             user_data: secret.user_data,

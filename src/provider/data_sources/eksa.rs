@@ -57,7 +57,7 @@ impl DataSource for EksaProxyConfig {
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let proxy = RendererInputs::read(value).resolve(diags)?;
+        let proxy = RendererInputs::get(value, diags)?.resolve(diags)?;
         let (secret, redacted) = inputs::render_both(&Eksa, &proxy, diags)?;
         Some(model::computed(State {
             proxy_configuration: secret.proxy_configuration.into(),

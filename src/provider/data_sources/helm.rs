@@ -82,7 +82,10 @@ impl DataSource for HelmValues {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        Config::read(config).pod().validate(diags);
+        let Some(config) = Config::get_planned(config, diags) else {
+            return;
+        };
+        config.pod().validate(diags);
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
@@ -91,7 +94,7 @@ impl DataSource for HelmValues {
             namespace: pod.namespace,
             credentials_secret: pod.credentials_secret,
         };
-        let (secret, redacted) = Config::read(value).pod().render_both(helm, diags)?;
+        let (secret, redacted) = Config::get(value, diags)?.pod().render_both(helm, diags)?;
         Some(model::computed(State {
             ca_config_map_yaml: secret.ca_config_map,
             cert_manager_yaml: secret.cert_manager,

@@ -57,7 +57,7 @@ impl DataSource for Ignition {
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let config = Config::read(value);
+        let config = Config::get(value, diags)?;
         let (proxy, units) = inputs::read_proxy_and_units(&config.proxy, &config.units, diags)?;
         let renderer = ignition::Ignition {
             units,

@@ -107,7 +107,9 @@ impl DataSource for Kubespray {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        let config = Config::read(config);
+        let Some(config) = Config::get_planned(config, diags) else {
+            return;
+        };
         config.checked_inventory(diags);
         let needed = Needed {
             name: Config::loadbalancer_apiserver_address,
@@ -126,7 +128,7 @@ impl DataSource for Kubespray {
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let config = Config::read(value);
+        let config = Config::get(value, diags)?;
         let renderer = config.checked_inventory(diags);
         let proxy = config.proxy.resolve(diags)?;
         let renderer = renderer?;

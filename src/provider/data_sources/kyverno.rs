@@ -81,7 +81,9 @@ impl DataSource for KyvernoPolicy {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        let config = Config::read(config);
+        let Some(config) = Config::get_planned(config, diags) else {
+            return;
+        };
         config.proxy.validate_ca_only_inputs(
             &[(
                 Config::config_map_name,
@@ -117,7 +119,7 @@ impl DataSource for KyvernoPolicy {
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let config = Config::read(value);
+        let config = Config::get(value, diags)?;
         let proxy = config.proxy.resolve(diags)?;
         let known = |value: &Maybe<String>| value.known().cloned().unwrap_or_default();
         let kyverno = Kyverno {

@@ -53,12 +53,12 @@ pub(crate) struct CheckInputs {
 }
 
 impl CheckInputs {
-    /// The attributes of `config`.
-    pub fn of(config: &Value) -> Self {
+    /// The attributes of `config`; a mistyped one is an error on it.
+    pub fn of(config: &Value, diags: &mut Diagnostics) -> Self {
         Self {
-            must_bypass: model::attribute(config, Config::must_bypass),
-            fail_on_gap: model::attribute(config, Config::fail_on_gap),
-            default_checks: model::attribute(config, Config::default_checks),
+            must_bypass: model::attribute(config, Config::must_bypass, diags),
+            fail_on_gap: model::attribute(config, Config::fail_on_gap, diags),
+            default_checks: model::attribute(config, Config::default_checks, diags),
         }
     }
 
@@ -210,13 +210,13 @@ impl DataSource for NoProxy {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        let checks = CheckInputs::of(config);
+        let checks = CheckInputs::of(config, diags);
         checks.validate(diags);
         checks.require_fail_on_gap(diags);
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let merging = Merging::new(Config::read(value), diags)?;
+        let merging = Merging::new(Config::get(value, diags)?, diags)?;
         let destinations = if merging.fail_on_gap {
             merging.destinations()
         } else {

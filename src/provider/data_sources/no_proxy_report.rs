@@ -51,11 +51,11 @@ impl DataSource for NoProxyReport {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        CheckInputs::of(config).validate(diags);
+        CheckInputs::of(config, diags).validate(diags);
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let merging = Merging::new(Config::read(value), diags)?;
+        let merging = Merging::new(Config::get(value, diags)?, diags)?;
         let targets = &merging.options.targets;
         let coverage = merging.coverage(targets, merging.destinations(), diags)?;
         let client_warnings = coverage

@@ -51,7 +51,7 @@ impl DataSource for OpenShiftProxySource {
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let config = Config::read(value);
+        let config = Config::get(value, diags)?;
         let proxy = config.proxy.resolve(diags)?;
         let openshift = OpenShift {
             readiness_endpoints: config.readiness_endpoints,

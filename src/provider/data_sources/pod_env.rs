@@ -254,11 +254,16 @@ impl DataSource for PodEnv {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        Config::read(config).pod().validate(diags);
+        let Some(config) = Config::get_planned(config, diags) else {
+            return;
+        };
+        config.pod().validate(diags);
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let (secret, redacted) = Config::read(value).pod().render_both(|pod| pod, diags)?;
+        let (secret, redacted) = Config::get(value, diags)?
+            .pod()
+            .render_both(|pod| pod, diags)?;
         let (volumes, mounts) = secret.ca_volumes.unzip();
         Some(model::computed(State {
             env: env(&secret.env),

@@ -54,14 +54,16 @@ impl DataSource for Rke2 {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        let config = Config::read(config);
+        let Some(config) = Config::get_planned(config, diags) else {
+            return;
+        };
         config
             .proxy
             .validate_ca_only_inputs(&[config.os_family.ca_only()], diags);
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let config = Config::read(value);
+        let config = Config::get(value, diags)?;
         let proxy = config.proxy.resolve(diags)?;
         let settings = &proxy.settings;
         let renderer = rke2::Rke2 {

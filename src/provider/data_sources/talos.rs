@@ -45,7 +45,9 @@ impl DataSource for Talos {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        let config = Config::read(config);
+        let Some(config) = Config::get_planned(config, diags) else {
+            return;
+        };
         if let Some(version) = config.talos_version.known() {
             if let Err(finding) = talos::minor(version) {
                 let root = AttributePath::root();
@@ -55,7 +57,7 @@ impl DataSource for Talos {
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let config = Config::read(value);
+        let config = Config::get(value, diags)?;
         let version = config.talos_version.known().cloned().unwrap_or_default();
         let root = AttributePath::root();
         let minor = talos::minor(&version).map_err(|finding| {

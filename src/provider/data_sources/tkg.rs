@@ -50,7 +50,7 @@ impl DataSource for TkgConfigSource {
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
-        let config = Config::read(value);
+        let config = Config::get(value, diags)?;
         let proxy = config.proxy.resolve(diags)?;
         let tkg = Tkg {
             vsphere_server: config.vsphere_server,

@@ -327,12 +327,14 @@ impl EphemeralResource for ProxyCheck {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        Config::read(config).validate(diags);
+        if let Some(config) = Config::get_planned(config, diags) {
+            config.validate(diags)
+        }
     }
 
     fn open(&self, value: &Value, diags: &mut Diagnostics) -> Option<Opened> {
         // The framework ran `validate` (and stopped on its errors) already.
-        let config = Config::read(value);
+        let config = Config::get(value, diags)?;
         let profile = config.resolve(diags)?;
         let url = HttpUrl::parse(&config.url).ok()?;
         let (proxy, proxy_at) = if url.scheme() == "https" {
@@ -589,7 +591,7 @@ mod tests {
         lenient.fail_on_error = Some(false);
         let (opened, diags) = open(lenient);
         assert_eq!(found(&diags)[0].0, Severity::Warning);
-        let results = Results::read(&opened.unwrap().result);
+        let results = Results::get(&opened.unwrap().result, &mut Diagnostics::new()).unwrap();
         assert!(!results.authenticated);
         assert_eq!(results.status_code, None);
         assert!(results.error.unwrap().starts_with("proxy_unreachable: "));

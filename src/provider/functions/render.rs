@@ -6,8 +6,10 @@
 
 use std::sync::OnceLock;
 
+use crate::domain::no_proxy::dialect::Dialect;
 use crate::domain::redact::REDACTED_PASSWORD;
 use crate::domain::spelling;
+use crate::domain::warning::Warning;
 use crate::framework::data_source::{read_checked, DataSource};
 use crate::framework::diagnostics::{Diagnostic, Diagnostics, PathStep, Severity};
 use crate::framework::function::{Function, FunctionError, Parameter, Signature};
@@ -49,6 +51,17 @@ fn platform_description() -> &'static str {
         format!(
             "The renderer: the name of a renderer data source without the `{NAME}_` prefix ({}).",
             names.join(", ")
+        )
+    })
+}
+
+/// The function's description, with the list of warning identifiers.
+fn description() -> &'static str {
+    static DESCRIPTION: OnceLock<String> = OnceLock::new();
+    DESCRIPTION.get_or_init(|| {
+        format!(
+            "Returns what the renderer data source of the same name computes (its computed attributes, e.g. `dropins` and `dropins_redacted` for `systemd_dropin`), plus `warnings`: the data source's warnings as text. A function cannot show a warning, so a render the data source would warn about fails (e.g. a unit named `kublet`), naming each warning and its code: the attribute path, `:` and the warning's identifier, such as `units[0]:unit_name_typo` (the identifier alone for a warning about the whole render); list the codes in `options.acknowledge_warnings` to accept them, and the render then returns them in `warnings`. An acknowledged code that names no warning of the render is an error too, so that a stale one never covers a new warning. Terraform evaluates functions while planning, so renders fed from a `clusterproxy_profile`'s `settings` are known, and platform rules are checked, in the plan that changes the profile; a data source that references the profile is read only at apply then. With a password merged into `settings` (a sensitive or ephemeral value), Terraform marks the whole result sensitive or ephemeral: to show what a change renders in plans and outputs, use `render_redacted`, which returns the redacted attributes from the profile's `settings` alone, without the password. Needs Terraform >= 1.8 (OpenTofu >= 1.7).\n\nThe warning identifiers, which never change when a message is reworded:\n{}",
+            warning_list()
         )
     })
 }
@@ -145,39 +158,85 @@ fn acknowledged(options: &Value) -> Result<Vec<String>, FunctionError> {
             format!("options.{ACKNOWLEDGE}: an element is null; name each warning by its code"),
         ));
     }
-    Ok(Vec::<String>::read(&list))
+    Vec::<String>::get(&list, &mut Diagnostics::new()).ok_or_else(|| {
+        FunctionError::argument(
+            OPTIONS,
+            format!("options.{ACKNOWLEDGE}: an element is unknown"),
+        )
+    })
 }
 
-/// A warning's code, the name that acknowledges it: its attribute path and
-/// summary (`units[0]: Unit name looks like a typo`), or the summary alone
-/// for a warning about the whole render. The detail, which may quote values,
-/// is left out.
+/// A warning's code, the name that acknowledges it: its attribute path
+/// and its kind's identifier (`units[0]:unit_name_typo`), or the identifier
+/// alone for a warning about the whole render. Neither the summary nor the
+/// detail (which may quote values) enters it, so rewording a message keeps
+/// the code.
 fn code(diagnostic: &Diagnostic) -> String {
+    let id = diagnostic.id.unwrap_or_default();
     match &diagnostic.path {
-        Some(path) => format!("{path}: {}", diagnostic.summary),
-        None => diagnostic.summary.clone(),
+        Some(path) => format!("{path}:{id}"),
+        None => id.to_owned(),
     }
 }
 
-/// The warnings of `diags` as text, or an error naming every one not in
-/// `acknowledged` (and every acknowledgement that names no warning, so that
-/// a stale one cannot later cover a new warning).
+/// The code `acknowledgement` names: itself when it ends in a warning
+/// identifier, the code of the deprecated form (attribute path and summary,
+/// `units[0]: Unit name looks like a typo`) translated, or an error naming
+/// the valid identifiers.
+fn normalized(acknowledgement: &str) -> Result<String, FunctionError> {
+    let (path, id) = match acknowledgement.rsplit_once(':') {
+        Some((path, id)) => (Some(path), id),
+        None => (None, acknowledgement),
+    };
+    if Warning::from_code(id).is_some() {
+        return Ok(acknowledgement.to_owned());
+    }
+    let is_client = |name: &str| Dialect::from_name(name).is_some();
+    let legacy = match acknowledgement.split_once(": ") {
+        Some((path, summary)) => {
+            Warning::from_legacy_summary(summary, is_client).map(|w| format!("{path}:{}", w.code()))
+        }
+        None => None,
+    };
+    legacy
+        .or_else(|| Warning::from_legacy_summary(acknowledgement, is_client).map(|w| w.code().to_owned()))
+        .ok_or_else(|| {
+            let ids: Vec<&str> = Warning::ALL.iter().map(|w| w.code()).collect();
+            let at = path.map(|p| format!(" (at `{p}`)")).unwrap_or_default();
+            FunctionError::argument(
+                OPTIONS,
+                format!(
+                    "options.{ACKNOWLEDGE}: {acknowledgement:?} names no warning kind{at}{}; a code is the attribute path, `:` and one of {}",
+                    did_you_mean(id, &ids),
+                    ids.join(", ")
+                ),
+            )
+        })
+}
+
+/// The warnings of `diags` as text (code, summary and detail), or an error
+/// naming every one not in `acknowledged` (and every acknowledgement that
+/// names no warning, so that a stale one cannot later cover a new warning).
 fn warnings(diags: &Diagnostics, acknowledged: &[String]) -> Result<Vec<String>, FunctionError> {
+    let acknowledged = acknowledged
+        .iter()
+        .map(|a| normalized(a))
+        .collect::<Result<Vec<String>, FunctionError>>()?;
     let warnings: Vec<&Diagnostic> = diags
         .iter()
         .filter(|d| d.severity == Severity::Warning)
         .collect();
     let codes: Vec<String> = warnings.iter().map(|d| code(d)).collect();
+    let text = |code: &str, d: &Diagnostic| {
+        format!("{code}: {}: {}", d.summary, d.detail.trim_end_matches('.'))
+    };
     let unacknowledged: Vec<(&String, &&Diagnostic)> = codes
         .iter()
         .zip(&warnings)
         .filter(|(code, _)| !acknowledged.contains(code))
         .collect();
     if !unacknowledged.is_empty() {
-        let each: Vec<String> = unacknowledged
-            .iter()
-            .map(|(code, d)| format!("{code}: {}", d.detail.trim_end_matches('.')))
-            .collect();
+        let each: Vec<String> = unacknowledged.iter().map(|(c, d)| text(c, d)).collect();
         let list: Vec<String> = unacknowledged
             .iter()
             .map(|(c, _)| format!("{c:?}"))
@@ -197,10 +256,32 @@ fn warnings(diags: &Diagnostics, acknowledged: &[String]) -> Result<Vec<String>,
             format!("options.{ACKNOWLEDGE}: {stale:?} names no warning of this render; remove it"),
         ));
     }
-    Ok(warnings
+    Ok(codes
         .iter()
-        .map(|d| format!("{}: {}", code(d), d.detail))
+        .zip(&warnings)
+        .map(|(c, d)| format!("{c}: {}: {}", d.summary, d.detail))
         .collect())
+}
+
+/// The list of warning identifiers, for the function's description: one
+/// line each, generated from [`Warning::ALL`], then the deprecated form.
+fn warning_list() -> String {
+    let mut list = String::new();
+    for warning in Warning::ALL {
+        list.push_str(&format!("\n- `{}`: {}", warning.code(), warning.doc()));
+    }
+    list.push_str("\n\nDeprecated: codes of the former form, the attribute path and the summary (`units[0]: Unit name looks like a typo`), still acknowledge the warnings that had these summaries (CLIENT stands for a NO_PROXY client's name, e.g. `python`): ");
+    let legacy: Vec<String> = Warning::ALL
+        .iter()
+        .flat_map(|w| {
+            w.legacy_summaries()
+                .iter()
+                .map(move |s| format!("\"{}\" (`{}`)", s.replace("{client}", "CLIENT"), w.code()))
+        })
+        .collect();
+    list.push_str(&legacy.join(", "));
+    list.push('.');
+    list
 }
 
 /// The first error of `diags` as a function error on the argument that
@@ -251,7 +332,7 @@ impl Function for Render {
             ],
             returns: Type::Dynamic,
             summary: "Render proxy settings for a platform at plan time",
-            description: "Returns what the renderer data source of the same name computes (its computed attributes, e.g. `dropins` and `dropins_redacted` for `systemd_dropin`), plus `warnings`: the data source's warnings as text. A function cannot show a warning, so a render the data source would warn about fails (e.g. a unit named `kublet`), naming each warning and its code, the attribute path and summary such as `units[0]: Unit name looks like a typo` (the summary alone for a warning about the whole render); list the codes in `options.acknowledge_warnings` to accept them, and the render then returns them in `warnings`. An acknowledged code that names no warning of the render is an error too, so that a stale one never covers a new warning. Terraform evaluates functions while planning, so renders fed from a `clusterproxy_profile`'s `settings` are known, and platform rules are checked, in the plan that changes the profile; a data source that references the profile is read only at apply then. With a password merged into `settings` (a sensitive or ephemeral value), Terraform marks the whole result sensitive or ephemeral: to show what a change renders in plans and outputs, use `render_redacted`, which returns the redacted attributes from the profile's `settings` alone, without the password. Needs Terraform >= 1.8 (OpenTofu >= 1.7).",
+            description: description(),
         }
     }
 
@@ -436,7 +517,10 @@ mod tests {
         (ACKNOWLEDGE, units(codes).1, units(codes).2)
     }
 
-    const TYPO: &str = "units[0]: Unit name looks like a typo";
+    const TYPO: &str = "units[0]:unit_name_typo";
+
+    /// The code of the same warning in the deprecated form.
+    const LEGACY_TYPO: &str = "units[0]: Unit name looks like a typo";
 
     /// A warning the data source would show fails the call unless its code
     /// is acknowledged; then it is returned in `warnings`.
@@ -465,7 +549,9 @@ mod tests {
             let Value::Typed(typed) = result else {
                 panic!("untyped result")
             };
-            let warnings = Vec::<String>::read(typed.1.get_attr(WARNINGS).unwrap());
+            let warnings =
+                Vec::<String>::get(typed.1.get_attr(WARNINGS).unwrap(), &mut Diagnostics::new())
+                    .unwrap();
             assert_eq!(warnings.len(), 1, "{platform}: {warnings:?}");
             assert!(warnings[0].starts_with(TYPO), "{platform}: {warnings:?}");
         }
@@ -497,6 +583,94 @@ mod tests {
         )
         .unwrap_err();
         assert!(error.text.contains(ACKNOWLEDGE), "{}", error.text);
+    }
+
+    /// Codes of the former form (path and summary) still acknowledge the
+    /// warnings they named, and the render returns them with their code.
+    #[test]
+    fn old_form_acknowledgements_still_work() {
+        let result = call(
+            "systemd_dropin",
+            settings(None, None),
+            options(&[units(&["kublet"]), acknowledge(&[LEGACY_TYPO])]),
+        )
+        .unwrap();
+        let Value::Typed(typed) = result else {
+            panic!("untyped result")
+        };
+        let warnings =
+            Vec::<String>::get(typed.1.get_attr(WARNINGS).unwrap(), &mut Diagnostics::new())
+                .unwrap();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].starts_with(TYPO), "{warnings:?}");
+        let star = Diagnostic::warning("NO_PROXY contains `*`", "d").with_id("no_proxy_star");
+        let rejects = Diagnostic::warning("python rejects this NO_PROXY value", "d")
+            .with_id("client_rejects_no_proxy");
+        let legacy = ["NO_PROXY contains `*`", "ruby rejects this NO_PROXY value"];
+        assert!(warnings_of(vec![star, rejects], &legacy).is_ok());
+    }
+
+    fn warnings_of(
+        diags: Vec<Diagnostic>,
+        acknowledged: &[&str],
+    ) -> Result<Vec<String>, FunctionError> {
+        let acknowledged: Vec<String> = acknowledged.iter().map(|a| (*a).to_owned()).collect();
+        warnings(&diags.into_iter().collect(), &acknowledged)
+    }
+
+    /// A code is the path and the kind's identifier: a reworded summary
+    /// keeps it (and the old form, which maps summaries as they were).
+    #[test]
+    fn codes_do_not_depend_on_the_summary() {
+        let reworded = || {
+            Diagnostic::warning("Is this unit name misspelt?", "d")
+                .with_id(Warning::UnitNameTypo.code())
+                .at(crate::framework::diagnostics::AttributePath::attribute("units").index(0))
+        };
+        for code in [TYPO, LEGACY_TYPO] {
+            let warnings = warnings_of(vec![reworded()], &[code]).unwrap();
+            assert_eq!(
+                warnings,
+                ["units[0]:unit_name_typo: Is this unit name misspelt?: d"]
+            );
+        }
+        let error = warnings_of(vec![reworded()], &[]).unwrap_err();
+        assert!(
+            error.text.contains(&format!("[{TYPO:?}]")),
+            "{}",
+            error.text
+        );
+    }
+
+    /// An acknowledgement that names no warning kind is an error listing
+    /// the valid identifiers.
+    #[test]
+    fn unknown_identifiers_are_errors_naming_the_valid_ones() {
+        let error = warnings_of(vec![], &["units[0]:unit_name_tpyo"]).unwrap_err();
+        assert_eq!(error.argument, Some(OPTIONS));
+        for warning in Warning::ALL {
+            assert!(error.text.contains(warning.code()), "{}", error.text);
+        }
+        assert!(
+            error.text.contains("did you mean \"unit_name_typo\""),
+            "{}",
+            error.text
+        );
+        let error = warnings_of(vec![], &["Unit name looks like a typoo"]).unwrap_err();
+        assert!(
+            error.text.contains("names no warning kind"),
+            "{}",
+            error.text
+        );
+    }
+
+    /// Every identifier is listed in the function's description.
+    #[test]
+    fn the_description_lists_every_identifier() {
+        for warning in Warning::ALL {
+            let line = format!("- `{}`: {}", warning.code(), warning.doc());
+            assert!(description().contains(&line), "{line}");
+        }
     }
 
     /// No renderer has an input of the option's name.

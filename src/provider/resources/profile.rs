@@ -102,16 +102,19 @@ fn inputs_known(value: &Value, with_name: bool) -> bool {
 }
 
 /// The configuration's write-only password (unknown until known).
-fn password_wo(config: &Value) -> Maybe<String> {
-    config
-        .get_attr(Inputs::password_wo)
-        .map_or(Maybe::Null, Maybe::read)
+fn password_wo(config: &Value, diags: &mut Diagnostics) -> Maybe<String> {
+    model::attribute(config, Inputs::password_wo, diags)
 }
 
 /// The `password_wo_version` of `value` when `password_wo` is given: the
 /// password is then write-only.
-fn write_only_version(value: &Value, password_wo: Option<&str>) -> Option<i64> {
-    password_wo.map(|_| Inputs::read(value).password_wo_version.unwrap_or_default())
+fn write_only_version(
+    value: &Value,
+    password_wo: Option<&str>,
+    diags: &mut Diagnostics,
+) -> Option<i64> {
+    let version = |_| model::attribute(value, Inputs::password_wo_version, diags);
+    password_wo.map(version).map(Option::unwrap_or_default)
 }
 
 /// Warns when the stored profile has a password (stored or write-only) and
@@ -119,7 +122,10 @@ fn write_only_version(value: &Value, password_wo: Option<&str>) -> Option<i64> {
 /// Terraform writes `password = null` for a sensitive value.
 fn warn_on_dropped_password(prior: Option<&Value>, config: &Value, diags: &mut Diagnostics) {
     let Some(prior) = prior else { return };
-    let had_password = Computed::read(prior).settings.password_required;
+    let Some(stored) = Computed::get(prior, diags) else {
+        return;
+    };
+    let had_password = stored.settings.password_required;
     let gives_password = [Inputs::password, Inputs::password_wo]
         .iter()
         .any(|name| config.get_attr(name).is_some_and(|v| !v.is_null()));
@@ -138,7 +144,7 @@ fn warn_on_dropped_password(prior: Option<&Value>, config: &Value, diags: &mut D
 /// write-only password) as the password when given; findings become
 /// diagnostics.
 fn profile(value: &Value, password_wo: Option<&str>, diags: &mut Diagnostics) -> Option<Profile> {
-    let mut input = Inputs::read(value).input();
+    let mut input = Inputs::get_planned(value, diags)?.input();
     if let Some(password) = password_wo {
         input.password = Some(password.to_owned());
     }
@@ -157,7 +163,7 @@ fn profile(value: &Value, password_wo: Option<&str>, diags: &mut Diagnostics) ->
 /// What `prior` holds about its revision; a revision that is not an integer
 /// is an error on `revision`.
 fn stored_revision(prior: &Value, diags: &mut Diagnostics) -> Option<(Computed, i64)> {
-    let stored = Computed::read(prior);
+    let stored = Computed::get(prior, diags)?;
     let Some(revision) = stored.revision.revision else {
         diags.push(
             Diagnostic::error(
@@ -201,7 +207,9 @@ fn compute(
         },
         None => None,
     };
-    let stored_inputs = prior.map(Inputs::read);
+    let Ok(stored_inputs) = prior.map(|p| Inputs::get(p, diags).ok_or(())).transpose() else {
+        return false;
+    };
     let [http_proxy_url, https_proxy_url] = stored_inputs
         .as_ref()
         .map(stored_secret_urls)
@@ -243,7 +251,7 @@ fn compute(
         revision: Some(revision),
     };
     let computed = Computed {
-        id: Inputs::read(state).name,
+        id: model::attribute(state, Inputs::name, diags),
         normalized_http_proxy: plain(&profile.http_proxy),
         normalized_https_proxy: plain(&profile.https_proxy),
         normalized_no_proxy: profile.no_proxy.clone(),
@@ -291,7 +299,7 @@ impl Resource for ProfileResource {
         if inputs_known(config, false) {
             profile(
                 config,
-                password_wo(config).known().map(String::as_str),
+                password_wo(config, diags).known().map(String::as_str),
                 diags,
             );
         }
@@ -304,13 +312,13 @@ impl Resource for ProfileResource {
             private: prior_private,
         } = change;
         warn_on_dropped_password(prior, config, diags);
-        let password_wo = password_wo(config);
+        let password_wo = password_wo(config, diags);
         if password_wo.is_unknown() || !inputs_known(planned, true) {
             return;
         }
         let password_wo = password_wo.known().map(String::as_str);
         if let Some(profile) = profile(planned, password_wo, diags) {
-            let version = write_only_version(planned, password_wo);
+            let version = write_only_version(planned, password_wo, diags);
             let imported = imported_password(prior_private);
             let prior = prior.map(|p| (p, imported.as_ref()));
             compute(planned, &profile, version, prior, diags);
@@ -326,10 +334,10 @@ impl Resource for ProfileResource {
             private,
         } = change;
         let mut state = planned.clone();
-        let password_wo = password_wo(config);
+        let password_wo = password_wo(config, diags);
         let password_wo = password_wo.known().map(String::as_str);
         let profile = profile(planned, password_wo, diags)?;
-        let version = write_only_version(planned, password_wo);
+        let version = write_only_version(planned, password_wo, diags);
         let imported = imported_password(private);
         let prior = prior.map(|p| (p, imported.as_ref()));
         let applied = compute(&mut state, &profile, version, prior, diags);
@@ -458,7 +466,17 @@ mod tests {
     }
 
     fn revision(state: &Value) -> Option<i64> {
-        Computed::read(state).revision.revision
+        computed(state).revision.revision
+    }
+
+    /// The inputs of a known `state`.
+    fn inputs(state: &Value) -> Inputs {
+        Inputs::get(state, &mut Diagnostics::new()).unwrap()
+    }
+
+    /// The computed attributes of a known `state`.
+    fn computed(state: &Value) -> Computed {
+        Computed::get(state, &mut Diagnostics::new()).unwrap()
     }
 
     #[test]
@@ -470,14 +488,14 @@ mod tests {
         assert!(!diags.has_errors(), "{diags:?}");
         assert_eq!(revision(&state), Some(7));
         assert_eq!(
-            Inputs::read(&state).no_proxy,
+            inputs(&state).no_proxy,
             Some(Set(vec!["10.0.0.0/8".to_owned(), "B.example".to_owned()]))
         );
-        assert_eq!(Inputs::read(&state).description.as_deref(), Some("d"));
-        assert_eq!(Inputs::read(&state).password.as_deref(), Some("p w"));
-        let profile = Profile::new(&Inputs::read(&state).input()).unwrap();
+        assert_eq!(inputs(&state).description.as_deref(), Some("d"));
+        assert_eq!(inputs(&state).password.as_deref(), Some("p w"));
+        let profile = Profile::new(&inputs(&state).input()).unwrap();
         assert_eq!(
-            Some(Computed::read(&state).fingerprint),
+            Some(computed(&state).fingerprint),
             Some(profile.fingerprint.clone())
         );
         // The upgraded state plans as unchanged: the revision stays.
@@ -540,12 +558,12 @@ mod tests {
         assert!(!diags.has_errors(), "{diags:?}");
         assert_eq!(revision(&state), Some(4));
         assert_eq!(
-            Computed::read(&state).settings.trusted_ca.known().cloned(),
+            computed(&state).settings.trusted_ca.known().cloned(),
             Some(canonical)
         );
-        let profile = Profile::new(&Inputs::read(&state).input()).unwrap();
+        let profile = Profile::new(&inputs(&state).input()).unwrap();
         assert_ne!(profile.fingerprint, v2_fingerprint);
-        assert_eq!(Computed::read(&state).fingerprint, profile.fingerprint);
+        assert_eq!(computed(&state).fingerprint, profile.fingerprint);
         let mut planned = state.clone();
         compute(
             &mut planned,
@@ -596,12 +614,12 @@ mod tests {
         let state = ProfileResource.upgrade_state(0, v0, &mut diags).unwrap();
         assert!(!diags.has_errors());
         assert_eq!(
-            Inputs::read(&state).no_proxy.unwrap().0,
+            inputs(&state).no_proxy.unwrap().0,
             ["a.example", "b.example", "10.0.0.0/8"]
         );
-        assert_eq!(Inputs::read(&state).description.as_deref(), Some("d"));
-        assert_eq!(Inputs::read(&state).password.as_deref(), Some("p"));
-        let settings = Computed::read(&state).settings;
+        assert_eq!(inputs(&state).description.as_deref(), Some("d"));
+        assert_eq!(inputs(&state).password.as_deref(), Some("p"));
+        let settings = computed(&state).settings;
         assert!(settings.password_required);
         assert_eq!(settings.password, None);
         assert_eq!(revision(&state), Some(1));
@@ -640,11 +658,11 @@ mod tests {
             .unwrap();
         assert!(!diags.has_errors(), "{diags:?}");
         assert_eq!(state, v1);
-        let settings = Computed::read(&state).settings;
+        let settings = computed(&state).settings;
         assert_eq!(settings.revision, Some(5));
         assert!(settings.password_required);
         assert_eq!(settings.password, None);
-        assert_eq!(Inputs::read(&state).password.as_deref(), Some("p w"));
+        assert_eq!(inputs(&state).password.as_deref(), Some("p w"));
     }
 
     /// An import stores no password: the state has none, the private state
@@ -659,9 +677,9 @@ mod tests {
             .import(id, &mut private, &mut diags)
             .unwrap_or_else(|| panic!("{diags:?}"));
         assert!(!diags.has_errors(), "{diags:?}");
-        assert_eq!(Inputs::read(&state).password, None);
+        assert_eq!(inputs(&state).password, None);
         assert!(!format!("{state:?}{private:?}").contains("imp0rted"));
-        assert!(Computed::read(&state).settings.password_required);
+        assert!(computed(&state).settings.password_required);
         assert_eq!(revision(&state), Some(1));
         let verifier = PasswordVerifier::decode(private.get(IMPORTED_PASSWORD).unwrap());
         assert!(verifier.is_some_and(|v| v.matches("imp0rted-pw")));
@@ -741,7 +759,7 @@ mod tests {
         .value();
         let mut diags = Diagnostics::new();
         let mut first = config.clone();
-        let profile = Profile::new(&Inputs::read(&config).input()).unwrap();
+        let profile = Profile::new(&inputs(&config).input()).unwrap();
         compute(&mut first, &profile, None, None, &mut diags);
         let mut renamed = first.clone();
         renamed.set_attr(Inputs::description, Value::string("two"));
@@ -758,7 +776,7 @@ mod tests {
             Inputs::http_proxy,
             Value::string("http://proxy2.corp.example:3128"),
         );
-        let profile = Profile::new(&Inputs::read(&changed).input()).unwrap();
+        let profile = Profile::new(&inputs(&changed).input()).unwrap();
         compute(
             &mut changed,
             &profile,

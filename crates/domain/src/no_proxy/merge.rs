@@ -6,6 +6,7 @@
 //! correctly. The result depends only on the set of entries, never on the
 //! order or spelling of the inputs. Linear apart from the one sort.
 
+use crate::warning::Warning;
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::net::IpAddr;
@@ -174,7 +175,12 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
             match Entry::parse(raw) {
                 Ok(entry) => {
                     for note in entry.notes {
-                        warnings.push(Finding::warning(at, "NO_PROXY entry rewritten", note));
+                        warnings.push(Finding::warning(
+                            Warning::NoProxyEntryRewritten,
+                            at,
+                            "NO_PROXY entry rewritten",
+                            note,
+                        ));
                     }
                     // Built-in defaults are no one's input.
                     let origin = (source.field != Field::Defaults).then_some(Origin {
@@ -196,6 +202,7 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
     if entries.first().is_some_and(|e| e.host == Host::Any) {
         if star_understood {
             warnings.push(Finding::warning(
+                Warning::NoProxyStar,
                 None,
                 "NO_PROXY contains `*`",
                 "`*` sends every destination around the proxy; the other entries are left out because curl and Python only honour `*` as the whole value.",
@@ -222,6 +229,7 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
             });
         }
         warnings.push(Finding::warning(
+            Warning::NoProxyStar,
             None,
             "NO_PROXY contains `*`",
             format!("`*` does not bypass every destination for {} (wget and Ruby ignore it, reqwest applies it to names only), so the other entries are kept for them; curl and Python then ignore `*`, because they only honour it as the whole value.", partial_star(&options.targets)),
@@ -240,6 +248,7 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
             .collect();
         if families.is_empty() {
             warnings.push(Finding::warning(
+                Warning::CidrAggregationSkipped,
                 Field::AggregateCidrs,
                 "CIDR aggregation skipped",
                 "Aggregating addresses into CIDR blocks is only safe when every client matches CIDR blocks (go for both families; curl, requests and ruby for IPv4); the other clients would lose the literal addresses.",
@@ -273,7 +282,12 @@ fn unreadable(entries: &[Entry], list: &[String], targets: &BTreeSet<Dialect>) -
         {
             let summary = format!("{dialect} rejects this NO_PROXY value");
             let detail = format!("`{bad}` makes {dialect} reject the whole NO_PROXY value, so every request fails; give {dialect} processes their rendering (`renderings[\"{dialect}\"]`), which leaves such entries out.");
-            out.push(Finding::warning(None, summary, detail));
+            out.push(Finding::warning(
+                Warning::ClientRejectsNoProxy,
+                None,
+                summary,
+                detail,
+            ));
         }
     }
     let needing: Vec<&str> = targets
@@ -291,6 +305,7 @@ fn unreadable(entries: &[Entry], list: &[String], targets: &BTreeSet<Dialect>) -
     if let (Some(form), false) = (left_out, needing.is_empty()) {
         let detail = format!("{} match IPv6 addresses only in brackets, but another client rejects the whole NO_PROXY value with `{form}` in it, so the shared list leaves the bracketed forms out; give {} processes their renderings.", needing.join(", "), needing.join(", "));
         out.push(Finding::warning(
+            Warning::BracketedIpv6LeftOut,
             None,
             "Bracketed IPv6 forms left out",
             detail,

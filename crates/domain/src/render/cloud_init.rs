@@ -10,6 +10,7 @@
 //! commands run. The document starts with the `#cloud-config` header that
 //! marks user data as cloud-config.
 
+use crate::warning::Warning;
 use serde_json::{json, Value};
 
 use super::trust::{self, OsFamily};
@@ -33,6 +34,7 @@ pub const EC2_USER_DATA_LIMIT: usize = 16 * 1024;
 pub fn check_size(user_data: &str, cloud: Option<Cloud>) -> Option<Finding> {
     (cloud == Some(Cloud::Aws) && user_data.len() > EC2_USER_DATA_LIMIT).then(|| {
         Finding::warning(
+            Warning::UserDataTooLarge,
             Field::Cloud,
             "User data larger than EC2 accepts",
             format!("The user data is {} bytes (the proxy password counted as `{REDACTED_PASSWORD}`); EC2 takes at most {EC2_USER_DATA_LIMIT} bytes before base64 encoding. Compress it (cloud-init reads gzip user data; e.g. `gzip = true` in a `cloudinit_config`), or shorten the NO_PROXY list or the units.", user_data.len()),

@@ -21,6 +21,7 @@
 //! its `extraEnv` (the chart adds `extraEnv` to the controller's env). The
 //! Giant Swarm and New Relic values take the URL as a plain string only.
 
+use crate::warning::Warning;
 use serde_json::{json, Value};
 
 use super::pod_env::{CredentialsSecret, EnvValue, SecretOutput};
@@ -68,6 +69,7 @@ impl Renderer for Helm {
         let mut warnings = Vec::new();
         if cluster.kubernetes_service_ips().is_empty() {
             warnings.push(Finding::warning(
+                Warning::CertManagerServiceIp,
                 Field::ServiceCidrs,
                 "cert-manager needs the kubernetes ClusterIP",
                 "cert-manager reaches the API server by the `kubernetes` Service ClusterIP; without `service_cidrs` its `no_proxy` cannot list that address, and its API calls may go through the proxy.",

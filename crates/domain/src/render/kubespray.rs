@@ -30,6 +30,7 @@
 //! the nodes garbled: rendering for it warns (see [`GARBLED_NO_PROXY`]).
 
 use crate::redact::redact_userinfo;
+use crate::warning::Warning;
 use serde_json::{json, Value};
 
 use super::trust::OsFamily;
@@ -156,6 +157,7 @@ impl Renderer for Kubespray {
 fn garbled_no_proxy(minor: u32) -> Option<Finding> {
     (minor == GARBLED_NO_PROXY_IN).then(|| {
         Finding::warning(
+            Warning::KubesprayGarbledNoProxy,
             Field::from(KubesprayOption::Version),
             GARBLED_NO_PROXY,
             "kubespray 2.30 sets `no_proxy` to `no_proxy_prepare | select` (roles/network_facts/tasks/no_proxy.yml), a list of single characters, so the containerd, CRI-O, Docker and kubelet drop-ins get `NO_PROXY=['1', '0', '.', ...]`, which matches no host, and cluster traffic goes to the proxy. Upgrade to kubespray 2.31 (fixed by kubernetes-sigs/kubespray#12981), or add `no_proxy` to the group_vars with the value of `effective_no_proxy`: kubespray then skips that task and writes it as given (a `no_proxy` you set replaces the generated list, so keep it in step with the inventory).",

@@ -15,6 +15,7 @@
 //! written as its `/128` block (the same set of destinations for every client).
 
 use crate::redact::redact_userinfo;
+use crate::warning::Warning;
 use std::net::IpAddr;
 
 use ipnet::IpNet;
@@ -129,6 +130,7 @@ impl Renderer for OpenShift {
             if bracketed_form_of_listed_address(entry, &settings.no_proxy) {
                 if warnings.is_empty() {
                     warnings.push(Finding::warning(
+                        Warning::BracketedIpv6LeftOut,
                         Field::Merged,
                         "Bracketed IPv6 forms left out",
                         "The merged list holds `[v6]` after each IPv6 address for python, node and undici, which match IPv6 addresses only in brackets; OpenShift rejects brackets in noProxy, so they are left out and those clients in the cluster proxy requests to IPv6 literals.",

@@ -18,6 +18,7 @@
 //! `sh`) remove the quotes and the backslash before `"`, `\`, `` ` `` and `$`.
 
 use super::{systemd, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
+use crate::warning::Warning;
 use crate::{Field, Finding};
 
 /// The RKE2 renderer's own options a finding can be about.
@@ -214,6 +215,7 @@ pub fn check(
     .collect();
     (scope == Scope::All && role == Role::Agent && !missing.is_empty()).then(|| {
         Finding::warning(
+            Warning::InClusterTrafficProxied,
             Field::from(Rke2Option::Scope),
             "In-cluster traffic would go to the proxy",
             format!("With scope \"all\" the kubelet and the rke2/k3s agent read NO_PROXY, which lacks the cluster's {}, and unlike a server an agent does not add them; set them (RKE2 and k3s default to 10.42.0.0/16 and 10.43.0.0/16), or use scope \"containerd\".", missing.join(" and ")),

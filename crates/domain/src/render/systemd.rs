@@ -13,6 +13,7 @@ pub mod unit;
 
 use super::{shell, ProxySettings, Secrets};
 use crate::redact::REDACTED_PASSWORD;
+use crate::warning::Warning;
 use crate::Finding;
 
 /// File name of every drop-in.
@@ -156,6 +157,7 @@ pub fn check_limits(settings: &ProxySettings, content: &str) -> Vec<Finding> {
         ));
     } else if longest > LONG_LINE_WARNING {
         findings.push(Finding::warning(
+            Warning::LongDropinLine,
             None,
             "Very long drop-in line",
             format!("A line of the drop-in is {longest} bytes (the proxy password counted as `{REDACTED_PASSWORD}`). systemd refuses lines of {LONG_LINE_MAX} bytes and Linux environment strings of {MAX_ARG_STRLEN} bytes; consider aggregating CIDRs or using domain suffixes."),

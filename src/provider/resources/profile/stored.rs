@@ -74,7 +74,7 @@ pub(super) fn read(
 ) -> Option<(Inputs, Option<Value>)> {
     match version {
         0 => {
-            let v0 = V0::read(&decode_stored(0, json, &V0::ty(), diags)?);
+            let v0 = V0::get(&decode_stored(0, json, &V0::ty(), diags)?, diags)?;
             let entries: Vec<String> = v0
                 .no_proxy
                 .unwrap_or_default()
@@ -99,11 +99,11 @@ pub(super) fn read(
         }
         1 => {
             let v1 = decode_stored(1, json, &v1_type(), diags)?;
-            Some((Inputs::read(&v1), Some(v1)))
+            Some((Inputs::get(&v1, diags)?, Some(v1)))
         }
         2 | 3 => {
             let stored = decode_stored(version, json, &v3_type(), diags)?;
-            Some((Inputs::read(&stored), Some(stored)))
+            Some((Inputs::get(&stored, diags)?, Some(stored)))
         }
         _ => {
             diags.push(Diagnostic::error(

@@ -4,6 +4,7 @@
 
 use crate::redact::redact_userinfo;
 use crate::spelling::edit_distance;
+use crate::warning::Warning;
 use crate::{Field, Finding, Location};
 
 /// The units proxied when none are named.
@@ -114,6 +115,7 @@ pub fn typo_warning(index: usize, unit: &str) -> Option<Finding> {
         .iter()
         .find(|known| edit_distance(base, known) == 1)?;
     Some(Finding::warning(
+        Warning::UnitNameTypo,
         Location::element(Field::Units, index),
         "Unit name looks like a typo",
         format!("{base:?} is one letter away from the well-known unit {known:?}; did you mean {known:?}? The drop-in is rendered for {unit:?} as written."),
