@@ -28,8 +28,9 @@
 //!    artifact names with the reason constants (`POD_CIDR`... in
 //!    `found.rs`). Unit tests in the same file: what our renderer for the
 //!    platform writes (if any) reads back, and bad input is a finding. Here,
-//!    in this file: `pub mod <kind>;`; in `registry.rs`, the struct in
-//!    `IMPORTERS` (what [`importers()`] returns).
+//!    in this file: `mod <kind>;` (private: an importer left out of the
+//!    registry is dead code, which the build refuses); in `registry.rs`, the
+//!    struct in `IMPORTERS` (what [`importers()`] returns).
 //! 2. `tests/fixtures/import/<kind>/`: artifacts in the shapes the platform
 //!    writes, each citing its upstream source in a header comment, and their
 //!    expected import in `CORPUS` of `tests/oracles/import_fixtures.rs`.
@@ -38,30 +39,32 @@
 //!    (Terraform 1.11 and 1.0.3 import it and plan no change).
 //! 4. `examples/resources/clusterproxy_profile/import.sh`, whose kind list is
 //!    generated from [`importers()`]: `UPDATE_DOCS=1 cargo nextest run --test
-//!    import_fixtures -E 'test(guide)'`, then `UPDATE_DOCS=1 cargo test --test
-//!    docs`, which regenerates `docs/resources/profile.md` and
+//!    oracles -E 'test(importer_guide)'`, then `UPDATE_DOCS=1 cargo test --test
+//!    suite docs::`, which regenerates `docs/resources/profile.md` and
 //!    `docs/data-sources/artifact_settings.md`.
 //!
 //! Nothing else: the `kind` attribute of `clusterproxy_artifact_settings`
 //! (description and validator), the import ID grammar and the messages that
 //! list the kinds come from [`importers()`]. The test
 //! `the_importer_guide_is_followed` in `tests/oracles/import_fixtures.rs` checks
-//! steps 1, 2 and 4 for every importer.
+//! steps 1, 2 and 4 for every registered importer (its file, its fixtures,
+//! each of them imported, and the generated kind list), without reading
+//! any source.
 
-pub mod aks;
-pub mod capi;
+mod aks;
+mod capi;
 mod classify;
 pub mod drift;
 mod found;
-pub mod giantswarm;
+mod giantswarm;
 pub mod id;
 mod imported;
 mod input;
-pub mod openshift;
+mod openshift;
 mod registry;
-pub mod rke2;
-pub mod systemd;
-pub mod tkg;
+mod rke2;
+mod systemd;
+mod tkg;
 
 pub use found::{Found, Importer};
 pub use imported::{Dropped, Imported};
