@@ -250,9 +250,19 @@ fn spawn_prepared(
 
 /// A low fd limit, as `ulimit -n 48`.
 fn low_fd_limit() -> std::io::Result<()> {
+    fd_limit(48)
+}
+
+/// The common default fd limit, as `ulimit -n 1024`.
+fn fd_limit_1024() -> std::io::Result<()> {
+    fd_limit(1024)
+}
+
+/// `ulimit -n limit`, soft and hard.
+fn fd_limit(limit: libc::rlim_t) -> std::io::Result<()> {
     let limit = libc::rlimit {
-        rlim_cur: 48,
-        rlim_max: 48,
+        rlim_cur: limit,
+        rlim_max: limit,
     };
     // SAFETY: plain system call on a valid struct.
     if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) } == 0 {
@@ -357,6 +367,7 @@ on_both_transports!(
     idle_and_garbage_connections_under_a_low_fd_limit_leave_it_serving,
     a_failed_handshake_before_the_host_does_not_become_the_host,
     an_idle_connection_does_not_keep_the_plugin_alive_after_the_host_left,
+    terraform_is_served_at_once_behind_idle_and_slow_connections,
     sigint_and_sigusr1_are_ignored_sighup_and_sigquit_stop_it,
 );
 
@@ -398,6 +409,53 @@ fn idle_and_garbage_connections_under_a_low_fd_limit_leave_it_serving(transport:
     });
     assert!(plugin.running(), "the flood ended the plugin");
     terminate(&mut plugin.child);
+}
+
+/// Any local user can connect to the TCP port (the socket's owner to the
+/// unix socket) and leave connections idle, or send a TLS handshake a byte at
+/// a time. 128 and then 1,000 such connections opened ahead of Terraform's
+/// neither delay it past 1 s nor keep it out (the plugin once let 16 finish
+/// their 5 s handshake time first: 40 delayed Terraform 9.7 s, 128 made it
+/// give up). Under a 1024 fd limit, the common default, so that the 1,000
+/// are more than the plugin keeps in their handshake.
+fn terraform_is_served_at_once_behind_idle_and_slow_connections(transport: &str) {
+    use tokio::io::AsyncWriteExt as _;
+    for ahead in [128, 1000] {
+        let mut plugin = Host::start(transport, fd_limit_1024);
+        runtime().block_on(async {
+            let mut queued = Vec::new();
+            for i in 0..ahead {
+                let dialled = tokio::time::timeout(
+                    Duration::from_secs(2),
+                    dial(plugin.network(), &plugin.handshake.address),
+                )
+                .await;
+                let Ok(Ok(mut socket)) = dialled else {
+                    continue;
+                };
+                // Every other one starts a TLS record and stalls in it.
+                if i % 2 == 1 {
+                    let _ = socket.write_all(&[0x16, 3, 1, 0x02]).await;
+                }
+                queued.push(socket);
+            }
+            assert!(
+                queued.len() * 10 >= ahead * 9,
+                "only {} of {ahead} connections opened",
+                queued.len()
+            );
+            let since = std::time::Instant::now();
+            assert!(plugin.serves().await, "Terraform's connection was refused");
+            let waited = since.elapsed();
+            assert!(
+                waited < Duration::from_secs(1),
+                "{ahead} connections ahead delayed Terraform's by {waited:?}"
+            );
+            drop(queued);
+        });
+        assert!(plugin.running());
+        terminate(&mut plugin.child);
+    }
 }
 
 /// A client refused by mTLS before Terraform connects is not taken for the

@@ -236,10 +236,6 @@ const FORCED_EXIT_AFTER_GRACE: std::time::Duration = std::time::Duration::from_m
 /// How long a connection may take to complete its TLS handshake.
 pub const HANDSHAKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// How many connections may be in their TLS handshake at once; further ones
-/// wait in the listen backlog. Well under a low fd limit (`ulimit -n 48`).
-const MAX_HANDSHAKES: usize = 16;
-
 /// The first and the longest pause after a failed accept (EMFILE, ENFILE,
 /// ECONNABORTED...), doubling in between, as Go's net/http server does.
 const ACCEPT_BACKOFF: (std::time::Duration, std::time::Duration) = (
@@ -247,30 +243,35 @@ const ACCEPT_BACKOFF: (std::time::Duration, std::time::Duration) = (
     std::time::Duration::from_secs(1),
 );
 
-/// Accepts connections for as long as the plugin serves: a failed accept
-/// (out of descriptors, a connection reset before it was taken) is retried
-/// after a pause. Each connection completes mTLS within
-/// [`HANDSHAKE_TIMEOUT`], at most [`MAX_HANDSHAKES`] at a time, before it is
-/// served; only then does it count as the host's (an unauthenticated client
-/// can neither stop the plugin nor keep it alive).
+/// Accepts connections for as long as the plugin serves. Each connection
+/// completes mTLS within [`HANDSHAKE_TIMEOUT`] before it is served; only then
+/// does it count as the host's (an unauthenticated client can neither stop
+/// the plugin nor keep it alive). Handshakes never hold up the accept loop:
+/// the newest connection is always taken, and the oldest unfinished
+/// handshakes make room ([`Pending`]), so idle or slow connections opened
+/// ahead of Terraform's cannot delay it. A failed accept (out of
+/// descriptors, a connection reset before it was taken) evicts the oldest
+/// unfinished handshake and tries again, or pauses when there is none.
 async fn accept_loop(
     listener: transport::Listener,
     acceptor: Option<tokio_rustls::TlsAcceptor>,
     sender: tokio::sync::mpsc::Sender<Result<PluginStream, std::io::Error>>,
     connections: Connections,
 ) {
-    let handshakes = Arc::new(tokio::sync::Semaphore::new(MAX_HANDSHAKES));
+    let pending = Pending::new(transport::max_pending_handshakes());
     let mut backoff = None;
     loop {
-        let Ok(permit) = handshakes.clone().acquire_owned().await else {
-            return;
-        };
         let socket = match listener.accept().await {
             Ok(socket) => {
                 backoff = None;
                 socket
             }
             Err(error) => {
+                if pending.evict_oldest() {
+                    // Its socket closes when its task is dropped: let it run.
+                    tokio::task::yield_now().await;
+                    continue;
+                }
                 let pause = backoff.map_or(ACCEPT_BACKOFF.0, |p: std::time::Duration| {
                     (p * 2).min(ACCEPT_BACKOFF.1)
                 });
@@ -282,7 +283,7 @@ async fn accept_loop(
         };
         let (sender, acceptor, connections) =
             (sender.clone(), acceptor.clone(), connections.clone());
-        tokio::spawn(async move {
+        pending.spawn(|handshaking| async move {
             let io: Box<dyn stream::Socket> = match acceptor {
                 None => socket,
                 Some(acceptor) => {
@@ -299,11 +300,85 @@ async fn accept_loop(
                     }
                 }
             };
-            drop(permit);
+            drop(handshaking);
             let _ = sender
                 .send(Ok(PluginStream::new(io, connections.open())))
                 .await;
         });
+    }
+}
+
+/// The connections still in their TLS handshake, oldest first, at most a
+/// bound: a new one beyond it closes the oldest. Terraform connects once and
+/// completes its handshake in milliseconds, so it is never the oldest for
+/// long; a peer that opens connections and leaves them idle only evicts its
+/// own.
+struct Pending {
+    bound: usize,
+    tasks: Arc<std::sync::Mutex<PendingTasks>>,
+}
+
+#[derive(Default)]
+struct PendingTasks {
+    next: u64,
+    by_age: std::collections::BTreeMap<u64, tokio::task::AbortHandle>,
+}
+
+/// Held by a handshake's task until its handshake ends (or the task is
+/// dropped): then it no longer counts in [`Pending`].
+struct Handshaking {
+    id: u64,
+    tasks: Arc<std::sync::Mutex<PendingTasks>>,
+}
+
+impl Drop for Handshaking {
+    fn drop(&mut self) {
+        lock(&self.tasks).by_age.remove(&self.id);
+    }
+}
+
+fn lock(tasks: &std::sync::Mutex<PendingTasks>) -> std::sync::MutexGuard<'_, PendingTasks> {
+    tasks
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Pending {
+    fn new(bound: usize) -> Self {
+        Self {
+            bound: bound.max(1),
+            tasks: Arc::default(),
+        }
+    }
+
+    /// Spawns one connection's handshake task, made by `task` from its
+    /// [`Handshaking`] guard, and evicts the oldest beyond the bound.
+    fn spawn<F>(&self, task: impl FnOnce(Handshaking) -> F)
+    where
+        F: std::future::Future<Output = ()> + Send + 'static,
+    {
+        let mut tasks = lock(&self.tasks);
+        let id = tasks.next;
+        tasks.next += 1;
+        let guard = Handshaking {
+            id,
+            tasks: self.tasks.clone(),
+        };
+        // Registered before the lock is released, so the guard's removal
+        // always comes after the insertion.
+        let handle = tokio::spawn(task(guard)).abort_handle();
+        tasks.by_age.insert(id, handle);
+        while tasks.by_age.len() > self.bound {
+            if let Some((_, oldest)) = tasks.by_age.pop_first() {
+                oldest.abort();
+            }
+        }
+    }
+
+    /// Closes the oldest unfinished handshake; false when there is none.
+    fn evict_oldest(&self) -> bool {
+        let oldest = lock(&self.tasks).by_age.pop_first();
+        oldest.map(|(_, task)| task.abort()).is_some()
     }
 }
 

@@ -261,3 +261,42 @@ pub fn stop_requested(debug: bool) -> impl Future<Output = ()> {
         }
     }
 }
+
+/// How many connections may be in their TLS handshake at once: a quarter of
+/// the open-file limit, between 4 and 1024, so that the provider's own files
+/// (`file:` imports, directory scans) keep their descriptors. The soft limit
+/// is raised to the hard one first, as the Go runtime does at the start of
+/// every go-plugin server since Go 1.19 (a child it starts, such as this
+/// plugin, gets the soft limit back).
+pub fn max_pending_handshakes() -> usize {
+    const BOUNDS: (usize, usize) = (4, 1024);
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: plain system calls on a valid struct.
+        unsafe {
+            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+                return BOUNDS.0;
+            }
+            if limit.rlim_cur < limit.rlim_max {
+                let raised = libc::rlimit {
+                    rlim_cur: limit.rlim_max,
+                    ..limit
+                };
+                if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                    limit = raised;
+                }
+            }
+        }
+        usize::try_from(limit.rlim_cur / 4)
+            .unwrap_or(BOUNDS.1)
+            .clamp(BOUNDS.0, BOUNDS.1)
+    }
+    #[cfg(not(unix))]
+    {
+        BOUNDS.1 / 4
+    }
+}
