@@ -368,6 +368,7 @@ on_both_transports!(
     a_failed_handshake_before_the_host_does_not_become_the_host,
     an_idle_connection_does_not_keep_the_plugin_alive_after_the_host_left,
     terraform_is_served_at_once_behind_idle_and_slow_connections,
+    a_slow_password_verifier_leaves_the_plugin_serving_and_stops_at_stop_provider,
     sigint_and_sigusr1_are_ignored_sighup_and_sigquit_stop_it,
 );
 
@@ -456,6 +457,105 @@ fn terraform_is_served_at_once_behind_idle_and_slow_connections(transport: &str)
         assert!(plugin.running());
         terminate(&mut plugin.child);
     }
+}
+
+/// The first plan after an import checks the configured password against
+/// the imported one's salted verifier, deliberately slow: here one with the
+/// most iterations a stored verifier may ask for (seconds of CPU). While it
+/// runs, GetMetadata is answered; StopProvider is answered and stops it, the
+/// plan ending with "Provider stopped" after less than 1 s of the plugin's
+/// CPU time (it ran to the end on the plugin's only worker, so StopProvider,
+/// GetMetadata and SIGTERM waited for it).
+fn a_slow_password_verifier_leaves_the_plugin_serving_and_stops_at_stop_provider(transport: &str) {
+    use clusterproxy::framework::proto::{
+        get_metadata, import_resource_state, plan_resource_change, stop_provider, DynamicValue,
+    };
+    use clusterproxy::framework::server::Server;
+    use clusterproxy::framework::value::{msgpack, Value};
+    use clusterproxy::provider::ClusterProxy;
+
+    let dropin = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(
+        dropin.path(),
+        "[Service]\nEnvironment=\"HTTP_PROXY=http://build:imp0rted@proxy.corp.example:3128\"\n\
+         Environment=\"HTTPS_PROXY=http://build:imp0rted@proxy.corp.example:3128\"\n",
+    )
+    .unwrap();
+    let server = Server::new(&ClusterProxy);
+    let ty = server.registry().resources()["clusterproxy_profile"]
+        .schema
+        .object_type();
+    let mut plugin = support::Plugin::start_on(transport);
+    let runtime = runtime();
+    let mut client = runtime.block_on(plugin.provider());
+    let mut imported = runtime
+        .block_on(
+            client.import_resource_state(import_resource_state::Request {
+                type_name: "clusterproxy_profile".into(),
+                id: format!("corp=systemd:file:{}", dropin.path().display()),
+                ..Default::default()
+            }),
+        )
+        .unwrap()
+        .into_inner();
+    assert!(
+        imported.imported_resources.len() == 1,
+        "{:?}",
+        imported.diagnostics
+    );
+    let imported = imported.imported_resources.remove(0);
+    let prior = imported.state.unwrap();
+    let private = String::from_utf8(imported.private).unwrap();
+    let slowest = private.replace("$600000$", "$6000000$");
+    assert_ne!(private, slowest, "{private}");
+    let mut config = msgpack::decode(&prior.msgpack, &ty).unwrap();
+    config.set_attr("password", Value::string("an0ther"));
+    let config = DynamicValue {
+        msgpack: msgpack::encode(&config, &ty).unwrap(),
+        json: Vec::new(),
+    };
+    let request = plan_resource_change::Request {
+        type_name: "clusterproxy_profile".into(),
+        prior_state: Some(prior),
+        proposed_new_state: Some(config.clone()),
+        config: Some(config),
+        prior_private: slowest.into_bytes(),
+        ..Default::default()
+    };
+    let mut planner = client.clone();
+    let plan = runtime.spawn(async move { planner.plan_resource_change(request).await });
+    let busy = Duration::from_millis(300);
+    let started = std::time::Instant::now();
+    while support::cpu_time(plugin.child.id()) < busy {
+        assert!(started.elapsed() < Duration::from_secs(60), "never busy");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    runtime.block_on(async {
+        client
+            .get_metadata(get_metadata::Request {})
+            .await
+            .expect("GetMetadata during the verifier");
+        assert!(
+            !plan.is_finished(),
+            "the verifier ended before GetMetadata was answered"
+        );
+        let stopped_at = support::cpu_time(plugin.child.id());
+        let stop = client
+            .stop_provider(stop_provider::Request {})
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(stop.error, "");
+        let planned = plan.await.unwrap().unwrap().into_inner();
+        let spent = support::cpu_time(plugin.child.id()).saturating_sub(stopped_at);
+        assert!(
+            spent < Duration::from_secs(1),
+            "{spent:?} of CPU after the stop"
+        );
+        assert!(planned.planned_state.is_none());
+        assert_eq!(planned.diagnostics[0].summary, "Provider stopped");
+    });
+    terminate(&mut plugin.child);
 }
 
 /// A client refused by mTLS before Terraform connects is not taken for the

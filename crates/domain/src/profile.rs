@@ -85,33 +85,17 @@ impl PasswordVerifier {
     pub fn new(password: &str) -> Self {
         let mut salt = [0; 16];
         aws_lc_rs::rand::fill(&mut salt).expect("the system random source works");
-        let mut hash = [0; 32];
-        aws_lc_rs::pbkdf2::derive(
-            aws_lc_rs::pbkdf2::PBKDF2_HMAC_SHA256,
-            std::num::NonZeroU32::new(VERIFIER_ITERATIONS).expect("non-zero"),
-            &salt,
-            password.as_bytes(),
-            &mut hash,
-        );
         Self {
             iterations: VERIFIER_ITERATIONS,
             salt,
-            hash,
+            hash: pbkdf2_sha256(password, &salt, VERIFIER_ITERATIONS),
         }
     }
 
     /// Whether `password` is the verified one (compared in constant time).
     pub fn matches(&self, password: &str) -> bool {
-        std::num::NonZeroU32::new(self.iterations).is_some_and(|iterations| {
-            aws_lc_rs::pbkdf2::verify(
-                aws_lc_rs::pbkdf2::PBKDF2_HMAC_SHA256,
-                iterations,
-                &self.salt,
-                password.as_bytes(),
-                &self.hash,
-            )
-            .is_ok()
-        })
+        let hash = pbkdf2_sha256(password, &self.salt, self.iterations);
+        aws_lc_rs::constant_time::verify_slices_are_equal(&hash, &self.hash).is_ok()
     }
 
     /// `pbkdf2-sha256$<iterations>$<salt hex>$<hash hex>`.
@@ -147,6 +131,35 @@ impl PasswordVerifier {
             hash: unhex(hash)?,
         })
     }
+}
+
+/// PBKDF2-HMAC-SHA256 of `password` with one 32-byte block of output (RFC
+/// 8018 section 5.2: T1 = U1 xor ... xor Uc, U1 = HMAC(P, S || INT(1)),
+/// Uj = HMAC(P, Uj-1)), computed a round at a time so that it stops at once
+/// when its request is cancelled (up to [`MAX_VERIFIER_ITERATIONS`] take
+/// seconds): a cancelled request's result is discarded.
+fn pbkdf2_sha256(password: &str, salt: &[u8], iterations: u32) -> [u8; 32] {
+    /// Rounds between two looks at the cancellation flag (a few ms).
+    const ROUNDS_PER_CHECK: u32 = 4096;
+    let key = aws_lc_rs::hmac::Key::new(aws_lc_rs::hmac::HMAC_SHA256, password.as_bytes());
+    let mut first = aws_lc_rs::hmac::Context::with_key(&key);
+    first.update(salt);
+    first.update(&1u32.to_be_bytes());
+    let mut block = [0; 32];
+    block.copy_from_slice(first.sign().as_ref());
+    let mut output = block;
+    for round in 1..iterations {
+        if round % ROUNDS_PER_CHECK == 0 && clusterproxy_cancel::requested() {
+            break;
+        }
+        let next = aws_lc_rs::hmac::sign(&key, &block);
+        block.copy_from_slice(next.as_ref());
+        output
+            .iter_mut()
+            .zip(block)
+            .for_each(|(out, byte)| *out ^= byte);
+    }
+    output
 }
 
 /// Lowercase hex of `bytes`.
@@ -683,5 +696,35 @@ mod tests {
             .revision(Some(&stored(i64::MAX, &profile, &urls)), None)
             .unwrap_err();
         assert_eq!(error.summary, "Revision overflow");
+    }
+
+    /// The round-at-a-time PBKDF2 gives what aws-lc's gives, so verifiers
+    /// stored by earlier releases still match.
+    #[test]
+    fn the_verifier_hash_is_pbkdf2_hmac_sha256() {
+        for (password, iterations) in [("pw", 1), ("s3cret pw", 4097), ("", 10_000)] {
+            let salt = [7u8; 16];
+            let mut expected = [0; 32];
+            aws_lc_rs::pbkdf2::derive(
+                aws_lc_rs::pbkdf2::PBKDF2_HMAC_SHA256,
+                std::num::NonZeroU32::new(iterations).unwrap(),
+                &salt,
+                password.as_bytes(),
+                &mut expected,
+            );
+            assert_eq!(pbkdf2_sha256(password, &salt, iterations), expected);
+        }
+    }
+
+    /// A cancelled request stops the verifier at its first look at the
+    /// flag: what it computed is the hash of that many rounds.
+    #[test]
+    fn a_cancelled_request_stops_the_verifier() {
+        let flag = clusterproxy_cancel::Flag::new();
+        flag.cancel();
+        let cancelled = clusterproxy_cancel::scope(&flag, || {
+            pbkdf2_sha256("pw", &[0; 16], MAX_VERIFIER_ITERATIONS)
+        });
+        assert_eq!(cancelled, pbkdf2_sha256("pw", &[0; 16], 4096));
     }
 }

@@ -56,8 +56,8 @@ enum Cancel {
 /// after a panic or a cancellation) and the diagnostics.
 ///
 /// `request_bytes` is the size of the request: bodies of small requests run
-/// on the runtime's worker, larger ones are handed a thread of their own
-/// ([`INLINE_LIMIT`]).
+/// on the runtime's worker, larger ones, and every resource's, are handed a
+/// thread of their own ([`runs_inline`]).
 pub fn run<T>(
     rpc: &'static str,
     subject: Subject<'_>,
@@ -84,6 +84,15 @@ pub fn run_to_completion<T>(
 /// sources). Larger ones run under `block_in_place`, so that signals,
 /// StopProvider and other connections are served while they compute.
 pub const INLINE_LIMIT: usize = 16 * 1024;
+
+/// Whether a body runs on the worker that received it: a small request's,
+/// except a resource's. A managed or ephemeral resource may be slow whatever
+/// its request's size (a password verifier is deliberately slow, a proxy
+/// check waits on the network), and there are few of them in a plan, so
+/// they always get a thread of their own.
+fn runs_inline(subject: Subject<'_>, request_bytes: usize) -> bool {
+    request_bytes <= INLINE_LIMIT && !matches!(subject, Subject::Resource(_))
+}
 
 fn guarded<T>(
     rpc: &'static str,
@@ -130,7 +139,7 @@ fn guarded<T>(
             cancel::scope(&flag, || body(&mut diags))
         }))
     };
-    let result = if request_bytes <= INLINE_LIMIT {
+    let result = if runs_inline(subject, request_bytes) {
         work()
     } else {
         blocking(work)
