@@ -55,6 +55,8 @@ mod aks;
 mod capi;
 mod classify;
 pub mod drift;
+pub mod file;
+pub mod fleet;
 mod found;
 mod giantswarm;
 pub mod id;
