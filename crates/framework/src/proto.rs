@@ -72,6 +72,7 @@ pub fn capabilities() -> ServerCapabilities {
         plan_destroy: false,
         get_provider_schema_optional: true,
         move_resource_state: false,
+        generate_resource_config: false,
     }
 }
 

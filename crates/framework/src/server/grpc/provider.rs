@@ -47,6 +47,7 @@ impl ProviderServer {
                 })
                 .collect(),
             ephemeral_resources: ephemeral::metadata(self.server.registry()),
+            list_resources: Vec::new(),
         }
     }
 
@@ -133,6 +134,7 @@ fn provider_schema(schema: &ProviderSchema<'_>) -> proto::get_provider_schema::R
             .collect(),
         functions: proto::functions(&schema.functions),
         ephemeral_resource_schemas: Default::default(),
+        list_resource_schemas: Default::default(),
         diagnostics: Vec::new(),
         provider_meta: None,
         server_capabilities: Some(proto::capabilities()),

@@ -88,6 +88,7 @@ impl ProviderServer {
             new_state,
             diagnostics,
             private: request.private,
+            new_identity: None,
         }
     }
 
@@ -135,6 +136,7 @@ impl ProviderServer {
                 requires_replace: Vec::new(),
                 planned_private: request.prior_private,
                 diagnostics,
+                planned_identity: None,
             };
         };
         proto::plan_resource_change::Response {
@@ -142,6 +144,7 @@ impl ProviderServer {
             requires_replace: requires_replace.iter().map(path_to_proto).collect(),
             planned_private: private.encode(),
             diagnostics,
+            planned_identity: None,
         }
     }
 
@@ -193,6 +196,7 @@ impl ProviderServer {
             new_state: if failed { request.prior_state } else { state },
             private,
             diagnostics,
+            new_identity: None,
         }
     }
 
@@ -229,6 +233,7 @@ impl ProviderServer {
                         type_name: request.type_name,
                         state: Some(state),
                         private: private.encode(),
+                        identity: None,
                     },
                 )
                 .into_iter()
