@@ -25,7 +25,7 @@ mod detect;
 mod glob;
 
 use std::collections::hash_map::DefaultHasher;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
 use std::ops::ControlFlow;
 use std::path::Path;
@@ -33,7 +33,8 @@ use std::path::Path;
 pub use glob::{Glob, MAX_GLOB_CHARS};
 
 use super::file::{self, Unreadable};
-use super::id::{Artifact, ImportId};
+use super::id::{read_facts, Artifact, ImportId};
+use super::registry::importer;
 use super::imported::Imported;
 use super::parse_with;
 use crate::no_proxy::Cluster;
@@ -44,18 +45,27 @@ pub const MAX_ENTRIES: usize = 50_000;
 /// Deepest directory level walked below the scanned directory.
 pub const MAX_DEPTH: usize = 32;
 
-/// What applies to the files a glob matches.
+/// The import facts of the files a glob matches.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rule {
-    /// The files it applies to.
-    pub glob: Glob,
-    /// Their kind, for files whose kind cannot be told from their content.
-    pub kind: Option<&'static str>,
-    /// Cluster facts their import gets, as an import ID gives them.
-    pub facts: Cluster,
+pub struct Facts {
+    /// Cluster facts, as an import ID gives them.
+    pub cluster: Cluster,
     /// As the import option: an artifact that sends HTTPS direct may
     /// become a profile that sends it through the proxy.
     pub https_through_proxy: bool,
+}
+
+/// A part of a scan's configuration that is wrong, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Bad {
+    /// `include[index]`.
+    Include(usize, String),
+    /// `exclude[index]`.
+    Exclude(usize, String),
+    /// The glob of `kinds`, or its kind.
+    Kind(String, String),
+    /// The glob of `facts`, or its facts.
+    Facts(String, String),
 }
 
 /// What to scan.
@@ -69,8 +79,76 @@ pub struct Scan {
     pub include: Vec<Glob>,
     /// Files and directories matching one of these are passed over.
     pub exclude: Vec<Glob>,
-    /// The first rule whose glob matches a file applies to it.
-    pub rules: Vec<Rule>,
+    /// Kinds by glob, for files whose kind cannot be told from their
+    /// content; of the globs that match a file, the longest applies.
+    pub kinds: Vec<(Glob, &'static str)>,
+    /// Import facts by glob; of the globs that match a file, the longest
+    /// applies.
+    pub facts: Vec<(Glob, Facts)>,
+}
+
+impl Scan {
+    /// The scan of `directory` the configuration describes: globs as
+    /// [`Glob`] reads them, kinds among [`kinds()`](super::kinds), facts in
+    /// the import ID's syntax (`pod_cidrs=10.0.0.0/16;service_cidrs=...`).
+    pub fn new(
+        directory: &str,
+        include: &[String],
+        exclude: &[String],
+        kinds: &BTreeMap<String, String>,
+        facts: &BTreeMap<String, String>,
+    ) -> Result<Self, Vec<Bad>> {
+        let mut bad = Vec::new();
+        let mut globs = |list: &[String], wrap: fn(usize, String) -> Bad| -> Vec<Glob> {
+            list.iter()
+                .enumerate()
+                .filter_map(|(i, g)| Glob::parse(g).map_err(|e| bad.push(wrap(i, e))).ok())
+                .collect()
+        };
+        let include = globs(include, Bad::Include);
+        let exclude = globs(exclude, Bad::Exclude);
+        let mut by_kind = Vec::new();
+        for (glob, kind) in kinds {
+            let parsed = Glob::parse(glob).map_err(|e| bad.push(Bad::Kind(glob.clone(), e)));
+            let known = importer(kind).map(|i| i.kind()).ok_or_else(|| {
+                bad.push(Bad::Kind(
+                    glob.clone(),
+                    format!("Unknown kind {kind:?}; use one of {}.", super::kinds().join(", ")),
+                ))
+            });
+            if let (Ok(glob), Ok(kind)) = (parsed, known) {
+                by_kind.push((glob, kind));
+            }
+        }
+        let mut by_facts = Vec::new();
+        for (glob, text) in facts {
+            let parsed = Glob::parse(glob).map_err(|e| bad.push(Bad::Facts(glob.clone(), e)));
+            let mut cluster = Cluster::default();
+            let read = read_facts(text, &mut cluster)
+                .map_err(|f| bad.push(Bad::Facts(glob.clone(), f.detail)));
+            if let (Ok(glob), Ok(https_through_proxy)) = (parsed, read) {
+                by_facts.push((
+                    glob,
+                    Facts {
+                        cluster,
+                        https_through_proxy,
+                    },
+                ));
+            }
+        }
+        if !bad.is_empty() {
+            return Err(bad);
+        }
+        by_kind.sort_by_key(|(g, _)| std::cmp::Reverse(g.as_str().len()));
+        by_facts.sort_by_key(|(g, _)| std::cmp::Reverse(g.as_str().len()));
+        Ok(Self {
+            directory: directory.to_owned(),
+            include,
+            exclude,
+            kinds: by_kind,
+            facts: by_facts,
+        })
+    }
 }
 
 /// One cluster found.
@@ -299,15 +377,16 @@ impl Walk<'_> {
             }
             Err(why) => return self.skip(&shown, why.detail("the file")),
         };
-        let rule = self.scan.rules.iter().find(|r| r.glob.matches(rel));
-        let Some(kind) = rule
-            .and_then(|r| r.kind)
+        let given = self.scan.kinds.iter().find(|(g, _)| g.matches(rel));
+        let Some(kind) = given
+            .map(|(_, kind)| *kind)
             .or_else(|| detect::kind_of(name, &text))
         else {
             return ControlFlow::Continue(());
         };
-        let facts = rule.map(|r| r.facts.clone()).unwrap_or_default();
-        let https_through_proxy = rule.is_some_and(|r| r.https_through_proxy);
+        let rule = self.scan.facts.iter().find(|(g, _)| g.matches(rel));
+        let facts = rule.map(|(_, f)| f.cluster.clone()).unwrap_or_default();
+        let https_through_proxy = rule.is_some_and(|(_, f)| f.https_through_proxy);
         let imported = parse_with(kind, &text, &facts).and_then(|mut imported| {
             imported
                 .keep_meaning(https_through_proxy)

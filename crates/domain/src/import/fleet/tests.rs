@@ -1,6 +1,8 @@
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
+use std::collections::BTreeMap;
+
 use super::*;
 use crate::import::id;
 
@@ -95,9 +97,8 @@ fn a_fleet_lists_one_profile_per_cluster_as_the_id_import_gives_it() {
     assert_eq!(kinds.len(), crate::import::kinds().len(), "{kinds:?}");
     assert_eq!(listed.len(), 8, "{:#?}", listed.iter().map(|l| l.display_name()).collect::<Vec<_>>());
     for listed in &listed {
-        // The import ID reads back, and its import is the scan's.
-        let id = id::parse(&listed.id.to_string()).unwrap();
-        assert_eq!(id, listed.id);
+        // The file's import with the ID's facts is the scan's.
+        let id = &listed.id;
         let id::Artifact::File(path) = &id.artifact else { panic!() };
         assert_eq!(path, &listed.path);
         let text = file::read(Path::new(path)).unwrap();
@@ -144,28 +145,20 @@ fn globs_choose_files_kinds_and_facts() {
     fleet(dir.path());
     // A drop-in whose kind cannot be told: no section, no `.conf`.
     put(dir.path(), "nodes/edge-02/proxy", "Environment=HTTP_PROXY=http://proxy.corp.example:3128 HTTPS_PROXY=http://proxy.corp.example:3128\n");
-    let glob = |g: &str| Glob::parse(g).unwrap();
     let mut scan = scan_of(dir.path());
     assert!(listed(&events(&scan).unwrap()).iter().all(|l| !l.path.ends_with("edge-02/proxy")));
-    scan.include = vec![glob("nodes/**"), glob("capi/**")];
-    scan.exclude = vec![glob("capi/eksa/**")];
-    scan.rules = vec![
-        Rule {
-            glob: glob("nodes/edge-02/*"),
-            kind: Some("systemd"),
-            facts: Cluster::default(),
-            https_through_proxy: false,
-        },
-        Rule {
-            glob: glob("capi/**"),
-            kind: None,
-            facts: Cluster {
-                service_cidrs: vec!["10.96.0.0/12".to_owned()],
-                ..Cluster::default()
-            },
-            https_through_proxy: false,
-        },
-    ];
+    let strings = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let map = |pairs: &[(&str, &str)]| {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<BTreeMap<_, _>>()
+    };
+    scan = Scan::new(
+        &scan.directory,
+        &strings(&["nodes/**", "capi/**"]),
+        &strings(&["capi/eksa/**"]),
+        &map(&[("nodes/edge-02/proxy", "systemd"), ("nodes/edge-02/*", "rke2")]),
+        &map(&[("capi/**", "service_cidrs=10.96.0.0/12"), ("**", "cloud=aws")]),
+    )
+    .unwrap();
     let events = events(&scan).unwrap();
     let mut paths: Vec<&str> = listed(&events)
         .iter()
@@ -175,7 +168,18 @@ fn globs_choose_files_kinds_and_facts() {
     assert_eq!(paths, ["/capi/prod/kcp.yaml", "/nodes/edge-01/http-proxy.conf", "/nodes/edge-02/proxy"]);
     let capi = listed(&events).into_iter().find(|l| l.id.kind == "capi").unwrap();
     assert_eq!(capi.id.facts.service_cidrs, ["10.96.0.0/12"]);
-    assert!(capi.id.to_string().contains("(service_cidrs=10.96.0.0/12):file:"));
+    assert_eq!(capi.id.facts.cloud, None);
+    let systemd = listed(&events).into_iter().find(|l| l.id.kind == "systemd").unwrap();
+    assert_eq!(systemd.id.facts.cloud, Some(crate::no_proxy::Cloud::Aws));
+    let bad = Scan::new(
+        "x",
+        &strings(&["ok", "a[b"]),
+        &strings(&["/abs"]),
+        &map(&[("*", "nope")]),
+        &map(&[("*", "pods=1")]),
+    )
+    .unwrap_err();
+    assert!(matches!(&bad[..], [Bad::Include(1, _), Bad::Exclude(0, _), Bad::Kind(_, k), Bad::Facts(_, f)] if k.contains("Unknown kind") && f.contains("Unknown cluster fact")), "{bad:?}");
 }
 
 #[test]
