@@ -34,9 +34,9 @@ pub use glob::{Glob, MAX_GLOB_CHARS};
 
 use super::file::{self, Unreadable};
 use super::id::{read_facts, Artifact, ImportId};
-use super::registry::importer;
 use super::imported::Imported;
 use super::parse_with;
+use super::registry::importer;
 use crate::no_proxy::Cluster;
 
 /// Most directory entries (files and directories) a scan looks at.
@@ -113,7 +113,10 @@ impl Scan {
             let known = importer(kind).map(|i| i.kind()).ok_or_else(|| {
                 bad.push(Bad::Kind(
                     glob.clone(),
-                    format!("Unknown kind {kind:?}; use one of {}.", super::kinds().join(", ")),
+                    format!(
+                        "Unknown kind {kind:?}; use one of {}.",
+                        super::kinds().join(", ")
+                    ),
                 ))
             });
             if let (Ok(glob), Ok(kind)) = (parsed, known) {
@@ -281,9 +284,10 @@ impl Walk<'_> {
     }
 
     fn excluded(&self, rel: &str, is_dir: bool) -> bool {
-        self.scan.exclude.iter().any(|glob| {
-            glob.matches(rel) || (is_dir && glob.matches(&format!("{rel}/")))
-        })
+        self.scan
+            .exclude
+            .iter()
+            .any(|glob| glob.matches(rel) || (is_dir && glob.matches(&format!("{rel}/"))))
     }
 
     fn directory(&mut self, dir: &Path, rel: &str, depth: usize) -> ControlFlow<Stop> {
@@ -295,7 +299,9 @@ impl Walk<'_> {
                     self.scan.directory
                 )))
             }
-            Err(e) => return self.skip(&self.shown(rel), format!("cannot read the directory: {e}")),
+            Err(e) => {
+                return self.skip(&self.shown(rel), format!("cannot read the directory: {e}"))
+            }
         };
         let mut names = Vec::new();
         for entry in listing {

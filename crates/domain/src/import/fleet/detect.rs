@@ -77,9 +77,13 @@ fn kind_of_document(document: &Value) -> Option<&'static str> {
     let kind = text_at(document, &["kind"]);
     let api = text_at(document, &["apiVersion"]).unwrap_or_default();
     // TKG cluster configuration: flat `TKG_*` variables.
-    if ["TKG_HTTP_PROXY", "TKG_HTTPS_PROXY", "TKG_HTTP_PROXY_ENABLED"]
-        .iter()
-        .any(|key| document.get(key).is_some())
+    if [
+        "TKG_HTTP_PROXY",
+        "TKG_HTTPS_PROXY",
+        "TKG_HTTP_PROXY_ENABLED",
+    ]
+    .iter()
+    .any(|key| document.get(key).is_some())
     {
         return Some("tkg");
     }
@@ -191,7 +195,13 @@ mod tests {
     #[test]
     fn every_detected_kind_is_registered() {
         for kind in [
-            "systemd", "rke2", "tkg", "aks", "openshift", "giantswarm", "capi",
+            "systemd",
+            "rke2",
+            "tkg",
+            "aks",
+            "openshift",
+            "giantswarm",
+            "capi",
         ] {
             assert!(super::super::super::importer(kind).is_some(), "{kind}");
         }

@@ -27,7 +27,10 @@ enum Token {
     Any,
     /// `**/`: nothing, or anything that ends with `/`.
     Dirs,
-    Class { negated: bool, ranges: Vec<(char, char)> },
+    Class {
+        negated: bool,
+        ranges: Vec<(char, char)>,
+    },
 }
 
 impl Glob {
@@ -37,7 +40,9 @@ impl Glob {
             return Err("A glob cannot be empty.".to_owned());
         }
         if text.chars().count() > MAX_GLOB_CHARS {
-            return Err(format!("A glob is at most {MAX_GLOB_CHARS} characters long."));
+            return Err(format!(
+                "A glob is at most {MAX_GLOB_CHARS} characters long."
+            ));
         }
         if text.starts_with('/') {
             return Err(format!(

@@ -63,9 +63,18 @@ fn fleet(root: &Path) {
         ("aks/prod.json", "aks/az-aks-show.json"),
         ("tkg/tkg-prod-1.yaml", "tkg/cluster-config.yaml"),
         ("capi/eksa/cluster.yaml", "capi/eks-anywhere-cluster.yaml"),
-        ("nodes/edge-01/http-proxy.conf", "systemd/docker-http-proxy.conf"),
-        ("giantswarm/gs-eu1.yaml", "giantswarm/cluster-aws-values.yaml"),
-        ("openshift/install-config.yaml", "openshift/install-config.yaml"),
+        (
+            "nodes/edge-01/http-proxy.conf",
+            "systemd/docker-http-proxy.conf",
+        ),
+        (
+            "giantswarm/gs-eu1.yaml",
+            "giantswarm/cluster-aws-values.yaml",
+        ),
+        (
+            "openshift/install-config.yaml",
+            "openshift/install-config.yaml",
+        ),
         ("rke2/rke2-server", "rke2/rke2-server"),
         // Refused: `${proxy_host}` was never expanded.
         ("rke2/broken/rke2-server", "rke2/rancher-quoted-heredoc.env"),
@@ -79,10 +88,22 @@ fn fleet(root: &Path) {
     let (cluster, kcp) = both.split_once("\n---\n").unwrap();
     put(root, "capi/prod/cluster.yaml", cluster);
     put(root, "capi/prod/kcp.yaml", kcp);
-    put(root, "README.md", "# Clusters\nOur proxy is set per cluster.\n");
-    put(root, "apps/deploy.yaml", "apiVersion: apps/v1\nkind: Deployment\n");
+    put(
+        root,
+        "README.md",
+        "# Clusters\nOur proxy is set per cluster.\n",
+    );
+    put(
+        root,
+        "apps/deploy.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\n",
+    );
     std::fs::write(root.join("logo.png"), [0x89, b'P', b'N', b'G', 0xff, 0xfe]).unwrap();
-    put(root, ".git/config", "[Service]\nEnvironment=HTTP_PROXY=http://p:1\n");
+    put(
+        root,
+        ".git/config",
+        "[Service]\nEnvironment=HTTP_PROXY=http://p:1\n",
+    );
 }
 
 #[test]
@@ -95,21 +116,39 @@ fn a_fleet_lists_one_profile_per_cluster_as_the_id_import_gives_it() {
     kinds.sort_unstable();
     kinds.dedup();
     assert_eq!(kinds.len(), crate::import::kinds().len(), "{kinds:?}");
-    assert_eq!(listed.len(), 8, "{:#?}", listed.iter().map(|l| l.display_name()).collect::<Vec<_>>());
+    assert_eq!(
+        listed.len(),
+        8,
+        "{:#?}",
+        listed.iter().map(|l| l.display_name()).collect::<Vec<_>>()
+    );
     for listed in &listed {
         // The file's import with the ID's facts is the scan's.
         let id = &listed.id;
-        let id::Artifact::File(path) = &id.artifact else { panic!() };
+        let id::Artifact::File(path) = &id.artifact else {
+            panic!()
+        };
         assert_eq!(path, &listed.path);
         let text = file::read(Path::new(path)).unwrap();
         let mut imported = parse_with(&id.kind, &text, &id.facts).unwrap();
         imported.keep_meaning(id.https_through_proxy).unwrap();
         assert_eq!(imported, listed.imported, "{}", listed.path);
         assert!(listed.display_name().contains(&listed.path));
-        assert!(!listed.display_name().contains("s3cr"), "{}", listed.display_name());
+        assert!(
+            !listed.display_name().contains("s3cr"),
+            "{}",
+            listed.display_name()
+        );
     }
     let names: Vec<&str> = listed.iter().map(|l| l.name()).collect();
-    assert!(names.contains(&"tkg-prod-1") && names.contains(&"capi-prod"), "{names:?} {:?}", listed.iter().map(|l| (&l.imported.name, &l.imported.name_from)).collect::<Vec<_>>());
+    assert!(
+        names.contains(&"tkg-prod-1") && names.contains(&"capi-prod"),
+        "{names:?} {:?}",
+        listed
+            .iter()
+            .map(|l| (&l.imported.name, &l.imported.name_from))
+            .collect::<Vec<_>>()
+    );
     // Artifacts that name no cluster are named after their path.
     assert!(names.contains(&"nodes-edge-01-http-proxy"), "{names:?}");
     assert!(names.contains(&"rke2-rke2-server"), "{names:?}");
@@ -117,7 +156,10 @@ fn a_fleet_lists_one_profile_per_cluster_as_the_id_import_gives_it() {
     assert_eq!(skipped.len(), 1, "{skipped:?}");
     let (path, reason) = skipped[0];
     assert!(path.ends_with("rke2/broken/rke2-server"), "{path}");
-    assert!(reason.contains("`rke2`") && reason.contains("${"), "{reason}");
+    assert!(
+        reason.contains("`rke2`") && reason.contains("${"),
+        "{reason}"
+    );
 }
 
 #[test]
@@ -146,30 +188,59 @@ fn globs_choose_files_kinds_and_facts() {
     // A drop-in whose kind cannot be told: no section, no `.conf`.
     put(dir.path(), "nodes/edge-02/proxy", "Environment=HTTP_PROXY=http://proxy.corp.example:3128 HTTPS_PROXY=http://proxy.corp.example:3128\n");
     let mut scan = scan_of(dir.path());
-    assert!(listed(&events(&scan).unwrap()).iter().all(|l| !l.path.ends_with("edge-02/proxy")));
+    assert!(listed(&events(&scan).unwrap())
+        .iter()
+        .all(|l| !l.path.ends_with("edge-02/proxy")));
     let strings = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let map = |pairs: &[(&str, &str)]| {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<BTreeMap<_, _>>()
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect::<BTreeMap<_, _>>()
     };
     scan = Scan::new(
         &scan.directory,
         &strings(&["nodes/**", "capi/**"]),
         &strings(&["capi/eksa/**"]),
-        &map(&[("nodes/edge-02/proxy", "systemd"), ("nodes/edge-02/*", "rke2")]),
-        &map(&[("capi/**", "service_cidrs=10.96.0.0/12"), ("**", "cloud=aws")]),
+        &map(&[
+            ("nodes/edge-02/proxy", "systemd"),
+            ("nodes/edge-02/*", "rke2"),
+        ]),
+        &map(&[
+            ("capi/**", "service_cidrs=10.96.0.0/12"),
+            ("**", "cloud=aws"),
+        ]),
     )
     .unwrap();
     let events = events(&scan).unwrap();
     let mut paths: Vec<&str> = listed(&events)
         .iter()
-        .map(|l| l.path.rsplit_once(&*dir.path().display().to_string()).unwrap().1)
+        .map(|l| {
+            l.path
+                .rsplit_once(&*dir.path().display().to_string())
+                .unwrap()
+                .1
+        })
         .collect();
     paths.sort_unstable();
-    assert_eq!(paths, ["/capi/prod/kcp.yaml", "/nodes/edge-01/http-proxy.conf", "/nodes/edge-02/proxy"]);
-    let capi = listed(&events).into_iter().find(|l| l.id.kind == "capi").unwrap();
+    assert_eq!(
+        paths,
+        [
+            "/capi/prod/kcp.yaml",
+            "/nodes/edge-01/http-proxy.conf",
+            "/nodes/edge-02/proxy"
+        ]
+    );
+    let capi = listed(&events)
+        .into_iter()
+        .find(|l| l.id.kind == "capi")
+        .unwrap();
     assert_eq!(capi.id.facts.service_cidrs, ["10.96.0.0/12"]);
     assert_eq!(capi.id.facts.cloud, None);
-    let systemd = listed(&events).into_iter().find(|l| l.id.kind == "systemd").unwrap();
+    let systemd = listed(&events)
+        .into_iter()
+        .find(|l| l.id.kind == "systemd")
+        .unwrap();
     assert_eq!(systemd.id.facts.cloud, Some(crate::no_proxy::Cloud::Aws));
     let bad = Scan::new(
         "x",
@@ -179,23 +250,36 @@ fn globs_choose_files_kinds_and_facts() {
         &map(&[("*", "pods=1")]),
     )
     .unwrap_err();
-    assert!(matches!(&bad[..], [Bad::Include(1, _), Bad::Exclude(0, _), Bad::Kind(_, k), Bad::Facts(_, f)] if k.contains("Unknown kind") && f.contains("Unknown cluster fact")), "{bad:?}");
+    assert!(
+        matches!(&bad[..], [Bad::Include(1, _), Bad::Exclude(0, _), Bad::Kind(_, k), Bad::Facts(_, f)] if k.contains("Unknown kind") && f.contains("Unknown cluster fact")),
+        "{bad:?}"
+    );
 }
 
 #[test]
 fn paths_are_shown_as_the_directory_names_them() {
     let dir = tempfile::tempdir().unwrap();
-    put(dir.path(), "clusters/a/rke2-server", &fixture("rke2/rke2-server"));
+    put(
+        dir.path(),
+        "clusters/a/rke2-server",
+        &fixture("rke2/rke2-server"),
+    );
     let cwd = std::env::current_dir().unwrap();
     // Relative to the working directory, as written (a trailing `/` aside).
     let relative = pathdiff(dir.path(), &cwd);
-    for directory in [format!("{relative}/clusters"), format!("{relative}/clusters/")] {
+    for directory in [
+        format!("{relative}/clusters"),
+        format!("{relative}/clusters/"),
+    ] {
         let scan = Scan {
             directory,
             ..Scan::default()
         };
         let events = events(&scan).unwrap();
-        assert_eq!(listed(&events)[0].path, format!("{relative}/clusters/a/rke2-server"));
+        assert_eq!(
+            listed(&events)[0].path,
+            format!("{relative}/clusters/a/rke2-server")
+        );
     }
 }
 
@@ -248,7 +332,10 @@ fn too_many_entries_end_the_scan_with_an_error() {
     }
     let started = std::time::Instant::now();
     let error = events(&scan_of(dir.path())).unwrap_err();
-    assert!(error.contains(&format!("more than {MAX_ENTRIES}")), "{error}");
+    assert!(
+        error.contains(&format!("more than {MAX_ENTRIES}")),
+        "{error}"
+    );
     assert!(started.elapsed() < std::time::Duration::from_secs(30));
 }
 
@@ -256,12 +343,20 @@ fn too_many_entries_end_the_scan_with_an_error() {
 fn unreadable_and_huge_files_are_reported_and_the_scan_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     put(dir.path(), "a/rke2-server", &fixture("rke2/rke2-server"));
-    std::fs::write(dir.path().join("big.yaml"), vec![b'#'; crate::import::MAX_INPUT_BYTES + 1]).unwrap();
+    std::fs::write(
+        dir.path().join("big.yaml"),
+        vec![b'#'; crate::import::MAX_INPUT_BYTES + 1],
+    )
+    .unwrap();
     std::os::unix::fs::symlink(dir.path().join("gone"), dir.path().join("dangling")).unwrap();
     let events = events(&scan_of(dir.path())).unwrap();
     assert_eq!(listed(&events).len(), 1);
     let skipped = skipped(&events);
     assert_eq!(skipped.len(), 2, "{skipped:?}");
-    assert!(skipped.iter().any(|(p, r)| p.ends_with("big.yaml") && r.contains("4 MiB")));
-    assert!(skipped.iter().any(|(p, r)| p.ends_with("dangling") && r.contains("symbolic link")));
+    assert!(skipped
+        .iter()
+        .any(|(p, r)| p.ends_with("big.yaml") && r.contains("4 MiB")));
+    assert!(skipped
+        .iter()
+        .any(|(p, r)| p.ends_with("dangling") && r.contains("symbolic link")));
 }
