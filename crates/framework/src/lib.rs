@@ -6,6 +6,7 @@ pub mod diagnostics;
 pub mod docs;
 pub mod ephemeral_resource;
 pub mod function;
+pub mod identity;
 pub mod logging;
 pub mod model;
 pub mod planning;

@@ -111,10 +111,10 @@ service! {
         open_ephemeral_resource => open_ephemeral,
         renew_ephemeral_resource => renew_ephemeral,
         close_ephemeral_resource => close_ephemeral,
+        get_resource_identity_schemas => identity_schemas,
+        upgrade_resource_identity => upgrade_identity,
     }
     unserved {
-        get_resource_identity_schemas,
-        upgrade_resource_identity,
         validate_list_resource_config,
         generate_resource_config,
     }
@@ -123,6 +123,8 @@ service! {
 mod data_source;
 mod ephemeral;
 mod function;
+#[cfg(test)]
+mod identity_tests;
 mod provider;
 mod resource;
 mod rpc;
