@@ -70,6 +70,7 @@ mod tools;
 mod aks;
 mod clients;
 mod clusters;
+mod fleet;
 mod import;
 mod inputs;
 mod install;

@@ -1,6 +1,6 @@
 //! Documentation generator: renders the tfplugindocs layout (docs/index.md,
 //! docs/resources, docs/data-sources, docs/ephemeral-resources,
-//! docs/functions) from the schemas and
+//! docs/list-resources, docs/functions) from the schemas and
 //! the example files under examples/, so docs never drift from the code.
 
 use std::fmt::Write as _;
@@ -32,8 +32,8 @@ pub struct Page {
 }
 
 /// Renders every documentation page. Fails when an example file is missing:
-/// every resource, data source, ephemeral resource and function must ship
-/// one.
+/// every resource, data source, ephemeral resource, list resource and
+/// function must ship one.
 pub fn generate(provider: &dyn Provider, config: &DocsConfig) -> Result<Vec<Page>, String> {
     let examples = &config.examples_dir;
     let name = &config.provider_name;
@@ -94,6 +94,27 @@ pub fn generate(provider: &dyn Provider, config: &DocsConfig) -> Result<Vec<Page
         render_schema(&mut page, &schema);
         pages.push(Page {
             path: format!("ephemeral-resources/{}.md", short_name(full, name)),
+            content: page,
+        });
+    }
+
+    for list in provider.list_resources() {
+        let full = list.type_name();
+        let dir = examples.join("list-resources").join(full);
+        let schema = list.schema();
+        let mut page = entity_header(full, "List Resource", name, &schema);
+        push_example(
+            &mut page,
+            &read_example(&dir.join("list-resource.tfquery.hcl"))?,
+        );
+        writeln!(
+            page,
+            "A `list` block goes in a `.tfquery.hcl` file and runs with `terraform query` (Terraform >= 1.14). Besides `provider`, it takes `include_resource` (whether each result holds the object, as `-generate-config-out` needs) and `limit` (at most this many results; 100 by default); the arguments below go in its `config` block.\n"
+        )
+        .unwrap();
+        render_schema(&mut page, &schema);
+        pages.push(Page {
+            path: format!("list-resources/{}.md", short_name(full, name)),
             content: page,
         });
     }

@@ -9,6 +9,7 @@ use super::diagnostics::{Diagnostic, Diagnostics};
 use super::ephemeral_resource::EphemeralResource;
 use super::function::Function;
 use super::identity::IdentitySchema;
+use super::list_resource::ListResource;
 use super::provider::Provider;
 use super::resource::Resource;
 use super::schema::Schema;
@@ -65,6 +66,7 @@ pub struct Registry {
     data_sources: BTreeMap<&'static str, Registered<dyn DataSource>>,
     ephemeral_resources: BTreeMap<&'static str, Registered<dyn EphemeralResource>>,
     functions: BTreeMap<&'static str, Arc<dyn Function>>,
+    list_resources: BTreeMap<&'static str, Registered<dyn ListResource>>,
 }
 
 impl Registry {
@@ -97,6 +99,11 @@ impl Registry {
                 .functions()
                 .into_iter()
                 .map(|f| (f.name(), f))
+                .collect(),
+            list_resources: provider
+                .list_resources()
+                .into_iter()
+                .map(|l| (l.type_name(), Registered::new(l.clone(), l.schema())))
                 .collect(),
         }
     }
@@ -149,6 +156,27 @@ impl Registry {
     /// Functions by name.
     pub fn functions(&self) -> &BTreeMap<&'static str, Arc<dyn Function>> {
         &self.functions
+    }
+
+    /// List resource types by name.
+    pub fn list_resources(&self) -> &BTreeMap<&'static str, Registered<dyn ListResource>> {
+        &self.list_resources
+    }
+
+    /// The list resource type `name`, or an error diagnostic.
+    pub fn list_resource(
+        &self,
+        name: &str,
+        diags: &mut Diagnostics,
+    ) -> Option<&Registered<dyn ListResource>> {
+        let found = self.list_resources.get(name);
+        if found.is_none() {
+            diags.push(Diagnostic::error(
+                "Unknown list resource type",
+                format!("This provider has no list resource type {name:?}."),
+            ));
+        }
+        found
     }
 
     /// The resource type `name`, or an error diagnostic.

@@ -15,7 +15,7 @@ use crate::provider::convert::{self, SettingsAt};
 use crate::provider::inputs::Settings;
 
 mod artifact;
-mod identity;
+pub(crate) mod identity;
 mod stored;
 
 #[derive(Debug, Clone, Copy)]

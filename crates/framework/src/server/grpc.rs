@@ -77,9 +77,9 @@ macro_rules! service {
 
             async fn list_resource(
                 &self,
-                _request: Request<proto::list_resource::Request>,
+                request: Request<proto::list_resource::Request>,
             ) -> Result<Response<Self::ListResourceStream>, Status> {
-                Err(unserved("list_resource"))
+                Ok(Response::new(self.list(request.into_inner())))
             }
         }
     };
@@ -113,9 +113,9 @@ service! {
         close_ephemeral_resource => close_ephemeral,
         get_resource_identity_schemas => identity_schemas,
         upgrade_resource_identity => upgrade_identity,
+        validate_list_resource_config => validate_list,
     }
     unserved {
-        validate_list_resource_config,
         generate_resource_config,
     }
 }
@@ -125,6 +125,7 @@ mod ephemeral;
 mod function;
 #[cfg(test)]
 mod identity_tests;
+mod list;
 mod provider;
 mod resource;
 mod rpc;

@@ -123,8 +123,15 @@ fn a_fleet_lists_one_profile_per_cluster_as_the_id_import_gives_it() {
         listed.iter().map(|l| l.display_name()).collect::<Vec<_>>()
     );
     for listed in &listed {
-        // The file's import with the ID's facts is the scan's.
-        let id = &listed.id;
+        // The import by the identity's parts is the scan's.
+        let id = id::of_file(
+            listed.name(),
+            &listed.id.kind,
+            listed.id.facts_text().as_deref(),
+            &listed.path,
+        )
+        .unwrap();
+        assert_eq!(id, listed.id);
         let id::Artifact::File(path) = &id.artifact else {
             panic!()
         };
