@@ -509,7 +509,7 @@ fn import_stores_no_password() {
         assert_eq!(values["revision"], if rotated { 2 } else { 1 });
         std::fs::remove_file(work.path().join("import.tf")).unwrap();
         work.assert_plan_empty(&vars);
-        work.assert_refresh_only_exit_code_zero(&vars);
+        work.assert_no_drift(&vars);
     }
 
     // `terraform import`: no configured password reaches the import.
