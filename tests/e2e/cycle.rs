@@ -4,8 +4,15 @@
 
 use serde_json::Value;
 
+use std::path::Path;
+use std::process::Command;
+
 pub use crate::harness::Feature;
 use crate::harness::{example, Run, Workdir};
+use crate::tools;
+
+/// The drift check the docs give users, relative to the crate root.
+pub const DRIFT_CHECK: &str = "examples/drift-check/drift-check.sh";
 
 /// `value` as an HCL literal: JSON syntax, with template sequences escaped.
 pub fn hcl_literal(value: &Value) -> String {
@@ -179,6 +186,48 @@ impl Workdir {
         drifted
     }
 
+    /// Runs examples/drift-check/drift-check.sh, the drift check the docs
+    /// give users, with this directory's Terraform and `extra` plan options.
+    pub fn drift_check(&self, extra: &[&str]) -> Run {
+        self.drift_check_using(&self.tf.path, extra)
+    }
+
+    /// [`Workdir::drift_check`] with `terraform` run as Terraform.
+    pub fn drift_check_using(&self, terraform: &Path, extra: &[&str]) -> Run {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join(DRIFT_CHECK);
+        let jq_dir = tools::JQ
+            .path()
+            .parent()
+            .expect("jq's directory")
+            .to_owned();
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let path =
+            std::env::join_paths(std::iter::once(jq_dir).chain(std::env::split_paths(&path)))
+                .expect("PATH");
+        let mut command = Command::new(script);
+        self.environment(&mut command);
+        let output = command
+            .args(extra)
+            .env("TERRAFORM", terraform)
+            .env("PATH", path)
+            .output()
+            .expect("run the drift check");
+        Run::from_output(output)
+    }
+
+    /// Asserts that the users' drift check ([`Workdir::drift_check`]) exits
+    /// 0 and prints nothing.
+    pub fn assert_drift_check_quiet(&self, extra: &[&str]) {
+        let run = self.drift_check(extra);
+        assert_eq!(
+            (run.code, run.stdout.as_str()),
+            (0, ""),
+            "{DRIFT_CHECK} is not quiet on {}:\n{}",
+            self.tf.version_string(),
+            run.stderr
+        );
+    }
+
     /// Asserts that the drift check ([`Workdir::drift`]) finds nothing.
     pub fn assert_no_drift(&self, extra: &[&str]) {
         let drifted = self.drift(extra);
@@ -250,12 +299,17 @@ impl Workdir {
 }
 
 /// The resources that drifted, by address: the `resource_drift` messages of
-/// a `terraform plan -json` run's output.
+/// a `terraform plan -json` run's output that update or delete a resource
+/// (as examples/drift-check/drift-check.sh reads them). A resource only
+/// moved by a `moved` block is reported as drift with the action `move`
+/// (Terraform >= 1.1, `driftedResources` in internal/terraform/context_plan.go):
+/// nothing changed outside Terraform.
 pub fn resource_drift(json_lines: &str) -> Vec<String> {
     json_lines
         .lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
         .filter(|message| message["type"] == "resource_drift")
+        .filter(|message| message["change"]["action"] != "move")
         .map(|message| {
             message["change"]["resource"]["addr"]
                 .as_str()

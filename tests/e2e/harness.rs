@@ -103,6 +103,13 @@ impl Workdir {
         if let Some((subcommand, rest)) = args.split_first() {
             command.arg(subcommand).arg("-no-color").args(rest);
         }
+        self.environment(&mut command);
+        command
+    }
+
+    /// Sets up `command` (Terraform, or a script that runs it) to run in
+    /// this directory with an environment that allows no network access.
+    pub fn environment(&self, command: &mut Command) {
         command
             .current_dir(self.path())
             .env_remove("TF_DISABLE_PLUGIN_TLS")
@@ -119,8 +126,7 @@ impl Workdir {
             .env("HTTP_PROXY", "http://127.0.0.1:9")
             .env("NO_PROXY", "")
             .env("TF_REGISTRY_DISCOVERY_RETRY", "0");
-        self.tf.select_transport(&mut command);
-        command
+        self.tf.select_transport(command);
     }
 
     /// Runs `terraform ARGS...` and returns its result whatever the exit code.

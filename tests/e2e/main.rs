@@ -32,8 +32,9 @@
 //! - `inputs`: the inputs every renderer data source shares.
 //! - `install`: `terraform init` of the released artifacts (registry, network
 //!   and filesystem mirrors; `artifacts` makes them as `make release` does).
-//! - `profile`: `clusterproxy_profile`; `import`: the importers, one fixture
-//!   per kind; `tcp`: the provider over go-plugin's TCP transport.
+//! - `profile`: `clusterproxy_profile`; `identity`: its resource identity
+//!   (Terraform >= 1.12); `import`: the importers, one fixture per kind;
+//!   `tcp`: the provider over go-plugin's TCP transport.
 //! - Renderer data sources, by who reads the output: `nodes` for what a
 //!   node's OS or node agent reads (cloud-init, Ignition, RKE2/k3s, Talos,
 //!   kubespray); `clusters` for a cluster-wide object a platform's installer
@@ -71,6 +72,7 @@ mod aks;
 mod clients;
 mod clusters;
 mod fleet;
+mod identity;
 mod import;
 mod inputs;
 mod install;

@@ -1081,11 +1081,12 @@ fn secret_free_state_example() {
             .unwrap()
             .contains("secretKeyRef"));
         work.assert_plan_empty(&vars);
-        // The nightly drift job: Terraform 1.11 orders a resource's
-        // sensitive paths at random, so a profile with two (a sensitive
-        // value in `password_wo`) exits 2 on about half the runs.
+        // The nightly drift job (examples/drift-check), 20 runs of 20: its
+        // recipe holds on 1.15 (whose exit code is 2 with a data source),
+        // and with a sensitive value in `password_wo` Terraform 1.11 would
+        // order the profile's two sensitive paths at random.
         for _ in 0..20 {
-            work.assert_no_drift(&vars);
+            work.assert_drift_check_quiet(&vars);
         }
         let state = std::fs::read_to_string(work.path().join("terraform.tfstate")).unwrap();
         let shown = work.run_ok(&["show"]).stdout;

@@ -82,6 +82,8 @@ impl Terraform {
 /// version that has it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Feature {
+    /// `moved {}` blocks (1.1).
+    MovedBlock,
     /// The built-in `terraform_data` resource (1.4).
     TerraformData,
     /// `import {}` blocks and `-generate-config-out` (1.5).
@@ -101,7 +103,8 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature, oldest first.
-    pub const ALL: [Feature; 7] = [
+    pub const ALL: [Feature; 8] = [
+        Feature::MovedBlock,
         Feature::TerraformData,
         Feature::ImportBlock,
         Feature::Functions,
@@ -114,6 +117,7 @@ impl Feature {
     /// The first Terraform version that has the feature.
     pub fn min_version(self) -> (u32, u32, u32) {
         match self {
+            Feature::MovedBlock => (1, 1, 0),
             Feature::TerraformData => (1, 4, 0),
             Feature::ImportBlock => (1, 5, 0),
             Feature::Functions => (1, 8, 0),
@@ -153,6 +157,11 @@ impl Feature {
             "Unsupported block type"
         };
         Some(match self {
+            Feature::MovedBlock => Refusal {
+                main: "moved {\n  from = clusterproxy_profile.x\n  to   = clusterproxy_profile.y\n}\n",
+                args: VALIDATE,
+                error: "Unsupported block type",
+            },
             Feature::TerraformData => Refusal {
                 main: "resource \"terraform_data\" \"x\" {}\n",
                 args: VALIDATE,

@@ -171,6 +171,8 @@ pub const SYSTEMD_ENVIRONMENT_GENERATOR: Tool = Tool {
 };
 /// The Go toolchain (the Go NO_PROXY oracle and the wire tests' Go client).
 pub const GO: Tool = on_path("go", "go");
+/// jq (examples/drift-check/drift-check.sh reads Terraform's JSON with it).
+pub const JQ: Tool = on_path("jq", "jq");
 /// curl (the wire tests' curl client).
 pub const CURL: Tool = on_path("curl", "curl");
 /// Python 3 (oracles, check-jsonschema, the Kyverno models).
