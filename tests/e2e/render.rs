@@ -1109,10 +1109,7 @@ fn secret_free_state_example() {
 #[test]
 fn render_redacted_shows_a_rotation_in_the_plan() {
     let main = crate::harness::example("functions/render_redacted/function.tf");
-    for_each_terraform(|tf| {
-        if tf.version < (1, 11, 0) {
-            return; // write-only arguments
-        }
+    for_each_terraform_with(Feature::WriteOnly, |tf| {
         let work = Workdir::with_provider(tf, &main);
         let vars = |password: &str| {
             work.write_file(
@@ -1180,10 +1177,7 @@ output "warnings" {{
 "#
         )
     };
-    for_each_terraform(|tf| {
-        if !tf.supports(Feature::Functions) {
-            return;
-        }
+    for_each_terraform_with(Feature::Functions, |tf| {
         let work = Workdir::with_provider(tf, &config(""));
         let reported = work.expect_diagnostic_at(
             &["plan"],
