@@ -10,7 +10,6 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::secrets::secret_forms;
 use crate::harness::{
     diagnostic_text, example, for_each_terraform_with, Feature, Run, Terraform, Workdir,
 };
@@ -71,42 +70,10 @@ fn messages(run: &Run, kind: &str) -> Vec<Value> {
 }
 
 impl Workdir {
-    /// Runs `args` once, with `TF_LOG=trace`, and asserts that no password
-    /// of `secrets`, in any of its [`secret_forms`], is in stdout, stderr or
-    /// the trace log (which must hold the provider's lines).
+    /// Runs `args` once, asserting that no password of `secrets` is in its
+    /// output or trace log.
     fn run_without(&self, args: &[&str], secrets: &[&str]) -> Run {
-        self.run_without_with(args, &[], secrets)
-    }
-
-    /// [`Workdir::run_without`] with environment variables `env` (the
-    /// passwords go to Terraform as `TF_VAR_*`: Terraform's trace log
-    /// quotes its command line, `-var` values included).
-    fn run_without_with(&self, args: &[&str], env: &[(String, &str)], secrets: &[&str]) -> Run {
-        let log_path = self.dir.path().join("trace.log");
-        let _ = std::fs::remove_file(&log_path);
-        let output = self
-            .command(args)
-            .envs(env.iter().map(|(k, v)| (k.as_str(), *v)))
-            .env("TF_LOG", "trace")
-            .env("TF_LOG_PATH", &log_path)
-            .output()
-            .expect("spawn terraform");
-        let run = Run::from_output(output);
-        let log = std::fs::read_to_string(&log_path).unwrap_or_default();
-        assert!(
-            log.contains("provider.terraform-provider-clusterproxy") && log.contains("tf_rpc="),
-            "the trace log holds no log line of the provider"
-        );
-        for form in secrets.iter().flat_map(|s| secret_forms(s)) {
-            for (name, text) in [("stdout", &run.stdout), ("stderr", &run.stderr), ("trace log", &log)] {
-                assert!(
-                    !text.contains(&form),
-                    "a password leaked into {name} of terraform {} (as {form:?})",
-                    args.join(" ")
-                );
-            }
-        }
-        run
+        self.assert_secrets_absent(args, &[], secrets)
     }
 }
 
@@ -203,10 +170,17 @@ fn generated_configuration_imports_the_fleet_and_replans_empty() {
             "{}",
             plan.stdout
         );
-        assert!(plan.stdout.contains("Proxy credentials dropped"), "{}", plan.stdout);
+        assert!(
+            plan.stdout.contains("Proxy credentials dropped"),
+            "{}",
+            plan.stdout
+        );
         let (edited, variables) = password_edit(
             &generated,
-            &[("tkg-prod-1", "tkg_password"), ("nodes-edge-01-http-proxy", "edge_password")],
+            &[
+                ("tkg-prod-1", "tkg_password"),
+                ("nodes-edge-01-http-proxy", "edge_password"),
+            ],
         );
         work.write_file("generated.tf", &edited);
         work.write_file("variables.tf", &variables);
@@ -214,16 +188,21 @@ fn generated_configuration_imports_the_fleet_and_replans_empty() {
             ("TF_VAR_tkg_password".to_owned(), FLEET_PASSWORDS[0]),
             ("TF_VAR_edge_password".to_owned(), FLEET_PASSWORDS[1]),
         ];
-        let plan = work.run_without_with(&["plan", "-out=tfplan"], &env, &FLEET_PASSWORDS);
+        let plan = work.assert_secrets_absent(&["plan", "-out=tfplan"], &env, &FLEET_PASSWORDS);
         assert_eq!(plan.code, 0, "{}", plan.combined());
-        assert!(!plan.stdout.contains("Proxy credentials dropped"), "{}", plan.stdout);
+        assert!(
+            !plan.stdout.contains("Proxy credentials dropped"),
+            "{}",
+            plan.stdout
+        );
         let shown = work.run_without(&["show", "-json", "tfplan"], &FLEET_PASSWORDS);
         assert_eq!(shown.code, 0, "{}", shown.combined());
         let saved: Value = serde_json::from_str(&shown.stdout).unwrap();
         assert_imports_only(&saved, 8, &["tkg-prod-1", "nodes-edge-01-http-proxy"]);
-        let apply = work.run_without_with(&["apply", "-auto-approve"], &env, &FLEET_PASSWORDS);
+        let apply = work.assert_secrets_absent(&["apply", "-auto-approve"], &env, &FLEET_PASSWORDS);
         assert_eq!(apply.code, 0, "{}", apply.combined());
-        let replan = work.run_without_with(&["plan", "-detailed-exitcode"], &env, &FLEET_PASSWORDS);
+        let replan =
+            work.assert_secrets_absent(&["plan", "-detailed-exitcode"], &env, &FLEET_PASSWORDS);
         assert_eq!(replan.code, 0, "{}", replan.combined());
     });
 }
@@ -267,7 +246,7 @@ fn the_fleet_adoption_example_is_adopted_as_the_guide_says() {
         work.write_file("fleet.tf", &edited);
         work.write_file("variables.tf", &variables);
         let env = [("TF_VAR_tkg_dev_password".to_owned(), EXAMPLE_PASSWORD)];
-        let plan = work.run_without_with(&["plan", "-out=tfplan"], &env, &[EXAMPLE_PASSWORD]);
+        let plan = work.assert_secrets_absent(&["plan", "-out=tfplan"], &env, &[EXAMPLE_PASSWORD]);
         assert_eq!(plan.code, 0, "{}", plan.combined());
         assert!(
             plan.stdout
@@ -278,9 +257,11 @@ fn the_fleet_adoption_example_is_adopted_as_the_guide_says() {
         let shown = work.run(&["show", "-json", "tfplan"]);
         let saved: Value = serde_json::from_str(&shown.stdout).unwrap();
         assert_imports_only(&saved, 3, &["tkg-dev"]);
-        let apply = work.run_without_with(&["apply", "-auto-approve"], &env, &[EXAMPLE_PASSWORD]);
+        let apply =
+            work.assert_secrets_absent(&["apply", "-auto-approve"], &env, &[EXAMPLE_PASSWORD]);
         assert_eq!(apply.code, 0, "{}", apply.combined());
-        let replan = work.run_without_with(&["plan", "-detailed-exitcode"], &env, &[EXAMPLE_PASSWORD]);
+        let replan =
+            work.assert_secrets_absent(&["plan", "-detailed-exitcode"], &env, &[EXAMPLE_PASSWORD]);
         assert_eq!(replan.code, 0, "{}", replan.combined());
     });
 }

@@ -133,3 +133,125 @@ pub fn list_checked(
         }
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostics::Severity;
+    use crate::schema::Attribute;
+    use crate::value::Type;
+
+    /// Finds `count` objects named `n0`, `n1`...; `bad` at index `bad`
+    /// has an unknown identity.
+    struct Counts {
+        count: usize,
+        bad: Option<usize>,
+    }
+
+    impl ListResource for Counts {
+        fn type_name(&self) -> &'static str {
+            "test_counts"
+        }
+
+        fn schema(&self) -> Schema {
+            Schema::new(
+                "Counts.",
+                vec![Attribute::required("prefix", Type::String, "Prefix.")],
+            )
+        }
+
+        fn list(
+            &self,
+            config: &Value,
+            include_object: bool,
+            emit: &mut dyn FnMut(Event) -> ControlFlow<()>,
+        ) {
+            let prefix = config
+                .get_attr("prefix")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            for i in 0..self.count {
+                let name = Value::string(format!("{prefix}{i}"));
+                let identity = if self.bad == Some(i) {
+                    Value::unknown()
+                } else {
+                    Value::object([("name".to_owned(), name.clone())])
+                };
+                let found = Found {
+                    identity,
+                    display_name: format!("{prefix}{i}"),
+                    object: include_object.then(|| Value::object([("name".to_owned(), name)])),
+                };
+                if emit(Event::Found(found)).is_break() {
+                    return;
+                }
+            }
+        }
+    }
+
+    fn run(resource: &Counts, config: &Value, include: bool, limit: i64) -> Vec<Event> {
+        let mut events = Vec::new();
+        list_checked(
+            resource,
+            &resource.schema(),
+            config,
+            include,
+            limit,
+            &mut |e| {
+                events.push(e);
+                ControlFlow::Continue(())
+            },
+        );
+        events
+    }
+
+    fn config() -> Value {
+        Value::object([("prefix".to_owned(), Value::string("n"))])
+    }
+
+    #[test]
+    fn the_limit_stops_the_listing_and_objects_come_only_when_asked() {
+        let resource = Counts {
+            count: 10,
+            bad: None,
+        };
+        let events = run(&resource, &config(), false, 3);
+        assert_eq!(events.len(), 3);
+        assert!(events
+            .iter()
+            .all(|e| matches!(e, Event::Found(Found { object: None, .. }))));
+        let events = run(&resource, &config(), true, 100);
+        assert_eq!(events.len(), 10);
+        assert!(
+            matches!(&events[9], Event::Found(f) if f.object.is_some() && f.display_name == "n9")
+        );
+        assert!(run(&resource, &config(), true, 0).is_empty());
+    }
+
+    #[test]
+    fn a_bad_result_or_configuration_is_an_error_event() {
+        let resource = Counts {
+            count: 5,
+            bad: Some(2),
+        };
+        let events = run(&resource, &config(), false, 100);
+        assert_eq!(events.len(), 3, "{events:?}");
+        let Event::Diagnostics(diags) = &events[2] else {
+            panic!("{events:?}")
+        };
+        assert!(diags.iter().any(|d| d.severity == Severity::Error
+            && d.summary == "Provider bug: incomplete list result"));
+        let missing = Value::object([("prefix".to_owned(), Value::null())]);
+        let events = run(&resource, &missing, false, 100);
+        assert!(
+            matches!(&events[..], [Event::Diagnostics(d)] if d.has_errors()),
+            "{events:?}"
+        );
+        let unknown = Value::object([("prefix".to_owned(), Value::unknown())]);
+        let events = run(&resource, &unknown, false, 100);
+        assert!(
+            matches!(&events[..], [Event::Diagnostics(d)] if d.iter().any(|d| d.summary == "Configuration not known")),
+            "{events:?}"
+        );
+    }
+}

@@ -177,13 +177,14 @@ fn in_config_block(diags: &Diagnostics) -> Vec<proto::Diagnostic> {
     for diagnostic in diags.iter() {
         let mut diagnostic = diagnostic.clone();
         diagnostic.path = diagnostic.path.map(|path| {
-            path.steps()
-                .iter()
-                .fold(AttributePath::attribute(CONFIG_BLOCK), |at, step| match step {
+            path.steps().iter().fold(
+                AttributePath::attribute(CONFIG_BLOCK),
+                |at, step| match step {
                     PathStep::Attribute(name) => at.attr(name.clone()),
                     PathStep::Index(i) => at.index(usize::try_from(*i).unwrap_or(usize::MAX)),
                     PathStep::Key(key) => at.key(key.clone()),
-                })
+                },
+            )
         });
         moved.push(diagnostic);
     }
