@@ -109,6 +109,47 @@ fn read(server: &Server, state: &Value, identity: Value) -> (Value, Value) {
     (new_state, carried.identity)
 }
 
+/// Applies `planned` over `prior` with what the plan stored (`planned_carried`):
+/// the new state and what is stored with it.
+fn apply(
+    server: &Server,
+    prior: &Value,
+    planned: Value,
+    config: &Value,
+    planned_carried: &Carried,
+) -> (Value, Carried) {
+    let mut carried = planned_carried.clone();
+    let mut diags = Diagnostics::new();
+    let state = server
+        .apply_resource_change_carrying(
+            ApplyResourceChange {
+                type_name: PROFILE,
+                prior_state: prior.clone(),
+                planned_state: planned,
+                config: config.clone(),
+            },
+            &mut carried,
+            &mut diags,
+        )
+        .unwrap_or_else(|| panic!("{diags:?}"));
+    (state, carried)
+}
+
+/// A profile configuration: the attributes `set`, null everywhere else.
+fn configuration(server: &Server, set: &[(&str, &str)]) -> Value {
+    let schema = &server.registry().resources()[PROFILE].schema;
+    let mut config = Value::object(
+        schema
+            .attributes
+            .iter()
+            .map(|a| (a.name.clone(), Value::null())),
+    );
+    for (name, value) in set {
+        config.set_attr(name, Value::string(*value));
+    }
+    config
+}
+
 #[test]
 fn the_profile_identity_schema_is_served() {
     let server = server();
@@ -235,15 +276,7 @@ fn an_identity_naming_no_file_is_an_error() {
 #[test]
 fn a_profile_created_in_configuration_has_its_name_as_identity() {
     let server = server();
-    let schema = &server.registry().resources()[PROFILE].schema;
-    let mut config = Value::object(
-        schema
-            .attributes
-            .iter()
-            .map(|a| (a.name.clone(), Value::null())),
-    );
-    config.set_attr("name", Value::string("corp"));
-    config.set_attr("http_proxy", Value::string(PROXY));
+    let mut config = configuration(&server, &[("name", "corp"), ("http_proxy", PROXY)]);
     let (planned, carried) = plan(&server, &Value::null(), &config, &Carried::default());
     let expected = identity("corp", None, None, None);
     assert_eq!(carried.identity, expected);
@@ -251,20 +284,7 @@ fn a_profile_created_in_configuration_has_its_name_as_identity() {
     unknown_name.set_attr("name", Value::unknown());
     let (_, unknown) = plan(&server, &Value::null(), &unknown_name, &Carried::default());
     assert_eq!(unknown.identity.get_attr("name"), Some(&Value::unknown()));
-    let mut applied = carried.clone();
-    let mut diags = Diagnostics::new();
-    let state = server
-        .apply_resource_change_carrying(
-            ApplyResourceChange {
-                type_name: PROFILE,
-                prior_state: Value::null(),
-                planned_state: planned,
-                config: config.clone(),
-            },
-            &mut applied,
-            &mut diags,
-        )
-        .unwrap_or_else(|| panic!("{diags:?}"));
+    let (state, applied) = apply(&server, &Value::null(), planned, &config, &carried);
     assert_eq!(applied.identity, expected);
     assert_eq!(
         read(&server, &state, applied.identity.clone()),
@@ -288,33 +308,17 @@ fn state_stored_without_identity_gets_one_without_a_diff() {
     let server = server();
     let ty = server.registry().resources()[PROFILE].object_type.clone();
     let schema = &server.registry().resources()[PROFILE].schema;
-    let mut config = Value::object(
-        schema
-            .attributes
-            .iter()
-            .map(|a| (a.name.clone(), Value::null())),
+    let config = configuration(
+        &server,
+        &[
+            ("name", "corp"),
+            ("http_proxy", PROXY),
+            ("username", "svc"),
+            ("password", "p@ss word"),
+        ],
     );
-    for (name, value) in [
-        ("name", "corp"),
-        ("http_proxy", PROXY),
-        ("username", "svc"),
-        ("password", "p@ss word"),
-    ] {
-        config.set_attr(name, Value::string(value));
-    }
-    let (planned, _) = plan(&server, &Value::null(), &config, &Carried::default());
-    let mut diags = Diagnostics::new();
-    let state = server
-        .apply_resource_change(
-            ApplyResourceChange {
-                type_name: PROFILE,
-                prior_state: Value::null(),
-                planned_state: planned,
-                config: config.clone(),
-            },
-            &mut diags,
-        )
-        .unwrap_or_else(|| panic!("{diags:?}"));
+    let (planned, carried) = plan(&server, &Value::null(), &config, &Carried::default());
+    let (state, _) = apply(&server, &Value::null(), planned, &config, &carried);
     // As Terraform 1.11 stores it: the state's JSON, no identity.
     let raw = json::encode(&state, &ty).unwrap();
     let mut diags = Diagnostics::new();
@@ -385,20 +389,7 @@ fn an_imported_profile_keeps_its_identity() {
     config.set_attr("description", Value::string("now managed"));
     let (planned, planned_carried) = plan(&server, &state, &config, &stored);
     assert_eq!(planned_carried.identity, stored.identity);
-    let mut applied = planned_carried.clone();
-    let mut diags = Diagnostics::new();
-    server
-        .apply_resource_change_carrying(
-            ApplyResourceChange {
-                type_name: PROFILE,
-                prior_state: state.clone(),
-                planned_state: planned,
-                config,
-            },
-            &mut applied,
-            &mut diags,
-        )
-        .unwrap_or_else(|| panic!("{diags:?}"));
+    let (_, applied) = apply(&server, &state, planned, &config, &planned_carried);
     assert_eq!(applied.identity, stored.identity);
     assert_eq!(
         stored.identity,

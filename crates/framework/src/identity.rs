@@ -6,7 +6,7 @@
 //! A resource declares its identity as a typed model, as it declares its
 //! schema ([`model!`](crate::model!)): a `required` attribute is required
 //! for an import by identity, an `optional` one optional for it;
-//! [`IdentitySchema::of`] turns the model into the schema. The server asks
+//! [`IdentitySchema::new`] turns the model's attributes into the schema. The server asks
 //! the resource for the identity of every object it reads, plans, applies
 //! or imports ([`Resource::identity`](crate::resource::Resource::identity))
 //! and checks it (it matches the schema; it is wholly known except for an
@@ -14,8 +14,7 @@
 //! must never hold a secret.
 
 use super::diagnostics::{AttributePath, Diagnostic, Diagnostics};
-use super::model::Model;
-use super::schema::Mode;
+use super::schema::{Attribute, Mode};
 use super::value::{Type, Value};
 
 /// The identity schema of a resource type.
@@ -42,14 +41,15 @@ pub struct IdentityAttribute {
 }
 
 impl IdentitySchema {
-    /// The identity schema of model `M` at `version`: its `required`
-    /// attributes are required for an import by identity, the others
-    /// optional. Panics on a sensitive or write-only attribute, a
-    /// declaration error: Terraform prints identities.
-    pub fn of<M: Model>(version: i64) -> Self {
+    /// The identity schema at `version` of `attributes`, those of a typed
+    /// model (`Identity::attributes()`): the `required` ones are required
+    /// for an import by identity, the others optional. Panics on a
+    /// sensitive or write-only attribute, a declaration error: Terraform
+    /// prints identities.
+    pub fn new(version: i64, attributes: Vec<Attribute>) -> Self {
         Self {
             version,
-            attributes: M::attributes()
+            attributes: attributes
                 .into_iter()
                 .inspect(|a| {
                     assert!(
@@ -124,31 +124,23 @@ pub enum ImportTarget<'a> {
 mod tests {
     use super::*;
 
-    crate::model! {
-        struct Located {
-            name: Option<String> [required("The name.")],
-            region: Option<String> [optional("The region.")],
-            zones: Vec<String> [optional("The zones.")],
-        }
-    }
-
     #[test]
     fn the_schema_of_a_model_and_the_import_check() {
-        let schema = IdentitySchema::of::<Located>(2);
+        let schema = IdentitySchema::new(
+            2,
+            vec![
+                Attribute::required("name", Type::String, "The name."),
+                Attribute::optional("region", Type::String, "The region."),
+                Attribute::optional("zones", Type::list(Type::String), "The zones."),
+            ],
+        );
         assert_eq!(schema.version, 2);
         let flags: Vec<(&str, bool)> = schema
             .attributes
             .iter()
             .map(|a| (a.name.as_str(), a.required_for_import))
             .collect();
-        assert_eq!(
-            flags,
-            [
-                (Located::name, true),
-                (Located::region, false),
-                (Located::zones, false)
-            ]
-        );
+        assert_eq!(flags, [("name", true), ("region", false), ("zones", false)]);
         assert_eq!(
             schema.object_type(),
             Type::object([

@@ -145,7 +145,7 @@ pub trait Resource: Send + Sync {
     }
 
     /// The identity schema (protocol 6.9, Terraform >= 1.12; older versions
-    /// ignore it), built with [`IdentitySchema::of`]. By default the
+    /// ignore it), built with [`IdentitySchema::new`]. By default the
     /// resource has no identity.
     fn identity_schema(&self) -> Option<IdentitySchema> {
         None

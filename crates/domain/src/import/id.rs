@@ -312,10 +312,10 @@ pub(crate) fn read_facts(text: &str, cluster: &mut Cluster) -> Result<bool, Find
 mod tests {
     use super::*;
 
-    /// Every cluster fact the import ID reads ([`FACTS`]) is one the import
-    /// note writes back as a data source input, in the same order
-    /// (`https_through_proxy` aside: it is no cluster input), so the two
-    /// hand-written lists cannot drift apart.
+    /// Every cluster fact the import ID reads ([`FACTS`]) is one
+    /// [`fact_values`] gives back (to the import note and the identity), in
+    /// the same order (`https_through_proxy` aside: it is no cluster input),
+    /// so the two hand-written lists cannot drift apart.
     #[test]
     fn every_fact_read_is_written_back() {
         let text = "pod_cidrs=10.0.0.0/16; service_cidrs=10.96.0.0/12; node_cidrs=192.168.0.0/24; \
@@ -326,9 +326,9 @@ mod tests {
         }
         let mut cluster = Cluster::default();
         assert!(read_facts(text, &mut cluster).unwrap());
-        let written: Vec<String> = super::super::imported::fact_lines(&cluster)
-            .iter()
-            .map(|line| line.split(" = ").next().unwrap().to_owned())
+        let written: Vec<&str> = fact_values(&cluster)
+            .into_iter()
+            .map(|(name, _)| name)
             .collect();
         let read: Vec<&str> = FACTS
             .into_iter()

@@ -145,7 +145,7 @@ fn same_proxy(http: Option<&str>, https: &str) -> bool {
 }
 
 /// The facts as renderer inputs (`pod_cidrs = [...]`), for the note.
-pub(crate) fn fact_lines(facts: &Cluster) -> Vec<String> {
+fn fact_lines(facts: &Cluster) -> Vec<String> {
     fact_values(facts)
         .into_iter()
         .map(|(name, value)| match value {

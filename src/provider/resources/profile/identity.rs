@@ -11,7 +11,7 @@
 use crate::domain::import::id::{self, Artifact, ImportId};
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::identity::IdentitySchema;
-use crate::framework::model::{self, Field, Maybe};
+use crate::framework::model::{self, Field, Maybe, Model};
 use crate::framework::value::Value;
 
 use super::Inputs;
@@ -32,7 +32,7 @@ crate::model! {
 
 /// The identity schema.
 pub fn schema() -> IdentitySchema {
-    IdentitySchema::of::<Identity>(VERSION)
+    IdentitySchema::new(VERSION, Identity::attributes())
 }
 
 /// The identity of an import by ID: the profile `name` it produced and the

@@ -11,7 +11,7 @@ use super::tests::Offers;
 use super::*;
 use crate::diagnostics::Diagnostics;
 use crate::identity::{IdentitySchema, ImportTarget};
-use crate::model::Field as _;
+use crate::model::{Field as _, Model as _};
 use crate::resource::{Carried, Change, Resource};
 use crate::schema::{Attribute, Schema};
 use crate::value::{json, msgpack, Type, Value};
@@ -82,7 +82,7 @@ impl Resource for Located {
     }
 
     fn identity_schema(&self) -> Option<IdentitySchema> {
-        Some(IdentitySchema::of::<Where>(1))
+        Some(IdentitySchema::new(1, Where::attributes()))
     }
 
     /// The prior identity while it names the object, else the name alone.
