@@ -14,9 +14,10 @@
 //! renderers add back are separated from installation-wide ones. Without a
 //! `file:` or `inline:` prefix (the syntax of earlier releases, still read),
 //! a source of one line without whitespace or any of `{ [ = :` is a path, and
-//! anything else is content. The domain does no I/O: a `file:` source is
+//! anything else is content. Parsing does no I/O: a `file:` source is
 //! handed back as its path ([`Artifact::File`]) for the caller to read, at
-//! most [`MAX_INPUT_BYTES`](super::MAX_INPUT_BYTES) (4 MiB) of a regular file.
+//! most [`MAX_INPUT_BYTES`](super::MAX_INPUT_BYTES) (4 MiB) of a regular file
+//! ([`file::read`](super::file::read)).
 
 use super::registry::{importer, kinds};
 use crate::no_proxy::typed::Kind;
