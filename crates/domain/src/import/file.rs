@@ -1,6 +1,6 @@
 //! Reading an artifact file within bounds, for the `file:` import and the
 //! fleet scan alike: a regular file of at most
-//! [`MAX_INPUT_BYTES`](super::MAX_INPUT_BYTES) (4 MiB) of UTF-8, opened
+//! [`MAX_INPUT_BYTES`] (4 MiB) of UTF-8, opened
 //! without ever blocking (`O_NONBLOCK`: a FIFO opens at once) and its type
 //! checked on the open descriptor before any read.
 

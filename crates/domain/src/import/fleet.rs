@@ -1,7 +1,7 @@
 //! The fleet scan behind the `clusterproxy_profile` list resource: walks a
 //! directory of cluster artifacts (a GitOps repository), tells each file's
 //! kind from its content and name (`detect.rs`), sends it through the same
-//! importer as an import ID does ([`parse_with`](super::parse_with)), and
+//! importer as an import ID does ([`parse_with`]), and
 //! hands each cluster found to the caller as it is found, with the import
 //! ID that gives the same profile. Memory does not grow with the number of
 //! artifacts: a directory's names are held while it is walked, and one hash
