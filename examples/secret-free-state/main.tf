@@ -3,6 +3,10 @@
 # and no plan. Ephemeral without `sensitive`: on Terraform 1.11 a sensitive
 # value in `password_wo` makes `plan -refresh-only -detailed-exitcode` exit 2
 # at random (see the guide); Terraform shows an ephemeral value nowhere anyway.
+# Check for drift with examples/drift-check/drift-check.sh, which reads the
+# `resource_drift` messages of `plan -refresh-only -json`: on Terraform 1.15
+# that exit code is 2 for this configuration (it has a data source) even
+# when nothing drifted (hashicorp/terraform#37406).
 variable "proxy_password" {
   type      = string
   ephemeral = true

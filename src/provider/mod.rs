@@ -8,6 +8,7 @@ pub mod data_sources;
 pub(crate) mod ephemeral_resources;
 pub(crate) mod functions;
 pub(crate) mod inputs;
+pub(crate) mod list_resources;
 pub mod platform;
 pub(crate) mod resources;
 pub(crate) mod validators;
@@ -17,6 +18,7 @@ use std::sync::Arc;
 use crate::framework::data_source::DataSource;
 use crate::framework::ephemeral_resource::EphemeralResource;
 use crate::framework::function::Function;
+use crate::framework::list_resource::ListResource;
 use crate::framework::provider::Provider;
 use crate::framework::resource::Resource;
 use crate::framework::schema::Schema;
@@ -57,6 +59,10 @@ impl Provider for ClusterProxy {
 
     fn ephemeral_resources(&self) -> Vec<Arc<dyn EphemeralResource>> {
         vec![Arc::new(ephemeral_resources::proxy_check::ProxyCheck)]
+    }
+
+    fn list_resources(&self) -> Vec<Arc<dyn ListResource>> {
+        vec![Arc::new(list_resources::profile::ProfileList)]
     }
 
     fn functions(&self) -> Vec<Arc<dyn Function>> {

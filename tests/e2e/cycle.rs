@@ -4,40 +4,15 @@
 
 use serde_json::Value;
 
-use crate::harness::{example, Run, Terraform, Workdir};
+use std::path::Path;
+use std::process::Command;
 
-/// A Terraform feature with a minimum Terraform version.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Feature {
-    /// `import {}` blocks and `-generate-config-out` (1.5).
-    ImportBlock,
-    /// Provider-defined functions (1.8).
-    Functions,
-    /// The built-in `terraform_data` resource (1.4).
-    TerraformData,
-    /// Reusing a provider's schema across its instances when the provider
-    /// allows it (`get_provider_schema_optional`, 1.6).
-    SchemaReuse,
-}
+pub use crate::harness::Feature;
+use crate::harness::{example, Run, Workdir};
+use crate::tools;
 
-impl Feature {
-    /// The first Terraform version that supports the feature.
-    pub fn min_version(self) -> (u32, u32, u32) {
-        match self {
-            Feature::ImportBlock => (1, 5, 0),
-            Feature::Functions => (1, 8, 0),
-            Feature::TerraformData => (1, 4, 0),
-            Feature::SchemaReuse => (1, 6, 0),
-        }
-    }
-}
-
-impl Terraform {
-    /// Whether this Terraform supports `feature`.
-    pub fn supports(&self, feature: Feature) -> bool {
-        self.version >= feature.min_version()
-    }
-}
+/// The drift check the docs give users, relative to the crate root.
+pub const DRIFT_CHECK: &str = "examples/drift-check/drift-check.sh";
 
 /// `value` as an HCL literal: JSON syntax, with template sequences escaped.
 pub fn hcl_literal(value: &Value) -> String {
@@ -147,8 +122,8 @@ impl Workdir {
 
     /// Asserts that a saved plan (with `extra` arguments) changes no resource
     /// and detects no drift, read from `terraform show -json` as
-    /// terraform-plugin-testing does. Used for refresh-only plans (whose exit
-    /// code [`Workdir::assert_refresh_only_exit_code_zero`] checks too) and
+    /// terraform-plugin-testing does. Used for refresh-only plans (which
+    /// [`Workdir::assert_no_drift`] checks as users do) and
     /// after an import, where outputs are not in the state yet. Changes of
     /// sensitivity marks alone do not count.
     pub fn assert_no_resource_changes(&self, extra: &[&str]) {
@@ -172,24 +147,94 @@ impl Workdir {
         );
     }
 
-    /// Asserts that `terraform plan -refresh-only -detailed-exitcode EXTRA...`
-    /// exits 0, as the nightly drift checks of pipelines require: Terraform
-    /// 1.11 exits 2 ("No changes") when the refreshed state differs from the
-    /// stored one in anything it compares, number precision and the order
-    /// of `sensitive_attributes` included.
-    pub fn assert_refresh_only_exit_code_zero(&self, extra: &[&str]) {
-        let mut args = vec!["plan", "-refresh-only", "-detailed-exitcode"];
-        args.extend_from_slice(extra);
+    /// The drift check users run (`examples/drift-check/drift-check.sh`, the
+    /// docs' recipe), right on every Terraform version: the addresses of the
+    /// `resource_drift` messages of `terraform plan -refresh-only -json
+    /// EXTRA...`. The run also takes `-detailed-exitcode`: where that exit
+    /// code is reliable ([`Terraform::refresh_only_exit_code_is_reliable`])
+    /// it must agree with the drift found, as pipelines that still read it
+    /// require (Terraform 1.11 exits 2 on "No changes" when the refreshed
+    /// state differs in anything it compares, number precision and the
+    /// order of `sensitive_attributes` included); elsewhere it must only not
+    /// be an error.
+    ///
+    /// [`Terraform::refresh_only_exit_code_is_reliable`]: crate::harness::Terraform::refresh_only_exit_code_is_reliable
+    pub fn drift(&self, extra: &[&str]) -> Vec<String> {
+        let args = args_with(
+            &["plan", "-refresh-only", "-json", "-detailed-exitcode"],
+            extra,
+        );
         let run = self.run(&args);
-        assert_eq!(
-            run.code,
-            0,
-            "terraform {} exited {} on {}: {}{}",
+        let drifted = resource_drift(&run.stdout);
+        let version = self.tf.version_string();
+        assert!(
+            run.code == 0 || run.code == 2,
+            "terraform {} failed on {version}:\n{}",
             args.join(" "),
-            run.code,
+            run.combined()
+        );
+        if self.tf.refresh_only_exit_code_is_reliable() {
+            assert_eq!(
+                run.code,
+                if drifted.is_empty() { 0 } else { 2 },
+                "terraform {} exited {} with drift {drifted:?} on {version}:\n{}",
+                args.join(" "),
+                run.code,
+                run.combined()
+            );
+        }
+        drifted
+    }
+
+    /// Runs examples/drift-check/drift-check.sh, the drift check the docs
+    /// give users, with this directory's Terraform and `extra` plan options.
+    pub fn drift_check(&self, extra: &[&str]) -> Run {
+        self.drift_check_using(&self.tf.path, extra)
+    }
+
+    /// [`Workdir::drift_check`] with `terraform` run as Terraform.
+    pub fn drift_check_using(&self, terraform: &Path, extra: &[&str]) -> Run {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join(DRIFT_CHECK);
+        let jq_dir = tools::JQ
+            .path()
+            .parent()
+            .expect("jq's directory")
+            .to_owned();
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let path =
+            std::env::join_paths(std::iter::once(jq_dir).chain(std::env::split_paths(&path)))
+                .expect("PATH");
+        let mut command = Command::new(script);
+        self.environment(&mut command);
+        let output = command
+            .args(extra)
+            .env("TERRAFORM", terraform)
+            .env("PATH", path)
+            .output()
+            .expect("run the drift check");
+        Run::from_output(output)
+    }
+
+    /// Asserts that the users' drift check ([`Workdir::drift_check`]) exits
+    /// 0 and prints nothing.
+    pub fn assert_drift_check_quiet(&self, extra: &[&str]) {
+        let run = self.drift_check(extra);
+        assert_eq!(
+            (run.code, run.stdout.as_str()),
+            (0, ""),
+            "{DRIFT_CHECK} is not quiet on {}:\n{}",
             self.tf.version_string(),
-            run.stdout,
             run.stderr
+        );
+    }
+
+    /// Asserts that the drift check ([`Workdir::drift`]) finds nothing.
+    pub fn assert_no_drift(&self, extra: &[&str]) {
+        let drifted = self.drift(extra);
+        assert!(
+            drifted.is_empty(),
+            "drift {drifted:?} on {}",
+            self.tf.version_string()
         );
     }
 
@@ -251,6 +296,27 @@ impl Workdir {
         );
         self.assert_no_resource_changes(vars);
     }
+}
+
+/// The resources that drifted, by address: the `resource_drift` messages of
+/// a `terraform plan -json` run's output that update or delete a resource
+/// (as examples/drift-check/drift-check.sh reads them). A resource only
+/// moved by a `moved` block is reported as drift with the action `move`
+/// (Terraform >= 1.1, `driftedResources` in internal/terraform/context_plan.go):
+/// nothing changed outside Terraform.
+pub fn resource_drift(json_lines: &str) -> Vec<String> {
+    json_lines
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|message| message["type"] == "resource_drift")
+        .filter(|message| message["change"]["action"] != "move")
+        .map(|message| {
+            message["change"]["resource"]["addr"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .collect()
 }
 
 /// An import step: the resource address and the import ID.
@@ -316,7 +382,7 @@ pub fn run_cycle(work: &Workdir, cycle: &Cycle) -> serde_json::Map<String, Value
     let outputs = work.outputs();
     work.assert_plan_empty(&vars);
     work.assert_no_resource_changes(&args_with(&["-refresh-only"], &vars));
-    work.assert_refresh_only_exit_code_zero(&vars);
+    work.assert_no_drift(&vars);
 
     if let Some(import) = &cycle.import {
         run_import(work, import, &vars);

@@ -103,6 +103,13 @@ impl Workdir {
         if let Some((subcommand, rest)) = args.split_first() {
             command.arg(subcommand).arg("-no-color").args(rest);
         }
+        self.environment(&mut command);
+        command
+    }
+
+    /// Sets up `command` (Terraform, or a script that runs it) to run in
+    /// this directory with an environment that allows no network access.
+    pub fn environment(&self, command: &mut Command) {
         command
             .current_dir(self.path())
             .env_remove("TF_DISABLE_PLUGIN_TLS")
@@ -119,8 +126,7 @@ impl Workdir {
             .env("HTTP_PROXY", "http://127.0.0.1:9")
             .env("NO_PROXY", "")
             .env("TF_REGISTRY_DISCOVERY_RETRY", "0");
-        self.tf.select_transport(&mut command);
-        command
+        self.tf.select_transport(command);
     }
 
     /// Runs `terraform ARGS...` and returns its result whatever the exit code.
@@ -161,4 +167,28 @@ pub fn diagnostic_text(diagnostic: &Value) -> String {
         diagnostic["summary"].as_str().unwrap_or_default(),
         diagnostic["detail"].as_str().unwrap_or_default()
     )
+}
+
+/// Each Terraform here refuses every feature it does not have with a clear
+/// error ([`Feature::refusal`]): what [`for_each_terraform_with`] does not
+/// run on a version is checked here once.
+#[test]
+fn newer_features_are_refused_clearly() {
+    for_each_terraform(|tf| {
+        for feature in Feature::ALL {
+            let Some(refusal) = feature.refusal(tf) else {
+                continue;
+            };
+            let work = Workdir::with_provider(tf, refusal.main);
+            let run = work.run(refusal.args);
+            assert!(
+                run.code == 1 && run.combined().contains(refusal.error),
+                "Terraform {} gave no {:?} for {feature:?} (`terraform {}`):\n{}",
+                tf.version_string(),
+                refusal.error,
+                refusal.args.join(" "),
+                run.combined()
+            );
+        }
+    });
 }

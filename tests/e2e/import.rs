@@ -7,7 +7,9 @@
 //! import IDs (missing file, FIFO) as prompt diagnostics that write no state.
 
 use crate::cycle::{hcl_string, run_cycle, Cycle, Feature};
-use crate::harness::{for_each_terraform, import_fixture, Workdir};
+use crate::harness::{
+    for_each_terraform, for_each_terraform_with, import_fixture, Terraform, Workdir,
+};
 
 /// One fixture per kind, the import ID facts, and the configuration that matches.
 struct Case {
@@ -442,7 +444,10 @@ resource "clusterproxy_profile" "corp" {{
 /// password at all) stores none either.
 #[test]
 fn import_stores_no_password() {
-    let tf = crate::harness::terraform_1_11();
+    for_each_terraform_with(Feature::WriteOnly, import_stores_no_password_on);
+}
+
+fn import_stores_no_password_on(tf: &Terraform) {
     let write_only = "password_wo         = var.proxy_password\n  password_wo_version = 1";
     // The stored attribute cannot take an ephemeral value.
     let stored = "password   = nonsensitive(var.stored_password)";
@@ -465,7 +470,7 @@ fn import_stores_no_password() {
         } else {
             IMPORTED_PASSWORD
         };
-        let work = Workdir::with_provider(&tf, &format!("{}{extra}", password_config(line)));
+        let work = Workdir::with_provider(tf, &format!("{}{extra}", password_config(line)));
         work.write_file(
             "test.tfvars",
             &format!(
@@ -509,11 +514,11 @@ fn import_stores_no_password() {
         assert_eq!(values["revision"], if rotated { 2 } else { 1 });
         std::fs::remove_file(work.path().join("import.tf")).unwrap();
         work.assert_plan_empty(&vars);
-        work.assert_refresh_only_exit_code_zero(&vars);
+        work.assert_no_drift(&vars);
     }
 
     // `terraform import`: no configured password reaches the import.
-    let work = Workdir::with_provider(&tf, &password_config(write_only));
+    let work = Workdir::with_provider(tf, &password_config(write_only));
     work.write_file(
         "test.tfvars",
         &format!("proxy_password = {}\n", hcl_string(IMPORTED_PASSWORD)),

@@ -1,19 +1,23 @@
 //! End-to-end tests, one binary: the provider binary built by cargo, driven
-//! by real Terraform 1.11 and 1.0.3 through the testing cycle of
+//! by real Terraform 1.15.5, 1.11 and 1.0.3 through the testing cycle of
 //! terraform-plugin-testing (validate, plan, apply, empty re-plan, empty
 //! refresh-only plan, optional import, destroy), asserting on Terraform's
 //! structured output.
 //!
-//! Terraform binaries come from `CLUSTERPROXY_TF_1_11` (default: `terraform`
-//! on PATH) and `CLUSTERPROXY_TF_1_0` (default:
-//! `.tools/terraform-1.0.3/terraform`, installed by scripts/install-test-tools),
-//! looked up, as every tool, when a test first runs it (`tools`): a test that
-//! runs on Terraform 1.11 only needs no 1.0.3, and a missing one fails the
-//! test that needs it with its name.
+//! Terraform binaries come from `CLUSTERPROXY_TF_1_15` (default:
+//! `.tools/terraform-1.15.5/terraform`), `CLUSTERPROXY_TF_1_11` (default:
+//! `terraform` on PATH) and `CLUSTERPROXY_TF_1_0` (default:
+//! `.tools/terraform-1.0.3/terraform`); scripts/install-test-tools installs
+//! the two under `.tools/`. Each is looked up, as every tool, when a test
+//! first runs it (`tools`): a test that runs on one version needs no other,
+//! and a missing one fails the test that needs it with its name. What each
+//! version can do and how it behaves is encoded once, in `terraform`
+//! (`Feature`, `Terraform::supports`, `for_each_terraform_with`).
 //!
 //! # The harness
 //! `harness` (working directories wired to the provider), `terraform` (the
-//! Terraform binaries and the plugin transport), `cycle` (the full cycle and import), `diagnostics` (expected
+//! Terraform binaries, their features and behaviour, the plugin transport),
+//! `cycle` (the full cycle and import), `diagnostics` (expected
 //! diagnostics and bad-input tables), `imports` (failing imports), `secrets`
 //! (leak checks), `stored_state` (state files of earlier releases),
 //! `examples` (the data-source docs examples), `plancheck` (assertions on a
@@ -28,8 +32,9 @@
 //! - `inputs`: the inputs every renderer data source shares.
 //! - `install`: `terraform init` of the released artifacts (registry, network
 //!   and filesystem mirrors; `artifacts` makes them as `make release` does).
-//! - `profile`: `clusterproxy_profile`; `import`: the importers, one fixture
-//!   per kind; `tcp`: the provider over go-plugin's TCP transport.
+//! - `profile`: `clusterproxy_profile`; `identity`: its resource identity
+//!   (Terraform >= 1.12); `import`: the importers, one fixture per kind;
+//!   `tcp`: the provider over go-plugin's TCP transport.
 //! - Renderer data sources, by who reads the output: `nodes` for what a
 //!   node's OS or node agent reads (cloud-init, Ignition, RKE2/k3s, Talos,
 //!   kubespray); `clusters` for a cluster-wide object a platform's installer
@@ -66,6 +71,8 @@ mod tools;
 mod aks;
 mod clients;
 mod clusters;
+mod fleet;
+mod identity;
 mod import;
 mod inputs;
 mod install;

@@ -6,7 +6,9 @@
 
 use crate::cycle::{run_cycle, Cycle, Feature};
 use crate::diagnostics::expect_bad_inputs;
-use crate::harness::{diagnostic_text, example, for_each_terraform, Workdir};
+use crate::harness::{
+    diagnostic_text, example, for_each_terraform, for_each_terraform_with, Workdir,
+};
 
 /// The clusterproxy_no_proxy docs example passes the full cycle (with
 /// `fail_on_gap`: no client proxies a checked destination).
@@ -278,10 +280,7 @@ output "no_proxy" {
 /// are errors that name the argument.
 #[test]
 fn no_proxy_functions() {
-    for_each_terraform(|tf| {
-        if !tf.supports(Feature::Functions) {
-            return;
-        }
+    for_each_terraform_with(Feature::Functions, |tf| {
         for (name, expected) in [
             (
                 "merge_no_proxy",

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::cycle::{run_cycle, Cycle, Feature};
+use crate::cycle::{run_cycle, Cycle};
 use crate::harness::{for_each_terraform, Terraform, Workdir};
 
 /// A working directory holding a copy of every `.tf` file in `example`
@@ -77,7 +77,7 @@ data "clusterproxy_no_proxy" "b" {
 }
 "#;
     for_each_terraform(|tf| {
-        if !tf.supports(Feature::SchemaReuse) {
+        if !tf.reuses_provider_schema() {
             return;
         }
         let work = Workdir::with_provider(tf, config);

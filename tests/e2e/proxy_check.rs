@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 
 use crate::cycle::hcl_string;
 use crate::diagnostics::expect_bad_inputs;
-use crate::harness::{example, terraform_1_0, terraform_1_11, Terraform, Workdir};
+use crate::harness::{
+    example, for_each_terraform_with, terraform_1_0, Feature, Terraform, Workdir,
+};
 use crate::squid::{Origin, Squid};
 
 /// The proxy user.
@@ -20,11 +22,6 @@ const USER: &str = "svc-k8s";
 const PASSWORD: &str = "p@ss w/rd#%:é!";
 /// Another hostile password the proxy refuses.
 const WRONG: &str = "wr@ng w/rd#%:ö";
-
-/// Terraform 1.11 (ephemeral resources need 1.10).
-fn terraform() -> Terraform {
-    terraform_1_11()
-}
 
 /// A configuration with the check (`arguments` in its block, the password
 /// from an ephemeral variable) and a `terraform_data` after it whose
@@ -92,7 +89,10 @@ fn state_list(work: &Workdir) -> Vec<String> {
 /// apply creates what follows the check.
 #[test]
 fn right_password_lets_the_plan_through() {
-    let tf = terraform();
+    for_each_terraform_with(Feature::Ephemeral, right_password_lets_the_plan_through_on);
+}
+
+fn right_password_lets_the_plan_through_on(tf: &Terraform) {
     let squid = Squid::start(&[(USER, PASSWORD)]);
     let origin = Origin::start();
     let url = origin.url("127.0.0.1", "/v2/");
@@ -100,7 +100,7 @@ fn right_password_lets_the_plan_through() {
         &direct(&squid.url(), &url, ""),
         "ephemeral.clusterproxy_proxy_check.gate.authenticated && ephemeral.clusterproxy_proxy_check.gate.status_code == 200 && ephemeral.clusterproxy_proxy_check.gate.error == null",
     );
-    let work = workdir(&tf, &main, PASSWORD);
+    let work = workdir(tf, &main, PASSWORD);
     let run = work.assert_secret_absent(&["plan", "-json"], PASSWORD);
     assert_eq!(run.code, 0, "{}", run.combined());
     let log = squid.wait_for(|a| a.method == "GET" && a.status == 200);
@@ -123,7 +123,10 @@ fn right_password_lets_the_plan_through() {
 /// `trusted_ca`); an IPv6 proxy address works as any other.
 #[test]
 fn https_and_ipv6_proxies() {
-    let tf = terraform();
+    for_each_terraform_with(Feature::Ephemeral, https_and_ipv6_proxies_on);
+}
+
+fn https_and_ipv6_proxies_on(tf: &Terraform) {
     let origin = Origin::start();
     let passed = "ephemeral.clusterproxy_proxy_check.gate.authenticated && ephemeral.clusterproxy_proxy_check.gate.status_code == 200";
     let https = Squid::start_https(&[(USER, PASSWORD)]);
@@ -133,9 +136,9 @@ fn https_and_ipv6_proxies() {
         &direct(&https.url(), &url, &format!("  trusted_ca = {ca}\n")),
         passed,
     );
-    workdir(&tf, &trusted, PASSWORD).run_ok(&["plan"]);
+    workdir(tf, &trusted, PASSWORD).run_ok(&["plan"]);
     let untrusted = config(&direct(&https.url(), &url, ""), passed);
-    let reported = workdir(&tf, &untrusted, PASSWORD).expect_diagnostic_at(
+    let reported = workdir(tf, &untrusted, PASSWORD).expect_diagnostic_at(
         &["plan"],
         "TLS with the proxy failed",
         "ephemeral \"clusterproxy_proxy_check\" \"gate\" {",
@@ -150,7 +153,7 @@ fn https_and_ipv6_proxies() {
         &direct(&ipv6.url(), &origin.url("[::1]", "/v6/"), ""),
         passed,
     );
-    workdir(&tf, &main, PASSWORD).run_ok(&["plan"]);
+    workdir(tf, &main, PASSWORD).run_ok(&["plan"]);
     let log = ipv6.wait_for(|a| a.status == 200);
     assert!(
         log.iter()
@@ -163,14 +166,20 @@ fn https_and_ipv6_proxies() {
 /// nothing is created, and no output holds either password.
 #[test]
 fn wrong_password_stops_the_plan_before_anything_changes() {
-    let tf = terraform();
+    for_each_terraform_with(
+        Feature::Ephemeral,
+        wrong_password_stops_the_plan_before_anything_changes_on,
+    );
+}
+
+fn wrong_password_stops_the_plan_before_anything_changes_on(tf: &Terraform) {
     let squid = Squid::start(&[(USER, PASSWORD)]);
     let origin = Origin::start();
     let main = config(
         &direct(&squid.url(), &origin.url("127.0.0.1", "/v2/"), ""),
         "ephemeral.clusterproxy_proxy_check.gate.url != \"\"",
     );
-    let work = workdir(&tf, &main, WRONG);
+    let work = workdir(tf, &main, WRONG);
     let reported =
         work.expect_diagnostic_at(&["plan"], "Proxy refused the credentials", "password");
     assert!(
@@ -197,7 +206,13 @@ fn wrong_password_stops_the_plan_before_anything_changes() {
 /// so and the plan passes with a warning on `password`.
 #[test]
 fn fail_on_error_false_reports_a_refused_tunnel_without_failing() {
-    let tf = terraform();
+    for_each_terraform_with(
+        Feature::Ephemeral,
+        fail_on_error_false_reports_a_refused_tunnel_without_failing_on,
+    );
+}
+
+fn fail_on_error_false_reports_a_refused_tunnel_without_failing_on(tf: &Terraform) {
     let squid = Squid::start(&[(USER, PASSWORD)]);
     let origin = Origin::start();
     // The plain-HTTP listener under an https:// URL: the tunnel opens, TLS fails.
@@ -208,7 +223,7 @@ fn fail_on_error_false_reports_a_refused_tunnel_without_failing() {
         &direct(&squid.url(), &url, "  fail_on_error = false\n"),
         "!ephemeral.clusterproxy_proxy_check.gate.authenticated && ephemeral.clusterproxy_proxy_check.gate.status_code == 407 && startswith(ephemeral.clusterproxy_proxy_check.gate.error, \"proxy_auth_required: \")",
     );
-    let work = workdir(&tf, &main, WRONG);
+    let work = workdir(tf, &main, WRONG);
     work.expect_diagnostic(
         &["plan"],
         "warning",
@@ -228,7 +243,7 @@ fn fail_on_error_false_reports_a_refused_tunnel_without_failing() {
         &direct(&squid.url(), &url, "  fail_on_error = false\n"),
         "ephemeral.clusterproxy_proxy_check.gate.authenticated && ephemeral.clusterproxy_proxy_check.gate.status_code == null && startswith(ephemeral.clusterproxy_proxy_check.gate.error, \"tls: \")",
     );
-    workdir(&tf, &main, PASSWORD).expect_diagnostic(
+    workdir(tf, &main, PASSWORD).expect_diagnostic(
         &["plan"],
         "warning",
         "TLS with the destination failed",
@@ -241,7 +256,13 @@ fn fail_on_error_false_reports_a_refused_tunnel_without_failing() {
 /// Prints how long each plan took.
 #[test]
 fn unreachable_or_silent_proxy_fails_within_the_timeout() {
-    let tf = terraform();
+    for_each_terraform_with(
+        Feature::Ephemeral,
+        unreachable_or_silent_proxy_fails_within_the_timeout_on,
+    );
+}
+
+fn unreachable_or_silent_proxy_fails_within_the_timeout_on(tf: &Terraform) {
     let closed = {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         listener.local_addr().unwrap().port()
@@ -257,7 +278,7 @@ fn unreachable_or_silent_proxy_fails_within_the_timeout() {
             &direct(&proxy, url, "  timeout = 3\n"),
             "ephemeral.clusterproxy_proxy_check.gate.url != \"\"",
         );
-        let work = workdir(&tf, &main, PASSWORD);
+        let work = workdir(tf, &main, PASSWORD);
         let started = Instant::now();
         work.expect_diagnostic_at(&["plan"], summary, "http_proxy");
         let took = started.elapsed();
@@ -272,11 +293,17 @@ fn unreachable_or_silent_proxy_fails_within_the_timeout() {
 /// plan time and leaves the profile as it was.
 #[test]
 fn rotation_gate_example_stops_a_refused_password() {
-    let tf = terraform();
+    for_each_terraform_with(
+        Feature::Ephemeral,
+        rotation_gate_example_stops_a_refused_password_on,
+    );
+}
+
+fn rotation_gate_example_stops_a_refused_password_on(tf: &Terraform) {
     let squid = Squid::start(&[(USER, PASSWORD)]);
     let origin = Origin::start();
     let work = Workdir::with_provider(
-        &tf,
+        tf,
         &example("ephemeral-resources/clusterproxy_proxy_check/ephemeral-resource.tf"),
     );
     let vars = |password: &str, version: u32| {
@@ -313,7 +340,13 @@ fn rotation_gate_example_stops_a_refused_password() {
 /// passes, a wrong one fails on `profile`, before the profile is created.
 #[test]
 fn profile_settings_with_the_password_merged_in() {
-    let tf = terraform();
+    for_each_terraform_with(
+        Feature::Ephemeral,
+        profile_settings_with_the_password_merged_in_on,
+    );
+}
+
+fn profile_settings_with_the_password_merged_in_on(tf: &Terraform) {
     let squid = Squid::start(&[(USER, PASSWORD)]);
     let origin = Origin::start();
     let main = |url: &str| {
@@ -353,10 +386,10 @@ resource "terraform_data" "after" {{
         )
     };
     let url = origin.url("127.0.0.1", "/profile/");
-    let wrong = workdir(&tf, &main(&url), WRONG);
+    let wrong = workdir(tf, &main(&url), WRONG);
     wrong.expect_diagnostic_at(&["plan"], "Proxy refused the credentials", "profile");
     assert!(state_list(&wrong).is_empty());
-    let right = workdir(&tf, &main(&url), PASSWORD);
+    let right = workdir(tf, &main(&url), PASSWORD);
     right.assert_secret_absent(&["apply", "-auto-approve"], PASSWORD);
     assert_eq!(
         state_list(&right),
@@ -367,7 +400,13 @@ resource "terraform_data" "after" {{
 /// Bad input: an error on the attribute, the password nowhere.
 #[test]
 fn bad_inputs_are_diagnostics_on_their_attribute() {
-    let tf = terraform();
+    for_each_terraform_with(
+        Feature::Ephemeral,
+        bad_inputs_are_diagnostics_on_their_attribute_on,
+    );
+}
+
+fn bad_inputs_are_diagnostics_on_their_attribute_on(tf: &Terraform) {
     let block = |arguments: &str| {
         format!("variable \"proxy_password\" {{\n  type = string\n  ephemeral = true\n}}\n\nephemeral \"clusterproxy_proxy_check\" \"gate\" {{\n{arguments}\n}}\n")
     };
@@ -431,7 +470,7 @@ fn bad_inputs_are_diagnostics_on_their_attribute() {
         ),
     ];
     let files = [("secret.auto.tfvars", "proxy_password = \"hunter2\"\n")];
-    expect_bad_inputs(&tf, &files, Some("hunter2"), &cases);
+    expect_bad_inputs(tf, &files, Some("hunter2"), &cases);
 }
 
 /// Terraform 1.0.3 rejects the block (ephemeral resources need 1.10), as

@@ -8,9 +8,24 @@ impl Workdir {
     /// stdout, stderr nor the trace log (which must hold the provider's own
     /// lines) contains `secret` in any of its [`secret_forms`]. Returns the run.
     pub fn assert_secret_absent(&self, args: &[&str], secret: &str) -> Run {
+        self.assert_secrets_absent(args, &[], &[secret])
+    }
+
+    /// [`Workdir::assert_secret_absent`] for every one of `secrets`, in one
+    /// run with the environment variables `env` added (secrets go to
+    /// Terraform as `TF_VAR_*`: its trace log quotes its command line,
+    /// `-var` values included).
+    pub fn assert_secrets_absent(
+        &self,
+        args: &[&str],
+        env: &[(String, &str)],
+        secrets: &[&str],
+    ) -> Run {
         let log_path = self.dir.path().join("trace.log");
+        let _ = std::fs::remove_file(&log_path);
         let output = self
             .command(args)
+            .envs(env.iter().map(|(name, value)| (name.as_str(), *value)))
             .env("TF_LOG", "trace")
             .env("TF_LOG_PATH", &log_path)
             .output()
@@ -21,7 +36,7 @@ impl Workdir {
             log.contains("provider.terraform-provider-clusterproxy") && log.contains("tf_rpc="),
             "the trace log holds no log line of the provider"
         );
-        for form in secret_forms(secret) {
+        for form in secrets.iter().flat_map(|secret| secret_forms(secret)) {
             for (name, text) in [
                 ("stdout", &run.stdout),
                 ("stderr", &run.stderr),
@@ -114,10 +129,7 @@ fn a_proxy_url_in_a_diagnostic_never_shows_its_password() {
         .into_iter()
         .find(|f| f.starts_with("p%40"))
         .expect("percent-encoded form");
-    crate::harness::for_each_terraform(|tf| {
-        if tf.version < (1, 8, 0) {
-            return; // provider functions
-        }
+    crate::harness::for_each_terraform_with(crate::harness::Feature::Functions, |tf| {
         for password in [HOSTILE, encoded.as_str()] {
             let variable = format!(
                 "variable \"proxy_url\" {{\n  type      = string\n  sensitive = true\n  default   = \"http://svc:{password}@proxy.corp.example:3128\"\n}}\n"
@@ -176,7 +188,7 @@ fn a_user_name_without_a_password_is_refused() {
             "username",
             Some("render_redacted"),
         )];
-        if tf.version >= (1, 8, 0) {
+        if tf.supports(crate::harness::Feature::Functions) {
             cases.push((
                 "resource \"clusterproxy_profile\" \"corp\" {\n  name       = \"corp\"\n  http_proxy = \"http://proxy.corp.example:3128\"\n  username   = \"svc-k8s\"\n}\n\noutput \"x\" {\n  value = provider::clusterproxy::render(\"systemd_dropin\", clusterproxy_profile.corp.settings, null)\n}\n".to_owned(),
                 "User name without password",

@@ -1,7 +1,17 @@
-//! The Terraform binaries the E2E and install tests run against (1.11 and
-//! 1.0.3, looked up through `tools` when a test first runs one), the plugin
-//! transport they start the provider on, and the result of one Terraform
-//! command.
+//! The Terraform binaries the E2E and install tests run against (1.15.5,
+//! 1.11 and 1.0.3, looked up through `tools` when a test first runs one),
+//! what each version is known to do ([`Feature`], [`Terraform::supports`] and
+//! the behaviour methods of [`Terraform`]: the one home of that knowledge),
+//! the plugin transport they start the provider on, and the result of one
+//! Terraform command.
+//!
+//! Which versions a test runs on:
+//! - [`for_each_terraform`]: every version (1.15.5, 1.11, 1.0.3).
+//! - [`for_each_terraform_with`]: the versions with a [`Feature`]; the others
+//!   are named on stderr as not run, and `newer_features_are_refused_clearly`
+//!   checks that each of them refuses the feature with a clear error.
+//! - [`terraform_1_15`], [`terraform_1_11`], [`terraform_1_0`]: one version,
+//!   for what only that version shows.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -68,13 +78,187 @@ impl Terraform {
     }
 }
 
+/// A Terraform feature a version either has or refuses, with the first
+/// version that has it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Feature {
+    /// `moved {}` blocks (1.1).
+    MovedBlock,
+    /// The built-in `terraform_data` resource (1.4).
+    TerraformData,
+    /// `import {}` blocks and `-generate-config-out` (1.5).
+    ImportBlock,
+    /// Provider-defined functions (protocol 6.5, 1.8).
+    Functions,
+    /// Ephemeral resources and ephemeral variables (protocol 6.7, 1.10).
+    Ephemeral,
+    /// Write-only arguments (protocol 6.8, 1.11); older versions would store
+    /// them, so the provider refuses them there.
+    WriteOnly,
+    /// Resource identity: `import { identity = {...} }` (protocol 6.9, 1.12).
+    Identity,
+    /// List resources and `terraform query` (1.14).
+    ListResources,
+}
+
+impl Feature {
+    /// Every feature, oldest first.
+    pub const ALL: [Feature; 8] = [
+        Feature::MovedBlock,
+        Feature::TerraformData,
+        Feature::ImportBlock,
+        Feature::Functions,
+        Feature::Ephemeral,
+        Feature::WriteOnly,
+        Feature::Identity,
+        Feature::ListResources,
+    ];
+
+    /// The first Terraform version that has the feature.
+    pub fn min_version(self) -> (u32, u32, u32) {
+        match self {
+            Feature::MovedBlock => (1, 1, 0),
+            Feature::TerraformData => (1, 4, 0),
+            Feature::ImportBlock => (1, 5, 0),
+            Feature::Functions => (1, 8, 0),
+            Feature::Ephemeral => (1, 10, 0),
+            Feature::WriteOnly => (1, 11, 0),
+            Feature::Identity => (1, 12, 0),
+            Feature::ListResources => (1, 14, 0),
+        }
+    }
+}
+
+/// How a Terraform without a [`Feature`] refuses it: `main` (beside the
+/// provider example) and the command that uses the feature fail with
+/// `error` in their output.
+#[derive(Debug, Clone, Copy)]
+pub struct Refusal {
+    /// The configuration using the feature (`main.tf`).
+    pub main: &'static str,
+    /// The command that uses it.
+    pub args: &'static [&'static str],
+    /// The error Terraform (or the provider) gives.
+    pub error: &'static str,
+}
+
+impl Feature {
+    /// How `tf`, which does not have this feature, refuses it; `None` for a
+    /// version that has it.
+    pub fn refusal(self, tf: &Terraform) -> Option<Refusal> {
+        const VALIDATE: &[&str] = &["validate"];
+        if tf.supports(self) {
+            return None;
+        }
+        // An `import` block is an unknown block before 1.5, whatever it holds.
+        let import_block = if tf.supports(Feature::ImportBlock) {
+            "Unsupported argument"
+        } else {
+            "Unsupported block type"
+        };
+        Some(match self {
+            Feature::MovedBlock => Refusal {
+                main: "moved {\n  from = clusterproxy_profile.x\n  to   = clusterproxy_profile.y\n}\n",
+                args: VALIDATE,
+                error: "Unsupported block type",
+            },
+            Feature::TerraformData => Refusal {
+                main: "resource \"terraform_data\" \"x\" {}\n",
+                args: VALIDATE,
+                error: "Invalid resource type",
+            },
+            Feature::ImportBlock => Refusal {
+                main: concat!(
+                    "resource \"clusterproxy_profile\" \"x\" {\n  name       = \"x\"\n  http_proxy = \"http://proxy.corp.example:3128\"\n}\n",
+                    "import {\n  to = clusterproxy_profile.x\n  id = \"x\"\n}\n"
+                ),
+                args: VALIDATE,
+                error: "Unsupported block type",
+            },
+            Feature::Functions => Refusal {
+                main: "output \"x\" {\n  value = provider::clusterproxy::merge_no_proxy([[\".corp.example\"]], null)\n}\n",
+                args: VALIDATE,
+                // Before 1.8 `::` is no HCL expression.
+                error: "Missing newline after argument",
+            },
+            Feature::Ephemeral => Refusal {
+                main: "ephemeral \"clusterproxy_proxy_check\" \"x\" {\n  url = \"http://proxy.corp.example:3128\"\n}\n",
+                args: VALIDATE,
+                error: "Unsupported block type",
+            },
+            // The provider refuses it: this Terraform would store the value.
+            Feature::WriteOnly => Refusal {
+                main: concat!(
+                    "resource \"clusterproxy_profile\" \"x\" {\n  name       = \"x\"\n  http_proxy = \"http://proxy.corp.example:3128\"\n",
+                    "  username   = \"svc\"\n  password_wo = \"pw\"\n  password_wo_version = 1\n}\n"
+                ),
+                args: VALIDATE,
+                error: "Write-only attribute not supported",
+            },
+            Feature::Identity => Refusal {
+                main: concat!(
+                    "resource \"clusterproxy_profile\" \"x\" {\n  name       = \"x\"\n  http_proxy = \"http://proxy.corp.example:3128\"\n}\n",
+                    "import {\n  to       = clusterproxy_profile.x\n  identity = { name = \"x\" }\n}\n"
+                ),
+                args: VALIDATE,
+                error: import_block,
+            },
+            Feature::ListResources => Refusal {
+                main: "",
+                args: &["query"],
+                error: "Terraform has no command named \"query\"",
+            },
+        })
+    }
+}
+
+impl Terraform {
+    /// Whether this Terraform has `feature`.
+    pub fn supports(&self, feature: Feature) -> bool {
+        self.version >= feature.min_version()
+    }
+
+    /// Whether this Terraform reuses a provider's schema across its instances
+    /// when the provider allows it (`get_provider_schema_optional`, 1.6).
+    pub fn reuses_provider_schema(&self) -> bool {
+        self.version >= (1, 6, 0)
+    }
+
+    /// Whether this Terraform stores a resource's sensitive paths in a
+    /// stable order (1.12, hashicorp/terraform#36465). Terraform 1.11 orders
+    /// two or more paths at random and compares the list, so a refresh-only
+    /// plan's exit code flips between 0 and 2 on "No changes"
+    /// (hashicorp/terraform#36403).
+    pub fn sorts_sensitive_paths(&self) -> bool {
+        self.version >= (1, 12, 0)
+    }
+
+    /// Whether `plan -refresh-only -detailed-exitcode` exits 0 when nothing
+    /// drifted. Terraform 1.15.x compares data resources too (commit
+    /// 659d5e2218, first in v1.15.0; hashicorp/terraform#37406), so it exits
+    /// 2 ("No changes") for every configuration with a data source; drift
+    /// checks read `resource_drift` of `plan -refresh-only -json` instead.
+    pub fn refresh_only_exit_code_is_reliable(&self) -> bool {
+        !(self.version >= (1, 15, 0) && self.version < (1, 16, 0))
+    }
+}
+
 fn parse_version(text: &str) -> Option<(u32, u32, u32)> {
     let mut parts = text.trim().split('.').map(|part| part.parse::<u32>().ok());
     Some((parts.next()??, parts.next()??, parts.next()??))
 }
 
-/// Terraform >= 1.11 ([`tools::TERRAFORM_1_11`]), probed once; panics
-/// naming it when it is missing or older.
+/// Terraform 1.15.5 ([`tools::TERRAFORM_1_15`]), probed once; panics naming
+/// it when it is missing or another version.
+pub fn terraform_1_15() -> Terraform {
+    static FOUND: OnceLock<Terraform> = OnceLock::new();
+    FOUND
+        .get_or_init(|| exact(tools::TERRAFORM_1_15, (1, 15, 5)))
+        .clone()
+}
+
+/// Terraform >= 1.11 ([`tools::TERRAFORM_1_11`]), probed once; panics naming
+/// it when it is missing or older.
 pub fn terraform_1_11() -> Terraform {
     static FOUND: OnceLock<Terraform> = OnceLock::new();
     FOUND
@@ -96,31 +280,61 @@ pub fn terraform_1_11() -> Terraform {
 pub fn terraform_1_0() -> Terraform {
     static FOUND: OnceLock<Terraform> = OnceLock::new();
     FOUND
-        .get_or_init(|| {
-            let tf = Terraform::probe(tools::TERRAFORM_1_0.path());
-            assert_eq!(
-                tf.version,
-                (1, 0, 3),
-                "{} must be Terraform 1.0.3; run scripts/install-test-tools",
-                tf.path.display()
-            );
-            tf
-        })
+        .get_or_init(|| exact(tools::TERRAFORM_1_0, (1, 0, 3)))
         .clone()
 }
 
-/// The Terraform binaries every E2E test of both versions runs against:
-/// 1.11 then 1.0.3.
+/// `tool` probed, asserting it is exactly `version`.
+fn exact(tool: tools::Tool, version: (u32, u32, u32)) -> Terraform {
+    let tf = Terraform::probe(tool.path());
+    assert_eq!(
+        tf.version,
+        version,
+        "{} must be {}; run scripts/install-test-tools",
+        tf.path.display(),
+        tool.name
+    );
+    tf
+}
+
+/// The Terraform binaries every E2E test of all versions runs against,
+/// newest first: 1.15.5, 1.11, 1.0.3.
 pub fn terraform_binaries() -> Vec<Terraform> {
-    vec![terraform_1_11(), terraform_1_0()]
+    vec![terraform_1_15(), terraform_1_11(), terraform_1_0()]
 }
 
 /// Runs `test` once per Terraform binary, one after the other: the test
 /// runner already runs two tests at a time (`--test-threads 2`), which keeps
-/// at most two Terraform processes on the two-core CI machine. Both versions
-/// always run; a failure on either is reported with its version.
+/// at most two Terraform processes on the two-core CI machine. Every version
+/// always runs; a failure on any is reported with its version.
 pub fn for_each_terraform(test: impl Fn(&Terraform)) {
-    let failures: Vec<String> = terraform_binaries()
+    run_on(&terraform_binaries(), test);
+}
+
+/// Runs `test` on every Terraform that has `feature` (see
+/// [`for_each_terraform`]). The versions without it are named on stderr as
+/// not run; how each refuses the feature is checked once, by
+/// `newer_features_are_refused_clearly`.
+pub fn for_each_terraform_with(feature: Feature, test: impl Fn(&Terraform)) {
+    let (with, without): (Vec<Terraform>, Vec<Terraform>) = terraform_binaries()
+        .into_iter()
+        .partition(|tf| tf.supports(feature));
+    for tf in &without {
+        eprintln!(
+            "not run on Terraform {}: needs {feature:?} (Terraform >= {}.{}.{}), which it refuses",
+            tf.version_string(),
+            feature.min_version().0,
+            feature.min_version().1,
+            feature.min_version().2
+        );
+    }
+    assert!(!with.is_empty(), "no Terraform here has {feature:?}");
+    run_on(&with, test);
+}
+
+/// Runs `test` on each of `binaries`, all of them even when one fails.
+fn run_on(binaries: &[Terraform], test: impl Fn(&Terraform)) {
+    let failures: Vec<String> = binaries
         .iter()
         .filter(|tf| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| test(tf))).is_err())
         .map(Terraform::version_string)

@@ -19,6 +19,7 @@ mod tools;
 
 mod docs;
 mod grpc;
+mod identity;
 mod linear;
 mod module_graph;
 mod no_proxy_batch;

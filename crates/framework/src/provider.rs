@@ -5,6 +5,7 @@ use std::sync::Arc;
 use super::data_source::DataSource;
 use super::ephemeral_resource::EphemeralResource;
 use super::function::Function;
+use super::list_resource::ListResource;
 use super::resource::Resource;
 use super::schema::Schema;
 
@@ -24,6 +25,13 @@ pub trait Provider: Send + Sync {
     /// [`EphemeralResource::type_name`] from Terraform 1.10 on (older
     /// versions ignore them). None by default.
     fn ephemeral_resources(&self) -> Vec<Arc<dyn EphemeralResource>> {
+        Vec::new()
+    }
+
+    /// The list resources, served under their [`ListResource::type_name`]
+    /// from Terraform 1.14 on (`terraform query`; older versions ignore
+    /// them). None by default.
+    fn list_resources(&self) -> Vec<Arc<dyn ListResource>> {
         Vec::new()
     }
 

@@ -8,6 +8,8 @@ use super::data_source::DataSource;
 use super::diagnostics::{Diagnostic, Diagnostics};
 use super::ephemeral_resource::EphemeralResource;
 use super::function::Function;
+use super::identity::IdentitySchema;
+use super::list_resource::ListResource;
 use super::provider::Provider;
 use super::resource::Resource;
 use super::schema::Schema;
@@ -34,26 +36,52 @@ impl<T: ?Sized> Registered<T> {
     }
 }
 
-/// The provider's configuration schema, resource types, data source types,
+/// The identity schema of a resource type and the object type of its
+/// identities, computed once.
+pub struct Identity {
+    /// The identity schema.
+    pub schema: IdentitySchema,
+    /// The object type of identities.
+    pub object_type: Type,
+}
+
+impl Identity {
+    fn new(schema: IdentitySchema) -> Self {
+        let object_type = schema.object_type();
+        Self {
+            schema,
+            object_type,
+        }
+    }
+}
+
+/// The provider's configuration schema, resource types (with their
+/// identity schemas), data source types,
 /// ephemeral resource types and functions, each by name.
 pub struct Registry {
     provider_schema: Schema,
     provider_type: Type,
     resources: BTreeMap<&'static str, Registered<dyn Resource>>,
+    identities: BTreeMap<&'static str, Identity>,
     data_sources: BTreeMap<&'static str, Registered<dyn DataSource>>,
     ephemeral_resources: BTreeMap<&'static str, Registered<dyn EphemeralResource>>,
     functions: BTreeMap<&'static str, Arc<dyn Function>>,
+    list_resources: BTreeMap<&'static str, Registered<dyn ListResource>>,
 }
 
 impl Registry {
     /// Registers everything `provider` offers, computing every schema once.
     pub fn new(provider: &dyn Provider) -> Self {
         let provider_schema = provider.schema();
+        let resources = provider.resources();
         Self {
             provider_type: provider_schema.object_type(),
             provider_schema,
-            resources: provider
-                .resources()
+            identities: resources
+                .iter()
+                .filter_map(|r| Some((r.type_name(), Identity::new(r.identity_schema()?))))
+                .collect(),
+            resources: resources
                 .into_iter()
                 .map(|r| (r.type_name(), Registered::new(r.clone(), r.schema())))
                 .collect(),
@@ -71,6 +99,11 @@ impl Registry {
                 .functions()
                 .into_iter()
                 .map(|f| (f.name(), f))
+                .collect(),
+            list_resources: provider
+                .list_resources()
+                .into_iter()
+                .map(|l| (l.type_name(), Registered::new(l.clone(), l.schema())))
                 .collect(),
         }
     }
@@ -90,6 +123,24 @@ impl Registry {
         &self.resources
     }
 
+    /// The identity schemas of the resource types that have one, by name.
+    pub fn identities(&self) -> &BTreeMap<&'static str, Identity> {
+        &self.identities
+    }
+
+    /// The identity of resource type `name`, or an error diagnostic when
+    /// it has none.
+    pub fn identity(&self, name: &str, diags: &mut Diagnostics) -> Option<&Identity> {
+        let found = self.identities.get(name);
+        if found.is_none() {
+            diags.push(Diagnostic::error(
+                "Resource identity not supported",
+                format!("This provider has no resource identity for {name:?}: import it by ID."),
+            ));
+        }
+        found
+    }
+
     /// Data source types by name.
     pub fn data_sources(&self) -> &BTreeMap<&'static str, Registered<dyn DataSource>> {
         &self.data_sources
@@ -105,6 +156,27 @@ impl Registry {
     /// Functions by name.
     pub fn functions(&self) -> &BTreeMap<&'static str, Arc<dyn Function>> {
         &self.functions
+    }
+
+    /// List resource types by name.
+    pub fn list_resources(&self) -> &BTreeMap<&'static str, Registered<dyn ListResource>> {
+        &self.list_resources
+    }
+
+    /// The list resource type `name`, or an error diagnostic.
+    pub fn list_resource(
+        &self,
+        name: &str,
+        diags: &mut Diagnostics,
+    ) -> Option<&Registered<dyn ListResource>> {
+        let found = self.list_resources.get(name);
+        if found.is_none() {
+            diags.push(Diagnostic::error(
+                "Unknown list resource type",
+                format!("This provider has no list resource type {name:?}."),
+            ));
+        }
+        found
     }
 
     /// The resource type `name`, or an error diagnostic.

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::diagnostics::{Diagnostic, Diagnostics};
+use super::identity::{IdentitySchema, ImportTarget};
 use super::schema::Schema;
 use super::value::Value;
 
@@ -51,6 +52,27 @@ impl Private {
                 ))
             })
             .ok()
+    }
+}
+
+/// What Terraform stores with an object besides its state, handed from one
+/// RPC to the next: the private state and the identity (null when there is
+/// none: a resource type without identities, a new object, or state written
+/// by a Terraform or a release that stored none).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Carried {
+    /// The private state.
+    pub private: Private,
+    /// The identity, a value of the resource's identity schema, or null.
+    pub identity: Value,
+}
+
+impl Default for Carried {
+    fn default() -> Self {
+        Self {
+            private: Private::default(),
+            identity: Value::null(),
+        }
     }
 }
 
@@ -104,13 +126,55 @@ pub trait Resource: Send + Sync {
         Some(current.clone())
     }
 
-    /// Builds a full state object from an import ID, or adds an error; what
-    /// is left in `private` is stored with it. By default the resource
-    /// cannot be imported.
-    fn import(&self, _id: &str, _private: &mut Private, diags: &mut Diagnostics) -> Option<Value> {
+    /// Builds a full state object from an import ID or (when the resource
+    /// has an identity schema) an identity, or adds an error. What is left
+    /// in `carried` is stored with it: the private state, and the identity
+    /// the import designates, which [`Resource::identity`] then completes.
+    /// By default the resource cannot be imported.
+    fn import(
+        &self,
+        _target: ImportTarget<'_>,
+        _carried: &mut Carried,
+        diags: &mut Diagnostics,
+    ) -> Option<Value> {
         diags.push(Diagnostic::error(
             "Resource import not supported",
             format!("{} cannot be imported.", self.type_name()),
+        ));
+        None
+    }
+
+    /// The identity schema (protocol 6.9, Terraform >= 1.12; older versions
+    /// ignore it), built with [`IdentitySchema::new`]. By default the
+    /// resource has no identity.
+    fn identity_schema(&self) -> Option<IdentitySchema> {
+        None
+    }
+
+    /// The identity of the object whose state is `state` (read, planned,
+    /// applied or imported; planned state may hold unknowns only for an
+    /// object still to be created), given the identity Terraform holds for
+    /// it: `prior`, null when it holds none (a new object, or state written
+    /// by a Terraform or a release that stored none). Terraform expects the
+    /// identity of an object never to change, and prints it: it must hold no
+    /// secret. Called only when [`Resource::identity_schema`] gives one; by
+    /// default the prior identity is kept.
+    fn identity(&self, _state: &Value, prior: &Value, _diags: &mut Diagnostics) -> Value {
+        prior.clone()
+    }
+
+    /// Converts a JSON identity written at an earlier identity schema
+    /// `version` into an identity of the current one, or adds an error. By
+    /// default there is no earlier version.
+    fn upgrade_identity(
+        &self,
+        version: i64,
+        _json: &[u8],
+        diags: &mut Diagnostics,
+    ) -> Option<Value> {
+        diags.push(Diagnostic::error(
+            "Unknown identity version",
+            format!("{} has no identity version {version}.", self.type_name()),
         ));
         None
     }

@@ -5,8 +5,9 @@ use crate::domain::import;
 use crate::domain::profile::{PasswordVerifier, Profile, ProfileInput, StoredRevision};
 use crate::domain::proxy_url::ProxyUrl;
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use crate::framework::identity::{IdentitySchema, ImportTarget};
 use crate::framework::model::{self, Field, Maybe, Model, Object, Set};
-use crate::framework::resource::{Change, Private, Resource};
+use crate::framework::resource::{Carried, Change, Private, Resource};
 use crate::framework::schema::{NoNullElements, NotBlank, PlanModifier, Schema, WholeNumber};
 use crate::framework::value::Value;
 use crate::provider::attributes::ProfileRevision;
@@ -14,6 +15,7 @@ use crate::provider::convert::{self, SettingsAt};
 use crate::provider::inputs::Settings;
 
 mod artifact;
+pub(crate) mod identity;
 mod stored;
 
 #[derive(Debug, Clone, Copy)]
@@ -282,6 +284,72 @@ fn parse_import_id(id: &str) -> Result<import::id::ImportId, crate::domain::Find
     import::id::parse(id)
 }
 
+/// Imports the artifact's settings without its password: the state
+/// gets none (nor the plan that imports it); a salted, slow verifier of
+/// it goes into the private state, so that the first plan tells whether
+/// the configured password is the imported one (revision kept) or not
+/// (revision moves). Returns the state and the profile name.
+fn import_profile(
+    id: &import::id::ImportId,
+    private: &mut Private,
+    diags: &mut Diagnostics,
+) -> Option<(Value, String)> {
+    let root = AttributePath::root();
+    let text = artifact::text(&id.artifact)
+        .map_err(|f| convert::push_findings(&[f], &root, SettingsAt::Profile, diags))
+        .ok()?;
+    let mut imported = import::parse_with(&id.kind, &text, &id.facts)
+        .and_then(|mut i| {
+            i.keep_meaning(id.https_through_proxy)
+                .map_err(|f| vec![f])?;
+            Ok(i)
+        })
+        .map_err(|mut findings| {
+            for finding in &mut findings {
+                finding.detail = format!(
+                    "{} Import kind `{}`, from {}.",
+                    finding.detail,
+                    id.kind,
+                    id.artifact.source()
+                );
+            }
+            convert::push_findings(&findings, &root, SettingsAt::Profile, diags)
+        })
+        .ok()?;
+    let name = id
+        .name
+        .clone()
+        .unwrap_or_else(|| std::mem::take(&mut imported.name));
+    let input = imported.input();
+    let password = input.password.clone();
+    let inputs = Inputs {
+        name: Some(name.clone()),
+        description: None,
+        http_proxy: input.http_proxy,
+        https_proxy: input.https_proxy,
+        username: input.username,
+        password: input.password,
+        password_wo: None,
+        password_wo_version: None,
+        no_proxy: (!input.no_proxy.is_empty()).then_some(Set(input.no_proxy)),
+        trusted_ca: input.trusted_ca,
+    };
+    let mut state = inputs.value();
+    let profile = profile(&state, None, diags)?;
+    if !compute(&mut state, &profile, None, None, diags) {
+        return None;
+    }
+    if let Some(password) = password {
+        state.set_attr(Inputs::password, Value::null());
+        private.set(IMPORTED_PASSWORD, PasswordVerifier::new(&password).encode());
+    }
+    diags.push(Diagnostic::warning(
+        format!("Imported proxy settings from {} into {name:?}", id.kind),
+        imported.note(),
+    ));
+    Some((state, name))
+}
+
 impl Resource for ProfileResource {
     fn type_name(&self) -> &'static str {
         "clusterproxy_profile"
@@ -345,68 +413,35 @@ impl Resource for ProfileResource {
         applied.then_some(state)
     }
 
-    /// Imports the artifact's settings without its password: the state
-    /// gets none (nor the plan that imports it); a salted, slow verifier of
-    /// it goes into the private state, so that the first plan tells whether
-    /// the configured password is the imported one (revision kept) or not
-    /// (revision moves).
-    fn import(&self, id: &str, private: &mut Private, diags: &mut Diagnostics) -> Option<Value> {
-        let root = AttributePath::root();
-        let id = parse_import_id(id)
-            .map_err(|f| convert::push_findings(&[f], &root, SettingsAt::Profile, diags))
-            .ok()?;
-        let text = artifact::text(&id.artifact)
-            .map_err(|f| convert::push_findings(&[f], &root, SettingsAt::Profile, diags))
-            .ok()?;
-        let mut imported = import::parse_with(&id.kind, &text, &id.facts)
-            .and_then(|mut i| {
-                i.keep_meaning(id.https_through_proxy)
-                    .map_err(|f| vec![f])?;
-                Ok(i)
-            })
-            .map_err(|mut findings| {
-                for finding in &mut findings {
-                    finding.detail = format!(
-                        "{} Import kind `{}`, from {}.",
-                        finding.detail,
-                        id.kind,
-                        id.artifact.source()
-                    );
-                }
-                convert::push_findings(&findings, &root, SettingsAt::Profile, diags)
-            })
-            .ok()?;
-        let name = id
-            .name
-            .unwrap_or_else(|| std::mem::take(&mut imported.name));
-        let input = imported.input();
-        let password = input.password.clone();
-        let inputs = Inputs {
-            name: Some(name.clone()),
-            description: None,
-            http_proxy: input.http_proxy,
-            https_proxy: input.https_proxy,
-            username: input.username,
-            password: input.password,
-            password_wo: None,
-            password_wo_version: None,
-            no_proxy: (!input.no_proxy.is_empty()).then_some(Set(input.no_proxy)),
-            trusted_ca: input.trusted_ca,
+    /// Imports the artifact an import ID, or the identity of a profile
+    /// imported from a file, names (an identity designates the same import
+    /// as its ID, so both give the same profile and first plan); the
+    /// identity stored is that of the import ([`identity::of_import`]).
+    fn import(
+        &self,
+        target: ImportTarget<'_>,
+        carried: &mut Carried,
+        diags: &mut Diagnostics,
+    ) -> Option<Value> {
+        let id = match target {
+            ImportTarget::Id(id) => parse_import_id(id)
+                .map_err(|f| {
+                    convert::push_findings(&[f], &AttributePath::root(), SettingsAt::Profile, diags)
+                })
+                .ok()?,
+            ImportTarget::Identity(given) => identity::to_import(given, diags)?,
         };
-        let mut state = inputs.value();
-        let profile = profile(&state, None, diags)?;
-        if !compute(&mut state, &profile, None, None, diags) {
-            return None;
-        }
-        if let Some(password) = password {
-            state.set_attr(Inputs::password, Value::null());
-            private.set(IMPORTED_PASSWORD, PasswordVerifier::new(&password).encode());
-        }
-        diags.push(Diagnostic::warning(
-            format!("Imported proxy settings from {} into {name:?}", id.kind),
-            imported.note(),
-        ));
+        let (state, name) = import_profile(&id, &mut carried.private, diags)?;
+        carried.identity = identity::of_import(&id, &name);
         Some(state)
+    }
+
+    fn identity_schema(&self) -> Option<IdentitySchema> {
+        Some(identity::schema())
+    }
+
+    fn identity(&self, state: &Value, prior: &Value, diags: &mut Diagnostics) -> Value {
+        identity::of_state(state, prior, diags)
     }
 
     fn upgrade_state(&self, version: i64, json: &[u8], diags: &mut Diagnostics) -> Option<Value> {
@@ -671,11 +706,12 @@ mod tests {
     #[test]
     fn import_stores_no_password_and_plans_the_revision_from_the_verifier() {
         let id = "corp=systemd(https_through_proxy=true):inline:[Service]\nEnvironment=\"HTTP_PROXY=http://svc:imp0rted-pw@proxy.corp.example:3128\"\n";
-        let mut private = Private::default();
+        let mut carried = Carried::default();
         let mut diags = Diagnostics::new();
         let state = ProfileResource
-            .import(id, &mut private, &mut diags)
+            .import(ImportTarget::Id(id), &mut carried, &mut diags)
             .unwrap_or_else(|| panic!("{diags:?}"));
+        let private = carried.private;
         assert!(!diags.has_errors(), "{diags:?}");
         assert_eq!(inputs(&state).password, None);
         assert!(!format!("{state:?}{private:?}").contains("imp0rted"));
@@ -738,7 +774,7 @@ mod tests {
         let mut diags = Diagnostics::new();
         let id = r#"corp=aks:inline:{"httpProxyConfig": {"httpProxy": "ftp://u:hunter2@x"}}"#;
         assert!(ProfileResource
-            .import(id, &mut Private::default(), &mut diags)
+            .import(ImportTarget::Id(id), &mut Carried::default(), &mut diags)
             .is_none());
         let text = format!("{diags:?}");
         assert!(

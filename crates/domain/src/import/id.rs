@@ -14,9 +14,10 @@
 //! renderers add back are separated from installation-wide ones. Without a
 //! `file:` or `inline:` prefix (the syntax of earlier releases, still read),
 //! a source of one line without whitespace or any of `{ [ = :` is a path, and
-//! anything else is content. The domain does no I/O: a `file:` source is
+//! anything else is content. Parsing does no I/O: a `file:` source is
 //! handed back as its path ([`Artifact::File`]) for the caller to read, at
-//! most [`MAX_INPUT_BYTES`](super::MAX_INPUT_BYTES) (4 MiB) of a regular file.
+//! most [`MAX_INPUT_BYTES`](super::MAX_INPUT_BYTES) (4 MiB) of a regular file
+//! ([`file::read`](super::file::read)).
 
 use super::registry::{importer, kinds};
 use crate::no_proxy::typed::Kind;
@@ -57,6 +58,69 @@ impl Artifact {
             Self::Inline(content) => format!("inline content ({} bytes)", content.len()),
         }
     }
+}
+
+impl ImportId {
+    /// The facts in the ID's syntax (`key=value;...`, a list's elements
+    /// joined by `,`), in the order of [`FACTS`], `https_through_proxy`
+    /// only when true; `None` when there are none. Reads back ([`of_file`])
+    /// as the same facts, however the ID wrote them: what the identity of an
+    /// imported profile records. Facts hold no credential (a
+    /// `control_plane_endpoint` has none).
+    pub fn facts_text(&self) -> Option<String> {
+        let mut parts: Vec<String> = fact_values(&self.facts)
+            .into_iter()
+            .map(|(name, value)| match value {
+                FactValue::List(items) => format!("{name}={}", items.join(",")),
+                FactValue::Single(text) => format!("{name}={text}"),
+            })
+            .collect();
+        if self.https_through_proxy {
+            parts.push("https_through_proxy=true".to_owned());
+        }
+        (!parts.is_empty()).then(|| parts.join(";"))
+    }
+}
+
+/// The value of one cluster fact.
+pub(crate) enum FactValue<'a> {
+    /// A list of CIDR blocks.
+    List(&'a [String]),
+    /// One value.
+    Single(&'a str),
+}
+
+/// The cluster facts `cluster` holds, in the order of [`FACTS`]
+/// (`https_through_proxy`, no cluster input, aside).
+pub(crate) fn fact_values(cluster: &Cluster) -> Vec<(&'static str, FactValue<'_>)> {
+    let mut out = Vec::new();
+    for (name, list) in [
+        ("pod_cidrs", &cluster.pod_cidrs),
+        ("service_cidrs", &cluster.service_cidrs),
+        ("node_cidrs", &cluster.node_cidrs),
+    ] {
+        if !list.is_empty() {
+            out.push((name, FactValue::List(list)));
+        }
+    }
+    for (name, value) in [
+        ("cluster_domain", &cluster.cluster_domain),
+        ("apiserver_host", &cluster.apiserver_host),
+        ("apiserver_ip", &cluster.apiserver_ip),
+        ("control_plane_endpoint", &cluster.control_plane_endpoint),
+    ] {
+        if let Some(value) = value {
+            out.push((name, FactValue::Single(value)));
+        }
+    }
+    if let Some(cloud) = cluster.cloud {
+        let name = Cloud::NAMES
+            .into_iter()
+            .find(|n| Cloud::from_name(n) == Some(cloud))
+            .unwrap_or_default();
+        out.push(("cloud", FactValue::Single(name)));
+    }
+    out
 }
 
 /// The fact and option names an import ID accepts.
@@ -129,6 +193,40 @@ pub fn parse(id: &str) -> Result<ImportId, Finding> {
     })
 }
 
+/// What the import ID `<name>=<kind>(<facts>):file:<path>` asks for, from
+/// its parts (an import by the identity of a profile imported from a
+/// file), checked as [`parse`] checks an ID. The name may be any profile
+/// name, even one an ID cannot spell.
+pub fn of_file(
+    name: &str,
+    kind: &str,
+    facts: Option<&str>,
+    path: &str,
+) -> Result<ImportId, Finding> {
+    if importer(kind).is_none() {
+        return Err(invalid(format!(
+            "Unknown import kind {kind:?}; use one of {}.",
+            kinds().join(", ")
+        )));
+    }
+    let path = path.trim();
+    if path.is_empty() {
+        return Err(invalid("The artifact's path is empty."));
+    }
+    let mut cluster = Cluster::default();
+    let https_through_proxy = match facts {
+        Some(facts) => read_facts(facts, &mut cluster)?,
+        None => false,
+    };
+    Ok(ImportId {
+        name: Some(name.to_owned()),
+        kind: kind.to_owned(),
+        facts: cluster,
+        https_through_proxy,
+        artifact: Artifact::File(path.to_owned()),
+    })
+}
+
 /// The legacy rule: one line, no whitespace, none of `{ [ = :`.
 fn is_path(source: &str) -> bool {
     let source = source.trim();
@@ -138,7 +236,7 @@ fn is_path(source: &str) -> bool {
 }
 
 /// Reads `facts` (`key=value;...`) into `cluster`; returns `https_through_proxy`.
-fn read_facts(text: &str, cluster: &mut Cluster) -> Result<bool, Finding> {
+pub(crate) fn read_facts(text: &str, cluster: &mut Cluster) -> Result<bool, Finding> {
     let mut https_through_proxy = false;
     let mut seen = Vec::new();
     for part in text.split(';').map(str::trim).filter(|p| !p.is_empty()) {
@@ -215,10 +313,10 @@ fn read_facts(text: &str, cluster: &mut Cluster) -> Result<bool, Finding> {
 mod tests {
     use super::*;
 
-    /// Every cluster fact the import ID reads ([`FACTS`]) is one the import
-    /// note writes back as a data source input, in the same order
-    /// (`https_through_proxy` aside: it is no cluster input), so the two
-    /// hand-written lists cannot drift apart.
+    /// Every cluster fact the import ID reads ([`FACTS`]) is one
+    /// [`fact_values`] gives back (to the import note and the identity), in
+    /// the same order (`https_through_proxy` aside: it is no cluster input),
+    /// so the two hand-written lists cannot drift apart.
     #[test]
     fn every_fact_read_is_written_back() {
         let text = "pod_cidrs=10.0.0.0/16; service_cidrs=10.96.0.0/12; node_cidrs=192.168.0.0/24; \
@@ -229,9 +327,9 @@ mod tests {
         }
         let mut cluster = Cluster::default();
         assert!(read_facts(text, &mut cluster).unwrap());
-        let written: Vec<String> = super::super::imported::fact_lines(&cluster)
-            .iter()
-            .map(|line| line.split(" = ").next().unwrap().to_owned())
+        let written: Vec<&str> = fact_values(&cluster)
+            .into_iter()
+            .map(|(name, _)| name)
             .collect();
         let read: Vec<&str> = FACTS
             .into_iter()
@@ -309,6 +407,52 @@ mod tests {
             let err = parse(id).unwrap_err();
             assert_eq!(err.summary, "Invalid import ID", "{id}");
             assert!(err.detail.contains(needle), "{id}: {}", err.detail);
+        }
+    }
+
+    /// The facts of any ID, written canonically, read back as the same
+    /// facts; with the ID's kind, path and name they ask for what the ID
+    /// asks for.
+    #[test]
+    fn facts_text_reads_back_as_the_same_import() {
+        for id in [
+            "corp=capi(cloud=aws; pod_cidrs=10.244.0.0/16, fd00:10:244::/56;https_through_proxy=true; control_plane_endpoint=https://api.corp.example:6443):file: /etc/capi.yaml ",
+            "systemd:/etc/systemd/system/http-proxy.conf",
+            "x=tkg(service_cidrs=10.96.0.0/12;node_cidrs=192.168.0.0/24;cluster_domain=k8s.local;apiserver_host=api.example;apiserver_ip=10.0.0.1;cloud=vsphere;https_through_proxy=false):file:/tmp/t.yaml",
+        ] {
+            let parsed = parse(id).unwrap();
+            let Artifact::File(path) = &parsed.artifact else {
+                panic!("{id}")
+            };
+            let facts = parsed.facts_text();
+            let name = parsed.name.clone().unwrap_or_else(|| "n".to_owned());
+            let again = of_file(&name, &parsed.kind, facts.as_deref(), path).unwrap();
+            assert_eq!(
+                again,
+                ImportId {
+                    name: Some(name),
+                    ..parsed.clone()
+                },
+                "{id}"
+            );
+            assert_eq!(again.facts_text(), facts, "{id}");
+        }
+        let parsed =
+            parse("capi(cloud=aws;pod_cidrs=10.0.0.0/8,10.1.0.0/16;https_through_proxy=true):x")
+                .unwrap();
+        assert_eq!(
+            parsed.facts_text().as_deref(),
+            Some("pod_cidrs=10.0.0.0/8,10.1.0.0/16;cloud=aws;https_through_proxy=true")
+        );
+        assert_eq!(parse("capi:x").unwrap().facts_text(), None);
+        for (kind, facts, path, needle) in [
+            ("nope", None, "/x", "Unknown import kind"),
+            ("capi", None, " ", "path is empty"),
+            ("capi", Some("cloud=mars"), "/x", "cloud"),
+        ] {
+            let err = of_file("n", kind, facts, path).unwrap_err();
+            assert_eq!(err.summary, "Invalid import ID");
+            assert!(err.detail.contains(needle), "{}", err.detail);
         }
     }
 

@@ -2,8 +2,9 @@
 //! classification: what was kept, what was left out and why, and the note
 //! that says so.
 
+use super::id::{fact_values, FactValue};
 use super::input::error;
-use crate::no_proxy::{Cloud, Cluster};
+use crate::no_proxy::Cluster;
 use crate::profile::ProfileInput;
 use crate::proxy_url::ProxyUrl;
 use crate::{Field, Finding};
@@ -144,35 +145,14 @@ fn same_proxy(http: Option<&str>, https: &str) -> bool {
 }
 
 /// The facts as renderer inputs (`pod_cidrs = [...]`), for the note.
-pub(crate) fn fact_lines(facts: &Cluster) -> Vec<String> {
-    let mut out = Vec::new();
-    for (name, list) in [
-        ("pod_cidrs", &facts.pod_cidrs),
-        ("service_cidrs", &facts.service_cidrs),
-        ("node_cidrs", &facts.node_cidrs),
-    ] {
-        if !list.is_empty() {
-            out.push(format!("{name} = [{}]", quoted(list)));
-        }
-    }
-    for (name, value) in [
-        ("cluster_domain", &facts.cluster_domain),
-        ("apiserver_host", &facts.apiserver_host),
-        ("apiserver_ip", &facts.apiserver_ip),
-        ("control_plane_endpoint", &facts.control_plane_endpoint),
-    ] {
-        if let Some(value) = value {
-            out.push(format!("{name} = {value:?}"));
-        }
-    }
-    if let Some(cloud) = facts.cloud {
-        let name = Cloud::NAMES
-            .into_iter()
-            .find(|n| Cloud::from_name(n) == Some(cloud))
-            .unwrap_or_default();
-        out.push(format!("cloud = {name:?}"));
-    }
-    out
+fn fact_lines(facts: &Cluster) -> Vec<String> {
+    fact_values(facts)
+        .into_iter()
+        .map(|(name, value)| match value {
+            FactValue::List(list) => format!("{name} = [{}]", quoted(list)),
+            FactValue::Single(value) => format!("{name} = {value:?}"),
+        })
+        .collect()
 }
 
 fn quoted(list: &[String]) -> String {

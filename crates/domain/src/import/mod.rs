@@ -15,7 +15,10 @@
 //! This file only declares the modules, re-exports their public items and
 //! holds the entry points; what the submodules share lives in leaf modules
 //! (`found.rs`, `input.rs`, `imported.rs`, `registry.rs`), so no submodule
-//! imports from this one.
+//! imports from this one, but for `fleet.rs`, the directory scan behind the
+//! `clusterproxy_profile` list resource: it imports each artifact through
+//! [`parse_with`], as an import ID does. `file.rs` reads an artifact's file
+//! within bounds, for the `file:` import and the scan alike.
 //!
 //! # Adding an importer
 //! 1. `crates/domain/src/import/<kind>.rs`: a unit struct and `impl Importer`
@@ -55,6 +58,8 @@ mod aks;
 mod capi;
 mod classify;
 pub mod drift;
+pub mod file;
+pub mod fleet;
 mod found;
 mod giantswarm;
 pub mod id;

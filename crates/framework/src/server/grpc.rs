@@ -8,6 +8,9 @@
 //! outcome's diagnostics, value conversions by schema), and the wire types'
 //! own conversions are in [`proto`].
 
+use std::pin::Pin;
+
+use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 use super::guard::{self, Subject};
@@ -39,10 +42,18 @@ impl ProviderServer {
     }
 }
 
+/// The events of a server-streaming RPC.
+type EventStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
+
 /// The service: each RPC (named as the generated trait and the prost
-/// module of its messages name it) answered by its handler.
+/// module of its messages name it) answered by its handler, and the RPCs of
+/// the proto file this provider does not serve yet answered UNIMPLEMENTED,
+/// which Terraform reads as "not supported".
 macro_rules! service {
-    ($($rpc:ident => $handler:ident,)*) => {
+    (
+        served { $($rpc:ident => $handler:ident,)* }
+        unserved { $($unserved:ident,)* }
+    ) => {
         #[tonic::async_trait]
         impl proto::provider_server::Provider for ProviderServer {
             $(
@@ -53,35 +64,68 @@ macro_rules! service {
                     Ok(Response::new(self.$handler(request.into_inner())))
                 }
             )*
+            $(
+                async fn $unserved(
+                    &self,
+                    _request: Request<proto::$unserved::Request>,
+                ) -> Result<Response<proto::$unserved::Response>, Status> {
+                    Err(unserved(stringify!($unserved)))
+                }
+            )*
+
+            type ListResourceStream = EventStream<proto::list_resource::Event>;
+
+            async fn list_resource(
+                &self,
+                request: Request<proto::list_resource::Request>,
+            ) -> Result<Response<Self::ListResourceStream>, Status> {
+                Ok(Response::new(self.list(request.into_inner())))
+            }
         }
     };
 }
 
+/// The status of an RPC this provider does not serve.
+fn unserved(rpc: &str) -> Status {
+    Status::unimplemented(format!("{rpc} is not served by this provider"))
+}
+
 service! {
-    get_metadata => metadata,
-    get_provider_schema => provider_schema,
-    validate_provider_config => validate_provider,
-    configure_provider => configure,
-    stop_provider => stop,
-    validate_resource_config => validate_resource,
-    upgrade_resource_state => upgrade,
-    read_resource => read,
-    plan_resource_change => plan,
-    apply_resource_change => apply,
-    import_resource_state => import,
-    validate_data_resource_config => validate_data_source,
-    read_data_source => read_data,
-    get_functions => functions,
-    call_function => call,
-    validate_ephemeral_resource_config => validate_ephemeral,
-    open_ephemeral_resource => open_ephemeral,
-    renew_ephemeral_resource => renew_ephemeral,
-    close_ephemeral_resource => close_ephemeral,
+    served {
+        get_metadata => metadata,
+        get_provider_schema => provider_schema,
+        validate_provider_config => validate_provider,
+        configure_provider => configure,
+        stop_provider => stop,
+        validate_resource_config => validate_resource,
+        upgrade_resource_state => upgrade,
+        read_resource => read,
+        plan_resource_change => plan,
+        apply_resource_change => apply,
+        import_resource_state => import,
+        validate_data_resource_config => validate_data_source,
+        read_data_source => read_data,
+        get_functions => functions,
+        call_function => call,
+        validate_ephemeral_resource_config => validate_ephemeral,
+        open_ephemeral_resource => open_ephemeral,
+        renew_ephemeral_resource => renew_ephemeral,
+        close_ephemeral_resource => close_ephemeral,
+        get_resource_identity_schemas => identity_schemas,
+        upgrade_resource_identity => upgrade_identity,
+        validate_list_resource_config => validate_list,
+    }
+    unserved {
+        generate_resource_config,
+    }
 }
 
 mod data_source;
 mod ephemeral;
 mod function;
+#[cfg(test)]
+mod identity_tests;
+mod list;
 mod provider;
 mod resource;
 mod rpc;

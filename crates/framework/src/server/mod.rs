@@ -17,12 +17,13 @@ use std::collections::BTreeMap;
 use super::data_source::read_checked;
 use super::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use super::function::{FunctionError, Signature};
+use super::identity::{IdentitySchema, ImportTarget};
 use super::planning::{base_plan, check_apply, check_plan, replacement_paths};
 use super::provider::Provider;
 use super::registry::{Registered, Registry};
-use super::resource::{Change, Private};
+use super::resource::{Carried, Change, Resource};
 use super::schema::Schema;
-use super::value::{json, Value};
+use super::value::{json, msgpack, Type, Value};
 
 pub use grpc::ProviderServer;
 
@@ -62,6 +63,18 @@ pub struct UpgradeResourceState<'a> {
     /// The schema version the state was written with.
     pub version: i64,
     /// The stored state, in Terraform's JSON state form.
+    pub raw_json: &'a [u8],
+}
+
+/// UpgradeResourceIdentity: a stored identity written at some identity
+/// schema version.
+#[derive(Debug, Clone, Copy)]
+pub struct UpgradeResourceIdentity<'a> {
+    /// The resource type.
+    pub type_name: &'a str,
+    /// The identity schema version the identity was written with.
+    pub version: i64,
+    /// The stored identity, in Terraform's JSON state form.
     pub raw_json: &'a [u8],
 }
 
@@ -205,34 +218,58 @@ impl Server {
             ));
             return None;
         }
-        let current = resource.schema.version;
-        let mut upgraded = if request.version == current {
-            match json::decode(request.raw_json, &resource.object_type) {
-                Ok(value) => Some(value),
-                Err(error) => {
-                    diags.push(Diagnostic::error(
-                        "Unreadable stored state",
-                        format!("The stored state does not match the current schema: {error}."),
-                    ));
-                    None
-                }
-            }
-        } else if request.version > current {
-            diags.push(Diagnostic::error(
-                "State written by a newer provider",
-                format!(
-                    "The state has schema version {} but this provider knows up to {current}. Upgrade the provider.",
-                    request.version
-                ),
-            ));
-            None
-        } else {
-            resource
-                .implementation
-                .upgrade_state(request.version, request.raw_json, diags)
-        }?;
+        let mut upgraded = upgrade_stored(
+            Stored {
+                what: "state",
+                version: request.version,
+                current: resource.schema.version,
+                ty: &resource.object_type,
+                json: request.raw_json,
+            },
+            |version, json, diags| resource.implementation.upgrade_state(version, json, diags),
+            diags,
+        )?;
         resource.schema.nullify_write_only(&mut upgraded);
         Some(upgraded)
+    }
+
+    /// GetResourceIdentitySchemas: the identity schema of every resource
+    /// type that has one.
+    pub fn get_resource_identity_schemas(&self) -> BTreeMap<&'static str, &IdentitySchema> {
+        self.registry
+            .identities()
+            .iter()
+            .map(|(name, identity)| (*name, &identity.schema))
+            .collect()
+    }
+
+    /// UpgradeResourceIdentity: a stored identity of the current identity
+    /// version is read as is, older versions go through the resource's
+    /// upgrader, newer ones are refused; the result is checked as every
+    /// identity is.
+    pub fn upgrade_resource_identity(
+        &self,
+        request: UpgradeResourceIdentity<'_>,
+        diags: &mut Diagnostics,
+    ) -> Option<Value> {
+        let resource = self.registry.resource(request.type_name, diags)?;
+        let identity = self.registry.identity(request.type_name, diags)?;
+        let upgraded = upgrade_stored(
+            Stored {
+                what: "identity",
+                version: request.version,
+                current: identity.schema.version,
+                ty: &identity.object_type,
+                json: request.raw_json,
+            },
+            |version, json, diags| {
+                resource
+                    .implementation
+                    .upgrade_identity(version, json, diags)
+            },
+            diags,
+        )?;
+        check_identity(&upgraded, &identity.object_type, false, diags).then_some(upgraded)
     }
 
     /// ReadResource: the refreshed state, null when the object is gone. The
@@ -241,6 +278,18 @@ impl Server {
         &self,
         type_name: &str,
         current_state: &Value,
+        diags: &mut Diagnostics,
+    ) -> Option<Value> {
+        self.read_resource_carrying(type_name, current_state, &mut Carried::default(), diags)
+    }
+
+    /// [`Server::read_resource`] with the current identity in `carried`,
+    /// which becomes the new identity.
+    pub fn read_resource_carrying(
+        &self,
+        type_name: &str,
+        current_state: &Value,
+        carried: &mut Carried,
         diags: &mut Diagnostics,
     ) -> Option<Value> {
         let resource = self.registry.resource(type_name, diags)?;
@@ -260,7 +309,11 @@ impl Server {
             ));
             return None;
         }
-        (!diags.has_errors()).then_some(new_state)
+        if diags.has_errors() || !self.settle_identity(type_name, &new_state, carried, false, diags)
+        {
+            return None;
+        }
+        Some(new_state)
     }
 
     /// PlanResourceChange: the framework's plan (defaults, unknown computed
@@ -271,25 +324,31 @@ impl Server {
         request: PlanResourceChange<'_>,
         diags: &mut Diagnostics,
     ) -> Option<PlannedChange> {
-        self.plan_resource_change_with_private(request, &mut Private::default(), diags)
+        self.plan_resource_change_carrying(request, &mut Carried::default(), diags)
     }
 
-    /// [`Server::plan_resource_change`] with the prior private state in
-    /// `private`, which becomes the planned private state.
-    pub fn plan_resource_change_with_private(
+    /// [`Server::plan_resource_change`] with the prior private state and
+    /// identity in `carried`, which become the planned ones.
+    pub fn plan_resource_change_carrying(
         &self,
         request: PlanResourceChange<'_>,
-        private: &mut Private,
+        carried: &mut Carried,
         diags: &mut Diagnostics,
     ) -> Option<PlannedChange> {
         let resource = self.registry.resource(request.type_name, diags)?;
         if request.proposed_new_state.is_null() {
+            carried.identity = Value::null();
             return Some(PlannedChange {
                 planned_state: Value::null(),
                 requires_replace: Vec::new(),
             });
         }
         let prior = (!request.prior_state.is_null()).then_some(request.prior_state);
+        if prior.is_none() {
+            // A new object (a create, or the second plan of a replacement):
+            // the identity Terraform hands over is the replaced object's.
+            carried.identity = Value::null();
+        }
         let mut planned = base_plan(
             &resource.schema,
             prior.as_ref(),
@@ -299,7 +358,7 @@ impl Server {
         let change = Change {
             prior: prior.as_ref(),
             config: &request.config,
-            private,
+            private: &mut carried.private,
         };
         resource
             .implementation
@@ -309,7 +368,9 @@ impl Server {
             return None;
         }
         check_plan(&resource.schema, &request.config, &planned, diags);
-        if diags.has_errors() {
+        if diags.has_errors()
+            || !self.settle_identity(request.type_name, &planned, carried, prior.is_none(), diags)
+        {
             return None;
         }
         let requires_replace = replacement_paths(&resource.schema, prior.as_ref(), &planned);
@@ -327,34 +388,40 @@ impl Server {
         request: ApplyResourceChange<'_>,
         diags: &mut Diagnostics,
     ) -> Option<Value> {
-        self.apply_resource_change_with_private(request, &mut Private::default(), diags)
+        self.apply_resource_change_carrying(request, &mut Carried::default(), diags)
     }
 
-    /// [`Server::apply_resource_change`] with the planned private state in
-    /// `private`, which becomes the new private state.
-    pub fn apply_resource_change_with_private(
+    /// [`Server::apply_resource_change`] with the planned private state and
+    /// identity in `carried`, which become the new ones.
+    pub fn apply_resource_change_carrying(
         &self,
         request: ApplyResourceChange<'_>,
-        private: &mut Private,
+        carried: &mut Carried,
         diags: &mut Diagnostics,
     ) -> Option<Value> {
         let resource = self.registry.resource(request.type_name, diags)?;
         if request.planned_state.is_null() {
             resource.implementation.delete(&request.prior_state, diags);
+            carried.identity = Value::null();
             return (!diags.has_errors()).then(Value::null);
         }
         let prior = (!request.prior_state.is_null()).then_some(request.prior_state);
         let change = Change {
             prior: prior.as_ref(),
             config: &request.config,
-            private,
+            private: &mut carried.private,
         };
         let mut new_state = resource
             .implementation
             .apply(change, &request.planned_state, diags)?;
         resource.schema.nullify_write_only(&mut new_state);
         check_apply(&resource.schema, &request.planned_state, &new_state, diags);
-        (!diags.has_errors()).then_some(new_state)
+        if diags.has_errors()
+            || !self.settle_identity(request.type_name, &new_state, carried, false, diags)
+        {
+            return None;
+        }
+        Some(new_state)
     }
 
     /// ImportResourceState: the wholly known state `id` designates.
@@ -364,19 +431,33 @@ impl Server {
         id: &str,
         diags: &mut Diagnostics,
     ) -> Option<Value> {
-        self.import_resource_state_with_private(type_name, id, &mut Private::default(), diags)
+        self.import_resource_state_carrying(
+            type_name,
+            ImportTarget::Id(id),
+            &mut Carried::default(),
+            diags,
+        )
     }
 
-    /// [`Server::import_resource_state`] that may also fill `private`.
-    pub fn import_resource_state_with_private(
+    /// ImportResourceState by ID or by identity (checked against the
+    /// identity schema first): the wholly known state, and in `carried` the
+    /// private state and the identity to store with it.
+    pub fn import_resource_state_carrying(
         &self,
         type_name: &str,
-        id: &str,
-        private: &mut Private,
+        target: ImportTarget<'_>,
+        carried: &mut Carried,
         diags: &mut Diagnostics,
     ) -> Option<Value> {
         let resource = self.registry.resource(type_name, diags)?;
-        let mut imported = resource.implementation.import(id, private, diags)?;
+        if let ImportTarget::Identity(identity) = target {
+            let registered = self.registry.identity(type_name, diags)?;
+            registered.schema.check_import(identity, diags);
+            if diags.has_errors() {
+                return None;
+            }
+        }
+        let mut imported = resource.implementation.import(target, carried, diags)?;
         resource.schema.nullify_write_only(&mut imported);
         if diags.has_errors() {
             return None;
@@ -388,7 +469,38 @@ impl Server {
             ));
             return None;
         }
-        Some(imported)
+        self.settle_identity(type_name, &imported, carried, false, diags)
+            .then_some(imported)
+    }
+
+    /// Sets `carried.identity` to the identity of the object whose state is
+    /// `state`, from the identity Terraform holds for it (null when none):
+    /// null for no object and for a type without identities, else the
+    /// resource's, checked (of the identity type; wholly known unless
+    /// `new_object`, an object still to be created). False after an error.
+    fn settle_identity(
+        &self,
+        type_name: &str,
+        state: &Value,
+        carried: &mut Carried,
+        new_object: bool,
+        diags: &mut Diagnostics,
+    ) -> bool {
+        let (Some(identity), Some(resource)) = (
+            self.registry.identities().get(type_name),
+            self.registry.resources().get(type_name),
+        ) else {
+            carried.identity = Value::null();
+            return true;
+        };
+        if state.is_null() {
+            carried.identity = Value::null();
+            return true;
+        }
+        let implementation: &dyn Resource = resource.implementation.as_ref();
+        carried.identity = implementation.identity(state, &carried.identity, diags);
+        !diags.has_errors()
+            && check_identity(&carried.identity, &identity.object_type, new_object, diags)
     }
 
     /// ReadDataSource: see [`read_checked`].
@@ -446,6 +558,92 @@ impl Server {
     pub fn stop_provider(&self) {
         guard::cancel_in_flight();
     }
+}
+
+/// A stored state or identity, written at `version` of a schema now at
+/// `current`.
+struct Stored<'a> {
+    /// What it is, for diagnostics: "state" or "identity".
+    what: &'static str,
+    version: i64,
+    current: i64,
+    ty: &'a Type,
+    json: &'a [u8],
+}
+
+/// A stored value of the current version read as is; an older one through
+/// `upgrader`; a newer one refused.
+fn upgrade_stored(
+    stored: Stored<'_>,
+    upgrader: impl FnOnce(i64, &[u8], &mut Diagnostics) -> Option<Value>,
+    diags: &mut Diagnostics,
+) -> Option<Value> {
+    let Stored {
+        what,
+        version,
+        current,
+        ty,
+        json,
+    } = stored;
+    if version == current {
+        match json::decode(json, ty) {
+            Ok(value) => Some(value),
+            Err(error) => {
+                diags.push(Diagnostic::error(
+                    format!("Unreadable stored {what}"),
+                    format!("The stored {what} does not match the current schema: {error}."),
+                ));
+                None
+            }
+        }
+    } else if version > current {
+        diags.push(Diagnostic::error(
+            format!("{} written by a newer provider", capitalized(what)),
+            format!(
+                "The {what} has schema version {version} but this provider knows up to {current}. Upgrade the provider."
+            ),
+        ));
+        None
+    } else {
+        upgrader(version, json, diags)
+    }
+}
+
+/// `word` with its first letter upper case.
+fn capitalized(word: &str) -> String {
+    let mut chars = word.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// Checks an identity the resource produced: an object of type `ty`,
+/// wholly known unless `may_be_unknown`. False after an error.
+fn check_identity(
+    identity: &Value,
+    ty: &Type,
+    may_be_unknown: bool,
+    diags: &mut Diagnostics,
+) -> bool {
+    let problem = if identity.is_null() {
+        Some("no identity".to_owned())
+    } else if let Err(error) = msgpack::encode(identity, ty) {
+        Some(format!(
+            "an identity that does not match the identity schema: {error}"
+        ))
+    } else if !may_be_unknown && !identity.is_wholly_known() {
+        Some("an identity with unknown values".to_owned())
+    } else {
+        None
+    };
+    if let Some(problem) = &problem {
+        diags.push(Diagnostic::error(
+            "Provider bug: invalid resource identity",
+            format!("The provider returned {problem}."),
+        ));
+    }
+    problem.is_none()
 }
 
 /// The schemas of `registered`, by name.

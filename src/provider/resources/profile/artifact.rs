@@ -1,14 +1,12 @@
 //! Reading the artifact an import ID names: the domain parses the ID and
-//! hands back a `file:` source as its path; the file is read here, without
-//! ever blocking and at most [`MAX_INPUT_BYTES`] (4 MiB).
+//! hands back a `file:` source as its path; the file is read here, by
+//! [`file::read`]: without ever blocking and at most 4 MiB.
 
 use std::borrow::Cow;
-use std::io::Read as _;
-#[cfg(unix)]
-use std::os::unix::fs::OpenOptionsExt as _;
+use std::path::Path;
 
+use crate::domain::import::file;
 use crate::domain::import::id::Artifact;
-use crate::domain::import::MAX_INPUT_BYTES;
 use crate::domain::Finding;
 
 fn unreadable(detail: impl Into<String>) -> Finding {
@@ -23,54 +21,16 @@ pub fn text(artifact: &Artifact) -> Result<Cow<'_, str>, Finding> {
     }
 }
 
-/// Reads a regular file of at most [`MAX_INPUT_BYTES`] as UTF-8, without
-/// ever blocking: opened with `O_NONBLOCK` (a FIFO opens at once), and its
-/// type checked on the open descriptor before any read. Messages name the
+/// Reads the artifact's file (see [`file::read`]); messages name the
 /// file, never its content.
 fn read_file(path: &str) -> Result<String, Finding> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    // Windows opens a named pipe without waiting for its server; the type
-    // check below refuses it.
-    #[cfg(unix)]
-    options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
-    let file = options.open(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => unreadable(format!("File not found: {path}.")),
-        _ => unreadable(format!("Cannot open {path}: {e}.")),
-    })?;
-    let meta = file
-        .metadata()
-        .map_err(|e| unreadable(format!("Cannot read {path}: {e}.")))?;
-    if meta.is_dir() {
-        return Err(unreadable(format!("{path} is a directory, not a file.")));
-    }
-    if !meta.is_file() {
-        return Err(unreadable(format!(
-            "{path} is not a regular file (a FIFO, socket or device); give the artifact as a file or inline."
-        )));
-    }
-    let too_big = || {
-        unreadable(format!(
-            "{path} is larger than {MAX_INPUT_BYTES} bytes (4 MiB), the most an import reads."
-        ))
-    };
-    if meta.len() > MAX_INPUT_BYTES as u64 {
-        return Err(too_big());
-    }
-    let mut bytes = Vec::new();
-    file.take(MAX_INPUT_BYTES as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| unreadable(format!("Cannot read {path}: {e}.")))?;
-    if bytes.len() > MAX_INPUT_BYTES {
-        return Err(too_big());
-    }
-    String::from_utf8(bytes).map_err(|_| unreadable(format!("{path} is not UTF-8 text.")))
+    file::read(Path::new(path)).map_err(|why| unreadable(why.detail(path)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::import::id;
+    use crate::domain::import::{id, MAX_INPUT_BYTES};
 
     fn scratch(name: &str) -> std::path::PathBuf {
         let dir = std::env::temp_dir().join(format!("clusterproxy-id-{}", std::process::id()));

@@ -1,13 +1,17 @@
 //! The managed resource RPCs: ValidateResourceConfig, UpgradeResourceState,
 //! ReadResource, PlanResourceChange, ApplyResourceChange and
-//! ImportResourceState.
+//! ImportResourceState, each with the identity of its object, and the
+//! identity RPCs GetResourceIdentitySchemas and UpgradeResourceIdentity.
 
 use super::rpc::{Object, Ran};
 use super::ProviderServer;
-use crate::proto::{self, path_to_proto};
-use crate::resource::Private;
+use crate::identity::ImportTarget;
+use crate::proto::{self, identity_schema_to_proto, path_to_proto};
+use crate::resource::{Carried, Private};
 use crate::server::guard::Subject;
-use crate::server::{ApplyResourceChange, PlanResourceChange, UpgradeResourceState};
+use crate::server::{
+    ApplyResourceChange, PlanResourceChange, UpgradeResourceIdentity, UpgradeResourceState,
+};
 
 impl ProviderServer {
     /// ValidateResourceConfig: a write-only value is allowed only when the
@@ -66,7 +70,8 @@ impl ProviderServer {
         }
     }
 
-    /// ReadResource: the refreshed state; the private state is kept.
+    /// ReadResource: the refreshed state and its identity; the private
+    /// state is kept.
     pub(super) fn read(
         &self,
         request: proto::read_resource::Request,
@@ -79,20 +84,29 @@ impl ProviderServer {
                 [(request.current_state.as_ref(), "current state")],
                 diags,
             )?;
-            let new_state = self.server.read_resource(name, &current, diags)?;
-            self.encode(object, &new_state, diags)
+            let mut carried = Carried {
+                identity: self.identity_in(name, request.current_identity.as_ref(), diags)?,
+                ..Carried::default()
+            };
+            let new_state =
+                self.server
+                    .read_resource_carrying(name, &current, &mut carried, diags)?;
+            let identity = self.identity_out(name, &carried.identity, diags)?;
+            Some((self.encode(object, &new_state, diags)?, identity))
         });
         // On error Terraform keeps the prior state.
-        let (new_state, diagnostics) = ran.succeeded();
+        let (read, diagnostics) = ran.succeeded();
+        let (new_state, new_identity) = read.unzip();
         proto::read_resource::Response {
             new_state,
             diagnostics,
             private: request.private,
+            new_identity: new_identity.flatten(),
         }
     }
 
     /// PlanResourceChange: the planned state, what forces replacement, and
-    /// the planned private state.
+    /// the planned private state and identity.
     pub(super) fn plan(
         &self,
         request: proto::plan_resource_change::Request,
@@ -113,28 +127,33 @@ impl ProviderServer {
                     ],
                     diags,
                 )?;
-                let mut private = Private::decode(&request.prior_private, diags)?;
-                let planned = self.server.plan_resource_change_with_private(
+                let mut carried = Carried {
+                    private: Private::decode(&request.prior_private, diags)?,
+                    identity: self.identity_in(name, request.prior_identity.as_ref(), diags)?,
+                };
+                let planned = self.server.plan_resource_change_carrying(
                     PlanResourceChange {
                         type_name: name,
                         prior_state,
                         proposed_new_state,
                         config,
                     },
-                    &mut private,
+                    &mut carried,
                     diags,
                 )?;
                 let state = self.encode(object, &planned.planned_state, diags)?;
-                Some((state, planned.requires_replace, private))
+                let identity = self.identity_out(name, &carried.identity, diags)?;
+                Some((state, planned.requires_replace, carried.private, identity))
             },
         );
         let (planned, diagnostics) = ran.succeeded();
-        let Some((planned_state, requires_replace, private)) = planned else {
+        let Some((planned_state, requires_replace, private, identity)) = planned else {
             return proto::plan_resource_change::Response {
                 planned_state: None,
                 requires_replace: Vec::new(),
                 planned_private: request.prior_private,
                 diagnostics,
+                planned_identity: request.prior_identity,
             };
         };
         proto::plan_resource_change::Response {
@@ -142,11 +161,12 @@ impl ProviderServer {
             requires_replace: requires_replace.iter().map(path_to_proto).collect(),
             planned_private: private.encode(),
             diagnostics,
+            planned_identity: identity,
         }
     }
 
-    /// ApplyResourceChange: the new state and private state; on failure the
-    /// prior state.
+    /// ApplyResourceChange: the new state, private state and identity; on
+    /// failure the prior state.
     pub(super) fn apply(
         &self,
         request: proto::apply_resource_change::Request,
@@ -167,25 +187,33 @@ impl ProviderServer {
                     ],
                     diags,
                 )?;
-                let mut private = Private::decode(&request.planned_private, diags)?;
-                let new_state = self.server.apply_resource_change_with_private(
+                let mut carried = Carried {
+                    private: Private::decode(&request.planned_private, diags)?,
+                    identity: self.identity_in(name, request.planned_identity.as_ref(), diags)?,
+                };
+                let new_state = self.server.apply_resource_change_carrying(
                     ApplyResourceChange {
                         type_name: name,
                         prior_state,
                         planned_state,
                         config,
                     },
-                    &mut private,
+                    &mut carried,
                     diags,
                 )?;
-                Some((self.encode(object, &new_state, diags)?, private))
+                let identity = self.identity_out(name, &carried.identity, diags)?;
+                Some((
+                    self.encode(object, &new_state, diags)?,
+                    carried.private,
+                    identity,
+                ))
             },
         );
         let failed = ran.failed();
         let (applied, diagnostics) = ran.regardless();
-        let (state, private) = match applied {
-            Some((state, private)) => (Some(state), private.encode()),
-            None => (None, request.planned_private),
+        let (state, private, identity) = match applied {
+            Some((state, private, identity)) => (Some(state), private.encode(), identity),
+            None => (None, request.planned_private, request.planned_identity),
         };
         proto::apply_resource_change::Response {
             // On failure the prior state stays authoritative: Terraform keeps
@@ -193,11 +221,12 @@ impl ProviderServer {
             new_state: if failed { request.prior_state } else { state },
             private,
             diagnostics,
+            new_identity: identity,
         }
     }
 
-    /// ImportResourceState: the object `id` designates, with its private
-    /// state.
+    /// ImportResourceState: the object `id` (or, when Terraform sends one,
+    /// the identity) designates, with its private state and identity.
     pub(super) fn import(
         &self,
         request: proto::import_resource_state::Request,
@@ -208,16 +237,26 @@ impl ProviderServer {
             Subject::Resource(name),
             &request,
             |diags| {
-                let mut private = Private::default();
-                let imported = self.server.import_resource_state_with_private(
+                let identity = match &request.identity {
+                    Some(identity) => Some(self.identity_in(name, Some(identity), diags)?),
+                    None => None,
+                };
+                let target = match &identity {
+                    Some(identity) => ImportTarget::Identity(identity),
+                    None => ImportTarget::Id(&request.id),
+                };
+                let mut carried = Carried::default();
+                let imported = self.server.import_resource_state_carrying(
                     name,
-                    &request.id,
-                    &mut private,
+                    target,
+                    &mut carried,
                     diags,
                 )?;
+                let identity = self.identity_out(name, &carried.identity, diags)?;
                 Some((
                     self.encode(Object::Resource(name), &imported, diags)?,
-                    private,
+                    carried.private,
+                    identity,
                 ))
             },
         );
@@ -225,14 +264,73 @@ impl ProviderServer {
         proto::import_resource_state::Response {
             imported_resources: imported
                 .map(
-                    |(state, private)| proto::import_resource_state::ImportedResource {
+                    |(state, private, identity)| proto::import_resource_state::ImportedResource {
                         type_name: request.type_name,
                         state: Some(state),
                         private: private.encode(),
+                        identity,
                     },
                 )
                 .into_iter()
                 .collect(),
+            diagnostics,
+        }
+    }
+
+    /// GetResourceIdentitySchemas: the identity schema of every resource
+    /// type that has one.
+    pub(super) fn identity_schemas(
+        &self,
+        request: proto::get_resource_identity_schemas::Request,
+    ) -> proto::get_resource_identity_schemas::Response {
+        let ran = Ran::run(
+            "GetResourceIdentitySchemas",
+            Subject::Provider,
+            &request,
+            |_| {
+                Some(
+                    self.server
+                        .get_resource_identity_schemas()
+                        .into_iter()
+                        .map(|(name, schema)| (name.to_owned(), identity_schema_to_proto(schema)))
+                        .collect(),
+                )
+            },
+        );
+        let (identity_schemas, diagnostics) = ran.regardless();
+        proto::get_resource_identity_schemas::Response {
+            identity_schemas: identity_schemas.unwrap_or_default(),
+            diagnostics,
+        }
+    }
+
+    /// UpgradeResourceIdentity: the stored JSON identity, upgraded to the
+    /// current identity schema.
+    pub(super) fn upgrade_identity(
+        &self,
+        request: proto::upgrade_resource_identity::Request,
+    ) -> proto::upgrade_resource_identity::Response {
+        let name = &request.type_name;
+        let ran = Ran::run(
+            "UpgradeResourceIdentity",
+            Subject::Resource(name),
+            &request,
+            |diags| {
+                let raw = request.raw_identity.as_ref().map(|r| r.json.as_slice());
+                let upgraded = self.server.upgrade_resource_identity(
+                    UpgradeResourceIdentity {
+                        type_name: name,
+                        version: request.version,
+                        raw_json: raw.unwrap_or_default(),
+                    },
+                    diags,
+                )?;
+                self.identity_out(name, &upgraded, diags)
+            },
+        );
+        let (upgraded_identity, diagnostics) = ran.succeeded();
+        proto::upgrade_resource_identity::Response {
+            upgraded_identity: upgraded_identity.flatten(),
             diagnostics,
         }
     }

@@ -96,6 +96,8 @@ pub(super) enum Object<'a> {
     DataSource(&'a str),
     /// An ephemeral resource type.
     Ephemeral(&'a str),
+    /// The identities of a managed resource type.
+    Identity(&'a str),
 }
 
 impl ProviderServer {
@@ -107,6 +109,7 @@ impl ProviderServer {
             Object::Resource(name) => &registry.resource(name, diags)?.object_type,
             Object::DataSource(name) => &registry.data_source(name, diags)?.object_type,
             Object::Ephemeral(name) => &registry.ephemeral_resource(name, diags)?.object_type,
+            Object::Identity(name) => &registry.identity(name, diags)?.object_type,
         })
     }
 
@@ -150,5 +153,43 @@ impl ProviderServer {
     ) -> Option<proto::DynamicValue> {
         let ty = self.object_type(object, diags)?;
         proto::encode(value, ty, diags)
+    }
+}
+
+impl ProviderServer {
+    /// Decodes the identity Terraform sent with a request about resource
+    /// type `name`: null when it sent none (a resource type without
+    /// identities, a new object, state stored without one).
+    pub(super) fn identity_in(
+        &self,
+        name: &str,
+        identity: Option<&proto::ResourceIdentityData>,
+        diags: &mut Diagnostics,
+    ) -> Option<Value> {
+        match identity.and_then(|i| i.identity_data.as_ref()) {
+            None => Some(Value::null()),
+            Some(value) => {
+                let [identity] =
+                    self.decode(Object::Identity(name), [(Some(value), "identity")], diags)?;
+                Some(identity)
+            }
+        }
+    }
+
+    /// Encodes an identity of resource type `name` for a response: absent
+    /// when null.
+    pub(super) fn identity_out(
+        &self,
+        name: &str,
+        identity: &Value,
+        diags: &mut Diagnostics,
+    ) -> Option<Option<proto::ResourceIdentityData>> {
+        if identity.is_null() {
+            return Some(None);
+        }
+        let data = self.encode(Object::Identity(name), identity, diags)?;
+        Some(Some(proto::ResourceIdentityData {
+            identity_data: Some(data),
+        }))
     }
 }

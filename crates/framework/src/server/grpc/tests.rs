@@ -9,13 +9,14 @@ use crate::data_source::DataSource;
 use crate::diagnostics::Diagnostics;
 use crate::ephemeral_resource::EphemeralResource;
 use crate::function::{Function, FunctionError};
-use crate::resource::{Change, Private, Resource};
+use crate::identity::ImportTarget;
+use crate::resource::{Carried, Change, Resource};
 use crate::schema::{Attribute, Schema};
 use crate::value::{msgpack, Type, Value};
 use proto::provider_server::Provider as _;
 
 /// A resource whose import leaves an attribute unknown.
-struct HalfImported;
+pub(super) struct HalfImported;
 
 impl Resource for HalfImported {
     fn type_name(&self) -> &'static str {
@@ -35,7 +36,12 @@ impl Resource for HalfImported {
         Some(planned.clone())
     }
 
-    fn import(&self, _id: &str, _private: &mut Private, _diags: &mut Diagnostics) -> Option<Value> {
+    fn import(
+        &self,
+        _target: ImportTarget<'_>,
+        _carried: &mut Carried,
+        _diags: &mut Diagnostics,
+    ) -> Option<Value> {
         Some(Value::object([("id".to_owned(), Value::unknown())]))
     }
 }

@@ -1,0 +1,89 @@
+//! Reading an artifact file within bounds, for the `file:` import and the
+//! fleet scan alike: a regular file of at most
+//! [`MAX_INPUT_BYTES`] (4 MiB) of UTF-8, opened
+//! without ever blocking (`O_NONBLOCK`: a FIFO opens at once) and its type
+//! checked on the open descriptor before any read.
+
+use std::fmt;
+use std::io::Read as _;
+#[cfg(unix)]
+use std::os::unix::fs::OpenOptionsExt as _;
+use std::path::Path;
+
+use super::input::MAX_INPUT_BYTES;
+
+/// Why a file was not read; [`Unreadable::detail`] says it naming the file,
+/// never quoting its content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unreadable {
+    /// Nothing at that path.
+    NotFound,
+    /// A directory.
+    Directory,
+    /// A FIFO, socket or device.
+    NotRegular,
+    /// Larger than 4 MiB.
+    TooBig,
+    /// Not UTF-8 text.
+    NotText,
+    /// Opening or reading failed (permissions, I/O): the system's message.
+    Failed(String),
+}
+
+impl Unreadable {
+    /// The message for the file shown as `path`.
+    pub fn detail(&self, path: &str) -> String {
+        match self {
+            Self::NotFound => format!("File not found: {path}."),
+            Self::Directory => format!("{path} is a directory, not a file."),
+            Self::NotRegular => format!(
+                "{path} is not a regular file (a FIFO, socket or device); give the artifact as a file or inline."
+            ),
+            Self::TooBig => format!(
+                "{path} is larger than {MAX_INPUT_BYTES} bytes (4 MiB), the most an import reads."
+            ),
+            Self::NotText => format!("{path} is not UTF-8 text."),
+            Self::Failed(error) => format!("Cannot read {path}: {error}."),
+        }
+    }
+}
+
+impl fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.detail("the file"))
+    }
+}
+
+/// The text of the regular file at `path` (symbolic links followed).
+pub fn read(path: &Path) -> Result<String, Unreadable> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    // Windows opens a named pipe without waiting for its server; the type
+    // check below refuses it.
+    #[cfg(unix)]
+    options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    let file = options.open(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => Unreadable::NotFound,
+        _ => Unreadable::Failed(e.to_string()),
+    })?;
+    let meta = file
+        .metadata()
+        .map_err(|e| Unreadable::Failed(e.to_string()))?;
+    if meta.is_dir() {
+        return Err(Unreadable::Directory);
+    }
+    if !meta.is_file() {
+        return Err(Unreadable::NotRegular);
+    }
+    if meta.len() > MAX_INPUT_BYTES as u64 {
+        return Err(Unreadable::TooBig);
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_INPUT_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Unreadable::Failed(e.to_string()))?;
+    if bytes.len() > MAX_INPUT_BYTES {
+        return Err(Unreadable::TooBig);
+    }
+    String::from_utf8(bytes).map_err(|_| Unreadable::NotText)
+}

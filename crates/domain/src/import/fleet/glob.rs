@@ -1,0 +1,211 @@
+//! Globs over paths relative to the scanned directory, `/`-separated: `*`
+//! (any characters but `/`), `?` (one character but `/`), `**` (anything,
+//! `/` included; `**/` also matches no directory at all) and `[abc]` /
+//! `[a-z]` / `[!abc]` (one character of the class). A glob without `/`
+//! matches the file's name at any depth, as in `.gitignore`. Matching is a
+//! table over the glob and the path, so its time is bounded by their
+//! lengths, whatever the glob.
+
+/// Longest glob accepted, in characters.
+pub const MAX_GLOB_CHARS: usize = 256;
+
+/// A parsed glob.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Glob {
+    text: String,
+    tokens: Vec<Token>,
+    /// Matched against the file's name only (the glob has no `/`).
+    name_only: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Token {
+    Char(char),
+    One,
+    Star,
+    /// `**`: anything, `/` included.
+    Any,
+    /// `**/`: nothing, or anything that ends with `/`.
+    Dirs,
+    Class {
+        negated: bool,
+        ranges: Vec<(char, char)>,
+    },
+}
+
+impl Glob {
+    /// Parses `text`; the error says what is wrong with it.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        if text.trim().is_empty() {
+            return Err("A glob cannot be empty.".to_owned());
+        }
+        if text.chars().count() > MAX_GLOB_CHARS {
+            return Err(format!(
+                "A glob is at most {MAX_GLOB_CHARS} characters long."
+            ));
+        }
+        if text.starts_with('/') {
+            return Err(format!(
+                "{text:?} starts with `/`: globs match paths relative to `directory`."
+            ));
+        }
+        let chars: Vec<char> = text.chars().collect();
+        let mut tokens = Vec::new();
+        let mut at = 0;
+        while at < chars.len() {
+            match chars[at] {
+                '*' if chars.get(at + 1) == Some(&'*') => {
+                    if chars.get(at + 2) == Some(&'/') {
+                        tokens.push(Token::Dirs);
+                        at += 3;
+                    } else {
+                        tokens.push(Token::Any);
+                        at += 2;
+                    }
+                    continue;
+                }
+                '*' => tokens.push(Token::Star),
+                '?' => tokens.push(Token::One),
+                '[' => {
+                    let close = chars[at + 1..]
+                        .iter()
+                        .skip(1)
+                        .position(|c| *c == ']')
+                        .map(|p| at + 2 + p)
+                        .ok_or_else(|| format!("{text:?} has a `[` without its `]`."))?;
+                    let mut inner = &chars[at + 1..close];
+                    let negated = matches!(inner.first(), Some('!' | '^'));
+                    if negated {
+                        inner = &inner[1..];
+                    }
+                    let mut ranges = Vec::new();
+                    let mut i = 0;
+                    while i < inner.len() {
+                        if inner.get(i + 1) == Some(&'-') && i + 2 < inner.len() {
+                            ranges.push((inner[i], inner[i + 2]));
+                            i += 3;
+                        } else {
+                            ranges.push((inner[i], inner[i]));
+                            i += 1;
+                        }
+                    }
+                    tokens.push(Token::Class { negated, ranges });
+                    at = close + 1;
+                    continue;
+                }
+                c => tokens.push(Token::Char(c)),
+            }
+            at += 1;
+        }
+        Ok(Self {
+            text: text.to_owned(),
+            name_only: !text.contains('/'),
+            tokens,
+        })
+    }
+
+    /// The glob as written.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// Whether the glob matches `path` (relative, `/`-separated).
+    pub fn matches(&self, path: &str) -> bool {
+        let subject = if self.name_only {
+            path.rsplit('/').next().unwrap_or(path)
+        } else {
+            path
+        };
+        matches(&self.tokens, &subject.chars().collect::<Vec<_>>())
+    }
+}
+
+/// Whether `tokens` match all of `text`: `reach[j]` tells whether the
+/// tokens so far match `text[..j]`, one row per token.
+fn matches(tokens: &[Token], text: &[char]) -> bool {
+    let mut reach = vec![false; text.len() + 1];
+    reach[0] = true;
+    for token in tokens {
+        let mut next = vec![false; text.len() + 1];
+        match token {
+            Token::Star | Token::Any => {
+                let crosses = matches!(token, Token::Any);
+                for j in 0..=text.len() {
+                    next[j] = reach[j] || (j > 0 && next[j - 1] && (crosses || text[j - 1] != '/'));
+                }
+            }
+            Token::Dirs => {
+                // Nothing, or any text ending with `/`.
+                let mut open = false;
+                for j in 0..=text.len() {
+                    open |= reach[j];
+                    next[j] = reach[j] || (j > 0 && open && text[j - 1] == '/');
+                }
+            }
+            _ => {
+                for j in 1..=text.len() {
+                    next[j] = reach[j - 1] && single(token, text[j - 1]);
+                }
+            }
+        }
+        reach = next;
+    }
+    reach[text.len()]
+}
+
+/// Whether a one-character token matches `c`.
+fn single(token: &Token, c: char) -> bool {
+    match token {
+        Token::Char(want) => *want == c,
+        Token::One => c != '/',
+        Token::Class { negated, ranges } => {
+            c != '/' && ranges.iter().any(|(lo, hi)| (*lo..=*hi).contains(&c)) != *negated
+        }
+        Token::Star | Token::Any | Token::Dirs => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn is(glob: &str, path: &str) -> bool {
+        Glob::parse(glob).unwrap().matches(path)
+    }
+
+    #[test]
+    fn stars_question_marks_classes_and_names() {
+        assert!(is("*.yaml", "a/b/c.yaml"));
+        assert!(!is("*.yaml", "a/b/c.yml"));
+        assert!(is("clusters/*.yaml", "clusters/x.yaml"));
+        assert!(!is("clusters/*.yaml", "clusters/a/x.yaml"));
+        assert!(is("clusters/**/*.yaml", "clusters/x.yaml"));
+        assert!(is("clusters/**/*.yaml", "clusters/a/b/x.yaml"));
+        assert!(is("**/nodes/*.conf", "nodes/a.conf"));
+        assert!(is("**/nodes/*.conf", "x/y/nodes/a.conf"));
+        assert!(is("secrets/**", "secrets/a/b"));
+        assert!(!is("secrets/**", "other/a"));
+        assert!(is("rke2-?", "x/rke2-1"));
+        assert!(is("node-[0-9].env", "node-7.env"));
+        assert!(!is("node-[!0-9].env", "node-7.env"));
+        assert!(is("node-[!0-9].env", "node-x.env"));
+        assert!(!is("a*b", "a/b"));
+    }
+
+    #[test]
+    fn bad_globs_are_refused_and_matching_is_bounded() {
+        for (glob, needle) in [
+            ("", "empty"),
+            ("/abs/*", "relative"),
+            ("a[bc", "`]`"),
+            (&"a".repeat(MAX_GLOB_CHARS + 1), "at most"),
+        ] {
+            assert!(Glob::parse(glob).unwrap_err().contains(needle), "{glob}");
+        }
+        // Backtracking matchers take exponential time here; a table does not.
+        let glob = Glob::parse(&"*a".repeat(100)).unwrap();
+        let started = std::time::Instant::now();
+        assert!(!glob.matches(&format!("{}b", "a".repeat(4000))));
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    }
+}
