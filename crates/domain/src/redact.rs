@@ -7,6 +7,29 @@ use std::borrow::Cow;
 /// What stands in for the password in redacted renderings.
 pub const REDACTED_PASSWORD: &str = "***";
 
+/// The most bytes of an input one message quotes: more than any name, URL,
+/// entry or path a message needs to show, and small enough that a message
+/// quoting several inputs stays within the 8 KiB the framework sends of a
+/// diagnostic's detail.
+pub const MAX_QUOTED_BYTES: usize = 1024;
+
+/// `text`, an input, quoted for a message: redacted as [`redact_userinfo`]
+/// does, cut to at most [`MAX_QUOTED_BYTES`] bytes (on a character
+/// boundary, saying it was cut but not how long the input is), then quoted
+/// and escaped as Rust's `{:?}` does. Every message that echoes an input
+/// goes through it, so no message grows with its input.
+pub fn quoted(text: &str) -> String {
+    let shown = redact_userinfo(text);
+    if shown.len() <= MAX_QUOTED_BYTES {
+        return format!("{shown:?}");
+    }
+    let mut end = MAX_QUOTED_BYTES;
+    while !shown.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{:?}… (cut at {MAX_QUOTED_BYTES} bytes)", &shown[..end])
+}
+
 /// `text` safe to quote in a message: when it may hold URL userinfo (an
 /// `@` after the scheme, or anywhere without one), everything before the
 /// last `@` is replaced by `***`, so no password, raw or percent-encoded,
@@ -27,6 +50,26 @@ pub fn redact_userinfo(text: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A quoted input is escaped, redacted, and cut at the bound whatever
+    /// its length, never on a character boundary's wrong side, and never
+    /// says how long the input was.
+    #[test]
+    fn quoted_inputs_are_bounded_escaped_and_redacted() {
+        assert_eq!(quoted("a\"b\n"), r#""a\"b\n""#);
+        assert_eq!(quoted("http://u:pw@h:1"), r#""http://***@h:1""#);
+        for length in [MAX_QUOTED_BYTES, MAX_QUOTED_BYTES + 1, 1 << 20] {
+            let input = "é".repeat(length / 2) + "x".repeat(length % 2).as_str();
+            let shown = quoted(&input);
+            assert!(
+                shown.len() <= MAX_QUOTED_BYTES + 40,
+                "{length}: {}",
+                shown.len()
+            );
+            assert_eq!(shown.contains("cut at"), input.len() > MAX_QUOTED_BYTES);
+            assert!(!shown.contains(&input.len().to_string()) || input.len() == MAX_QUOTED_BYTES);
+        }
+    }
 
     /// Hostile passwords, raw or percent-encoded, never survive
     /// redaction; text without userinfo is untouched.
