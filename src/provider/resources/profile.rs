@@ -358,27 +358,11 @@ impl Resource for ProfileResource {
         let text = artifact::text(&id.artifact)
             .map_err(|f| convert::push_findings(&[f], &root, SettingsAt::Profile, diags))
             .ok()?;
-        let mut imported = import::parse_with(&id.kind, &text, &id.facts)
-            .and_then(|mut i| {
-                i.keep_meaning(id.https_through_proxy)
-                    .map_err(|f| vec![f])?;
-                Ok(i)
-            })
-            .map_err(|mut findings| {
-                for finding in &mut findings {
-                    finding.detail = format!(
-                        "{} Import kind `{}`, from {}.",
-                        finding.detail,
-                        id.kind,
-                        id.artifact.source()
-                    );
-                }
-                convert::push_findings(&findings, &root, SettingsAt::Profile, diags)
-            })
+        let imported = id
+            .import(&text)
+            .map_err(|findings| convert::push_findings(&findings, &root, SettingsAt::Profile, diags))
             .ok()?;
-        let name = id
-            .name
-            .unwrap_or_else(|| std::mem::take(&mut imported.name));
+        let name = imported.name.clone();
         let input = imported.input();
         let password = input.password.clone();
         let inputs = Inputs {
