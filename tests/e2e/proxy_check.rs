@@ -517,21 +517,32 @@ fn tls_and_name_failures_are_fixed_categories() {
         ),
         (String::new(), "not signed by a trusted CA"),
     ] {
-        let work = workdir(&tf, &config(&direct(&proxy, url, &trusted_ca), condition), PASSWORD);
+        let work = workdir(
+            &tf,
+            &config(&direct(&proxy, url, &trusted_ca), condition),
+            PASSWORD,
+        );
         let reported =
             work.expect_diagnostic_at(&["plan"], "TLS with the proxy failed", "trusted_ca");
         assert!(reported.text().contains(detail), "{}", reported.text());
         let shown = reported.run.combined();
-        assert!(!shown.contains(MARKER) && !shown.contains(PASSWORD), "{shown}");
+        assert!(
+            !shown.contains(MARKER) && !shown.contains(PASSWORD),
+            "{shown}"
+        );
     }
     let work = workdir(
         &tf,
-        &config(&direct("http://proxy.corp.invalid:3128", url, ""), condition),
+        &config(
+            &direct("http://proxy.corp.invalid:3128", url, ""),
+            condition,
+        ),
         PASSWORD,
     );
     let reported = work.expect_diagnostic_at(&["plan"], "Proxy name not resolved", "http_proxy");
     assert!(
-        reported.text().contains("could not be resolved") && !reported.text().contains("uncategorized"),
+        reported.text().contains("could not be resolved")
+            && !reported.text().contains("uncategorized"),
         "{}",
         reported.text()
     );

@@ -35,6 +35,7 @@
 //! without one (libcurl's documented proxy port default), so every rendered URL
 //! carries its port.
 
+use crate::redact::quoted;
 use std::fmt;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
@@ -227,7 +228,10 @@ impl ProxyUrl {
             other => {
                 return fail(
                     "unsupported proxy scheme",
-                    format!("Scheme {other:?} is not supported; use http or https."),
+                    format!(
+                        "Scheme {other} is not supported; use http or https.",
+                        other = quoted(&other)
+                    ),
                 )
             }
         };
@@ -263,7 +267,7 @@ impl ProxyUrl {
                     Ok(0) | Err(_) => {
                         return fail(
                             "invalid proxy port",
-                            format!("Port {p:?} is not in 1-65535."),
+                            format!("Port {p} is not in 1-65535.", p = quoted(&p)),
                         )
                     }
                     Ok(n) => n,
@@ -272,7 +276,7 @@ impl ProxyUrl {
             Some(p) => {
                 return fail(
                     "invalid proxy port",
-                    format!("Port {p:?} is not a number in 1-65535."),
+                    format!("Port {p} is not a number in 1-65535.", p = quoted(&p)),
                 )
             }
         };
@@ -384,7 +388,10 @@ fn split_host_port(authority: &str) -> Result<(&str, Option<&str>), String> {
             "" => Ok((host, None)),
             _ => match after.strip_prefix(':') {
                 Some(port) => Ok((host, Some(port))),
-                None => Err(format!("Unexpected text {after:?} after the IPv6 address.")),
+                None => Err(format!(
+                    "Unexpected text {after} after the IPv6 address.",
+                    after = quoted(&after)
+                )),
             },
         };
     }
@@ -403,7 +410,7 @@ fn parse_host(text: &str) -> Result<ProxyHost, String> {
         return inner
             .parse::<Ipv6Addr>()
             .map(ProxyHost::Ipv6)
-            .map_err(|_| format!("{inner:?} is not an IPv6 address."));
+            .map_err(|_| format!("{inner} is not an IPv6 address.", inner = quoted(&inner)));
     }
     if text.is_empty() {
         return Err("The proxy URL has no host.".into());
@@ -412,12 +419,20 @@ fn parse_host(text: &str) -> Result<ProxyHost, String> {
         return Ok(ProxyHost::Ipv4(ip));
     }
     if text.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
-        return Err(format!("{text:?} is not a valid IPv4 address."));
+        return Err(format!(
+            "{text} is not a valid IPv4 address.",
+            text = quoted(&text)
+        ));
     }
-    let ascii =
-        idna::domain_to_ascii(text).map_err(|_| format!("{text:?} is not a valid host name."))?;
+    let ascii = idna::domain_to_ascii(text)
+        .map_err(|_| format!("{text} is not a valid host name.", text = quoted(&text)))?;
     let name = ascii.strip_suffix('.').unwrap_or(&ascii);
-    label_errors(name).map_err(|why| format!("{text:?} is not a valid host name: {why}."))?;
+    label_errors(name).map_err(|why| {
+        format!(
+            "{text} is not a valid host name: {why}.",
+            text = quoted(&text)
+        )
+    })?;
     Ok(ProxyHost::Name(name.to_owned()))
 }
 

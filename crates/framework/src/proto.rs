@@ -111,10 +111,11 @@ fn function_definition(signature: &Signature) -> Function {
     }
 }
 
-/// A function error for the wire (argument positions are zero-based on both sides).
+/// A function error for the wire (argument positions are zero-based on both
+/// sides), its text bounded as a diagnostic's detail is.
 pub fn function_error(error: super::function::FunctionError) -> FunctionError {
     FunctionError {
-        text: error.text,
+        text: bounded(&error.text, MAX_DETAIL_BYTES),
         function_argument: error.argument.map(|i| i as i64),
     }
 }

@@ -1,5 +1,6 @@
 //! `provider::clusterproxy::merge_no_proxy(lists, clients)`.
 
+use crate::domain::redact::quoted;
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
@@ -35,8 +36,9 @@ pub fn clients_argument(value: &Value, index: usize) -> Result<BTreeSet<Dialect>
             FunctionError::argument(
                 index,
                 format!(
-                    "{name:?} is not a client; use one of {}.",
-                    Dialect::names().join(", ")
+                    "{name} is not a client; use one of {}.",
+                    Dialect::names().join(", "),
+                    name = quoted(&name)
                 ),
             )
         })?;

@@ -3,6 +3,7 @@
 use std::sync::LazyLock;
 
 use crate::domain::no_proxy::{Destination, Dialect};
+use crate::domain::redact::quoted;
 use crate::framework::function::{Function, FunctionError, Parameter, Signature};
 use crate::framework::value::{Type, Value};
 
@@ -58,8 +59,8 @@ impl Function for NoProxyBypasses {
             FunctionError::argument(
                 2,
                 format!(
-                    "{:?} is not a client; use one of {}.",
-                    text(2),
+                    "{} is not a client; use one of {}.",
+                    quoted(text(2)),
                     Dialect::names().join(", ")
                 ),
             )

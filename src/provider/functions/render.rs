@@ -4,6 +4,7 @@
 //! `settings` are known in the plan that changes the profile, where a data
 //! source that references the profile is read only at apply.
 
+use crate::domain::redact::quoted;
 use std::sync::OnceLock;
 
 use crate::domain::no_proxy::dialect::Dialect;
@@ -206,10 +207,9 @@ fn normalized(acknowledgement: &str) -> Result<String, FunctionError> {
             FunctionError::argument(
                 OPTIONS,
                 format!(
-                    "options.{ACKNOWLEDGE}: {acknowledgement:?} names no warning kind{at}{}; a code is the attribute path, `:` and one of {}",
+                    "options.{ACKNOWLEDGE}: {acknowledgement} names no warning kind{at}{}; a code is the attribute path, `:` and one of {}",
                     did_you_mean(id, &ids),
-                    ids.join(", ")
-                ),
+                    ids.join(", "), acknowledgement = quoted(&acknowledgement)),
             )
         })
 }
@@ -253,7 +253,10 @@ fn warnings(diags: &Diagnostics, acknowledged: &[String]) -> Result<Vec<String>,
     if let Some(stale) = acknowledged.iter().find(|a| !codes.contains(a)) {
         return Err(FunctionError::argument(
             OPTIONS,
-            format!("options.{ACKNOWLEDGE}: {stale:?} names no warning of this render; remove it"),
+            format!(
+                "options.{ACKNOWLEDGE}: {stale} names no warning of this render; remove it",
+                stale = quoted(&stale)
+            ),
         ));
     }
     Ok(codes
@@ -381,9 +384,10 @@ pub fn render(arguments: &[Value], outputs: Outputs) -> Result<Value, FunctionEr
             FunctionError::argument(
                 PLATFORM,
                 format!(
-                    "{platform:?} is not a platform{}; use one of {}",
+                    "{platform} is not a platform{}; use one of {}",
                     did_you_mean(platform, &platforms()),
-                    platforms().join(", ")
+                    platforms().join(", "),
+                    platform = quoted(&platform)
                 ),
             )
         })?;

@@ -360,7 +360,9 @@ impl Resource for ProfileResource {
             .ok()?;
         let imported = id
             .import(&text)
-            .map_err(|findings| convert::push_findings(&findings, &root, SettingsAt::Profile, diags))
+            .map_err(|findings| {
+                convert::push_findings(&findings, &root, SettingsAt::Profile, diags)
+            })
             .ok()?;
         let name = imported.name.clone();
         let input = imported.input();

@@ -29,6 +29,7 @@ use super::input::error;
 use super::registry::{importer, kinds};
 use crate::no_proxy::typed::Kind;
 use crate::no_proxy::{Cloud, Cluster};
+use crate::redact::quoted;
 use crate::Finding;
 
 /// What an import ID asks for.
@@ -61,7 +62,7 @@ impl Artifact {
     /// content (<n> bytes)`; never the content, which may hold a credential.
     pub fn source(&self) -> String {
         match self {
-            Self::File(path) => format!("file {path:?}"),
+            Self::File(path) => format!("file {path}", path = quoted(&path)),
             Self::Inline(content) => format!("inline content ({} bytes)", content.len()),
         }
     }
@@ -194,7 +195,12 @@ fn read_facts(text: &str, cluster: &mut Cluster) -> Result<bool, Finding> {
         let (key, value) = part
             .split_once('=')
             .map(|(k, v)| (k.trim(), v.trim()))
-            .ok_or_else(|| invalid(format!("Cluster fact {part:?} is not `key=value`.")))?;
+            .ok_or_else(|| {
+                invalid(format!(
+                    "Cluster fact {part} is not `key=value`.",
+                    part = quoted(&part)
+                ))
+            })?;
         if seen.contains(&key) {
             return Err(invalid(format!("Cluster fact `{key}` is given twice.")));
         }
@@ -233,8 +239,9 @@ fn read_facts(text: &str, cluster: &mut Cluster) -> Result<bool, Finding> {
             "cloud" => {
                 cluster.cloud = Some(Cloud::from_name(value).ok_or_else(|| {
                     invalid(format!(
-                        "`cloud` ({value:?}) must be one of {}.",
-                        Cloud::NAMES.join(", ")
+                        "`cloud` ({value}) must be one of {}.",
+                        Cloud::NAMES.join(", "),
+                        value = quoted(&value)
                     ))
                 })?);
             }
@@ -244,15 +251,17 @@ fn read_facts(text: &str, cluster: &mut Cluster) -> Result<bool, Finding> {
                     "false" => false,
                     _ => {
                         return Err(invalid(format!(
-                            "`https_through_proxy` ({value:?}) must be true or false."
+                            "`https_through_proxy` ({value}) must be true or false.",
+                            value = quoted(&value)
                         )))
                     }
                 }
             }
             other => {
                 return Err(invalid(format!(
-                    "Unknown cluster fact {other:?}; use {}.",
-                    FACTS.join(", ")
+                    "Unknown cluster fact {other}; use {}.",
+                    FACTS.join(", "),
+                    other = quoted(&other)
                 )))
             }
         }
@@ -310,7 +319,10 @@ mod tests {
             };
             let findings = parsed.import(text).unwrap_err();
             let shown = format!("{findings:?}");
-            assert!(shown.contains("`file:`") && shown.contains("importing.id"), "{shown}");
+            assert!(
+                shown.contains("`file:`") && shown.contains("importing.id"),
+                "{shown}"
+            );
             assert!(!shown.contains("s3cr") && !shown.contains("40t"), "{shown}");
         }
         let from_file = parse("systemd:file:./dropin.conf").unwrap();
@@ -318,7 +330,10 @@ mod tests {
         assert_eq!(imported.password.as_deref(), Some("s3cr@t-pw"));
         let without = dropin("svc@");
         let inline = parse(&format!("systemd:inline:{without}")).unwrap();
-        assert_eq!(inline.import(&without).unwrap().username.as_deref(), Some("svc"));
+        assert_eq!(
+            inline.import(&without).unwrap().username.as_deref(),
+            Some("svc")
+        );
     }
 
     /// A name given in the ID names the profile, and the note then says
@@ -331,7 +346,9 @@ mod tests {
         ))
         .unwrap();
         let found = parse("capi:file:x").unwrap().import(&text).unwrap();
-        assert!(found.note().contains(&format!("Named `{}` after", found.name)));
+        assert!(found
+            .note()
+            .contains(&format!("Named `{}` after", found.name)));
         let named = parse("corp=capi:file:x").unwrap().import(&text).unwrap();
         assert_eq!(named.name, "corp");
         assert!(!named.note().contains("Named `"), "{}", named.note());
