@@ -370,6 +370,25 @@ fn without_password(settings: &Value) -> Value {
     settings
 }
 
+/// `render_redacted`'s refusal of a user name without a password where the
+/// proxy takes none (`password_required` false): the renderers refuse it
+/// too, but their advice is to call `render_redacted`.
+fn refuse_username_alone(settings: &Value) -> Result<(), FunctionError> {
+    let username = settings
+        .get_attr("username")
+        .and_then(Value::as_str)
+        .is_some_and(|u| !u.trim().is_empty());
+    let password = settings.get_attr("password").is_some_and(|p| !p.is_null());
+    let required = settings.get_attr("password_required") == Some(&Value::bool(true));
+    if username && !password && !required {
+        return Err(FunctionError::argument(
+            SETTINGS,
+            "User name without password: the settings name a proxy user but carry no password and do not say that the proxy takes one (`password_required`), so the renderers would write proxy URLs `http://user@host` that authenticate no one, and the redacted outputs show what they write. Remove `username`, or set the password on the profile (`password` or `password_wo`): its `settings` then say `password_required`, and these outputs show `***` in the password's place.",
+        ));
+    }
+    Ok(())
+}
+
 /// The call of `render` (every output) and `render_redacted` (the
 /// redacted ones): one implementation for both.
 pub fn render(arguments: &[Value], outputs: Outputs) -> Result<Value, FunctionError> {
@@ -394,7 +413,10 @@ pub fn render(arguments: &[Value], outputs: Outputs) -> Result<Value, FunctionEr
     let settings = arguments.get(SETTINGS).cloned().unwrap_or_else(Value::null);
     let settings = match outputs {
         Outputs::All => settings,
-        Outputs::Redacted => without_password(&settings),
+        Outputs::Redacted => {
+            refuse_username_alone(&settings)?;
+            without_password(&settings)
+        }
     };
     let options = arguments.get(OPTIONS).cloned().unwrap_or_else(Value::null);
     let config = configuration(renderer.as_ref(), &settings, &options)?;
@@ -796,6 +818,13 @@ mod tests {
             );
             assert!(error.text.contains("password"), "{}", error.text);
         }
+        let own = redacted_call(
+            "systemd_dropin",
+            settings(Some("svc-k8s"), None),
+            Value::null(),
+        )
+        .unwrap_err();
+        assert!(!own.text.contains("render_redacted"), "{}", own.text);
     }
 
     /// A misspelt option or platform gets a suggestion, and no message ends
