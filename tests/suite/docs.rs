@@ -222,7 +222,8 @@ fn every_example_directory_declares_the_provider() {
             } else if path.extension().is_some_and(|e| e == "tf") {
                 let text = std::fs::read_to_string(&path).unwrap();
                 let here = text.contains("required_providers")
-                    && text.contains("source = \"registry.terraform.io/clusterproxy/clusterproxy\"");
+                    && text
+                        .contains("source = \"registry.terraform.io/clusterproxy/clusterproxy\"");
                 declared = Some(declared.unwrap_or(false) || here);
             }
         }
@@ -231,6 +232,12 @@ fn every_example_directory_declares_the_provider() {
         }
     }
     let mut missing = Vec::new();
-    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples"), &mut missing);
-    assert!(missing.is_empty(), "without required_providers: {missing:#?}");
+    walk(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples"),
+        &mut missing,
+    );
+    assert!(
+        missing.is_empty(),
+        "without required_providers: {missing:#?}"
+    );
 }

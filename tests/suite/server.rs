@@ -1985,3 +1985,41 @@ fn echoed_inputs_are_cut() {
         );
     }
 }
+
+/// A profile with a user name and no password validates with a warning on
+/// `username` that names the fix (not an error: a fleet import's
+/// configuration has no password until the user adds one); with a password
+/// or `password_wo`, or without a user name, no warning.
+#[test]
+fn a_user_name_without_a_password_warns_at_the_profile() {
+    let server = server();
+    let validate = |config: &Value| {
+        let mut diags = Diagnostics::new();
+        server.validate_resource_config(PROFILE, config, true, &mut diags);
+        diags
+    };
+    let alone = validate(&profile_config(
+        &server,
+        &[("username", Value::string("svc"))],
+    ));
+    assert!(!alone.has_errors(), "{alone:?}");
+    let warning = alone
+        .iter()
+        .find(|d| d.path == Some(AttributePath::attribute("username")))
+        .unwrap_or_else(|| panic!("{alone:?}"));
+    assert!(warning.detail.contains("password_wo"), "{}", warning.detail);
+    for config in [
+        profile_config(
+            &server,
+            &[
+                ("username", Value::string("svc")),
+                ("password", Value::string("pw")),
+            ],
+        ),
+        write_only_config(&server, Value::string("pw"), 1),
+        write_only_config(&server, Value::unknown(), 1),
+        profile_config(&server, &[]),
+    ] {
+        assert!(validate(&config).is_empty(), "{:?}", validate(&config));
+    }
+}

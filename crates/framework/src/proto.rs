@@ -93,7 +93,7 @@ fn function_definition(signature: &Signature) -> Function {
             .iter()
             .map(|p| function::Parameter {
                 name: p.name.to_owned(),
-                r#type: p.ty.to_json_bytes(),
+                r#type: p.type_json_bytes(),
                 allow_null_value: p.allow_null,
                 allow_unknown_values: false,
                 description: p.description.to_owned(),

@@ -319,18 +319,21 @@ impl Function for Render {
                     ty: Type::String,
                     description: platform_description(),
                     allow_null: false,
+                    optional: &[],
                 },
                 Parameter {
                     name: "settings",
                     ty: Settings::ty(),
-                    description: "The `settings` of a `clusterproxy_profile`.",
+                    description: "The `settings` of a `clusterproxy_profile`, or an object literal with any of its public attributes (`http_proxy`, `https_proxy`, `username`, `password`, `no_proxy`, `trusted_ca`): the others are optional.",
                     allow_null: false,
+                    optional: SETTINGS_OPTIONAL,
                 },
                 Parameter {
                     name: "options",
                     ty: Type::Dynamic,
                     description: "An object with the renderer's other inputs, as in its data source (`pod_cidrs`, `units`, `cluster_name`...), and `acknowledge_warnings`: the codes of the warnings the caller accepts (see the function's description); or `null`.",
                     allow_null: true,
+                    optional: &[],
                 },
             ],
             returns: Type::Dynamic,
@@ -356,6 +359,40 @@ pub enum Outputs {
 
 /// The suffix of the redacted twins.
 const REDACTED: &str = "_redacted";
+
+/// The attributes of `settings` a call may leave out (Terraform >= 1.8 sets
+/// them null; [`with_defaults`] gives them their meaning): all, so that an
+/// object literal spells only what it sets, never `password_required` or
+/// `revision`, which only a profile knows.
+const SETTINGS_OPTIONAL: &[&str] = &[
+    Settings::http_proxy,
+    Settings::https_proxy,
+    Settings::username,
+    Settings::password,
+    Settings::no_proxy,
+    Settings::trusted_ca,
+    Settings::password_required,
+    Settings::revision,
+];
+
+/// `settings` with what a left-out attribute means: no NO_PROXY entries,
+/// no password required.
+fn with_defaults(settings: &Value) -> Value {
+    let mut settings = settings.clone();
+    if settings
+        .get_attr(Settings::no_proxy)
+        .is_some_and(Value::is_null)
+    {
+        settings.set_attr(Settings::no_proxy, Value::list(Vec::new()));
+    }
+    if settings
+        .get_attr(Settings::password_required)
+        .is_some_and(Value::is_null)
+    {
+        settings.set_attr(Settings::password_required, Value::bool(false));
+    }
+    settings
+}
 
 /// `settings` for a render of the redacted outputs only: when the proxy
 /// takes a password the settings do not carry, a stand-in fills it, which
@@ -410,7 +447,7 @@ pub fn render(arguments: &[Value], outputs: Outputs) -> Result<Value, FunctionEr
                 ),
             )
         })?;
-    let settings = arguments.get(SETTINGS).cloned().unwrap_or_else(Value::null);
+    let settings = with_defaults(arguments.get(SETTINGS).unwrap_or(&Value::null()));
     let settings = match outputs {
         Outputs::All => settings,
         Outputs::Redacted => {
@@ -754,6 +791,40 @@ mod tests {
             &[Value::string(platform), settings, options],
             Outputs::Redacted,
         )
+    }
+
+    /// An object literal spells only the public fields: the signature lets
+    /// a call leave every attribute of `settings` out (cty's optional
+    /// attributes), and the nulls Terraform puts in their place render as
+    /// the settings of a profile without a password would.
+    #[test]
+    fn a_literal_with_public_fields_only_renders() {
+        let parameter = &Render.signature().parameters[SETTINGS];
+        let json: serde_json::Value = serde_json::from_slice(&parameter.type_json_bytes()).unwrap();
+        assert_eq!(json[0], "object");
+        assert_eq!(json[2], serde_json::json!(SETTINGS_OPTIONAL));
+        let full = settings(None, None);
+        let mut literal = full.clone();
+        for name in [
+            Settings::https_proxy,
+            Settings::no_proxy,
+            Settings::password_required,
+            Settings::revision,
+        ] {
+            literal.set_attr(name, Value::null());
+        }
+        literal.set_attr(Settings::no_proxy, Value::null());
+        let mut expected = full;
+        expected.set_attr(Settings::https_proxy, Value::null());
+        expected.set_attr(Settings::no_proxy, Value::list(Vec::new()));
+        for platform in ["systemd_dropin", "pod_env"] {
+            assert_eq!(
+                call(platform, literal.clone(), Value::null()),
+                call(platform, expected.clone(), Value::null()),
+                "{platform}"
+            );
+            assert!(call(platform, literal.clone(), Value::null()).is_ok());
+        }
     }
 
     /// `render_redacted` of settings whose password is required but not

@@ -106,6 +106,31 @@ fn password_wo(config: &Value, diags: &mut Diagnostics) -> Maybe<String> {
     model::attribute(config, Inputs::password_wo, diags)
 }
 
+/// A user name without a password plans, but every renderer refuses the
+/// settings (they would write `http://user@host`, which authenticates no
+/// one): a warning on `username` that names the fix. Not an error: the
+/// configuration a fleet import generates has the user name and no
+/// password until one is added.
+fn warn_username_alone(config: &Value, diags: &mut Diagnostics) {
+    let Some(inputs) = Inputs::get_planned(config, &mut Diagnostics::new()) else {
+        return;
+    };
+    if inputs
+        .username
+        .as_deref()
+        .is_some_and(|u| !u.trim().is_empty())
+        && inputs.password.is_none()
+    {
+        diags.push(
+            Diagnostic::warning(
+                "Proxy user name without a password",
+                "The profile names a proxy user but gives no password, so every renderer refuses its settings. Add the password: `password_wo` (an ephemeral value) with `password_wo_version` on Terraform >= 1.11, or `password`; or remove `username` if the proxy takes no credentials.",
+            )
+            .at(AttributePath::attribute(Inputs::username)),
+        );
+    }
+}
+
 /// The `password_wo_version` of `value` when `password_wo` is given: the
 /// password is then write-only.
 fn write_only_version(
@@ -297,11 +322,11 @@ impl Resource for ProfileResource {
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
         if inputs_known(config, false) {
-            profile(
-                config,
-                password_wo(config, diags).known().map(String::as_str),
-                diags,
-            );
+            let password_wo = password_wo(config, diags);
+            profile(config, password_wo.known().map(String::as_str), diags);
+            if password_wo.is_null() {
+                warn_username_alone(config, diags);
+            }
         }
     }
 
