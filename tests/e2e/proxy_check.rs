@@ -510,20 +510,22 @@ fn tls_and_name_failures_are_fixed_categories() {
     let proxy = format!("https://127.0.0.1:{port}");
     let url = "http://127.0.0.1:9/v2/";
     let condition = "ephemeral.clusterproxy_proxy_check.gate.url != \"\"";
-    for (trusted_ca, detail) in [
+    // Without `trusted_ca` in the block, Terraform points at the block.
+    let block = "ephemeral \"clusterproxy_proxy_check\" \"gate\" {";
+    for (trusted_ca, detail, at) in [
         (
             format!("  trusted_ca = {}\n", hcl_string(&ca)),
             "not valid for the name connected to",
+            "trusted_ca",
         ),
-        (String::new(), "not signed by a trusted CA"),
+        (String::new(), "not signed by a trusted CA", block),
     ] {
         let work = workdir(
             &tf,
             &config(&direct(&proxy, url, &trusted_ca), condition),
             PASSWORD,
         );
-        let reported =
-            work.expect_diagnostic_at(&["plan"], "TLS with the proxy failed", "trusted_ca");
+        let reported = work.expect_diagnostic_at(&["plan"], "TLS with the proxy failed", at);
         assert!(reported.text().contains(detail), "{}", reported.text());
         let shown = reported.run.combined();
         assert!(
