@@ -377,8 +377,7 @@ const SETTINGS_OPTIONAL: &[&str] = &[
 
 /// `settings` with what a left-out attribute means: no NO_PROXY entries,
 /// no password required.
-fn with_defaults(settings: &Value) -> Value {
-    let mut settings = settings.clone();
+fn with_defaults(mut settings: Value) -> Value {
     if settings
         .get_attr(Settings::no_proxy)
         .is_some_and(Value::is_null)
@@ -397,8 +396,7 @@ fn with_defaults(settings: &Value) -> Value {
 /// `settings` for a render of the redacted outputs only: when the proxy
 /// takes a password the settings do not carry, a stand-in fills it, which
 /// the redacted outputs show as `***` like any password.
-fn without_password(settings: &Value) -> Value {
-    let mut settings = settings.clone();
+fn without_password(mut settings: Value) -> Value {
     let required = settings.get_attr("password_required") == Some(&Value::bool(true));
     let missing = settings.get_attr("password").is_none_or(Value::is_null);
     if required && missing {
@@ -447,12 +445,12 @@ pub fn render(arguments: &[Value], outputs: Outputs) -> Result<Value, FunctionEr
                 ),
             )
         })?;
-    let settings = with_defaults(arguments.get(SETTINGS).unwrap_or(&Value::null()));
+    let settings = with_defaults(arguments.get(SETTINGS).cloned().unwrap_or_else(Value::null));
     let settings = match outputs {
         Outputs::All => settings,
         Outputs::Redacted => {
             refuse_username_alone(&settings)?;
-            without_password(&settings)
+            without_password(settings)
         }
     };
     let options = arguments.get(OPTIONS).cloned().unwrap_or_else(Value::null);
