@@ -1972,7 +1972,7 @@ fn echoed_inputs_are_cut() {
             "no_proxy_bypasses",
             vec![
                 Value::string(".corp.example"),
-                Value::string(&format!("https://[{huge}")),
+                Value::string(format!("https://[{huge}")),
                 Value::string("go"),
             ],
         ),

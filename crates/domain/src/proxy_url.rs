@@ -230,7 +230,7 @@ impl ProxyUrl {
                     "unsupported proxy scheme",
                     format!(
                         "Scheme {other} is not supported; use http or https.",
-                        other = quoted(&other)
+                        other = quoted(other)
                     ),
                 )
             }
@@ -267,7 +267,7 @@ impl ProxyUrl {
                     Ok(0) | Err(_) => {
                         return fail(
                             "invalid proxy port",
-                            format!("Port {p} is not in 1-65535.", p = quoted(&p)),
+                            format!("Port {p} is not in 1-65535.", p = quoted(p)),
                         )
                     }
                     Ok(n) => n,
@@ -276,7 +276,7 @@ impl ProxyUrl {
             Some(p) => {
                 return fail(
                     "invalid proxy port",
-                    format!("Port {p} is not a number in 1-65535.", p = quoted(&p)),
+                    format!("Port {p} is not a number in 1-65535.", p = quoted(p)),
                 )
             }
         };
@@ -390,7 +390,7 @@ fn split_host_port(authority: &str) -> Result<(&str, Option<&str>), String> {
                 Some(port) => Ok((host, Some(port))),
                 None => Err(format!(
                     "Unexpected text {after} after the IPv6 address.",
-                    after = quoted(&after)
+                    after = quoted(after)
                 )),
             },
         };
@@ -410,7 +410,7 @@ fn parse_host(text: &str) -> Result<ProxyHost, String> {
         return inner
             .parse::<Ipv6Addr>()
             .map(ProxyHost::Ipv6)
-            .map_err(|_| format!("{inner} is not an IPv6 address.", inner = quoted(&inner)));
+            .map_err(|_| format!("{inner} is not an IPv6 address.", inner = quoted(inner)));
     }
     if text.is_empty() {
         return Err("The proxy URL has no host.".into());
@@ -421,16 +421,16 @@ fn parse_host(text: &str) -> Result<ProxyHost, String> {
     if text.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
         return Err(format!(
             "{text} is not a valid IPv4 address.",
-            text = quoted(&text)
+            text = quoted(text)
         ));
     }
     let ascii = idna::domain_to_ascii(text)
-        .map_err(|_| format!("{text} is not a valid host name.", text = quoted(&text)))?;
+        .map_err(|_| format!("{text} is not a valid host name.", text = quoted(text)))?;
     let name = ascii.strip_suffix('.').unwrap_or(&ascii);
     label_errors(name).map_err(|why| {
         format!(
             "{text} is not a valid host name: {why}.",
-            text = quoted(&text)
+            text = quoted(text)
         )
     })?;
     Ok(ProxyHost::Name(name.to_owned()))

@@ -38,7 +38,7 @@ pub fn clients_argument(value: &Value, index: usize) -> Result<BTreeSet<Dialect>
                 format!(
                     "{name} is not a client; use one of {}.",
                     Dialect::names().join(", "),
-                    name = quoted(&name)
+                    name = quoted(name)
                 ),
             )
         })?;

@@ -209,7 +209,7 @@ fn normalized(acknowledgement: &str) -> Result<String, FunctionError> {
                 format!(
                     "options.{ACKNOWLEDGE}: {acknowledgement} names no warning kind{at}{}; a code is the attribute path, `:` and one of {}",
                     did_you_mean(id, &ids),
-                    ids.join(", "), acknowledgement = quoted(&acknowledgement)),
+                    ids.join(", "), acknowledgement = quoted(acknowledgement)),
             )
         })
 }
@@ -255,7 +255,7 @@ fn warnings(diags: &Diagnostics, acknowledged: &[String]) -> Result<Vec<String>,
             OPTIONS,
             format!(
                 "options.{ACKNOWLEDGE}: {stale} names no warning of this render; remove it",
-                stale = quoted(&stale)
+                stale = quoted(stale)
             ),
         ));
     }
@@ -441,7 +441,7 @@ pub fn render(arguments: &[Value], outputs: Outputs) -> Result<Value, FunctionEr
                     "{platform} is not a platform{}; use one of {}",
                     did_you_mean(platform, &platforms()),
                     platforms().join(", "),
-                    platform = quoted(&platform)
+                    platform = quoted(platform)
                 ),
             )
         })?;

@@ -363,7 +363,7 @@ fn from_files(spec: &Value) -> Result<Option<Found>, Finding> {
             Some(other) if !other.is_empty() => {
                 return Err(error(format!(
                     "The content of {path} uses encoding {other}; only base64 is read.",
-                    other = quoted(&other)
+                    other = quoted(other)
                 )))
             }
             _ => content.to_owned(),

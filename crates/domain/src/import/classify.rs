@@ -187,7 +187,7 @@ pub(super) fn classify(
             Err(f) => findings.push(error(format!(
                 "NO_PROXY entry {index} ({raw}): {}",
                 f.detail,
-                raw = quoted(&raw)
+                raw = quoted(raw)
             ))),
         }
     }

@@ -62,7 +62,7 @@ impl Artifact {
     /// content (<n> bytes)`; never the content, which may hold a credential.
     pub fn source(&self) -> String {
         match self {
-            Self::File(path) => format!("file {path}", path = quoted(&path)),
+            Self::File(path) => format!("file {path}", path = quoted(path)),
             Self::Inline(content) => format!("inline content ({} bytes)", content.len()),
         }
     }
@@ -198,7 +198,7 @@ fn read_facts(text: &str, cluster: &mut Cluster) -> Result<bool, Finding> {
             .ok_or_else(|| {
                 invalid(format!(
                     "Cluster fact {part} is not `key=value`.",
-                    part = quoted(&part)
+                    part = quoted(part)
                 ))
             })?;
         if seen.contains(&key) {
@@ -241,7 +241,7 @@ fn read_facts(text: &str, cluster: &mut Cluster) -> Result<bool, Finding> {
                     invalid(format!(
                         "`cloud` ({value}) must be one of {}.",
                         Cloud::NAMES.join(", "),
-                        value = quoted(&value)
+                        value = quoted(value)
                     ))
                 })?);
             }
@@ -252,7 +252,7 @@ fn read_facts(text: &str, cluster: &mut Cluster) -> Result<bool, Finding> {
                     _ => {
                         return Err(invalid(format!(
                             "`https_through_proxy` ({value}) must be true or false.",
-                            value = quoted(&value)
+                            value = quoted(value)
                         )))
                     }
                 }
@@ -261,7 +261,7 @@ fn read_facts(text: &str, cluster: &mut Cluster) -> Result<bool, Finding> {
                 return Err(invalid(format!(
                     "Unknown cluster fact {other}; use {}.",
                     FACTS.join(", "),
-                    other = quoted(&other)
+                    other = quoted(other)
                 )))
             }
         }

@@ -92,7 +92,7 @@ pub fn parse_with(kind: &str, text: &str, facts: &Cluster) -> Result<Imported, V
         vec![error(format!(
             "Unknown import kind {kind}; use one of {}.",
             kinds().join(", "),
-            kind = quoted(&kind)
+            kind = quoted(kind)
         ))]
     })?;
     let found = importer.read(text).map_err(|f| vec![f])?;

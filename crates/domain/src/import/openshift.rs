@@ -83,14 +83,14 @@ fn from_proxy(proxy: &Value, all: &[Value]) -> Result<Found, Finding> {
                 })
                 .ok_or_else(|| {
                     error(format!(
-                        "The Proxy's trustedCA names the ConfigMap {name}; add that ConfigMap (`oc get configmap -n openshift-config {name} -o yaml`) to the input, separated by `---`.", name = quoted(&name)))
+                        "The Proxy's trustedCA names the ConfigMap {name}; add that ConfigMap (`oc get configmap -n openshift-config {name} -o yaml`) to the input, separated by `---`.", name = quoted(name)))
                 })?;
             Some(
                 text_at(config_map, &["data", "ca-bundle.crt"])
                     .ok_or_else(|| {
                         error(format!(
                             "The ConfigMap {name} has no `ca-bundle.crt`.",
-                            name = quoted(&name)
+                            name = quoted(name)
                         ))
                     })?
                     .to_owned(),

@@ -107,7 +107,7 @@ impl Renderer for Aks {
                     "NO_PROXY entry AKS rejects",
                     format!(
                         "Entry {entry} of the merged list: {why}",
-                        entry = quoted(&entry)
+                        entry = quoted(entry)
                     ),
                 ));
             }

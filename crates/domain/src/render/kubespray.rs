@@ -197,7 +197,7 @@ impl Kubespray {
                 findings.push(Finding::error(
                     Field::from(KubesprayOption::InventoryHosts),
                     HOST_ADDRESS_NOT_IP,
-                    format!("Host {name} has address {:?}; kubespray takes each host's `access_ip` (or `ip`) as an IP address and writes it into `no_proxy`.", redact_userinfo(address), name = quoted(&name)),
+                    format!("Host {name} has address {:?}; kubespray takes each host's `access_ip` (or `ip`) as an IP address and writes it into `no_proxy`.", redact_userinfo(address), name = quoted(name)),
                 ));
             }
             if let Some(name) = host(

@@ -146,7 +146,7 @@ impl Renderer for OpenShift {
                     "noProxy entry OpenShift rejects",
                     format!(
                         "Entry {entry} of the merged list: {why}",
-                        entry = quoted(&entry)
+                        entry = quoted(entry)
                     ),
                 )),
             }

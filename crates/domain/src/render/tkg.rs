@@ -100,7 +100,7 @@ impl Renderer for Tkg {
                     "TKG rejects `*` in TKG_NO_PROXY",
                     format!(
                         "Entry {entry} of the merged list contains `*`, which TKG refuses.",
-                        entry = quoted(&entry)
+                        entry = quoted(entry)
                     ),
                 ));
             }

@@ -56,7 +56,7 @@ fn secret_key_error(index: usize, unit: &str, key: &str) -> Option<Finding> {
     Some(Finding::error(
         Location::element(Field::Units, index),
         "Secret key not accepted by Kubernetes",
-        format!("The drop-in of {unit} would be stored under the Secret key {shown} (`_`, `:`, `@` and `\\` are written as three characters each), and Kubernetes refuses it: {why}. Rename the unit or leave out `cluster_name` to write the files inline.", unit = quoted(&unit), shown = quoted(&shown)),
+        format!("The drop-in of {unit} would be stored under the Secret key {shown} (`_`, `:`, `@` and `\\` are written as three characters each), and Kubernetes refuses it: {why}. Rename the unit or leave out `cluster_name` to write the files inline.", unit = quoted(unit), shown = quoted(&shown)),
     ))
 }
 

@@ -80,14 +80,14 @@ pub fn unit_name(index: usize, name: &str) -> Result<String, Finding> {
             "Invalid systemd unit name",
             format!(
                 "{name} starts with `-`, which `systemctl` would read as an option.",
-                name = quoted(&name)
+                name = quoted(name)
             ),
         );
     }
     match prefix.find('@') {
         Some(0) => fail(
             "Invalid systemd unit name",
-            format!("{name} has no name before `@`.", name = quoted(&name)),
+            format!("{name} has no name before `@`.", name = quoted(name)),
         ),
         Some(at) if prefix[at + 1..].contains('@') => fail(
             "Invalid systemd unit name",
@@ -101,7 +101,7 @@ pub fn unit_name(index: usize, name: &str) -> Result<String, Finding> {
             format!(
                 "{name} is a template; name an instance such as {:?}.",
                 format!("{prefix}instance.service"),
-                name = quoted(&name)
+                name = quoted(name)
             ),
         ),
         _ => Ok(full),
@@ -123,7 +123,7 @@ pub fn typo_warning(index: usize, unit: &str) -> Option<Finding> {
         Warning::UnitNameTypo,
         Location::element(Field::Units, index),
         "Unit name looks like a typo",
-        format!("{base} is one letter away from the well-known unit {known:?}; did you mean {known:?}? The drop-in is rendered for {unit} as written.", base = quoted(&base), unit = quoted(&unit)),
+        format!("{base} is one letter away from the well-known unit {known:?}; did you mean {known:?}? The drop-in is rendered for {unit} as written.", base = quoted(base), unit = quoted(unit)),
     ))
 }
 
