@@ -4,6 +4,7 @@
 use crate::domain::import;
 use crate::domain::profile::{PasswordVerifier, Profile, ProfileInput, StoredRevision};
 use crate::domain::proxy_url::ProxyUrl;
+use crate::domain::Field as DomainField;
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::model::{self, Field, Maybe, Model, Object, Set};
 use crate::framework::resource::{Change, Private, Resource};
@@ -175,12 +176,21 @@ fn profile(value: &Value, password_wo: Option<&str>, diags: &mut Diagnostics) ->
     }
     Profile::new(&input)
         .map_err(|findings| {
-            convert::push_findings(
-                &findings,
-                &AttributePath::root(),
-                SettingsAt::Profile,
-                diags,
-            )
+            for finding in findings {
+                // A finding on the password is about `password_wo` when that
+                // is where the password came from.
+                let (finding, at) = match finding.location {
+                    Some(l) if password_wo.is_some() && l.field == DomainField::Password => (
+                        crate::domain::Finding {
+                            location: None,
+                            ..finding
+                        },
+                        AttributePath::attribute(Inputs::password_wo),
+                    ),
+                    _ => (finding, AttributePath::root()),
+                };
+                convert::push_findings(&[finding], &at, SettingsAt::Profile, diags);
+            }
         })
         .ok()
 }
@@ -681,11 +691,22 @@ mod tests {
     /// drops.
     #[test]
     fn import_stores_no_password_and_plans_the_revision_from_the_verifier() {
-        let id = "corp=systemd(https_through_proxy=true):inline:[Service]\nEnvironment=\"HTTP_PROXY=http://svc:imp0rted-pw@proxy.corp.example:3128\"\n";
+        // From a file: an inline artifact with a password is refused.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("proxy.conf");
+        std::fs::write(
+            &path,
+            "[Service]\nEnvironment=\"HTTP_PROXY=http://svc:imp0rted-pw@proxy.corp.example:3128\"\n",
+        )
+        .unwrap();
+        let id = format!(
+            "corp=systemd(https_through_proxy=true):file:{}",
+            path.display()
+        );
         let mut private = Private::default();
         let mut diags = Diagnostics::new();
         let state = ProfileResource
-            .import(id, &mut private, &mut diags)
+            .import(&id, &mut private, &mut diags)
             .unwrap_or_else(|| panic!("{diags:?}"));
         assert!(!diags.has_errors(), "{diags:?}");
         assert_eq!(inputs(&state).password, None);
