@@ -312,6 +312,8 @@ fn bad_import_sources_are_diagnostics() {
         let missing = format!("systemd:file:{}/nope.conf", work.path().display());
         let fifo_id = format!("systemd:{}", fifo.display());
         let deep = format!("capi:inline:{}", "[".repeat(100_000));
+        // An inline artifact with a password: refused, naming `file:`.
+        let inline_password = "systemd:inline:[Service]\nEnvironment=\"HTTP_PROXY=http://svc:s3cr3t@proxy.corp.example:3128\" \"HTTPS_PROXY=http://svc:s3cr3t@proxy.corp.example:3128\"\n";
         let http_only = format!("systemd:file:{}", import_fixture("systemd/http-only.conf"));
         let space = format!(
             "systemd:file:{}",
@@ -325,6 +327,7 @@ fn bad_import_sources_are_diagnostics() {
             (missing.as_str(), "File not found"),
             (fifo_id.as_str(), "not a regular file"),
             (deep.as_str(), "nests"),
+            (inline_password, "import it with `file:`"),
             (http_only.as_str(), "https_through_proxy=true"),
             (space.as_str(), "space or control"),
             (hash.as_str(), "unencoded"),

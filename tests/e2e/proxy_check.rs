@@ -490,3 +490,101 @@ fn terraform_1_0_does_not_know_ephemeral_resources() {
         run.combined()
     );
 }
+
+/// What a proxy that re-signs TLS controls: its certificate's names, which
+/// could carry the password it read from `Proxy-Authorization`.
+const MARKER: &str = "marker-p4ssw0rd";
+
+/// A TLS "proxy" on loopback whose certificate, signed by a CA of its own,
+/// names only `MARKER.example` (never the address it is reached at): its
+/// port and the CA (PEM). It serves handshakes until the test ends.
+fn marked_tls_proxy() -> (u16, String) {
+    use std::sync::Arc;
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    ca_params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, format!("{MARKER} CA"));
+    let ca = rcgen::CertifiedIssuer::self_signed(ca_params, ca_key).unwrap();
+    let key = rcgen::KeyPair::generate().unwrap();
+    let mut params = rcgen::CertificateParams::new(vec![format!("{MARKER}.example")]).unwrap();
+    params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, format!("{MARKER}.example"));
+    let certificate = params.signed_by(&key, &ca).unwrap();
+    let config = Arc::new(
+        rustls::ServerConfig::builder_with_provider(Arc::new(
+            rustls::crypto::aws_lc_rs::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![certificate.der().clone()],
+            rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
+        )
+        .unwrap(),
+    );
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut connection = rustls::ServerConnection::new(config.clone()).unwrap();
+            while connection.is_handshaking() && connection.complete_io(&mut stream).is_ok() {}
+        }
+    });
+    (port, ca.pem())
+}
+
+/// A TLS failure is a fixed category in our words: the names a re-signing
+/// proxy chose (a marker here) show nowhere, whether its certificate is
+/// for another name (its CA trusted) or from an unknown CA. A proxy name
+/// that does not resolve says so (`.invalid`: never looked up).
+#[test]
+fn tls_and_name_failures_are_fixed_categories() {
+    let tf = terraform();
+    let (port, ca) = marked_tls_proxy();
+    let proxy = format!("https://127.0.0.1:{port}");
+    let url = "http://127.0.0.1:9/v2/";
+    let condition = "ephemeral.clusterproxy_proxy_check.gate.url != \"\"";
+    // Without `trusted_ca` in the block, Terraform points at the block.
+    let block = "ephemeral \"clusterproxy_proxy_check\" \"gate\" {";
+    for (trusted_ca, detail, at) in [
+        (
+            format!("  trusted_ca = {}\n", hcl_string(&ca)),
+            "not valid for the name connected to",
+            "trusted_ca",
+        ),
+        (String::new(), "not signed by a trusted CA", block),
+    ] {
+        let work = workdir(
+            &tf,
+            &config(&direct(&proxy, url, &trusted_ca), condition),
+            PASSWORD,
+        );
+        let reported = work.expect_diagnostic_at(&["plan"], "TLS with the proxy failed", at);
+        assert!(reported.text().contains(detail), "{}", reported.text());
+        let shown = reported.run.combined();
+        assert!(
+            !shown.contains(MARKER) && !shown.contains(PASSWORD),
+            "{shown}"
+        );
+    }
+    let work = workdir(
+        &tf,
+        &config(
+            &direct("http://proxy.corp.invalid:3128", url, ""),
+            condition,
+        ),
+        PASSWORD,
+    );
+    let reported = work.expect_diagnostic_at(&["plan"], "Proxy name not resolved", "http_proxy");
+    assert!(
+        reported.text().contains("could not be resolved")
+            && !reported.text().contains("uncategorized"),
+        "{}",
+        reported.text()
+    );
+}

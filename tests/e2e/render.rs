@@ -1341,3 +1341,50 @@ output "template_name_suffix" {
         work.assert_plan_empty(&vars);
     });
 }
+
+/// An object literal with only the public fields is a `settings` argument
+/// of `render` and `render_redacted` (the parameter type's attributes are
+/// optional): no `password_required` or `revision` spelt. With a literal
+/// password the result is not sensitive, so an output needs no
+/// `sensitive = true` (what the README says).
+#[test]
+fn render_takes_a_literal_with_public_fields_only() {
+    let config = r#"
+locals {
+  proxy = "http://proxy.corp.example:3128"
+}
+
+output "literal" {
+  value = provider::clusterproxy::render("systemd_dropin", { http_proxy = local.proxy, no_proxy = ["registry.corp.example"] }, { units = ["containerd"] }).dropins[0].content
+}
+
+output "redacted" {
+  value = provider::clusterproxy::render_redacted("pod_env", { http_proxy = local.proxy, username = "svc", password = "l1teral" }, {}).env_redacted[0].value
+}
+
+output "with_password" {
+  value = provider::clusterproxy::render("pod_env", { http_proxy = local.proxy, username = "svc", password = "l1teral" }, {}).env[0].value
+}
+"#;
+    for_each_terraform(|tf| {
+        if !tf.supports(Feature::Functions) {
+            return;
+        }
+        let work = Workdir::with_provider(tf, config);
+        let outputs = run_cycle(&work, &Cycle::default());
+        let literal = outputs["literal"].as_str().unwrap();
+        assert!(
+            literal.contains("Environment=\"HTTP_PROXY=http://proxy.corp.example:3128\"")
+                && literal.contains(".registry.corp.example"),
+            "{literal}"
+        );
+        assert_eq!(
+            outputs["redacted"],
+            "http://svc:***@proxy.corp.example:3128"
+        );
+        assert_eq!(
+            outputs["with_password"],
+            "http://svc:l1teral@proxy.corp.example:3128"
+        );
+    });
+}

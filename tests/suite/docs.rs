@@ -207,3 +207,37 @@ fn every_renderer_has_the_files_the_platform_guide_names() {
     }
     assert!(missing.is_empty(), "missing: {missing:#?}");
 }
+
+/// Every example directory works when copied on its own: one of its
+/// Terraform files declares the provider in `required_providers` (provider
+/// functions and a copied directory need it).
+#[test]
+fn every_example_directory_declares_the_provider() {
+    fn walk(dir: &Path, missing: &mut Vec<String>) {
+        let mut declared = None;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, missing);
+            } else if path.extension().is_some_and(|e| e == "tf") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                let here = text.contains("required_providers")
+                    && text
+                        .contains("source = \"registry.terraform.io/clusterproxy/clusterproxy\"");
+                declared = Some(declared.unwrap_or(false) || here);
+            }
+        }
+        if declared == Some(false) {
+            missing.push(dir.display().to_string());
+        }
+    }
+    let mut missing = Vec::new();
+    walk(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples"),
+        &mut missing,
+    );
+    assert!(
+        missing.is_empty(),
+        "without required_providers: {missing:#?}"
+    );
+}

@@ -1854,3 +1854,171 @@ fn renderer_free_text_inputs_are_checked_on_their_attribute() {
         );
     }
 }
+
+/// Proxy settings for the `render` function: `PROXY` with `username` and
+/// `password`.
+fn function_settings(username: &str, password: &str) -> Value {
+    Value::object([
+        ("http_proxy".to_owned(), Value::string(PROXY)),
+        ("https_proxy".to_owned(), Value::null()),
+        ("username".to_owned(), Value::string(username)),
+        ("password".to_owned(), Value::string(password)),
+        ("no_proxy".to_owned(), Value::list(Vec::new())),
+        ("trusted_ca".to_owned(), Value::null()),
+    ])
+}
+
+/// Empty options of the `render` function.
+fn no_options() -> Value {
+    Value::Typed(Box::new((
+        Type::object(std::iter::empty()),
+        Value::object(std::iter::empty()),
+    )))
+}
+
+/// A user name or password over the bound (255 bytes) is refused on its
+/// attribute wherever it enters: the profile's `username`, `password` and
+/// `password_wo`, a renderer's own attributes, the `render` function's
+/// settings. The message says the bound and nothing else about the value:
+/// neither its length nor any of it.
+#[test]
+fn overlong_credentials_are_refused_on_their_attribute() {
+    let server = server();
+    let long = "p".repeat(1 << 20);
+    let check = |what: &str, text: &str| {
+        assert!(text.contains("at most 255 bytes"), "{what}: {text}");
+        assert!(
+            !text.contains(&long.len().to_string()) && !text.contains("pppp"),
+            "{what}: {text}"
+        );
+    };
+    let at = |diags: &Diagnostics, attribute: &str| {
+        diags
+            .iter()
+            .find(|d| d.path == Some(AttributePath::attribute(attribute)))
+            .unwrap_or_else(|| panic!("{attribute}: {diags:?}"))
+            .detail
+            .clone()
+    };
+    for (attribute, username, password) in [
+        ("password", "svc", long.as_str()),
+        ("username", long.as_str(), "pw"),
+    ] {
+        let config = profile_config(
+            &server,
+            &[
+                ("username", Value::string(username)),
+                ("password", Value::string(password)),
+            ],
+        );
+        let (planned, diags) = plan(&server, &Value::null(), &config);
+        assert!(planned.is_none() || diags.has_errors());
+        check(attribute, &at(&diags, attribute));
+    }
+    let config = write_only_config(&server, Value::string(&long), 1);
+    let (_, diags) = plan(&server, &Value::null(), &config);
+    check("password_wo", &at(&diags, "password_wo"));
+    let schema = &server.registry().data_sources()["clusterproxy_systemd_dropin"].schema;
+    let config = object(
+        schema,
+        &[
+            ("http_proxy", Value::string(PROXY)),
+            ("username", Value::string("svc")),
+            ("password", Value::string(&long)),
+        ],
+    );
+    let mut diags = Diagnostics::new();
+    server.read_data_source("clusterproxy_systemd_dropin", config, &mut diags);
+    check("systemd_dropin", &at(&diags, "password"));
+    let error = server
+        .call_function(
+            "render",
+            &[
+                Value::string("pod_env"),
+                function_settings("svc", &long),
+                no_options(),
+            ],
+        )
+        .unwrap_err();
+    assert_eq!(error.argument, Some(1), "{error:?}");
+    check("render", &error.text);
+}
+
+/// An input a message echoes is cut: a 1 MiB platform name, client name
+/// or URL gives an error of a few hundred bytes, not a megabyte.
+#[test]
+fn echoed_inputs_are_cut() {
+    let server = server();
+    let huge = "x".repeat(1 << 20);
+    for (name, arguments) in [
+        (
+            "render",
+            vec![
+                Value::string(&huge),
+                function_settings("svc", "pw"),
+                no_options(),
+            ],
+        ),
+        (
+            "no_proxy_bypasses",
+            vec![
+                Value::string(".corp.example"),
+                Value::string("https://a.corp.example"),
+                Value::string(&huge),
+            ],
+        ),
+        (
+            "no_proxy_bypasses",
+            vec![
+                Value::string(".corp.example"),
+                Value::string(format!("https://[{huge}")),
+                Value::string("go"),
+            ],
+        ),
+    ] {
+        let error = server.call_function(name, &arguments).unwrap_err();
+        assert!(
+            error.text.len() < 4096,
+            "{name}: {} bytes",
+            error.text.len()
+        );
+    }
+}
+
+/// A profile with a user name and no password validates with a warning on
+/// `username` that names the fix (not an error: a fleet import's
+/// configuration has no password until the user adds one); with a password
+/// or `password_wo`, or without a user name, no warning.
+#[test]
+fn a_user_name_without_a_password_warns_at_the_profile() {
+    let server = server();
+    let validate = |config: &Value| {
+        let mut diags = Diagnostics::new();
+        server.validate_resource_config(PROFILE, config, true, &mut diags);
+        diags
+    };
+    let alone = validate(&profile_config(
+        &server,
+        &[("username", Value::string("svc"))],
+    ));
+    assert!(!alone.has_errors(), "{alone:?}");
+    let warning = alone
+        .iter()
+        .find(|d| d.path == Some(AttributePath::attribute("username")))
+        .unwrap_or_else(|| panic!("{alone:?}"));
+    assert!(warning.detail.contains("password_wo"), "{}", warning.detail);
+    for config in [
+        profile_config(
+            &server,
+            &[
+                ("username", Value::string("svc")),
+                ("password", Value::string("pw")),
+            ],
+        ),
+        write_only_config(&server, Value::string("pw"), 1),
+        write_only_config(&server, Value::unknown(), 1),
+        profile_config(&server, &[]),
+    ] {
+        assert!(validate(&config).is_empty(), "{:?}", validate(&config));
+    }
+}

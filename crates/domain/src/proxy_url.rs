@@ -14,6 +14,19 @@
 //! RFC 3986 (every byte outside the unreserved set `A-Z a-z 0-9 - . _ ~` is
 //! encoded), so `%`, `@`, `:`, `/`, `"`, `\`, `$` and spaces are all safe.
 //!
+//! A user name or password is at most [`MAX_CREDENTIAL_BYTES`] (255)
+//! bytes of UTF-8, what every client and proxy accepts: older libcurl kept
+//! the user name and password of a URL, and the proxy's, in 256-byte
+//! buffers (`MAX_CURL_USER_LENGTH`, `MAX_CURL_PASSWORD_LENGTH`, 255 bytes
+//! and the NUL, curl lib/urldata.h), and Squid hands a basic-auth user and
+//! password to its helper as one line `user password\n`, each RFC 1738
+//! escaped (up to three bytes per byte), in an 8,192-byte buffer, refusing a
+//! longer one as an authentication failure (squid-cache/squid
+//! src/auth/basic/UserRequest.cc, `HELPER_INPUT_BUFFER`). The bound also
+//! keeps every rendering small: a URL with credentials is at most 1.6 KB
+//! longer than without, and a size check counts the password at that
+//! longest ([`ProxyUrl::to_longest_string`]).
+//!
 //! Normalisation: scheme and host are lowercased, a trailing `/` is dropped,
 //! an explicit port is kept as written (without leading zeros), and a URL
 //! without a port gets the scheme's default port written out (`http` 80,
@@ -22,6 +35,7 @@
 //! without one (libcurl's documented proxy port default), so every rendered URL
 //! carries its port.
 
+use crate::redact::quoted;
 use std::fmt;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
@@ -86,6 +100,13 @@ impl fmt::Display for ProxyHost {
     }
 }
 
+/// The most bytes (UTF-8) of a proxy user name, and of a password (see the
+/// module doc for why).
+pub const MAX_CREDENTIAL_BYTES: usize = 255;
+
+/// The most bytes a password takes percent-encoded (every byte encoded).
+pub const MAX_ENCODED_PASSWORD_BYTES: usize = 3 * MAX_CREDENTIAL_BYTES;
+
 /// Proxy user name and optional password. `Debug` never shows the password.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct ProxyCredentials {
@@ -96,8 +117,22 @@ pub struct ProxyCredentials {
 impl ProxyCredentials {
     /// Builds credentials from raw (not percent-encoded) values. An empty
     /// username with a password is an error (on `password`, the one set); both empty
-    /// gives `Ok(None)`.
+    /// gives `Ok(None)`. A user name or password over [`MAX_CREDENTIAL_BYTES`]
+    /// is an error on its field that tells the bound and nothing about the
+    /// value (not its length).
     pub fn new(username: &str, password: &str) -> Result<Option<Self>, Finding> {
+        for (field, name, value) in [
+            (Field::Username, "user name", username),
+            (Field::Password, "password", password),
+        ] {
+            if value.len() > MAX_CREDENTIAL_BYTES {
+                return Err(Finding::error(
+                    field,
+                    format!("Proxy {name} too long"),
+                    format!("A proxy {name} must be at most {MAX_CREDENTIAL_BYTES} bytes (UTF-8), the most every proxy client accepts."),
+                ));
+            }
+        }
         match (username.is_empty(), password.is_empty()) {
             (true, true) => Ok(None),
             (true, false) => Err(Finding::error(
@@ -131,11 +166,11 @@ impl ProxyCredentials {
         }
     }
 
-    /// Percent-encoded userinfo with the password replaced by `***`.
-    fn userinfo_redacted(&self) -> String {
+    /// Percent-encoded userinfo with the password replaced by `stand_in`.
+    fn userinfo_with(&self, stand_in: &str) -> String {
         let user = utf8_percent_encode(&self.username, USERINFO_ENCODE);
         match &self.password {
-            Some(_) => format!("{user}:{REDACTED_PASSWORD}"),
+            Some(_) => format!("{user}:{stand_in}"),
             None => user.to_string(),
         }
     }
@@ -193,7 +228,10 @@ impl ProxyUrl {
             other => {
                 return fail(
                     "unsupported proxy scheme",
-                    format!("Scheme {other:?} is not supported; use http or https."),
+                    format!(
+                        "Scheme {other} is not supported; use http or https.",
+                        other = quoted(other)
+                    ),
                 )
             }
         };
@@ -229,7 +267,7 @@ impl ProxyUrl {
                     Ok(0) | Err(_) => {
                         return fail(
                             "invalid proxy port",
-                            format!("Port {p:?} is not in 1-65535."),
+                            format!("Port {p} is not in 1-65535.", p = quoted(p)),
                         )
                     }
                     Ok(n) => n,
@@ -238,7 +276,7 @@ impl ProxyUrl {
             Some(p) => {
                 return fail(
                     "invalid proxy port",
-                    format!("Port {p:?} is not a number in 1-65535."),
+                    format!("Port {p} is not a number in 1-65535.", p = quoted(p)),
                 )
             }
         };
@@ -297,11 +335,24 @@ impl ProxyUrl {
 
     /// URL with the password replaced by `***` (user name kept), safe for messages.
     pub fn to_redacted_string(&self) -> String {
+        self.with_stand_in(REDACTED_PASSWORD)
+    }
+
+    /// URL with the password replaced by a stand-in as long as the longest
+    /// password encodes to ([`MAX_ENCODED_PASSWORD_BYTES`]): what size
+    /// checks measure, so that they never count less than the real
+    /// rendering and depend on no password.
+    pub fn to_longest_string(&self) -> String {
+        self.with_stand_in(&"%2A".repeat(MAX_CREDENTIAL_BYTES))
+    }
+
+    /// URL with the password replaced by `stand_in`.
+    fn with_stand_in(&self, stand_in: &str) -> String {
         match &self.credentials {
             Some(c) => format!(
                 "{}://{}@{}",
                 self.scheme.as_str(),
-                c.userinfo_redacted(),
+                c.userinfo_with(stand_in),
                 self.host_port()
             ),
             None => self.to_plain_string(),
@@ -337,7 +388,10 @@ fn split_host_port(authority: &str) -> Result<(&str, Option<&str>), String> {
             "" => Ok((host, None)),
             _ => match after.strip_prefix(':') {
                 Some(port) => Ok((host, Some(port))),
-                None => Err(format!("Unexpected text {after:?} after the IPv6 address.")),
+                None => Err(format!(
+                    "Unexpected text {after} after the IPv6 address.",
+                    after = quoted(after)
+                )),
             },
         };
     }
@@ -356,7 +410,7 @@ fn parse_host(text: &str) -> Result<ProxyHost, String> {
         return inner
             .parse::<Ipv6Addr>()
             .map(ProxyHost::Ipv6)
-            .map_err(|_| format!("{inner:?} is not an IPv6 address."));
+            .map_err(|_| format!("{inner} is not an IPv6 address.", inner = quoted(inner)));
     }
     if text.is_empty() {
         return Err("The proxy URL has no host.".into());
@@ -365,12 +419,20 @@ fn parse_host(text: &str) -> Result<ProxyHost, String> {
         return Ok(ProxyHost::Ipv4(ip));
     }
     if text.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
-        return Err(format!("{text:?} is not a valid IPv4 address."));
+        return Err(format!(
+            "{text} is not a valid IPv4 address.",
+            text = quoted(text)
+        ));
     }
-    let ascii =
-        idna::domain_to_ascii(text).map_err(|_| format!("{text:?} is not a valid host name."))?;
+    let ascii = idna::domain_to_ascii(text)
+        .map_err(|_| format!("{text} is not a valid host name.", text = quoted(text)))?;
     let name = ascii.strip_suffix('.').unwrap_or(&ascii);
-    label_errors(name).map_err(|why| format!("{text:?} is not a valid host name: {why}."))?;
+    label_errors(name).map_err(|why| {
+        format!(
+            "{text} is not a valid host name: {why}.",
+            text = quoted(text)
+        )
+    })?;
     Ok(ProxyHost::Name(name.to_owned()))
 }
 
@@ -503,6 +565,36 @@ mod tests {
             ProxyCredentials::new("", "x").unwrap_err().location,
             Some(Field::Password.into())
         );
+    }
+
+    /// A user name or password one byte over the bound is an error on its
+    /// field that says the bound and nothing else about it (neither the
+    /// value nor its length); at the bound both are taken, and the longest
+    /// stand-in is never shorter than the real encoding.
+    #[test]
+    fn credentials_over_the_bound_are_refused_without_their_length() {
+        let at_bound = "%".repeat(MAX_CREDENTIAL_BYTES);
+        let creds = ProxyCredentials::new(&at_bound, &at_bound).unwrap();
+        let url = parse("http://proxy:3128").unwrap().with_credentials(creds);
+        assert_eq!(url.to_longest_string().len(), url.to_secret_string().len());
+        for over in [MAX_CREDENTIAL_BYTES + 1, 60 << 20] {
+            let long = "é".repeat(over / 2 + 1);
+            for (user, password, field) in [
+                (long.as_str(), "pw", Field::Username),
+                ("svc", long.as_str(), Field::Password),
+            ] {
+                let finding = ProxyCredentials::new(user, password).unwrap_err();
+                assert_eq!(finding.location, Some(field.into()));
+                assert!(
+                    finding.detail.contains("at most 255 bytes"),
+                    "{}",
+                    finding.detail
+                );
+                let shown = format!("{} {}", finding.summary, finding.detail);
+                assert!(!shown.contains(&long.len().to_string()), "{shown}");
+                assert!(!shown.contains('é'), "{shown}");
+            }
+        }
     }
 
     /// curl takes 1080 for a proxy URL without a port, Go and Python the

@@ -36,8 +36,11 @@ pub fn suggest<'a>(name: &str, candidates: &[&'a str]) -> Option<&'a str> {
     }
     let lower = name.to_lowercase();
     let limit = if name.chars().count() <= 4 { 1 } else { 2 };
+    // The distance is at least the difference in length: a name much longer
+    // than every candidate (a megabyte of input) is compared with none.
     let nearest = candidates
         .iter()
+        .filter(|c| c.chars().count().abs_diff(lower.chars().count()) <= limit)
         .map(|c| (edit_distance(&lower, c), *c))
         .filter(|(distance, _)| *distance <= limit)
         .min_by_key(|(distance, _)| *distance)

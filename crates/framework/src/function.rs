@@ -13,6 +13,21 @@ pub struct Parameter {
     pub description: &'static str,
     /// Whether null may be passed.
     pub allow_null: bool,
+    /// Attributes of an object `ty` that a call may leave out: Terraform
+    /// (>= 1.8) sets them null before the call. The third element of the
+    /// type's JSON form, as in cty's `["object", {...}, ["name", ...]]`.
+    pub optional: &'static [&'static str],
+}
+
+impl Parameter {
+    /// The JSON form of the parameter's type, with the optional attributes.
+    pub fn type_json_bytes(&self) -> Vec<u8> {
+        let mut json = self.ty.to_json();
+        if let (false, serde_json::Value::Array(parts)) = (self.optional.is_empty(), &mut json) {
+            parts.push(serde_json::Value::from(self.optional.to_vec()));
+        }
+        json.to_string().into_bytes()
+    }
 }
 
 /// The signature and documentation of a function.

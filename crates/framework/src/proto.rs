@@ -95,7 +95,7 @@ fn function_definition(signature: &Signature) -> Function {
             .iter()
             .map(|p| function::Parameter {
                 name: p.name.to_owned(),
-                r#type: p.ty.to_json_bytes(),
+                r#type: p.type_json_bytes(),
                 allow_null_value: p.allow_null,
                 allow_unknown_values: false,
                 description: p.description.to_owned(),
@@ -113,10 +113,11 @@ fn function_definition(signature: &Signature) -> Function {
     }
 }
 
-/// A function error for the wire (argument positions are zero-based on both sides).
+/// A function error for the wire (argument positions are zero-based on both
+/// sides), its text bounded as a diagnostic's detail is.
 pub fn function_error(error: super::function::FunctionError) -> FunctionError {
     FunctionError {
-        text: error.text,
+        text: bounded(&error.text, MAX_DETAIL_BYTES),
         function_argument: error.argument.map(|i| i as i64),
     }
 }

@@ -30,6 +30,11 @@
 # <source>  file:<path> (a regular file of at most 4 MiB; FIFOs and devices are
 #           refused, never read), inline:<content>, or, as in earlier releases,
 #           a path (one line without whitespace or any of `{ [ = :`) or content.
+#           Content given in the ID that holds a proxy password is refused:
+#           Terraform prints import IDs in plan output, keeps them in saved
+#           plans (`importing.id`) and writes them to trace logs. Import such
+#           an artifact from file:<path>; its password is then kept nowhere
+#           but as a salted verifier in the private state, for the first plan.
 #
 # Generated configuration: `terraform plan -generate-config-out=generated.tf`
 # with an `import` block writes `password = null # sensitive` (Terraform never

@@ -73,7 +73,7 @@ crate::model! {
         /// The HTTP status.
         pub status_code: Option<i64> [computed("The HTTP status of the answer: the destination's (through the proxy), or 407 when the proxy refused the credentials, also for the tunnel of an `https://` `url`. Null when no answer came (`error` says why).")],
         /// What went wrong.
-        pub error: Option<String> [computed("Null when the check passed; otherwise a category and a short message: `proxy_auth_required`, `proxy_unreachable`, `timeout`, `tls`, `tunnel_refused`, `request_failed`. Never the proxy's own answer, never the password.")],
+        pub error: Option<String> [computed("Null when the check passed; otherwise a category and a short message: `proxy_auth_required`, `proxy_unresolved`, `proxy_unreachable`, `timeout`, `tls`, `tunnel_refused`, `request_failed`. Never the proxy's own answer, never the password.")],
     }
 }
 
@@ -255,6 +255,14 @@ impl Verdict {
                 format!("No answer through the proxy {shown} within {seconds} s (`timeout`)."),
                 proxy_at,
             ),
+            Outcome::Unresolved => (
+                false,
+                None,
+                "proxy_unresolved",
+                "Proxy name not resolved",
+                format!("The name of the proxy {shown} could not be resolved to an address here: check its spelling, and that the machine that runs Terraform can resolve it."),
+                proxy_at,
+            ),
             Outcome::Unreachable(kind) => (
                 false,
                 None,
@@ -271,7 +279,7 @@ impl Verdict {
                 None,
                 "tls",
                 "TLS with the proxy failed",
-                format!("The TLS handshake with the proxy {shown} failed: {reason}. Give the CA that signs its certificate as `trusted_ca`."),
+                format!("The TLS handshake with the proxy {shown} failed: {}. Give the CA that signs its certificate as `trusted_ca`.", reason.describe()),
                 Settings::trusted_ca,
             ),
             Outcome::Tls { proxy: false, reason } => (
@@ -279,7 +287,7 @@ impl Verdict {
                 None,
                 "tls",
                 "TLS with the destination failed",
-                format!("The proxy {shown} opened the tunnel, but the TLS handshake with the destination failed: {reason}. A proxy that re-signs TLS needs its CA as `trusted_ca`."),
+                format!("The proxy {shown} opened the tunnel, but the TLS handshake with the destination failed: {}. A proxy that re-signs TLS needs its CA as `trusted_ca`.", reason.describe()),
                 Settings::trusted_ca,
             ),
             Outcome::BadTrustedCa => (
@@ -398,6 +406,7 @@ mod tests {
     use crate::domain::proxy_url::ProxyCredentials;
     use crate::domain::Field as DomainField;
     use crate::framework::diagnostics::Severity;
+    use probe::TlsFailure;
 
     const SECRET: &str = "s3cr#t p@ss/é";
 
@@ -531,10 +540,11 @@ mod tests {
             (Outcome::TunnelRefused, true, None, Some("url")),
             (Outcome::TimedOut, false, None, Some("http_proxy")),
             (Outcome::Unreachable(None), false, None, Some("http_proxy")),
+            (Outcome::Unresolved, false, None, Some("http_proxy")),
             (
                 Outcome::Tls {
                     proxy: true,
-                    reason: "invalid peer certificate: UnknownIssuer".into(),
+                    reason: TlsFailure::UntrustedIssuer,
                 },
                 false,
                 None,
@@ -543,7 +553,7 @@ mod tests {
             (
                 Outcome::Tls {
                     proxy: false,
-                    reason: "x".into(),
+                    reason: TlsFailure::WrongName,
                 },
                 true,
                 None,

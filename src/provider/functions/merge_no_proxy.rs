@@ -1,5 +1,6 @@
 //! `provider::clusterproxy::merge_no_proxy(lists, clients)`.
 
+use crate::domain::redact::quoted;
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
@@ -35,8 +36,9 @@ pub fn clients_argument(value: &Value, index: usize) -> Result<BTreeSet<Dialect>
             FunctionError::argument(
                 index,
                 format!(
-                    "{name:?} is not a client; use one of {}.",
-                    Dialect::names().join(", ")
+                    "{name} is not a client; use one of {}.",
+                    Dialect::names().join(", "),
+                    name = quoted(name)
                 ),
             )
         })?;
@@ -64,12 +66,14 @@ impl Function for MergeNoProxy {
                     ty: Type::list(Type::list(Type::String)),
                     description: "NO_PROXY lists; their order, and the order of their entries, do not matter.",
                     allow_null: false,
+                    optional: &[],
                 },
                 Parameter {
                     name: "clients",
                     ty: Type::list(Type::String),
                     description: CLIENTS.as_str(),
                     allow_null: true,
+                    optional: &[],
                 },
             ],
             returns: Type::list(Type::String),

@@ -3,6 +3,7 @@
 use std::sync::LazyLock;
 
 use crate::domain::no_proxy::{Destination, Dialect};
+use crate::domain::redact::quoted;
 use crate::framework::function::{Function, FunctionError, Parameter, Signature};
 use crate::framework::value::{Type, Value};
 
@@ -30,18 +31,21 @@ impl Function for NoProxyBypasses {
                     ty: Type::String,
                     description: "The NO_PROXY value as the client reads it (for `java`, the `http.nonProxyHosts` value).",
                     allow_null: false,
+                    optional: &[],
                 },
                 Parameter {
                     name: "url",
                     ty: Type::String,
                     description: "The destination: a URL, `host`, `host:port` or IP address (`https` when no scheme is given).",
                     allow_null: false,
+                    optional: &[],
                 },
                 Parameter {
                     name: "client",
                     ty: Type::String,
                     description: CLIENT.as_str(),
                     allow_null: false,
+                    optional: &[],
                 },
             ],
             returns: Type::Bool,
@@ -58,8 +62,8 @@ impl Function for NoProxyBypasses {
             FunctionError::argument(
                 2,
                 format!(
-                    "{:?} is not a client; use one of {}.",
-                    text(2),
+                    "{} is not a client; use one of {}.",
+                    quoted(text(2)),
                     Dialect::names().join(", ")
                 ),
             )

@@ -4,6 +4,7 @@
 //! `settings` are known in the plan that changes the profile, where a data
 //! source that references the profile is read only at apply.
 
+use crate::domain::redact::quoted;
 use std::sync::OnceLock;
 
 use crate::domain::no_proxy::dialect::Dialect;
@@ -206,10 +207,9 @@ fn normalized(acknowledgement: &str) -> Result<String, FunctionError> {
             FunctionError::argument(
                 OPTIONS,
                 format!(
-                    "options.{ACKNOWLEDGE}: {acknowledgement:?} names no warning kind{at}{}; a code is the attribute path, `:` and one of {}",
+                    "options.{ACKNOWLEDGE}: {acknowledgement} names no warning kind{at}{}; a code is the attribute path, `:` and one of {}",
                     did_you_mean(id, &ids),
-                    ids.join(", ")
-                ),
+                    ids.join(", "), acknowledgement = quoted(acknowledgement)),
             )
         })
 }
@@ -253,7 +253,10 @@ fn warnings(diags: &Diagnostics, acknowledged: &[String]) -> Result<Vec<String>,
     if let Some(stale) = acknowledged.iter().find(|a| !codes.contains(a)) {
         return Err(FunctionError::argument(
             OPTIONS,
-            format!("options.{ACKNOWLEDGE}: {stale:?} names no warning of this render; remove it"),
+            format!(
+                "options.{ACKNOWLEDGE}: {stale} names no warning of this render; remove it",
+                stale = quoted(stale)
+            ),
         ));
     }
     Ok(codes
@@ -316,18 +319,21 @@ impl Function for Render {
                     ty: Type::String,
                     description: platform_description(),
                     allow_null: false,
+                    optional: &[],
                 },
                 Parameter {
                     name: "settings",
                     ty: Settings::ty(),
-                    description: "The `settings` of a `clusterproxy_profile`.",
+                    description: "The `settings` of a `clusterproxy_profile`, or an object literal with any of its public attributes (`http_proxy`, `https_proxy`, `username`, `password`, `no_proxy`, `trusted_ca`): the others are optional.",
                     allow_null: false,
+                    optional: SETTINGS_OPTIONAL,
                 },
                 Parameter {
                     name: "options",
                     ty: Type::Dynamic,
                     description: "An object with the renderer's other inputs, as in its data source (`pod_cidrs`, `units`, `cluster_name`...), and `acknowledge_warnings`: the codes of the warnings the caller accepts (see the function's description); or `null`.",
                     allow_null: true,
+                    optional: &[],
                 },
             ],
             returns: Type::Dynamic,
@@ -354,17 +360,68 @@ pub enum Outputs {
 /// The suffix of the redacted twins.
 const REDACTED: &str = "_redacted";
 
+/// The attributes of `settings` a call may leave out (Terraform >= 1.8 sets
+/// them null; [`with_defaults`] gives them their meaning): all, so that an
+/// object literal spells only what it sets, never `password_required` or
+/// `revision`, which only a profile knows.
+const SETTINGS_OPTIONAL: &[&str] = &[
+    Settings::http_proxy,
+    Settings::https_proxy,
+    Settings::username,
+    Settings::password,
+    Settings::no_proxy,
+    Settings::trusted_ca,
+    Settings::password_required,
+    Settings::revision,
+];
+
+/// `settings` with what a left-out attribute means: no NO_PROXY entries,
+/// no password required.
+fn with_defaults(mut settings: Value) -> Value {
+    if settings
+        .get_attr(Settings::no_proxy)
+        .is_some_and(Value::is_null)
+    {
+        settings.set_attr(Settings::no_proxy, Value::list(Vec::new()));
+    }
+    if settings
+        .get_attr(Settings::password_required)
+        .is_some_and(Value::is_null)
+    {
+        settings.set_attr(Settings::password_required, Value::bool(false));
+    }
+    settings
+}
+
 /// `settings` for a render of the redacted outputs only: when the proxy
 /// takes a password the settings do not carry, a stand-in fills it, which
 /// the redacted outputs show as `***` like any password.
-fn without_password(settings: &Value) -> Value {
-    let mut settings = settings.clone();
+fn without_password(mut settings: Value) -> Value {
     let required = settings.get_attr("password_required") == Some(&Value::bool(true));
     let missing = settings.get_attr("password").is_none_or(Value::is_null);
     if required && missing {
         settings.set_attr("password", Value::string(REDACTED_PASSWORD));
     }
     settings
+}
+
+/// `render_redacted`'s refusal of a user name without a password where the
+/// proxy takes none (`password_required` false): the renderers refuse it
+/// too, but their advice is to call `render_redacted`.
+fn refuse_username_alone(settings: &Value) -> Result<(), FunctionError> {
+    let username = settings
+        .get_attr("username")
+        .and_then(Value::as_str)
+        .is_some_and(|u| !u.trim().is_empty());
+    let password = settings.get_attr("password").is_some_and(|p| !p.is_null());
+    let required = settings.get_attr("password_required") == Some(&Value::bool(true));
+    if username && !password && !required {
+        return Err(FunctionError::argument(
+            SETTINGS,
+            "User name without password: the settings name a proxy user but carry no password and do not say that the proxy takes one (`password_required`), so the renderers would write proxy URLs `http://user@host` that authenticate no one, and the redacted outputs show what they write. Remove `username`, or set the password on the profile (`password` or `password_wo`): its `settings` then say `password_required`, and these outputs show `***` in the password's place.",
+        ));
+    }
+    Ok(())
 }
 
 /// The call of `render` (every output) and `render_redacted` (the
@@ -381,16 +438,20 @@ pub fn render(arguments: &[Value], outputs: Outputs) -> Result<Value, FunctionEr
             FunctionError::argument(
                 PLATFORM,
                 format!(
-                    "{platform:?} is not a platform{}; use one of {}",
+                    "{platform} is not a platform{}; use one of {}",
                     did_you_mean(platform, &platforms()),
-                    platforms().join(", ")
+                    platforms().join(", "),
+                    platform = quoted(platform)
                 ),
             )
         })?;
-    let settings = arguments.get(SETTINGS).cloned().unwrap_or_else(Value::null);
+    let settings = with_defaults(arguments.get(SETTINGS).cloned().unwrap_or_else(Value::null));
     let settings = match outputs {
         Outputs::All => settings,
-        Outputs::Redacted => without_password(&settings),
+        Outputs::Redacted => {
+            refuse_username_alone(&settings)?;
+            without_password(settings)
+        }
     };
     let options = arguments.get(OPTIONS).cloned().unwrap_or_else(Value::null);
     let config = configuration(renderer.as_ref(), &settings, &options)?;
@@ -730,6 +791,40 @@ mod tests {
         )
     }
 
+    /// An object literal spells only the public fields: the signature lets
+    /// a call leave every attribute of `settings` out (cty's optional
+    /// attributes), and the nulls Terraform puts in their place render as
+    /// the settings of a profile without a password would.
+    #[test]
+    fn a_literal_with_public_fields_only_renders() {
+        let parameter = &Render.signature().parameters[SETTINGS];
+        let json: serde_json::Value = serde_json::from_slice(&parameter.type_json_bytes()).unwrap();
+        assert_eq!(json[0], "object");
+        assert_eq!(json[2], serde_json::json!(SETTINGS_OPTIONAL));
+        let full = settings(None, None);
+        let mut literal = full.clone();
+        for name in [
+            Settings::https_proxy,
+            Settings::no_proxy,
+            Settings::password_required,
+            Settings::revision,
+        ] {
+            literal.set_attr(name, Value::null());
+        }
+        literal.set_attr(Settings::no_proxy, Value::null());
+        let mut expected = full;
+        expected.set_attr(Settings::https_proxy, Value::null());
+        expected.set_attr(Settings::no_proxy, Value::list(Vec::new()));
+        for platform in ["systemd_dropin", "pod_env"] {
+            assert_eq!(
+                call(platform, literal.clone(), Value::null()),
+                call(platform, expected.clone(), Value::null()),
+                "{platform}"
+            );
+            assert!(call(platform, literal.clone(), Value::null()).is_ok());
+        }
+    }
+
     /// `render_redacted` of settings whose password is required but not
     /// given returns exactly the redacted outputs of `render` with the
     /// password, and only those and `warnings`.
@@ -792,6 +887,13 @@ mod tests {
             );
             assert!(error.text.contains("password"), "{}", error.text);
         }
+        let own = redacted_call(
+            "systemd_dropin",
+            settings(Some("svc-k8s"), None),
+            Value::null(),
+        )
+        .unwrap_err();
+        assert!(!own.text.contains("render_redacted"), "{}", own.text);
     }
 
     /// A misspelt option or platform gets a suggestion, and no message ends

@@ -4,6 +4,7 @@
 use crate::domain::import;
 use crate::domain::profile::{PasswordVerifier, Profile, ProfileInput, StoredRevision};
 use crate::domain::proxy_url::ProxyUrl;
+use crate::domain::Field as DomainField;
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::identity::{IdentitySchema, ImportTarget};
 use crate::framework::model::{self, Field, Maybe, Model, Object, Set};
@@ -108,6 +109,31 @@ fn password_wo(config: &Value, diags: &mut Diagnostics) -> Maybe<String> {
     model::attribute(config, Inputs::password_wo, diags)
 }
 
+/// A user name without a password plans, but every renderer refuses the
+/// settings (they would write `http://user@host`, which authenticates no
+/// one): a warning on `username` that names the fix. Not an error: the
+/// configuration a fleet import generates has the user name and no
+/// password until one is added.
+fn warn_username_alone(config: &Value, diags: &mut Diagnostics) {
+    let Some(inputs) = Inputs::get_planned(config, &mut Diagnostics::new()) else {
+        return;
+    };
+    if inputs
+        .username
+        .as_deref()
+        .is_some_and(|u| !u.trim().is_empty())
+        && inputs.password.is_none()
+    {
+        diags.push(
+            Diagnostic::warning(
+                "Proxy user name without a password",
+                "The profile names a proxy user but gives no password, so every renderer refuses its settings. Add the password: `password_wo` (an ephemeral value) with `password_wo_version` on Terraform >= 1.11, or `password`; or remove `username` if the proxy takes no credentials.",
+            )
+            .at(AttributePath::attribute(Inputs::username)),
+        );
+    }
+}
+
 /// The `password_wo_version` of `value` when `password_wo` is given: the
 /// password is then write-only.
 fn write_only_version(
@@ -152,12 +178,21 @@ fn profile(value: &Value, password_wo: Option<&str>, diags: &mut Diagnostics) ->
     }
     Profile::new(&input)
         .map_err(|findings| {
-            convert::push_findings(
-                &findings,
-                &AttributePath::root(),
-                SettingsAt::Profile,
-                diags,
-            )
+            for finding in findings {
+                // A finding on the password is about `password_wo` when that
+                // is where the password came from.
+                let (finding, at) = match finding.location {
+                    Some(l) if password_wo.is_some() && l.field == DomainField::Password => (
+                        crate::domain::Finding {
+                            location: None,
+                            ..finding
+                        },
+                        AttributePath::attribute(Inputs::password_wo),
+                    ),
+                    _ => (finding, AttributePath::root()),
+                };
+                convert::push_findings(&[finding], &at, SettingsAt::Profile, diags);
+            }
         })
         .ok()
 }
@@ -298,28 +333,11 @@ fn import_profile(
     let text = artifact::text(&id.artifact)
         .map_err(|f| convert::push_findings(&[f], &root, SettingsAt::Profile, diags))
         .ok()?;
-    let mut imported = import::parse_with(&id.kind, &text, &id.facts)
-        .and_then(|mut i| {
-            i.keep_meaning(id.https_through_proxy)
-                .map_err(|f| vec![f])?;
-            Ok(i)
-        })
-        .map_err(|mut findings| {
-            for finding in &mut findings {
-                finding.detail = format!(
-                    "{} Import kind `{}`, from {}.",
-                    finding.detail,
-                    id.kind,
-                    id.artifact.source()
-                );
-            }
-            convert::push_findings(&findings, &root, SettingsAt::Profile, diags)
-        })
+    let imported = id
+        .import(&text)
+        .map_err(|findings| convert::push_findings(&findings, &root, SettingsAt::Profile, diags))
         .ok()?;
-    let name = id
-        .name
-        .clone()
-        .unwrap_or_else(|| std::mem::take(&mut imported.name));
+    let name = imported.name.clone();
     let input = imported.input();
     let password = input.password.clone();
     let inputs = Inputs {
@@ -365,11 +383,11 @@ impl Resource for ProfileResource {
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
         if inputs_known(config, false) {
-            profile(
-                config,
-                password_wo(config, diags).known().map(String::as_str),
-                diags,
-            );
+            let password_wo = password_wo(config, diags);
+            profile(config, password_wo.known().map(String::as_str), diags);
+            if password_wo.is_null() {
+                warn_username_alone(config, diags);
+            }
         }
     }
 
@@ -705,11 +723,22 @@ mod tests {
     /// drops.
     #[test]
     fn import_stores_no_password_and_plans_the_revision_from_the_verifier() {
-        let id = "corp=systemd(https_through_proxy=true):inline:[Service]\nEnvironment=\"HTTP_PROXY=http://svc:imp0rted-pw@proxy.corp.example:3128\"\n";
+        // From a file: an inline artifact with a password is refused.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("proxy.conf");
+        std::fs::write(
+            &path,
+            "[Service]\nEnvironment=\"HTTP_PROXY=http://svc:imp0rted-pw@proxy.corp.example:3128\"\n",
+        )
+        .unwrap();
+        let id = format!(
+            "corp=systemd(https_through_proxy=true):file:{}",
+            path.display()
+        );
         let mut carried = Carried::default();
         let mut diags = Diagnostics::new();
         let state = ProfileResource
-            .import(ImportTarget::Id(id), &mut carried, &mut diags)
+            .import(ImportTarget::Id(&id), &mut carried, &mut diags)
             .unwrap_or_else(|| panic!("{diags:?}"));
         let private = carried.private;
         assert!(!diags.has_errors(), "{diags:?}");

@@ -2,6 +2,7 @@
 //! manifest: the proxy drop-in among its `files` (inline, base64 or not), else
 //! the `export` lines of its `preKubeadmCommands`.
 
+use crate::redact::quoted;
 use base64::Engine as _;
 use serde_json::Value;
 
@@ -361,7 +362,8 @@ fn from_files(spec: &Value) -> Result<Option<Found>, Finding> {
             }
             Some(other) if !other.is_empty() => {
                 return Err(error(format!(
-                    "The content of {path} uses encoding {other:?}; only base64 is read."
+                    "The content of {path} uses encoding {other}; only base64 is read.",
+                    other = quoted(other)
                 )))
             }
             _ => content.to_owned(),

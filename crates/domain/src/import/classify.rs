@@ -3,6 +3,7 @@
 //! and those the renderers (or the platform) add back from the cluster
 //! facts, each with the reason. The same for every importer.
 
+use crate::redact::quoted;
 use std::collections::{HashMap, HashSet};
 
 use percent_encoding::percent_decode_str;
@@ -184,8 +185,9 @@ pub(super) fn classify(
         match normalize(Location::element(Field::Artifact, index), raw) {
             Ok(entry) => entries.push(entry),
             Err(f) => findings.push(error(format!(
-                "NO_PROXY entry {index} ({raw:?}): {}",
-                f.detail
+                "NO_PROXY entry {index} ({raw}): {}",
+                f.detail,
+                raw = quoted(raw)
             ))),
         }
     }

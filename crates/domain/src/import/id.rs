@@ -18,10 +18,19 @@
 //! handed back as its path ([`Artifact::File`]) for the caller to read, at
 //! most [`MAX_INPUT_BYTES`](super::MAX_INPUT_BYTES) (4 MiB) of a regular file
 //! ([`file::read`](super::file::read)).
+//!
+//! An inline artifact that holds a proxy password is refused
+//! ([`ImportId::import`]): Terraform prints an import ID in plan output,
+//! keeps it in a saved plan (`importing.id`) and writes it to trace logs, so
+//! the password would be in all of them. From a `file:` it is read and kept
+//! nowhere but as the salted verifier of the private state.
 
+use super::imported::Imported;
+use super::input::error;
 use super::registry::{importer, kinds};
 use crate::no_proxy::typed::Kind;
 use crate::no_proxy::{Cloud, Cluster};
+use crate::redact::quoted;
 use crate::Finding;
 
 /// What an import ID asks for.
@@ -54,7 +63,7 @@ impl Artifact {
     /// content (<n> bytes)`; never the content, which may hold a credential.
     pub fn source(&self) -> String {
         match self {
-            Self::File(path) => format!("file {path:?}"),
+            Self::File(path) => format!("file {path}", path = quoted(path)),
             Self::Inline(content) => format!("inline content ({} bytes)", content.len()),
         }
     }
@@ -79,6 +88,45 @@ impl ImportId {
             parts.push("https_through_proxy=true".to_owned());
         }
         (!parts.is_empty()).then(|| parts.join(";"))
+    }
+
+    /// The profile settings of this ID's artifact, given its `text` (read
+    /// from its file, or inline): parsed with the ID's facts, its meaning
+    /// kept as the ID's options allow, and named by the ID when it names the
+    /// profile. Findings end with the kind and the source (never the
+    /// content). An inline artifact that holds a password is refused
+    /// without quoting it: an import ID shows in plan output, saved plans
+    /// and trace logs.
+    pub fn import(&self, text: &str) -> Result<Imported, Vec<Finding>> {
+        let mut imported = super::parse_with(&self.kind, text, &self.facts)
+            .and_then(|mut imported| {
+                if imported.password.is_some() && matches!(self.artifact, Artifact::Inline(_)) {
+                    return Err(vec![error(format!(
+                        "The inline artifact holds a proxy password, and Terraform shows an import ID in plan output, keeps it in saved plans (`importing.id`) and writes it to trace logs. Save the artifact to a file and import it with `file:`, e.g. `{}:file:./artifact.yaml`: the password is then read from the file and kept nowhere.",
+                        self.kind
+                    ))]);
+                }
+                imported
+                    .keep_meaning(self.https_through_proxy)
+                    .map_err(|f| vec![f])?;
+                Ok(imported)
+            })
+            .map_err(|mut findings| {
+                for finding in &mut findings {
+                    finding.detail = format!(
+                        "{} Import kind `{}`, from {}.",
+                        finding.detail,
+                        self.kind,
+                        self.artifact.source()
+                    );
+                }
+                findings
+            })?;
+        if let Some(name) = &self.name {
+            imported.name.clone_from(name);
+            imported.name_from = None;
+        }
+        Ok(imported)
     }
 }
 
@@ -243,7 +291,12 @@ pub(crate) fn read_facts(text: &str, cluster: &mut Cluster) -> Result<bool, Find
         let (key, value) = part
             .split_once('=')
             .map(|(k, v)| (k.trim(), v.trim()))
-            .ok_or_else(|| invalid(format!("Cluster fact {part:?} is not `key=value`.")))?;
+            .ok_or_else(|| {
+                invalid(format!(
+                    "Cluster fact {part} is not `key=value`.",
+                    part = quoted(part)
+                ))
+            })?;
         if seen.contains(&key) {
             return Err(invalid(format!("Cluster fact `{key}` is given twice.")));
         }
@@ -282,8 +335,9 @@ pub(crate) fn read_facts(text: &str, cluster: &mut Cluster) -> Result<bool, Find
             "cloud" => {
                 cluster.cloud = Some(Cloud::from_name(value).ok_or_else(|| {
                     invalid(format!(
-                        "`cloud` ({value:?}) must be one of {}.",
-                        Cloud::NAMES.join(", ")
+                        "`cloud` ({value}) must be one of {}.",
+                        Cloud::NAMES.join(", "),
+                        value = quoted(value)
                     ))
                 })?);
             }
@@ -293,15 +347,17 @@ pub(crate) fn read_facts(text: &str, cluster: &mut Cluster) -> Result<bool, Find
                     "false" => false,
                     _ => {
                         return Err(invalid(format!(
-                            "`https_through_proxy` ({value:?}) must be true or false."
+                            "`https_through_proxy` ({value}) must be true or false.",
+                            value = quoted(value)
                         )))
                     }
                 }
             }
             other => {
                 return Err(invalid(format!(
-                    "Unknown cluster fact {other:?}; use {}.",
-                    FACTS.join(", ")
+                    "Unknown cluster fact {other}; use {}.",
+                    FACTS.join(", "),
+                    other = quoted(other)
                 )))
             }
         }
@@ -336,6 +392,62 @@ mod tests {
             .filter(|fact| *fact != "https_through_proxy")
             .collect();
         assert_eq!(written, read);
+    }
+
+    /// An inline artifact with a password is refused, naming `file:` and
+    /// quoting no part of the password; the same artifact from a file (its
+    /// text read by the caller) imports, and without a password inline is
+    /// fine.
+    #[test]
+    fn an_inline_artifact_with_a_password_is_refused() {
+        let password = "s3cr%40t-pw";
+        let dropin = |userinfo: &str| {
+            format!("[Service]\nEnvironment=\"HTTP_PROXY=http://{userinfo}proxy.corp.example:3128\"\nEnvironment=\"HTTPS_PROXY=http://{userinfo}proxy.corp.example:3128\"\n")
+        };
+        let with_password = dropin(&format!("svc:{password}@"));
+        for id in [
+            format!("systemd:inline:{with_password}"),
+            format!("systemd:{with_password}"),
+        ] {
+            let parsed = parse(&id).unwrap();
+            let Artifact::Inline(text) = &parsed.artifact else {
+                panic!("{id}")
+            };
+            let findings = parsed.import(text).unwrap_err();
+            let shown = format!("{findings:?}");
+            assert!(
+                shown.contains("`file:`") && shown.contains("importing.id"),
+                "{shown}"
+            );
+            assert!(!shown.contains("s3cr") && !shown.contains("40t"), "{shown}");
+        }
+        let from_file = parse("systemd:file:./dropin.conf").unwrap();
+        let imported = from_file.import(&with_password).unwrap();
+        assert_eq!(imported.password.as_deref(), Some("s3cr@t-pw"));
+        let without = dropin("svc@");
+        let inline = parse(&format!("systemd:inline:{without}")).unwrap();
+        assert_eq!(
+            inline.import(&without).unwrap().username.as_deref(),
+            Some("svc")
+        );
+    }
+
+    /// A name given in the ID names the profile, and the note then says
+    /// nothing of a name found in the artifact.
+    #[test]
+    fn a_name_in_the_id_is_the_name_the_note_tells() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/import/capi/eks-anywhere-cluster.yaml"
+        ))
+        .unwrap();
+        let found = parse("capi:file:x").unwrap().import(&text).unwrap();
+        assert!(found
+            .note()
+            .contains(&format!("Named `{}` after", found.name)));
+        let named = parse("corp=capi:file:x").unwrap().import(&text).unwrap();
+        assert_eq!(named.name, "corp");
+        assert!(!named.note().contains("Named `"), "{}", named.note());
     }
 
     #[test]

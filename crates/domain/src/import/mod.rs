@@ -77,6 +77,7 @@ pub use input::{MAX_INDENT, MAX_INPUT_BYTES, MAX_NESTING};
 pub use registry::{described_kinds, importer, importers, kinds};
 
 use crate::no_proxy::Cluster;
+use crate::redact::quoted;
 use crate::Finding;
 use input::{check_size, error};
 
@@ -94,8 +95,9 @@ pub fn parse_with(kind: &str, text: &str, facts: &Cluster) -> Result<Imported, V
     check_size(text).map_err(|f| vec![f])?;
     let importer = importer(kind).ok_or_else(|| {
         vec![error(format!(
-            "Unknown import kind {kind:?}; use one of {}.",
-            kinds().join(", ")
+            "Unknown import kind {kind}; use one of {}.",
+            kinds().join(", "),
+            kind = quoted(kind)
         ))]
     })?;
     let found = importer.read(text).map_err(|f| vec![f])?;

@@ -9,6 +9,7 @@
 //! `cluster-config-v1` ConfigMap of kube-system (`data.install-config`).
 //! `status.noProxy` is not read: the operator computes it from `spec.noProxy`.
 
+use crate::redact::quoted;
 use serde_json::Value;
 
 use super::found::{Found, Importer, NODE_CIDR, POD_CIDR, SERVICE_CIDR};
@@ -82,13 +83,15 @@ fn from_proxy(proxy: &Value, all: &[Value]) -> Result<Found, Finding> {
                 })
                 .ok_or_else(|| {
                     error(format!(
-                        "The Proxy's trustedCA names the ConfigMap {name:?}; add that ConfigMap (`oc get configmap -n openshift-config {name} -o yaml`) to the input, separated by `---`."
-                    ))
+                        "The Proxy's trustedCA names the ConfigMap {name}; add that ConfigMap (`oc get configmap -n openshift-config {name} -o yaml`) to the input, separated by `---`.", name = quoted(name)))
                 })?;
             Some(
                 text_at(config_map, &["data", "ca-bundle.crt"])
                     .ok_or_else(|| {
-                        error(format!("The ConfigMap {name:?} has no `ca-bundle.crt`."))
+                        error(format!(
+                            "The ConfigMap {name} has no `ca-bundle.crt`.",
+                            name = quoted(name)
+                        ))
                     })?
                     .to_owned(),
             )

@@ -33,6 +33,7 @@
 //! spells it, comes back as the same set whichever way AKS answers, and the
 //! second plan is empty: that is the list the [`Aks`] renderer writes.
 
+use crate::redact::quoted;
 use ipnet::IpNet;
 use serde_json::{json, Value};
 
@@ -104,7 +105,10 @@ impl Renderer for Aks {
                 findings.push(Finding::error(
                     Location::element(Field::Merged, index),
                     "NO_PROXY entry AKS rejects",
-                    format!("Entry {entry:?} of the merged list: {why}"),
+                    format!(
+                        "Entry {entry} of the merged list: {why}",
+                        entry = quoted(entry)
+                    ),
                 ));
             }
         }

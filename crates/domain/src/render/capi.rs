@@ -7,8 +7,10 @@ use base64::Engine as _;
 use serde_json::{json, Value};
 
 use super::trust::{self, OsFamily};
-use super::{shell, systemd, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
-use crate::redact::REDACTED_PASSWORD;
+use super::{
+    shell, systemd, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets,
+    PASSWORD_COUNTED,
+};
 use crate::{Field, Finding, Location};
 
 mod secret;
@@ -179,20 +181,16 @@ impl Kubeadm {
         base64: bool,
         secrets: Secrets,
     ) -> Result<Self, Vec<Finding>> {
-        // The limits are checked on the pieces with the password shown as
-        // `***`: no finding, nor whether one is made, may depend on it.
-        let (files, commands) = Self::inline_pieces(settings, units, os, base64, Secrets::Redact);
-        let checked = Self::checked(files, commands, Vec::new())?;
-        Ok(match secrets {
-            Secrets::Redact => checked,
-            Secrets::Include => {
-                let (files, pre_kubeadm_commands) =
-                    Self::inline_pieces(settings, units, os, base64, Secrets::Include);
-                Self {
-                    files,
-                    pre_kubeadm_commands,
-                }
-            }
+        // The limits are checked on the pieces with the longest password:
+        // no finding, nor whether one is made, may depend on it, and none
+        // may count less than the real pieces.
+        let (files, commands) = Self::inline_pieces(settings, units, os, base64, Secrets::Longest);
+        Self::checked(files, commands, Vec::new())?;
+        let (files, pre_kubeadm_commands) =
+            Self::inline_pieces(settings, units, os, base64, secrets);
+        Ok(Self {
+            files,
+            pre_kubeadm_commands,
         })
     }
 
@@ -274,7 +272,7 @@ impl Kubeadm {
                     findings.push(Finding::error(
                         Location::element(Field::Units, index),
                         "File content too long for CAPI",
-                        format!("The drop-in for {} is {} characters (the proxy password counted as `{REDACTED_PASSWORD}`); CAPI accepts {MAX_CONTENT}. Shorten the NO_PROXY list (e.g. aggregate CIDRs) or use the Secret variant.", file.path, content.len()),
+                        format!("The drop-in for {} is {} characters ({PASSWORD_COUNTED}); CAPI accepts {MAX_CONTENT}. Shorten the NO_PROXY list (e.g. aggregate CIDRs) or use the Secret variant.", file.path, content.len()),
                     ));
                 }
             }

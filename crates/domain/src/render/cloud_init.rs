@@ -14,9 +14,10 @@ use crate::warning::Warning;
 use serde_json::{json, Value};
 
 use super::trust::{self, OsFamily};
-use super::{systemd, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
+use super::{
+    systemd, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets, PASSWORD_COUNTED,
+};
 use crate::no_proxy::Cloud;
-use crate::redact::REDACTED_PASSWORD;
 use crate::{Field, Finding};
 
 /// The header line cloud-init requires on cloud-config user data.
@@ -30,14 +31,15 @@ pub const EC2_USER_DATA_LIMIT: usize = 16 * 1024;
 /// The platform rule on size: on `cloud = "aws"`, user data over
 /// [`EC2_USER_DATA_LIMIT`] is refused by EC2 unless compressed (cloud-init
 /// reads gzip-compressed user data). A warning on `cloud`. `user_data` is
-/// the redacted document: the warning must not depend on the password.
+/// the document with the longest password ([`Secrets::Longest`]): the
+/// warning must not depend on the password, nor count less than it.
 pub fn check_size(user_data: &str, cloud: Option<Cloud>) -> Option<Finding> {
     (cloud == Some(Cloud::Aws) && user_data.len() > EC2_USER_DATA_LIMIT).then(|| {
         Finding::warning(
             Warning::UserDataTooLarge,
             Field::Cloud,
             "User data larger than EC2 accepts",
-            format!("The user data is {} bytes (the proxy password counted as `{REDACTED_PASSWORD}`); EC2 takes at most {EC2_USER_DATA_LIMIT} bytes before base64 encoding. Compress it (cloud-init reads gzip user data; e.g. `gzip = true` in a `cloudinit_config`), or shorten the NO_PROXY list or the units.", user_data.len()),
+            format!("The user data is {} bytes ({PASSWORD_COUNTED}); EC2 takes at most {EC2_USER_DATA_LIMIT} bytes before base64 encoding. Compress it (cloud-init reads gzip user data; e.g. `gzip = true` in a `cloudinit_config`), or shorten the NO_PROXY list or the units.", user_data.len()),
         )
     })
 }
@@ -104,7 +106,7 @@ impl Renderer for CloudInit {
         }
         let document = user_data(settings, &self.units, self.os, secrets);
         findings.extend(check_size(
-            &user_data(settings, &self.units, self.os, Secrets::Redact),
+            &user_data(settings, &self.units, self.os, Secrets::Longest),
             cluster.cloud,
         ));
         Rendered::checked(

@@ -29,6 +29,7 @@
 //! and leaves `no_proxy` to kubespray. 2.30 writes its generated list to
 //! the nodes garbled: rendering for it warns (see [`GARBLED_NO_PROXY`]).
 
+use crate::redact::quoted;
 use crate::redact::redact_userinfo;
 use crate::warning::Warning;
 use serde_json::{json, Value};
@@ -196,7 +197,7 @@ impl Kubespray {
                 findings.push(Finding::error(
                     Field::from(KubesprayOption::InventoryHosts),
                     HOST_ADDRESS_NOT_IP,
-                    format!("Host {name:?} has address {:?}; kubespray takes each host's `access_ip` (or `ip`) as an IP address and writes it into `no_proxy`.", redact_userinfo(address)),
+                    format!("Host {name} has address {:?}; kubespray takes each host's `access_ip` (or `ip`) as an IP address and writes it into `no_proxy`.", redact_userinfo(address), name = quoted(name)),
                 ));
             }
             if let Some(name) = host(

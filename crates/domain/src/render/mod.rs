@@ -296,6 +296,11 @@ pub struct ProxySettings {
     pub revision: Option<i64>,
 }
 
+/// How a size message says the password was counted: at the longest one
+/// accepted ([`Secrets::Longest`]), never at its real length.
+pub const PASSWORD_COUNTED: &str =
+    "a proxy password counted as long as the longest one accepted encodes to";
+
 /// Whether rendered text carries the credentials or a redacted stand-in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Secrets {
@@ -303,6 +308,10 @@ pub enum Secrets {
     Include,
     /// The password replaced by `***`: safe to show.
     Redact,
+    /// The password replaced by a stand-in as long as the longest one
+    /// encodes to: what size checks measure, so that they never count less
+    /// than the real rendering and no finding depends on the password.
+    Longest,
 }
 
 impl ProxySettings {
@@ -311,6 +320,7 @@ impl ProxySettings {
         match secrets {
             Secrets::Include => url.to_secret_string(),
             Secrets::Redact => url.to_redacted_string(),
+            Secrets::Longest => url.to_longest_string(),
         }
     }
 

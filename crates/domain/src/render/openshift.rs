@@ -14,6 +14,7 @@
 //! The operator's domain check accepts no bare IPv6 address, so one is
 //! written as its `/128` block (the same set of destinations for every client).
 
+use crate::redact::quoted;
 use crate::redact::redact_userinfo;
 use crate::warning::Warning;
 use std::net::IpAddr;
@@ -143,7 +144,10 @@ impl Renderer for OpenShift {
                 Err(why) => findings.push(Finding::error(
                     Location::element(Field::Merged, index),
                     "noProxy entry OpenShift rejects",
-                    format!("Entry {entry:?} of the merged list: {why}"),
+                    format!(
+                        "Entry {entry} of the merged list: {why}",
+                        entry = quoted(entry)
+                    ),
                 )),
             }
         }

@@ -11,8 +11,7 @@
 
 pub mod unit;
 
-use super::{shell, ProxySettings, Secrets};
-use crate::redact::REDACTED_PASSWORD;
+use super::{shell, ProxySettings, Secrets, PASSWORD_COUNTED};
 use crate::warning::Warning;
 use crate::Finding;
 
@@ -33,13 +32,14 @@ pub const LONG_LINE_WARNING: usize = 64 * 1024;
 /// execve fails with E2BIG past it, so the service would not start.
 pub const MAX_ARG_STRLEN: usize = 32 * 4096;
 
-/// [`check_limits`] on the redacted drop-in of the first of `units` (every
-/// drop-in has the same lines; no finding may depend on the password): what
-/// every renderer that writes drop-ins checks.
+/// [`check_limits`] on the drop-in of the first of `units` with the longest
+/// password (every drop-in has the same lines; no finding may depend on the
+/// password, and none may count less than the real drop-in): what every
+/// renderer that writes drop-ins checks.
 pub fn check_dropins(settings: &ProxySettings, units: &[String]) -> Vec<Finding> {
     units
         .first()
-        .map(|unit| check_limits(settings, &dropin(settings, unit, Secrets::Redact).content))
+        .map(|unit| check_limits(settings, &dropin(settings, unit, Secrets::Longest).content))
         .unwrap_or_default()
 }
 
@@ -138,7 +138,7 @@ pub fn default_environment(settings: &ProxySettings, secrets: Secrets) -> String
 /// concern the rendered output as a whole (no location).
 pub fn check_limits(settings: &ProxySettings, content: &str) -> Vec<Finding> {
     let mut findings = Vec::new();
-    for (name, value) in settings.variables(Secrets::Redact) {
+    for (name, value) in settings.variables(Secrets::Longest) {
         let length = name.len() + 1 + value.len();
         if length >= MAX_ARG_STRLEN {
             findings.push(Finding::error(
@@ -153,14 +153,14 @@ pub fn check_limits(settings: &ProxySettings, content: &str) -> Vec<Finding> {
         findings.push(Finding::error(
             None,
             "Line too long for systemd",
-            format!("A line of the drop-in is {longest} bytes (the proxy password counted as `{REDACTED_PASSWORD}`); systemd refuses unit files with lines of {LONG_LINE_MAX} bytes or more (LONG_LINE_MAX), and the unit would not load. Shorten the NO_PROXY list."),
+            format!("A line of the drop-in is {longest} bytes ({PASSWORD_COUNTED}); systemd refuses unit files with lines of {LONG_LINE_MAX} bytes or more (LONG_LINE_MAX), and the unit would not load. Shorten the NO_PROXY list."),
         ));
     } else if longest > LONG_LINE_WARNING {
         findings.push(Finding::warning(
             Warning::LongDropinLine,
             None,
             "Very long drop-in line",
-            format!("A line of the drop-in is {longest} bytes (the proxy password counted as `{REDACTED_PASSWORD}`). systemd refuses lines of {LONG_LINE_MAX} bytes and Linux environment strings of {MAX_ARG_STRLEN} bytes; consider aggregating CIDRs or using domain suffixes."),
+            format!("A line of the drop-in is {longest} bytes ({PASSWORD_COUNTED}). systemd refuses lines of {LONG_LINE_MAX} bytes and Linux environment strings of {MAX_ARG_STRLEN} bytes; consider aggregating CIDRs or using domain suffixes."),
         ));
     }
     findings

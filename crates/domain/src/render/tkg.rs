@@ -26,6 +26,7 @@
 //! `internal/topology/variables/cluster_variable_defaulting.go`, `defaultValue`),
 //! so a vSphere cluster given the earlier `systemWide: false` sees no change.
 
+use crate::redact::quoted;
 use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
@@ -97,7 +98,10 @@ impl Renderer for Tkg {
                 findings.push(Finding::error(
                     Location::element(Field::Merged, index),
                     "TKG rejects `*` in TKG_NO_PROXY",
-                    format!("Entry {entry:?} of the merged list contains `*`, which TKG refuses."),
+                    format!(
+                        "Entry {entry} of the merged list contains `*`, which TKG refuses.",
+                        entry = quoted(entry)
+                    ),
                 ));
             }
         }

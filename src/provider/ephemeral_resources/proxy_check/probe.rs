@@ -2,9 +2,19 @@
 //! `GET` for the URL through the proxy with the credentials, with bounded
 //! time, no redirects, no proxy from the environment and no NO_PROXY, on a
 //! thread of its own. What happened is an [`Outcome`] that holds nothing the
-//! proxy sent but its status code, and never the credentials.
+//! proxy sent but its status code, and never the credentials: a TLS or
+//! connection failure is one of fixed categories ([`TlsFailure`], an I/O
+//! error's kind), never the text of an error, which may quote what the peer
+//! sent (rustls names the peer certificate's names, and a proxy that
+//! re-signs TLS chooses them, even from the `Proxy-Authorization` it read).
+//!
+//! The proxy's name is resolved here, before the request and within its
+//! timeout, and the client is given the addresses: a name that does not
+//! resolve is [`Outcome::Unresolved`]. A name under `invalid` never
+//! resolves and is not looked up (RFC 6761, section 6.4).
 
 use std::error::Error as StdError;
+use std::net::SocketAddr;
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
@@ -13,7 +23,7 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use rustls::pki_types::pem::PemObject as _;
 use rustls::pki_types::CertificateDer;
 
-use crate::domain::proxy_url::ProxyUrl;
+use crate::domain::proxy_url::{ProxyHost, ProxyUrl};
 
 /// The error of a `CONNECT` tunnel, which reqwest's errors chain: hyper-util
 /// names it only as its tunnel's error type.
@@ -43,14 +53,16 @@ pub enum Outcome {
     TunnelRefused,
     /// No answer within the timeout.
     TimedOut,
+    /// The proxy's name did not resolve to an address.
+    Unresolved,
     /// No connection to the proxy; the I/O error's kind when there is one.
     Unreachable(Option<std::io::ErrorKind>),
     /// A TLS handshake failed: with the proxy (`proxy`) or the destination.
     Tls {
         /// Whether it was the handshake with the proxy.
         proxy: bool,
-        /// rustls's description of the failure (never the peer's data).
-        reason: String,
+        /// Why, in a fixed category.
+        reason: TlsFailure,
     },
     /// The trusted CA bundle holds no certificate rustls accepts.
     BadTrustedCa,
@@ -58,6 +70,81 @@ pub enum Outcome {
     Failed,
     /// The provider was asked to stop while waiting.
     Cancelled,
+}
+
+/// Why a TLS handshake failed, in fixed categories: never the text of the
+/// error, which may quote the peer's certificate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TlsFailure {
+    /// The certificate chains to no trusted CA.
+    UntrustedIssuer,
+    /// The certificate has expired or is not valid yet.
+    Expired,
+    /// The certificate is not valid for the name (or address) connected to.
+    WrongName,
+    /// The certificate is revoked.
+    Revoked,
+    /// The certificate is unusable in another way (encoding, signature,
+    /// purpose, extension) or missing.
+    BadCertificate,
+    /// The peer ended the handshake with an alert.
+    Alert,
+    /// The peer offers no protocol version, cipher suite or signature
+    /// scheme in common.
+    Incompatible,
+    /// The peer broke the protocol.
+    Protocol,
+    /// The connection ended during the handshake.
+    Interrupted,
+    /// Another failure.
+    Other,
+}
+
+impl TlsFailure {
+    /// The category of a rustls error (from its variant, never its text).
+    fn of(error: &rustls::Error) -> Self {
+        use rustls::CertificateError as C;
+        match error {
+            rustls::Error::InvalidCertificate(certificate) => match certificate {
+                C::UnknownIssuer => Self::UntrustedIssuer,
+                C::Expired
+                | C::ExpiredContext { .. }
+                | C::NotValidYet
+                | C::NotValidYetContext { .. } => Self::Expired,
+                C::NotValidForName | C::NotValidForNameContext { .. } => Self::WrongName,
+                C::Revoked => Self::Revoked,
+                _ => Self::BadCertificate,
+            },
+            rustls::Error::NoCertificatesPresented => Self::BadCertificate,
+            rustls::Error::AlertReceived(_) => Self::Alert,
+            rustls::Error::PeerIncompatible(_) => Self::Incompatible,
+            rustls::Error::PeerMisbehaved(_)
+            | rustls::Error::InvalidMessage(_)
+            | rustls::Error::InappropriateMessage { .. }
+            | rustls::Error::InappropriateHandshakeMessage { .. }
+            | rustls::Error::DecryptError
+            | rustls::Error::PeerSentOversizedRecord => Self::Protocol,
+            _ => Self::Other,
+        }
+    }
+
+    /// What happened, in our words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::UntrustedIssuer => "its certificate is not signed by a trusted CA",
+            Self::Expired => "its certificate has expired or is not valid yet",
+            Self::WrongName => "its certificate is not valid for the name connected to",
+            Self::Revoked => "its certificate is revoked",
+            Self::BadCertificate => "its certificate is missing or unusable",
+            Self::Alert => "the peer ended the handshake with a TLS alert",
+            Self::Incompatible => {
+                "the peer offers no TLS version, cipher suite or signature scheme the provider accepts"
+            }
+            Self::Protocol => "the peer broke the TLS protocol",
+            Self::Interrupted => "the connection ended during the handshake",
+            Self::Other => "the handshake failed",
+        }
+    }
 }
 
 /// How often a waiting check looks at the cancellation flag.
@@ -72,6 +159,7 @@ pub fn run(probe: &Probe<'_>) -> Outcome {
         Err(outcome) => return outcome,
     };
     let url = probe.url.clone();
+    let (proxy, timeout) = (probe.proxy.clone(), probe.timeout);
     let (send, receive) = mpsc::channel();
     std::thread::spawn(move || {
         let outcome = tokio::runtime::Builder::new_current_thread()
@@ -79,9 +167,16 @@ pub fn run(probe: &Probe<'_>) -> Outcome {
             .build()
             .map_or(Outcome::Failed, |runtime| {
                 runtime.block_on(async move {
-                    match client.get(url).send().await {
-                        Ok(response) => Outcome::Answered(response.status().as_u16()),
-                        Err(error) => classify(&error),
+                    let client = match resolved(client, &proxy, timeout).await {
+                        Ok(client) => client,
+                        Err(outcome) => return outcome,
+                    };
+                    match client.build() {
+                        Ok(client) => match client.get(url).send().await {
+                            Ok(response) => Outcome::Answered(response.status().as_u16()),
+                            Err(error) => classify(&error),
+                        },
+                        Err(_) => Outcome::Failed,
                     }
                 })
             });
@@ -98,9 +193,35 @@ pub fn run(probe: &Probe<'_>) -> Outcome {
     }
 }
 
+/// `client` with the addresses of the proxy's name, resolved within
+/// `timeout` (an IP literal needs none): [`Outcome::Unresolved`] when the
+/// name has none, [`Outcome::TimedOut`] when the answer takes too long.
+async fn resolved(
+    client: reqwest::ClientBuilder,
+    proxy: &ProxyUrl,
+    timeout: Duration,
+) -> Result<reqwest::ClientBuilder, Outcome> {
+    let ProxyHost::Name(name) = proxy.host() else {
+        return Ok(client);
+    };
+    if name == "invalid" || name.ends_with(".invalid") {
+        return Err(Outcome::Unresolved);
+    }
+    let lookup = tokio::net::lookup_host((name.as_str(), proxy.port()));
+    let addresses: Vec<SocketAddr> = match tokio::time::timeout(timeout, lookup).await {
+        Ok(Ok(addresses)) => addresses.collect(),
+        Ok(Err(_)) => Vec::new(),
+        Err(_) => return Err(Outcome::TimedOut),
+    };
+    if addresses.is_empty() {
+        return Err(Outcome::Unresolved);
+    }
+    Ok(client.resolve_to_addrs(name, &addresses))
+}
+
 /// The client: only this proxy (for every scheme, whatever the environment
 /// says), its credentials, the TLS trust, the timeouts, no redirects.
-fn client(probe: &Probe<'_>) -> Result<reqwest::Client, Outcome> {
+fn client(probe: &Probe<'_>) -> Result<reqwest::ClientBuilder, Outcome> {
     let proxy = probe.proxy;
     let mut route = reqwest::Proxy::all(proxy.to_plain_string()).map_err(|_| Outcome::Failed)?;
     if let Some(credentials) = proxy.credentials() {
@@ -109,7 +230,7 @@ fn client(probe: &Probe<'_>) -> Result<reqwest::Client, Outcome> {
             credentials.password().unwrap_or_default(),
         );
     }
-    reqwest::Client::builder()
+    Ok(reqwest::Client::builder()
         .use_preconfigured_tls(tls(probe.trusted_ca)?)
         .proxy(route)
         .redirect(reqwest::redirect::Policy::none())
@@ -120,9 +241,7 @@ fn client(probe: &Probe<'_>) -> Result<reqwest::Client, Outcome> {
             "terraform-provider-clusterproxy/",
             env!("CARGO_PKG_VERSION"),
             " proxy-check"
-        ))
-        .build()
-        .map_err(|_| Outcome::Failed)
+        )))
 }
 
 /// TLS with the aws-lc-rs provider the plugin uses, trusting Mozilla's
@@ -171,7 +290,7 @@ fn classify(error: &reqwest::Error) -> Outcome {
                 // destination's, and with an https proxy and an http
                 // destination the proxy's.
                 proxy: tunnel || error.url().is_none_or(|u| u.scheme() == "http"),
-                reason: tls.to_string(),
+                reason: TlsFailure::of(tls),
             };
         }
         if let Some(e) = cause.downcast_ref::<std::io::Error>() {
@@ -192,7 +311,7 @@ fn classify(error: &reqwest::Error) -> Outcome {
         // without one came after the tunnel, in the destination's handshake.
         true if https && !tunnel => Outcome::Tls {
             proxy: false,
-            reason: io.map_or_else(|| "no handshake".to_owned(), |kind| kind.to_string()),
+            reason: TlsFailure::Interrupted,
         },
         true => Outcome::Unreachable(io),
         false => Outcome::Failed,
@@ -307,6 +426,104 @@ mod tests {
         });
         assert_eq!(outcome, Outcome::Cancelled);
         canceller.join().unwrap();
+    }
+
+    /// What a re-signing proxy controls: the names of its certificate.
+    const MARKER: &str = "marker-p4ssw0rd";
+
+    /// A TLS "proxy" on loopback whose certificate names only
+    /// `MARKER.example`, signed by a CA of its own; it serves one
+    /// handshake. Returns its port and the CA (PEM).
+    fn tls_proxy() -> (u16, String, std::thread::JoinHandle<()>) {
+        let ca_key = rcgen::KeyPair::generate().unwrap();
+        let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+        ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        ca_params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, format!("{MARKER} CA"));
+        let ca = rcgen::CertifiedIssuer::self_signed(ca_params, ca_key).unwrap();
+        let key = rcgen::KeyPair::generate().unwrap();
+        let mut params = rcgen::CertificateParams::new(vec![format!("{MARKER}.example")]).unwrap();
+        params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, format!("{MARKER}.example"));
+        let certificate = params.signed_by(&key, &ca).unwrap();
+        let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+            rustls::crypto::aws_lc_rs::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![certificate.der().clone()],
+            rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
+        )
+        .unwrap();
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut connection = rustls::ServerConnection::new(Arc::new(config)).unwrap();
+            while connection.is_handshaking() {
+                if connection.complete_io(&mut stream).is_err() {
+                    break;
+                }
+            }
+        });
+        (port, ca.pem(), server)
+    }
+
+    fn probe_proxy(proxy: &str, trusted_ca: Option<&str>) -> Outcome {
+        let credentials = ProxyCredentials::new("svc", "pw").unwrap();
+        let proxy = ProxyUrl::parse(Field::HttpsProxy, proxy)
+            .unwrap()
+            .with_credentials(credentials);
+        let url = reqwest::Url::parse("http://origin.example/").unwrap();
+        run(&Probe {
+            url: &url,
+            proxy: &proxy,
+            trusted_ca,
+            timeout: Duration::from_secs(5),
+        })
+    }
+
+    /// A TLS failure is a fixed category: the names a re-signing proxy
+    /// puts into its certificate (here a marker; it could be the password
+    /// it read) appear nowhere in the outcome.
+    #[test]
+    fn tls_failures_never_quote_the_peer_certificate() {
+        for (trusted, expected) in [
+            (true, TlsFailure::WrongName),
+            (false, TlsFailure::UntrustedIssuer),
+        ] {
+            let (port, ca, server) = tls_proxy();
+            let outcome = probe_proxy(
+                &format!("https://127.0.0.1:{port}"),
+                trusted.then_some(ca.as_str()),
+            );
+            server.join().unwrap();
+            let shown = format!("{outcome:?}");
+            assert!(!shown.contains(MARKER), "{shown}");
+            assert_eq!(
+                shown,
+                format!(
+                    "{:?}",
+                    Outcome::Tls {
+                        proxy: true,
+                        reason: expected
+                    }
+                ),
+            );
+        }
+    }
+
+    /// A proxy name that does not resolve is said so; a name under
+    /// `.invalid` is not even looked up (no query leaves the machine).
+    #[test]
+    fn an_unresolvable_proxy_name_is_said_so() {
+        for proxy in ["http://proxy.invalid:3128", "https://invalid"] {
+            assert_eq!(probe_proxy(proxy, None), Outcome::Unresolved, "{proxy}");
+        }
     }
 
     /// The proxy's 407 to a plain request is its status.

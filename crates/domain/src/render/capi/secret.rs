@@ -3,6 +3,7 @@
 //! the Secret, the credentials included, and the commands only source a
 //! file; and the `<cluster>-cluster-values` `cluster.proxy` values.
 
+use crate::redact::quoted;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use serde_json::json;
@@ -55,7 +56,7 @@ fn secret_key_error(index: usize, unit: &str, key: &str) -> Option<Finding> {
     Some(Finding::error(
         Location::element(Field::Units, index),
         "Secret key not accepted by Kubernetes",
-        format!("The drop-in of {unit:?} would be stored under the Secret key {shown:?} (`_`, `:`, `@` and `\\` are written as three characters each), and Kubernetes refuses it: {why}. Rename the unit or leave out `cluster_name` to write the files inline."),
+        format!("The drop-in of {unit} would be stored under the Secret key {shown} (`_`, `:`, `@` and `\\` are written as three characters each), and Kubernetes refuses it: {why}. Rename the unit or leave out `cluster_name` to write the files inline.", unit = quoted(unit), shown = quoted(&shown)),
     ))
 }
 

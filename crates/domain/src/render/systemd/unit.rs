@@ -2,6 +2,7 @@
 //! service units, a warning for a name one edit away from a well-known unit,
 //! and the list resolved to each unit once.
 
+use crate::redact::quoted;
 use crate::redact::redact_userinfo;
 use crate::spelling::edit_distance;
 use crate::warning::Warning;
@@ -77,13 +78,16 @@ pub fn unit_name(index: usize, name: &str) -> Result<String, Finding> {
     if prefix.starts_with('-') {
         return fail(
             "Invalid systemd unit name",
-            format!("{name:?} starts with `-`, which `systemctl` would read as an option."),
+            format!(
+                "{name} starts with `-`, which `systemctl` would read as an option.",
+                name = quoted(name)
+            ),
         );
     }
     match prefix.find('@') {
         Some(0) => fail(
             "Invalid systemd unit name",
-            format!("{name:?} has no name before `@`."),
+            format!("{name} has no name before `@`.", name = quoted(name)),
         ),
         Some(at) if prefix[at + 1..].contains('@') => fail(
             "Invalid systemd unit name",
@@ -95,8 +99,9 @@ pub fn unit_name(index: usize, name: &str) -> Result<String, Finding> {
         Some(at) if at + 1 == prefix.len() => fail(
             "Template unit without an instance",
             format!(
-                "{name:?} is a template; name an instance such as {:?}.",
-                format!("{prefix}instance.service")
+                "{name} is a template; name an instance such as {:?}.",
+                format!("{prefix}instance.service"),
+                name = quoted(name)
             ),
         ),
         _ => Ok(full),
@@ -118,7 +123,7 @@ pub fn typo_warning(index: usize, unit: &str) -> Option<Finding> {
         Warning::UnitNameTypo,
         Location::element(Field::Units, index),
         "Unit name looks like a typo",
-        format!("{base:?} is one letter away from the well-known unit {known:?}; did you mean {known:?}? The drop-in is rendered for {unit:?} as written."),
+        format!("{base} is one letter away from the well-known unit {known:?}; did you mean {known:?}? The drop-in is rendered for {unit} as written.", base = quoted(base), unit = quoted(unit)),
     ))
 }
 

@@ -1,0 +1,322 @@
+//! Peak resident memory of the real plugin binary for the worst input of
+//! each RPC a password enters through, on the user's path (what Terraform
+//! sends: the profile's validation and plan, a renderer data source, the
+//! `render` function, the proxy check, an import): the largest password
+//! that fits gRPC's 64 MiB message limit beside the rest of the request,
+//! and the longest one accepted (255 bytes of `%`, each percent-encoded
+//! into three). Each case runs in a fresh plugin, whose peak (`VmHWM`) is
+//! read before and after the one request. Prints, per case, the request
+//! and response sizes and the peak; fails when a response is more than
+//! 64 KiB larger than 8 times its request or the peak grows by more than 8
+//! times the request plus 64 MiB.
+//!
+//! Run with `cargo bench --bench peak_rss` (release build), or
+//! `cargo bench --profile dev --bench peak_rss` to reuse the dev build.
+
+// A benchmark without criterion: `harness = false`, its own `main`.
+#![allow(missing_docs)]
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::time::Duration;
+
+use clusterproxy::framework::model::Field as _;
+use clusterproxy::framework::proto::{self, DynamicValue};
+use clusterproxy::framework::server::Server;
+use clusterproxy::framework::value::{msgpack, Type, Value};
+use clusterproxy::provider::ClusterProxy;
+use prost::Message as _;
+use support::{terminate, Plugin};
+
+const MIB: usize = 1 << 20;
+const PROXY: &str = "http://proxy.corp.example:3128";
+
+/// A memory figure of `pid` in KiB from /proc/<pid>/status.
+fn status_kib(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+/// `value` of type `ty` as the wire carries it.
+fn dynamic(value: &Value, ty: &Type) -> DynamicValue {
+    DynamicValue {
+        msgpack: msgpack::encode(value, ty).unwrap(),
+        json: Vec::new(),
+    }
+}
+
+/// An object of the schema's type with `set` and null elsewhere.
+fn config(schema: &clusterproxy::framework::schema::Schema, set: &[(&str, Value)]) -> Value {
+    let mut value = Value::object(
+        schema
+            .attributes
+            .iter()
+            .map(|a| (a.name.clone(), Value::null())),
+    );
+    for (name, v) in set {
+        value.set_attr(name, v.clone());
+    }
+    value
+}
+
+/// One request of the benchmark.
+enum Request {
+    Validate(proto::validate_resource_config::Request),
+    Plan(proto::plan_resource_change::Request),
+    Read(proto::read_data_source::Request),
+    Call(proto::call_function::Request),
+    Open(proto::open_ephemeral_resource::Request),
+    Import(proto::import_resource_state::Request),
+}
+
+impl Request {
+    fn encoded_len(&self) -> usize {
+        match self {
+            Request::Validate(r) => r.encoded_len(),
+            Request::Plan(r) => r.encoded_len(),
+            Request::Read(r) => r.encoded_len(),
+            Request::Call(r) => r.encoded_len(),
+            Request::Open(r) => r.encoded_len(),
+            Request::Import(r) => r.encoded_len(),
+        }
+    }
+
+    /// Sends it; the response's size and how many diagnostics (or a
+    /// function error) it holds.
+    async fn send(
+        self,
+        client: &mut proto::provider_client::ProviderClient<tonic::transport::Channel>,
+    ) -> (usize, usize) {
+        match self {
+            Request::Validate(r) => {
+                let response = client
+                    .validate_resource_config(r)
+                    .await
+                    .unwrap()
+                    .into_inner();
+                (response.encoded_len(), response.diagnostics.len())
+            }
+            Request::Plan(r) => {
+                let response = client.plan_resource_change(r).await.unwrap().into_inner();
+                (response.encoded_len(), response.diagnostics.len())
+            }
+            Request::Read(r) => {
+                let response = client.read_data_source(r).await.unwrap().into_inner();
+                (response.encoded_len(), response.diagnostics.len())
+            }
+            Request::Call(r) => {
+                let response = client.call_function(r).await.unwrap().into_inner();
+                (
+                    response.encoded_len(),
+                    usize::from(response.error.is_some()),
+                )
+            }
+            Request::Open(r) => {
+                let response = client
+                    .open_ephemeral_resource(r)
+                    .await
+                    .unwrap()
+                    .into_inner();
+                (response.encoded_len(), response.diagnostics.len())
+            }
+            Request::Import(r) => {
+                let response = client.import_resource_state(r).await.unwrap().into_inner();
+                (response.encoded_len(), response.diagnostics.len())
+            }
+        }
+    }
+}
+
+/// The cases: a name and the request.
+fn cases() -> Vec<(String, Request)> {
+    let server = Server::new(&ClusterProxy);
+    let registry = server.registry();
+    let profile = &registry.resources()["clusterproxy_profile"].schema;
+    let dropin = &registry.data_sources()["clusterproxy_systemd_dropin"].schema;
+    let check = &registry.ephemeral_resources()["clusterproxy_proxy_check"].schema;
+    let settings_type = clusterproxy::provider::attributes::Settings::ty();
+    let mut out = Vec::new();
+    for (label, size) in [("60 MiB", 60 * MIB), ("255 B of %", 255)] {
+        let password = if size == 255 {
+            "%".repeat(255)
+        } else {
+            "p".repeat(size)
+        };
+        // The plan request holds the password twice (configuration and
+        // proposed state): half of it fits.
+        let half = if size > 255 {
+            &password[..password.len() / 2]
+        } else {
+            &password[..]
+        };
+        let profile_config = |password: &str| {
+            config(
+                profile,
+                &[
+                    ("name", Value::string("corp")),
+                    ("http_proxy", Value::string(PROXY)),
+                    ("username", Value::string("svc")),
+                    ("password", Value::string(password)),
+                ],
+            )
+        };
+        let ty = profile.object_type();
+        out.push((
+            format!("ValidateResourceConfig profile, password {label}"),
+            Request::Validate(proto::validate_resource_config::Request {
+                type_name: "clusterproxy_profile".into(),
+                config: Some(dynamic(&profile_config(&password), &ty)),
+                ..Default::default()
+            }),
+        ));
+        out.push((
+            format!("PlanResourceChange profile, password {label} (half when 60 MiB)"),
+            Request::Plan(proto::plan_resource_change::Request {
+                type_name: "clusterproxy_profile".into(),
+                prior_state: Some(dynamic(&Value::null(), &ty)),
+                proposed_new_state: Some(dynamic(&profile_config(half), &ty)),
+                config: Some(dynamic(&profile_config(half), &ty)),
+                ..Default::default()
+            }),
+        ));
+        let units = Value::list(vec![Value::string("containerd"), Value::string("kubelet")]);
+        out.push((
+            format!("ReadDataSource systemd_dropin, password {label}"),
+            Request::Read(proto::read_data_source::Request {
+                type_name: "clusterproxy_systemd_dropin".into(),
+                config: Some(dynamic(
+                    &config(
+                        dropin,
+                        &[
+                            ("http_proxy", Value::string(PROXY)),
+                            ("username", Value::string("svc")),
+                            ("password", Value::string(&password)),
+                            ("units", units.clone()),
+                        ],
+                    ),
+                    &dropin.object_type(),
+                )),
+                ..Default::default()
+            }),
+        ));
+        let settings = Value::object([
+            ("http_proxy".to_owned(), Value::string(PROXY)),
+            ("https_proxy".to_owned(), Value::null()),
+            ("username".to_owned(), Value::string("svc")),
+            ("password".to_owned(), Value::string(&password)),
+            ("no_proxy".to_owned(), Value::list(Vec::new())),
+            ("trusted_ca".to_owned(), Value::null()),
+            ("password_required".to_owned(), Value::bool(false)),
+            ("revision".to_owned(), Value::null()),
+        ]);
+        let options_type = Type::object([("units", Type::list(Type::String))]);
+        let options = Value::Typed(Box::new((
+            options_type,
+            Value::object([("units".to_owned(), units)]),
+        )));
+        out.push((
+            format!("CallFunction render systemd_dropin, password {label}"),
+            Request::Call(proto::call_function::Request {
+                name: "render".into(),
+                arguments: vec![
+                    dynamic(&Value::string("systemd_dropin"), &Type::String),
+                    dynamic(&settings, &settings_type),
+                    dynamic(&options, &Type::Dynamic),
+                ],
+            }),
+        ));
+        out.push((
+            format!("OpenEphemeralResource proxy_check, password {label}"),
+            Request::Open(proto::open_ephemeral_resource::Request {
+                type_name: "clusterproxy_proxy_check".into(),
+                config: Some(dynamic(
+                    &config(
+                        check,
+                        &[
+                            // A closed loopback port: an accepted password
+                            // fails to connect, never leaving the machine.
+                            ("http_proxy", Value::string("http://127.0.0.1:9")),
+                            ("username", Value::string("svc")),
+                            ("password", Value::string(&password)),
+                            ("url", Value::string("http://127.0.0.1:9/")),
+                            ("timeout", Value::int(1)),
+                            ("fail_on_error", Value::bool(false)),
+                        ],
+                    ),
+                    &check.object_type(),
+                )),
+                ..Default::default()
+            }),
+        ));
+    }
+    // The largest artifact an import reads (4 MiB), all of it the password,
+    // inline (refused) and from a file.
+    let artifact = |password: &str| {
+        format!("[Service]\nEnvironment=\"HTTP_PROXY=http://svc:{password}@proxy.corp.example:3128\" \"HTTPS_PROXY=http://svc:{password}@proxy.corp.example:3128\"\n")
+    };
+    let password = "p".repeat(2 * MIB - 200);
+    let file = std::env::temp_dir().join(format!("peak-rss-{}.conf", std::process::id()));
+    std::fs::write(&file, artifact(&password)).unwrap();
+    out.push((
+        "ImportResourceState systemd, 4 MiB inline artifact (password 2 MiB)".into(),
+        Request::Import(proto::import_resource_state::Request {
+            type_name: "clusterproxy_profile".into(),
+            id: format!("systemd:inline:{}", artifact(&password)),
+            ..Default::default()
+        }),
+    ));
+    out.push((
+        "ImportResourceState systemd, 4 MiB file: artifact (password 2 MiB)".into(),
+        Request::Import(proto::import_resource_state::Request {
+            type_name: "clusterproxy_profile".into(),
+            id: format!("systemd:file:{}", file.display()),
+            ..Default::default()
+        }),
+    ));
+    out
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; any other argument filters the cases.
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut failed = Vec::new();
+    for (name, request) in cases() {
+        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
+        let mut plugin = Plugin::start();
+        let mut client = runtime.block_on(plugin.provider());
+        let pid = plugin.child.id();
+        let before = status_kib(pid, "VmHWM");
+        let request_bytes = request.encoded_len();
+        let (response_bytes, reported) = runtime.block_on(request.send(&mut client));
+        std::thread::sleep(Duration::from_millis(100));
+        let peak = status_kib(pid, "VmHWM");
+        drop(client);
+        terminate(&mut plugin.child);
+        let grown = peak.saturating_sub(before) as usize * 1024;
+        println!(
+            "{name}: request {:.2} MiB, response {response_bytes} B ({reported} diagnostics/errors), peak RSS {:.1} MiB (+{:.1} MiB over the idle plugin, {:.2}x the request)",
+            request_bytes as f64 / MIB as f64,
+            peak as f64 / 1024.0,
+            grown as f64 / MIB as f64,
+            grown as f64 / request_bytes as f64,
+        );
+        if response_bytes > 8 * request_bytes + 64 * 1024 || grown > 8 * request_bytes + 64 * MIB {
+            failed.push(name);
+        }
+    }
+    assert!(failed.is_empty(), "out of bounds: {failed:#?}");
+}
