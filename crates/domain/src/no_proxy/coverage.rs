@@ -24,7 +24,7 @@ pub struct Gap {
 /// The setting `dialect` reads for a merged list: the shared NO_PROXY value,
 /// or for Java its `http.nonProxyHosts` rendering.
 pub fn setting_for(dialect: Dialect, merged: &Merged) -> String {
-    if dialect.client().reads_no_proxy() {
+    if dialect.client().traits().reads_no_proxy {
         merged.no_proxy()
     } else {
         render(dialect, &merged.entries).value
@@ -58,7 +58,7 @@ pub fn gaps_with(
             return out;
         }
         let made;
-        let setting = if dialect.client().reads_no_proxy() {
+        let setting = if dialect.client().traits().reads_no_proxy {
             shared
         } else if let Some(own) = renderings.iter().find(|r| r.dialect == dialect) {
             &own.value

@@ -198,7 +198,10 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
     }
     let (entries, origins) = canonical_order(parsed);
     let fields = sources.iter().map(|s| (s.field, s.indexed)).collect();
-    let star_understood = options.targets.iter().all(|d| d.client().understands_any());
+    let star_understood = options
+        .targets
+        .iter()
+        .all(|d| d.client().traits().understands_any);
     if entries.first().is_some_and(|e| e.host == Host::Any) {
         if star_understood {
             warnings.push(Finding::warning(
@@ -292,7 +295,7 @@ fn unreadable(entries: &[Entry], list: &[String], targets: &BTreeSet<Dialect>) -
     }
     let needing: Vec<&str> = targets
         .iter()
-        .filter(|d| d.client().needs_bracketed_ipv6())
+        .filter(|d| d.client().traits().needs_bracketed_ipv6)
         .map(|d| d.name())
         .collect();
     let left_out = entries
@@ -317,7 +320,9 @@ fn unreadable(entries: &[Entry], list: &[String], targets: &BTreeSet<Dialect>) -
 /// True when the bracketed IPv6 forms some targets need are left out of the
 /// shared list, because another target rejects the whole value with one.
 fn brackets_left_out(targets: &BTreeSet<Dialect>) -> bool {
-    targets.iter().any(|d| d.client().needs_bracketed_ipv6())
+    targets
+        .iter()
+        .any(|d| d.client().traits().needs_bracketed_ipv6)
         && targets
             .iter()
             .any(|d| d.client().rejects_whole_setting("[::1]"))
@@ -327,7 +332,7 @@ fn brackets_left_out(targets: &BTreeSet<Dialect>) -> bool {
 fn partial_star(targets: &BTreeSet<Dialect>) -> String {
     let names: Vec<&str> = targets
         .iter()
-        .filter(|d| !d.client().understands_any())
+        .filter(|d| !d.client().traits().understands_any)
         .map(|d| d.name())
         .collect();
     names.join(", ")
@@ -342,9 +347,11 @@ fn shared_list(
     origins: &[Option<Origin>],
     targets: &BTreeSet<Dialect>,
 ) -> Result<(Vec<String>, Vec<Option<Origin>>), Vec<Finding>> {
-    let node = targets.iter().any(|d| d.client().needs_dot_form());
-    let bracketed_v6 =
-        targets.iter().any(|d| d.client().needs_bracketed_ipv6()) && !brackets_left_out(targets);
+    let node = targets.iter().any(|d| d.client().traits().needs_dot_form);
+    let bracketed_v6 = targets
+        .iter()
+        .any(|d| d.client().traits().needs_bracketed_ipv6)
+        && !brackets_left_out(targets);
     let mut list = Vec::with_capacity(entries.len() + entries.len() / 4);
     let mut of = Vec::with_capacity(list.capacity());
     for (at, ((entry, text), origin)) in entries.with_texts().zip(origins).enumerate() {

@@ -59,7 +59,7 @@ pub fn render(dialect: Dialect, entries: &Entries) -> Rendering<'_> {
             });
         }
     }
-    let separator = client.separator();
+    let separator = client.traits().separator;
     let (count, built) = parts.size();
     let mut value = String::with_capacity(entries.joined().len() + built + count);
     let mut emitted: FxHashSet<&str> =

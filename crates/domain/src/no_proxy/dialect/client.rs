@@ -1,6 +1,8 @@
 //! The [`Client`] trait: everything the merge, the renderings and the
-//! coverage check know about one client. Its methods have no default bodies,
-//! so a client that leaves a question unanswered does not compile.
+//! coverage check know about one client: its constant answers in one
+//! [`ClientTraits`] literal, the answers that depend on an entry or a
+//! destination as methods. Nothing has a default, so a client that leaves a
+//! question unanswered does not compile.
 
 use ipnet::IpNet;
 
@@ -19,45 +21,43 @@ pub enum Decision {
     Refused,
 }
 
-/// One client that reads a NO_PROXY-like setting in its own way.
-pub trait Client: Sync {
+/// The answers of a client that do not depend on an entry or a destination.
+#[derive(Debug, Clone, Copy)]
+pub struct ClientTraits {
     /// The name used in configuration (`go`, `curl`, ...).
-    fn name(&self) -> &'static str;
-
+    pub name: &'static str,
     /// What the attribute descriptions say after the name (`urllib` for
     /// `python`), if the name alone does not say it.
-    fn doc_name(&self) -> Option<&'static str>;
-
+    pub doc_name: Option<&'static str>,
     /// The implementation and version modelled (the client guide's `Clients:` line).
-    fn modelled(&self) -> &'static str;
-
+    pub modelled: &'static str,
     /// True when the client is targeted when none are named (only the eight
     /// of the first release, so that no merged list changes when one is added).
-    fn in_default_set(&self) -> bool;
-
+    pub in_default_set: bool,
     /// True when the client reads NO_PROXY (Java reads `http.nonProxyHosts`,
     /// its own rendering).
-    fn reads_no_proxy(&self) -> bool;
-
+    pub reads_no_proxy: bool,
     /// The separator between entries of the client's setting.
-    fn separator(&self) -> &'static str;
-
+    pub separator: &'static str,
     /// True when `*` (at least as the whole value) bypasses every destination.
-    fn understands_any(&self) -> bool;
-
+    pub understands_any: bool,
     /// True when the client matches IPv6 literals only in brackets
     /// (`[fd00::1]`), so the shared list needs that form too.
-    fn needs_bracketed_ipv6(&self) -> bool;
-
+    pub needs_bracketed_ipv6: bool,
     /// True when `name` matches only the name itself, so the shared list needs
     /// `.name` too for its subdomains.
-    fn needs_dot_form(&self) -> bool;
-
+    pub needs_dot_form: bool,
     /// True when `.name` also bypasses `name` itself.
-    fn ignores_leading_dot(&self) -> bool;
-
+    pub ignores_leading_dot: bool,
     /// True when the client honours `host:port` entries.
-    fn supports_ports(&self) -> bool;
+    pub supports_ports: bool,
+}
+
+/// One client that reads a NO_PROXY-like setting in its own way.
+pub trait Client: Sync {
+    /// What the client always answers: one struct literal per client, so
+    /// that the compiler names a field a new client leaves out.
+    fn traits(&self) -> &'static ClientTraits;
 
     /// True when a CIDR entry of the family (`ipv6`) covers IP-literal
     /// destinations in this client.

@@ -5,7 +5,7 @@ use std::net::{IpAddr, Ipv4Addr};
 
 use ipnet::IpNet;
 
-use super::client::{Client, Decision};
+use super::client::{Client, ClientTraits, Decision};
 use super::shared::{decide_by, env_forms, longest_zero_run, Pending};
 use crate::no_proxy::destination::{Destination, DestinationHost};
 use crate::no_proxy::entry::Entry;
@@ -14,49 +14,24 @@ use crate::no_proxy::forms::{Forms, Remark};
 /// curl and libcurl.
 pub(super) struct Curl;
 
+/// What the client always answers.
+const TRAITS: ClientTraits = ClientTraits {
+    name: "curl",
+    doc_name: None,
+    modelled: "libcurl 7.88",
+    in_default_set: true,
+    reads_no_proxy: true,
+    separator: ",",
+    understands_any: true,
+    needs_bracketed_ipv6: false,
+    needs_dot_form: false,
+    ignores_leading_dot: true,
+    supports_ports: false,
+};
+
 impl Client for Curl {
-    fn name(&self) -> &'static str {
-        "curl"
-    }
-
-    fn doc_name(&self) -> Option<&'static str> {
-        None
-    }
-
-    fn modelled(&self) -> &'static str {
-        "libcurl 7.88"
-    }
-
-    fn in_default_set(&self) -> bool {
-        true
-    }
-
-    fn reads_no_proxy(&self) -> bool {
-        true
-    }
-
-    fn separator(&self) -> &'static str {
-        ","
-    }
-
-    fn understands_any(&self) -> bool {
-        true
-    }
-
-    fn needs_bracketed_ipv6(&self) -> bool {
-        false
-    }
-
-    fn needs_dot_form(&self) -> bool {
-        false
-    }
-
-    fn ignores_leading_dot(&self) -> bool {
-        true
-    }
-
-    fn supports_ports(&self) -> bool {
-        false
+    fn traits(&self) -> &'static ClientTraits {
+        &TRAITS
     }
 
     fn matches_cidr(&self, ipv6: bool) -> bool {

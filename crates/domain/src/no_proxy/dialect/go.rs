@@ -5,7 +5,7 @@ use std::net::IpAddr;
 
 use ipnet::IpNet;
 
-use super::client::{Client, Decision};
+use super::client::{Client, ClientTraits, Decision};
 use super::shared::{decide_by, ends_with_dotted, lowercase, split_at, Case, Pending};
 use crate::no_proxy::destination::Destination;
 use crate::no_proxy::entry::Entry;
@@ -14,49 +14,24 @@ use crate::no_proxy::forms::{Forms, Remark};
 /// Go's net/http.
 pub(super) struct Go;
 
+/// What the client always answers.
+const TRAITS: ClientTraits = ClientTraits {
+    name: "go",
+    doc_name: None,
+    modelled: "net/http, x/net/http/httpproxy",
+    in_default_set: true,
+    reads_no_proxy: true,
+    separator: ",",
+    understands_any: true,
+    needs_bracketed_ipv6: false,
+    needs_dot_form: false,
+    ignores_leading_dot: false,
+    supports_ports: true,
+};
+
 impl Client for Go {
-    fn name(&self) -> &'static str {
-        "go"
-    }
-
-    fn doc_name(&self) -> Option<&'static str> {
-        None
-    }
-
-    fn modelled(&self) -> &'static str {
-        "net/http, x/net/http/httpproxy"
-    }
-
-    fn in_default_set(&self) -> bool {
-        true
-    }
-
-    fn reads_no_proxy(&self) -> bool {
-        true
-    }
-
-    fn separator(&self) -> &'static str {
-        ","
-    }
-
-    fn understands_any(&self) -> bool {
-        true
-    }
-
-    fn needs_bracketed_ipv6(&self) -> bool {
-        false
-    }
-
-    fn needs_dot_form(&self) -> bool {
-        false
-    }
-
-    fn ignores_leading_dot(&self) -> bool {
-        false
-    }
-
-    fn supports_ports(&self) -> bool {
-        true
+    fn traits(&self) -> &'static ClientTraits {
+        &TRAITS
     }
 
     fn matches_cidr(&self, _ipv6: bool) -> bool {

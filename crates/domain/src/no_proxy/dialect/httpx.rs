@@ -32,7 +32,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use ipnet::IpNet;
 
-use super::client::{Client, Decision};
+use super::client::{Client, ClientTraits, Decision};
 use super::shared::ends_with_dotted;
 use crate::no_proxy::destination::Destination;
 use crate::no_proxy::entry::{Entry, Host};
@@ -41,49 +41,24 @@ use crate::no_proxy::forms::{Forms, Remark};
 /// Python httpx.
 pub(super) struct Httpx;
 
+/// What the client always answers.
+const TRAITS: ClientTraits = ClientTraits {
+    name: "httpx",
+    doc_name: Some("Python httpx"),
+    modelled: "Python httpx 0.28, `httpx.Client()`",
+    in_default_set: false,
+    reads_no_proxy: true,
+    separator: ",",
+    understands_any: true,
+    needs_bracketed_ipv6: false,
+    needs_dot_form: false,
+    ignores_leading_dot: false,
+    supports_ports: true,
+};
+
 impl Client for Httpx {
-    fn name(&self) -> &'static str {
-        "httpx"
-    }
-
-    fn doc_name(&self) -> Option<&'static str> {
-        Some("Python httpx")
-    }
-
-    fn modelled(&self) -> &'static str {
-        "Python httpx 0.28, `httpx.Client()`"
-    }
-
-    fn in_default_set(&self) -> bool {
-        false
-    }
-
-    fn reads_no_proxy(&self) -> bool {
-        true
-    }
-
-    fn separator(&self) -> &'static str {
-        ","
-    }
-
-    fn understands_any(&self) -> bool {
-        true
-    }
-
-    fn needs_bracketed_ipv6(&self) -> bool {
-        false
-    }
-
-    fn needs_dot_form(&self) -> bool {
-        false
-    }
-
-    fn ignores_leading_dot(&self) -> bool {
-        false
-    }
-
-    fn supports_ports(&self) -> bool {
-        true
+    fn traits(&self) -> &'static ClientTraits {
+        &TRAITS
     }
 
     fn matches_cidr(&self, _ipv6: bool) -> bool {

@@ -7,7 +7,7 @@ use std::net::IpAddr;
 
 use ipnet::{IpNet, Ipv4Net};
 
-use super::client::{Client, Decision};
+use super::client::{Client, ClientTraits, Decision};
 use super::shared::{decide_by, lowercase, split_at, Case, Pending};
 use crate::no_proxy::destination::Destination;
 use crate::no_proxy::entry::{Entry, Host};
@@ -17,49 +17,24 @@ use crate::no_proxy::write::write_decimal;
 /// Java's `http.nonProxyHosts`.
 pub(super) struct Java;
 
+/// What the client always answers.
+const TRAITS: ClientTraits = ClientTraits {
+    name: "java",
+    doc_name: Some("`http.nonProxyHosts`"),
+    modelled: "OpenJDK DefaultProxySelector",
+    in_default_set: true,
+    reads_no_proxy: false,
+    separator: "|",
+    understands_any: true,
+    needs_bracketed_ipv6: false,
+    needs_dot_form: false,
+    ignores_leading_dot: false,
+    supports_ports: false,
+};
+
 impl Client for Java {
-    fn name(&self) -> &'static str {
-        "java"
-    }
-
-    fn doc_name(&self) -> Option<&'static str> {
-        Some("`http.nonProxyHosts`")
-    }
-
-    fn modelled(&self) -> &'static str {
-        "OpenJDK DefaultProxySelector"
-    }
-
-    fn in_default_set(&self) -> bool {
-        true
-    }
-
-    fn reads_no_proxy(&self) -> bool {
-        false
-    }
-
-    fn separator(&self) -> &'static str {
-        "|"
-    }
-
-    fn understands_any(&self) -> bool {
-        true
-    }
-
-    fn needs_bracketed_ipv6(&self) -> bool {
-        false
-    }
-
-    fn needs_dot_form(&self) -> bool {
-        false
-    }
-
-    fn ignores_leading_dot(&self) -> bool {
-        false
-    }
-
-    fn supports_ports(&self) -> bool {
-        false
+    fn traits(&self) -> &'static ClientTraits {
+        &TRAITS
     }
 
     fn matches_cidr(&self, _ipv6: bool) -> bool {

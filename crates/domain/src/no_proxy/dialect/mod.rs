@@ -19,10 +19,11 @@
 //! `<client>` is its configuration name, `<Client>` its type and variant.
 //! 1. `crates/domain/src/no_proxy/dialect/<client>.rs` (new): the model,
 //!    following the client's own source (cite the file and the version) and
-//!    reading the destination's host as written, and `impl Client for
-//!    <Client>` (a unit struct); every method must be answered, so the
-//!    compiler lists what is missing. `in_default_set` is false, so that no
-//!    existing merged list changes.
+//!    reading the destination's host as written, a `const TRAITS:
+//!    ClientTraits` literal with its constant answers, and `impl Client for
+//!    <Client>` (a unit struct) returning it from `traits`; every field and
+//!    method must be answered, so the compiler lists what is missing.
+//!    `in_default_set` is false, so that no existing merged list changes.
 //! 2. `crates/domain/src/no_proxy/dialect/mod.rs` (this file): `mod <client>;`
 //!    and the line `<Client> => <client>::<Client>,` at the end of
 //!    `registry!`.
@@ -58,7 +59,7 @@ mod shared;
 mod undici;
 mod wget;
 
-pub use client::{Client, Decision};
+pub use client::{Client, ClientTraits, Decision};
 pub use java::JAVA_DEFAULT_NON_PROXY_HOSTS;
 
 /// Declares [`Dialect`] with one variant per registered client, in order,
@@ -120,7 +121,7 @@ static NAMES: LazyLock<Vec<&'static str>> =
 static DEFAULTS: LazyLock<Vec<Dialect>> = LazyLock::new(|| {
     Dialect::ALL
         .into_iter()
-        .filter(|d| d.client().in_default_set())
+        .filter(|d| d.client().traits().in_default_set)
         .collect()
 });
 
@@ -148,12 +149,12 @@ impl Dialect {
     pub fn opt_in() -> impl Iterator<Item = Dialect> {
         Self::ALL
             .into_iter()
-            .filter(|d| !d.client().in_default_set())
+            .filter(|d| !d.client().traits().in_default_set)
     }
 
     /// The name used in configuration (`go`, `curl`, ...).
     pub fn name(self) -> &'static str {
-        self.client().name()
+        self.client().traits().name
     }
 
     /// The dialect called `name`.

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use ipnet::IpNet;
 
-use super::client::{Client, Decision};
+use super::client::{Client, ClientTraits, Decision};
 use super::shared::{decide_by, env_forms, js_host_port, whatwg_host, Case, Pending};
 use crate::no_proxy::destination::Destination;
 use crate::no_proxy::entry::Entry;
@@ -13,49 +13,24 @@ use crate::no_proxy::forms::{Forms, Remark};
 /// Node proxy-from-env.
 pub(super) struct Node;
 
+/// What the client always answers.
+const TRAITS: ClientTraits = ClientTraits {
+    name: "node",
+    doc_name: Some("proxy-from-env"),
+    modelled: "proxy-from-env 2",
+    in_default_set: true,
+    reads_no_proxy: true,
+    separator: ",",
+    understands_any: true,
+    needs_bracketed_ipv6: true,
+    needs_dot_form: true,
+    ignores_leading_dot: false,
+    supports_ports: true,
+};
+
 impl Client for Node {
-    fn name(&self) -> &'static str {
-        "node"
-    }
-
-    fn doc_name(&self) -> Option<&'static str> {
-        Some("proxy-from-env")
-    }
-
-    fn modelled(&self) -> &'static str {
-        "proxy-from-env 2"
-    }
-
-    fn in_default_set(&self) -> bool {
-        true
-    }
-
-    fn reads_no_proxy(&self) -> bool {
-        true
-    }
-
-    fn separator(&self) -> &'static str {
-        ","
-    }
-
-    fn understands_any(&self) -> bool {
-        true
-    }
-
-    fn needs_bracketed_ipv6(&self) -> bool {
-        true
-    }
-
-    fn needs_dot_form(&self) -> bool {
-        true
-    }
-
-    fn ignores_leading_dot(&self) -> bool {
-        false
-    }
-
-    fn supports_ports(&self) -> bool {
-        true
+    fn traits(&self) -> &'static ClientTraits {
+        &TRAITS
     }
 
     fn matches_cidr(&self, _ipv6: bool) -> bool {

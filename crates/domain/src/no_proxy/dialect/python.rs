@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use ipnet::IpNet;
 
-use super::client::{Client, Decision};
+use super::client::{Client, ClientTraits, Decision};
 use super::shared::{
     decide_by, ends_with_dotted, env_forms, host_port, lowercase, split_at, Case, Pending,
 };
@@ -15,49 +15,24 @@ use crate::no_proxy::forms::{Forms, Remark};
 /// CPython's urllib.
 pub(super) struct Python;
 
+/// What the client always answers.
+const TRAITS: ClientTraits = ClientTraits {
+    name: "python",
+    doc_name: Some("urllib"),
+    modelled: "urllib",
+    in_default_set: true,
+    reads_no_proxy: true,
+    separator: ",",
+    understands_any: true,
+    needs_bracketed_ipv6: true,
+    needs_dot_form: false,
+    ignores_leading_dot: true,
+    supports_ports: true,
+};
+
 impl Client for Python {
-    fn name(&self) -> &'static str {
-        "python"
-    }
-
-    fn doc_name(&self) -> Option<&'static str> {
-        Some("urllib")
-    }
-
-    fn modelled(&self) -> &'static str {
-        "urllib"
-    }
-
-    fn in_default_set(&self) -> bool {
-        true
-    }
-
-    fn reads_no_proxy(&self) -> bool {
-        true
-    }
-
-    fn separator(&self) -> &'static str {
-        ","
-    }
-
-    fn understands_any(&self) -> bool {
-        true
-    }
-
-    fn needs_bracketed_ipv6(&self) -> bool {
-        true
-    }
-
-    fn needs_dot_form(&self) -> bool {
-        false
-    }
-
-    fn ignores_leading_dot(&self) -> bool {
-        true
-    }
-
-    fn supports_ports(&self) -> bool {
-        true
+    fn traits(&self) -> &'static ClientTraits {
+        &TRAITS
     }
 
     fn matches_cidr(&self, _ipv6: bool) -> bool {

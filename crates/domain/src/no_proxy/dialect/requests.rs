@@ -5,7 +5,7 @@ use std::net::{IpAddr, Ipv4Addr};
 
 use ipnet::IpNet;
 
-use super::client::{Client, Decision};
+use super::client::{Client, ClientTraits, Decision};
 use super::python::urllib;
 use super::shared::{
     decide_by, ends_with_dotted, env_forms, host_port, lowercase, split_at, Pending,
@@ -17,49 +17,24 @@ use crate::no_proxy::forms::{Forms, Remark};
 /// Python requests.
 pub(super) struct Requests;
 
+/// What the client always answers.
+const TRAITS: ClientTraits = ClientTraits {
+    name: "requests",
+    doc_name: None,
+    modelled: "2.34",
+    in_default_set: true,
+    reads_no_proxy: true,
+    separator: ",",
+    understands_any: true,
+    needs_bracketed_ipv6: false,
+    needs_dot_form: false,
+    ignores_leading_dot: true,
+    supports_ports: false,
+};
+
 impl Client for Requests {
-    fn name(&self) -> &'static str {
-        "requests"
-    }
-
-    fn doc_name(&self) -> Option<&'static str> {
-        None
-    }
-
-    fn modelled(&self) -> &'static str {
-        "2.34"
-    }
-
-    fn in_default_set(&self) -> bool {
-        true
-    }
-
-    fn reads_no_proxy(&self) -> bool {
-        true
-    }
-
-    fn separator(&self) -> &'static str {
-        ","
-    }
-
-    fn understands_any(&self) -> bool {
-        true
-    }
-
-    fn needs_bracketed_ipv6(&self) -> bool {
-        false
-    }
-
-    fn needs_dot_form(&self) -> bool {
-        false
-    }
-
-    fn ignores_leading_dot(&self) -> bool {
-        true
-    }
-
-    fn supports_ports(&self) -> bool {
-        false
+    fn traits(&self) -> &'static ClientTraits {
+        &TRAITS
     }
 
     fn matches_cidr(&self, ipv6: bool) -> bool {

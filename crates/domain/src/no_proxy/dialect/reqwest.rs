@@ -4,7 +4,7 @@ use std::net::IpAddr;
 
 use ipnet::IpNet;
 
-use super::client::{Client, Decision};
+use super::client::{Client, ClientTraits, Decision};
 use super::shared::{decide_by, env_forms, split_at, whatwg_host, Pending};
 use crate::no_proxy::destination::Destination;
 use crate::no_proxy::entry::{Entry, Host};
@@ -13,49 +13,24 @@ use crate::no_proxy::forms::{Forms, Remark};
 /// reqwest.
 pub(super) struct Reqwest;
 
+/// What the client always answers.
+const TRAITS: ClientTraits = ClientTraits {
+    name: "reqwest",
+    doc_name: Some("Rust reqwest's system proxy"),
+    modelled: "Rust reqwest 0.12's system proxy, hyper-util 0.1.21's matcher",
+    in_default_set: false,
+    reads_no_proxy: true,
+    separator: ",",
+    understands_any: false,
+    needs_bracketed_ipv6: false,
+    needs_dot_form: false,
+    ignores_leading_dot: true,
+    supports_ports: false,
+};
+
 impl Client for Reqwest {
-    fn name(&self) -> &'static str {
-        "reqwest"
-    }
-
-    fn doc_name(&self) -> Option<&'static str> {
-        Some("Rust reqwest's system proxy")
-    }
-
-    fn modelled(&self) -> &'static str {
-        "Rust reqwest 0.12's system proxy, hyper-util 0.1.21's matcher"
-    }
-
-    fn in_default_set(&self) -> bool {
-        false
-    }
-
-    fn reads_no_proxy(&self) -> bool {
-        true
-    }
-
-    fn separator(&self) -> &'static str {
-        ","
-    }
-
-    fn understands_any(&self) -> bool {
-        false
-    }
-
-    fn needs_bracketed_ipv6(&self) -> bool {
-        false
-    }
-
-    fn needs_dot_form(&self) -> bool {
-        false
-    }
-
-    fn ignores_leading_dot(&self) -> bool {
-        true
-    }
-
-    fn supports_ports(&self) -> bool {
-        false
+    fn traits(&self) -> &'static ClientTraits {
+        &TRAITS
     }
 
     fn matches_cidr(&self, _ipv6: bool) -> bool {

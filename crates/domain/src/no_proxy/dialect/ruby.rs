@@ -5,7 +5,7 @@ use std::net::IpAddr;
 
 use ipnet::IpNet;
 
-use super::client::{Client, Decision};
+use super::client::{Client, ClientTraits, Decision};
 use super::shared::{decide_by, ends_with_dotted, env_forms, lowercase, Case, Pending};
 use crate::no_proxy::destination::Destination;
 use crate::no_proxy::entry::{Entry, Host};
@@ -14,49 +14,24 @@ use crate::no_proxy::forms::{Forms, Remark};
 /// Ruby's URI.
 pub(super) struct Ruby;
 
+/// What the client always answers.
+const TRAITS: ClientTraits = ClientTraits {
+    name: "ruby",
+    doc_name: None,
+    modelled: "URI#find_proxy; Net::HTTP decides the same",
+    in_default_set: true,
+    reads_no_proxy: true,
+    separator: ",",
+    understands_any: false,
+    needs_bracketed_ipv6: false,
+    needs_dot_form: false,
+    ignores_leading_dot: false,
+    supports_ports: true,
+};
+
 impl Client for Ruby {
-    fn name(&self) -> &'static str {
-        "ruby"
-    }
-
-    fn doc_name(&self) -> Option<&'static str> {
-        None
-    }
-
-    fn modelled(&self) -> &'static str {
-        "URI#find_proxy; Net::HTTP decides the same"
-    }
-
-    fn in_default_set(&self) -> bool {
-        true
-    }
-
-    fn reads_no_proxy(&self) -> bool {
-        true
-    }
-
-    fn separator(&self) -> &'static str {
-        ","
-    }
-
-    fn understands_any(&self) -> bool {
-        false
-    }
-
-    fn needs_bracketed_ipv6(&self) -> bool {
-        false
-    }
-
-    fn needs_dot_form(&self) -> bool {
-        false
-    }
-
-    fn ignores_leading_dot(&self) -> bool {
-        false
-    }
-
-    fn supports_ports(&self) -> bool {
-        true
+    fn traits(&self) -> &'static ClientTraits {
+        &TRAITS
     }
 
     fn matches_cidr(&self, ipv6: bool) -> bool {

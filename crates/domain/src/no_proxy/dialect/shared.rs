@@ -55,7 +55,7 @@ pub(super) fn env_forms<'m>(
     text: &'m str,
     out: &mut Forms<'m>,
 ) -> Option<Remark> {
-    let port = entry.port.filter(|_| client.supports_ports());
+    let port = entry.port.filter(|_| client.traits().supports_ports);
     let port_note = (port != entry.port).then_some(Remark::PortsIgnored);
     let text = if port.is_none() {
         entry.host_text(text)
@@ -71,7 +71,7 @@ pub(super) fn env_forms<'m>(
             None
         }
         Host::Ip(IpAddr::V6(_)) => {
-            match (client.needs_bracketed_ipv6(), port) {
+            match (client.traits().needs_bracketed_ipv6, port) {
                 // `[v6]:port` is the canonical text with a port.
                 (true, Some(_)) => out.push(text),
                 (true, None) => out.build(&["[", text, "]"]),
@@ -89,10 +89,11 @@ pub(super) fn env_forms<'m>(
             subdomains_only, ..
         } => {
             out.push(text);
-            if client.needs_dot_form() && !subdomains_only {
+            if client.traits().needs_dot_form && !subdomains_only {
                 out.build(&[".", text]);
             }
-            (client.ignores_leading_dot() && *subdomains_only).then_some(Remark::LeadingDotIgnored)
+            (client.traits().ignores_leading_dot && *subdomains_only)
+                .then_some(Remark::LeadingDotIgnored)
         }
         Host::Any => {
             out.push("*");

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use ipnet::IpNet;
 
-use super::client::{Client, Decision};
+use super::client::{Client, ClientTraits, Decision};
 use super::shared::{
     decide_by, ends_with_dotted, env_forms, js_host_port, whatwg_host, Case, Pending,
 };
@@ -15,49 +15,24 @@ use crate::no_proxy::forms::{Forms, Remark};
 /// undici's EnvHttpProxyAgent.
 pub(super) struct Undici;
 
+/// What the client always answers.
+const TRAITS: ClientTraits = ClientTraits {
+    name: "undici",
+    doc_name: Some("Node fetch through undici's EnvHttpProxyAgent"),
+    modelled: "Node fetch through undici's EnvHttpProxyAgent",
+    in_default_set: false,
+    reads_no_proxy: true,
+    separator: ",",
+    understands_any: true,
+    needs_bracketed_ipv6: true,
+    needs_dot_form: false,
+    ignores_leading_dot: true,
+    supports_ports: true,
+};
+
 impl Client for Undici {
-    fn name(&self) -> &'static str {
-        "undici"
-    }
-
-    fn doc_name(&self) -> Option<&'static str> {
-        Some("Node fetch through undici's EnvHttpProxyAgent")
-    }
-
-    fn modelled(&self) -> &'static str {
-        "Node fetch through undici's EnvHttpProxyAgent"
-    }
-
-    fn in_default_set(&self) -> bool {
-        false
-    }
-
-    fn reads_no_proxy(&self) -> bool {
-        true
-    }
-
-    fn separator(&self) -> &'static str {
-        ","
-    }
-
-    fn understands_any(&self) -> bool {
-        true
-    }
-
-    fn needs_bracketed_ipv6(&self) -> bool {
-        true
-    }
-
-    fn needs_dot_form(&self) -> bool {
-        false
-    }
-
-    fn ignores_leading_dot(&self) -> bool {
-        true
-    }
-
-    fn supports_ports(&self) -> bool {
-        true
+    fn traits(&self) -> &'static ClientTraits {
+        &TRAITS
     }
 
     fn matches_cidr(&self, _ipv6: bool) -> bool {

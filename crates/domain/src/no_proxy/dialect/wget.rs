@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use ipnet::IpNet;
 
-use super::client::{Client, Decision};
+use super::client::{Client, ClientTraits, Decision};
 use super::shared::{decide_by, env_forms, lowercase, split_at, Case, Pending};
 use crate::no_proxy::destination::Destination;
 use crate::no_proxy::entry::{Entry, Host};
@@ -13,49 +13,24 @@ use crate::no_proxy::forms::{Forms, Remark};
 /// GNU wget.
 pub(super) struct Wget;
 
+/// What the client always answers.
+const TRAITS: ClientTraits = ClientTraits {
+    name: "wget",
+    doc_name: None,
+    modelled: "GNU wget 1.21",
+    in_default_set: true,
+    reads_no_proxy: true,
+    separator: ",",
+    understands_any: false,
+    needs_bracketed_ipv6: false,
+    needs_dot_form: false,
+    ignores_leading_dot: false,
+    supports_ports: false,
+};
+
 impl Client for Wget {
-    fn name(&self) -> &'static str {
-        "wget"
-    }
-
-    fn doc_name(&self) -> Option<&'static str> {
-        None
-    }
-
-    fn modelled(&self) -> &'static str {
-        "GNU wget 1.21"
-    }
-
-    fn in_default_set(&self) -> bool {
-        true
-    }
-
-    fn reads_no_proxy(&self) -> bool {
-        true
-    }
-
-    fn separator(&self) -> &'static str {
-        ","
-    }
-
-    fn understands_any(&self) -> bool {
-        false
-    }
-
-    fn needs_bracketed_ipv6(&self) -> bool {
-        false
-    }
-
-    fn needs_dot_form(&self) -> bool {
-        false
-    }
-
-    fn ignores_leading_dot(&self) -> bool {
-        false
-    }
-
-    fn supports_ports(&self) -> bool {
-        false
+    fn traits(&self) -> &'static ClientTraits {
+        &TRAITS
     }
 
     fn matches_cidr(&self, _ipv6: bool) -> bool {
