@@ -544,7 +544,13 @@ fn marked_tls_proxy() -> (u16, String) {
 /// that does not resolve says so (`.invalid`: never looked up).
 #[test]
 fn tls_and_name_failures_are_fixed_categories() {
-    let tf = terraform();
+    for_each_terraform_with(
+        Feature::Ephemeral,
+        tls_and_name_failures_are_fixed_categories_on,
+    );
+}
+
+fn tls_and_name_failures_are_fixed_categories_on(tf: &Terraform) {
     let (port, ca) = marked_tls_proxy();
     let proxy = format!("https://127.0.0.1:{port}");
     let url = "http://127.0.0.1:9/v2/";
@@ -560,7 +566,7 @@ fn tls_and_name_failures_are_fixed_categories() {
         (String::new(), "not signed by a trusted CA", block),
     ] {
         let work = workdir(
-            &tf,
+            tf,
             &config(&direct(&proxy, url, &trusted_ca), condition),
             PASSWORD,
         );
@@ -573,7 +579,7 @@ fn tls_and_name_failures_are_fixed_categories() {
         );
     }
     let work = workdir(
-        &tf,
+        tf,
         &config(
             &direct("http://proxy.corp.invalid:3128", url, ""),
             condition,

@@ -684,7 +684,7 @@ fn import_never_sends_through_the_proxy_what_the_artifact_sends_direct() {
     }
     for dialect in Dialect::ALL {
         let setting = |list: &str| -> String {
-            if dialect.client().reads_no_proxy() {
+            if dialect.client().traits().reads_no_proxy {
                 return list.to_owned();
             }
             let entries: Vec<String> = list.split(',').map(str::to_owned).collect();

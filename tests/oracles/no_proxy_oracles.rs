@@ -211,7 +211,7 @@ fn url() -> impl Strategy<Value = String> {
 const URLS_PER_SETTING: usize = 25;
 
 fn generated(dialect: Dialect, count: usize, seed: u64) -> Vec<Case> {
-    let setting = if !dialect.client().reads_no_proxy() {
+    let setting = if !dialect.client().traits().reads_no_proxy {
         java_setting().boxed()
     } else {
         no_proxy_setting().boxed()
@@ -238,7 +238,7 @@ fn generated(dialect: Dialect, count: usize, seed: u64) -> Vec<Case> {
 
 /// Facts from shared/reference/no-proxy-semantics.md, per client.
 fn facts(dialect: Dialect) -> Vec<Case> {
-    let facts: &[(&str, &str)] = if !dialect.client().reads_no_proxy() {
+    let facts: &[(&str, &str)] = if !dialect.client().traits().reads_no_proxy {
         &[
             ("*.example.com", "http://a.example.com/"),
             ("example.com", "http://a.example.com/"),
@@ -308,7 +308,7 @@ fn facts(dialect: Dialect) -> Vec<Case> {
         ("xn--bcher-kva.example", "http://a.bücher.example/"),
         ("example.com", "http://xn--bcher-kva.example.com/"),
     ];
-    let extra = if dialect.client().reads_no_proxy() {
+    let extra = if dialect.client().traits().reads_no_proxy {
         patterns
     } else {
         &[]
@@ -902,7 +902,7 @@ fn class_cases(dialect: Dialect) -> Vec<Case> {
     CLASSES
         .iter()
         .map(|(_, setting, java, url)| Case {
-            setting: (if dialect.client().reads_no_proxy() {
+            setting: (if dialect.client().traits().reads_no_proxy {
                 setting
             } else {
                 java
@@ -970,7 +970,7 @@ fn client_table() -> String {
 fn clients_paragraph() -> String {
     format!(
         "Clients: {}. The default `clients` of the data source and functions is the first eight; name {} to include them. `refused` for `httpx` with a setting that fails every URL means httpx rejects the whole NO_PROXY value when the client is created.\n\n",
-        Dialect::listing(Dialect::ALL, ", ", |c| Some(c.modelled())),
+        Dialect::listing(Dialect::ALL, ", ", |c| Some(c.traits().modelled)),
         Dialect::listing(Dialect::opt_in(), " or ", |_| None)
     )
 }
@@ -985,7 +985,7 @@ const README_CLIENTS: (&str, &str) = (
 fn readme_clients() -> String {
     format!(
         "\n  Clients: {}. The default `clients` is the first eight, so adding a client never changes an existing merged list; {} are opt-in.\n  ",
-        Dialect::listing(Dialect::ALL, ", ", |c| Some(c.modelled())),
+        Dialect::listing(Dialect::ALL, ", ", |c| Some(c.traits().modelled)),
         Dialect::listing(Dialect::opt_in(), " and ", |_| None)
     )
 }

@@ -108,7 +108,7 @@ fn options() -> impl Strategy<Value = MergeOptions> {
 
 /// The setting a client reads for a list of canonical entries.
 fn setting(dialect: Dialect, entries: &Entries, shared: &str) -> String {
-    if !dialect.client().reads_no_proxy() {
+    if !dialect.client().traits().reads_no_proxy {
         render(dialect, entries).value
     } else {
         shared.to_owned()
