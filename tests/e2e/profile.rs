@@ -642,17 +642,18 @@ resource "clusterproxy_profile" "corp" {
 }
 
 /// `-generate-config-out` writes `password = null # sensitive` for an
-/// imported proxy with credentials; the plan of that configuration warns on
-/// `password` that the credentials are dropped and names `password_wo`.
+/// imported proxy with credentials; the plan of that configuration keeps the
+/// imported password standing (nothing changes) and warns on `username` that
+/// the renderers need the password, naming `password_wo`.
 #[test]
-fn profile_generated_config_warns_that_credentials_are_dropped() {
+fn profile_generated_config_warns_that_the_password_is_needed() {
     for_each_terraform_with(
         Feature::ImportBlock,
-        profile_generated_config_warns_that_credentials_are_dropped_on,
+        profile_generated_config_warns_that_the_password_is_needed_on,
     );
 }
 
-fn profile_generated_config_warns_that_credentials_are_dropped_on(tf: &Terraform) {
+fn profile_generated_config_warns_that_the_password_is_needed_on(tf: &Terraform) {
     let import = format!(
         "import {{\n  to = clusterproxy_profile.corp\n  id = {}\n}}\n",
         hcl_string(&format!(
@@ -676,8 +677,16 @@ fn profile_generated_config_warns_that_credentials_are_dropped_on(tf: &Terraform
     let reported = work.expect_diagnostic(
         &["plan"],
         "warning",
-        "Proxy credentials dropped",
-        "password",
+        "Proxy user name without a password",
+        "username",
+    );
+    assert!(
+        reported
+            .run
+            .stdout
+            .contains("1 to import, 0 to add, 0 to change, 0 to destroy."),
+        "{}",
+        reported.run.stdout
     );
     assert!(
         reported.text().contains("password_wo"),

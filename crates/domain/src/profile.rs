@@ -362,7 +362,9 @@ impl Profile {
                     .or(self.https_proxy.as_ref())
                     .and_then(ProxyUrl::credentials)
                     .and_then(ProxyCredentials::password);
-                password.is_some_and(|p| stored.imported_password.is_some_and(|v| v.matches(p)))
+                // No password yet: the imported one still stands (the
+                // fingerprint covers the user name).
+                password.is_none_or(|p| stored.imported_password.is_some_and(|v| v.matches(p)))
             }
             _ => {
                 let [http, https] = self.secret_urls();

@@ -38,12 +38,15 @@
 #
 # Generated configuration: `terraform plan -generate-config-out=generated.tf`
 # with an `import` block writes `password = null # sensitive` (Terraform never
-# writes sensitive values). Applied as generated, it drops the imported
-# credentials: `revision` moves and the renderers write URLs without them; the
-# plan warns "Proxy credentials dropped" on `password`. Before applying,
-# replace that line with `password_wo = var.proxy_password` (an `ephemeral =
-# true` variable) and `password_wo_version = 1` on Terraform >= 1.11, or with
-# `password = var.proxy_password`.
+# writes sensitive values). Applied as generated, it changes nothing: the
+# imported password still stands (its verifier stays in the private state,
+# `revision` stays) and the plan warns on `username` that the renderers need
+# the password. Give it: replace that line with `password_wo =
+# var.proxy_password` (an `ephemeral = true` variable) and
+# `password_wo_version = 1` on Terraform >= 1.11, or with `password =
+# var.proxy_password`; the imported password keeps `revision`, another moves
+# it. A saved plan of an import carries the salted verifier: keep it as the
+# state.
 #
 # From `password` to `password_wo` (Terraform >= 1.11): replace `password =
 # var.proxy_password` with `password_wo = var.proxy_password` (the same

@@ -145,11 +145,32 @@ fn write_only_version(
     password_wo.map(version).map(Option::unwrap_or_default)
 }
 
+/// Whether `profile`'s proxy URLs carry a password (`password` or
+/// `password_wo`).
+fn gives_password(profile: &Profile) -> bool {
+    profile
+        .http_proxy
+        .as_ref()
+        .or(profile.https_proxy.as_ref())
+        .and_then(ProxyUrl::credentials)
+        .and_then(|c| c.password())
+        .is_some()
+}
+
 /// Warns when the stored profile has a password (stored or write-only) and
 /// the configuration gives none: what generated configuration does, since
-/// Terraform writes `password = null` for a sensitive value.
-fn warn_on_dropped_password(prior: Option<&Value>, config: &Value, diags: &mut Diagnostics) {
-    let Some(prior) = prior else { return };
+/// Terraform writes `password = null` for a sensitive value. Not for a
+/// profile imported with a password that no configuration gave yet (its
+/// verifier still in the private state): that password still stands.
+fn warn_on_dropped_password(
+    prior: Option<&Value>,
+    imported: Option<&PasswordVerifier>,
+    config: &Value,
+    diags: &mut Diagnostics,
+) {
+    let Some(prior) = prior.filter(|_| imported.is_none()) else {
+        return;
+    };
     let Some(stored) = Computed::get(prior, diags) else {
         return;
     };
@@ -284,7 +305,10 @@ fn compute(
         password: None,
         no_proxy: profile.no_proxy.clone(),
         trusted_ca: profile.trusted_ca.as_ref().map(|c| c.to_pem()).into(),
-        password_required: credentials.and_then(|c| c.password()).is_some(),
+        // A profile imported with a password that no configuration gave yet
+        // still takes one: the renderers ask for it.
+        password_required: gives_password(profile)
+            || (credentials.is_some() && imported_password.is_some()),
         revision: Some(revision),
     };
     let computed = Computed {
@@ -397,7 +421,8 @@ impl Resource for ProfileResource {
             config,
             private: prior_private,
         } = change;
-        warn_on_dropped_password(prior, config, diags);
+        let imported = imported_password(prior_private);
+        warn_on_dropped_password(prior, imported.as_ref(), config, diags);
         let password_wo = password_wo(config, diags);
         if password_wo.is_unknown() || !inputs_known(planned, true) {
             return;
@@ -405,14 +430,15 @@ impl Resource for ProfileResource {
         let password_wo = password_wo.known().map(String::as_str);
         if let Some(profile) = profile(planned, password_wo, diags) {
             let version = write_only_version(planned, password_wo, diags);
-            let imported = imported_password(prior_private);
             let prior = prior.map(|p| (p, imported.as_ref()));
             compute(planned, &profile, version, prior, diags);
         }
     }
 
     /// Applies, and drops the verifier of an imported password from the
-    /// private state: the new state holds the configured credentials.
+    /// private state once the configuration gives a password: the new state
+    /// holds the configured credentials. Until then the imported password
+    /// still stands, and its verifier stays.
     fn apply(&self, change: Change<'_>, planned: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let Change {
             prior,
@@ -427,7 +453,9 @@ impl Resource for ProfileResource {
         let imported = imported_password(private);
         let prior = prior.map(|p| (p, imported.as_ref()));
         let applied = compute(&mut state, &profile, version, prior, diags);
-        private.remove(IMPORTED_PASSWORD);
+        if gives_password(&profile) {
+            private.remove(IMPORTED_PASSWORD);
+        }
         applied.then_some(state)
     }
 
@@ -716,6 +744,71 @@ mod tests {
         assert!(settings.password_required);
         assert_eq!(settings.password, None);
         assert_eq!(inputs(&state).password.as_deref(), Some("p w"));
+    }
+
+    /// Configuration generated from an import gives no password (Terraform
+    /// never writes one): its plan changes nothing (revision kept, the
+    /// password still required, no "credentials dropped" warning) and its
+    /// apply keeps the verifier, until a configuration gives the password.
+    #[test]
+    fn an_imported_password_stands_until_the_configuration_gives_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("proxy.conf");
+        std::fs::write(
+            &path,
+            "[Service]\nEnvironment=\"HTTP_PROXY=http://svc:imp0rted-pw@proxy.corp.example:3128\"\n",
+        )
+        .unwrap();
+        let id = format!(
+            "corp=systemd(https_through_proxy=true):file:{}",
+            path.display()
+        );
+        let mut carried = Carried::default();
+        let mut diags = Diagnostics::new();
+        let state = ProfileResource
+            .import(ImportTarget::Id(&id), &mut carried, &mut diags)
+            .unwrap_or_else(|| panic!("{diags:?}"));
+        let imported = carried.private;
+        let mut diags = Diagnostics::new();
+        let mut private = imported.clone();
+        let mut planned = state.clone();
+        let change = Change {
+            prior: Some(&state),
+            config: &state,
+            private: &mut private,
+        };
+        ProfileResource.modify_plan(change, &mut planned, &mut diags);
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(planned, state);
+        let change = Change {
+            prior: Some(&state),
+            config: &state,
+            private: &mut private,
+        };
+        let applied = ProfileResource.apply(change, &planned, &mut diags).unwrap();
+        assert_eq!(applied, state);
+        assert_eq!(
+            private, imported,
+            "the verifier went before a password came"
+        );
+        let mut config = state.clone();
+        config.set_attr(Inputs::password, Value::string("imp0rted-pw"));
+        let mut planned = config.clone();
+        let change = Change {
+            prior: Some(&applied),
+            config: &config,
+            private: &mut private,
+        };
+        ProfileResource.modify_plan(change, &mut planned, &mut diags);
+        assert_eq!(revision(&planned), Some(1));
+        let change = Change {
+            prior: Some(&applied),
+            config: &config,
+            private: &mut private,
+        };
+        ProfileResource.apply(change, &planned, &mut diags).unwrap();
+        assert!(!diags.has_errors(), "{diags:?}");
+        assert_eq!(private, Private::default());
     }
 
     /// An import stores no password: the state has none, the private state
