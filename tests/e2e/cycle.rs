@@ -258,7 +258,13 @@ impl Workdir {
     /// block for `step`) only imports `step.address`, with no change but
     /// the configured password (an import stores none), and
     /// that applying it stores exactly `expected`; the next plan is empty.
-    fn assert_import_only(&self, step: &ImportStep, expected: &Value, vars: &[&str]) {
+    fn assert_import_only(
+        &self,
+        step: &ImportStep,
+        importing: &Value,
+        expected: &Value,
+        vars: &[&str],
+    ) {
         let plan = self.saved_plan("import.tfplan", vars);
         // No password imported: one configured with `password` is an update.
         let action = match expected.get("password") {
@@ -274,14 +280,8 @@ impl Workdir {
             })
             .unwrap_or_else(|| panic!("no change for {} in {plan}", step.address));
         assert_eq!(
-            (
-                &change["change"]["actions"],
-                &change["change"]["importing"]["id"]
-            ),
-            (
-                &serde_json::json!([action]),
-                &Value::String(step.id.clone())
-            ),
+            (&change["change"]["actions"], &change["change"]["importing"]),
+            (&serde_json::json!([action]), importing),
             "import block of {} on {} does more than import: {change:#}",
             step.address,
             self.tf.version_string()
@@ -406,6 +406,11 @@ fn run_import(created: &Workdir, step: &ImportStep, vars: &[&str]) {
     import_args.extend_from_slice(vars);
     import_args.extend([step.address.as_str(), step.id.as_str()]);
     fresh.run_ok(&import_args);
+    // What the import stored as the resource's identity, where Terraform
+    // keeps identities.
+    let identity = tf
+        .supports(Feature::Identity)
+        .then(|| resource_in(&fresh.state(), &step.address)["identity"].clone());
     assert_eq!(
         fresh.resource_values(&step.address),
         without_password(&expected),
@@ -424,7 +429,8 @@ fn run_import(created: &Workdir, step: &ImportStep, vars: &[&str]) {
         let declared = Workdir::empty(tf);
         copy_inputs(created, &declared);
         declared.write_file("import.tf", &import_block(step));
-        declared.assert_import_only(step, &expected, vars);
+        let by_id = serde_json::json!({ "id": step.id });
+        declared.assert_import_only(step, &by_id, &expected, vars);
 
         // `-generate-config-out` from an empty directory: Terraform writes
         // sensitive attributes as `null # sensitive`; with those filled in
@@ -441,8 +447,46 @@ fn run_import(created: &Workdir, step: &ImportStep, vars: &[&str]) {
         let text = std::fs::read_to_string(generated.path().join("generated.tf"))
             .expect("-generate-config-out wrote generated.tf");
         generated.write_file("generated.tf", &fill_sensitive(&text, &expected));
-        generated.assert_import_only(step, &expected, &[]);
+        generated.assert_import_only(step, &by_id, &expected, &[]);
     }
+
+    // An inline artifact has no path in its identity, so nothing to import
+    // by identity (tests/e2e/identity.rs checks that such an identity is an
+    // error on its attribute).
+    if let Some(identity) = identity.filter(|identity| !identity["path"].is_null()) {
+        // The identity the import stored, given to an import block instead of
+        // the ID: the same profile and the same first plan.
+        let by_identity = Workdir::empty(tf);
+        copy_inputs(created, &by_identity);
+        by_identity.write_file("import.tf", &identity_import_block(&step.address, &identity));
+        let importing = serde_json::json!({ "identity": identity });
+        by_identity.assert_import_only(step, &importing, &expected, vars);
+    }
+}
+
+/// The resource at `address` in `show -json` state.
+fn resource_in(state: &Value, address: &str) -> Value {
+    state["values"]["root_module"]["resources"]
+        .as_array()
+        .and_then(|all| all.iter().find(|r| r["address"] == address))
+        .cloned()
+        .unwrap_or_else(|| panic!("{address} not in {state}"))
+}
+
+/// An `import {}` block for `address` by `identity` (its null attributes
+/// left out).
+fn identity_import_block(address: &str, identity: &Value) -> String {
+    let attributes: Vec<String> = identity
+        .as_object()
+        .unwrap_or_else(|| panic!("no identity stored for {address}: {identity}"))
+        .iter()
+        .filter(|(_, value)| !value.is_null())
+        .map(|(name, value)| format!("    {name} = {value}\n"))
+        .collect();
+    format!(
+        "import {{\n  to = {address}\n  identity = {{\n{}  }}\n}}\n",
+        attributes.concat()
+    )
 }
 
 /// `values` with `password` null, as an import stores it: an import never
