@@ -123,7 +123,12 @@ pub fn readme_table() -> String {
     table += &row(
         "resource",
         resources::profile::ProfileResource.type_name(),
-        "proxy URLs, credentials, installation-wide NO_PROXY, trusted CA; plan-time normalised values, fingerprint, `revision` for `replace_triggered_by`; importable from AKS, TKG, CAPI (and EKS Anywhere), systemd, Giant Swarm, OpenShift and RKE2/k3s artifacts",
+        "proxy URLs, credentials, installation-wide NO_PROXY, trusted CA; plan-time normalised values, fingerprint, `revision` for `replace_triggered_by`; importable from AKS, TKG, CAPI (and EKS Anywhere), systemd, Giant Swarm, OpenShift and RKE2/k3s artifacts, by ID or by identity (Terraform >= 1.12)",
+    );
+    table += &row(
+        "list resource",
+        resources::profile::ProfileResource.type_name(),
+        "every cluster's profile in a directory of artifacts (a GitOps repository), for `terraform query -generate-config-out`: adopts a fleet in one command (Terraform >= 1.14; `docs/guides/fleet-adoption.md`)",
     );
     table += &row(
         "data source",
