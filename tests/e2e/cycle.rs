@@ -458,7 +458,10 @@ fn run_import(created: &Workdir, step: &ImportStep, vars: &[&str]) {
         // the ID: the same profile and the same first plan.
         let by_identity = Workdir::empty(tf);
         copy_inputs(created, &by_identity);
-        by_identity.write_file("import.tf", &identity_import_block(&step.address, &identity));
+        by_identity.write_file(
+            "import.tf",
+            &identity_import_block(&step.address, &identity),
+        );
         let importing = serde_json::json!({ "identity": identity });
         by_identity.assert_import_only(step, &importing, &expected, vars);
     }

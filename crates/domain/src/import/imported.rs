@@ -2,7 +2,7 @@
 //! classification: what was kept, what was left out and why, and the note
 //! that says so.
 
-use super::id::{fact_values, FactValue};
+use super::facts::{fact_values, FactValue};
 use super::input::error;
 use crate::no_proxy::Cluster;
 use crate::profile::ProfileInput;

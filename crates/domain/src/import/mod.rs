@@ -58,6 +58,7 @@ mod aks;
 mod capi;
 mod classify;
 pub mod drift;
+mod facts;
 pub mod file;
 pub mod fleet;
 mod found;
