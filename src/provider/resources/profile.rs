@@ -746,12 +746,10 @@ mod tests {
         assert_eq!(inputs(&state).password.as_deref(), Some("p w"));
     }
 
-    /// Configuration generated from an import gives no password (Terraform
-    /// never writes one): its plan changes nothing (revision kept, the
-    /// password still required, no "credentials dropped" warning) and its
-    /// apply keeps the verifier, until a configuration gives the password.
-    #[test]
-    fn an_imported_password_stands_until_the_configuration_gives_one() {
+    /// The state, private state and diagnostics of an import of a drop-in
+    /// whose proxy URL holds the password `imp0rted-pw`, from a file (an
+    /// inline artifact with a password is refused).
+    fn imported_with_password() -> (Value, Private, Diagnostics) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("proxy.conf");
         std::fs::write(
@@ -768,7 +766,16 @@ mod tests {
         let state = ProfileResource
             .import(ImportTarget::Id(&id), &mut carried, &mut diags)
             .unwrap_or_else(|| panic!("{diags:?}"));
-        let imported = carried.private;
+        (state, carried.private, diags)
+    }
+
+    /// Configuration generated from an import gives no password (Terraform
+    /// never writes one): its plan changes nothing (revision kept, the
+    /// password still required, no "credentials dropped" warning) and its
+    /// apply keeps the verifier, until a configuration gives the password.
+    #[test]
+    fn an_imported_password_stands_until_the_configuration_gives_one() {
+        let (state, imported, _) = imported_with_password();
         let mut diags = Diagnostics::new();
         let mut private = imported.clone();
         let mut planned = state.clone();
@@ -816,24 +823,7 @@ mod tests {
     /// drops.
     #[test]
     fn import_stores_no_password_and_plans_the_revision_from_the_verifier() {
-        // From a file: an inline artifact with a password is refused.
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("proxy.conf");
-        std::fs::write(
-            &path,
-            "[Service]\nEnvironment=\"HTTP_PROXY=http://svc:imp0rted-pw@proxy.corp.example:3128\"\n",
-        )
-        .unwrap();
-        let id = format!(
-            "corp=systemd(https_through_proxy=true):file:{}",
-            path.display()
-        );
-        let mut carried = Carried::default();
-        let mut diags = Diagnostics::new();
-        let state = ProfileResource
-            .import(ImportTarget::Id(&id), &mut carried, &mut diags)
-            .unwrap_or_else(|| panic!("{diags:?}"));
-        let private = carried.private;
+        let (state, private, mut diags) = imported_with_password();
         assert!(!diags.has_errors(), "{diags:?}");
         assert_eq!(inputs(&state).password, None);
         assert!(!format!("{state:?}{private:?}").contains("imp0rted"));
