@@ -326,6 +326,14 @@ impl Profile {
         [&self.http_proxy, &self.https_proxy].map(|u| u.as_ref().map(ProxyUrl::to_secret_string))
     }
 
+    /// The proxy credentials: the HTTP proxy's, else the HTTPS proxy's.
+    pub fn credentials(&self) -> Option<&ProxyCredentials> {
+        self.http_proxy
+            .as_ref()
+            .or(self.https_proxy.as_ref())
+            .and_then(ProxyUrl::credentials)
+    }
+
     /// The revision of these settings: 1 for a new profile, the stored one
     /// while neither the fingerprint nor the credentials changed, one more
     /// otherwise. The credentials are compared with the stored URLs, never
@@ -356,12 +364,7 @@ impl Profile {
         let same_credentials = match (stored.write_only_version, write_only_version) {
             (Some(before), Some(now)) => before == now,
             _ if stored.imported_password.is_some() => {
-                let password = self
-                    .http_proxy
-                    .as_ref()
-                    .or(self.https_proxy.as_ref())
-                    .and_then(ProxyUrl::credentials)
-                    .and_then(ProxyCredentials::password);
+                let password = self.credentials().and_then(ProxyCredentials::password);
                 // No password yet: the imported one still stands (the
                 // fingerprint covers the user name).
                 password.is_none_or(|p| stored.imported_password.is_some_and(|v| v.matches(p)))

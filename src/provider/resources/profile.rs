@@ -148,13 +148,7 @@ fn write_only_version(
 /// Whether `profile`'s proxy URLs carry a password (`password` or
 /// `password_wo`).
 fn gives_password(profile: &Profile) -> bool {
-    profile
-        .http_proxy
-        .as_ref()
-        .or(profile.https_proxy.as_ref())
-        .and_then(ProxyUrl::credentials)
-        .and_then(|c| c.password())
-        .is_some()
+    profile.credentials().and_then(|c| c.password()).is_some()
 }
 
 /// Warns when the stored profile has a password (stored or write-only) and
@@ -293,11 +287,7 @@ fn compute(
         }
     };
     let plain = |u: &Option<ProxyUrl>| u.as_ref().map(ProxyUrl::to_plain_string);
-    let credentials = profile
-        .http_proxy
-        .as_ref()
-        .or(profile.https_proxy.as_ref())
-        .and_then(ProxyUrl::credentials);
+    let credentials = profile.credentials();
     let settings = Settings {
         http_proxy: plain(&profile.http_proxy),
         https_proxy: plain(&profile.https_proxy),

@@ -249,9 +249,10 @@ const ACCEPT_BACKOFF: (std::time::Duration, std::time::Duration) = (
 /// the plugin nor keep it alive). Handshakes never hold up the accept loop:
 /// the newest connection is always taken, and the oldest unfinished
 /// handshakes make room ([`Pending`]), so idle or slow connections opened
-/// ahead of Terraform's cannot delay it. A failed accept (out of
-/// descriptors, a connection reset before it was taken) evicts the oldest
-/// unfinished handshake and tries again, or pauses when there is none.
+/// ahead of Terraform's cannot delay it. An accept that fails for want of
+/// descriptors evicts the oldest unfinished handshake and tries again; any
+/// other failure (a connection reset before it was taken), or none to
+/// evict, pauses.
 async fn accept_loop(
     listener: transport::Listener,
     acceptor: Option<tokio_rustls::TlsAcceptor>,
@@ -267,7 +268,7 @@ async fn accept_loop(
                 socket
             }
             Err(error) => {
-                if pending.evict_oldest() {
+                if out_of_descriptors(&error) && pending.evict_oldest() {
                     // Its socket closes when its task is dropped: let it run.
                     tokio::task::yield_now().await;
                     continue;
@@ -305,6 +306,20 @@ async fn accept_loop(
                 .send(Ok(PluginStream::new(io, connections.open())))
                 .await;
         });
+    }
+}
+
+/// Whether a failed accept ran out of file descriptors (the process's or
+/// the system's): closing an unfinished handshake frees one.
+fn out_of_descriptors(error: &std::io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        matches!(error.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = error;
+        false
     }
 }
 
