@@ -36,7 +36,7 @@ const ENTRIES: &[&str] = &[
     "fd00::1",
     "[fd00::1]:8080",
     "*",
-    // Classes clients read differently (issue 14): case, trailing dots,
+    // Spellings the clients read differently, one per class: case, trailing dots,
     // IDN in both spellings, IPv4-mapped and -compatible IPv6, ports,
     // blanks, `.` and `*.` forms.
     "EXAMPLE.com",
