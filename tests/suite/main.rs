@@ -2,7 +2,8 @@
 //! binary (as cargo's own `tests/testsuite`): the provider in process
 //! (`server`, `docs`, `linear`), the plugin binary over gRPC (`grpc`,
 //! `plugin_host`), the NO_PROXY merge's properties (`no_proxy_*`), the release
-//! script (`release`) and the crates' import graph (`module_graph`).
+//! script (`release`), the crates' import graph (`module_graph`) and the
+//! docs' links and named paths (`links`).
 //!
 //! Run one module with `cargo nextest run --test suite -E 'test(/^docs::/)'`
 //! (or `cargo test --test suite docs::`). The other binaries: `tests/oracles`
@@ -21,6 +22,7 @@ mod docs;
 mod grpc;
 mod identity;
 mod linear;
+mod links;
 mod module_graph;
 mod no_proxy_batch;
 mod no_proxy_order;

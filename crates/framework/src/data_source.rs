@@ -34,9 +34,6 @@ pub trait DataSource: Send + Sync {
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value>;
 }
 
-/// Reads `data_source` for `config` as ReadDataSource does: the schema's and
-/// the data source's checks, defaults, the read, and the checks Terraform
-/// holds results to (wholly known; configured values come back unchanged).
 /// The path of the first unknown value in `value` (a set's element: the
 /// set), if any.
 fn first_unknown(value: &Value, at: AttributePath) -> Option<AttributePath> {
@@ -58,6 +55,10 @@ fn first_unknown(value: &Value, at: AttributePath) -> Option<AttributePath> {
     }
 }
 
+/// Reads `data_source` for `config` as ReadDataSource does: the schema's and
+/// the data source's checks, defaults, the read, and the checks Terraform
+/// holds results to (wholly known; configured values come back unchanged).
+///
 /// The state is the configuration with the computed attributes set: a read
 /// may return only computed attributes (an optional computed one only where
 /// the configuration leaves it null), so configured values come back

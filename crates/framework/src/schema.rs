@@ -126,8 +126,8 @@ impl Validator for WholeNumber {
     }
 }
 
-/// Accepts only numbers from `0` to `1`, both included (pair it with
-/// [`WholeNumber`] for whole numbers).
+/// Accepts only numbers from the first bound to the second, both included
+/// (pair it with [`WholeNumber`] for whole numbers).
 #[derive(Debug, Clone, Copy)]
 pub struct Between(pub i64, pub i64);
 
@@ -155,7 +155,7 @@ impl Validator for Between {
     }
 }
 
-/// Accepts only lists and sets with at least `0` elements.
+/// Accepts only lists and sets with at least the given number of elements.
 #[derive(Debug, Clone, Copy)]
 pub struct SizeAtLeast(pub usize);
 
@@ -492,7 +492,7 @@ impl Schema {
         }
     }
 
-    /// Fills attributes that are null in `config` and have a default.
+    /// Fills the attributes of `value` that are null and have a default.
     pub fn apply_defaults(&self, value: &mut Value) {
         for attribute in &self.attributes {
             if let Some(default) = &attribute.default {
