@@ -2,7 +2,8 @@
 //! binary (as cargo's own `tests/testsuite`): the provider in process
 //! (`server`, `docs`, `linear`), the plugin binary over gRPC (`grpc`,
 //! `plugin_host`), the NO_PROXY merge's properties (`no_proxy_*`), the release
-//! script (`release`) and the crates' import graph (`module_graph`).
+//! script (`release`), the crates' import graph (`module_graph`) and the
+//! unit tests' needs (`unit_tests`: no external program).
 //!
 //! Run one module with `cargo nextest run --test suite -E 'test(/^docs::/)'`
 //! (or `cargo test --test suite docs::`). The other binaries: `tests/oracles`
@@ -14,6 +15,8 @@
 mod artifacts;
 #[path = "../support/mod.rs"]
 mod support;
+#[path = "../support/sources.rs"]
+mod sources;
 #[path = "../support/tools.rs"]
 mod tools;
 
@@ -28,3 +31,4 @@ mod no_proxy_properties;
 mod plugin_host;
 mod release;
 mod server;
+mod unit_tests;
