@@ -13,10 +13,10 @@
 
 #[path = "../support/artifacts.rs"]
 mod artifacts;
-#[path = "../support/mod.rs"]
-mod support;
 #[path = "../support/sources.rs"]
 mod sources;
+#[path = "../support/mod.rs"]
+mod support;
 #[path = "../support/tools.rs"]
 mod tools;
 

@@ -135,8 +135,7 @@ fn programs_in_unit_tests(files: &[(PathBuf, String)]) -> Vec<String> {
     let parsed: Vec<(&Path, syn::File)> = files
         .iter()
         .map(|(path, text)| {
-            let file = syn::parse_file(text)
-                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let file = syn::parse_file(text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             (path.as_path(), file)
         })
         .collect();
@@ -170,16 +169,19 @@ fn programs_in_unit_tests(files: &[(PathBuf, String)]) -> Vec<String> {
     // The functions that run a program, directly or through calls, by name.
     let mut running: BTreeMap<&str, Vec<&Function>> = BTreeMap::new();
     let runs_through = |caller: &Function, running: &BTreeMap<&str, Vec<&Function>>| {
-        caller.calls.iter().find(|call| {
-            call.last()
-                .and_then(|name| running.get(name.as_str()))
-                .is_some_and(|callees| {
-                    callees
-                        .iter()
-                        .any(|callee| callee.answers(call, caller, &imports[&caller.file]))
-                })
-        })
-        .cloned()
+        caller
+            .calls
+            .iter()
+            .find(|call| {
+                call.last()
+                    .and_then(|name| running.get(name.as_str()))
+                    .is_some_and(|callees| {
+                        callees
+                            .iter()
+                            .any(|callee| callee.answers(call, caller, &imports[&caller.file]))
+                    })
+            })
+            .cloned()
     };
     for function in functions.iter().filter(|f| f.runs) {
         running.entry(&function.name).or_default().push(function);
@@ -187,7 +189,12 @@ fn programs_in_unit_tests(files: &[(PathBuf, String)]) -> Vec<String> {
     loop {
         let more: Vec<&Function> = functions
             .iter()
-            .filter(|f| !f.runs && !running.get(f.name.as_str()).is_some_and(|r| r.iter().any(|g| std::ptr::eq(*g, *f))))
+            .filter(|f| {
+                !f.runs
+                    && !running
+                        .get(f.name.as_str())
+                        .is_some_and(|r| r.iter().any(|g| std::ptr::eq(*g, *f)))
+            })
             .filter(|f| runs_through(f, &running).is_some())
             .collect();
         if more.is_empty() {
@@ -208,11 +215,7 @@ fn programs_in_unit_tests(files: &[(PathBuf, String)]) -> Vec<String> {
         };
         found.insert(
             (function.file.clone(), function.name.clone()),
-            format!(
-                "{}: `{}` {how}",
-                function.file.display(),
-                function.name
-            ),
+            format!("{}: `{}` {how}", function.file.display(), function.name),
         );
     }
     found.into_values().collect()
@@ -294,7 +297,12 @@ struct Reader {
 }
 
 impl Reader {
-    fn function(&mut self, name: &syn::Ident, attrs: &[syn::Attribute], visit: impl FnOnce(&mut Self)) {
+    fn function(
+        &mut self,
+        name: &syn::Ident,
+        attrs: &[syn::Attribute],
+        visit: impl FnOnce(&mut Self),
+    ) {
         let test = is_test(attrs);
         self.test_depth += usize::from(test);
         self.open.push(Function {
