@@ -260,7 +260,7 @@ macro_rules! oracle_match {
     ($($variant:ident => $kind:ident($($args:tt)*),)*) => {
         /// How the tests ask `dialect`.
         pub fn oracle(dialect: Dialect) -> Oracle {
-            match dialect {
+            match dialect { // A client missing here needs its line in `clients!`.
                 $(Dialect::$variant => $kind($($args)*),)*
             }
         }

@@ -977,7 +977,7 @@ fn pending_paragraph() -> String {
         return String::new();
     }
     format!(
-        "Not yet checked against the real client: {}. Their columns are what the models answer.\n\n",
+        "Not yet checked against the real client (its driver is pending): {}. The table shows what such a model answers.\n\n",
         pending.join(", ")
     )
 }
