@@ -46,6 +46,16 @@ fn with_ca_and_leaf() -> (ProxySettings, String) {
     (s, leaf)
 }
 
+/// `sh -n` accepts `script`.
+fn sh_parses(script: &str) {
+    let check = tools::SH
+        .command()
+        .args(["-n", "-c", script])
+        .status()
+        .unwrap();
+    assert!(check.success(), "sh -n rejects:\n{script}");
+}
+
 #[test]
 fn exported_values_survive_a_real_shell() {
     let mut variables = settings(false).variables(Secrets::Include);
@@ -56,12 +66,7 @@ fn exported_values_survive_a_real_shell() {
         ("RAW_NEWLINE", "a\nb".to_owned()),
     ]);
     let script = exports(&variables).join("\n");
-    let check = tools::SH
-        .command()
-        .args(["-n", "-c", &script])
-        .status()
-        .unwrap();
-    assert!(check.success(), "sh -n rejects:\n{script}");
+    sh_parses(&script);
     for (name, value) in &variables {
         let out = tools::SH
             .command()
@@ -259,12 +264,7 @@ fn pre_kubeadm_commands_export_the_values_in_a_real_shell() {
     };
     let kubeadm = render_with(&capi, &s).kubeadm;
     let script = kubeadm.pre_kubeadm_commands.join("\n");
-    let check = tools::SH
-        .command()
-        .args(["-n", "-c", &script])
-        .status()
-        .unwrap();
-    assert!(check.success(), "sh -n rejects:\n{script}");
+    sh_parses(&script);
     let out = tools::SH
         .command()
         .arg("-c")
