@@ -200,22 +200,92 @@ fn httpx(cases: &[Case]) -> Vec<Decision> {
     run(command, &json_lines(cases), cases.len())
 }
 
-/// The real client's decisions for `cases`.
+/// How the tests ask a client.
+#[derive(Debug, Clone, Copy)]
+pub enum Oracle {
+    /// Its driver: the real client's decisions for a batch of cases.
+    Driver(fn(&[Case]) -> Vec<Decision>),
+    /// No driver yet, for this reason: the client's model is not checked
+    /// against the real client (its test in tests/oracles/no_proxy_oracles.rs
+    /// is ignored with the reason, and the client guide says so).
+    #[allow(
+        dead_code,
+        reason = "constructed while a new client waits for its driver"
+    )]
+    Pending(&'static str),
+}
+
+/// `Oracle::Driver`, for the list in [`clients`].
+const fn driver(run: fn(&[Case]) -> Vec<Decision>) -> Oracle {
+    Oracle::Driver(run)
+}
+
+/// `Oracle::Pending`, for the list in [`clients`].
+#[allow(dead_code, reason = "used while a new client waits for its driver")]
+const fn pending(reason: &'static str) -> Oracle {
+    Oracle::Pending(reason)
+}
+
+/// Every client's oracle, one line per client: `Variant =>
+/// driver(function)`, or `Variant => pending("reason")` while a new client's
+/// model waits for its driver (the line becomes its driver line when the
+/// driver lands). Passes the list to the macro `$then`: [`oracle`]'s match
+/// (exhaustive, so the compiler asks for a line per client) and the
+/// per-client tests of tests/oracles/no_proxy_oracles.rs come from it.
+macro_rules! clients {
+    ($then:ident) => {
+        $then! {
+            Go => driver(go),
+            Curl => driver(|cases| python("curl", cases)),
+            Python => driver(|cases| python("urllib", cases)),
+            Requests => driver(|cases| python("requests", cases)),
+            Ruby => driver(|cases| ruby("find_proxy", cases)),
+            Wget => driver(|cases| python("wget", cases)),
+            Java => driver(java),
+            Node => driver(|cases| node("decide.js", cases)),
+            Undici => driver(|cases| node("decide_undici.js", cases)),
+            Reqwest => driver(reqwest),
+            Httpx => driver(httpx),
+        }
+    };
+}
+#[allow(
+    unused_imports,
+    reason = "the oracles binary makes its per-client tests from the list; the E2E binary does not"
+)]
+pub(crate) use clients;
+
+/// Declares [`oracle`] from the list of [`clients`].
+macro_rules! oracle_match {
+    ($($variant:ident => $kind:ident($($args:tt)*),)*) => {
+        /// How the tests ask `dialect`.
+        pub fn oracle(dialect: Dialect) -> Oracle {
+            match dialect { // A client missing here needs its line in `clients!`.
+                $(Dialect::$variant => $kind($($args)*),)*
+            }
+        }
+    };
+}
+clients!(oracle_match);
+
+/// The clients with a driver, in registry order.
+#[allow(dead_code, reason = "the E2E binary asks named clients")]
+pub fn checked() -> impl Iterator<Item = Dialect> {
+    Dialect::ALL
+        .into_iter()
+        .filter(|d| matches!(oracle(*d), Oracle::Driver(_)))
+}
+
+/// The real client's decisions for `cases`; panics for a client whose
+/// driver is pending (ask only the [`checked`] clients).
 pub fn decide(dialect: Dialect, cases: &[Case]) -> Vec<Decision> {
     if cases.is_empty() {
         return Vec::new();
     }
-    match dialect {
-        Dialect::Go => go(cases),
-        Dialect::Curl => python("curl", cases),
-        Dialect::Python => python("urllib", cases),
-        Dialect::Requests => python("requests", cases),
-        Dialect::Wget => python("wget", cases),
-        Dialect::Java => java(cases),
-        Dialect::Ruby => ruby("find_proxy", cases),
-        Dialect::Node => node("decide.js", cases),
-        Dialect::Undici => node("decide_undici.js", cases),
-        Dialect::Reqwest => reqwest(cases),
-        Dialect::Httpx => httpx(cases),
+    match oracle(dialect) {
+        Oracle::Driver(run) => run(cases),
+        Oracle::Pending(reason) => panic!(
+            "{dialect} has no real-client driver yet ({reason}): ask only the clients of oracle::checked()"
+        ),
     }
 }

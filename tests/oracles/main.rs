@@ -3,7 +3,9 @@
 //! (`no_proxy_oracles`, drivers in tests/oracle), the importers' corpus, whose
 //! bypass check asks the same clients (`import_fixtures`), and the renderings
 //! against their consumers' published schemas and parsers
-//! (`upstream_schemas`). The clients and tools come from
+//! (`upstream_schemas`) and run by the programs that consume them: a shell,
+//! systemd, cloud-init, ignition-validate, PyYAML, a node's trust store update
+//! (`render_tools`). The clients and tools come from
 //! scripts/install-test-tools.
 //!
 //! Run one module with `cargo nextest run --test oracles -E
@@ -20,4 +22,5 @@ mod tools;
 
 mod import_fixtures;
 mod no_proxy_oracles;
+mod render_tools;
 mod upstream_schemas;

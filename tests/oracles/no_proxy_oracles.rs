@@ -458,29 +458,45 @@ fn assert_model_matches(dialect: Dialect) {
     );
 }
 
-#[test]
-fn go_model_matches_net_http() {
-    assert_model_matches(Dialect::Go);
+/// One test per client, from the list of tests/oracle (`clients!`): its
+/// model against the real client, or, for a client whose driver is pending,
+/// an ignored test whose reason says why (the run reports it as ignored).
+macro_rules! model_tests {
+    ($($variant:ident => $kind:ident($($args:tt)*),)*) => {
+        $(model_test!($variant $kind($($args)*));)*
+    };
 }
 
-#[test]
-fn curl_model_matches_curl() {
-    assert_model_matches(Dialect::Curl);
+/// The test of one client of [`model_tests`].
+macro_rules! model_test {
+    ($variant:ident driver($($args:tt)*)) => {
+        #[test]
+        #[allow(
+            non_snake_case,
+            reason = "the test is named after the client's variant"
+        )]
+        fn $variant() {
+            assert_model_matches(Dialect::$variant);
+        }
+    };
+    ($variant:ident pending($reason:literal)) => {
+        #[test]
+        #[ignore = $reason]
+        #[allow(
+            non_snake_case,
+            reason = "the test is named after the client's variant"
+        )]
+        fn $variant() {
+            assert_model_matches(Dialect::$variant);
+        }
+    };
 }
 
-#[test]
-fn python_model_matches_urllib() {
-    assert_model_matches(Dialect::Python);
-}
+/// Each client's model decides as the real client: `model_matches::Go`, ...
+mod model_matches {
+    use super::{assert_model_matches, Dialect};
 
-#[test]
-fn requests_model_matches_requests() {
-    assert_model_matches(Dialect::Requests);
-}
-
-#[test]
-fn ruby_model_matches_uri_find_proxy() {
-    assert_model_matches(Dialect::Ruby);
+    crate::oracle::clients!(model_tests);
 }
 
 /// Ruby's Net::HTTP decides as URI#find_proxy on every generated case, so it
@@ -504,36 +520,6 @@ fn libcurl_decides_as_the_curl_binary() {
         oracle::python("curl-cli", &cases),
         oracle::python("curl", &cases)
     );
-}
-
-#[test]
-fn wget_model_matches_wget() {
-    assert_model_matches(Dialect::Wget);
-}
-
-#[test]
-fn java_model_matches_default_proxy_selector() {
-    assert_model_matches(Dialect::Java);
-}
-
-#[test]
-fn node_model_matches_proxy_from_env() {
-    assert_model_matches(Dialect::Node);
-}
-
-#[test]
-fn undici_model_matches_env_http_proxy_agent() {
-    assert_model_matches(Dialect::Undici);
-}
-
-#[test]
-fn reqwest_model_matches_reqwest() {
-    assert_model_matches(Dialect::Reqwest);
-}
-
-#[test]
-fn httpx_model_matches_httpx() {
-    assert_model_matches(Dialect::Httpx);
 }
 
 /// For a dual-stack cluster merged for every client, and for an IPv4 cluster
@@ -586,7 +572,7 @@ fn coverage_agrees(cluster: &Cluster, targets: std::collections::BTreeSet<Dialec
         destinations.push(Destination::parse(url).unwrap());
     }
     let gaps = no_proxy::gaps(&merged, &options.targets, &destinations);
-    for dialect in options.targets.iter().copied() {
+    for dialect in oracle::checked().filter(|d| options.targets.contains(d)) {
         let setting = no_proxy::setting_for(dialect, &merged);
         let cases: Vec<Case> = destinations
             .iter()
@@ -934,6 +920,7 @@ fn client_table() -> String {
     );
     out.push_str("There is no NO_PROXY standard. This table shows what each modelled client does with a request for the URL when its setting is the NO_PROXY value (Java: the `http.nonProxyHosts` value) of the row: `direct`, `proxy`, or `refused` (the client rejects the URL). It is generated from the provider's client models (`tests/oracles/no_proxy_oracles.rs`, `client_table`), and `class_cases_match_real_clients` in the same file asks the real clients the same questions and fails on any difference; the same models are checked against the real clients on at least 10,000 generated cases per client on every test run.\n\n");
     out.push_str(&clients_paragraph());
+    out.push_str(&pending_paragraph());
     out.push_str("| class | NO_PROXY | Java setting | URL |");
     for dialect in Dialect::ALL {
         out.push_str(&format!(" {dialect} |"));
@@ -972,6 +959,26 @@ fn clients_paragraph() -> String {
         "Clients: {}. The default `clients` of the data source and functions is the first eight; name {} to include them. `refused` for `httpx` with a setting that fails every URL means httpx rejects the whole NO_PROXY value when the client is created.\n\n",
         Dialect::listing(Dialect::ALL, ", ", |c| Some(c.traits().modelled)),
         Dialect::listing(Dialect::opt_in(), " or ", |_| None)
+    )
+}
+
+/// The clients whose model is not yet checked against the real client
+/// (their driver is pending in tests/oracle), with the reason; nothing when
+/// every client has its driver.
+fn pending_paragraph() -> String {
+    let pending: Vec<String> = Dialect::ALL
+        .into_iter()
+        .filter_map(|d| match oracle::oracle(d) {
+            oracle::Oracle::Pending(reason) => Some(format!("`{d}` ({reason})")),
+            oracle::Oracle::Driver(_) => None,
+        })
+        .collect();
+    if pending.is_empty() {
+        return String::new();
+    }
+    format!(
+        "Not yet checked against the real client (its driver is pending): {}. The table shows what such a model answers.\n\n",
+        pending.join(", ")
     )
 }
 
@@ -1032,7 +1039,7 @@ fn client_table_is_generated() {
 /// Every cell of the client table is what the real client answers.
 #[test]
 fn class_cases_match_real_clients() {
-    for dialect in Dialect::ALL {
+    for dialect in oracle::checked() {
         let cases = class_cases(dialect);
         let real = decide(dialect, &cases);
         let diffs = differences(dialect, &cases, &real);

@@ -809,10 +809,14 @@ fn talos_golden_against_its_version_schema() {
     check_goldens("talos/");
 }
 
+/// The password of [`settings`], as the renderers' golden tests use:
+/// `%`, `"`, `\`, `$`, `'`, space and `@`.
+pub(crate) const PASSWORD: &str = r#"p%40ss "w\rd" $HOME 'x'@y"#;
+
 /// Settings like the renderers' golden tests use, with the fixture CA when
 /// `with_ca`.
-fn settings(with_ca: bool) -> ProxySettings {
-    let credentials = ProxyCredentials::new("svc-proxy", r#"p%40ss "w\rd" $HOME 'x'@y"#).unwrap();
+pub(crate) fn settings(with_ca: bool) -> ProxySettings {
+    let credentials = ProxyCredentials::new("svc-proxy", PASSWORD).unwrap();
     let url = |field, text| {
         ProxyUrl::parse(field, text)
             .unwrap()
@@ -862,7 +866,7 @@ fn render<R: Renderer>(renderer: &R) -> R::Output {
 }
 
 /// `renderer`'s output for `settings`, credentials included.
-fn render_with<R: Renderer>(renderer: &R, settings: &ProxySettings) -> R::Output {
+pub(crate) fn render_with<R: Renderer>(renderer: &R, settings: &ProxySettings) -> R::Output {
     let cluster = Cluster::default();
     let input = Input {
         settings,

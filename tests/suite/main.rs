@@ -3,7 +3,8 @@
 //! (`server`, `docs`, `linear`), the plugin binary over gRPC (`grpc`,
 //! `plugin_host`), the NO_PROXY merge's properties (`no_proxy_*`), the release
 //! script (`release`), the crates' import graph (`module_graph`) and the
-//! docs' links and named paths (`links`).
+//! docs' links and named paths (`links`), and the unit tests' needs
+//! (`unit_tests`: no external program).
 //!
 //! Run one module with `cargo nextest run --test suite -E 'test(/^docs::/)'`
 //! (or `cargo test --test suite docs::`). The other binaries: `tests/oracles`
@@ -13,6 +14,8 @@
 
 #[path = "../support/artifacts.rs"]
 mod artifacts;
+#[path = "../support/sources.rs"]
+mod sources;
 #[path = "../support/mod.rs"]
 mod support;
 #[path = "../support/tools.rs"]
@@ -30,3 +33,4 @@ mod no_proxy_properties;
 mod plugin_host;
 mod release;
 mod server;
+mod unit_tests;

@@ -32,28 +32,38 @@ fn verify(dropin: &str, debug: bool) -> Output {
     command.output().expect("run systemd-analyze")
 }
 
-/// The environment systemd gives a unit with `dropin` as its drop-in: the
-/// `Environment=` assignments as systemd's unit file parser read them
-/// (unquoted, unescaped, specifiers such as `%%` resolved), from the unit
-/// dump `systemd-analyze verify` prints at debug level. Panics on any
+/// The environment systemd gives a unit with `dropin` as its drop-in:
+/// the `Environment=` assignments as systemd's unit file parser read them
+/// (unquoted, unescaped, specifiers such as `%%` resolved). Panics on any
 /// warning about the drop-in ([`systemd_verify`]).
 #[allow(
     dead_code,
-    reason = "tests/oracles/upstream_schemas.rs checks drop-ins, not values"
+    reason = "the oracles binary reads the environment with its log (systemd_parsed_environment)"
 )]
 pub fn systemd_unit_environment(dropin: &str) -> Vec<(String, String)> {
     let warnings = systemd_verify(dropin);
     assert!(warnings.is_empty(), "{warnings:?}");
+    systemd_parsed_environment(dropin).0
+}
+
+/// The `Environment=` assignments systemd kept from `dropin`, from the unit
+/// dump `systemd-analyze verify` prints at debug level, whatever it warned
+/// (an assignment it refused is missing), and its whole log.
+pub fn systemd_parsed_environment(dropin: &str) -> (Vec<(String, String)>, String) {
     let out = verify(dropin, true);
-    String::from_utf8(out.stdout)
-        .expect("the unit dump is UTF-8")
+    let stdout = String::from_utf8(out.stdout).expect("the unit dump is UTF-8");
+    let pairs = stdout
         .lines()
         .filter_map(|line| line.trim_start().strip_prefix("Environment: "))
         .map(|assignment| {
             let (name, value) = assignment.split_once('=').expect("NAME=value");
             (name.to_owned(), value.to_owned())
         })
-        .collect()
+        .collect();
+    (
+        pairs,
+        String::from_utf8_lossy(&out.stderr).into_owned() + &stdout,
+    )
 }
 
 /// The `DefaultEnvironment=` lines of a `[Manager]` file as `Environment=`

@@ -158,6 +158,24 @@ pub const SQUID_NCSA_AUTH: Tool = Tool {
 };
 /// valgrind, whose callgrind counts instructions.
 pub const VALGRIND: Tool = on_path("valgrind (callgrind)", "valgrind");
+/// A POSIX shell (the renderers' commands and `export` lines).
+pub const SH: Tool = on_path("a POSIX sh", "sh");
+/// The systemd manager, whose test mode parses `DefaultEnvironment=`.
+pub const SYSTEMD: Tool = Tool {
+    name: "systemd (the manager)",
+    env: None,
+    location: Location::Absolute(&["/lib/systemd/systemd", "/usr/lib/systemd/systemd"]),
+};
+/// util-linux `setpriv` (systemd refuses its test mode as root).
+pub const SETPRIV: Tool = on_path("setpriv (util-linux)", "setpriv");
+/// Debian's trust store update, run in a private mount namespace.
+pub const UPDATE_CA_CERTIFICATES: Tool = Tool {
+    name: "update-ca-certificates (Debian's ca-certificates)",
+    env: None,
+    location: Location::Absolute(&["/usr/sbin/update-ca-certificates"]),
+};
+/// OpenSSL's command line (verifies a leaf against the system bundle).
+pub const OPENSSL: Tool = on_path("openssl", "openssl");
 /// systemd's unit verifier.
 pub const SYSTEMD_ANALYZE: Tool = on_path("systemd-analyze", "systemd-analyze");
 /// systemd's user environment generator (systemd's environment file parser).

@@ -26,8 +26,8 @@ impl<'m> Forms<'m> {
         }
     }
 
-    /// Appends `text` as it is.
-    pub(crate) fn push(&mut self, text: &'m str) {
+    /// Appends `text` as it is (an entry's canonical text, or a slice of it).
+    pub fn push(&mut self, text: &'m str) {
         self.parts.push(Part::Borrowed(text));
     }
 

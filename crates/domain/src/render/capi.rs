@@ -321,11 +321,39 @@ pub fn template_suffix(revision: Option<i64>) -> String {
     revision.map(|r| format!("-r{r}")).unwrap_or_default()
 }
 
+/// Helpers for the tests here and in the crates above (feature
+/// `test-support`).
+#[cfg(any(test, feature = "test-support"))]
+pub mod testing {
+    use super::*;
+
+    /// The files of `kubeadm` with their content taken from the Secret
+    /// `manifest` (as CAPI's contentFrom does): (path, content, mode).
+    pub fn files_from_secret(kubeadm: &Kubeadm, manifest: &str) -> Vec<(String, String, String)> {
+        let secret: Value = serde_yaml_ng::from_str(manifest).unwrap();
+        kubeadm
+            .files
+            .iter()
+            .map(|file| {
+                let Content::Secret { name, key } = &file.content else {
+                    panic!("{} is inline", file.path)
+                };
+                assert_eq!(secret["metadata"]["name"], json!(name));
+                let data = secret["data"][key]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("no key {key}"));
+                let content = String::from_utf8(STANDARD.decode(data).unwrap()).unwrap();
+                (file.path.clone(), content, file.permissions.clone())
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::render::tests::{golden, settings};
-    use crate::render::trust::tests::ca_and_leaf;
+    use crate::render::trust::testing::ca_and_leaf;
     use crate::trusted_ca::TrustedCa;
 
     pub(super) fn units() -> Vec<String> {
@@ -369,33 +397,6 @@ mod tests {
                 .content
                 .as_bytes()
         );
-    }
-
-    /// The commands pass `sh -n` and, run with `systemctl` stubbed, export
-    /// exactly the intended values (read back with `env`).
-    #[test]
-    fn pre_kubeadm_commands_export_the_values_in_a_real_shell() {
-        let s = settings();
-        let kubeadm =
-            Kubeadm::inline(&s, &units(), OsFamily::Debian, false, Secrets::Include).unwrap();
-        let script = kubeadm.pre_kubeadm_commands.join("\n");
-        let check = std::process::Command::new("sh")
-            .args(["-n", "-c", &script])
-            .status()
-            .unwrap();
-        assert!(check.success(), "sh -n rejects:\n{script}");
-        let out = std::process::Command::new("sh")
-            .arg("-c")
-            .arg(format!("systemctl() {{ :; }}\n{script}\nenv"))
-            .env_clear()
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{script}");
-        let env = String::from_utf8(out.stdout).unwrap();
-        for (name, value) in s.variables(Secrets::Include) {
-            let line = format!("{name}={value}");
-            assert!(env.lines().any(|l| l == line), "{line} missing:\n{env}");
-        }
     }
 
     #[test]

@@ -144,7 +144,6 @@ pub(crate) mod tests {
     use super::*;
     use crate::render::tests::{golden, settings, NASTY_PASSWORD};
     use crate::trusted_ca::TrustedCa;
-    use std::process::Command;
 
     fn units() -> Vec<String> {
         vec![
@@ -156,51 +155,9 @@ pub(crate) mod tests {
     /// The test settings with a freshly generated CA as `trusted_ca`.
     pub(crate) fn with_ca() -> ProxySettings {
         let mut s = settings();
-        let (ca, _) = trust::tests::ca_and_leaf();
+        let (ca, _) = trust::testing::ca_and_leaf();
         s.trusted_ca = Some(TrustedCa::parse(&ca).unwrap());
         s
-    }
-
-    /// The real `cloud-init schema` (Debian's cloud-init) accepts the document.
-    fn cloud_init_accepts(document: &str) {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("user-data");
-        std::fs::write(&path, document).unwrap();
-        let out = Command::new("cloud-init")
-            .args(["schema", "--config-file"])
-            .arg(&path)
-            .output()
-            .expect("cloud-init is installed (scripts/install-test-tools)");
-        let log = String::from_utf8_lossy(&out.stdout).into_owned()
-            + &String::from_utf8_lossy(&out.stderr);
-        assert!(
-            out.status.success() && log.contains("Valid"),
-            "{log}\n{document}"
-        );
-    }
-
-    #[test]
-    fn cloud_init_schema_accepts_the_user_data() {
-        cloud_init_accepts(&user_data(
-            &with_ca(),
-            &units(),
-            OsFamily::Rhel,
-            Secrets::Include,
-        ));
-        cloud_init_accepts(&user_data(
-            &settings(),
-            &units(),
-            OsFamily::Debian,
-            Secrets::Redact,
-        ));
-    }
-
-    /// The real cloud-init schema check fails on a document it must refuse,
-    /// so the check above can fail.
-    #[test]
-    #[should_panic(expected = "schema errors")]
-    fn cloud_init_schema_refuses_a_bad_document() {
-        cloud_init_accepts("#cloud-config\nwrite_files:\n- permissions: 420\n  content: x\n");
     }
 
     /// Parsed back (PyYAML-compatible serde_yaml_ng reader), the files hold
@@ -235,42 +192,6 @@ pub(crate) mod tests {
         );
         let redacted = user_data(&s, &units(), OsFamily::Debian, Secrets::Redact);
         assert!(!redacted.contains("p%%2540ss") && !redacted.contains(NASTY_PASSWORD));
-    }
-
-    /// What cloud-init does with the document, done for real in an isolated
-    /// root (trust::tests::run_isolated): the `write_files` entries written
-    /// with their permissions, then the `runcmd` commands run by `sh` with
-    /// the real `update-ca-certificates` (systemctl stubbed): a leaf the
-    /// proxy CA signed verifies afterwards and not before.
-    #[test]
-    fn files_and_commands_make_the_node_trust_the_ca() {
-        let (ca, leaf) = trust::tests::ca_and_leaf();
-        let mut s = settings();
-        s.trusted_ca = Some(TrustedCa::parse(&ca).unwrap());
-        let parsed: Value =
-            serde_yaml_ng::from_str(&user_data(&s, &units(), OsFamily::Debian, Secrets::Include))
-                .unwrap();
-        let files: Vec<(String, String, String)> = parsed["write_files"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| {
-                let field = |name: &str| f[name].as_str().unwrap().to_owned();
-                (field("path"), field("content"), field("permissions"))
-            })
-            .collect();
-        let script: Vec<&str> = parsed["runcmd"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c.as_str().unwrap())
-            .collect();
-        let (before, after, log) = trust::tests::run_isolated(&files, &script.join("\n"), &leaf);
-        assert!(!before && after, "{log}");
-        assert!(
-            log.contains("systemctl restart -- containerd.service"),
-            "{log}"
-        );
     }
 
     #[test]

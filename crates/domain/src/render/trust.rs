@@ -106,14 +106,12 @@ pub fn ca_files(trusted_ca: Option<&TrustedCa>, os: OsFamily) -> Vec<CaFile> {
     trusted_ca.map(|ca| ca_file(ca, os)).into_iter().collect()
 }
 
-#[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
-    use std::path::Path;
-    use std::process::Command;
-
+/// Certificates for the tests here and in the crates above (feature
+/// `test-support`).
+#[cfg(any(test, feature = "test-support"))]
+pub mod testing {
     /// A CA (certificate and key) and a leaf for `proxy.corp.example` it signed.
-    pub(crate) fn ca_and_leaf() -> (String, String) {
+    pub fn ca_and_leaf() -> (String, String) {
         let mut params = rcgen::CertificateParams::new(Vec::new()).unwrap();
         params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
         params
@@ -128,88 +126,11 @@ pub(crate) mod tests {
         let leaf = leaf_params.signed_by(&leaf_key, &issuer).unwrap();
         (ca.pem(), leaf.pem())
     }
+}
 
-    /// Runs `script` as root in a private mount namespace where `/etc` and
-    /// `/usr/local/share/ca-certificates` are writable copies (the host's
-    /// stay untouched), with `systemctl` stubbed and `files` (path, content,
-    /// mode) written first. Whether the `leaf` certificate verified against
-    /// the system bundle before and after, and the script's output.
-    pub(crate) fn run_isolated(
-        files: &[(String, String, String)],
-        script: &str,
-        leaf: &str,
-    ) -> (bool, bool, String) {
-        let work = tempfile::tempdir().unwrap();
-        std::fs::write(work.path().join("leaf.pem"), leaf).unwrap();
-        let mut setup = String::new();
-        for (index, (path, content, mode)) in files.iter().enumerate() {
-            let source = work.path().join(format!("file{index}"));
-            std::fs::write(&source, content).unwrap();
-            setup.push_str(&format!(
-                "mkdir -p \"$(dirname '{path}')\" && cp '{}' '{path}' && chmod {mode} '{path}'\n",
-                source.display()
-            ));
-        }
-        let verify = "openssl verify -CAfile /etc/ssl/certs/ca-certificates.crt \"$WORK/leaf.pem\" >/dev/null 2>&1";
-        let stub = work.path().join("bin");
-        std::fs::create_dir(&stub).unwrap();
-        std::fs::write(stub.join("systemctl"), "#!/bin/sh\necho \"systemctl $*\"\n").unwrap();
-        std::fs::set_permissions(
-            stub.join("systemctl"),
-            std::os::unix::fs::PermissionsExt::from_mode(0o755),
-        )
-        .unwrap();
-        std::fs::write(work.path().join("rendered.sh"), script).unwrap();
-        let outer = format!(
-            r#"set -e
-for d in /etc /usr/local/share/ca-certificates; do
-  mkdir -p "$WORK/copy$d" "$d"
-  cp -a "$d/." "$WORK/copy$d/"
-  mount --bind "$WORK/copy$d" "$d"
-done
-{setup}
-if {verify}; then echo BEFORE=ok; else echo BEFORE=fail; fi
-PATH="$WORK/bin:$PATH" sh "$WORK/rendered.sh"
-if {verify}; then echo AFTER=ok; else echo AFTER=fail; fi
-"#
-        );
-        assert!(Path::new("/usr/sbin/update-ca-certificates").exists());
-        let out = Command::new("unshare")
-            .args(["--mount", "--propagation", "private", "sh", "-c", &outer])
-            .env("WORK", work.path())
-            .output()
-            .expect("unshare (util-linux) runs");
-        let log = String::from_utf8_lossy(&out.stdout).into_owned()
-            + &String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "{log}");
-        (log.contains("BEFORE=ok"), log.contains("AFTER=ok"), log)
-    }
-
-    /// The Debian file and command make `openssl verify` accept a leaf the
-    /// CA signed, which it refused before (isolated root, real
-    /// update-ca-certificates).
-    #[test]
-    fn debian_file_and_command_make_the_system_trust_the_ca() {
-        let (ca, leaf) = ca_and_leaf();
-        let bundle = TrustedCa::parse(&ca).unwrap();
-        let file = ca_file(&bundle, OsFamily::Debian);
-        let (before, after, log) = run_isolated(
-            &[(
-                file.path.to_owned(),
-                file.content,
-                file.permissions.to_owned(),
-            )],
-            OsFamily::Debian.trust_command(),
-            &leaf,
-        );
-        assert!(!before && after, "{log}");
-        assert!(
-            !std::fs::read_to_string("/etc/ssl/certs/ca-certificates.crt")
-                .unwrap_or_default()
-                .contains(ca.lines().nth(1).unwrap()),
-            "the host's bundle was touched"
-        );
-    }
+#[cfg(test)]
+mod tests {
+    use super::*;
 
     #[test]
     fn names_round_trip() {

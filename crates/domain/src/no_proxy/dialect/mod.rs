@@ -2,7 +2,7 @@
 //! bypasses the proxy. Each model follows the client's own source and is
 //! checked against the real client by the differential tests
 //! (tests/oracles/no_proxy_oracles.rs); the version each models is its
-//! [`Client::modelled`].
+//! [`ClientTraits::modelled`].
 //!
 //! Each model starts from the destination's host as written and normalises it
 //! only as its client does (case, trailing dot, IDNA, IPv4-mapped IPv6).
@@ -16,35 +16,20 @@
 //! models share.
 //!
 //! # Adding a client
-//! `<client>` is its configuration name, `<Client>` its type and variant.
-//! 1. `crates/domain/src/no_proxy/dialect/<client>.rs` (new): the model,
-//!    following the client's own source (cite the file and the version) and
-//!    reading the destination's host as written, a `const TRAITS:
-//!    ClientTraits` literal with its constant answers, and `impl Client for
-//!    <Client>` (a unit struct) returning it from `traits`; every field and
-//!    method must be answered, so the compiler lists what is missing.
-//!    `in_default_set` is false, so that no existing merged list changes.
-//! 2. `crates/domain/src/no_proxy/dialect/mod.rs` (this file): `mod <client>;`
-//!    and the line `<Client> => <client>::<Client>,` at the end of
-//!    `registry!`.
-//! 3. `tests/oracle/mod.rs`: the arm `Dialect::<Client> =>` in `decide` (the
-//!    compiler asks for it), running the real client: a driver in
-//!    `tests/oracle/` (new) that decides a batch of cases in one process
-//!    (most read the JSON lines of `json_lines`) and answers `direct`,
-//!    `proxy` or `refused` per line, without leaving loopback.
-//! 4. `scripts/install-test-tools`: installs the real client into `.tools`.
-//! 5. `tests/oracles/no_proxy_oracles.rs`: a test calling
-//!    `assert_model_matches(Dialect::<Client>)`.
-//! 6. `make generate`, which rewrites the generated pages that list the
-//!    clients: `docs/guides/no_proxy_clients.md` (a column per client),
-//!    `README.md`'s list of clients, and every page of `docs/` with a
-//!    `clients` or `client` argument.
+//! docs/dev/adding-a-client.md: the client's file here, its two lines in
+//! this file (`mod <client>;` and its `registry!` line), and its line in the
+//! oracle list of tests/oracle/mod.rs (a driver, or a pending entry while the
+//! real client cannot run yet); the compiler asks for each, and `make
+//! generate` rewrites the pages that list the clients.
 
 use std::fmt;
 use std::sync::LazyLock;
 
 use crate::no_proxy::destination::Destination;
 
+// The clients' modules stay outside `registry!`: rustfmt does not follow
+// modules declared inside a macro call, so it would leave their files
+// unformatted.
 mod client;
 mod curl;
 mod go;
