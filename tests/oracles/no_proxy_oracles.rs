@@ -268,7 +268,7 @@ fn facts(dialect: Dialect) -> Vec<Case> {
                 "cluster.local",
                 "https://kubernetes.default.svc.cluster.local/",
             ),
-            // The classes of issue 14, one regression case each.
+            // The classes of spellings clients read differently, one regression case each.
             ("", "http://LOCALHOST/"),
             ("", "http://localhost./"),
             ("xn--bcher-kva.example", "http://bücher.example/"),
@@ -561,7 +561,7 @@ fn coverage_agrees(cluster: &Cluster, targets: std::collections::BTreeSet<Dialec
     };
     let merged = no_proxy::merge(&cluster.sources().unwrap(), &options).unwrap();
     let mut destinations = cluster.default_destinations();
-    // Spellings a cluster sends that clients read differently (issue 14).
+    // Spellings a cluster sends that clients read differently.
     for url in [
         "https://kubernetes.default.svc.cluster.local./",
         "https://KUBERNETES.default.svc/",

@@ -1,4 +1,6 @@
-//! The dialects against documented behaviour and the classes of issue 14.
+//! The dialects against documented behaviour and against the classes of
+//! spellings clients read differently (case, trailing dots, IDN, IPv4-mapped
+//! IPv6, ports, blanks, `.` and `*.` forms).
 
 use super::shared::whatwg_ipv6;
 use super::*;
@@ -15,10 +17,11 @@ fn names_round_trip() {
     assert_eq!(Dialect::from_name("perl"), None);
 }
 
-/// One case per class of issue 14, per client it applies to; each was a
+/// One case per class of spelling clients read differently, per client it
+/// applies to; each was a
 /// disagreement with the real client before the models read hosts as written.
 #[test]
-fn issue_14_classes_hold() {
+fn spelling_classes_hold() {
     use Decision::{Direct, Proxy, Refused};
     use Dialect::*;
     let cases: &[(Dialect, &str, &str, Decision)] = &[
