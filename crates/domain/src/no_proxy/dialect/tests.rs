@@ -18,8 +18,8 @@ fn names_round_trip() {
 }
 
 /// One case per class of spelling clients read differently, per client it
-/// applies to; each was a
-/// disagreement with the real client before the models read hosts as written.
+/// applies to; each was a disagreement with the real client before the models
+/// read hosts as written.
 #[test]
 fn spelling_classes_hold() {
     use Decision::{Direct, Proxy, Refused};
