@@ -54,23 +54,44 @@
 //! each of them imported, and the generated kind list), without reading
 //! any source.
 
-mod aks;
-mod capi;
+/// Every importer, one line each, in the order users see the kinds:
+/// `<module> => <Importer>,` (the module is named like the kind). Calls
+/// `$callback!` with the lines, so that each list derives from this one:
+/// here the module declarations, in `registry.rs` the registry.
+macro_rules! for_each_importer {
+    ($callback:ident) => {
+        $callback! {
+            aks => Aks,
+            tkg => Tkg,
+            capi => Capi,
+            systemd => Systemd,
+            giantswarm => GiantSwarm,
+            openshift => OpenShift,
+            rke2 => Rke2,
+        }
+    };
+}
+
+/// Declares each importer's module, private: the registry is the only way
+/// to an importer.
+macro_rules! importer_modules {
+    ($($module:ident => $importer:ident,)*) => {
+        $(mod $module;)*
+    };
+}
+
+for_each_importer!(importer_modules);
+
 mod classify;
 pub mod drift;
 mod facts;
 pub mod file;
 pub mod fleet;
 mod found;
-mod giantswarm;
 pub mod id;
 mod imported;
 mod input;
-mod openshift;
 mod registry;
-mod rke2;
-mod systemd;
-mod tkg;
 
 pub use found::{Found, Importer};
 pub use imported::{Dropped, Imported};
