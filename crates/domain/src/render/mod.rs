@@ -95,23 +95,9 @@
 //! The shared inputs, their checks, the redacted twins and every test that
 //! runs over `renderers()` or `RendererId::ALL` need nothing more.
 
-pub mod aks;
-pub mod capi;
-pub mod cloud_init;
-pub mod eksa;
-pub mod helm;
-pub mod ignition;
 pub mod k8s;
-pub mod kubespray;
-pub mod kyverno;
-pub mod openshift;
-pub mod pod_env;
-pub mod rke2;
 pub mod shell;
 pub mod systemd;
-pub mod systemd_dropin;
-pub mod talos;
-pub mod tkg;
 pub mod trust;
 pub mod yaml;
 
@@ -120,94 +106,90 @@ use super::trusted_ca::TrustedCa;
 pub use crate::no_proxy::Cluster;
 use crate::{Field, Finding};
 
-/// Declares [`PlatformOption`], one variant per renderer with options of
-/// its own, and turns each renderer's options type into a [`Field`].
-macro_rules! platform_options {
-    ($($platform:ident($options:ty)),* $(,)?) => {
+/// Every renderer, one line each, in registry order: `<module> =>
+/// <Variant>,`, or `<module> => <Variant>(<Options>),` for a renderer with
+/// options a finding can be about (`<Options>`, an enum in its module).
+/// Calls `$callback!` with the lines, so that each list is derived from this
+/// one: here [`RendererId`] and [`PlatformOption`] (`renderers!`), in the
+/// provider the attribute of each platform option.
+#[macro_export]
+macro_rules! for_each_renderer {
+    ($callback:ident) => {
+        $callback! {
+            systemd_dropin => SystemdDropin,
+            capi => Capi,
+            tkg => Tkg(TkgOption),
+            aks => Aks,
+            pod_env => PodEnv,
+            openshift => OpenShift(OpenShiftOption),
+            eksa => Eksa,
+            kyverno => Kyverno,
+            helm => Helm,
+            cloud_init => CloudInit,
+            ignition => Ignition,
+            rke2 => Rke2(Rke2Option),
+            talos => Talos(TalosOption),
+            kubespray => Kubespray(KubesprayOption),
+        }
+    };
+}
+
+/// Declares, from [`for_each_renderer!`]: `pub mod <module>;`, the
+/// [`RendererId`] variant, [`RendererId::ALL`], [`RendererId::module`] and,
+/// for a renderer with options, its [`PlatformOption`] variant and
+/// `From<Options> for Field`.
+macro_rules! renderers {
+    ($($module:ident => $variant:ident $(($options:ident))?,)*) => {
+        $(pub mod $module;)*
+
+        /// Every renderer, by its module: the registry the domain's tests
+        /// run over ([`RendererId::ALL`]); the provider maps each to its
+        /// data source in an exhaustive `match`.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum RendererId {
+            $(
+                #[doc = concat!("[`", stringify!($module), "`].")]
+                $variant,
+            )*
+        }
+
+        impl RendererId {
+            /// Every renderer, in registry order.
+            pub const ALL: [RendererId; [$(stringify!($variant)),*].len()] =
+                [$(RendererId::$variant),*];
+
+            /// Its module: the name of its file under `render/`, of its
+            /// data source's file in the provider and of its golden
+            /// directory.
+            pub fn module(self) -> &'static str {
+                match self {
+                    $(RendererId::$variant => stringify!($module),)*
+                }
+            }
+        }
+
         /// A platform's own option a finding is about, as the options type
         /// of the renderer that has it (the provider maps each to the
         /// attribute that holds it).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum PlatformOption {
-            $(
-                #[doc = concat!("An option of [`", stringify!($options), "`].")]
-                $platform($options),
-            )*
+            $($(
+                #[doc = concat!("An option of [`", stringify!($module), "::", stringify!($options), "`].")]
+                $variant($module::$options),
+            )?)*
         }
 
-        $(
-            impl From<$options> for Field {
-                fn from(option: $options) -> Self {
-                    Field::Option(PlatformOption::$platform(option))
+        $($(
+            impl From<$module::$options> for Field {
+                fn from(option: $module::$options) -> Self {
+                    Field::Option(PlatformOption::$variant(option))
                 }
             }
-        )*
+        )?)*
     };
 }
 
-platform_options! {
-    Kubespray(kubespray::KubesprayOption),
-    OpenShift(openshift::OpenShiftOption),
-    Rke2(rke2::Rke2Option),
-    Talos(talos::TalosOption),
-    Tkg(tkg::TkgOption),
-}
-
-/// Every renderer, by its module: the registry the domain's tests run over
-/// ([`RendererId::ALL`]). The provider's descriptor of each renderer data
-/// source names its renderer here, and a provider test checks that each is
-/// named exactly once.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum RendererId {
-    /// [`systemd_dropin`].
-    SystemdDropin,
-    /// [`capi`].
-    Capi,
-    /// [`tkg`].
-    Tkg,
-    /// [`aks`].
-    Aks,
-    /// [`pod_env`].
-    PodEnv,
-    /// [`openshift`].
-    OpenShift,
-    /// [`eksa`].
-    Eksa,
-    /// [`kyverno`].
-    Kyverno,
-    /// [`helm`].
-    Helm,
-    /// [`cloud_init`].
-    CloudInit,
-    /// [`ignition`].
-    Ignition,
-    /// [`rke2`].
-    Rke2,
-    /// [`talos`].
-    Talos,
-    /// [`kubespray`].
-    Kubespray,
-}
-
-impl RendererId {
-    /// Every renderer.
-    pub const ALL: [RendererId; 14] = [
-        RendererId::SystemdDropin,
-        RendererId::Capi,
-        RendererId::Tkg,
-        RendererId::Aks,
-        RendererId::PodEnv,
-        RendererId::OpenShift,
-        RendererId::Eksa,
-        RendererId::Kyverno,
-        RendererId::Helm,
-        RendererId::CloudInit,
-        RendererId::Ignition,
-        RendererId::Rke2,
-        RendererId::Talos,
-        RendererId::Kubespray,
-    ];
-}
+for_each_renderer!(renderers);
 
 /// The minor of a `major.minor[.patch]` release (`v` prefix allowed, all
 /// parts decimal), `None` for another major or another shape.
