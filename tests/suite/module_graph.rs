@@ -297,7 +297,10 @@ fn orphan_files(workspace: &Path, root: &Path) -> Vec<String> {
         let (names, _) = declared_modules(&file);
         let dir = children_dir(&file);
         for name in names {
-            for child in [dir.join(format!("{name}.rs")), dir.join(&name).join("mod.rs")] {
+            for child in [
+                dir.join(format!("{name}.rs")),
+                dir.join(&name).join("mod.rs"),
+            ] {
                 if child.exists() {
                     queue.push(child);
                 }

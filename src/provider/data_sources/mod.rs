@@ -56,13 +56,13 @@ pub fn renderers() -> Vec<Arc<dyn Platform>> {
 
 #[cfg(test)]
 mod tests {
+    use super::renderers;
     use crate::framework::data_source::read_checked;
     use crate::framework::diagnostics::Diagnostics;
     use crate::framework::model::{Field, Maybe};
     use crate::framework::schema::Mode;
     use crate::framework::value::Value;
     use crate::provider::inputs::Settings;
-    use super::renderers;
 
     /// Every sensitive computed attribute of a renderer has a `<name>_redacted`
     /// twin that is computed and not sensitive, so nobody needs `nonsensitive()`
