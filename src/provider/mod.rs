@@ -8,7 +8,7 @@ pub mod data_sources;
 pub mod docs;
 pub(crate) mod ephemeral_resources;
 pub(crate) mod functions;
-pub(crate) mod inputs;
+pub mod inputs;
 pub(crate) mod list_resources;
 pub mod platform;
 pub(crate) mod resources;

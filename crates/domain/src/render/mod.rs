@@ -22,78 +22,17 @@
 //! platform's options ([`PlatformOption`]); `None` when it is about the
 //! rendered output as a whole.
 //!
-//! # Adding a platform
-//! Names: the platform's module `<p>` (snake_case, e.g. `docker`) names its
-//! domain file, its data source file and its golden directory alike; its
-//! Terraform name is `clusterproxy_<p>` (the seven older renderers keep
-//! theirs: `tkg` is `clusterproxy_tkg_config`). You write these files:
-//! 1. `crates/domain/src/render/<p>.rs` (new): the options struct (a unit
-//!    struct when the platform has none), the output and `impl Renderer`,
-//!    the platform's rules as findings, a comment citing the upstream source
-//!    of every field name and format. Its tests in the same file:
-//!    `tests::settings()` (credentials with `tests::NASTY_PASSWORD`)
-//!    rendered to a golden file through `tests::golden`, the password absent
-//!    from the redacted output, and the format's real parser or published
-//!    schema as oracle when a crate has it (one that needs a tool under
-//!    `.tools` goes to `tests/oracles/upstream_schemas.rs`, so that
-//!    `cargo test --lib` runs on a fresh clone).
-//! 2. This file: `pub mod <p>;` below, a [`RendererId`] variant (also in
-//!    `RendererId::ALL`) and its arm in `tests::sample_findings`, which the
-//!    compiler asks for: a typical configuration of the options, over which
-//!    the tests that run over every renderer run.
-//! 3. `tests/golden/<p>/` (new): written by
-//!    `UPDATE_GOLDEN=1 cargo nextest run -p clusterproxy-domain <p>`.
-//! 4. `src/provider/data_sources/<p>.rs` (new): `State` (a `crate::model!`
-//!    of the computed attributes: a sensitive one with the credentials names
-//!    the Secret-reference alternative, or says the consumer takes none, and
-//!    gets a `<name>_redacted` twin) and `impl DataSource`. Without
-//!    options, the schema is `model::attributes::<RendererInputs, State>()`
-//!    and `read` starts with `RendererInputs::read(value).resolve(diags)?`
-//!    (`inputs::NodeConfig` for a node renderer with `units` and
-//!    `os_family`); with options, a `Config` model embedding
-//!    `inputs::RendererInputs` (or `inputs::NodeConfig`) plus the options,
-//!    read with `Config::read`. `read` builds the options and calls
-//!    `inputs::render_both`. At the end of the file, `impl Platform`
-//!    (`provider::platform`): its domain renderer, its area of the platform
-//!    guide and its row there, its "Supported versions" row (with its version
-//!    input, if the format depends on the consumer's release: the default
-//!    shown is the schema's) and its README summary; the compiler asks for
-//!    each.
-//! 5. `src/provider/data_sources/mod.rs`: `pub(crate) mod <p>;`.
-//! 6. `src/provider/mod.rs`: `<p>::<DataSource>,` in `renderers!`, which
-//!    registers the data source, makes `<p>` a platform of the `render` and
-//!    `render_redacted` functions and puts it in the generated tables.
-//! 7. `examples/data-sources/clusterproxy_<p>/data-source.tf` (new), then
-//!    `UPDATE_DOCS=1 cargo test --test suite docs::`, which writes
-//!    `docs/data-sources/<p>.md` (new) and, from the descriptors, the
-//!    platform lists of `docs/functions/render.md` and `render_redacted.md`,
-//!    the table of `README.md` and the tables of
-//!    `docs/guides/choosing-your-platform.md`: all are committed, none is
-//!    edited by hand.
-//! 8. The E2E module for its area in the one E2E binary, beside the
-//!    renderers of its kind: `tests/e2e/nodes.rs`, `clusters.rs` or
-//!    `render.rs`: a test that applies the example with
-//!    `apply_data_source_example` on Terraform 1.11 and 1.0.3 and asserts on
-//!    its outputs.
-//! 9. `CHANGELOG.md`: an entry.
+//! # Registry
+//! [`for_each_renderer!`] lists every renderer once, one line each; the
+//! module declarations, [`RendererId`] and [`PlatformOption`] derive from
+//! it here, and the attribute of each platform option in the provider.
+//! The helpers several renderers share (`k8s`, `shell`, `systemd`, `trust`,
+//! `yaml`) are ordinary modules.
 //!
-//! A platform with options a finding can be about declares them in its
-//! domain file as an enum of its own (`talos::TalosOption`), adds it to
-//! `platform_options!` in this file and locates such a finding at
-//! `Field::from(<P>Option::<Variant>)`; its data source maps each option to
-//! the `Config` attribute that holds it in an
-//! `impl convert::OptionAttribute` at the end of its file, and
-//! `src/provider/convert.rs` gets the arm of `option_attribute` that the
-//! compiler asks for: one more file.
-//!
-//! No input is accepted and ignored: an option the output does not depend on
-//! in some configuration (a namespace without the Secret it names, an OS
-//! family without a CA) is an error on it, from the renderer as a finding or
-//! from the data source's `validate` through `inputs::reject_without` (or
-//! `RendererInputs::validate_ca_only_inputs`); the latter then gets a case
-//! in `tests/suite/server.rs` (`inputs_set_without_what_they_need_are_errors_on_them`).
-//! The shared inputs, their checks, the redacted twins and every test that
-//! runs over `renderers()` or `RendererId::ALL` need nothing more.
+//! # Adding a renderer
+//! See `docs/dev/adding-a-renderer.md`: three files by hand (this
+//! directory's `<p>.rs`, its data source, its example); its code compiles
+//! as a doctest, and the compiler and the tests ask for every other step.
 
 pub mod k8s;
 pub mod shell;
