@@ -19,3 +19,18 @@ pub use clusterproxy_framework as framework;
 pub use clusterproxy_framework::{model, object};
 
 pub mod provider;
+
+/// The contributor guides under `docs/dev/`: their Rust code blocks compile
+/// and run as doctests of this crate (`cargo test --doc`), so that they
+/// follow the API they describe.
+#[cfg(doctest)]
+pub mod guides {
+    #[doc = include_str!("../docs/dev/adding-a-renderer.md")]
+    pub struct AddingARenderer;
+
+    #[doc = include_str!("../docs/dev/adding-an-importer.md")]
+    pub struct AddingAnImporter;
+
+    #[doc = include_str!("../docs/dev/adding-a-client.md")]
+    pub struct AddingAClient;
+}

@@ -15,16 +15,24 @@ pub trait OptionAttribute: Copy {
     fn attribute(self) -> &'static str;
 }
 
-/// The attribute that holds a platform's option.
-fn option_attribute(option: PlatformOption) -> &'static str {
-    match option {
-        PlatformOption::Kubespray(option) => option.attribute(),
-        PlatformOption::OpenShift(option) => option.attribute(),
-        PlatformOption::Rke2(option) => option.attribute(),
-        PlatformOption::Talos(option) => option.attribute(),
-        PlatformOption::Tkg(option) => option.attribute(),
-    }
+/// Declares `option_attribute` from the domain's one list of renderers
+/// (`for_each_renderer!`): an arm per renderer with options, answered by
+/// its options type, whose `impl OptionAttribute` is in its data source's
+/// file. A renderer with options and no such impl does not compile.
+macro_rules! option_attribute {
+    ($($module:ident => $variant:ident $(($options:ident))?,)*) => {
+        /// The attribute that holds a platform's option.
+        fn option_attribute(option: PlatformOption) -> &'static str {
+            match option {
+                $($(PlatformOption::$variant(option) => {
+                    <crate::domain::render::$module::$options as OptionAttribute>::attribute(option)
+                })?)*
+            }
+        }
+    };
 }
+
+crate::domain::for_each_renderer!(option_attribute);
 
 /// Where a configuration holds the proxy settings, hence where findings
 /// about them point.

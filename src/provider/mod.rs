@@ -5,9 +5,10 @@
 pub mod attributes;
 pub(crate) mod convert;
 pub mod data_sources;
+pub mod docs;
 pub(crate) mod ephemeral_resources;
 pub(crate) mod functions;
-pub(crate) mod inputs;
+pub mod inputs;
 pub(crate) mod list_resources;
 pub mod platform;
 pub(crate) mod resources;
@@ -23,13 +24,12 @@ use crate::framework::provider::Provider;
 use crate::framework::resource::Resource;
 use crate::framework::schema::Schema;
 use crate::framework::server::ProviderServer;
-use platform::Platform;
+
+pub use data_sources::renderers;
+pub use platform::NAME;
 
 /// Registry address the provider is published under.
 pub const ADDRESS: &str = "registry.terraform.io/clusterproxy/clusterproxy";
-
-/// Local name and type-name prefix.
-pub const NAME: &str = "clusterproxy";
 
 /// The provider.
 #[derive(Debug, Default, Clone, Copy)]
@@ -73,93 +73,6 @@ impl Provider for ClusterProxy {
             Arc::new(functions::render_redacted::RenderRedacted),
         ]
     }
-}
-
-/// Declares the renderer data sources once, by module: `renderers()` and
-/// `RENDERER_MODULES` in the same order. Each implements [`Platform`], from
-/// which the docs test writes the README's and the platform guide's tables.
-macro_rules! renderers {
-    ($($module:ident::$source:ident),* $(,)?) => {
-        /// The renderer data sources: each takes a profile's `settings` as
-        /// `profile` and is also a platform of the `render` function.
-        pub fn renderers() -> Vec<Arc<dyn Platform>> {
-            vec![$(Arc::new(data_sources::$module::$source)),*]
-        }
-
-        /// The module of each of `renderers()`, in its order: the name of
-        /// its file under `src/provider/data_sources/` and of its domain
-        /// renderer's under `crates/domain/src/render/`.
-        pub const RENDERER_MODULES: &[&str] = &[$(stringify!($module)),*];
-    };
-}
-
-renderers! {
-    systemd_dropin::SystemdDropin,
-    capi::CapiKubeadm,
-    tkg::TkgConfigSource,
-    aks::AksHttpProxyConfig,
-    pod_env::PodEnv,
-    openshift::OpenShiftProxySource,
-    eksa::EksaProxyConfig,
-    kyverno::KyvernoPolicy,
-    helm::HelmValues,
-    cloud_init::CloudInit,
-    ignition::Ignition,
-    rke2::Rke2,
-    talos::Talos,
-    kubespray::Kubespray,
-}
-
-/// The README's table of the resources, data sources, ephemeral resources
-/// and functions: each renderer's row from its [`Platform::summary`], in
-/// registry order between `clusterproxy_no_proxy_report` and
-/// `clusterproxy_artifact_settings`.
-pub fn readme_table() -> String {
-    use crate::framework::data_source::DataSource as _;
-    use crate::framework::ephemeral_resource::EphemeralResource as _;
-    use crate::framework::resource::Resource as _;
-    let row = |kind: &str, name: &str, text: &str| format!("| {kind} | `{name}` | {text} |\n");
-    let mut table = String::from("| kind | name | what it does |\n|---|---|---|\n");
-    table += &row(
-        "resource",
-        resources::profile::ProfileResource.type_name(),
-        "proxy URLs, credentials, installation-wide NO_PROXY, trusted CA; plan-time normalised values, fingerprint, `revision` for `replace_triggered_by`; importable from AKS, TKG, CAPI (and EKS Anywhere), systemd, Giant Swarm, OpenShift and RKE2/k3s artifacts, by ID or by identity (Terraform >= 1.12)",
-    );
-    table += &row(
-        "list resource",
-        resources::profile::ProfileResource.type_name(),
-        "every cluster's profile in a directory of artifacts (a GitOps repository), for `terraform query -generate-config-out`: adopts a fleet in one command (Terraform >= 1.14; `docs/guides/fleet-adoption.md`)",
-    );
-    table += &row(
-        "data source",
-        data_sources::no_proxy::NoProxy.type_name(),
-        "the merged NO_PROXY of a cluster, per-client renderings, a coverage check that fails the plan on a gap (`fail_on_gap`)",
-    );
-    table += &row(
-        "data source",
-        data_sources::no_proxy_report::NoProxyReport.type_name(),
-        "the detail behind that list, for review: the gaps per client (`gaps_by_client`), every destination checked, entries left out as covered, what each client cannot express",
-    );
-    for platform in renderers() {
-        table += &row("data source", platform.type_name(), platform.summary());
-    }
-    table += &row(
-        "data source",
-        data_sources::artifact_settings::ArtifactSettings.type_name(),
-        "the settings an artifact holds, for drift reports against a profile",
-    );
-    table += &row(
-        "ephemeral resource",
-        ephemeral_resources::proxy_check::ProxyCheck.type_name(),
-        "sends one request through the proxy with the given credentials from the machine that runs Terraform; fails the plan on a refused password, an unreachable proxy or a TLS failure: the gate before a password rotation (Terraform >= 1.10)",
-    );
-    let functions: Vec<&str> = ClusterProxy.functions().iter().map(|f| f.name()).collect();
-    table += &row(
-        "function",
-        &functions.join("`, `"),
-        "merge lists; would a client bypass the proxy for a URL; any renderer at plan time (Terraform >= 1.8); its redacted outputs without the password, for review",
-    );
-    table
 }
 
 /// The gRPC routes that serve this provider.

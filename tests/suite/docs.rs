@@ -3,10 +3,12 @@
 
 use std::path::Path;
 
+use clusterproxy::domain::render::RendererId;
 use clusterproxy::framework::docs::{generate, DocsConfig};
 use clusterproxy::provider::attributes::RendererInputs;
-use clusterproxy::provider::platform::{area_table, versions_table, Area};
-use clusterproxy::provider::{readme_table, renderers, ClusterProxy, NAME, RENDERER_MODULES};
+use clusterproxy::provider::docs::{area_table, readme_table, versions_table};
+use clusterproxy::provider::platform::Area;
+use clusterproxy::provider::{renderers, ClusterProxy, NAME};
 
 #[test]
 fn committed_docs_match_the_generator() {
@@ -158,7 +160,10 @@ fn platform_tables_match_the_registry() {
         .collect();
     guide_sections.push(("supported-versions", versions_table()));
     let files = [
-        ("README.md", vec![("components", readme_table())]),
+        (
+            "README.md",
+            vec![("components", readme_table(&ClusterProxy))],
+        ),
         ("docs/guides/choosing-your-platform.md", guide_sections),
     ];
     let update = std::env::var_os("UPDATE_DOCS").is_some();
@@ -186,7 +191,11 @@ fn platform_tables_match_the_registry() {
 fn every_renderer_has_the_files_the_platform_guide_names() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut missing = Vec::new();
-    for (module, renderer) in RENDERER_MODULES.iter().zip(renderers()) {
+    for (module, renderer) in RendererId::ALL
+        .map(RendererId::module)
+        .iter()
+        .zip(renderers())
+    {
         let name = renderer.type_name();
         let short = name.strip_prefix(&format!("{NAME}_")).unwrap();
         let files = [

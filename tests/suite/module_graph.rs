@@ -218,6 +218,226 @@ fn the_check_catches_circles() {
     assert_eq!(circles, [": no_proxy -> other -> no_proxy"], "{circles:?}");
 }
 
+/// Every `.rs` file under a crate's `src/` is a module the crate compiles:
+/// a file no module declares is never built, so none of its tests runs and
+/// no lint sees it (an importer or a renderer whose registry line was
+/// forgotten). The message names the line to add.
+#[test]
+fn every_source_file_is_a_module() {
+    let mut orphans = Vec::new();
+    for (_, root) in CRATES {
+        orphans.extend(orphan_files(
+            Path::new(env!("CARGO_MANIFEST_DIR")),
+            Path::new(root),
+        ));
+    }
+    assert!(
+        orphans.is_empty(),
+        "files no crate compiles:\n{}",
+        orphans.join("\n")
+    );
+}
+
+/// The check finds what it is for: a file nothing declares, a file under a
+/// directory nothing declares, and a file left out of a registry macro,
+/// but not a file a `mod` item or a registry line declares.
+#[test]
+fn the_check_catches_orphan_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |file: &str, text: &str| {
+        let file = dir.path().join("src").join(file);
+        fs::create_dir_all(file.parent().unwrap()).unwrap();
+        fs::write(file, text).unwrap();
+    };
+    write("lib.rs", "pub mod import;\n#[cfg(test)]\nmod tests;\n");
+    write("tests.rs", "");
+    write(
+        "import/mod.rs",
+        "macro_rules! list { ($c:ident) => { $c! { aks => Aks, } }; }\n\
+         macro_rules! modules { ($($m:ident => $t:ident,)*) => { $(mod $m;)* }; }\n\
+         list!(modules);\nmod found;\n",
+    );
+    write("import/aks.rs", "pub struct Aks;\n");
+    write("import/found.rs", "");
+    write("import/found/deep.rs", "");
+    write("import/docker.rs", "pub struct Docker;\n");
+    write("stray/mod.rs", "mod inner;\n");
+    write("stray/inner.rs", "");
+    let orphans = orphan_files(dir.path(), Path::new("src"));
+    assert_eq!(
+        orphans,
+        [
+            "src/import/docker.rs: add its line `docker => ...,` to the registry macro in src/import/mod.rs",
+            "src/import/found/deep.rs: add `mod deep;` to src/import/found.rs",
+            "src/stray/inner.rs: add `mod stray;` to src/lib.rs",
+            "src/stray/mod.rs: add `mod stray;` to src/lib.rs",
+        ],
+        "{orphans:#?}"
+    );
+}
+
+/// The files under `workspace`/`root` that no module of the crate declares,
+/// each with the declaration to add: `mod <name>;` in its parent, or a line
+/// of the registry macro when the parent declares its modules through one
+/// (a `macro_rules!` that writes `mod $name;`).
+fn orphan_files(workspace: &Path, root: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    collect(&workspace.join(root), &mut files);
+    files.sort();
+    let mut compiled: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut queue: Vec<PathBuf> = ["lib.rs", "main.rs"]
+        .iter()
+        .map(|f| workspace.join(root).join(f))
+        .filter(|f| f.exists())
+        .collect();
+    while let Some(file) = queue.pop() {
+        if !compiled.insert(file.clone()) {
+            continue;
+        }
+        let (names, _) = declared_modules(&file);
+        let dir = children_dir(&file);
+        for name in names {
+            for child in [
+                dir.join(format!("{name}.rs")),
+                dir.join(&name).join("mod.rs"),
+            ] {
+                if child.exists() {
+                    queue.push(child);
+                }
+            }
+        }
+    }
+    let relative = |f: &Path| f.strip_prefix(workspace).unwrap().display().to_string();
+    files
+        .iter()
+        .filter(|f| !compiled.contains(*f))
+        .map(|file| {
+            // The first module on the way down that nothing declares.
+            let mut module = file.clone();
+            let mut parent = parent_file(&module);
+            while let Some(p) = parent.as_ref().filter(|p| !compiled.contains(*p)) {
+                module = p.clone();
+                parent = parent_file(&module);
+            }
+            let name = module_name(&module);
+            let Some(parent) = parent else {
+                return format!("{}: no parent module", relative(file));
+            };
+            let (_, registry) = declared_modules(&parent);
+            if registry {
+                format!(
+                    "{}: add its line `{name} => ...,` to the registry macro in {}",
+                    relative(file),
+                    relative(&parent)
+                )
+            } else {
+                format!(
+                    "{}: add `mod {name};` to {}",
+                    relative(file),
+                    relative(&parent)
+                )
+            }
+        })
+        .collect()
+}
+
+/// The directory of a file's child modules: its own for `lib.rs`,
+/// `main.rs` and `mod.rs`, else `a/` for `a.rs`.
+fn children_dir(file: &Path) -> PathBuf {
+    let stem = file.file_stem().unwrap();
+    if ["lib", "main", "mod"].iter().any(|s| stem == *s) {
+        file.parent().unwrap().to_path_buf()
+    } else {
+        file.with_extension("")
+    }
+}
+
+/// The name of the module a file is: `a` for `a.rs` and `a/mod.rs`.
+fn module_name(file: &Path) -> String {
+    let path = if file.file_stem().unwrap() == "mod" {
+        file.parent().unwrap()
+    } else {
+        file
+    };
+    path.file_stem().unwrap().to_string_lossy().into_owned()
+}
+
+/// The file that would declare `file`'s module (`None` at a crate root):
+/// `a.rs` or `a/mod.rs` for `a/b.rs`, `lib.rs` or `main.rs` at the top.
+fn parent_file(file: &Path) -> Option<PathBuf> {
+    let stem = file.file_stem().unwrap();
+    if stem == "lib" || stem == "main" {
+        return None;
+    }
+    let module_dir = if stem == "mod" {
+        file.parent().unwrap()
+    } else {
+        file
+    };
+    let dir = module_dir.parent().unwrap();
+    let candidates = [
+        dir.join("mod.rs"),
+        dir.with_extension("rs"),
+        dir.join("lib.rs"),
+        dir.join("main.rs"),
+    ];
+    let found = candidates.into_iter().find(|c| c.exists());
+    found.or_else(|| Some(dir.join("mod.rs")))
+}
+
+/// The child modules a file declares, and whether it declares them through
+/// a registry macro: its `mod <name>;` items, and when one of its
+/// `macro_rules!` writes `mod $name;`, every identifier its macros name
+/// (a registry line names its module).
+fn declared_modules(file: &Path) -> (BTreeSet<String>, bool) {
+    /// The identifiers of `tokens`, and whether `mod $` occurs in them.
+    fn idents(tokens: proc_macro2::TokenStream, out: &mut BTreeSet<String>) -> bool {
+        let mut writes_mod = false;
+        let mut previous_mod = false;
+        for tree in tokens {
+            match &tree {
+                TokenTree::Group(group) => writes_mod |= idents(group.stream(), out),
+                TokenTree::Ident(ident) => {
+                    out.insert(ident.to_string());
+                }
+                TokenTree::Punct(p) if p.as_char() == '$' && previous_mod => writes_mod = true,
+                _ => {}
+            }
+            previous_mod = matches!(&tree, TokenTree::Ident(i) if i == "mod");
+        }
+        writes_mod
+    }
+    struct Declared {
+        mods: BTreeSet<String>,
+        macro_idents: BTreeSet<String>,
+        registry: bool,
+    }
+    impl<'ast> Visit<'ast> for Declared {
+        fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
+            if item.content.is_none() {
+                self.mods.insert(item.ident.to_string());
+            }
+        }
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            let writes_mod = idents(mac.tokens.clone(), &mut self.macro_idents);
+            self.registry |= writes_mod && mac.path.is_ident("macro_rules");
+        }
+    }
+    let text = fs::read_to_string(file).unwrap_or_default();
+    let syntax = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let mut declared = Declared {
+        mods: BTreeSet::new(),
+        macro_idents: BTreeSet::new(),
+        registry: false,
+    };
+    declared.visit_file(&syntax);
+    let mut names = declared.mods;
+    if declared.registry {
+        names.extend(declared.macro_idents);
+    }
+    (names, declared.registry)
+}
+
 impl Crate {
     /// Reads every `.rs` file under `root` except the binary's `main.rs`.
     fn read(root: &Path) -> Self {

@@ -121,10 +121,6 @@ fn warn_trailing_slash(config: &RendererInputs, diags: &mut Diagnostics) {
 }
 
 impl Platform for AksHttpProxyConfig {
-    fn renderer(&self) -> crate::domain::render::RendererId {
-        crate::domain::render::RendererId::Aks
-    }
-
     fn area(&self) -> Area {
         Area::Distributions
     }

@@ -175,10 +175,6 @@ impl DataSource for CapiKubeadm {
 }
 
 impl Platform for CapiKubeadm {
-    fn renderer(&self) -> crate::domain::render::RendererId {
-        crate::domain::render::RendererId::Capi
-    }
-
     fn area(&self) -> Area {
         Area::Nodes
     }

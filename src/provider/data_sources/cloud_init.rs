@@ -57,10 +57,6 @@ impl DataSource for CloudInit {
 }
 
 impl Platform for CloudInit {
-    fn renderer(&self) -> crate::domain::render::RendererId {
-        crate::domain::render::RendererId::CloudInit
-    }
-
     fn area(&self) -> Area {
         Area::Nodes
     }

@@ -70,10 +70,6 @@ impl DataSource for EksaProxyConfig {
 }
 
 impl Platform for EksaProxyConfig {
-    fn renderer(&self) -> crate::domain::render::RendererId {
-        crate::domain::render::RendererId::Eksa
-    }
-
     fn area(&self) -> Area {
         Area::Distributions
     }

@@ -116,10 +116,6 @@ impl DataSource for HelmValues {
 }
 
 impl Platform for HelmValues {
-    fn renderer(&self) -> crate::domain::render::RendererId {
-        crate::domain::render::RendererId::Helm
-    }
-
     fn area(&self) -> Area {
         Area::Pods
     }

@@ -78,10 +78,6 @@ impl DataSource for Ignition {
 }
 
 impl Platform for Ignition {
-    fn renderer(&self) -> crate::domain::render::RendererId {
-        crate::domain::render::RendererId::Ignition
-    }
-
     fn area(&self) -> Area {
         Area::Nodes
     }

@@ -161,10 +161,6 @@ impl crate::provider::convert::OptionAttribute for KubesprayOption {
 }
 
 impl Platform for Kubespray {
-    fn renderer(&self) -> crate::domain::render::RendererId {
-        crate::domain::render::RendererId::Kubespray
-    }
-
     fn area(&self) -> Area {
         Area::Nodes
     }

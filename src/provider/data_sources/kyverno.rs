@@ -142,10 +142,6 @@ impl DataSource for KyvernoPolicy {
 }
 
 impl Platform for KyvernoPolicy {
-    fn renderer(&self) -> crate::domain::render::RendererId {
-        crate::domain::render::RendererId::Kyverno
-    }
-
     fn area(&self) -> Area {
         Area::Pods
     }

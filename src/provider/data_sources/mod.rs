@@ -1,34 +1,68 @@
 //! Data sources, one per file; a renderer's file is named like its domain
 //! renderer's (`tkg.rs` renders with `domain::render::tkg`), its Terraform
-//! name (`clusterproxy_tkg_config`) is in `type_name`.
+//! name (`clusterproxy_tkg_config`) is in `type_name`. The renderer data
+//! sources are declared once, in `renderers!` below, whose `match` from
+//! [`RendererId`] is the mapping from the domain's registry.
 
-pub(crate) mod aks;
 pub(crate) mod artifact_settings;
-pub(crate) mod capi;
-pub(crate) mod cloud_init;
-pub(crate) mod eksa;
-pub(crate) mod helm;
-pub(crate) mod ignition;
-pub(crate) mod kubespray;
-pub(crate) mod kyverno;
 pub mod no_proxy;
 pub mod no_proxy_report;
-pub(crate) mod openshift;
-pub(crate) mod pod_env;
-pub(crate) mod rke2;
-pub mod systemd_dropin;
-pub(crate) mod talos;
-pub(crate) mod tkg;
+
+use std::sync::Arc;
+
+use crate::domain::render::RendererId;
+use crate::provider::platform::Platform;
+
+/// Declares each renderer data source once, by its domain renderer's
+/// [`RendererId`] variant: its module (private unless the line says `pub`)
+/// and [`renderer`], an exhaustive `match`, so a domain renderer without a
+/// data source does not compile.
+macro_rules! renderers {
+    ($($variant:ident => $vis:vis $module:ident::$source:ident,)*) => {
+        $($vis mod $module;)*
+
+        /// The data source of the domain renderer `id`.
+        pub fn renderer(id: RendererId) -> Arc<dyn Platform> {
+            match id {
+                $(RendererId::$variant => Arc::new($module::$source),)*
+            }
+        }
+    };
+}
+
+renderers! {
+    SystemdDropin => pub systemd_dropin::SystemdDropin,
+    Capi => capi::CapiKubeadm,
+    Tkg => tkg::TkgConfigSource,
+    Aks => aks::AksHttpProxyConfig,
+    PodEnv => pod_env::PodEnv,
+    OpenShift => openshift::OpenShiftProxySource,
+    Eksa => eksa::EksaProxyConfig,
+    Kyverno => kyverno::KyvernoPolicy,
+    Helm => helm::HelmValues,
+    CloudInit => cloud_init::CloudInit,
+    Ignition => ignition::Ignition,
+    Rke2 => rke2::Rke2,
+    Talos => talos::Talos,
+    Kubespray => kubespray::Kubespray,
+}
+
+/// The renderer data sources, in the domain's registry order
+/// ([`RendererId::ALL`]): each takes a profile's `settings` as `profile`
+/// and is also a platform of the `render` function.
+pub fn renderers() -> Vec<Arc<dyn Platform>> {
+    RendererId::ALL.into_iter().map(renderer).collect()
+}
 
 #[cfg(test)]
 mod tests {
+    use super::renderers;
     use crate::framework::data_source::read_checked;
     use crate::framework::diagnostics::Diagnostics;
     use crate::framework::model::{Field, Maybe};
     use crate::framework::schema::Mode;
     use crate::framework::value::Value;
     use crate::provider::inputs::Settings;
-    use crate::provider::renderers;
 
     /// Every sensitive computed attribute of a renderer has a `<name>_redacted`
     /// twin that is computed and not sensitive, so nobody needs `nonsensitive()`
@@ -107,5 +141,84 @@ mod tests {
             }
         }
         assert!(checked >= 5, "only {checked} twins rendered");
+    }
+
+    /// Every diagnostic path that may quote a URL: each string or list
+    /// input of every renderer data source (the proxy URLs, the NO_PROXY
+    /// inputs, the API server and endpoint inputs, the options) given a
+    /// proxy URL with a hostile password, raw or percent-encoded, and the
+    /// profile's NO_PROXY list: no diagnostic holds the password.
+    #[test]
+    fn no_diagnostic_quotes_a_password() {
+        use crate::framework::value::Type;
+        use crate::provider::inputs::RendererInputs;
+        let profile_settings = |no_proxy: &str| Settings {
+            http_proxy: Some("http://proxy.corp.example:3128".to_owned()),
+            https_proxy: None,
+            username: None,
+            password: None,
+            no_proxy: vec![no_proxy.to_owned()],
+            trusted_ca: Maybe::Null,
+            password_required: false,
+            revision: None,
+        };
+        for password in ["p@ss:w/rd#%", "p%40ss%3Aw%2Frd%23%25"] {
+            let urls = [
+                format!("http://svc:{password}@proxy.corp.example:3128"),
+                format!("svc:{password}@proxy.corp.example"),
+                format!("ftp://svc:{password}@proxy.corp.example:99999/x"),
+            ];
+            let mut checked = 0;
+            for renderer in renderers() {
+                let schema = renderer.schema();
+                for attribute in schema
+                    .attributes
+                    .iter()
+                    .filter(|a| a.mode != Mode::Computed)
+                {
+                    for url in &urls {
+                        let mut config = Value::object(
+                            schema
+                                .attributes
+                                .iter()
+                                .map(|a| (a.name.clone(), Value::null())),
+                        );
+                        let value = match &attribute.ty {
+                            Type::String => Value::string(url.as_str()),
+                            Type::List(inner) if **inner == Type::String => {
+                                Value::list(vec![Value::string(url.as_str())])
+                            }
+                            Type::Object(_) if attribute.name == RendererInputs::profile => {
+                                profile_settings(url).value()
+                            }
+                            _ => continue,
+                        };
+                        if attribute.name != RendererInputs::http_proxy
+                            && attribute.name != RendererInputs::profile
+                        {
+                            config.set_attr(
+                                RendererInputs::http_proxy,
+                                Value::string("http://proxy.corp.example:3128"),
+                            );
+                        }
+                        config.set_attr(&attribute.name, value);
+                        let mut diags = Diagnostics::new();
+                        read_checked(renderer.as_ref(), &schema, config, &mut diags);
+                        checked += 1;
+                        for d in diags.iter() {
+                            for text in [&d.summary, &d.detail] {
+                                assert!(
+                                    !text.contains(password) && !text.contains("p@ss"),
+                                    "{}.{}: {text}",
+                                    renderer.type_name(),
+                                    attribute.name
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+            assert!(checked > 100, "{checked}");
+        }
     }
 }

@@ -82,10 +82,6 @@ impl crate::provider::convert::OptionAttribute for openshift::OpenShiftOption {
 }
 
 impl Platform for OpenShiftProxySource {
-    fn renderer(&self) -> crate::domain::render::RendererId {
-        crate::domain::render::RendererId::OpenShift
-    }
-
     fn area(&self) -> Area {
         Area::Distributions
     }

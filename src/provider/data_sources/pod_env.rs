@@ -283,10 +283,6 @@ impl DataSource for PodEnv {
 }
 
 impl Platform for PodEnv {
-    fn renderer(&self) -> crate::domain::render::RendererId {
-        crate::domain::render::RendererId::PodEnv
-    }
-
     fn area(&self) -> Area {
         Area::Pods
     }

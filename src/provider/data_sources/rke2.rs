@@ -105,10 +105,6 @@ impl crate::provider::convert::OptionAttribute for rke2::Rke2Option {
 }
 
 impl Platform for Rke2 {
-    fn renderer(&self) -> crate::domain::render::RendererId {
-        crate::domain::render::RendererId::Rke2
-    }
-
     fn area(&self) -> Area {
         Area::Nodes
     }

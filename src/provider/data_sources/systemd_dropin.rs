@@ -102,10 +102,6 @@ impl DataSource for SystemdDropin {
 }
 
 impl Platform for SystemdDropin {
-    fn renderer(&self) -> crate::domain::render::RendererId {
-        crate::domain::render::RendererId::SystemdDropin
-    }
-
     fn area(&self) -> Area {
         Area::Nodes
     }

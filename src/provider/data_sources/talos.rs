@@ -83,10 +83,6 @@ impl crate::provider::convert::OptionAttribute for talos::TalosOption {
 }
 
 impl Platform for Talos {
-    fn renderer(&self) -> crate::domain::render::RendererId {
-        crate::domain::render::RendererId::Talos
-    }
-
     fn area(&self) -> Area {
         Area::Nodes
     }

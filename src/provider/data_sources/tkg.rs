@@ -81,10 +81,6 @@ impl crate::provider::convert::OptionAttribute for tkg::TkgOption {
 }
 
 impl Platform for TkgConfigSource {
-    fn renderer(&self) -> crate::domain::render::RendererId {
-        crate::domain::render::RendererId::Tkg
-    }
-
     fn area(&self) -> Area {
         Area::Nodes
     }

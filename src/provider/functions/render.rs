@@ -18,8 +18,9 @@ use crate::framework::model::Field;
 use crate::framework::schema::Mode;
 use crate::framework::value::conform::conform;
 use crate::framework::value::{Type, Value};
+use crate::provider::data_sources::renderers;
 use crate::provider::inputs::{RendererInputs, Settings};
-use crate::provider::{renderers, NAME};
+use crate::provider::platform::NAME;
 
 #[derive(Debug, Clone, Copy)]
 pub struct Render;

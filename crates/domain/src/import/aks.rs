@@ -34,6 +34,10 @@ impl Importer for Aks {
         "aks"
     }
 
+    fn platform(&self) -> &'static str {
+        "AKS"
+    }
+
     fn reads(&self) -> &'static str {
         "`az aks show -o json` or an httpProxyConfig"
     }

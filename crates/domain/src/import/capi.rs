@@ -20,6 +20,10 @@ impl Importer for Capi {
         "capi"
     }
 
+    fn platform(&self) -> &'static str {
+        "CAPI (and EKS Anywhere)"
+    }
+
     fn reads(&self) -> &'static str {
         "KubeadmControlPlane / KubeadmConfigTemplate, with the Cluster when at hand, or an EKS Anywhere Cluster"
     }

@@ -12,6 +12,10 @@ pub trait Importer: Sync {
     /// The kind's name in import IDs and in `clusterproxy_artifact_settings`.
     fn kind(&self) -> &'static str;
 
+    /// The platform's short name as its users know it ("AKS", "CAPI (and
+    /// EKS Anywhere)"), in the README's list of what a profile imports.
+    fn platform(&self) -> &'static str;
+
     /// The artifacts it reads, in Markdown (schema descriptions and docs).
     fn reads(&self) -> &'static str;
 

@@ -21,6 +21,10 @@ impl Importer for GiantSwarm {
         "giantswarm"
     }
 
+    fn platform(&self) -> &'static str {
+        "Giant Swarm"
+    }
+
     fn reads(&self) -> &'static str {
         "cluster chart values, userconfig ConfigMap, cluster-values or systemd-proxy Secret"
     }

@@ -28,12 +28,12 @@ pub(crate) fn check_size(text: &str) -> Result<(), Finding> {
 }
 
 /// A finding with the summary every import error shares.
-pub(crate) fn error(detail: impl Into<String>) -> Finding {
+pub fn error(detail: impl Into<String>) -> Finding {
     Finding::error(None, "Cannot import proxy settings", detail)
 }
 
 /// Splits a comma- (or space-) separated NO_PROXY value.
-pub(crate) fn split_list(value: &str) -> Vec<String> {
+pub fn split_list(value: &str) -> Vec<String> {
     value
         .split([',', ' ', '\n', '\t'])
         .map(str::trim)
@@ -45,7 +45,7 @@ pub(crate) fn split_list(value: &str) -> Vec<String> {
 /// Documents of a (multi-document) YAML or JSON text. Size, nesting and
 /// indentation are checked first, in one linear pass, so that hostile input
 /// (e.g. `{` nested 100k deep) is refused before the parser runs.
-pub(crate) fn documents(text: &str) -> Result<Vec<serde_json::Value>, Finding> {
+pub fn documents(text: &str) -> Result<Vec<serde_json::Value>, Finding> {
     use serde::Deserialize as _;
     check_size(text)?;
     check_nesting(text)?;
@@ -104,7 +104,7 @@ pub(crate) fn strings(value: Option<&serde_json::Value>) -> impl Iterator<Item =
 }
 
 /// A string at `path` inside `value`.
-pub(crate) fn text_at<'a>(value: &'a serde_json::Value, path: &[&str]) -> Option<&'a str> {
+pub fn text_at<'a>(value: &'a serde_json::Value, path: &[&str]) -> Option<&'a str> {
     path.iter()
         .try_fold(value, |v, key| v.get(key))
         .and_then(serde_json::Value::as_str)

@@ -6,7 +6,8 @@
 //! Every kind of artifact is an [`Importer`]: a unit struct whose `read`
 //! turns the artifact's text into a [`Found`] (the proxies as written, the
 //! raw NO_PROXY entries, the CA as PEM, and the cluster facts the artifact
-//! names, each with its reason). [`importers()`] lists them once; the kind
+//! names, each with its reason). `for_each_importer!` below declares them
+//! once, one line each, and [`importers()`] lists them; the kind
 //! names of import IDs ([`id`]), of `clusterproxy_artifact_settings.kind`
 //! (description and validator) and of the import docs come from it.
 //! [`parse_with`] picks the importer by kind and hands its `Found` to the
@@ -21,66 +22,58 @@
 //! within bounds, for the `file:` import and the scan alike.
 //!
 //! # Adding an importer
-//! 1. `crates/domain/src/import/<kind>.rs`: a unit struct and `impl Importer`
-//!    (`kind`, `reads` in Markdown for the docs, `read`; `cloud` and
-//!    `trusted_ca_field` when the platform needs them), with a comment
-//!    citing the upstream source of every field name and format. Read YAML
-//!    or JSON through `documents()` (`input.rs`: it bounds size and
-//!    nesting), report bad input with `error()` (also there) and never quote
-//!    a proxy URL (it may hold credentials). Declare the cluster facts the
-//!    artifact names with the reason constants (`POD_CIDR`... in
-//!    `found.rs`). Unit tests in the same file: what our renderer for the
-//!    platform writes (if any) reads back, and bad input is a finding. Here,
-//!    in this file: `mod <kind>;` (private: an importer left out of the
-//!    registry is dead code, which the build refuses); in `registry.rs`, the
-//!    struct in `IMPORTERS` (what [`importers()`] returns).
-//! 2. `tests/fixtures/import/<kind>/`: artifacts in the shapes the platform
-//!    writes, each citing its upstream source in a header comment, and their
-//!    expected import in `CORPUS` of `tests/oracles/import_fixtures.rs`.
-//! 3. The E2E case: a fixture in `CASES` of `tests/e2e/import.rs`, with
-//!    the configuration that matches it and lines of the import note
-//!    (Terraform 1.11 and 1.0.3 import it and plan no change).
-//! 4. `examples/resources/clusterproxy_profile/import.sh`, whose kind list is
-//!    generated from [`importers()`]: `UPDATE_DOCS=1 cargo nextest run --test
-//!    oracles -E 'test(importer_guide)'`, then `UPDATE_DOCS=1 cargo test --test
-//!    suite docs::`, which regenerates `docs/resources/profile.md` and
-//!    `docs/data-sources/artifact_settings.md`.
-//!
-//! Nothing else: the `kind` attribute of `clusterproxy_artifact_settings`
-//! (description and validator), the import ID grammar and the messages that
-//! list the kinds come from [`importers()`]. The test
-//! `the_importer_guide_is_followed` in `tests/oracles/import_fixtures.rs` checks
-//! steps 1, 2 and 4 for every registered importer (its file, its fixtures,
-//! each of them imported, and the generated kind list), without reading
-//! any source.
+//! See `docs/dev/adding-an-importer.md`: its file and its fixtures by hand,
+//! one line in `for_each_importer!` below; its code
+//! compiles as a doctest, and the tests ask for every other step.
 
-mod aks;
-mod capi;
+/// Every importer, one line each, in the order users see the kinds:
+/// `<module> => <Importer>,` (the module is named like the kind). Calls
+/// `$callback!` with the lines, so that each list derives from this one:
+/// here the module declarations, in `registry.rs` the registry.
+macro_rules! for_each_importer {
+    ($callback:ident) => {
+        $callback! {
+            aks => Aks,
+            tkg => Tkg,
+            capi => Capi,
+            systemd => Systemd,
+            giantswarm => GiantSwarm,
+            openshift => OpenShift,
+            rke2 => Rke2,
+        }
+    };
+}
+
+/// Declares each importer's module, private: the registry is the only way
+/// to an importer.
+macro_rules! importer_modules {
+    ($($module:ident => $importer:ident,)*) => {
+        $(mod $module;)*
+    };
+}
+
+for_each_importer!(importer_modules);
+
 mod classify;
 pub mod drift;
 mod facts;
 pub mod file;
 pub mod fleet;
 mod found;
-mod giantswarm;
 pub mod id;
 mod imported;
 mod input;
-mod openshift;
 mod registry;
-mod rke2;
-mod systemd;
-mod tkg;
 
 pub use found::{Found, Importer};
 pub use imported::{Dropped, Imported};
-pub use input::{MAX_INDENT, MAX_INPUT_BYTES, MAX_NESTING};
+pub use input::{documents, error, split_list, text_at, MAX_INDENT, MAX_INPUT_BYTES, MAX_NESTING};
 pub use registry::{described_kinds, importer, importers, kinds};
 
 use crate::no_proxy::Cluster;
 use crate::redact::quoted;
 use crate::Finding;
-use input::{check_size, error};
+use input::check_size;
 
 /// Parses `text` as an artifact of `kind`, with no cluster facts beyond the
 /// artifact's own.

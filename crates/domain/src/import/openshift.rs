@@ -28,6 +28,10 @@ impl Importer for OpenShift {
         "openshift"
     }
 
+    fn platform(&self) -> &'static str {
+        "OpenShift"
+    }
+
     fn reads(&self) -> &'static str {
         "the `config.openshift.io/v1` Proxy with its trustedCA ConfigMap, an install-config, or the `cluster-config-v1` ConfigMap"
     }

@@ -1,19 +1,19 @@
-//! The importers, listed once: every kind name users see comes from here.
+//! The importers' registry, derived from `for_each_importer!` (the one
+//! line per importer in `import/mod.rs`): every kind name users see comes
+//! from here.
 
 use std::sync::LazyLock;
 
 use super::found::Importer;
-use super::{aks, capi, giantswarm, openshift, rke2, systemd, tkg};
 
-static IMPORTERS: &[&dyn Importer] = &[
-    &aks::Aks,
-    &tkg::Tkg,
-    &capi::Capi,
-    &systemd::Systemd,
-    &giantswarm::GiantSwarm,
-    &openshift::OpenShift,
-    &rke2::Rke2,
-];
+/// Declares `IMPORTERS`, every importer in the order of its line.
+macro_rules! importers {
+    ($($module:ident => $importer:ident,)*) => {
+        static IMPORTERS: &[&dyn Importer] = &[$(&super::$module::$importer),*];
+    };
+}
+
+for_each_importer!(importers);
 
 static KINDS: LazyLock<Vec<&'static str>> =
     LazyLock::new(|| IMPORTERS.iter().map(|i| i.kind()).collect());

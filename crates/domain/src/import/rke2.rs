@@ -50,6 +50,10 @@ impl Importer for Rke2 {
         "rke2"
     }
 
+    fn platform(&self) -> &'static str {
+        "RKE2/k3s"
+    }
+
     fn reads(&self) -> &'static str {
         "RKE2 `/etc/default/rke2-*` or k3s `*.service.env` environment file"
     }

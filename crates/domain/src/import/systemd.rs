@@ -16,6 +16,10 @@ impl Importer for Systemd {
         "systemd"
     }
 
+    fn platform(&self) -> &'static str {
+        "systemd"
+    }
+
     fn reads(&self) -> &'static str {
         "drop-in"
     }

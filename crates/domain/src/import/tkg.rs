@@ -15,6 +15,10 @@ impl Importer for Tkg {
         "tkg"
     }
 
+    fn platform(&self) -> &'static str {
+        "TKG"
+    }
+
     fn reads(&self) -> &'static str {
         "cluster configuration file"
     }

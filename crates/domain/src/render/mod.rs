@@ -22,96 +22,21 @@
 //! platform's options ([`PlatformOption`]); `None` when it is about the
 //! rendered output as a whole.
 //!
-//! # Adding a platform
-//! Names: the platform's module `<p>` (snake_case, e.g. `docker`) names its
-//! domain file, its data source file and its golden directory alike; its
-//! Terraform name is `clusterproxy_<p>` (the seven older renderers keep
-//! theirs: `tkg` is `clusterproxy_tkg_config`). You write these files:
-//! 1. `crates/domain/src/render/<p>.rs` (new): the options struct (a unit
-//!    struct when the platform has none), the output and `impl Renderer`,
-//!    the platform's rules as findings, a comment citing the upstream source
-//!    of every field name and format. Its tests in the same file:
-//!    `tests::settings()` (credentials with `tests::NASTY_PASSWORD`)
-//!    rendered to a golden file through `tests::golden`, the password absent
-//!    from the redacted output, and the format's real parser or published
-//!    schema as oracle when a crate has it (one that needs a tool under
-//!    `.tools` goes to `tests/oracles/upstream_schemas.rs`, so that
-//!    `cargo test --lib` runs on a fresh clone).
-//! 2. This file: `pub mod <p>;` below, a [`RendererId`] variant (also in
-//!    `RendererId::ALL`) and its arm in `tests::sample_findings`, which the
-//!    compiler asks for: a typical configuration of the options, over which
-//!    the tests that run over every renderer run.
-//! 3. `tests/golden/<p>/` (new): written by
-//!    `UPDATE_GOLDEN=1 cargo nextest run -p clusterproxy-domain <p>`.
-//! 4. `src/provider/data_sources/<p>.rs` (new): `State` (a `crate::model!`
-//!    of the computed attributes: a sensitive one with the credentials names
-//!    the Secret-reference alternative, or says the consumer takes none, and
-//!    gets a `<name>_redacted` twin) and `impl DataSource`. Without
-//!    options, the schema is `model::attributes::<RendererInputs, State>()`
-//!    and `read` starts with `RendererInputs::read(value).resolve(diags)?`
-//!    (`inputs::NodeConfig` for a node renderer with `units` and
-//!    `os_family`); with options, a `Config` model embedding
-//!    `inputs::RendererInputs` (or `inputs::NodeConfig`) plus the options,
-//!    read with `Config::read`. `read` builds the options and calls
-//!    `inputs::render_both`. At the end of the file, `impl Platform`
-//!    (`provider::platform`): its domain renderer, its area of the platform
-//!    guide and its row there, its "Supported versions" row (with its version
-//!    input, if the format depends on the consumer's release: the default
-//!    shown is the schema's) and its README summary; the compiler asks for
-//!    each.
-//! 5. `src/provider/data_sources/mod.rs`: `pub(crate) mod <p>;`.
-//! 6. `src/provider/mod.rs`: `<p>::<DataSource>,` in `renderers!`, which
-//!    registers the data source, makes `<p>` a platform of the `render` and
-//!    `render_redacted` functions and puts it in the generated tables.
-//! 7. `examples/data-sources/clusterproxy_<p>/data-source.tf` (new), then
-//!    `UPDATE_DOCS=1 cargo test --test suite docs::`, which writes
-//!    `docs/data-sources/<p>.md` (new) and, from the descriptors, the
-//!    platform lists of `docs/functions/render.md` and `render_redacted.md`,
-//!    the table of `README.md` and the tables of
-//!    `docs/guides/choosing-your-platform.md`: all are committed, none is
-//!    edited by hand.
-//! 8. The E2E module for its area in the one E2E binary, beside the
-//!    renderers of its kind: `tests/e2e/nodes.rs`, `clusters.rs` or
-//!    `render.rs`: a test that applies the example with
-//!    `apply_data_source_example` on Terraform 1.11 and 1.0.3 and asserts on
-//!    its outputs.
-//! 9. `CHANGELOG.md`: an entry.
+//! # Registry
+//! [`for_each_renderer!`] lists every renderer once, one line each; the
+//! module declarations, [`RendererId`] and [`PlatformOption`] derive from
+//! it here, and the attribute of each platform option in the provider.
+//! The helpers several renderers share (`k8s`, `shell`, `systemd`, `trust`,
+//! `yaml`) are ordinary modules.
 //!
-//! A platform with options a finding can be about declares them in its
-//! domain file as an enum of its own (`talos::TalosOption`), adds it to
-//! `platform_options!` in this file and locates such a finding at
-//! `Field::from(<P>Option::<Variant>)`; its data source maps each option to
-//! the `Config` attribute that holds it in an
-//! `impl convert::OptionAttribute` at the end of its file, and
-//! `src/provider/convert.rs` gets the arm of `option_attribute` that the
-//! compiler asks for: one more file.
-//!
-//! No input is accepted and ignored: an option the output does not depend on
-//! in some configuration (a namespace without the Secret it names, an OS
-//! family without a CA) is an error on it, from the renderer as a finding or
-//! from the data source's `validate` through `inputs::reject_without` (or
-//! `RendererInputs::validate_ca_only_inputs`); the latter then gets a case
-//! in `tests/suite/server.rs` (`inputs_set_without_what_they_need_are_errors_on_them`).
-//! The shared inputs, their checks, the redacted twins and every test that
-//! runs over `renderers()` or `RendererId::ALL` need nothing more.
+//! # Adding a renderer
+//! See `docs/dev/adding-a-renderer.md`: three files by hand (this
+//! directory's `<p>.rs`, its data source, its example); its code compiles
+//! as a doctest, and the compiler and the tests ask for every other step.
 
-pub mod aks;
-pub mod capi;
-pub mod cloud_init;
-pub mod eksa;
-pub mod helm;
-pub mod ignition;
 pub mod k8s;
-pub mod kubespray;
-pub mod kyverno;
-pub mod openshift;
-pub mod pod_env;
-pub mod rke2;
 pub mod shell;
 pub mod systemd;
-pub mod systemd_dropin;
-pub mod talos;
-pub mod tkg;
 pub mod trust;
 pub mod yaml;
 
@@ -120,94 +45,90 @@ use super::trusted_ca::TrustedCa;
 pub use crate::no_proxy::Cluster;
 use crate::{Field, Finding};
 
-/// Declares [`PlatformOption`], one variant per renderer with options of
-/// its own, and turns each renderer's options type into a [`Field`].
-macro_rules! platform_options {
-    ($($platform:ident($options:ty)),* $(,)?) => {
+/// Every renderer, one line each, in registry order: `<module> =>
+/// <Variant>,`, or `<module> => <Variant>(<Options>),` for a renderer with
+/// options a finding can be about (`<Options>`, an enum in its module).
+/// Calls `$callback!` with the lines, so that each list is derived from this
+/// one: here [`RendererId`] and [`PlatformOption`] (`renderers!`), in the
+/// provider the attribute of each platform option.
+#[macro_export]
+macro_rules! for_each_renderer {
+    ($callback:ident) => {
+        $callback! {
+            systemd_dropin => SystemdDropin,
+            capi => Capi,
+            tkg => Tkg(TkgOption),
+            aks => Aks,
+            pod_env => PodEnv,
+            openshift => OpenShift(OpenShiftOption),
+            eksa => Eksa,
+            kyverno => Kyverno,
+            helm => Helm,
+            cloud_init => CloudInit,
+            ignition => Ignition,
+            rke2 => Rke2(Rke2Option),
+            talos => Talos(TalosOption),
+            kubespray => Kubespray(KubesprayOption),
+        }
+    };
+}
+
+/// Declares, from [`for_each_renderer!`]: `pub mod <module>;`, the
+/// [`RendererId`] variant, [`RendererId::ALL`], [`RendererId::module`] and,
+/// for a renderer with options, its [`PlatformOption`] variant and
+/// `From<Options> for Field`.
+macro_rules! renderers {
+    ($($module:ident => $variant:ident $(($options:ident))?,)*) => {
+        $(pub mod $module;)*
+
+        /// Every renderer, by its module: the registry the domain's tests
+        /// run over ([`RendererId::ALL`]); the provider maps each to its
+        /// data source in an exhaustive `match`.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum RendererId {
+            $(
+                #[doc = concat!("[`", stringify!($module), "`].")]
+                $variant,
+            )*
+        }
+
+        impl RendererId {
+            /// Every renderer, in registry order.
+            pub const ALL: [RendererId; [$(stringify!($variant)),*].len()] =
+                [$(RendererId::$variant),*];
+
+            /// Its module: the name of its file under `render/`, of its
+            /// data source's file in the provider and of its golden
+            /// directory.
+            pub fn module(self) -> &'static str {
+                match self {
+                    $(RendererId::$variant => stringify!($module),)*
+                }
+            }
+        }
+
         /// A platform's own option a finding is about, as the options type
         /// of the renderer that has it (the provider maps each to the
         /// attribute that holds it).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum PlatformOption {
-            $(
-                #[doc = concat!("An option of [`", stringify!($options), "`].")]
-                $platform($options),
-            )*
+            $($(
+                #[doc = concat!("An option of [`", stringify!($module), "::", stringify!($options), "`].")]
+                $variant($module::$options),
+            )?)*
         }
 
-        $(
-            impl From<$options> for Field {
-                fn from(option: $options) -> Self {
-                    Field::Option(PlatformOption::$platform(option))
+        $($(
+            impl From<$module::$options> for Field {
+                fn from(option: $module::$options) -> Self {
+                    Field::Option(PlatformOption::$variant(option))
                 }
             }
-        )*
+        )?)*
     };
 }
 
-platform_options! {
-    Kubespray(kubespray::KubesprayOption),
-    OpenShift(openshift::OpenShiftOption),
-    Rke2(rke2::Rke2Option),
-    Talos(talos::TalosOption),
-    Tkg(tkg::TkgOption),
-}
-
-/// Every renderer, by its module: the registry the domain's tests run over
-/// ([`RendererId::ALL`]). The provider's descriptor of each renderer data
-/// source names its renderer here, and a provider test checks that each is
-/// named exactly once.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum RendererId {
-    /// [`systemd_dropin`].
-    SystemdDropin,
-    /// [`capi`].
-    Capi,
-    /// [`tkg`].
-    Tkg,
-    /// [`aks`].
-    Aks,
-    /// [`pod_env`].
-    PodEnv,
-    /// [`openshift`].
-    OpenShift,
-    /// [`eksa`].
-    Eksa,
-    /// [`kyverno`].
-    Kyverno,
-    /// [`helm`].
-    Helm,
-    /// [`cloud_init`].
-    CloudInit,
-    /// [`ignition`].
-    Ignition,
-    /// [`rke2`].
-    Rke2,
-    /// [`talos`].
-    Talos,
-    /// [`kubespray`].
-    Kubespray,
-}
-
-impl RendererId {
-    /// Every renderer.
-    pub const ALL: [RendererId; 14] = [
-        RendererId::SystemdDropin,
-        RendererId::Capi,
-        RendererId::Tkg,
-        RendererId::Aks,
-        RendererId::PodEnv,
-        RendererId::OpenShift,
-        RendererId::Eksa,
-        RendererId::Kyverno,
-        RendererId::Helm,
-        RendererId::CloudInit,
-        RendererId::Ignition,
-        RendererId::Rke2,
-        RendererId::Talos,
-        RendererId::Kubespray,
-    ];
-}
+for_each_renderer!(renderers);
 
 /// The minor of a `major.minor[.patch]` release (`v` prefix allowed, all
 /// parts decimal), `None` for another major or another shape.
