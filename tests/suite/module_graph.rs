@@ -218,10 +218,12 @@ fn the_check_catches_circles() {
     assert_eq!(circles, [": no_proxy -> other -> no_proxy"], "{circles:?}");
 }
 
-/// Every `.rs` file under a crate's `src/` is a module the crate compiles:
-/// a file no module declares is never built, so none of its tests runs and
-/// no lint sees it (an importer or a renderer whose registry line was
-/// forgotten). The message names the line to add.
+/// Every `.rs` file under a crate's `src/` is a module the crate declares
+/// with a `mod` item: a file no module declares is never built, so none of
+/// its tests runs and no lint sees it (an importer or a renderer whose
+/// `mod` line was forgotten); a file declared inside a macro is built but
+/// never formatted, as rustfmt follows only `mod` items. The message names
+/// the line to add.
 #[test]
 fn every_source_file_is_a_module() {
     let mut orphans = Vec::new();
@@ -233,14 +235,14 @@ fn every_source_file_is_a_module() {
     }
     assert!(
         orphans.is_empty(),
-        "files no crate compiles:\n{}",
+        "files no `mod` item declares:\n{}",
         orphans.join("\n")
     );
 }
 
 /// The check finds what it is for: a file nothing declares, a file under a
-/// directory nothing declares, and a file left out of a registry macro,
-/// but not a file a `mod` item or a registry line declares.
+/// directory nothing declares, and a file a macro declares, but not a file
+/// a `mod` item declares.
 #[test]
 fn the_check_catches_orphan_files() {
     let dir = tempfile::tempdir().unwrap();
@@ -253,9 +255,8 @@ fn the_check_catches_orphan_files() {
     write("tests.rs", "");
     write(
         "import/mod.rs",
-        "macro_rules! list { ($c:ident) => { $c! { aks => Aks, } }; }\n\
-         macro_rules! modules { ($($m:ident => $t:ident,)*) => { $(mod $m;)* }; }\n\
-         list!(modules);\nmod found;\n",
+        "macro_rules! modules { ($($m:ident,)*) => { $(mod $m;)* }; }\n\
+         modules!(docker,);\nmod aks;\nmod found;\n",
     );
     write("import/aks.rs", "pub struct Aks;\n");
     write("import/found.rs", "");
@@ -267,19 +268,17 @@ fn the_check_catches_orphan_files() {
     assert_eq!(
         orphans,
         [
-            "src/import/docker.rs: add its line `docker => ...,` to the registry macro in src/import/mod.rs",
-            "src/import/found/deep.rs: add `mod deep;` to src/import/found.rs",
-            "src/stray/inner.rs: add `mod stray;` to src/lib.rs",
-            "src/stray/mod.rs: add `mod stray;` to src/lib.rs",
+            "src/import/docker.rs: add `mod docker;` to src/import/mod.rs (an item, not in a macro: rustfmt follows only items)",
+            "src/import/found/deep.rs: add `mod deep;` to src/import/found.rs (an item, not in a macro: rustfmt follows only items)",
+            "src/stray/inner.rs: add `mod stray;` to src/lib.rs (an item, not in a macro: rustfmt follows only items)",
+            "src/stray/mod.rs: add `mod stray;` to src/lib.rs (an item, not in a macro: rustfmt follows only items)",
         ],
         "{orphans:#?}"
     );
 }
 
-/// The files under `workspace`/`root` that no module of the crate declares,
-/// each with the declaration to add: `mod <name>;` in its parent, or a line
-/// of the registry macro when the parent declares its modules through one
-/// (a `macro_rules!` that writes `mod $name;`).
+/// The files under `workspace`/`root` that no `mod` item of the crate
+/// declares, each with the declaration to add to its parent.
 fn orphan_files(workspace: &Path, root: &Path) -> Vec<String> {
     let mut files = Vec::new();
     collect(&workspace.join(root), &mut files);
@@ -294,9 +293,8 @@ fn orphan_files(workspace: &Path, root: &Path) -> Vec<String> {
         if !compiled.insert(file.clone()) {
             continue;
         }
-        let (names, _) = declared_modules(&file);
         let dir = children_dir(&file);
-        for name in names {
+        for name in declared_modules(&file) {
             for child in [
                 dir.join(format!("{name}.rs")),
                 dir.join(&name).join("mod.rs"),
@@ -320,22 +318,13 @@ fn orphan_files(workspace: &Path, root: &Path) -> Vec<String> {
                 parent = parent_file(&module);
             }
             let name = module_name(&module);
-            let Some(parent) = parent else {
-                return format!("{}: no parent module", relative(file));
-            };
-            let (_, registry) = declared_modules(&parent);
-            if registry {
-                format!(
-                    "{}: add its line `{name} => ...,` to the registry macro in {}",
+            match parent {
+                None => format!("{}: no parent module", relative(file)),
+                Some(parent) => format!(
+                    "{}: add `mod {name};` to {} (an item, not in a macro: rustfmt follows only items)",
                     relative(file),
                     relative(&parent)
-                )
-            } else {
-                format!(
-                    "{}: add `mod {name};` to {}",
-                    relative(file),
-                    relative(&parent)
-                )
+                ),
             }
         })
         .collect()
@@ -385,57 +374,22 @@ fn parent_file(file: &Path) -> Option<PathBuf> {
     found.or_else(|| Some(dir.join("mod.rs")))
 }
 
-/// The child modules a file declares, and whether it declares them through
-/// a registry macro: its `mod <name>;` items, and when one of its
-/// `macro_rules!` writes `mod $name;`, every identifier its macros name
-/// (a registry line names its module).
-fn declared_modules(file: &Path) -> (BTreeSet<String>, bool) {
-    /// The identifiers of `tokens`, and whether `mod $` occurs in them.
-    fn idents(tokens: proc_macro2::TokenStream, out: &mut BTreeSet<String>) -> bool {
-        let mut writes_mod = false;
-        let mut previous_mod = false;
-        for tree in tokens {
-            match &tree {
-                TokenTree::Group(group) => writes_mod |= idents(group.stream(), out),
-                TokenTree::Ident(ident) => {
-                    out.insert(ident.to_string());
-                }
-                TokenTree::Punct(p) if p.as_char() == '$' && previous_mod => writes_mod = true,
-                _ => {}
-            }
-            previous_mod = matches!(&tree, TokenTree::Ident(i) if i == "mod");
-        }
-        writes_mod
-    }
-    struct Declared {
-        mods: BTreeSet<String>,
-        macro_idents: BTreeSet<String>,
-        registry: bool,
-    }
+/// The child modules a file declares with `mod <name>;` items (inline
+/// `mod name { ... }` blocks hold no file).
+fn declared_modules(file: &Path) -> BTreeSet<String> {
+    struct Declared(BTreeSet<String>);
     impl<'ast> Visit<'ast> for Declared {
         fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
             if item.content.is_none() {
-                self.mods.insert(item.ident.to_string());
+                self.0.insert(item.ident.to_string());
             }
-        }
-        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
-            let writes_mod = idents(mac.tokens.clone(), &mut self.macro_idents);
-            self.registry |= writes_mod && mac.path.is_ident("macro_rules");
         }
     }
     let text = fs::read_to_string(file).unwrap_or_default();
     let syntax = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-    let mut declared = Declared {
-        mods: BTreeSet::new(),
-        macro_idents: BTreeSet::new(),
-        registry: false,
-    };
+    let mut declared = Declared(BTreeSet::new());
     declared.visit_file(&syntax);
-    let mut names = declared.mods;
-    if declared.registry {
-        names.extend(declared.macro_idents);
-    }
-    (names, declared.registry)
+    declared.0
 }
 
 impl Crate {

@@ -1,26 +1,40 @@
 //! Data sources, one per file; a renderer's file is named like its domain
 //! renderer's (`tkg.rs` renders with `domain::render::tkg`), its Terraform
 //! name (`clusterproxy_tkg_config`) is in `type_name`. The renderer data
-//! sources are declared once, in `renderers!` below, whose `match` from
+//! sources are registered once, in `renderers!` below, whose `match` from
 //! [`RendererId`] is the mapping from the domain's registry.
 
 pub(crate) mod artifact_settings;
 pub mod no_proxy;
 pub mod no_proxy_report;
 
+// The renderer data sources, each a line of `renderers!` below too.
+mod aks;
+mod capi;
+mod cloud_init;
+mod eksa;
+mod helm;
+mod ignition;
+mod kubespray;
+mod kyverno;
+mod openshift;
+mod pod_env;
+mod rke2;
+pub mod systemd_dropin;
+mod talos;
+mod tkg;
+
 use std::sync::Arc;
 
 use crate::domain::render::RendererId;
 use crate::provider::platform::Platform;
 
-/// Declares each renderer data source once, by its domain renderer's
-/// [`RendererId`] variant: its module (private unless the line says `pub`)
-/// and [`renderer`], an exhaustive `match`, so a domain renderer without a
-/// data source does not compile.
+/// Maps each domain renderer's [`RendererId`] variant to its data source:
+/// [`renderer`], an exhaustive `match`, so a domain renderer without a data
+/// source does not compile (and a data source without its line is dead
+/// code, which the build refuses).
 macro_rules! renderers {
-    ($($variant:ident => $vis:vis $module:ident::$source:ident,)*) => {
-        $($vis mod $module;)*
-
+    ($($variant:ident => $module:ident::$source:ident,)*) => {
         /// The data source of the domain renderer `id`.
         pub fn renderer(id: RendererId) -> Arc<dyn Platform> {
             match id {
@@ -31,7 +45,7 @@ macro_rules! renderers {
 }
 
 renderers! {
-    SystemdDropin => pub systemd_dropin::SystemdDropin,
+    SystemdDropin => systemd_dropin::SystemdDropin,
     Capi => capi::CapiKubeadm,
     Tkg => tkg::TkgConfigSource,
     Aks => aks::AksHttpProxyConfig,
