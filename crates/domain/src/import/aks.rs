@@ -13,7 +13,9 @@
 //! platform addresses. `enabled: false` (the `Enabled` field of the same
 //! CHANGELOG; `az aks update --disable-http-proxy`) means the proxy is off.
 
-use super::found::{Found, Importer, APISERVER_HOST, NODE_CIDR, POD_CIDR, SERVICE_CIDR};
+use super::found::{
+    Found, Importer, Recognised, Scanned, APISERVER_HOST, NODE_CIDR, POD_CIDR, SERVICE_CIDR,
+};
 use super::input::{documents, error, strings, text_at};
 use crate::no_proxy::{normalize, Cloud};
 use crate::trusted_ca::TrustedCa;
@@ -36,6 +38,16 @@ impl Importer for Aks {
 
     fn platform(&self) -> &'static str {
         "AKS"
+    }
+
+    /// `az aks show` output, its ARM `properties`, or the file `az aks
+    /// create --http-proxy-config` reads.
+    fn recognises(&self, file: &Scanned) -> Recognised {
+        file.any_document(|document| {
+            document.get("httpProxyConfig").is_some()
+                || document.pointer("/properties/httpProxyConfig").is_some()
+                || (text_at(document, &["kind"]).is_none() && document.get("httpProxy").is_some())
+        })
     }
 
     fn reads(&self) -> &'static str {

@@ -6,7 +6,9 @@ use crate::redact::quoted;
 use base64::Engine as _;
 use serde_json::Value;
 
-use super::found::{Found, Importer, CLUSTER_DOMAIN, CONTROL_PLANE, POD_CIDR, SERVICE_CIDR};
+use super::found::{
+    Found, Importer, Recognised, Scanned, CLUSTER_DOMAIN, CONTROL_PLANE, POD_CIDR, SERVICE_CIDR,
+};
 use super::input::{documents, error, items, strings, text_at};
 use super::systemd;
 use crate::Finding;
@@ -22,6 +24,18 @@ impl Importer for Capi {
 
     fn platform(&self) -> &'static str {
         "CAPI (and EKS Anywhere)"
+    }
+
+    /// A kubeadm config that mentions a proxy; EKS Anywhere: a Cluster with
+    /// `proxyConfiguration`.
+    fn recognises(&self, file: &Scanned) -> Recognised {
+        file.any_document(|document| match text_at(document, &["kind"]) {
+            Some("KubeadmControlPlane" | "KubeadmConfigTemplate" | "KubeadmConfig") => {
+                mentions_proxy(document)
+            }
+            Some("Cluster") => document.pointer("/spec/proxyConfiguration").is_some(),
+            _ => false,
+        })
     }
 
     fn reads(&self) -> &'static str {
@@ -418,6 +432,28 @@ fn shell_unquote(word: &str) -> String {
         }
     }
     out
+}
+
+/// Whether a proxy variable appears anywhere in `value` (the drop-in among
+/// a kubeadm config's `files`, base64 or not, or its `preKubeadmCommands`).
+fn mentions_proxy(value: &Value) -> bool {
+    let names_proxy = |text: &str| {
+        let lower = text.to_ascii_lowercase();
+        lower.contains("http_proxy") || lower.contains("https_proxy")
+    };
+    match value {
+        Value::String(s) => {
+            names_proxy(s)
+                || base64::engine::general_purpose::STANDARD
+                    .decode(s.split_whitespace().collect::<String>())
+                    .ok()
+                    .and_then(|bytes| String::from_utf8(bytes).ok())
+                    .is_some_and(|text| names_proxy(&text))
+        }
+        Value::Array(items) => items.iter().any(mentions_proxy),
+        Value::Object(map) => map.values().any(mentions_proxy),
+        _ => false,
+    }
 }
 
 #[cfg(test)]

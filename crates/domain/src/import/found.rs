@@ -4,6 +4,8 @@
 
 #[cfg(doc)]
 use super::input::MAX_INPUT_BYTES;
+use serde_json::Value;
+
 use crate::no_proxy::Cloud;
 use crate::Finding;
 
@@ -23,6 +25,11 @@ pub trait Importer: Sync {
     /// [`MAX_INPUT_BYTES`] long.
     fn read(&self, text: &str) -> Result<Found, Finding>;
 
+    /// Whether a file the fleet scan found is an artifact of this kind,
+    /// told from the shape `read` reads, whether or not its import then
+    /// succeeds (an artifact the import refuses is reported, not skipped).
+    fn recognises(&self, file: &Scanned) -> Recognised;
+
     /// The cloud the platform always runs on, whose addresses it adds to
     /// NO_PROXY itself; used when the import ID names no `cloud`.
     fn cloud(&self) -> Option<Cloud> {
@@ -33,6 +40,42 @@ pub trait Importer: Sync {
     fn trusted_ca_field(&self) -> &'static str {
         "the trusted CA"
     }
+}
+
+/// A file the fleet scan asks the importers about.
+#[derive(Debug, Clone, Copy)]
+pub struct Scanned<'a> {
+    /// The file's name, without its directory.
+    pub name: &'a str,
+    /// Its text.
+    pub text: &'a str,
+    /// Its YAML or JSON documents; none when it is neither.
+    pub documents: &'a [Value],
+}
+
+impl Scanned<'_> {
+    /// [`Recognised::Document`] when one of the documents has `shape`.
+    pub fn any_document(&self, shape: impl Fn(&Value) -> bool) -> Recognised {
+        if self.documents.iter().any(shape) {
+            Recognised::Document
+        } else {
+            Recognised::No
+        }
+    }
+}
+
+/// How an importer recognises a file as its artifact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recognised {
+    /// Not its artifact.
+    No,
+    /// One of the file's YAML or JSON documents has the kind's shape: this
+    /// wins over [`Recognised::Lines`], since a kubeadm config or a Secret
+    /// may carry a whole drop-in in a string.
+    Document,
+    /// The file's lines have the kind's shape (a drop-in, an environment
+    /// file), and no importer recognises one of its documents.
+    Lines,
 }
 
 /// Reason of an artifact-declared pod CIDR (also the renderers' `pod_cidrs`).

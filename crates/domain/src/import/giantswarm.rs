@@ -6,7 +6,7 @@
 use base64::Engine as _;
 use serde_json::Value;
 
-use super::found::{Found, Importer, APISERVER_HOST, POD_CIDR, SERVICE_CIDR};
+use super::found::{Found, Importer, Recognised, Scanned, APISERVER_HOST, POD_CIDR, SERVICE_CIDR};
 use super::input::{documents, error, split_list, strings, text_at};
 use super::systemd;
 use crate::render::capi::secret_key;
@@ -23,6 +23,23 @@ impl Importer for GiantSwarm {
 
     fn platform(&self) -> &'static str {
         "Giant Swarm"
+    }
+
+    /// The cluster chart's values, bare or in the Secret or ConfigMap Giant
+    /// Swarm keeps them in, and the systemd-proxy Secret.
+    fn recognises(&self, file: &Scanned) -> Recognised {
+        file.any_document(|document| {
+            let kept = matches!(text_at(document, &["kind"]), Some("Secret" | "ConfigMap"))
+                && ["-systemd-proxy", "-cluster-values", "-userconfig"]
+                    .iter()
+                    .any(|suffix| {
+                        text_at(document, &["metadata", "name"])
+                            .is_some_and(|name| name.ends_with(suffix))
+                    });
+            document.pointer("/global/connectivity/proxy").is_some()
+                || document.pointer("/cluster/proxy").is_some()
+                || kept
+        })
     }
 
     fn reads(&self) -> &'static str {

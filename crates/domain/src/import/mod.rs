@@ -66,7 +66,7 @@ mod imported;
 mod input;
 mod registry;
 
-pub use found::{Found, Importer};
+pub use found::{Found, Importer, Recognised, Scanned};
 pub use imported::{Dropped, Imported};
 pub use input::{documents, error, split_list, text_at, MAX_INDENT, MAX_INPUT_BYTES, MAX_NESTING};
 pub use registry::{described_kinds, importer, importers, kinds};

@@ -12,7 +12,7 @@
 use crate::redact::quoted;
 use serde_json::Value;
 
-use super::found::{Found, Importer, NODE_CIDR, POD_CIDR, SERVICE_CIDR};
+use super::found::{Found, Importer, Recognised, Scanned, NODE_CIDR, POD_CIDR, SERVICE_CIDR};
 use super::input::{documents, error, items, split_list, text_at};
 use crate::Finding;
 
@@ -30,6 +30,20 @@ impl Importer for OpenShift {
 
     fn platform(&self) -> &'static str {
         "OpenShift"
+    }
+
+    /// The Proxy object, the install-config (alone or in the
+    /// cluster-config-v1 ConfigMap).
+    fn recognises(&self, file: &Scanned) -> Recognised {
+        file.any_document(|document| {
+            let api = text_at(document, &["apiVersion"]).unwrap_or_default();
+            (text_at(document, &["kind"]) == Some("Proxy")
+                && api.starts_with("config.openshift.io/"))
+                || document.pointer("/data/install-config").is_some()
+                || document.get("proxy").is_some_and(|proxy| {
+                    proxy.get("httpProxy").is_some() || proxy.get("httpsProxy").is_some()
+                })
+        })
     }
 
     fn reads(&self) -> &'static str {

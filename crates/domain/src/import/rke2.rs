@@ -10,7 +10,7 @@
 //! variable left in a value by a quoted heredoc (Rancher's docs write
 //! `/etc/default/rke2-server` with `<<'EOF'`) is refused by its name.
 
-use super::found::{Found, Importer};
+use super::found::{Found, Importer, Recognised, Scanned};
 use super::input::error;
 use super::systemd;
 use crate::Finding;
@@ -52,6 +52,34 @@ impl Importer for Rke2 {
 
     fn platform(&self) -> &'static str {
         "RKE2/k3s"
+    }
+
+    /// An environment file (`/etc/default/rke2-server`, `k3s.service.env`):
+    /// only `NAME=value` lines, comments and blank lines, one of them a
+    /// proxy variable (or its `CONTAINERD_` form).
+    fn recognises(&self, file: &Scanned) -> Recognised {
+        let mut proxy = false;
+        for line in file.text.lines().map(str::trim) {
+            if line.is_empty() || line.starts_with(['#', ';']) {
+                continue;
+            }
+            let Some((name, _)) = line.split_once('=') else {
+                return Recognised::No;
+            };
+            let name = name.trim().strip_prefix("export ").unwrap_or(name).trim();
+            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                return Recognised::No;
+            }
+            let bare = name.strip_prefix("CONTAINERD_").unwrap_or(name);
+            proxy |= ["http_proxy", "https_proxy"]
+                .iter()
+                .any(|wanted| bare.eq_ignore_ascii_case(wanted));
+        }
+        if proxy {
+            Recognised::Lines
+        } else {
+            Recognised::No
+        }
     }
 
     fn reads(&self) -> &'static str {

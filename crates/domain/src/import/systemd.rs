@@ -3,7 +3,7 @@
 //! when html-escaped (Giant Swarm's `containerdProxy` Secret renders
 //! `&#34;` for `"`).
 
-use super::found::{Found, Importer};
+use super::found::{Found, Importer, Recognised, Scanned};
 use super::input::{error, split_list};
 use crate::Finding;
 
@@ -18,6 +18,28 @@ impl Importer for Systemd {
 
     fn platform(&self) -> &'static str {
         "systemd"
+    }
+
+    /// A unit or drop-in: an `Environment=` or `DefaultEnvironment=` line
+    /// that sets a proxy variable, in a `.conf` or `.service` file or under a
+    /// `[Service]` or `[Manager]` section.
+    fn recognises(&self, file: &Scanned) -> Recognised {
+        let unit = file.name.ends_with(".conf")
+            || file.name.ends_with(".service")
+            || file
+                .text
+                .lines()
+                .any(|line| matches!(line.trim(), "[Service]" | "[Manager]"));
+        let sets_proxy = file.text.lines().map(str::trim).any(|line| {
+            let lower = line.to_ascii_lowercase();
+            (line.starts_with("Environment=") || line.starts_with("DefaultEnvironment="))
+                && (lower.contains("http_proxy=") || lower.contains("https_proxy="))
+        });
+        if unit && sets_proxy {
+            Recognised::Lines
+        } else {
+            Recognised::No
+        }
     }
 
     fn reads(&self) -> &'static str {

@@ -1,6 +1,6 @@
 //! Import from a TKG cluster configuration file (`TKG_HTTP_PROXY`...).
 
-use super::found::{Found, Importer, CONTROL_PLANE, POD_CIDR, SERVICE_CIDR};
+use super::found::{Found, Importer, Recognised, Scanned, CONTROL_PLANE, POD_CIDR, SERVICE_CIDR};
 use super::input::{documents, error, split_list};
 use crate::render::tkg::appended;
 use crate::render::Cluster;
@@ -17,6 +17,19 @@ impl Importer for Tkg {
 
     fn platform(&self) -> &'static str {
         "TKG"
+    }
+
+    /// A cluster configuration file: flat `TKG_*` proxy variables.
+    fn recognises(&self, file: &Scanned) -> Recognised {
+        file.any_document(|document| {
+            [
+                "TKG_HTTP_PROXY",
+                "TKG_HTTPS_PROXY",
+                "TKG_HTTP_PROXY_ENABLED",
+            ]
+            .iter()
+            .any(|key| document.get(key).is_some())
+        })
     }
 
     fn reads(&self) -> &'static str {

@@ -1,163 +1,35 @@
 //! Telling an artifact's kind from its content and name, for the fleet
-//! scan; a file that is none of the kinds the importers read is no
-//! artifact. Each test looks for the shape the importer of that kind reads
-//! (the upstream sources are cited in the importers): it recognises the
-//! artifact, whether or not its import then succeeds, so that an artifact
-//! the import refuses is reported instead of skipped.
+//! scan: every importer is asked ([`Importer::recognises`], each in its own
+//! file beside the reading it recognises); a file none recognises is no
+//! artifact. A recognised artifact is imported whether or not the import
+//! then succeeds, so that one the import refuses is reported instead of
+//! skipped.
 
-use serde_json::Value;
-
-use super::super::input::{documents, text_at};
+use super::super::found::{Recognised, Scanned};
+use super::super::input::documents;
+use super::super::registry::importers;
+#[cfg(doc)]
+use super::super::Importer;
 
 /// The kind of the artifact `name` (the file's name) holding `text`, or
-/// `None` when it is no artifact of any kind.
+/// `None` when it is no artifact of any kind: the first importer, in
+/// registry order, that recognises one of its YAML or JSON documents, else
+/// the first that recognises its lines.
 pub fn kind_of(name: &str, text: &str) -> Option<&'static str> {
-    // YAML or JSON first: a kubeadm config or a Secret may carry a whole
-    // drop-in in a string.
-    if let Some(kind) = documents(text)
-        .ok()
-        .and_then(|documents| documents.iter().find_map(kind_of_document))
-    {
-        return Some(kind);
-    }
-    if is_systemd(name, text) {
-        return Some("systemd");
-    }
-    is_environment_file(text).then_some("rke2")
-}
-
-/// A systemd unit or drop-in (`systemd` importer): an `Environment=` or
-/// `DefaultEnvironment=` line that sets a proxy variable, in a `.conf` or
-/// `.service` file or under a `[Service]` or `[Manager]` section.
-fn is_systemd(name: &str, text: &str) -> bool {
-    let unit = name.ends_with(".conf")
-        || name.ends_with(".service")
-        || text
-            .lines()
-            .any(|l| matches!(l.trim(), "[Service]" | "[Manager]"));
-    unit && text.lines().any(|line| {
-        let line = line.trim();
-        (line.starts_with("Environment=") || line.starts_with("DefaultEnvironment="))
-            && sets_proxy(line)
-    })
-}
-
-/// An environment file (`rke2` importer: `/etc/default/rke2-server`,
-/// `k3s.service.env`): only `NAME=value` lines, comments and blank lines,
-/// one of them a proxy variable (or its `CONTAINERD_` form).
-fn is_environment_file(text: &str) -> bool {
-    let mut proxy = false;
-    for line in text.lines().map(str::trim) {
-        if line.is_empty() || line.starts_with(['#', ';']) {
-            continue;
-        }
-        let Some((name, _)) = line.split_once('=') else {
-            return false;
-        };
-        let name = name.trim().strip_prefix("export ").unwrap_or(name).trim();
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return false;
-        }
-        let bare = name.strip_prefix("CONTAINERD_").unwrap_or(name);
-        proxy |= ["http_proxy", "https_proxy"]
-            .iter()
-            .any(|wanted| bare.eq_ignore_ascii_case(wanted));
-    }
-    proxy
-}
-
-/// Whether `line` assigns HTTP_PROXY or HTTPS_PROXY (any case).
-fn sets_proxy(line: &str) -> bool {
-    let lower = line.to_ascii_lowercase();
-    lower.contains("http_proxy=") || lower.contains("https_proxy=")
-}
-
-/// The kind of one YAML or JSON document of an artifact.
-fn kind_of_document(document: &Value) -> Option<&'static str> {
-    let kind = text_at(document, &["kind"]);
-    let api = text_at(document, &["apiVersion"]).unwrap_or_default();
-    // TKG cluster configuration: flat `TKG_*` variables.
-    if [
-        "TKG_HTTP_PROXY",
-        "TKG_HTTPS_PROXY",
-        "TKG_HTTP_PROXY_ENABLED",
-    ]
-    .iter()
-    .any(|key| document.get(key).is_some())
-    {
-        return Some("tkg");
-    }
-    // AKS: `az aks show` output, its ARM `properties`, or the file
-    // `az aks create --http-proxy-config` reads.
-    if document.get("httpProxyConfig").is_some()
-        || document.pointer("/properties/httpProxyConfig").is_some()
-        || (kind.is_none() && document.get("httpProxy").is_some())
-    {
-        return Some("aks");
-    }
-    // OpenShift: the Proxy object, the install-config (alone or in the
-    // cluster-config-v1 ConfigMap).
-    if (kind == Some("Proxy") && api.starts_with("config.openshift.io/"))
-        || document.pointer("/data/install-config").is_some()
-        || document
-            .get("proxy")
-            .is_some_and(|p| p.get("httpProxy").is_some() || p.get("httpsProxy").is_some())
-    {
-        return Some("openshift");
-    }
-    // Giant Swarm: the cluster chart's values, bare or in the Secret or
-    // ConfigMap Giant Swarm keeps them in, and the systemd-proxy Secret.
-    if document.pointer("/global/connectivity/proxy").is_some()
-        || document.pointer("/cluster/proxy").is_some()
-    {
-        return Some("giantswarm");
-    }
-    if matches!(kind, Some("Secret" | "ConfigMap")) {
-        let name = text_at(document, &["metadata", "name"]).unwrap_or_default();
-        if ["-systemd-proxy", "-cluster-values", "-userconfig"]
-            .iter()
-            .any(|suffix| name.ends_with(suffix))
-        {
-            return Some("giantswarm");
-        }
-    }
-    // Cluster API: a kubeadm config that mentions a proxy; EKS Anywhere: a
-    // Cluster with `proxyConfiguration`.
-    let kubeadm = matches!(
-        kind,
-        Some("KubeadmControlPlane" | "KubeadmConfigTemplate" | "KubeadmConfig")
-    );
-    if kubeadm && mentions_proxy(document) {
-        return Some("capi");
-    }
-    if kind == Some("Cluster") && document.pointer("/spec/proxyConfiguration").is_some() {
-        return Some("capi");
-    }
-    None
-}
-
-/// Whether a proxy variable appears anywhere in `value` (the drop-in among
-/// a kubeadm config's `files`, base64 or not, or its `preKubeadmCommands`).
-fn mentions_proxy(value: &Value) -> bool {
-    use base64::Engine as _;
-    match value {
-        Value::String(s) => {
-            let lower = s.to_ascii_lowercase();
-            lower.contains("http_proxy")
-                || lower.contains("https_proxy")
-                || base64::engine::general_purpose::STANDARD
-                    .decode(s.split_whitespace().collect::<String>())
-                    .ok()
-                    .and_then(|bytes| String::from_utf8(bytes).ok())
-                    .is_some_and(|text| {
-                        let lower = text.to_ascii_lowercase();
-                        lower.contains("http_proxy") || lower.contains("https_proxy")
-                    })
-        }
-        Value::Array(items) => items.iter().any(mentions_proxy),
-        Value::Object(map) => map.values().any(mentions_proxy),
-        _ => false,
-    }
+    let documents = documents(text).unwrap_or_default();
+    let file = Scanned {
+        name,
+        text,
+        documents: &documents,
+    };
+    let answers: Vec<(&'static str, Recognised)> = importers()
+        .iter()
+        .map(|importer| (importer.kind(), importer.recognises(&file)))
+        .collect();
+    [Recognised::Document, Recognised::Lines]
+        .into_iter()
+        .find_map(|wanted| answers.iter().find(|(_, how)| *how == wanted))
+        .map(|(kind, _)| *kind)
 }
 
 #[cfg(test)]
@@ -190,25 +62,5 @@ mod tests {
         ] {
             assert_eq!(kind_of(name, text), kind, "{name}: {text}");
         }
-    }
-
-    #[test]
-    fn every_detected_kind_is_registered() {
-        for kind in [
-            "systemd",
-            "rke2",
-            "tkg",
-            "aks",
-            "openshift",
-            "giantswarm",
-            "capi",
-        ] {
-            assert!(super::super::super::importer(kind).is_some(), "{kind}");
-        }
-        assert_eq!(
-            super::super::super::kinds().len(),
-            7,
-            "a new importer needs its shape in `kind_of`"
-        );
     }
 }
