@@ -33,7 +33,7 @@
 //! - `install`: `terraform init` of the released artifacts (registry, network
 //!   and filesystem mirrors; `artifacts` makes them as `make release` does).
 //! - `profile`: `clusterproxy_profile`; `identity`: its resource identity
-//!   (Terraform >= 1.12); `import`: the importers, one fixture per kind;
+//!   (Terraform >= 1.12); `import`: the importers, every fixture of every kind;
 //!   `tcp`: the provider over go-plugin's TCP transport.
 //! - Renderer data sources, by who reads the output: `nodes` for what a
 //!   node's OS or node agent reads (cloud-init, Ignition, RKE2/k3s, Talos,
@@ -56,6 +56,8 @@ mod cycle;
 mod diagnostics;
 mod examples;
 mod harness;
+#[path = "../support/import_corpus.rs"]
+mod import_corpus;
 mod imports;
 #[path = "../oracle/mod.rs"]
 mod oracle;
