@@ -38,7 +38,10 @@ impl Case {
     }
 
     fn label(&self) -> String {
-        format!("{}/{} ({})", self.fixture.kind, self.fixture.file, self.facts)
+        format!(
+            "{}/{} ({})",
+            self.fixture.kind, self.fixture.file, self.facts
+        )
     }
 }
 
@@ -93,9 +96,15 @@ fn resource(address: &str, imported: &Imported) -> String {
         lines.push(format!("  username   = {}", hcl_string(username)));
     }
     if input.password.is_some() {
-        lines.push(format!("  password   = var.passwords[{}]", hcl_string(address)));
+        lines.push(format!(
+            "  password   = var.passwords[{}]",
+            hcl_string(address)
+        ));
     }
-    lines.push(format!("  no_proxy   = {}", hcl_literal(&json!(input.no_proxy))));
+    lines.push(format!(
+        "  no_proxy   = {}",
+        hcl_literal(&json!(input.no_proxy))
+    ));
     if let Some(ca) = &input.trusted_ca {
         lines.push(format!("  trusted_ca = {}", hcl_string(ca)));
     }
@@ -117,7 +126,10 @@ fn flat(text: &str) -> String {
 fn assert_imports_only(work: &Workdir, plan_file: &str, imports: &[(String, &Case)]) {
     let plan: Value =
         serde_json::from_str(&work.run_ok(&["show", "-json", plan_file]).stdout).unwrap();
-    let changes = plan["resource_changes"].as_array().cloned().unwrap_or_default();
+    let changes = plan["resource_changes"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     assert_eq!(
         changes.len(),
         imports.len(),
@@ -155,10 +167,19 @@ fn every_fixture_imports_as_the_domain_reads_it() {
         .iter()
         .filter(|case| case.imported.is_ok())
         .enumerate()
-        .map(|(n, case)| (format!("clusterproxy_profile.{}_{n}", case.fixture.kind), case))
+        .map(|(n, case)| {
+            (
+                format!("clusterproxy_profile.{}_{n}", case.fixture.kind),
+                case,
+            )
+        })
         .collect();
-    let refused: Vec<&Case> = corpus.iter().filter(|case| case.imported.is_err()).collect();
-    let mut main = "variable \"passwords\" {\n  type      = map(string)\n  sensitive = true\n}\n\n".to_owned();
+    let refused: Vec<&Case> = corpus
+        .iter()
+        .filter(|case| case.imported.is_err())
+        .collect();
+    let mut main =
+        "variable \"passwords\" {\n  type      = map(string)\n  sensitive = true\n}\n\n".to_owned();
     let mut passwords = serde_json::Map::new();
     for (address, case) in &imports {
         let imported = case.imported.as_ref().unwrap();
@@ -645,4 +666,3 @@ fn import_stores_no_password_on(tf: &Terraform) {
     );
     work.assert_plan_empty(&["-var-file=test.tfvars"]);
 }
-

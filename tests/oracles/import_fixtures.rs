@@ -166,7 +166,10 @@ fn corpus_imports_as_expected() {
                 stale.push(format!("{kind}/{}{EXPECTED_SUFFIX}", fixture.file));
             }
         }
-        for entry in std::fs::read_dir(import_corpus::root().join(kind)).into_iter().flatten() {
+        for entry in std::fs::read_dir(import_corpus::root().join(kind))
+            .into_iter()
+            .flatten()
+        {
             let name = entry.unwrap().file_name().to_string_lossy().into_owned();
             let Some(file) = name
                 .strip_suffix(EXPECTED_SUFFIX)
