@@ -61,7 +61,7 @@ const PROXY: &str = "http://proxy.corp.example:3128";
 
 /// Every import of the corpus (see [`import_corpus`]): each fixture of each
 /// registered kind with each of its facts, and what the provider imports.
-fn corpus() -> Vec<(Fixture, String, Result<Imported, String>)> {
+fn corpus() -> Vec<(Fixture, String, Result<Imported, Vec<String>>)> {
     import::kinds()
         .iter()
         .flat_map(|kind| fixtures(kind))
@@ -120,7 +120,10 @@ fn expected_import(fixture: &Fixture) -> String {
             }),
             Err(refusal) => json!({
                 "facts": facts,
-                "refused": refusal.replace(&root, "tests/fixtures/import"),
+                "refused": refusal
+                    .iter()
+                    .map(|detail| detail.replace(&root, "tests/fixtures/import"))
+                    .collect::<Vec<_>>(),
             }),
         })
         .collect();
@@ -661,7 +664,7 @@ fn the_importer_guide_is_followed() {
     assert_eq!(
         &text[start..end],
         expected,
-        "import.sh lists other kinds than the registry: run `UPDATE_DOCS=1 cargo nextest run --test oracles -E 'test(importer_guide)'`, then `UPDATE_DOCS=1 cargo test --test suite docs::`"
+        "import.sh lists other kinds than the registry: run `make generate`"
     );
     for page in [
         "docs/resources/profile.md",

@@ -64,17 +64,12 @@ impl Fixture {
     }
 
     /// Imports it with `facts` as the provider does for its import ID:
-    /// the settings, or the findings' details joined by `; `.
-    pub fn import(&self, facts: &str) -> Result<Imported, String> {
-        let id = id::parse(&self.import_id(facts)).map_err(|f| f.detail)?;
-        let text = std::fs::read_to_string(self.path()).map_err(|e| e.to_string())?;
-        id.import(&text).map_err(|findings| {
-            findings
-                .iter()
-                .map(|f| f.detail.clone())
-                .collect::<Vec<_>>()
-                .join("; ")
-        })
+    /// the settings, or the details of the findings that refuse it.
+    pub fn import(&self, facts: &str) -> Result<Imported, Vec<String>> {
+        let id = id::parse(&self.import_id(facts)).map_err(|f| vec![f.detail])?;
+        let text = std::fs::read_to_string(self.path()).map_err(|e| vec![e.to_string()])?;
+        id.import(&text)
+            .map_err(|findings| findings.into_iter().map(|f| f.detail).collect())
     }
 }
 
