@@ -1,15 +1,15 @@
-//! End-to-end import with real Terraform 1.15.5, 1.11 and 1.0.3, over the
-//! whole corpus: every fixture of every registered kind
-//! (tests/fixtures/import/<kind>/, with the cluster facts of its `.facts`
-//! file), imported by its ID. A fixture the domain imports becomes a profile
-//! whose configuration is built from that import: importing it plans no
-//! change (`terraform import` on every version; from Terraform 1.5 an
-//! `import` block, whose plan shows the domain's import note, and
-//! `-generate-config-out`), and the next plan is empty. A fixture the domain
+//! End-to-end import with real Terraform, over the whole corpus: every
+//! fixture of every registered kind (tests/fixtures/import/<kind>/, with the
+//! cluster facts of its `.facts` file), imported by its ID on Terraform 1.11
+//! and 1.0.3. A fixture the domain imports becomes a profile whose
+//! configuration is built from that import: importing it plans no change
+//! but the configured password (an `import` block, whose plan shows the
+//! domain's import note, and `-generate-config-out` on 1.11; `terraform
+//! import` on 1.0.3), and the next plan is empty. A fixture the domain
 //! refuses is an error diagnostic that writes no state. A new importer and
 //! its fixtures need no edit here. Also: the drift data source round trip,
-//! and bad import IDs (missing file, FIFO, inline password...) as prompt
-//! diagnostics that write no state.
+//! what an import stores of a password, and bad import IDs (missing file,
+//! FIFO, inline password...) as prompt diagnostics that write no state.
 
 use std::collections::BTreeSet;
 
@@ -18,7 +18,8 @@ use serde_json::{json, Value};
 
 use crate::cycle::{hcl_literal, hcl_string, run_cycle, Cycle, Feature};
 use crate::harness::{
-    example, for_each_terraform, for_each_terraform_with, import_fixture, Terraform, Workdir,
+    example, for_each_terraform, for_each_terraform_with, import_fixture, run_on, terraform_1_0,
+    terraform_1_11, Terraform, Workdir,
 };
 use crate::import_corpus::{fixtures, Fixture};
 
@@ -159,7 +160,9 @@ fn assert_imports_only(work: &Workdir, plan_file: &str, imports: &[(String, &Cas
 }
 
 /// Every fixture of every kind through Terraform's import: see the module
-/// doc. On every Terraform, all the corpus in one working directory.
+/// doc. All the corpus in one working directory, on Terraform 1.11 (import
+/// blocks and `-generate-config-out`, which 1.15.5 has from the same 1.5)
+/// and 1.0.3 (`terraform import` only).
 #[test]
 fn every_fixture_imports_as_the_domain_reads_it() {
     let corpus = corpus();
@@ -199,7 +202,7 @@ fn every_fixture_imports_as_the_domain_reads_it() {
         })
         .collect();
     let vars = ["-var-file=test.tfvars"];
-    for_each_terraform(|tf| {
+    run_on(&[terraform_1_11(), terraform_1_0()], |tf| {
         let version = tf.version_string();
         let work = Workdir::with_provider(tf, &main);
         work.write_file("test.tfvars", &tfvars);
