@@ -1,12 +1,17 @@
-//! The data-source docs examples, applied through the whole cycle with a
-//! password and a CA certificate that need care.
+//! The docs examples: every directory under examples/ is applied by an E2E
+//! test (`every_example_directory_is_applied_by_an_e2e_test`). Every
+//! data-source, function and resource example is applied by one test,
+//! `every_example_is_applied`, so a new one needs no test of its own; the
+//! renderers' tests apply theirs again through the whole cycle
+//! (`apply_data_source_example`) with a password and a CA certificate that
+//! need care, and check what they render. Also the drift check the docs give.
 
 use serde_json::Value;
 
 use std::path::Path;
 
 use crate::cycle::{hcl_string, run_cycle, Cycle, Feature, DRIFT_CHECK};
-use crate::harness::{example, for_each_terraform, Terraform, Workdir};
+use crate::harness::{example, for_each_terraform, import_fixture, Terraform, Workdir};
 
 /// The proxy password of the data-source examples' tests: every character
 /// that needs care (`%`, `"`, `\`, `$`, space).
@@ -258,3 +263,318 @@ const DRIFT_RECIPE: &str = r#"```shell
 terraform plan -refresh-only -json -input=false > refresh.jsonl   # exit 1: error
 jq -r 'select(.type == "resource_drift" and .change.action != "move") | .change.resource.addr' refresh.jsonl
 ```"#;
+
+/// The tfplugindocs directories every example of which is applied by
+/// [`every_example_is_applied`], and the file that holds it: a new data
+/// source's, function's or resource's example needs no test of its own.
+const APPLIED_GENERICALLY: [(&str, &str); 3] = [
+    ("data-sources", "data-source.tf"),
+    ("functions", "function.tf"),
+    ("resources", "resource.tf"),
+];
+
+/// The example directories that need more than [`every_example_is_applied`]
+/// gives (a proxy, a fleet folder, a script, a guide), each with the module
+/// of tests/e2e and the test that applies it.
+const APPLIED_BY_THEIR_OWN_TEST: [(&str, &str, &str); 7] = [
+    ("provider", "harness", "with_provider"),
+    ("quickstart", "provider", "quickstart_example"),
+    (
+        "drift-check",
+        "examples",
+        "drift_check_is_right_on_every_version",
+    ),
+    ("secret-free-state", "render", "secret_free_state_example"),
+    (
+        "fleet-adoption",
+        "fleet",
+        "the_fleet_adoption_example_is_adopted_as_the_guide_says",
+    ),
+    (
+        "ephemeral-resources/clusterproxy_proxy_check",
+        "proxy_check",
+        "rotation_gate_example_stops_a_refused_password",
+    ),
+    (
+        "list-resources/clusterproxy_profile",
+        "fleet",
+        "the_list_resource_example_lists_the_fleet",
+    ),
+];
+
+/// The example directories under examples/, relative to it: those that hold
+/// files, but not under another one (examples/fleet-adoption/clusters/ is
+/// part of examples/fleet-adoption).
+fn example_directories() -> Vec<String> {
+    fn walk(root: &Path, dir: &Path, found: &mut Vec<String>) {
+        let mut holds_files = false;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(root, &path, found);
+            } else {
+                holds_files = true;
+            }
+        }
+        if holds_files {
+            found.push(dir.strip_prefix(root).unwrap().display().to_string());
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut found = Vec::new();
+    walk(&root, &root, &mut found);
+    found.sort();
+    let tops: Vec<String> = found
+        .iter()
+        .filter(|dir| {
+            !found
+                .iter()
+                .any(|other| dir.starts_with(&format!("{other}/")))
+        })
+        .cloned()
+        .collect();
+    tops
+}
+
+/// The examples [`every_example_is_applied`] applies: (directory under
+/// examples/, its example file).
+fn generic_examples() -> Vec<(String, &'static str)> {
+    example_directories()
+        .into_iter()
+        .filter_map(|dir| {
+            let (category, _) = dir.split_once('/')?;
+            let (_, file) = APPLIED_GENERICALLY.iter().find(|(c, _)| *c == category)?;
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("examples")
+                .join(&dir)
+                .join(file)
+                .is_file()
+                .then_some((dir, *file))
+        })
+        .collect()
+}
+
+/// Every directory under examples/ is applied by an E2E test: by
+/// [`every_example_is_applied`] (a tfplugindocs example of a data source,
+/// function or resource), or by the test [`APPLIED_BY_THEIR_OWN_TEST`] names,
+/// which exists and reads it.
+#[test]
+fn every_example_directory_is_applied_by_an_e2e_test() {
+    let generic: Vec<String> = generic_examples().into_iter().map(|(d, _)| d).collect();
+    let e2e = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e");
+    let mut unapplied = Vec::new();
+    for dir in example_directories() {
+        if generic.contains(&dir) {
+            continue;
+        }
+        let Some((_, module, test)) = APPLIED_BY_THEIR_OWN_TEST.iter().find(|(d, _, _)| *d == dir)
+        else {
+            unapplied.push(format!(
+                "examples/{dir}: put its example where `every_example_is_applied` applies it ({}), or apply it in a test of tests/e2e and name that test in APPLIED_BY_THEIR_OWN_TEST (tests/e2e/examples.rs)",
+                APPLIED_GENERICALLY
+                    .iter()
+                    .map(|(category, file)| format!("examples/{category}/<name>/{file}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            continue;
+        };
+        let source = std::fs::read_to_string(e2e.join(format!("{module}.rs"))).unwrap_or_default();
+        if !source.contains(&format!("fn {test}(")) || !source.contains(dir.as_str()) {
+            unapplied.push(format!(
+                "examples/{dir}: tests/e2e/{module}.rs has no `fn {test}` that reads it: fix APPLIED_BY_THEIR_OWN_TEST (tests/e2e/examples.rs)"
+            ));
+        }
+    }
+    assert!(unapplied.is_empty(), "{}", unapplied.join("\n"));
+}
+
+/// The Terraform features an example's configuration uses, by the syntax
+/// that needs them (comments left out): a provider function call, an
+/// ephemeral variable or block, a write-only argument (`<name>_wo = ...`).
+fn features_used(text: &str) -> Vec<Feature> {
+    let code: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.starts_with('#'))
+        .collect();
+    let uses = |test: &dyn Fn(&str) -> bool| code.iter().any(|line| test(line));
+    let mut features = Vec::new();
+    if uses(&|line| line.contains("provider::")) {
+        features.push(Feature::Functions);
+    }
+    if uses(&|line| line.starts_with("ephemeral ")) {
+        features.push(Feature::Ephemeral);
+    }
+    if uses(&|line| {
+        line.split_once('=')
+            .is_some_and(|(name, _)| name.trim_end().ends_with("_wo"))
+    }) {
+        features.push(Feature::WriteOnly);
+    }
+    features
+}
+
+/// The files an example reads beside it (`file("${path.module}/<name>")`).
+fn files_read(text: &str) -> Vec<String> {
+    text.split("${path.module}/")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// What the test gives an example for a file it reads beside it: a fresh
+/// CA certificate for `proxy-ca.pem`, the messy drop-in of the import
+/// corpus for `http-proxy.conf`.
+fn example_input(name: &str) -> Option<String> {
+    match name {
+        "proxy-ca.pem" => Some(ca_certificate(&["proxy-ca.corp.example"])),
+        "http-proxy.conf" => {
+            Some(std::fs::read_to_string(import_fixture("systemd/messy.conf")).unwrap())
+        }
+        _ => None,
+    }
+}
+
+/// The module name of an example directory.
+fn module_name(dir: &str) -> String {
+    dir.replace(['/', '-'], "_")
+}
+
+/// Every data-source, function and resource example (`APPLIED_GENERICALLY`),
+/// on every Terraform that has the features it uses, all as modules of one
+/// working directory: [`EXAMPLE_PASSWORD`] as `proxy_password` and a fresh
+/// CA as `proxy-ca.pem` for those that read them. Validate, plan, apply, an
+/// empty plan, no drift, destroy; the plan and its trace log never hold the
+/// password. Every output of every example holds a value; each one known at
+/// plan time (all of them, but in an example whose data source reads a
+/// resource it creates, which Terraform reads at apply) is what apply
+/// gives.
+#[test]
+fn every_example_is_applied() {
+    let examples = generic_examples();
+    assert!(!examples.is_empty());
+    for_each_terraform(|tf| {
+        let version = tf.version_string();
+        let work = Workdir::with_provider(tf, "");
+        let mut main =
+            "variable \"proxy_password\" {\n  type      = string\n  sensitive = true\n}\n"
+                .to_owned();
+        let mut tfvars = format!("proxy_password = {}\n", hcl_string(EXAMPLE_PASSWORD));
+        let mut modules = Vec::new();
+        for (dir, file) in &examples {
+            let text = example(&format!("{dir}/{file}"));
+            if !features_used(&text).iter().all(|f| tf.supports(*f)) {
+                eprintln!(
+                    "examples/{dir} not applied on Terraform {version}: it uses a newer feature"
+                );
+                continue;
+            }
+            let module = module_name(dir);
+            let into = work.path().join(&module);
+            std::fs::create_dir(&into).unwrap();
+            std::fs::write(into.join(file), &text).unwrap();
+            std::fs::write(
+                into.join("versions.tf"),
+                example(&format!("{dir}/versions.tf")),
+            )
+            .unwrap();
+            for input in files_read(&text) {
+                let content = example_input(&input).unwrap_or_else(|| {
+                    panic!("examples/{dir} reads {input}: say what it holds in `example_input` (tests/e2e/examples.rs)")
+                });
+                std::fs::write(into.join(&input), content).unwrap();
+            }
+            // The password as the example declares it: a sensitive value
+            // given to an ephemeral variable would be a second sensitive
+            // path of its write-only argument, which Terraform 1.11 orders
+            // at random (`Terraform::sorts_sensitive_paths`).
+            let password = match (
+                text.contains("variable \"proxy_password\""),
+                features_used(&text).contains(&Feature::Ephemeral),
+            ) {
+                (false, _) => "",
+                (true, false) => "\n  proxy_password = var.proxy_password",
+                (true, true) => {
+                    if !main.contains("proxy_password_ephemeral") {
+                        main.push_str("\nvariable \"proxy_password_ephemeral\" {\n  type      = string\n  ephemeral = true\n}\n");
+                        tfvars.push_str(&format!(
+                            "proxy_password_ephemeral = {}\n",
+                            hcl_string(EXAMPLE_PASSWORD)
+                        ));
+                    }
+                    "\n  proxy_password = var.proxy_password_ephemeral"
+                }
+            };
+            main.push_str(&format!(
+                "\nmodule \"{module}\" {{\n  source = \"./{module}\"{password}\n}}\n\noutput \"{module}\" {{\n  value     = module.{module}\n  sensitive = true\n}}\n"
+            ));
+            modules.push(module);
+        }
+        work.write_file("main.tf", &main);
+        work.write_file("test.tfvars", &tfvars);
+        let vars = ["-var-file=test.tfvars"];
+        // Records the local modules (it installs no provider).
+        work.run_ok(&["get"]);
+        work.run_ok(&["validate"]);
+        let plan = work.saved_plan("tfplan", &vars);
+        work.assert_known_at_plan_time("tfplan");
+        // Ephemeral variables are given again when a saved plan is applied
+        // (Terraform before 1.10 refuses variables with a saved plan).
+        if main.contains("proxy_password_ephemeral") {
+            work.run_ok(&["apply", "-auto-approve", vars[0], "tfplan"]);
+        } else {
+            work.run_ok(&["apply", "-auto-approve", "tfplan"]);
+        }
+        let outputs = work.outputs();
+        // Modules a data source of which Terraform reads at apply.
+        let deferred: Vec<String> = plan["resource_changes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|c| {
+                c["mode"] == "data" && c["change"]["actions"] == serde_json::json!(["read"])
+            })
+            .filter_map(|c| c["module_address"].as_str())
+            .map(|m| m.trim_start_matches("module.").to_owned())
+            .collect();
+        for module in &modules {
+            let applied = outputs[module.as_str()].as_object().unwrap_or_else(|| {
+                panic!(
+                    "{module} gives no outputs on {version}: {}",
+                    outputs[module.as_str()]
+                )
+            });
+            assert!(!applied.is_empty(), "{module} has no output on {version}");
+            for (name, value) in applied {
+                assert!(
+                    !value.is_null() && value != "" && value != &serde_json::json!([]),
+                    "output {name} of {module} is empty on {version}: {value}"
+                );
+            }
+            let change = &plan["output_changes"][module.as_str()];
+            if deferred.contains(module) {
+                continue;
+            }
+            assert_eq!(
+                change["after_unknown"],
+                Value::Bool(false),
+                "{module}: outputs unknown at plan time on {version}: {change}"
+            );
+            assert_eq!(
+                &change["after"],
+                &outputs[module.as_str()],
+                "{module}: the plan shows other outputs than apply gives on {version}"
+            );
+        }
+        work.assert_plan_empty(&vars);
+        work.assert_no_resource_changes(&crate::cycle::args_with(&["-refresh-only"], &vars));
+        work.assert_no_drift(&vars);
+        let in_dropins = EXAMPLE_PASSWORD_ENCODED.replace('%', "%%");
+        for secret in [EXAMPLE_PASSWORD, EXAMPLE_PASSWORD_ENCODED, &in_dropins] {
+            work.assert_secret_absent(&["plan", vars[0]], secret);
+        }
+        work.run_ok(&["destroy", "-auto-approve", vars[0]]);
+    });
+}

@@ -209,6 +209,31 @@ fn generated_configuration_imports_the_fleet_and_replans_empty() {
     });
 }
 
+/// examples/list-resources/clusterproxy_profile (its `kinds`, `facts` and
+/// `exclude` match nothing of the fleet folder) lists what the plain query
+/// lists, and nothing else.
+#[test]
+fn the_list_resource_example_lists_the_fleet() {
+    for_each_terraform_with(Feature::ListResources, |tf| {
+        let paths = |query: &str| -> Vec<String> {
+            let work = fleet_workdir(tf, query);
+            let run = work.run_without(&["query", "-json"], &FLEET_PASSWORDS);
+            assert_eq!(run.code, 0, "{}", run.combined());
+            let mut paths: Vec<String> = messages(&run, "list_resource_found")
+                .iter()
+                .map(|f| f["identity"]["path"].as_str().unwrap().to_owned())
+                .collect();
+            paths.sort();
+            paths
+        };
+        let listed = paths(&example(
+            "list-resources/clusterproxy_profile/list-resource.tfquery.hcl",
+        ));
+        assert_eq!(listed.len(), 8, "{listed:?}");
+        assert_eq!(listed, paths(FLEET_QUERY));
+    });
+}
+
 /// The fleet-adoption example: query, generate, the guide's one edit for
 /// the TKG cluster's password (`password_wo` from an ephemeral variable),
 /// plan, apply and an empty re-plan.

@@ -1,209 +1,366 @@
-//! End-to-end import with real Terraform 1.11 and 1.0.3, one fixture of the
-//! corpus per kind (giantswarm, capi, tkg, systemd) with cluster facts in the
-//! import ID: the natural configuration creates the profile, importing the
-//! artifact yields exactly that state and an empty plan (CLI import, and from
-//! Terraform 1.5 an import block and -generate-config-out), and the import note is
-//! readable in the output. Also: the drift data source round trip, and bad
-//! import IDs (missing file, FIFO) as prompt diagnostics that write no state.
+//! End-to-end import with real Terraform, over the whole corpus: every
+//! fixture of every registered kind (tests/fixtures/import/<kind>/, with the
+//! cluster facts of its `.facts` file), imported by its ID on Terraform 1.11
+//! and 1.0.3. A fixture the domain imports becomes a profile whose
+//! configuration is built from that import: importing it plans no change
+//! but the configured password (an `import` block, whose plan shows the
+//! domain's import note, and `-generate-config-out` on 1.11; `terraform
+//! import` on 1.0.3), and the next plan is empty. A fixture the domain
+//! refuses is an error diagnostic that writes no state. A new importer and
+//! its fixtures need no edit here. Also: the drift data source round trip,
+//! what an import stores of a password, and bad import IDs (missing file,
+//! FIFO, inline password...) as prompt diagnostics that write no state.
 
-use crate::cycle::{hcl_string, run_cycle, Cycle, Feature};
+use std::collections::BTreeSet;
+
+use clusterproxy::domain::import::{kinds, Imported};
+use serde_json::{json, Value};
+
+use crate::cycle::{hcl_literal, hcl_string, run_cycle, Cycle, Feature};
 use crate::harness::{
-    for_each_terraform, for_each_terraform_with, import_fixture, Terraform, Workdir,
+    example, for_each_terraform, for_each_terraform_with, import_fixture, run_on, terraform_1_0,
+    terraform_1_11, Terraform, Workdir,
 };
+use crate::import_corpus::{fixtures, Fixture};
 
-/// One fixture per kind, the import ID facts, and the configuration that matches.
+/// One import of the corpus: a fixture with one of its facts, and what the
+/// domain makes of it.
 struct Case {
-    kind: &'static str,
-    facts: &'static str,
-    path: &'static str,
-    attributes: &'static str,
-    password: Option<&'static str>,
-    /// Lines the import note must hold.
-    note: &'static [&'static str],
+    fixture: Fixture,
+    facts: String,
+    /// The import, or the details of the findings that refuse it.
+    imported: Result<Imported, Vec<String>>,
 }
 
-const CASES: &[Case] = &[
-    Case {
-        kind: "giantswarm",
-        facts: "",
-        path: "giantswarm/cluster-aws-values.yaml",
-        attributes: r#"name        = "gs-eu1"
-  http_proxy  = "http://proxy.corp.example:4000"
-  no_proxy    = ["registry.corp.example", "local", ".corp.example", "10.123.0.0/16"]"#,
-        password: None,
-        note: &[
-            "Kept as installation-wide NO_PROXY (4): registry.corp.example, local, .corp.example, 10.123.0.0/16.",
-            "  - 100.64.0.0/16: added by the renderers from `pod_cidrs`",
-            "  - pod_cidrs = [\"100.64.0.0/16\"]",
-        ],
-    },
-    Case {
-        kind: "capi",
-        facts: "",
-        path: "capi/tkg-cluster-and-kcp.yaml",
-        attributes: r#"name        = "tkg-wc1"
-  http_proxy  = "http://tkg-proxy.corp.example:3128"
-  no_proxy    = ["vcenter.corp.example", "registry.corp.example"]"#,
-        password: None,
-        note: &[
-            "  - 10.10.0.5: added by the renderers from `control_plane_endpoint`",
-            "  - control_plane_endpoint = \"10.10.0.5\"",
-        ],
-    },
-    Case {
-        kind: "tkg",
-        facts: "cloud=aws",
-        path: "tkg/aws-cluster-config.yaml",
-        attributes: r#"name        = "tkg-aws-1"
-  http_proxy  = "http://proxy.corp.example:3128"
-  no_proxy    = ["registry.corp.example", "local", "10.0.0.0/16", "169.254.0.0/16"]"#,
-        password: None,
-        // The VPC CIDR and 169.254.0.0/16 stay: TKG appends them only from
-        // variables the TKG renderer does not emit.
-        note: &["  - cloud = \"aws\""],
-    },
-    Case {
-        kind: "systemd",
-        facts: "service_cidrs=10.96.0.0/12;pod_cidrs=192.168.0.0/16",
-        path: "systemd/messy.conf",
-        attributes: r#"name        = "systemd"
-  http_proxy  = "http://proxy.corp.example:3128"
-  username    = "svc-k8s"
-  no_proxy    = ["registry.corp.example", ".corp.example"]"#,
-        password: Some("p@ss word"),
-        note: &[
-            "  - 10.96.0.0/12: added by the renderers from `service_cidrs`",
-            "  - registry.corp.example: duplicate",
-        ],
-    },
-    // The artifact names no port: the profile keeps its spelling, so the
-    // configuration that writes what the artifact writes plans no change.
-    Case {
-        kind: "systemd",
-        facts: "",
-        path: "systemd/port-less.conf",
-        attributes: r#"name        = "systemd"
-  http_proxy  = "http://proxy.corp.example"
-  no_proxy    = ["registry.corp.example"]"#,
-        password: None,
-        note: &["Kept as installation-wide NO_PROXY (1): registry.corp.example."],
-    },
-    // An install-config fragment (`proxy:` and `additionalTrustBundle`
-    // only), as CI scripts append and `install_config_yaml` renders it.
-    Case {
-        kind: "openshift",
-        facts: "",
-        path: "openshift/install-config-fragment.yaml",
-        attributes: concat!(
-            r#"name        = "openshift"
-  http_proxy  = "http://proxy.corp.example:3128"
-  no_proxy    = [".corp.example", "registry.corp.example"]
-  trusted_ca  = file(""#,
-            env!("CARGO_MANIFEST_DIR"),
-            r#"/tests/fixtures/import/aks/trusted-ca.pem")"#
-        ),
-        password: None,
-        note: &["  - .cluster.local: added by OpenShift's network operator"],
-    },
-    // EKS Anywhere adds the control-plane and datacenter endpoints itself:
-    // the cluster's own, left out of the profile.
-    Case {
-        kind: "capi",
-        facts: "",
-        path: "capi/eks-anywhere-nutanix.yaml",
-        attributes: r#"name        = "eksa-ntnx"
-  http_proxy  = "http://proxy.corp.example:3128"
-  no_proxy    = ["registry.corp.example"]"#,
-        password: None,
-        note: &[
-            "  - prism.corp.example: datacenter endpoint of this cluster, added to NO_PROXY by EKS Anywhere",
-            "  - 10.20.30.41: added by the renderers from `control_plane_endpoint`",
-        ],
-    },
-];
+impl Case {
+    /// The import ID Terraform is given.
+    fn id(&self) -> String {
+        self.fixture.import_id(&self.facts)
+    }
 
-fn case_workdir(tf: &crate::harness::Terraform, case: &Case, extra: &str) -> Workdir {
-    let main = format!(
-        "variable \"proxy_password\" {{\n  type      = string\n  sensitive = true\n  default   = null\n}}\n\nresource \"clusterproxy_profile\" \"imported\" {{\n  {}\n  password    = var.proxy_password\n}}\n{extra}",
-        case.attributes
-    );
-    let work = Workdir::with_provider(tf, &main);
-    let password = case.password.map_or("null".to_owned(), hcl_string);
-    work.write_file("test.tfvars", &format!("proxy_password = {password}\n"));
-    work
-}
-
-fn id(case: &Case) -> String {
-    let facts = if case.facts.is_empty() {
-        String::new()
-    } else {
-        format!("({})", case.facts)
-    };
-    format!("{}{facts}:file:{}", case.kind, import_fixture(case.path))
-}
-
-/// The detail of the import warning, from `plan -json` with an import block
-/// (>= 1.5) or from the `terraform import` output (1.0.3, which has no
-/// machine-readable output for import).
-fn import_note(tf: &crate::harness::Terraform, case: &Case) -> String {
-    if tf.supports(Feature::ImportBlock) {
-        let block = format!(
-            "import {{\n  to = clusterproxy_profile.imported\n  id = {}\n}}\n",
-            hcl_string(&id(case))
-        );
-        let work = case_workdir(tf, case, &block);
-        let run = work.run_ok(&["plan", "-json", "-var-file=test.tfvars"]);
-        let prefix = format!("Imported proxy settings from {}", case.kind);
-        let notes: Vec<String> = run
-            .diagnostics()
-            .iter()
-            .filter(|d| d["severity"] == "warning")
-            .filter(|d| {
-                d["summary"]
-                    .as_str()
-                    .is_some_and(|s| s.starts_with(&prefix))
-            })
-            .map(|d| d["detail"].as_str().unwrap_or_default().to_owned())
-            .collect();
-        assert_eq!(notes.len(), 1, "{}: {}", case.path, run.stdout);
-        notes[0].clone()
-    } else {
-        let work = case_workdir(tf, case, "");
-        work.run_ok(&[
-            "import",
-            "-var-file=test.tfvars",
-            "clusterproxy_profile.imported",
-            &id(case),
-        ])
-        .combined()
+    fn label(&self) -> String {
+        format!(
+            "{}/{} ({})",
+            self.fixture.kind, self.fixture.file, self.facts
+        )
     }
 }
 
+/// Every fixture of every registered kind, with each of its facts.
+fn corpus() -> Vec<Case> {
+    kinds()
+        .iter()
+        .flat_map(|kind| fixtures(kind))
+        .flat_map(|fixture| {
+            fixture.facts().into_iter().map(move |facts| Case {
+                imported: fixture.import(&facts),
+                fixture: fixture.clone(),
+                facts,
+            })
+        })
+        .collect()
+}
+
+/// Every registered import kind has a fixture the E2E import test imports
+/// into a profile.
 #[test]
-fn import_of_each_kind_with_cluster_facts() {
-    for_each_terraform(|tf| {
-        for case in CASES {
-            let work = case_workdir(tf, case, "");
-            run_cycle(
-                &work,
-                &Cycle::importing("clusterproxy_profile.imported", id(case)),
+fn every_import_kind_has_an_e2e_case() {
+    let corpus = corpus();
+    let missing: Vec<&str> = kinds()
+        .iter()
+        .filter(|kind| {
+            !corpus
+                .iter()
+                .any(|case| case.fixture.kind == **kind && case.imported.is_ok())
+        })
+        .copied()
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "no E2E import case for {missing:?}: add a fixture that imports to a profile under tests/fixtures/import/<kind>/ (and run `make generate`)"
+    );
+}
+
+/// The profile resource of an import: its address and its configuration,
+/// built from what the domain imports, as a user writes it.
+fn resource(address: &str, imported: &Imported) -> String {
+    let input = imported.input();
+    let name = address.split_once('.').unwrap().1;
+    let mut lines = vec![
+        format!("  name       = {}", hcl_string(&imported.name)),
+        format!("  http_proxy = {}", hcl_literal(&json!(input.http_proxy))),
+    ];
+    if let Some(https) = &input.https_proxy {
+        lines.push(format!("  https_proxy = {}", hcl_string(https)));
+    }
+    if let Some(username) = &input.username {
+        lines.push(format!("  username   = {}", hcl_string(username)));
+    }
+    if input.password.is_some() {
+        lines.push(format!(
+            "  password   = var.passwords[{}]",
+            hcl_string(address)
+        ));
+    }
+    lines.push(format!(
+        "  no_proxy   = {}",
+        hcl_literal(&json!(input.no_proxy))
+    ));
+    if let Some(ca) = &input.trusted_ca {
+        lines.push(format!("  trusted_ca = {}", hcl_string(ca)));
+    }
+    format!(
+        "resource \"clusterproxy_profile\" {name:?} {{\n{}\n}}\n",
+        lines.join("\n")
+    )
+}
+
+/// `text` with its whitespace runs collapsed to one space: Terraform wraps
+/// long lines of its human output.
+fn flat(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Asserts that the saved plan `plan_file` imports each of `imports`
+/// (address, case) by its ID (where Terraform records it) with no change
+/// but the configured password (an import stores none), and nothing else.
+fn assert_imports_only(work: &Workdir, plan_file: &str, imports: &[(String, &Case)]) {
+    let plan: Value =
+        serde_json::from_str(&work.run_ok(&["show", "-json", plan_file]).stdout).unwrap();
+    let changes = plan["resource_changes"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        changes.len(),
+        imports.len(),
+        "{plan_file} on {}: {changes:#?}",
+        work.tf.version_string()
+    );
+    for (address, case) in imports {
+        let change = crate::plancheck::planned_change(&plan, address);
+        let password = case.imported.as_ref().unwrap().password.is_some();
+        let action = if password { "update" } else { "no-op" };
+        assert_eq!(
+            change["change"]["actions"],
+            json!([action]),
+            "{} on {}: {change:#}",
+            case.label(),
+            work.tf.version_string()
+        );
+        if work.tf.supports(Feature::ImportBlock) {
+            assert_eq!(
+                change["change"]["importing"],
+                json!({ "id": case.id() }),
+                "{}",
+                case.label()
             );
-            // Terraform may wrap long lines: compare with whitespace collapsed.
-            let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-            let note = flat(&import_note(tf, case));
-            for line in case.note {
+        }
+    }
+}
+
+/// Every fixture of every kind through Terraform's import: see the module
+/// doc. All the corpus in one working directory, on Terraform 1.11 (import
+/// blocks and `-generate-config-out`, which 1.15.5 has from the same 1.5)
+/// and 1.0.3 (`terraform import` only).
+#[test]
+fn every_fixture_imports_as_the_domain_reads_it() {
+    let corpus = corpus();
+    let imports: Vec<(String, &Case)> = corpus
+        .iter()
+        .filter(|case| case.imported.is_ok())
+        .enumerate()
+        .map(|(n, case)| {
+            (
+                format!("clusterproxy_profile.{}_{n}", case.fixture.kind),
+                case,
+            )
+        })
+        .collect();
+    let refused: Vec<&Case> = corpus
+        .iter()
+        .filter(|case| case.imported.is_err())
+        .collect();
+    let mut main =
+        "variable \"passwords\" {\n  type      = map(string)\n  sensitive = true\n}\n\n".to_owned();
+    let mut passwords = serde_json::Map::new();
+    for (address, case) in &imports {
+        let imported = case.imported.as_ref().unwrap();
+        main.push_str(&resource(address, imported));
+        if let Some(password) = &imported.password {
+            passwords.insert(address.clone(), json!(password));
+        }
+    }
+    let tfvars = format!("passwords = {}\n", hcl_literal(&Value::Object(passwords)));
+    let blocks: String = imports
+        .iter()
+        .map(|(address, case)| {
+            format!(
+                "import {{\n  to = {address}\n  id = {}\n}}\n",
+                hcl_string(&case.id())
+            )
+        })
+        .collect();
+    let vars = ["-var-file=test.tfvars"];
+    run_on(&[terraform_1_11(), terraform_1_0()], |tf| {
+        let version = tf.version_string();
+        let work = Workdir::with_provider(tf, &main);
+        work.write_file("test.tfvars", &tfvars);
+        if tf.supports(Feature::ImportBlock) {
+            work.write_file("import.tf", &blocks);
+            let planned = work.run_ok(&["plan", "-json", "-out=import.tfplan", vars[0]]);
+            // The import note of each, as the domain writes it (Terraform
+            // shows two equal warnings once).
+            let shown: BTreeSet<String> = planned
+                .diagnostics()
+                .iter()
+                .filter(|d| d["severity"] == "warning")
+                .filter(|d| {
+                    d["summary"]
+                        .as_str()
+                        .is_some_and(|s| s.starts_with("Imported proxy settings from "))
+                })
+                .map(|d| flat(d["detail"].as_str().unwrap_or_default()))
+                .collect();
+            let notes: BTreeSet<String> = imports
+                .iter()
+                .map(|(_, case)| flat(&case.imported.as_ref().unwrap().note()))
+                .collect();
+            assert_eq!(shown, notes, "the import notes on {version}");
+            assert_imports_only(&work, "import.tfplan", &imports);
+            work.run_ok(&["apply", "import.tfplan"]);
+            std::fs::remove_file(work.path().join("import.tf")).unwrap();
+        } else {
+            for (address, case) in &imports {
+                let run = work.run_ok(&["import", vars[0], address, &case.id()]);
+                let note = case.imported.as_ref().unwrap().note();
+                let first = note.lines().next().unwrap_or_default();
                 assert!(
-                    note.contains(&flat(line)),
-                    "{} on {}: the note lacks {line:?}:\n{note}",
-                    case.path,
-                    tf.version_string()
+                    flat(&run.combined()).contains(&flat(first)),
+                    "{} on {version}: the note lacks {first:?}",
+                    case.label()
                 );
             }
-            if let Some(password) = case.password {
-                assert!(!note.contains(password), "the note shows the password");
+            work.run_ok(&["plan", "-out=import.tfplan", vars[0]]);
+            assert_imports_only(&work, "import.tfplan", &imports);
+            work.run_ok(&["apply", "import.tfplan"]);
+        }
+        work.assert_plan_empty(&vars);
+
+        if tf.supports(Feature::ImportBlock) {
+            // The configuration Terraform writes itself, the password (which
+            // it writes as `null # sensitive`) filled in.
+            let generated = Workdir::from_files(
+                tf,
+                &[
+                    ("provider.tf", &example("provider/provider.tf")),
+                    ("import.tf", &blocks),
+                ],
+            );
+            generated.run_ok(&["plan", "-generate-config-out=generated.tf"]);
+            let text = std::fs::read_to_string(generated.path().join("generated.tf")).unwrap();
+            generated.write_file("generated.tf", &fill_passwords(&text, &imports));
+            generated.run_ok(&["plan", "-out=import.tfplan"]);
+            assert_imports_only(&generated, "import.tfplan", &imports);
+            generated.run_ok(&["apply", "import.tfplan"]);
+            generated.assert_plan_empty(&[]);
+        }
+
+        // What the domain refuses is an error: from Terraform 1.5 all in one
+        // plan, one import block each (a plan writes no state); before, each
+        // by `terraform import`, which writes none.
+        if tf.supports(Feature::ImportBlock) {
+            let mut main = String::new();
+            for (n, case) in refused.iter().enumerate() {
+                main.push_str(&format!(
+                    "resource \"clusterproxy_profile\" \"refused_{n}\" {{\n  name       = \"refused\"\n  http_proxy = \"http://proxy.corp.example:3128\"\n}}\n\nimport {{\n  to = clusterproxy_profile.refused_{n}\n  id = {}\n}}\n",
+                    hcl_string(&case.id())
+                ));
+            }
+            let work = Workdir::with_provider(tf, &main);
+            let planned = work.run(&["plan", "-json"]);
+            assert_ne!(planned.code, 0, "{}", planned.combined());
+            let errors: Vec<String> = planned
+                .diagnostics()
+                .iter()
+                .filter(|d| d["severity"] == "error")
+                .map(|d| flat(&crate::harness::diagnostic_text(d)))
+                .collect();
+            for case in &refused {
+                for detail in case.imported.as_ref().unwrap_err() {
+                    let detail = flat(detail);
+                    assert!(
+                        errors.iter().any(|e| e.contains(&detail)),
+                        "{} on {version}: no error {detail:?} in {errors:#?}",
+                        case.label()
+                    );
+                }
+            }
+        } else {
+            let bad = profile_workdir(tf);
+            for case in &refused {
+                let details = case.imported.as_ref().unwrap_err();
+                bad.expect_import_failure(
+                    &vars,
+                    "clusterproxy_profile.imported",
+                    &case.id(),
+                    &needle(&details[0]),
+                );
             }
         }
     });
+}
+
+/// The first words of a refusal's detail, up to 40 characters (at least
+/// one word): Terraform's human output starts the detail on a line of its
+/// own, which it wraps only further on.
+fn needle(detail: &str) -> String {
+    let mut needle = String::new();
+    for word in detail.split(' ') {
+        if !needle.is_empty() && needle.len() + 1 + word.len() > 40 {
+            break;
+        }
+        if !needle.is_empty() {
+            needle.push(' ');
+        }
+        needle.push_str(word);
+    }
+    needle
+}
+
+/// The configuration `-generate-config-out` wrote, each resource's
+/// `password = null # sensitive` replaced by its imported password (or
+/// `null` when it has none).
+fn fill_passwords(generated: &str, imports: &[(String, &Case)]) -> String {
+    let mut address = String::new();
+    generated
+        .lines()
+        .map(|line| {
+            if let Some(rest) = line.strip_prefix("resource \"clusterproxy_profile\" \"") {
+                address = format!("clusterproxy_profile.{}", rest.split('"').next().unwrap());
+            }
+            match line.trim_end().strip_suffix("= null # sensitive") {
+                Some(head) if head.trim() == "password" => {
+                    let password = imports
+                        .iter()
+                        .find(|(a, _)| *a == address)
+                        .and_then(|(_, case)| case.imported.as_ref().unwrap().password.clone());
+                    let value = password.map_or("null".to_owned(), |p| hcl_string(&p));
+                    format!("{head}= {value}\n")
+                }
+                _ => format!("{line}\n"),
+            }
+        })
+        .collect()
+}
+
+/// A working directory declaring `clusterproxy_profile.imported`, with
+/// `test.tfvars`, to import into.
+fn profile_workdir(tf: &Terraform) -> Workdir {
+    let main = "variable \"passwords\" {\n  type      = map(string)\n  sensitive = true\n  default   = {}\n}\n\nresource \"clusterproxy_profile\" \"imported\" {\n  name       = \"imported\"\n  http_proxy = \"http://proxy.corp.example:3128\"\n}\n";
+    let work = Workdir::with_provider(tf, main);
+    work.write_file("test.tfvars", "passwords = {}\n");
+    work
 }
 
 /// A node holding exactly what the renderer wrote (with pod and service
@@ -303,8 +460,7 @@ output "other_list" {
 #[test]
 fn bad_import_sources_are_diagnostics() {
     for_each_terraform(|tf| {
-        let case = &CASES[3];
-        let work = case_workdir(tf, case, "");
+        let work = profile_workdir(tf);
         let fifo = work.path().join("fifo");
         let c_path = std::ffi::CString::new(fifo.display().to_string()).unwrap();
         // SAFETY: mkfifo reads a NUL-terminated path, valid for the call.

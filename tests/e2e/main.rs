@@ -20,8 +20,9 @@
 //! `cycle` (the full cycle and import), `diagnostics` (expected
 //! diagnostics and bad-input tables), `imports` (failing imports), `secrets`
 //! (leak checks), `stored_state` (state files of earlier releases),
-//! `examples` (the data-source docs examples), `plancheck` (assertions on a
-//! saved plan) and `oracle` (the real clients of tests/oracle).
+//! `examples` (every docs example applied, each example directory's test
+//! named), `import_corpus` (the import fixtures and their facts), `plancheck`
+//! (assertions on a saved plan) and `oracle` (the real clients of tests/oracle).
 //!
 //! # Where a test goes
 //! One module per area; the module says where, the test's name what:
@@ -33,7 +34,7 @@
 //! - `install`: `terraform init` of the released artifacts (registry, network
 //!   and filesystem mirrors; `artifacts` makes them as `make release` does).
 //! - `profile`: `clusterproxy_profile`; `identity`: its resource identity
-//!   (Terraform >= 1.12); `import`: the importers, one fixture per kind;
+//!   (Terraform >= 1.12); `import`: the importers, every fixture of every kind;
 //!   `tcp`: the provider over go-plugin's TCP transport.
 //! - Renderer data sources, by who reads the output: `nodes` for what a
 //!   node's OS or node agent reads (cloud-init, Ignition, RKE2/k3s, Talos,
@@ -44,8 +45,11 @@
 //!   every renderer shares (credentials Secret, warnings, CA order, the
 //!   `render` function).
 //!
-//! A new platform's example cycle, parse-back and bad-input tests go in the
-//! first of `nodes`, `clusters`, `render` that fits its output. It gets a
+//! A new platform's example is applied by `examples::every_example_is_applied`
+//! with no edit here, and a new importer's fixtures by
+//! `import::every_fixture_imports_as_the_domain_reads_it`. A platform's
+//! checks of what it renders (parse-back, bad input) go in the first of
+//! `nodes`, `clusters`, `render` that fits its output. It gets a
 //! module of its own, named after its file in crates/domain/src/render, only
 //! for checks no other platform has (a corpus of what the platform reports
 //! back, a guide's examples), as `aks` has.
@@ -56,6 +60,8 @@ mod cycle;
 mod diagnostics;
 mod examples;
 mod harness;
+#[path = "../support/import_corpus.rs"]
+mod import_corpus;
 mod imports;
 #[path = "../oracle/mod.rs"]
 mod oracle;

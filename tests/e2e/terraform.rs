@@ -11,7 +11,8 @@
 //!   are named on stderr as not run, and `newer_features_are_refused_clearly`
 //!   checks that each of them refuses the feature with a clear error.
 //! - [`terraform_1_15`], [`terraform_1_11`], [`terraform_1_0`]: one version,
-//!   for what only that version shows.
+//!   for what only that version shows; [`run_on`] some of them, each even
+//!   when another fails.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -333,7 +334,7 @@ pub fn for_each_terraform_with(feature: Feature, test: impl Fn(&Terraform)) {
 }
 
 /// Runs `test` on each of `binaries`, all of them even when one fails.
-fn run_on(binaries: &[Terraform], test: impl Fn(&Terraform)) {
+pub fn run_on(binaries: &[Terraform], test: impl Fn(&Terraform)) {
     let failures: Vec<String> = binaries
         .iter()
         .filter(|tf| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| test(tf))).is_err())

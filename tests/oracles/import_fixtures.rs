@@ -1,7 +1,9 @@
 //! The import corpus: fixtures in the shapes today's platforms produce (each
 //! cites its upstream source in its header), one or more per kind and per
-//! class of problem. For each: what is kept, what is left out (every entry
-//! with its reason), and three properties:
+//! class of problem, under `tests/fixtures/import/<kind>/` (see
+//! `import_corpus`). For each: its expected import, generated beside it
+//! (what is kept, what is left out with the reason, the warnings and the
+//! note), and three properties:
 //! - the imported settings make a valid profile, and rendering that profile
 //!   with the same cluster facts and importing the result gives it back;
 //! - nothing the artifact sends direct goes through the proxy after import,
@@ -10,6 +12,9 @@
 
 use crate::oracle;
 
+#[path = "../support/import_corpus.rs"]
+mod import_corpus;
+
 use clusterproxy::domain::import::{self, id, Imported};
 use clusterproxy::domain::no_proxy::dialect::Decision;
 use clusterproxy::domain::no_proxy::{self, Cluster, Dialect, MergeOptions, Source};
@@ -17,7 +22,9 @@ use clusterproxy::domain::profile::{Profile, ProfileInput};
 use clusterproxy::domain::render::tkg::Tkg;
 use clusterproxy::domain::render::{capi, systemd, Input, ProxySettings, Renderer, Secrets};
 use clusterproxy::domain::Field;
+use import_corpus::{fixtures, Fixture, EXPECTED_SUFFIX, FACTS_SUFFIX};
 use oracle::{decide, Case};
+use serde_json::{json, Value};
 
 fn fixture(kind: &str, file: &str) -> String {
     format!(
@@ -27,7 +34,9 @@ fn fixture(kind: &str, file: &str) -> String {
 }
 
 /// Imports through the import ID, as `terraform import` does (the provider
-/// reads the file it names).
+/// reads the file it names), keeping what the artifact means: an artifact
+/// that sends HTTPS direct stays so here ([`Fixture::import`] is the
+/// provider's whole import, which refuses it without the option).
 fn import_id(kind: &str, facts: &str, file: &str) -> Result<Imported, String> {
     let facts = if facts.is_empty() {
         String::new()
@@ -48,407 +57,85 @@ fn import_id(kind: &str, facts: &str, file: &str) -> Result<Imported, String> {
     })
 }
 
-/// One corpus entry and what its import must give.
-struct Expected {
-    kind: &'static str,
-    file: &'static str,
-    /// Cluster facts of the import ID (without parentheses).
-    facts: &'static str,
-    name: &'static str,
-    http_proxy: &'static str,
-    https_proxy: Option<&'static str>,
-    credentials: (Option<&'static str>, Option<&'static str>),
-    kept: &'static [&'static str],
-    dropped: &'static [&'static str],
-    /// Substrings of the warnings, in order.
-    warnings: &'static [&'static str],
-}
-
 const PROXY: &str = "http://proxy.corp.example:3128";
 
-const CORPUS: &[Expected] = &[
-    Expected {
-        kind: "aks",
-        file: "az-aks-show.json",
-        facts: "",
-        name: "prod-weu-1",
-        http_proxy: "http://proxy.corp.example:3128/",
-        https_proxy: Some("http://proxy.corp.example:3128/"),
-        credentials: (None, None),
-        kept: &["registry.corp.example", ".corp.example", "10.20.0.0/16"],
-        dropped: &[
-            "10.96.0.0/12",
-            "konnectivity",
-            "localhost",
-            "registry.corp.example",
-            // effectiveNoProxy entries missing from noProxy: added by AKS.
-            "10.224.0.0/16",
-            "192.168.0.0/16",
-            "168.63.129.16",
-            "169.254.169.254",
-            "prod-weu-1-abc123.hcp.westeurope.azmk8s.io",
-            "127.0.0.1",
-        ],
-        warnings: &[],
-    },
-    Expected {
-        kind: "aks",
-        file: "http-proxy-config.json",
-        facts: "",
-        name: "aks",
-        http_proxy: PROXY,
-        https_proxy: Some("http://proxy.corp.example:3129"),
-        credentials: (None, None),
-        kept: &["registry.corp.example"],
-        dropped: &["169.254.169.254", "168.63.129.16"],
-        warnings: &[],
-    },
-    Expected {
-        kind: "giantswarm",
-        file: "cluster-aws-values.yaml",
-        facts: "",
-        name: "gs-eu1",
-        http_proxy: "http://proxy.corp.example:4000",
-        https_proxy: Some("http://proxy.corp.example:4000"),
-        credentials: (None, None),
-        kept: &["registry.corp.example", "local", ".corp.example", "10.123.0.0/16"],
-        dropped: &["100.64.0.0/16", "172.31.0.0/16", "gs-eu1.gigantic.corp.example"],
-        warnings: &[],
-    },
-    Expected {
-        kind: "giantswarm",
-        file: "userconfig-configmap.yaml",
-        facts: "pod_cidrs=10.244.0.0/16;service_cidrs=10.96.0.0/12",
-        name: "gs-eu2",
-        http_proxy: PROXY,
-        https_proxy: Some(PROXY),
-        credentials: (Some("svc-gs"), Some("s:cret")),
-        kept: &["registry.corp.example", "10.0.0.0/8"],
-        dropped: &[],
-        warnings: &[],
-    },
-    Expected {
-        kind: "giantswarm",
-        file: "cluster-values-secret.yaml",
-        facts: "",
-        name: "gs-prod",
-        http_proxy: PROXY,
-        https_proxy: Some(PROXY),
-        credentials: (None, None),
-        kept: &["10.96.0.0/12", "192.168.0.0/16", "registry.corp.example", "svc"],
-        dropped: &["cluster.local", "gs-prod.gigantic.corp.example", "127.0.0.1", "localhost"],
-        warnings: &["10.96.0.0/12, 192.168.0.0/16 could not be classified"],
-    },
-    Expected {
-        kind: "giantswarm",
-        file: "cluster-values-secret.yaml",
-        facts: "service_cidrs=10.96.0.0/12;pod_cidrs=192.168.0.0/16",
-        name: "gs-prod",
-        http_proxy: PROXY,
-        https_proxy: Some(PROXY),
-        credentials: (None, None),
-        kept: &["registry.corp.example", "svc"],
-        dropped: &[
-            "cluster.local",
-            "10.96.0.0/12",
-            "192.168.0.0/16",
-            "gs-prod.gigantic.corp.example",
-            "127.0.0.1",
-            "localhost",
-        ],
-        warnings: &[],
-    },
-    Expected {
-        kind: "giantswarm",
-        file: "systemd-proxy-secret.yaml",
-        facts: "",
-        name: "gs-prod",
-        http_proxy: PROXY,
-        https_proxy: Some(PROXY),
-        credentials: (None, None),
-        kept: &["registry.corp.example", "10.20.0.0/16"],
-        dropped: &[],
-        warnings: &["10.20.0.0/16 could not be classified"],
-    },
-    Expected {
-        kind: "capi",
-        file: "tkg-cluster-and-kcp.yaml",
-        facts: "",
-        name: "tkg-wc1",
-        http_proxy: "http://tkg-proxy.corp.example:3128",
-        https_proxy: Some("http://tkg-proxy.corp.example:3128"),
-        credentials: (None, None),
-        kept: &["vcenter.corp.example", "registry.corp.example"],
-        dropped: &[
-            "100.96.0.0/11",
-            "100.64.0.0/13",
-            "localhost",
-            "127.0.0.1",
-            ".svc",
-            ".svc.cluster.local",
-            "10.10.0.5",
-        ],
-        warnings: &[],
-    },
-    Expected {
-        kind: "capi",
-        file: "kubeadm-control-plane.yaml",
-        facts: "",
-        name: "capi-prod",
-        http_proxy: PROXY,
-        https_proxy: Some(PROXY),
-        credentials: (None, None),
-        kept: &["registry.corp.example", ".corp.example"],
-        dropped: &["192.168.0.0/16", "10.96.0.0/12", "localhost", "127.0.0.1", ".svc"],
-        warnings: &[],
-    },
-    Expected {
-        kind: "capi",
-        file: "kubeadm-config-template-base64.yaml",
-        facts: "",
-        name: "capi-prod-md-0",
-        http_proxy: PROXY,
-        https_proxy: Some(PROXY),
-        credentials: (Some("svc-k8s"), Some("pa$$")),
-        kept: &["registry.corp.example"],
-        dropped: &["cluster.local"],
-        warnings: &[],
-    },
-    Expected {
-        kind: "capi",
-        file: "kubeadm-config-template-exports.yaml",
-        facts: "",
-        name: "capi-edge-md-0",
-        http_proxy: PROXY,
-        https_proxy: Some(PROXY),
-        credentials: (None, None),
-        kept: &["registry.corp.example", "10.0.0.0/8"],
-        dropped: &[],
-        warnings: &["10.0.0.0/8 could not be classified"],
-    },
-    Expected {
-        kind: "capi",
-        file: "eks-anywhere-cluster.yaml",
-        facts: "",
-        name: "eksa-prod",
-        http_proxy: "http://proxy.corp.example:8888",
-        https_proxy: Some("http://proxy.corp.example:8888"),
-        credentials: (None, None),
-        kept: &[".corp.example", "10.20.0.0/16", "local"],
-        dropped: &["10.20.30.40"],
-        warnings: &["http_proxy: written without a scheme", "https_proxy: written without a scheme"],
-    },
-    Expected {
-        kind: "capi",
-        file: "eks-anywhere-nutanix.yaml",
-        facts: "",
-        name: "eksa-ntnx",
-        http_proxy: PROXY,
-        https_proxy: Some(PROXY),
-        credentials: (None, None),
-        kept: &["registry.corp.example"],
-        dropped: &["prism.corp.example", "10.20.30.41"],
-        warnings: &[],
-    },
-    Expected {
-        kind: "capi",
-        file: "eks-anywhere-nutanix-capi.yaml",
-        facts: "",
-        name: "eksa-ntnx2",
-        http_proxy: PROXY,
-        https_proxy: Some(PROXY),
-        credentials: (None, None),
-        kept: &["registry.corp.example", "prism.corp.example"],
-        // 10.20.30.42 is the NutanixCluster's spec.controlPlaneEndpoint.
-        dropped: &[
-            "192.168.0.0/16",
-            "10.96.0.0/12",
-            "localhost",
-            "127.0.0.1",
-            ".svc",
-            "10.20.30.42",
-        ],
-        warnings: &["http_proxy: written without a scheme", "https_proxy: written without a scheme"],
-    },
-    Expected {
-        kind: "capi",
-        file: "eks-anywhere-md-template.yaml",
-        facts: "",
-        name: "test",
-        http_proxy: PROXY,
-        https_proxy: Some(PROXY),
-        credentials: (None, None),
-        kept: &["registry.corp.example"],
-        dropped: &["localhost", "127.0.0.1", ".svc"],
-        warnings: &[],
-    },
-    Expected {
-        kind: "capi",
-        file: "eks-anywhere-workers.yaml",
-        facts: "",
-        name: "eksa-edge",
-        http_proxy: PROXY,
-        https_proxy: Some(PROXY),
-        credentials: (None, None),
-        kept: &["registry.corp.example"],
-        dropped: &["localhost", "127.0.0.1", ".svc"],
-        warnings: &[],
-    },
-    Expected {
-        kind: "tkg",
-        file: "cluster-config.yaml",
-        facts: "",
-        name: "tkg-prod-1",
-        http_proxy: PROXY,
-        https_proxy: Some(PROXY),
-        credentials: (Some("svc-k8s"), Some("s3cr@t")),
-        kept: &["registry.corp.example", "vcenter.corp.example"],
-        dropped: &[
-            "100.64.0.0/13",
-            "100.96.0.0/11",
-            "localhost",
-            "127.0.0.1",
-            ".svc",
-            ".svc.cluster.local",
-            "registry.corp.example",
-        ],
-        warnings: &[],
-    },
-    Expected {
-        kind: "tkg",
-        file: "aws-cluster-config.yaml",
-        facts: "",
-        name: "tkg-aws-1",
-        http_proxy: PROXY,
-        https_proxy: Some(PROXY),
-        credentials: (None, None),
-        // The VPC CIDR and 169.254.0.0/16 stay: TKG appends them only from
-        // variables the TKG renderer does not emit.
-        kept: &["registry.corp.example", "169.254.0.0/16", "local", "10.0.0.0/16"],
-        dropped: &[".svc", "localhost"],
+/// Every import of the corpus (see [`import_corpus`]): each fixture of each
+/// registered kind with each of its facts, and what the provider imports.
+fn corpus() -> Vec<(Fixture, String, Result<Imported, Vec<String>>)> {
+    import::kinds()
+        .iter()
+        .flat_map(|kind| fixtures(kind))
+        .flat_map(|fixture| {
+            fixture.facts().into_iter().map(move |facts| {
+                let imported = fixture.import(&facts);
+                (fixture.clone(), facts, imported)
+            })
+        })
+        .collect()
+}
 
-        warnings: &[],
-    },
-    Expected {
-        kind: "systemd",
-        file: "messy.conf",
-        facts: "",
-        name: "systemd",
-        http_proxy: PROXY,
-        https_proxy: Some(PROXY),
-        credentials: (Some("svc-k8s"), Some("p@ss word")),
-        kept: &["registry.corp.example", ".corp.example", "10.96.0.0/12"],
-        dropped: &["localhost", "127.0.0.1", "registry.corp.example", "cluster.local"],
-        warnings: &["10.96.0.0/12 could not be classified"],
-    },
-    Expected {
-        kind: "systemd",
-        file: "messy.conf",
-        facts: "service_cidrs=10.96.0.0/12",
-        name: "systemd",
-        http_proxy: PROXY,
-        https_proxy: Some(PROXY),
-        credentials: (Some("svc-k8s"), Some("p@ss word")),
-        kept: &["registry.corp.example", ".corp.example"],
-        dropped: &["10.96.0.0/12", "localhost", "127.0.0.1", "registry.corp.example", "cluster.local"],
-        warnings: &[],
-    },
-    Expected {
-        kind: "systemd",
-        file: "docker-http-proxy.conf",
-        facts: "",
-        name: "systemd",
-        http_proxy: PROXY,
-        https_proxy: Some(PROXY),
-        credentials: (Some("build@corp"), Some("s;cret x")),
-        kept: &["127.0.0.0/8", "docker-registry.corp.example", ".corp.example"],
-        dropped: &["localhost"],
-        warnings: &[],
-    },
-    Expected {
-        kind: "systemd",
-        file: "scheme-less.conf",
-        facts: "",
-        name: "systemd",
-        http_proxy: "http://proxy.corp.example:8888",
-        https_proxy: Some("http://proxy.corp.example:8888"),
-        credentials: (None, None),
-        kept: &[".corp.example", "local", "169.254.169.254"],
-        dropped: &[],
-        warnings: &[
-            "http_proxy: written without a scheme (proxy.corp.example:8888); read as http://proxy.corp.example:8888",
-            "https_proxy: written without a scheme",
-        ],
-    },
-    Expected {
-        kind: "systemd",
-        file: "scheme-less.conf",
-        facts: "cloud=aws",
-        name: "systemd",
-        http_proxy: "http://proxy.corp.example:8888",
-        https_proxy: Some("http://proxy.corp.example:8888"),
-        credentials: (None, None),
-        kept: &[".corp.example", "local"],
-        dropped: &["169.254.169.254"],
-        warnings: &["http_proxy: written without a scheme", "https_proxy: written without a scheme"],
-    },
-    Expected {
-        kind: "systemd",
-        file: "port-less.conf",
-        facts: "",
-        name: "systemd",
-        http_proxy: "http://proxy.corp.example",
-        https_proxy: Some("http://proxy.corp.example"),
-        credentials: (None, None),
-        kept: &["registry.corp.example"],
-        dropped: &[],
-        warnings: &[],
-    },
-    Expected {
-        kind: "systemd",
-        file: "http-only.conf",
-        facts: "",
-        name: "systemd",
-        http_proxy: PROXY,
-        https_proxy: None,
-        credentials: (None, None),
-        kept: &["registry.corp.example"],
-        dropped: &[],
-        warnings: &[],
-    },
-];
+/// The imports of the corpus that give a profile.
+fn profiles() -> Vec<(Fixture, Imported)> {
+    corpus()
+        .into_iter()
+        .filter_map(|(fixture, _, imported)| Some((fixture, imported.ok()?)))
+        .collect()
+}
 
-fn check(expected: &Expected) -> Imported {
-    let label = format!("{}:{} ({})", expected.kind, expected.file, expected.facts);
-    let i = import_id(expected.kind, expected.facts, expected.file)
-        .unwrap_or_else(|e| panic!("{label}: {e}"));
-    assert_eq!(i.name, expected.name, "{label}");
-    assert_eq!(
-        i.http_proxy.as_deref(),
-        Some(expected.http_proxy),
-        "{label}"
-    );
-    assert_eq!(i.https_proxy.as_deref(), expected.https_proxy, "{label}");
-    assert_eq!(
-        (i.username.as_deref(), i.password.as_deref()),
-        expected.credentials,
-        "{label}"
-    );
-    assert_eq!(i.no_proxy, expected.kept, "{label}");
-    let dropped: Vec<&str> = i.dropped.iter().map(|d| d.entry.as_str()).collect();
-    assert_eq!(dropped, expected.dropped, "{label}: {:?}", i.dropped);
-    assert!(i.dropped.iter().all(|d| !d.reason.is_empty()), "{label}");
-    assert_eq!(
-        i.warnings.len(),
-        expected.warnings.len(),
-        "{label}: {:?}",
-        i.warnings
-    );
-    for (warning, needle) in i.warnings.iter().zip(expected.warnings) {
-        assert!(warning.contains(needle), "{label}: {warning}");
-    }
+/// What `make generate` writes as the expected import of `fixture`, one
+/// entry per facts: the settings, what was left out and why, the warnings
+/// and the note, or the refusal (the corpus' path written relative to the
+/// repository).
+fn expected_import(fixture: &Fixture) -> String {
+    let root = import_corpus::root().display().to_string();
+    let entries: Vec<Value> = fixture
+        .facts()
+        .iter()
+        .map(|facts| match fixture.import(facts) {
+            Ok(i) => json!({
+                "facts": facts,
+                "name": i.name,
+                "name_from": i.name_from,
+                "http_proxy": i.http_proxy,
+                "https_proxy": i.https_proxy,
+                "https_direct": i.https_direct,
+                "username": i.username,
+                "password": i.password,
+                "no_proxy": i.no_proxy,
+                "dropped": i.dropped.iter().map(|d| json!({"entry": d.entry, "reason": d.reason})).collect::<Vec<_>>(),
+                "trusted_ca": i.trusted_ca.is_some(),
+                "platform": i.platform,
+                "cluster": {
+                    "pod_cidrs": i.facts.pod_cidrs,
+                    "service_cidrs": i.facts.service_cidrs,
+                    "node_cidrs": i.facts.node_cidrs,
+                    "cluster_domain": i.facts.cluster_domain,
+                    "apiserver_host": i.facts.apiserver_host,
+                    "apiserver_ip": i.facts.apiserver_ip,
+                    "control_plane_endpoint": i.facts.control_plane_endpoint,
+                    "cloud": i.facts.cloud.map(|c| format!("{c:?}")),
+                },
+                "warnings": i.warnings,
+                "note": i.note().lines().collect::<Vec<_>>(),
+            }),
+            Err(refusal) => json!({
+                "facts": facts,
+                "refused": refusal
+                    .iter()
+                    .map(|detail| detail.replace(&root, "tests/fixtures/import"))
+                    .collect::<Vec<_>>(),
+            }),
+        })
+        .collect();
+    format!("{}\n", serde_json::to_string_pretty(&entries).unwrap())
+}
+
+/// What the note of an import must say: each entry left out with its
+/// reason, and never the password.
+fn check_note(label: &str, i: &Imported) {
     let note = i.note();
     for d in &i.dropped {
+        assert!(!d.reason.is_empty(), "{label}: {d:?}");
         assert!(
             note.contains(&format!("  - {}: {}", d.entry, d.reason)),
             "{label}: {note}"
@@ -460,38 +147,85 @@ fn check(expected: &Expected) -> Imported {
             "{label}: the note shows the password"
         );
     }
-    i
 }
 
+/// Each fixture imports as its generated `<file>.expected.json` says (a new
+/// fixture's expectation is reviewed as a diff of `make generate`, which
+/// writes them with `UPDATE_GOLDEN=1`); no expected or `.facts` file is
+/// left without its fixture.
 #[test]
 fn corpus_imports_as_expected() {
-    for expected in CORPUS {
-        check(expected);
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    let mut stale = Vec::new();
+    for kind in import::kinds() {
+        for fixture in fixtures(kind) {
+            let path = import_corpus::root()
+                .join(kind)
+                .join(format!("{}{EXPECTED_SUFFIX}", fixture.file));
+            let expected = expected_import(&fixture);
+            if update {
+                std::fs::write(&path, &expected).unwrap();
+            } else if std::fs::read_to_string(&path).ok().as_deref() != Some(expected.as_str()) {
+                stale.push(format!("{kind}/{}{EXPECTED_SUFFIX}", fixture.file));
+            }
+        }
+        for entry in std::fs::read_dir(import_corpus::root().join(kind))
+            .into_iter()
+            .flatten()
+        {
+            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+            let Some(file) = name
+                .strip_suffix(EXPECTED_SUFFIX)
+                .or_else(|| name.strip_suffix(FACTS_SUFFIX))
+            else {
+                continue;
+            };
+            assert!(
+                import_corpus::root().join(kind).join(file).is_file(),
+                "tests/fixtures/import/{kind}/{name} belongs to no fixture: remove it"
+            );
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "the import of these fixtures differs from their expected file: {stale:#?}; review the diff of `make generate`"
+    );
+    for (fixture, i) in profiles() {
+        check_note(&format!("{}/{}", fixture.kind, fixture.file), &i);
     }
 }
 
-/// The first corpus entry of `file`, so that new entries go anywhere.
-fn corpus_entry(file: &str) -> &'static Expected {
-    CORPUS.iter().find(|e| e.file == file).unwrap()
+/// `kind/file` imported with `facts`, as [`import_id`] does, with a note
+/// that says what it must ([`check_note`]).
+fn check(kind: &str, file: &str, facts: &str) -> Imported {
+    let label = format!("{kind}:{file} ({facts})");
+    let i = import_id(kind, facts, file).unwrap_or_else(|e| panic!("{label}: {e}"));
+    check_note(&label, &i);
+    i
+}
+
+/// `kind/file` imported without facts ([`check`]).
+fn corpus_entry(kind: &str, file: &str) -> Imported {
+    check(kind, file, "")
 }
 
 #[test]
 fn each_class_has_its_own_fixture() {
     // `local` covers every *.local host: kept, not "covered by the cluster domain".
-    let gs = check(corpus_entry("cluster-aws-values.yaml"));
+    let gs = corpus_entry("giantswarm", "cluster-aws-values.yaml");
     assert!(gs.no_proxy.contains(&"local".to_owned()));
     // The current chart's keys, and `enabled: false` is a diagnostic.
     let off = import_id("giantswarm", "", "proxy-disabled.yaml").unwrap_err();
     assert!(off.contains("enabled` is false"), "{off}");
     // CAPI: the Cluster's clusterNetwork separates the CIDRs, and names the profile.
-    let tkg = check(corpus_entry("tkg-cluster-and-kcp.yaml"));
+    let tkg = corpus_entry("capi", "tkg-cluster-and-kcp.yaml");
     assert_eq!(tkg.facts.pod_cidrs, ["100.96.0.0/11"]);
     assert_eq!(
         tkg.facts.control_plane_endpoint.as_deref(),
         Some("10.10.0.5")
     );
     // The infrastructure cluster's endpoint is the control-plane endpoint.
-    let nutanix = check(corpus_entry("eks-anywhere-nutanix-capi.yaml"));
+    let nutanix = corpus_entry("capi", "eks-anywhere-nutanix-capi.yaml");
     assert_eq!(
         nutanix.facts.control_plane_endpoint.as_deref(),
         Some("10.20.30.42")
@@ -502,11 +236,11 @@ fn each_class_has_its_own_fixture() {
         ("eks-anywhere-workers.yaml", "Named `eksa-edge` after `spec.clusterName` of MachineDeployment `eksa-edge-workers`, which uses KubeadmConfigTemplate `eksa-edge-workers-template-1767225600000`"),
         ("tkg-cluster-and-kcp.yaml", "Named `tkg-wc1` after the Cluster document."),
     ] {
-        let note = check(corpus_entry(file)).note();
+        let note = corpus_entry("capi", file).note();
         assert!(note.contains(how), "{file}: {note}");
     }
     // An HTTP-only drop-in keeps its meaning unless the user accepts the change.
-    let mut http_only = check(corpus_entry("http-only.conf"));
+    let mut http_only = corpus_entry("systemd", "http-only.conf");
     assert!(http_only.https_direct);
     let refused = http_only.clone().keep_meaning(false).unwrap_err();
     assert!(
@@ -556,8 +290,10 @@ fn rendered_no_proxy(no_proxy: &[String], facts: &Cluster, platform: &[String]) 
 /// renderer data sources do, and imports them back with the same facts.
 #[test]
 fn render_then_import_gives_the_same_profile() {
-    for expected in CORPUS.iter().filter(|e| e.https_proxy.is_some()) {
-        let i = check(expected);
+    for (fixture, i) in profiles()
+        .into_iter()
+        .filter(|(_, i)| i.https_proxy.is_some())
+    {
         let p = profile(&i);
         let settings = ProxySettings {
             http_proxy: p.http_proxy.clone(),
@@ -594,7 +330,7 @@ fn render_then_import_gives_the_same_profile() {
                 cluster: &i.facts,
                 secrets: Secrets::Include,
             })
-            .unwrap_or_else(|f| panic!("{}: {f:?}", expected.file))
+            .unwrap_or_else(|f| panic!("{}: {f:?}", fixture.file))
             .output
             .to_yaml();
         for (kind, text) in [
@@ -604,9 +340,9 @@ fn render_then_import_gives_the_same_profile() {
             ("tkg", tkg_config),
         ] {
             let back = import::parse_with(kind, &text, &i.facts)
-                .unwrap_or_else(|f| panic!("{} as {kind}: {f:?}", expected.file));
+                .unwrap_or_else(|f| panic!("{} as {kind}: {f:?}", fixture.file));
             let q = profile(&back);
-            let label = format!("{} rendered as {kind}", expected.file);
+            let label = format!("{} rendered as {kind}", fixture.file);
             assert_eq!(q.http_proxy, p.http_proxy, "{label}");
             assert_eq!(q.https_proxy, p.https_proxy, "{label}");
             assert_eq!(q.no_proxy, p.no_proxy, "{label}: {:?}", back.dropped);
@@ -658,8 +394,7 @@ fn probes(entry: &str) -> Vec<String> {
 #[test]
 fn import_never_sends_through_the_proxy_what_the_artifact_sends_direct() {
     let mut questions: Vec<(String, String, String, String)> = Vec::new();
-    for expected in CORPUS {
-        let i = check(expected);
+    for (fixture, i) in profiles() {
         let before: Vec<String> = i
             .no_proxy
             .iter()
@@ -675,7 +410,7 @@ fn import_never_sends_through_the_proxy_what_the_artifact_sends_direct() {
         urls.dedup();
         for url in urls {
             questions.push((
-                expected.file.to_owned(),
+                fixture.file.to_owned(),
                 before.join(","),
                 after.join(","),
                 url,
@@ -877,9 +612,9 @@ fn the_importer_guide_is_followed() {
         let file = format!("crates/domain/src/import/{kind}.rs");
         assert!(root.join(&file).is_file(), "{file} is missing");
     }
-    // Step 2: fixtures per kind, each imported.
-    let fixtures = root.join("tests/fixtures/import");
-    for entry in std::fs::read_dir(&fixtures).unwrap() {
+    // Step 2: fixtures per kind, each imported (their expected imports are
+    // checked by `corpus_imports_as_expected`).
+    for entry in std::fs::read_dir(import_corpus::root()).unwrap() {
         let dir = entry.unwrap().file_name().to_string_lossy().into_owned();
         assert!(
             kinds.contains(&dir.as_str()),
@@ -887,26 +622,19 @@ fn the_importer_guide_is_followed() {
         );
     }
     for kind in kinds {
-        let files: Vec<String> = std::fs::read_dir(fixtures.join(kind))
-            .unwrap_or_else(|_| panic!("no tests/fixtures/import/{kind}/"))
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
+        let files = fixtures(kind);
         assert!(
             !files.is_empty(),
             "no fixture in tests/fixtures/import/{kind}/"
         );
-        for file in files {
-            let first = import_id(kind, "", &file);
-            let again = import_id(kind, "", &file);
+        for fixture in files {
+            let file = &fixture.file;
+            let first = import_id(kind, "", file);
+            let again = import_id(kind, "", file);
             match (&first, &again) {
                 (Ok(first), Ok(again)) => {
                     assert_eq!(first.note(), again.note(), "{kind}/{file}");
-                    if let Some(password) = &first.password {
-                        assert!(
-                            !first.note().contains(password.as_str()),
-                            "{kind}/{file}: the note shows the password"
-                        );
-                    }
+                    check_note(&format!("{kind}/{file}"), first);
                 }
                 (Err(first), Err(again)) => assert_eq!(first, again, "{kind}/{file}"),
                 _ => panic!("{kind}/{file} imports differently the second time"),
@@ -936,7 +664,7 @@ fn the_importer_guide_is_followed() {
     assert_eq!(
         &text[start..end],
         expected,
-        "import.sh lists other kinds than the registry: run `UPDATE_DOCS=1 cargo nextest run --test oracles -E 'test(importer_guide)'`, then `UPDATE_DOCS=1 cargo test --test suite docs::`"
+        "import.sh lists other kinds than the registry: run `make generate`"
     );
     for page in [
         "docs/resources/profile.md",
