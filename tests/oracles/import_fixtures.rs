@@ -17,7 +17,7 @@ mod import_corpus;
 
 use clusterproxy::domain::import::{self, id, Imported};
 use clusterproxy::domain::no_proxy::dialect::Decision;
-use clusterproxy::domain::no_proxy::{self, Cluster, Dialect, MergeOptions, Source};
+use clusterproxy::domain::no_proxy::{self, Cluster, MergeOptions, Source};
 use clusterproxy::domain::profile::{Profile, ProfileInput};
 use clusterproxy::domain::render::tkg::Tkg;
 use clusterproxy::domain::render::{capi, systemd, Input, ProxySettings, Renderer, Secrets};
@@ -417,7 +417,7 @@ fn import_never_sends_through_the_proxy_what_the_artifact_sends_direct() {
             ));
         }
     }
-    for dialect in Dialect::ALL {
+    for dialect in oracle::checked() {
         let setting = |list: &str| -> String {
             if dialect.client().traits().reads_no_proxy {
                 return list.to_owned();
@@ -450,6 +450,26 @@ fn import_never_sends_through_the_proxy_what_the_artifact_sends_direct() {
             .collect();
         assert!(widened.is_empty(), "{}", widened.join("\n"));
     }
+}
+
+/// The fleet scan tells the kind of every fixture that imports: each
+/// importer recognises the artifacts it reads (`Importer::recognises`), so
+/// a new importer's fixtures check its answer.
+#[test]
+fn the_fleet_scan_tells_every_fixture_kind() {
+    let mut wrong = Vec::new();
+    for (fixture, _) in profiles() {
+        let text = std::fs::read_to_string(fixture.path()).unwrap();
+        let told = import::fleet::kind_of(&fixture.file, &text);
+        if told != Some(fixture.kind.as_str()) {
+            wrong.push(format!("{}/{}: told {told:?}", fixture.kind, fixture.file));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "fixtures the fleet scan does not tell as their kind (see the importer's `recognises`):\n{}",
+        wrong.join("\n")
+    );
 }
 
 #[test]

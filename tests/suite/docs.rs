@@ -75,8 +75,9 @@ fn reference_inputs<'a>(names: &[&'a str]) -> Vec<&'a str> {
         .collect()
 }
 
-/// Issue 30: every credential-bearing (sensitive, computed) output of every
-/// data source names the Secret-reference alternative in its description,
+/// Where a consumer can take a Secret reference, users should render one
+/// instead of the credentials: every credential-bearing (sensitive,
+/// computed) output of every data source names the Secret-reference alternative in its description,
 /// or documents that its consumer takes none, or that it holds none.
 #[test]
 fn credential_bearing_outputs_name_the_secret_reference_alternative() {

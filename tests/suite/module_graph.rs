@@ -1,7 +1,8 @@
 //! The layers are crates of the workspace, so a wrong-way import does not
 //! compile; this test keeps the crates' dependencies one way (the domain and
 //! the framework know neither each other nor the provider) and finds import
-//! circles between sibling modules in every crate (issue 33).
+//! circles between sibling modules in every crate (a circle makes two
+//! files one unit: neither can be read, tested or moved alone).
 //!
 //! The sources are read with syn (Rust's grammar, so the layout does not
 //! matter): every `use` tree and every `crate::`/`super::`/`self::` path
@@ -142,7 +143,7 @@ fn no_crate_imports_in_a_circle() {
 }
 
 /// The check finds what it is for: a circle between two sibling files (the
-/// `dialect.rs` / `render.rs` circle of issue 33), through a re-export and a
+/// shape of a `dialect.rs` / `render.rs` circle the engine once had), through a re-export and a
 /// nested `use` tree too, whatever the layout, and inside a macro call; and
 /// not one a comment or a string names.
 #[test]

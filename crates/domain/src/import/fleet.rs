@@ -30,6 +30,7 @@ use std::hash::{Hash, Hasher};
 use std::ops::ControlFlow;
 use std::path::Path;
 
+pub use detect::kind_of;
 pub use glob::{Glob, MAX_GLOB_CHARS};
 
 use super::file::{self, Unreadable};
