@@ -1,0 +1,238 @@
+//! Every extension is on its registry's line: a file that implements a
+//! renderer, an importer, a renderer data source or a client is listed in
+//! its registry macro. The build refuses most omissions as dead code, but
+//! not a domain renderer (its module is public, for the provider), and dead
+//! code does not say which line to add; this test does.
+
+use std::fs;
+use std::path::Path;
+
+use proc_macro2::{TokenStream, TokenTree};
+use syn::visit::Visit;
+
+use crate::sources::workspace_root;
+
+/// One extension point: the files of `dir` that implement `trait_name`
+/// must be on a line of the macro `registry` (defined or called) in
+/// `registry_file`, written as `line` shows for a module and a type.
+struct Registry {
+    dir: &'static str,
+    trait_name: &'static str,
+    registry_file: &'static str,
+    registry: &'static str,
+    line: fn(&str, &str) -> Vec<String>,
+    shown: fn(&str, &str) -> String,
+}
+
+const REGISTRIES: &[Registry] = &[
+    Registry {
+        dir: "crates/domain/src/render",
+        trait_name: "Renderer",
+        registry_file: "crates/domain/src/render/mod.rs",
+        registry: "for_each_renderer",
+        line: |module, _| vec![module.to_owned(), "=>".to_owned()],
+        shown: |module, _| format!("{module} => <RendererId variant>,"),
+    },
+    Registry {
+        dir: "crates/domain/src/import",
+        trait_name: "Importer",
+        registry_file: "crates/domain/src/import/mod.rs",
+        registry: "for_each_importer",
+        line: |module, ty| vec![module.to_owned(), "=>".to_owned(), ty.to_owned()],
+        shown: |module, ty| format!("{module} => {ty},"),
+    },
+    Registry {
+        dir: "src/provider/data_sources",
+        trait_name: "Platform",
+        registry_file: "src/provider/data_sources/mod.rs",
+        registry: "renderers",
+        line: |module, ty| vec![module.to_owned(), "::".to_owned(), ty.to_owned()],
+        shown: |module, ty| format!("<RendererId variant> => {module}::{ty},"),
+    },
+    Registry {
+        dir: "crates/domain/src/no_proxy/dialect",
+        trait_name: "Client",
+        registry_file: "crates/domain/src/no_proxy/dialect/mod.rs",
+        registry: "registry",
+        line: |module, ty| vec![module.to_owned(), "::".to_owned(), ty.to_owned()],
+        shown: |module, ty| format!("{ty} => {module}::{ty},"),
+    },
+];
+
+/// The types a file implements `trait_name` for, outside test modules.
+fn implementors(file: &Path, trait_name: &str) -> Vec<String> {
+    struct Impls<'a> {
+        trait_name: &'a str,
+        types: Vec<String>,
+    }
+    impl<'ast> Visit<'ast> for Impls<'_> {
+        fn visit_item_impl(&mut self, item: &'ast syn::ItemImpl) {
+            let implements = item.trait_.as_ref().is_some_and(|(_, path, _)| {
+                path.segments
+                    .last()
+                    .is_some_and(|s| s.ident == self.trait_name)
+            });
+            if let (true, syn::Type::Path(ty)) = (implements, &*item.self_ty) {
+                if let Some(last) = ty.path.segments.last() {
+                    self.types.push(last.ident.to_string());
+                }
+            }
+        }
+        fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
+            if item.ident != "tests" {
+                syn::visit::visit_item_mod(self, item);
+            }
+        }
+    }
+    let text = fs::read_to_string(file).unwrap();
+    let syntax = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let mut impls = Impls {
+        trait_name,
+        types: Vec::new(),
+    };
+    impls.visit_file(&syntax);
+    impls.types
+}
+
+/// The tokens of the macro `name` in `file`, defined or called, flattened
+/// (`::` and `=>` as one token each).
+fn registry_tokens(file: &Path, name: &str) -> Vec<String> {
+    fn flatten(tokens: TokenStream, out: &mut Vec<String>) {
+        for tree in tokens {
+            match tree {
+                TokenTree::Group(group) => flatten(group.stream(), out),
+                TokenTree::Punct(p) => {
+                    let joined = out.last().is_some_and(|last| last.len() == 1)
+                        && matches!(
+                            (out.last().map(String::as_str), p.as_char()),
+                            (Some(":"), ':') | (Some("="), '>')
+                        );
+                    if joined {
+                        out.last_mut().unwrap().push(p.as_char());
+                    } else {
+                        out.push(p.as_char().to_string());
+                    }
+                }
+                other => out.push(other.to_string()),
+            }
+        }
+    }
+    struct Macros<'a> {
+        name: &'a str,
+        tokens: Vec<String>,
+    }
+    impl<'ast> Visit<'ast> for Macros<'_> {
+        fn visit_item_macro(&mut self, item: &'ast syn::ItemMacro) {
+            let defines = item.ident.as_ref().is_some_and(|i| i == self.name);
+            if defines || item.mac.path.is_ident(self.name) {
+                flatten(item.mac.tokens.clone(), &mut self.tokens);
+            }
+        }
+    }
+    let text = fs::read_to_string(file).unwrap();
+    let syntax = syn::parse_file(&text).unwrap();
+    let mut macros = Macros {
+        name,
+        tokens: Vec::new(),
+    };
+    macros.visit_file(&syntax);
+    macros.tokens
+}
+
+/// The files of each registry's directory (not its subdirectories) that
+/// implement its trait for a type no registry line names, each with the
+/// line to add.
+fn missing_lines(root: &Path) -> Vec<String> {
+    let mut missing = Vec::new();
+    for registry in REGISTRIES {
+        let tokens = registry_tokens(&root.join(registry.registry_file), registry.registry);
+        let mut files: Vec<_> = fs::read_dir(root.join(registry.dir))
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.extension().is_some_and(|e| e == "rs"))
+            .collect();
+        files.sort();
+        for file in files {
+            let module = file.file_stem().unwrap().to_string_lossy().into_owned();
+            for ty in implementors(&file, registry.trait_name) {
+                let line = (registry.line)(&module, &ty);
+                if !tokens.windows(line.len()).any(|w| w == line.as_slice()) {
+                    missing.push(format!(
+                        "{}/{module}.rs implements {} for {ty}: add its line `{}` to `{}!` in {}",
+                        registry.dir,
+                        registry.trait_name,
+                        (registry.shown)(&module, &ty),
+                        registry.registry,
+                        registry.registry_file
+                    ));
+                }
+            }
+        }
+    }
+    missing
+}
+
+/// Every renderer, importer, renderer data source and client is on its
+/// registry's line.
+#[test]
+fn every_extension_is_on_its_registry_line() {
+    let missing = missing_lines(workspace_root());
+    assert!(
+        missing.is_empty(),
+        "extensions left out of their registry:\n{}",
+        missing.join("\n")
+    );
+}
+
+/// The check finds a renderer, an importer, a data source and a client
+/// left out of a copy of the registries, and nothing more.
+#[test]
+fn the_check_catches_a_missing_registry_line() {
+    let copy = tempfile::tempdir().unwrap();
+    for registry in REGISTRIES {
+        let from = workspace_root().join(registry.dir);
+        let to = copy.path().join(registry.dir);
+        fs::create_dir_all(&to).unwrap();
+        for entry in fs::read_dir(&from).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_file() {
+                fs::copy(&path, to.join(path.file_name().unwrap())).unwrap();
+            }
+        }
+    }
+    assert_eq!(missing_lines(copy.path()), Vec::<String>::new());
+    let new_extensions = [
+        (
+            "crates/domain/src/render/docker.rs",
+            "impl Renderer for Docker {}",
+        ),
+        (
+            "crates/domain/src/import/docker.rs",
+            "impl Importer for Docker {}",
+        ),
+        (
+            "src/provider/data_sources/docker.rs",
+            "impl Platform for Docker {}",
+        ),
+        (
+            "crates/domain/src/no_proxy/dialect/dotnet.rs",
+            "impl Client for DotNet {}",
+        ),
+    ];
+    for (file, text) in new_extensions {
+        fs::write(
+            copy.path().join(file),
+            format!("pub struct Docker;\n{text}\n"),
+        )
+        .unwrap();
+    }
+    assert_eq!(
+        missing_lines(copy.path()),
+        [
+            "crates/domain/src/render/docker.rs implements Renderer for Docker: add its line `docker => <RendererId variant>,` to `for_each_renderer!` in crates/domain/src/render/mod.rs",
+            "crates/domain/src/import/docker.rs implements Importer for Docker: add its line `docker => Docker,` to `for_each_importer!` in crates/domain/src/import/mod.rs",
+            "src/provider/data_sources/docker.rs implements Platform for Docker: add its line `<RendererId variant> => docker::Docker,` to `renderers!` in src/provider/data_sources/mod.rs",
+            "crates/domain/src/no_proxy/dialect/dotnet.rs implements Client for DotNet: add its line `DotNet => dotnet::DotNet,` to `registry!` in crates/domain/src/no_proxy/dialect/mod.rs",
+        ]
+    );
+}
