@@ -483,15 +483,8 @@ output "http_proxy" {
         );
         let run = work.run_ok(&["plan", "-json"]);
         let warnings = run
-            .diagnostics()
-            .iter()
-            .filter(|d| d["severity"] == "warning")
-            .filter(|d| {
-                d["summary"]
-                    .as_str()
-                    .is_some_and(|s| s.contains("without its trailing `/`"))
-            })
-            .count();
+            .warnings(|s| s.contains("without its trailing `/`"))
+            .len();
         assert_eq!(warnings, 1, "{}: {}", tf.version_string(), run.stdout);
         work.run_ok(&["apply", "-auto-approve"]);
         assert_eq!(

@@ -141,6 +141,14 @@ impl Run {
     pub fn diagnostics(&self) -> Vec<Value> {
         json_diagnostics(&self.stdout)
     }
+
+    /// Its warnings whose summary `summary` accepts.
+    pub fn warnings(&self, summary: impl Fn(&str) -> bool) -> Vec<Value> {
+        self.diagnostics()
+            .into_iter()
+            .filter(|d| d["severity"] == "warning" && d["summary"].as_str().is_some_and(&summary))
+            .collect()
+    }
 }
 
 /// The diagnostics in Terraform's machine-readable output: the

@@ -212,14 +212,8 @@ fn every_fixture_imports_as_the_domain_reads_it() {
             // The import note of each, as the domain writes it (Terraform
             // shows two equal warnings once).
             let shown: BTreeSet<String> = planned
-                .diagnostics()
+                .warnings(|s| s.starts_with("Imported proxy settings from "))
                 .iter()
-                .filter(|d| d["severity"] == "warning")
-                .filter(|d| {
-                    d["summary"]
-                        .as_str()
-                        .is_some_and(|s| s.starts_with("Imported proxy settings from "))
-                })
                 .map(|d| flat(d["detail"].as_str().unwrap_or_default()))
                 .collect();
             let notes: BTreeSet<String> = imports
