@@ -17,6 +17,8 @@ use std::process::Command;
 use proc_macro2::TokenTree;
 use syn::visit::{self, Visit};
 
+use crate::sources::rust_files;
+
 /// A module path below the crate root (`["no_proxy", "merge"]`).
 type ModPath = Vec<String>;
 
@@ -281,9 +283,7 @@ fn the_check_catches_orphan_files() {
 /// The files under `workspace`/`root` that no `mod` item of the crate
 /// declares, each with the declaration to add to its parent.
 fn orphan_files(workspace: &Path, root: &Path) -> Vec<String> {
-    let mut files = Vec::new();
-    collect(&workspace.join(root), &mut files);
-    files.sort();
+    let files = rust_files(&workspace.join(root));
     let mut compiled: BTreeSet<PathBuf> = BTreeSet::new();
     let mut queue: Vec<PathBuf> = ["lib.rs", "main.rs"]
         .iter()
@@ -396,8 +396,7 @@ fn declared_modules(file: &Path) -> BTreeSet<String> {
 impl Crate {
     /// Reads every `.rs` file under `root` except the binary's `main.rs`.
     fn read(root: &Path) -> Self {
-        let mut files = Vec::new();
-        collect(root, &mut files);
+        let files = rust_files(root);
         let modules: BTreeMap<ModPath, PathBuf> = files
             .into_iter()
             .filter(|f| f != &root.join("main.rs"))
@@ -503,18 +502,6 @@ fn find_circles(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> 
         walk(edges, start, &mut vec![start.clone()], &mut found);
     }
     found
-}
-
-/// Every `.rs` file under `dir`.
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            collect(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
 }
 
 /// The module a file is: `a/b.rs` and `a/b/mod.rs` are `a::b`; `lib.rs` is the root.
