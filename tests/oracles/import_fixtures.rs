@@ -26,29 +26,17 @@ use import_corpus::{fixtures, Fixture, EXPECTED_SUFFIX, FACTS_SUFFIX};
 use oracle::{decide, Case};
 use serde_json::{json, Value};
 
-fn fixture(kind: &str, file: &str) -> String {
-    format!(
-        "{}/tests/fixtures/import/{kind}/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
-
 /// Imports through the import ID, as `terraform import` does (the provider
 /// reads the file it names), keeping what the artifact means: an artifact
 /// that sends HTTPS direct stays so here ([`Fixture::import`] is the
 /// provider's whole import, which refuses it without the option).
 fn import_id(kind: &str, facts: &str, file: &str) -> Result<Imported, String> {
-    let facts = if facts.is_empty() {
-        String::new()
-    } else {
-        format!("({facts})")
+    let fixture = Fixture {
+        kind: kind.to_owned(),
+        file: file.to_owned(),
     };
-    let id =
-        id::parse(&format!("{kind}{facts}:file:{}", fixture(kind, file))).map_err(|f| f.detail)?;
-    let id::Artifact::File(path) = &id.artifact else {
-        panic!("a `file:` ID names a file: {:?}", id.artifact)
-    };
-    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let id = id::parse(&fixture.import_id(facts)).map_err(|f| f.detail)?;
+    let text = std::fs::read_to_string(fixture.path()).map_err(|e| e.to_string())?;
     import::parse_with(&id.kind, &text, &id.facts).map_err(|f| {
         f.iter()
             .map(|f| f.detail.clone())
