@@ -5,6 +5,7 @@
 //! data sources import (`platform.rs`) need no registry.
 
 use crate::domain::import::importers;
+use crate::domain::prose;
 use crate::framework::data_source::DataSource as _;
 use crate::framework::ephemeral_resource::EphemeralResource as _;
 use crate::framework::provider::Provider;
@@ -16,15 +17,6 @@ use crate::provider::{ephemeral_resources, resources};
 /// A markdown table row.
 fn row(cells: &[&str]) -> String {
     format!("| {} |\n", cells.join(" | "))
-}
-
-/// `items` as prose: "a, b and c".
-fn prose(items: &[&str]) -> String {
-    match items.split_last() {
-        Some((last, [])) => (*last).to_owned(),
-        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
-        None => String::new(),
-    }
 }
 
 /// The README's table of the resources, data sources, ephemeral resources
@@ -84,7 +76,7 @@ fn profile_summary() -> String {
     let platforms: Vec<&str> = importers().iter().map(|i| i.platform()).collect();
     format!(
         "proxy URLs, credentials, installation-wide NO_PROXY, trusted CA; plan-time normalised values, fingerprint, `revision` for `replace_triggered_by`; importable from {} artifacts, by ID or by identity (Terraform >= 1.12)",
-        prose(&platforms)
+        prose::list(&platforms, " and ")
     )
 }
 
@@ -179,7 +171,5 @@ mod tests {
             assert!(profile.contains(importer.platform()), "{profile}");
         }
         assert!(profile.contains("AKS, TKG"), "{profile}");
-        assert_eq!(prose(&["a"]), "a");
-        assert_eq!(prose(&["a", "b", "c"]), "a, b and c");
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod no_proxy;
 pub mod profile;
+pub mod prose;
 
 /// How serious a [`Finding`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

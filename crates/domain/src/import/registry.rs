@@ -39,11 +39,7 @@ pub fn described_kinds() -> String {
         .iter()
         .map(|i| format!("`{}` ({})", i.kind(), i.reads()))
         .collect();
-    match described.split_last() {
-        Some((last, [])) => last.clone(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-        None => String::new(),
-    }
+    crate::prose::list(&described, " or ")
 }
 
 #[cfg(test)]

@@ -161,11 +161,7 @@ impl Dialect {
                 None => format!("`{d}`"),
             })
             .collect();
-        match spans.split_last() {
-            Some((tail, [])) => tail.clone(),
-            Some((tail, head)) => format!("{}{last}{tail}", head.join(", ")),
-            None => String::new(),
-        }
+        crate::prose::list(&spans, last)
     }
 
     /// Whether this client sends a request for `destination` directly (true)
