@@ -14,10 +14,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use proc_macro2::TokenTree;
 use syn::visit::{self, Visit};
 
-use crate::sources::rust_files;
+use crate::sources::{rust_files, token_paths};
 
 /// A module path below the crate root (`["no_proxy", "merge"]`).
 type ModPath = Vec<String>;
@@ -600,31 +599,11 @@ impl Reader<'_> {
     /// Records the `crate::`/`super::`/`self::` paths in the tokens of a
     /// macro call or definition, which syn leaves unparsed.
     fn tokens(&mut self, tokens: proc_macro2::TokenStream) {
-        let trees: Vec<TokenTree> = tokens.into_iter().collect();
-        let mut i = 0;
-        while i < trees.len() {
-            match &trees[i] {
-                TokenTree::Group(group) => self.tokens(group.stream()),
-                TokenTree::Ident(ident)
-                    if ["crate", "super", "self"].iter().any(|k| ident == k) =>
-                {
-                    let mut written = vec![ident.to_string()];
-                    while let [TokenTree::Punct(a), TokenTree::Punct(b), TokenTree::Ident(next), ..] =
-                        &trees[i + 1..]
-                    {
-                        if a.as_char() != ':' || b.as_char() != ':' {
-                            break;
-                        }
-                        written.push(next.to_string());
-                        i += 3;
-                    }
-                    if written.len() > 1 {
-                        self.record(&written, None);
-                    }
-                }
-                _ => {}
+        for path in token_paths(tokens) {
+            let relative = ["crate", "super", "self"].contains(&path.segments[0].as_str());
+            if relative && path.segments.len() > 1 {
+                self.record(&path.segments, None);
             }
-            i += 1;
         }
     }
 }

@@ -14,10 +14,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use proc_macro2::{TokenStream, TokenTree};
 use syn::visit::{self, Visit};
 
-use crate::sources::{rust_files, source_roots, workspace_root};
+use crate::sources::{rust_files, source_roots, token_paths, workspace_root};
 
 #[test]
 fn unit_tests_run_no_external_program() {
@@ -373,43 +373,11 @@ impl Reader {
     /// Calls and paths in the tokens of a macro call, which syn leaves
     /// unparsed: `name(` is a call, `a::b::c` a path.
     fn tokens(&mut self, tokens: TokenStream) {
-        let trees: Vec<TokenTree> = tokens.into_iter().collect();
-        let mut path: Vec<String> = Vec::new();
-        let mut i = 0;
-        while i < trees.len() {
-            match &trees[i] {
-                TokenTree::Ident(ident) => {
-                    path.push(ident.to_string());
-                    let next = (trees.get(i + 1), trees.get(i + 2));
-                    if let (Some(TokenTree::Group(group)), _) = next {
-                        if group.delimiter() == Delimiter::Parenthesis {
-                            self.note(false, Some(path.clone()));
-                        }
-                    }
-                    if let (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b))) = next {
-                        if a.as_char() == ':' && b.as_char() == ':' {
-                            i += 3;
-                            continue;
-                        }
-                    }
-                    self.end_path(&mut path);
-                }
-                TokenTree::Group(group) => {
-                    self.end_path(&mut path);
-                    self.tokens(group.stream());
-                }
-                _ => self.end_path(&mut path),
-            }
-            i += 1;
+        for path in token_paths(tokens) {
+            let runs = self.names_command(&path.segments);
+            let call = path.called.then_some(path.segments);
+            self.note(runs, call);
         }
-        self.end_path(&mut path);
-    }
-
-    /// Records the path read from macro tokens, and starts a new one.
-    fn end_path(&mut self, path: &mut Vec<String>) {
-        let runs = self.names_command(path);
-        self.note(runs, None);
-        path.clear();
     }
 }
 

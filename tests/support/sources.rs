@@ -38,3 +38,47 @@ pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// A path written in a macro's tokens, which syn leaves unparsed.
+pub struct TokenPath {
+    /// Its segments: `a::b::c` is `["a", "b", "c"]`.
+    pub segments: Vec<String>,
+    /// Whether `( ... )` follows it: a call.
+    pub called: bool,
+}
+
+/// Every path in `tokens`, those in nested groups included, in order.
+pub fn token_paths(tokens: proc_macro2::TokenStream) -> Vec<TokenPath> {
+    use proc_macro2::{Delimiter, TokenTree};
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut paths = Vec::new();
+    let mut segments = Vec::new();
+    let mut i = 0;
+    while i < trees.len() {
+        match &trees[i] {
+            TokenTree::Ident(ident) => {
+                segments.push(ident.to_string());
+                if let [TokenTree::Punct(a), TokenTree::Punct(b), TokenTree::Ident(_), ..] =
+                    &trees[i + 1..]
+                {
+                    if a.as_char() == ':' && b.as_char() == ':' {
+                        i += 3;
+                        continue;
+                    }
+                }
+                let called = matches!(
+                    trees.get(i + 1),
+                    Some(TokenTree::Group(group)) if group.delimiter() == Delimiter::Parenthesis
+                );
+                paths.push(TokenPath {
+                    segments: std::mem::take(&mut segments),
+                    called,
+                });
+            }
+            TokenTree::Group(group) => paths.extend(token_paths(group.stream())),
+            _ => {}
+        }
+        i += 1;
+    }
+    paths
+}
