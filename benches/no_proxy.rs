@@ -15,7 +15,7 @@ use clusterproxy::domain::no_proxy::{merge, Dialect, MergeOptions, Source};
 use std::hint::black_box;
 use std::time::Duration;
 
-use clusterproxy::domain::Field;
+use clusterproxy::domain::InputField;
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use requests::mixed_entries;
 
@@ -27,7 +27,7 @@ fn bench_merge(c: &mut Criterion) {
         aggregate_cidrs: true,
     };
     for n in [1_000, 10_000, 100_000] {
-        let sources = [Source::list(Field::Installation, mixed_entries(n))];
+        let sources = [Source::list(InputField::Installation, mixed_entries(n))];
         group.throughput(Throughput::Elements(n as u64));
         group.bench_with_input(BenchmarkId::new("all_clients", n), &sources, |b, s| {
             b.iter(|| merge(s, &MergeOptions::default()).unwrap())
@@ -55,7 +55,7 @@ fn cpu_table() {
     println!("| entries | CPU per merge, min / median / max | per entry (median) |");
     println!("|---|---|---|");
     for (n, reps) in [(1_000, 200), (10_000, 30), (100_000, 7)] {
-        let sources = [Source::list(Field::Installation, mixed_entries(n))];
+        let sources = [Source::list(InputField::Installation, mixed_entries(n))];
         let mut times: Vec<Duration> = (0..reps)
             .map(|_| {
                 let started = thread_cpu();

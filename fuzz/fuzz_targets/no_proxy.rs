@@ -4,7 +4,7 @@
 #![no_main]
 
 use clusterproxy::domain::no_proxy::{merge, Destination, Dialect, Entry, MergeOptions, Source};
-use clusterproxy::domain::Field;
+use clusterproxy::domain::InputField;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -22,9 +22,9 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let options = MergeOptions::default();
-    if let Ok(once) = merge(&[Source::list(Field::Installation, entries)], &options) {
+    if let Ok(once) = merge(&[Source::list(InputField::Installation, entries)], &options) {
         let twice = merge(
-            &[Source::list(Field::Installation, once.list.clone())],
+            &[Source::list(InputField::Installation, once.list.clone())],
             &options,
         )
         .expect("a merged list merges");

@@ -1,7 +1,7 @@
 //! Conversions between framework diagnostics/values and domain findings/lists.
 
 use crate::domain::render::PlatformOption;
-use crate::domain::{Field, Finding, Location, Severity};
+use crate::domain::{Finding, InputField, Location, Severity};
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::provider::attributes::{
     Aggregation, ClusterConfig, ClusterInputs, ProfileRevision, RendererInputs, Settings,
@@ -67,29 +67,31 @@ pub fn path(
         SettingsAt::Profile | SettingsAt::Renderer => at(name),
     };
     let path = match field {
-        Field::HttpProxy => proxy(Settings::http_proxy),
-        Field::HttpsProxy => proxy(Settings::https_proxy),
-        Field::Username => proxy(Settings::username),
-        Field::Password => proxy(Settings::password),
-        Field::TrustedCa => proxy(Settings::trusted_ca),
-        Field::Installation if settings == SettingsAt::Renderer => at(ClusterConfig::installation),
-        Field::Installation => proxy(Settings::no_proxy),
-        Field::Revision => at(ProfileRevision::revision),
-        Field::PodCidrs => at(ClusterInputs::pod_cidrs),
-        Field::ServiceCidrs => at(ClusterInputs::service_cidrs),
-        Field::NodeCidrs => at(ClusterInputs::node_cidrs),
-        Field::ClusterDomain => at(ClusterInputs::cluster_domain),
-        Field::ApiserverHost => at(ClusterInputs::apiserver_host),
-        Field::ApiserverIp => at(ClusterInputs::apiserver_ip),
-        Field::ControlPlaneEndpoint => at(ClusterInputs::control_plane_endpoint),
-        Field::Cloud => at(ClusterInputs::cloud),
-        Field::Extra => at(ClusterInputs::extra),
-        Field::AggregateCidrs => at(Aggregation::aggregate_cidrs),
-        Field::List(n) => at(LISTS).index(n),
-        Field::Units => at(UnitsInput::units),
-        Field::Option(option) => at(option_attribute(option)),
-        Field::Artifact => return Some(prefix.clone()),
-        Field::Merged | Field::Defaults | Field::Platform(_) => return None,
+        InputField::HttpProxy => proxy(Settings::http_proxy),
+        InputField::HttpsProxy => proxy(Settings::https_proxy),
+        InputField::Username => proxy(Settings::username),
+        InputField::Password => proxy(Settings::password),
+        InputField::TrustedCa => proxy(Settings::trusted_ca),
+        InputField::Installation if settings == SettingsAt::Renderer => {
+            at(ClusterConfig::installation)
+        }
+        InputField::Installation => proxy(Settings::no_proxy),
+        InputField::Revision => at(ProfileRevision::revision),
+        InputField::PodCidrs => at(ClusterInputs::pod_cidrs),
+        InputField::ServiceCidrs => at(ClusterInputs::service_cidrs),
+        InputField::NodeCidrs => at(ClusterInputs::node_cidrs),
+        InputField::ClusterDomain => at(ClusterInputs::cluster_domain),
+        InputField::ApiserverHost => at(ClusterInputs::apiserver_host),
+        InputField::ApiserverIp => at(ClusterInputs::apiserver_ip),
+        InputField::ControlPlaneEndpoint => at(ClusterInputs::control_plane_endpoint),
+        InputField::Cloud => at(ClusterInputs::cloud),
+        InputField::Extra => at(ClusterInputs::extra),
+        InputField::AggregateCidrs => at(Aggregation::aggregate_cidrs),
+        InputField::List(n) => at(LISTS).index(n),
+        InputField::Units => at(UnitsInput::units),
+        InputField::Option(option) => at(option_attribute(option)),
+        InputField::Artifact => return Some(prefix.clone()),
+        InputField::Merged | InputField::Defaults | InputField::Platform(_) => return None,
     };
     Some(match index {
         Some(index) => path.index(index),
@@ -144,41 +146,46 @@ mod tests {
         let root = AttributePath::root();
         let content = AttributePath::attribute("content");
         let at = |input, index| Some(Location::element(input, index));
-        let whole = |field: Field| Some(field.into());
+        let whole = |field: InputField| Some(field.into());
         let cases = [
-            (at(Field::Installation, 1), &root, Profile, "no_proxy[1]"),
             (
-                at(Field::Installation, 1),
+                at(InputField::Installation, 1),
+                &root,
+                Profile,
+                "no_proxy[1]",
+            ),
+            (
+                at(InputField::Installation, 1),
                 &root,
                 Renderer,
                 "installation[1]",
             ),
             (
-                at(Field::Installation, 1),
+                at(InputField::Installation, 1),
                 &root,
                 UnderProfile,
                 "profile.no_proxy[1]",
             ),
             (
-                at(Field::Installation, 1),
+                at(InputField::Installation, 1),
                 &content,
                 Profile,
                 "content.no_proxy[1]",
             ),
-            (whole(Field::Password), &root, Renderer, "password"),
+            (whole(InputField::Password), &root, Renderer, "password"),
             (
-                whole(Field::Password),
+                whole(InputField::Password),
                 &root,
                 UnderProfile,
                 "profile.password",
             ),
-            (whole(Field::Cloud), &root, UnderProfile, "cloud"),
-            (at(Field::Extra, 2), &root, UnderProfile, "extra[2]"),
-            (at(Field::Units, 0), &root, Renderer, "units[0]"),
-            (at(Field::List(3), 4), &root, Renderer, "lists[3][4]"),
-            (whole(Field::Revision), &root, Profile, "revision"),
+            (whole(InputField::Cloud), &root, UnderProfile, "cloud"),
+            (at(InputField::Extra, 2), &root, UnderProfile, "extra[2]"),
+            (at(InputField::Units, 0), &root, Renderer, "units[0]"),
+            (at(InputField::List(3), 4), &root, Renderer, "lists[3][4]"),
+            (whole(InputField::Revision), &root, Profile, "revision"),
             (
-                whole(Field::AggregateCidrs),
+                whole(InputField::AggregateCidrs),
                 &root,
                 Renderer,
                 "aggregate_cidrs",
@@ -203,9 +210,9 @@ mod tests {
             ),
             (None, &content, Profile, "content"),
             (None, &root, Renderer, ""),
-            (at(Field::Artifact, 5), &content, Profile, "content"),
-            (at(Field::Merged, 7), &root, Renderer, "-"),
-            (whole(Field::Defaults), &root, Renderer, "-"),
+            (at(InputField::Artifact, 5), &content, Profile, "content"),
+            (at(InputField::Merged, 7), &root, Renderer, "-"),
+            (whole(InputField::Defaults), &root, Renderer, "-"),
         ];
         for (location, prefix, settings, want) in cases {
             let shown = path(location, prefix, settings).map(|p| p.to_string());
@@ -223,14 +230,14 @@ mod tests {
     fn diagnostics_carry_a_path_only_where_an_attribute_holds_the_input() {
         let mut diags = Diagnostics::new();
         let findings = [
-            Finding::error(Location::element(Field::Merged, 0), "merged", "d"),
+            Finding::error(Location::element(InputField::Merged, 0), "merged", "d"),
             Finding::warning(
                 crate::domain::warning::Warning::NoProxyStar,
                 None,
                 "whole",
                 "d",
             ),
-            Finding::error(Field::HttpProxy, "proxy", "d"),
+            Finding::error(InputField::HttpProxy, "proxy", "d"),
         ];
         push_findings(
             &findings,

@@ -7,7 +7,7 @@ use crate::domain::no_proxy::{self, Cloud, Cluster, Dialect, MergeOptions, Merge
 use crate::domain::profile::{Profile, ProfileInput};
 use crate::domain::render::trust::{self, OsFamily};
 use crate::domain::render::{k8s, systemd::unit, Input, ProxySettings, Renderer, Secrets};
-use crate::domain::{Field, Finding, Location};
+use crate::domain::{Finding, InputField, Location};
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::model::Maybe;
 use crate::framework::schema::OneOf;
@@ -130,7 +130,7 @@ impl ProxyInputs {
             .iter()
             .map(|finding| match finding.location {
                 Some(Location {
-                    field: Field::Merged,
+                    field: InputField::Merged,
                     index: Some(index),
                 }) => Finding {
                     location: self.origins.get(index).or(finding.location),
@@ -339,7 +339,7 @@ impl UnitsInput {
         let (units, mut findings) = unit::Units::resolve(self.units.iter().map(String::as_str));
         if units.names.is_empty() && findings.is_empty() {
             findings.push(Finding::error(
-                Field::Units,
+                InputField::Units,
                 "No units",
                 "List at least one systemd unit.",
             ));
@@ -548,7 +548,7 @@ mod tests {
                 .iter()
                 .map(|entry| {
                     let index = merged.list.iter().position(|e| e == entry).unwrap();
-                    Finding::error(Location::element(Field::Merged, index), *entry, "")
+                    Finding::error(Location::element(InputField::Merged, index), *entry, "")
                 })
                 .collect();
             let mut diags = Diagnostics::new();

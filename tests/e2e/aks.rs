@@ -78,7 +78,7 @@ fn render(imported: &Imported, cluster: &Cluster) -> HttpProxyConfig {
     let url = |u: &Option<String>| {
         u.as_deref().map(|u| {
             clusterproxy::domain::proxy_url::ProxyUrl::parse(
-                clusterproxy::domain::Field::HttpProxy,
+                clusterproxy::domain::InputField::HttpProxy,
                 u,
             )
             .unwrap()

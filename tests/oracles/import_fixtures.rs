@@ -21,7 +21,7 @@ use clusterproxy::domain::no_proxy::{self, Cluster, MergeOptions, Source};
 use clusterproxy::domain::profile::{Profile, ProfileInput};
 use clusterproxy::domain::render::tkg::Tkg;
 use clusterproxy::domain::render::{capi, systemd, Input, ProxySettings, Renderer, Secrets};
-use clusterproxy::domain::Field;
+use clusterproxy::domain::InputField;
 use import_corpus::{fixtures, Fixture, EXPECTED_SUFFIX, FACTS_SUFFIX};
 use oracle::{decide, Case};
 use serde_json::{json, Value};
@@ -268,7 +268,10 @@ fn rendered_no_proxy(no_proxy: &[String], facts: &Cluster, platform: &[String]) 
         ..facts.clone()
     };
     let mut sources = cluster.sources().unwrap();
-    sources.push(Source::list(Field::Platform("platform"), platform.to_vec()));
+    sources.push(Source::list(
+        InputField::Platform("platform"),
+        platform.to_vec(),
+    ));
     no_proxy::merge(&sources, &MergeOptions::default())
         .unwrap()
         .list
@@ -412,7 +415,7 @@ fn import_never_sends_through_the_proxy_what_the_artifact_sends_direct() {
             }
             let entries: Vec<String> = list.split(',').map(str::to_owned).collect();
             let merged = no_proxy::merge(
-                &[Source::list(Field::Defaults, entries)],
+                &[Source::list(InputField::Defaults, entries)],
                 &MergeOptions::default(),
             )
             .unwrap();

@@ -59,7 +59,7 @@ use clusterproxy::domain::render::{
     kubespray, rke2, talos, Cluster, Input, ProxySettings, Renderer, Secrets,
 };
 use clusterproxy::domain::trusted_ca::TrustedCa;
-use clusterproxy::domain::Field;
+use clusterproxy::domain::InputField;
 use jsonschema::{Draft, Validator};
 use serde::Deserialize as _;
 use serde_json::{json, Value};
@@ -823,8 +823,11 @@ pub(crate) fn settings(with_ca: bool) -> ProxySettings {
             .with_credentials(credentials.clone())
     };
     ProxySettings {
-        http_proxy: Some(url(Field::HttpProxy, "http://proxy.corp.example:3128")),
-        https_proxy: Some(url(Field::HttpsProxy, "http://proxy.corp.example:3129")),
+        http_proxy: Some(url(InputField::HttpProxy, "http://proxy.corp.example:3128")),
+        https_proxy: Some(url(
+            InputField::HttpsProxy,
+            "http://proxy.corp.example:3129",
+        )),
         no_proxy: [
             "registry.corp.example",
             "10.96.0.0/12",

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use clusterproxy::domain::no_proxy::{
     gaps, merge, render, Cluster, Destination, Dialect, MergeOptions, Merged, Source,
 };
-use clusterproxy::domain::Field;
+use clusterproxy::domain::InputField;
 use proptest::prelude::*;
 
 /// Canonical entries of every kind, chosen so that some cover others.
@@ -146,9 +146,9 @@ fn arrange(entries: &[&str], seed: u64) -> [Vec<String>; 3] {
 fn sources(lists: [Vec<String>; 3]) -> Vec<Source<'static>> {
     let [a, b, c] = lists;
     vec![
-        Source::list(Field::Installation, a),
-        Source::list(Field::PodCidrs, b),
-        Source::list(Field::Extra, c),
+        Source::list(InputField::Installation, a),
+        Source::list(InputField::PodCidrs, b),
+        Source::list(InputField::Extra, c),
     ]
 }
 

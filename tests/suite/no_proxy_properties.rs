@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use clusterproxy::domain::no_proxy::{
     merge, render, Destination, Dialect, Entries, Entry, MergeOptions, Source,
 };
-use clusterproxy::domain::Field;
+use clusterproxy::domain::InputField;
 use proptest::prelude::*;
 
 const ENTRIES: &[&str] = &[
@@ -120,14 +120,14 @@ proptest! {
 
     #[test]
     fn merge_is_idempotent(raw in entries(), options in options()) {
-        let once = merge(&[Source::list(Field::Extra, raw)], &options).unwrap();
-        let twice = merge(&[Source::list(Field::Extra, once.list.clone())], &options).unwrap();
+        let once = merge(&[Source::list(InputField::Extra, raw)], &options).unwrap();
+        let twice = merge(&[Source::list(InputField::Extra, once.list.clone())], &options).unwrap();
         prop_assert_eq!(&once.list, &twice.list);
     }
 
     #[test]
     fn entries_come_in_the_canonical_order(raw in entries(), options in options()) {
-        let merged = merge(&[Source::list(Field::Extra, raw.clone())], &options).unwrap();
+        let merged = merge(&[Source::list(InputField::Extra, raw.clone())], &options).unwrap();
         prop_assert!(
             merged.entries.windows(2).all(|w| w[0] < w[1]),
             "{:?} -> {:?}", raw, merged.list
@@ -138,7 +138,7 @@ proptest! {
     fn merge_never_drops_coverage(raw in entries(), options in options()) {
         let parsed: Entries = raw.iter().map(|r| Entry::parse(r).unwrap().entry).collect();
         let naive = parsed.iter().map(ToString::to_string).collect::<Vec<_>>().join(",");
-        let merged = merge(&[Source::list(Field::Extra, raw.clone())], &options).unwrap();
+        let merged = merge(&[Source::list(InputField::Extra, raw.clone())], &options).unwrap();
         for dialect in &options.targets {
             let before = setting(*dialect, &parsed, &naive);
             let after = setting(*dialect, &merged.entries, &merged.no_proxy());

@@ -16,7 +16,7 @@ pub enum Severity {
 
 /// An input field a [`Finding`] can be about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Field {
+pub enum InputField {
     /// Proxy for `http://` destinations.
     HttpProxy,
     /// Proxy for `https://` destinations.
@@ -76,14 +76,14 @@ pub enum Field {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Location {
     /// The field.
-    pub field: Field,
+    pub field: InputField,
     /// Element index inside a list input, when the finding is about one element.
     pub index: Option<usize>,
 }
 
 impl Location {
     /// Element `index` of the list `field`.
-    pub fn element(field: Field, index: usize) -> Self {
+    pub fn element(field: InputField, index: usize) -> Self {
         Self {
             field,
             index: Some(index),
@@ -91,14 +91,14 @@ impl Location {
     }
 }
 
-impl From<Field> for Location {
-    fn from(field: Field) -> Self {
+impl From<InputField> for Location {
+    fn from(field: InputField) -> Self {
         Self { field, index: None }
     }
 }
 
-impl From<Field> for Option<Location> {
-    fn from(field: Field) -> Self {
+impl From<InputField> for Option<Location> {
+    fn from(field: InputField) -> Self {
         Some(field.into())
     }
 }
@@ -121,7 +121,7 @@ pub struct Finding {
 }
 
 impl Finding {
-    /// An error about `at` (a [`Field`], a [`Location`] or `None`).
+    /// An error about `at` (a [`InputField`], a [`Location`] or `None`).
     pub fn error(
         at: impl Into<Option<Location>>,
         summary: impl Into<String>,
@@ -130,7 +130,7 @@ impl Finding {
         Self::new(Severity::Error, at.into(), summary, detail)
     }
 
-    /// A warning of kind `kind` about `at` (a [`Field`], a [`Location`] or `None`).
+    /// A warning of kind `kind` about `at` (a [`InputField`], a [`Location`] or `None`).
     pub fn warning(
         kind: warning::Warning,
         at: impl Into<Option<Location>>,

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use super::no_proxy::{merge, MergeOptions, Source};
 use super::proxy_url::{ProxyCredentials, ProxyUrl};
 use super::trusted_ca::TrustedCa;
-use super::{Field, Finding};
+use super::{Finding, InputField};
 
 /// The non-secret settings that decide how a cluster reaches the proxy: all
 /// a profile's fingerprint covers. The password is deliberately absent.
@@ -241,7 +241,7 @@ impl Profile {
     /// Validates and normalises; findings name the input (and element).
     pub fn new(input: &ProfileInput) -> Result<Self, Vec<Finding>> {
         let mut findings = Vec::new();
-        let mut present = |at: Field, field: &str, v: &Option<String>| match v.as_deref() {
+        let mut present = |at: InputField, field: &str, v: &Option<String>| match v.as_deref() {
             Some(text) if text.trim().is_empty() => {
                 findings.push(Finding::error(
                     at,
@@ -252,18 +252,18 @@ impl Profile {
             }
             other => other.map(str::to_owned),
         };
-        let http_text = present(Field::HttpProxy, "http_proxy", &input.http_proxy);
-        let https_text = present(Field::HttpsProxy, "https_proxy", &input.https_proxy);
-        let username = present(Field::Username, "username", &input.username);
-        let password = present(Field::Password, "password", &input.password);
-        let ca_text = present(Field::TrustedCa, "trusted_ca", &input.trusted_ca);
+        let http_text = present(InputField::HttpProxy, "http_proxy", &input.http_proxy);
+        let https_text = present(InputField::HttpsProxy, "https_proxy", &input.https_proxy);
+        let username = present(InputField::Username, "username", &input.username);
+        let password = present(InputField::Password, "password", &input.password);
+        let ca_text = present(InputField::TrustedCa, "trusted_ca", &input.trusted_ca);
         let credentials =
             ProxyCredentials::new(&username.unwrap_or_default(), &password.unwrap_or_default())
                 .unwrap_or_else(|f| {
                     findings.push(f);
                     None
                 });
-        let mut parse = |at: Field, text: Option<String>| {
+        let mut parse = |at: InputField, text: Option<String>| {
             text.and_then(|t| match ProxyUrl::parse(at, &t) {
                 Ok(url) => Some(url.with_credentials(credentials.clone())),
                 Err(f) => {
@@ -272,11 +272,11 @@ impl Profile {
                 }
             })
         };
-        let http_proxy = parse(Field::HttpProxy, http_text);
-        let https_proxy = parse(Field::HttpsProxy, https_text).or_else(|| http_proxy.clone());
+        let http_proxy = parse(InputField::HttpProxy, http_text);
+        let https_proxy = parse(InputField::HttpsProxy, https_text).or_else(|| http_proxy.clone());
         if http_proxy.is_none() && https_proxy.is_none() && findings.is_empty() {
             findings.push(Finding::error(
-                Field::HttpProxy,
+                InputField::HttpProxy,
                 "No proxy configured",
                 "Set `http_proxy`, `https_proxy` or both.",
             ));
@@ -285,7 +285,10 @@ impl Profile {
             ca_text.and_then(|pem| TrustedCa::parse(&pem).map_err(|f| findings.push(f)).ok());
         let options = MergeOptions::default();
         let no_proxy = match merge(
-            &[Source::list(Field::Installation, input.no_proxy.clone())],
+            &[Source::list(
+                InputField::Installation,
+                input.no_proxy.clone(),
+            )],
             &options,
         ) {
             Ok(merged) => merged.entries.iter().map(ToString::to_string).collect(),
@@ -356,7 +359,7 @@ impl Profile {
         };
         if stored.revision < 1 {
             return Err(Finding::error(
-                Field::Revision,
+                InputField::Revision,
                 "Invalid stored revision",
                 format!("The stored revision is {}; a revision is a positive integer. Remove the resource from the state and import it again.", stored.revision),
             ));
@@ -381,7 +384,7 @@ impl Profile {
         }
         stored.revision.checked_add(1).ok_or_else(|| {
             Finding::error(
-                Field::Revision,
+                InputField::Revision,
                 "Revision overflow",
                 format!("The stored revision {} is the largest there is; it cannot move again. Replace the profile (a new name starts at 1).", stored.revision),
             )
@@ -582,10 +585,10 @@ mod tests {
         assert_eq!(
             located,
             [
-                Some(Field::Password.into()),
-                Some(Field::HttpProxy.into()),
-                Some(Field::TrustedCa.into()),
-                Some(Location::element(Field::Installation, 1))
+                Some(InputField::Password.into()),
+                Some(InputField::HttpProxy.into()),
+                Some(InputField::TrustedCa.into()),
+                Some(Location::element(InputField::Installation, 1))
             ]
         );
     }
@@ -596,18 +599,18 @@ mod tests {
     #[test]
     fn empty_strings_are_errors_on_their_field() {
         for field in [
-            Field::HttpProxy,
-            Field::HttpsProxy,
-            Field::Username,
-            Field::Password,
-            Field::TrustedCa,
+            InputField::HttpProxy,
+            InputField::HttpsProxy,
+            InputField::Username,
+            InputField::Password,
+            InputField::TrustedCa,
         ] {
             let mut input = input("secret");
             let slot = match field {
-                Field::HttpProxy => &mut input.http_proxy,
-                Field::HttpsProxy => &mut input.https_proxy,
-                Field::Username => &mut input.username,
-                Field::Password => &mut input.password,
+                InputField::HttpProxy => &mut input.http_proxy,
+                InputField::HttpsProxy => &mut input.https_proxy,
+                InputField::Username => &mut input.username,
+                InputField::Password => &mut input.password,
                 _ => &mut input.trusted_ca,
             };
             *slot = Some(" ".into());
@@ -690,7 +693,7 @@ mod tests {
                 .unwrap_err();
             assert_eq!(
                 (error.location, error.summary.as_str()),
-                (Some(Field::Revision.into()), "Invalid stored revision")
+                (Some(InputField::Revision.into()), "Invalid stored revision")
             );
         }
         assert_eq!(

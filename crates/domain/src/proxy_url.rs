@@ -43,7 +43,7 @@ use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
 use super::no_proxy::entry::label_errors;
 use super::redact::REDACTED_PASSWORD;
-use super::{Field, Finding};
+use super::{Finding, InputField};
 
 /// Bytes that RFC 3986 userinfo must percent-encode: everything but unreserved.
 const USERINFO_ENCODE: &AsciiSet = &NON_ALPHANUMERIC
@@ -122,8 +122,8 @@ impl ProxyCredentials {
     /// value (not its length).
     pub fn new(username: &str, password: &str) -> Result<Option<Self>, Finding> {
         for (field, name, value) in [
-            (Field::Username, "user name", username),
-            (Field::Password, "password", password),
+            (InputField::Username, "user name", username),
+            (InputField::Password, "password", password),
         ] {
             if value.len() > MAX_CREDENTIAL_BYTES {
                 return Err(Finding::error(
@@ -136,7 +136,7 @@ impl ProxyCredentials {
         match (username.is_empty(), password.is_empty()) {
             (true, true) => Ok(None),
             (true, false) => Err(Finding::error(
-                Field::Password,
+                InputField::Password,
                 "password without username",
                 "A proxy password was given but no username; set `username` or remove `password`.",
             )),
@@ -204,7 +204,7 @@ pub struct ProxyUrl {
 impl ProxyUrl {
     /// Parses and validates `text`, the value of `field`, as a proxy URL;
     /// findings are on `field`. Credentials in the URL are an error.
-    pub fn parse(field: Field, text: &str) -> Result<Self, Finding> {
+    pub fn parse(field: InputField, text: &str) -> Result<Self, Finding> {
         let fail = |summary: &str, detail: String| Err(Finding::error(field, summary, detail));
         let trimmed = text.trim();
         if trimmed.is_empty() {
@@ -441,7 +441,7 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Result<ProxyUrl, Finding> {
-        ProxyUrl::parse(Field::HttpProxy, text)
+        ProxyUrl::parse(InputField::HttpProxy, text)
     }
 
     /// Host names follow the NO_PROXY grammar's rules: a name whose last
@@ -502,7 +502,7 @@ mod tests {
         ] {
             let finding = parse(bad).expect_err(bad);
             assert!(finding.is_error());
-            assert_eq!(finding.location, Some(Field::HttpProxy.into()));
+            assert_eq!(finding.location, Some(InputField::HttpProxy.into()));
         }
     }
 
@@ -563,7 +563,7 @@ mod tests {
         assert_eq!(ProxyCredentials::new("", "").unwrap(), None);
         assert_eq!(
             ProxyCredentials::new("", "x").unwrap_err().location,
-            Some(Field::Password.into())
+            Some(InputField::Password.into())
         );
     }
 
@@ -580,8 +580,8 @@ mod tests {
         for over in [MAX_CREDENTIAL_BYTES + 1, 60 << 20] {
             let long = "é".repeat(over / 2 + 1);
             for (user, password, field) in [
-                (long.as_str(), "pw", Field::Username),
-                ("svc", long.as_str(), Field::Password),
+                (long.as_str(), "pw", InputField::Username),
+                ("svc", long.as_str(), InputField::Password),
             ] {
                 let finding = ProxyCredentials::new(user, password).unwrap_err();
                 assert_eq!(finding.location, Some(field.into()));

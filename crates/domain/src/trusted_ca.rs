@@ -7,7 +7,7 @@ use base64::Engine as _;
 use x509_parser::extensions::GeneralName;
 use x509_parser::pem::Pem;
 
-use super::{Field, Finding};
+use super::{Finding, InputField};
 
 /// One certificate of a bundle.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,14 +28,14 @@ pub struct TrustedCa {
 }
 
 impl TrustedCa {
-    /// Parses a PEM bundle (findings are on [`Field::TrustedCa`]; blanks around
+    /// Parses a PEM bundle (findings are on [`InputField::TrustedCa`]; blanks around
     /// lines and CRLF endings are tolerated). Anything but
     /// `CERTIFICATE` blocks, an empty bundle or an unparseable certificate is an error.
     /// A certificate repeated in the bundle is kept once, so that it is not
     /// counted twice against platform limits.
     pub fn parse(pem: &str) -> Result<Self, Finding> {
         let fail =
-            |summary: &str, detail: String| Finding::error(Field::TrustedCa, summary, detail);
+            |summary: &str, detail: String| Finding::error(InputField::TrustedCa, summary, detail);
         let cleaned: String = pem
             .lines()
             .map(|line| format!("{}\n", line.trim()))
@@ -196,7 +196,7 @@ pub(crate) mod tests {
         for (pem, want) in cases {
             let err = TrustedCa::parse(pem).unwrap_err();
             assert_eq!(err.summary, want, "{pem:?}");
-            assert_eq!(err.location, Some(Field::TrustedCa.into()));
+            assert_eq!(err.location, Some(InputField::TrustedCa.into()));
         }
     }
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use crate::domain::no_proxy::typed::Kind;
 use crate::domain::render::kubespray::{self, KubesprayOption};
 use crate::domain::render::PlatformOption;
-use crate::domain::Field;
+use crate::domain::InputField;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
 use crate::framework::model::{self, Field as _, Maybe};
@@ -78,10 +78,10 @@ impl Config {
             Ok(_) => Some(inventory),
             Err(mut findings) => {
                 findings.retain(|f| match f.location.map(|l| l.field) {
-                    Some(Field::Option(PlatformOption::Kubespray(
+                    Some(InputField::Option(PlatformOption::Kubespray(
                         KubesprayOption::InventoryHosts,
                     ))) => f.summary == kubespray::HOST_ADDRESS_NOT_IP,
-                    Some(Field::Option(PlatformOption::Kubespray(
+                    Some(InputField::Option(PlatformOption::Kubespray(
                         KubesprayOption::ApiserverLoadbalancerDomainName,
                     ))) => false,
                     _ => true,

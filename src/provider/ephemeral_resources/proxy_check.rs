@@ -404,7 +404,7 @@ impl EphemeralResource for ProxyCheck {
 mod tests {
     use super::*;
     use crate::domain::proxy_url::ProxyCredentials;
-    use crate::domain::Field as DomainField;
+    use crate::domain::InputField;
     use crate::framework::diagnostics::Severity;
     use probe::TlsFailure;
 
@@ -523,7 +523,7 @@ mod tests {
     #[test]
     fn outcomes_mean_results_and_diagnostics() {
         let credentials = ProxyCredentials::new("svc", SECRET).unwrap();
-        let proxy = ProxyUrl::parse(DomainField::HttpProxy, "http://proxy.corp.example:3128")
+        let proxy = ProxyUrl::parse(InputField::HttpProxy, "http://proxy.corp.example:3128")
             .unwrap()
             .with_credentials(credentials);
         let cases = [

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
 use crate::domain::no_proxy::{merge, Dialect, MergeOptions, Source};
-use crate::domain::Field;
+use crate::domain::InputField;
 use crate::framework::diagnostics::AttributePath;
 use crate::framework::function::{Function, FunctionError, Parameter, Signature};
 use crate::framework::value::{Type, Value};
@@ -94,7 +94,7 @@ impl Function for MergeNoProxy {
             .map(|(i, list)| {
                 let entries = list.elements().unwrap_or_default();
                 Source::list(
-                    Field::List(i),
+                    InputField::List(i),
                     entries.iter().map(|v| v.as_str().unwrap_or_default()),
                 )
             })

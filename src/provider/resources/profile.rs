@@ -4,7 +4,7 @@
 use crate::domain::import;
 use crate::domain::profile::{PasswordVerifier, Profile, ProfileInput, StoredRevision};
 use crate::domain::proxy_url::ProxyUrl;
-use crate::domain::Field as DomainField;
+use crate::domain::InputField;
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::identity::{IdentitySchema, ImportTarget};
 use crate::framework::model::{self, Field, Maybe, Model, Object, Set};
@@ -197,7 +197,7 @@ fn profile(value: &Value, password_wo: Option<&str>, diags: &mut Diagnostics) ->
                 // A finding on the password is about `password_wo` when that
                 // is where the password came from.
                 let (finding, at) = match finding.location {
-                    Some(l) if password_wo.is_some() && l.field == DomainField::Password => (
+                    Some(l) if password_wo.is_some() && l.field == InputField::Password => (
                         crate::domain::Finding {
                             location: None,
                             ..finding

@@ -17,7 +17,7 @@ use super::input::error;
 use crate::no_proxy::{merge, normalize, Cluster, MergeOptions, Source};
 use crate::proxy_url::ProxyUrl;
 use crate::trusted_ca::TrustedCa;
-use crate::{Field, Finding, Location};
+use crate::{Finding, InputField, Location};
 
 /// A proxy URL split into (URL without credentials as written, user,
 /// password), and a warning when it was read differently from how it was
@@ -28,7 +28,7 @@ type SplitUrl = (String, Option<String>, Option<String>, Option<String>);
 /// scheme is read as `http://`, as Go's `httpproxy` (FromEnvironment:
 /// "if the proxy URL has no scheme, http is assumed"), curl and containerd
 /// do, and as EKS Anywhere documents `proxyConfiguration`; the warning says so.
-fn split_url(at: Field, field: &str, text: &str) -> Result<SplitUrl, Finding> {
+fn split_url(at: InputField, field: &str, text: &str) -> Result<SplitUrl, Finding> {
     let text = text.trim();
     let (scheme, rest, assumed) = match text.split_once("://") {
         Some((scheme, rest)) => (scheme, rest, false),
@@ -101,26 +101,26 @@ fn split_url(at: Field, field: &str, text: &str) -> Result<SplitUrl, Finding> {
 
 /// Where an entry the renderers (or the platform) add comes from, in words;
 /// `defaults` are the cluster's platform defaults with their reasons.
-fn added_by(field: Field, entry: &str, defaults: &[(String, &'static str)]) -> String {
+fn added_by(field: InputField, entry: &str, defaults: &[(String, &'static str)]) -> String {
     let from = |name: &str| format!("added by the renderers from `{name}`");
     match field {
-        Field::Defaults => defaults
+        InputField::Defaults => defaults
             .iter()
             .find(|(default, _)| default == entry)
             .map(|(_, why)| (*why).to_owned())
             .unwrap_or_default(),
-        Field::ClusterDomain => "the cluster domain (`cluster_domain`)".to_owned(),
-        Field::Cloud => "cloud metadata endpoint, added from `cloud`".to_owned(),
-        Field::PodCidrs => from("pod_cidrs"),
-        Field::ServiceCidrs => from("service_cidrs"),
-        Field::NodeCidrs => from("node_cidrs"),
-        Field::ApiserverHost => from("apiserver_host"),
-        Field::ApiserverIp => from("apiserver_ip"),
-        Field::ControlPlaneEndpoint => from("control_plane_endpoint"),
-        Field::Extra => from("extra"),
+        InputField::ClusterDomain => "the cluster domain (`cluster_domain`)".to_owned(),
+        InputField::Cloud => "cloud metadata endpoint, added from `cloud`".to_owned(),
+        InputField::PodCidrs => from("pod_cidrs"),
+        InputField::ServiceCidrs => from("service_cidrs"),
+        InputField::NodeCidrs => from("node_cidrs"),
+        InputField::ApiserverHost => from("apiserver_host"),
+        InputField::ApiserverIp => from("apiserver_ip"),
+        InputField::ControlPlaneEndpoint => from("control_plane_endpoint"),
+        InputField::Extra => from("extra"),
         // An entry the platform adds itself: the importer's reason.
-        Field::Platform(why) => why.to_owned(),
-        Field::Installation => from("installation"),
+        InputField::Platform(why) => why.to_owned(),
+        InputField::Installation => from("installation"),
         // Only the cluster's inputs and the platform add entries.
         _ => String::new(),
     }
@@ -134,7 +134,7 @@ pub(super) fn classify(
 ) -> Result<Imported, Vec<Finding>> {
     let mut findings = Vec::new();
     let mut warnings = Vec::new();
-    let mut parse = |at: Field, field: &str, text: &Option<String>| match text
+    let mut parse = |at: InputField, field: &str, text: &Option<String>| match text
         .as_deref()
         .map(str::trim)
         .filter(|t| !t.is_empty())
@@ -151,8 +151,8 @@ pub(super) fn classify(
             }
         },
     };
-    let http = parse(Field::HttpProxy, "http_proxy", &found.http_proxy);
-    let https = parse(Field::HttpsProxy, "https_proxy", &found.https_proxy);
+    let http = parse(InputField::HttpProxy, "http_proxy", &found.http_proxy);
+    let https = parse(InputField::HttpsProxy, "https_proxy", &found.https_proxy);
     if http.is_none() && https.is_none() && findings.is_empty() {
         findings.push(error(
             "The artifact sets no proxy (neither HTTP_PROXY nor HTTPS_PROXY).",
@@ -182,7 +182,7 @@ pub(super) fn classify(
         if raw.trim().is_empty() {
             continue;
         }
-        match normalize(Location::element(Field::Artifact, index), raw) {
+        match normalize(Location::element(InputField::Artifact, index), raw) {
             Ok(entry) => entries.push(entry),
             Err(f) => findings.push(error(format!(
                 "NO_PROXY entry {index} ({raw}): {}",
@@ -284,7 +284,10 @@ fn split_entries(
 ) -> Result<(Vec<String>, Vec<Dropped>), Vec<Finding>> {
     let mut sources = facts.sources()?;
     for (entry, why) in platform {
-        sources.push(Source::single(Field::Platform(why), Some(entry.clone())));
+        sources.push(Source::single(
+            InputField::Platform(why),
+            Some(entry.clone()),
+        ));
     }
     let defaults = facts.platform_defaults();
     let mut added: HashMap<String, String> = HashMap::new();
@@ -297,7 +300,7 @@ fn split_entries(
                 .or_insert_with(|| added_by(source.field, raw, &defaults));
         }
     }
-    sources.push(Source::list(Field::Artifact, entries.to_vec()));
+    sources.push(Source::list(InputField::Artifact, entries.to_vec()));
     let merged = merge(&sources, &MergeOptions::default())?;
     let present: HashSet<String> = merged.entries.iter().map(ToString::to_string).collect();
     let covered: HashMap<&str, &str> = merged

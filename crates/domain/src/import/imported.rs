@@ -7,7 +7,7 @@ use super::input::error;
 use crate::no_proxy::Cluster;
 use crate::profile::ProfileInput;
 use crate::proxy_url::ProxyUrl;
-use crate::{Field, Finding};
+use crate::{Finding, InputField};
 
 /// An entry left out of the installation-wide list, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -137,7 +137,7 @@ impl Imported {
 /// Whether `http` and `https` name the same proxy once normalised.
 fn same_proxy(http: Option<&str>, https: &str) -> bool {
     let plain = |url: &str| {
-        ProxyUrl::parse(Field::HttpProxy, url)
+        ProxyUrl::parse(InputField::HttpProxy, url)
             .ok()
             .map(|u| u.to_plain_string())
     };

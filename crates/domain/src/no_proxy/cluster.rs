@@ -14,7 +14,7 @@ use super::destination::{Destination, DestinationHost};
 use super::merge::Source;
 use super::typed::{self, networks, Endpoint};
 use super::write::{write_ipv4, write_port};
-use crate::{Field, Finding};
+use crate::{Finding, InputField};
 
 /// A cloud whose metadata endpoints must bypass the proxy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -155,7 +155,7 @@ impl Cluster {
         };
         typed::parse_endpoint(text)
             .map(Some)
-            .map_err(|r| Finding::error(Field::ControlPlaneEndpoint, r.summary, r.detail))
+            .map_err(|r| Finding::error(InputField::ControlPlaneEndpoint, r.summary, r.detail))
     }
 
     /// The platform defaults of this cluster in merge order, each with why it
@@ -186,20 +186,20 @@ impl Cluster {
             .map(|c| c.metadata_hosts(ipv6))
             .unwrap_or_default();
         Ok(vec![
-            Source::list(Field::Installation, &self.installation),
-            Source::list(Field::PodCidrs, &self.pod_cidrs),
-            Source::list(Field::ServiceCidrs, &self.service_cidrs),
-            Source::list(Field::NodeCidrs, &self.node_cidrs),
-            Source::single(Field::ClusterDomain, self.cluster_domain.as_deref()),
-            Source::single(Field::ApiserverHost, self.apiserver_host.as_deref()),
-            Source::single(Field::ApiserverIp, self.apiserver_ip.as_deref()),
+            Source::list(InputField::Installation, &self.installation),
+            Source::list(InputField::PodCidrs, &self.pod_cidrs),
+            Source::list(InputField::ServiceCidrs, &self.service_cidrs),
+            Source::list(InputField::NodeCidrs, &self.node_cidrs),
+            Source::single(InputField::ClusterDomain, self.cluster_domain.as_deref()),
+            Source::single(InputField::ApiserverHost, self.apiserver_host.as_deref()),
+            Source::single(InputField::ApiserverIp, self.apiserver_ip.as_deref()),
             Source::single(
-                Field::ControlPlaneEndpoint,
+                InputField::ControlPlaneEndpoint,
                 endpoint.map(|e| e.host.to_string()),
             ),
-            Source::list(Field::Defaults, defaults),
-            Source::list(Field::Cloud, metadata),
-            Source::list(Field::Extra, &self.extra),
+            Source::list(InputField::Defaults, defaults),
+            Source::list(InputField::Cloud, metadata),
+            Source::list(InputField::Extra, &self.extra),
         ])
     }
 

@@ -155,7 +155,7 @@ impl<'m> Coverage<'m> {
 mod tests {
     use super::*;
     use crate::no_proxy::{merge, MergeOptions, Source};
-    use crate::Field;
+    use crate::InputField;
 
     fn gaps_for(entries: &[&str], targets: &[Dialect], url: &str) -> Vec<Gap> {
         let options = MergeOptions {
@@ -163,7 +163,7 @@ mod tests {
             ..MergeOptions::default()
         };
         let merged = merge(
-            &[Source::list(Field::Extra, entries.iter().copied())],
+            &[Source::list(InputField::Extra, entries.iter().copied())],
             &options,
         )
         .unwrap();
@@ -186,7 +186,10 @@ mod tests {
             ..MergeOptions::default()
         };
         let merged = merge(
-            &[Source::list(Field::Extra, ["10.0.0.0/8", "example.com"])],
+            &[Source::list(
+                InputField::Extra,
+                ["10.0.0.0/8", "example.com"],
+            )],
             &options,
         )
         .unwrap();

@@ -13,7 +13,7 @@ use std::net::IpAddr;
 
 use super::dialect::Dialect;
 use super::entry::{Entries, Entry, Host};
-use crate::{Field, Finding, Location};
+use crate::{Finding, InputField, Location};
 use clusterproxy_cancel as cancel;
 
 mod cover;
@@ -26,7 +26,7 @@ use order::canonical_order;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Source<'a> {
     /// The input field, where findings point.
-    pub field: Field,
+    pub field: InputField,
     /// The entries as written, before parsing and normalisation.
     pub entries: Vec<Cow<'a, str>>,
     /// Whether findings carry the element index (false for single-value fields).
@@ -35,7 +35,10 @@ pub struct Source<'a> {
 
 impl<'a> Source<'a> {
     /// A list input: owned (`Vec<String>`) or borrowed (`&[String]`) entries.
-    pub fn list<E: Into<Cow<'a, str>>>(field: Field, entries: impl IntoIterator<Item = E>) -> Self {
+    pub fn list<E: Into<Cow<'a, str>>>(
+        field: InputField,
+        entries: impl IntoIterator<Item = E>,
+    ) -> Self {
         Self {
             field,
             entries: entries.into_iter().map(Into::into).collect(),
@@ -44,7 +47,7 @@ impl<'a> Source<'a> {
     }
 
     /// A single-value input (absent when `None`).
-    pub fn single<E: Into<Cow<'a, str>>>(field: Field, entry: Option<E>) -> Self {
+    pub fn single<E: Into<Cow<'a, str>>>(field: InputField, entry: Option<E>) -> Self {
         Self {
             field,
             entries: entry.into_iter().map(Into::into).collect(),
@@ -95,7 +98,7 @@ struct Origin {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Origins {
     /// Per source: its field and whether findings carry the element index.
-    fields: Vec<(Field, bool)>,
+    fields: Vec<(InputField, bool)>,
     /// Per element of [`Merged::list`].
     of: Vec<Option<Origin>>,
 }
@@ -183,7 +186,7 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
                         ));
                     }
                     // Built-in defaults are no one's input.
-                    let origin = (source.field != Field::Defaults).then_some(Origin {
+                    let origin = (source.field != InputField::Defaults).then_some(Origin {
                         source: position,
                         index,
                     });
@@ -252,7 +255,7 @@ pub fn merge(sources: &[Source], options: &MergeOptions) -> Result<Merged, Vec<F
         if families.is_empty() {
             warnings.push(Finding::warning(
                 Warning::CidrAggregationSkipped,
-                Field::AggregateCidrs,
+                InputField::AggregateCidrs,
                 "CIDR aggregation skipped",
                 "Aggregating addresses into CIDR blocks is only safe when every client matches CIDR blocks (go for both families; curl, requests and ruby for IPv4); the other clients would lose the literal addresses.",
             ));
@@ -407,7 +410,7 @@ fn dotted_follows(entries: &[Entry], at: usize) -> bool {
 mod tests {
     use super::*;
 
-    pub(super) fn source<'a>(field: Field, raw: &[&'a str]) -> Source<'a> {
+    pub(super) fn source<'a>(field: InputField, raw: &[&'a str]) -> Source<'a> {
         Source::list(field, raw.iter().copied())
     }
 
@@ -427,35 +430,41 @@ mod tests {
     #[test]
     fn origin_names_the_first_input_spelling_an_entry() {
         let sources = [
-            source(Field::Defaults, &["localhost"]),
+            source(InputField::Defaults, &["localhost"]),
             source(
-                Field::Installation,
+                InputField::Installation,
                 &["Registry.Corp.Example.", "10.0.0.0/8"],
             ),
-            Source::single(Field::ApiserverHost, Some("127.0.0.1".to_owned())),
+            Source::single(InputField::ApiserverHost, Some("127.0.0.1".to_owned())),
             source(
-                Field::Extra,
+                InputField::Extra,
                 &["localhost", "registry.corp.example", "b.example"],
             ),
-            source(Field::Defaults, &["c.example"]),
+            source(InputField::Defaults, &["c.example"]),
         ];
         let merged = merge(&sources, &MergeOptions::default()).unwrap();
         let at = |entry| located(&merged, entry);
         assert_eq!(
             at("registry.corp.example"),
-            Some(Location::element(Field::Installation, 0))
+            Some(Location::element(InputField::Installation, 0))
         );
         assert_eq!(
             at(".registry.corp.example"),
-            Some(Location::element(Field::Installation, 0))
+            Some(Location::element(InputField::Installation, 0))
         );
-        assert_eq!(at("localhost"), Some(Location::element(Field::Extra, 0)));
+        assert_eq!(
+            at("localhost"),
+            Some(Location::element(InputField::Extra, 0))
+        );
         assert_eq!(
             at("10.0.0.0/8"),
-            Some(Location::element(Field::Installation, 1))
+            Some(Location::element(InputField::Installation, 1))
         );
-        assert_eq!(at("127.0.0.1"), Some(Field::ApiserverHost.into()));
-        assert_eq!(at("b.example"), Some(Location::element(Field::Extra, 2)));
+        assert_eq!(at("127.0.0.1"), Some(InputField::ApiserverHost.into()));
+        assert_eq!(
+            at("b.example"),
+            Some(Location::element(InputField::Extra, 2))
+        );
         assert_eq!(at("c.example"), None);
     }
 
@@ -463,7 +472,7 @@ mod tests {
     fn node_form_is_not_repeated_when_the_input_has_it() {
         let merged = merge(
             &[source(
-                Field::Extra,
+                InputField::Extra,
                 &[".x.example:80", "x.example:80", "x.example:81"],
             )],
             &targets(&[Dialect::Node]),
@@ -482,7 +491,7 @@ mod tests {
 
     #[test]
     fn star_wins_alone_where_every_target_understands_it() {
-        let sources = [source(Field::Extra, &["a.example", "*"])];
+        let sources = [source(InputField::Extra, &["a.example", "*"])];
         let merged = merge(
             &sources,
             &targets(&[Dialect::Go, Dialect::Curl, Dialect::Python]),
@@ -494,7 +503,7 @@ mod tests {
         assert_eq!(merged.list, ["*", "a.example", ".a.example"]);
         assert!(merged.warnings[0].detail.contains("wget and Ruby"));
         // reqwest's `*` leaves IP literals to the proxy: the entries stay.
-        let sources = [source(Field::Extra, &["10.0.0.0/8", "*"])];
+        let sources = [source(InputField::Extra, &["10.0.0.0/8", "*"])];
         let merged = merge(&sources, &targets(&[Dialect::Go, Dialect::Reqwest])).unwrap();
         assert_eq!(merged.list, ["*", "10.0.0.0/8"]);
         assert!(merged.warnings[0]
@@ -505,7 +514,7 @@ mod tests {
     #[test]
     fn ipv6_gets_the_bracketed_form_python_and_node_need() {
         let merged = merge(
-            &[source(Field::Extra, &["fd00::1"])],
+            &[source(InputField::Extra, &["fd00::1"])],
             &targets(&[Dialect::Go, Dialect::Python]),
         )
         .unwrap();
@@ -518,7 +527,7 @@ mod tests {
     #[test]
     fn httpx_keeps_the_list_free_of_brackets_and_says_so() {
         let sources = [source(
-            Field::Extra,
+            InputField::Extra,
             &["fd00::1", "[fd00::1]:8080", "fd00::/64"],
         )];
         let merged = merge(
@@ -545,10 +554,10 @@ mod tests {
         let errors = merge(
             &[
                 source(
-                    Field::Installation,
+                    InputField::Installation,
                     &["ok.example", "", "https://x.example", "10.0.0.1/8"],
                 ),
-                Source::single(Field::ApiserverHost, Some("bad host".to_owned())),
+                Source::single(InputField::ApiserverHost, Some("bad host".to_owned())),
             ],
             &MergeOptions::default(),
         )
@@ -557,10 +566,10 @@ mod tests {
         assert_eq!(
             located,
             [
-                Some(Location::element(Field::Installation, 1)),
-                Some(Location::element(Field::Installation, 2)),
-                Some(Location::element(Field::Installation, 3)),
-                Some(Field::ApiserverHost.into())
+                Some(Location::element(InputField::Installation, 1)),
+                Some(Location::element(InputField::Installation, 2)),
+                Some(Location::element(InputField::Installation, 3)),
+                Some(InputField::ApiserverHost.into())
             ]
         );
     }
@@ -569,14 +578,14 @@ mod tests {
     fn merge_is_idempotent() {
         let once = merge(
             &[source(
-                Field::Extra,
+                InputField::Extra,
                 &["B.example", "a.b.example", "fd00::/8", "*.c.example"],
             )],
             &MergeOptions::default(),
         )
         .unwrap();
         let twice = merge(
-            &[Source::list(Field::Extra, once.list.clone())],
+            &[Source::list(InputField::Extra, once.list.clone())],
             &MergeOptions::default(),
         )
         .unwrap();

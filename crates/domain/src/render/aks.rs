@@ -40,7 +40,7 @@ use serde_json::{json, Value};
 use super::{Input, Rendered, Renderer, Rendering};
 use crate::no_proxy::{normalize, Cluster};
 use crate::proxy_url::ProxyScheme;
-use crate::{Field, Finding, Location};
+use crate::{Finding, InputField, Location};
 
 /// At most this many certificates in `trustedCa`.
 pub const MAX_TRUSTED_CA_CERTIFICATES: usize = 20;
@@ -80,18 +80,18 @@ impl Renderer for Aks {
         } = input;
         let mut findings = Vec::new();
         for (field, url) in [
-            (Field::HttpProxy, &settings.http_proxy),
-            (Field::HttpsProxy, &settings.https_proxy),
+            (InputField::HttpProxy, &settings.http_proxy),
+            (InputField::HttpsProxy, &settings.https_proxy),
         ] {
             let Some(url) = url else { continue };
             if url.credentials().is_some() {
                 findings.push(Finding::error(
-                    Field::Username,
+                    InputField::Username,
                     "AKS does not support proxy credentials",
                     "AKS's httpProxyConfig has no user or password; remove `username` and `password` (or use a profile without them).",
                 ));
             }
-            if field == Field::HttpProxy && url.scheme() != ProxyScheme::Http {
+            if field == InputField::HttpProxy && url.scheme() != ProxyScheme::Http {
                 findings.push(Finding::error(
                     field,
                     "AKS needs an http:// httpProxy",
@@ -103,7 +103,7 @@ impl Renderer for Aks {
         for (index, entry) in settings.no_proxy.iter().enumerate() {
             if let Some(why) = aks_entry_problem(entry) {
                 findings.push(Finding::error(
-                    Location::element(Field::Merged, index),
+                    Location::element(InputField::Merged, index),
                     "NO_PROXY entry AKS rejects",
                     format!(
                         "Entry {entry} of the merged list: {why}",
@@ -116,7 +116,7 @@ impl Renderer for Aks {
             let certificates = ca.certificates();
             if certificates.len() > MAX_TRUSTED_CA_CERTIFICATES {
                 findings.push(Finding::error(
-                    Field::TrustedCa,
+                    InputField::TrustedCa,
                     "Too many CA certificates for AKS",
                     format!("AKS accepts at most {MAX_TRUSTED_CA_CERTIFICATES} certificates; the bundle has {}.", certificates.len()),
                 ));
@@ -124,14 +124,14 @@ impl Renderer for Aks {
             let size = ca.to_pem().len();
             if size > MAX_TRUSTED_CA_BYTES {
                 findings.push(Finding::error(
-                    Field::TrustedCa,
+                    InputField::TrustedCa,
                     "CA bundle too large for AKS",
                     format!("AKS accepts at most 35 KB ({MAX_TRUSTED_CA_BYTES} bytes) of CA certificate content; the bundle is {size} bytes as PEM."),
                 ));
             }
             if let Some(cert) = certificates.iter().find(|c| !c.has_san) {
                 findings.push(Finding::error(
-                    Field::TrustedCa,
+                    InputField::TrustedCa,
                     "CA certificate without subjectAltName",
                     format!(
                         "AKS accepts only certificates with a subjectAltName; {:?} has none.",
@@ -495,7 +495,7 @@ mod tests {
         let none = Cluster::default();
         let errors = render(&settings(), &none).unwrap_err();
         assert_eq!(errors.len(), 1);
-        assert_eq!(errors[0].location, Some(Field::Username.into()));
+        assert_eq!(errors[0].location, Some(InputField::Username.into()));
         let mut s = no_credentials();
         s.no_proxy.push("bad_host.example".into());
         s.no_proxy.push("*".into());
@@ -506,24 +506,27 @@ mod tests {
         assert_eq!(
             located,
             [
-                Some(Location::element(Field::Merged, 7)),
-                Some(Location::element(Field::Merged, 8)),
-                Some(Location::element(Field::Merged, 9)),
-                Some(Field::TrustedCa.into())
+                Some(Location::element(InputField::Merged, 7)),
+                Some(Location::element(InputField::Merged, 8)),
+                Some(Location::element(InputField::Merged, 9)),
+                Some(InputField::TrustedCa.into())
             ]
         );
         s.no_proxy.truncate(7);
         let mut https = s.clone();
         https.http_proxy = Some(
-            crate::proxy_url::ProxyUrl::parse(Field::HttpProxy, "https://proxy.corp.example:3128")
-                .unwrap(),
+            crate::proxy_url::ProxyUrl::parse(
+                InputField::HttpProxy,
+                "https://proxy.corp.example:3128",
+            )
+            .unwrap(),
         );
         https.trusted_ca = None;
         let errors = render(&https, &none).unwrap_err();
         assert_eq!(
             (errors[0].location, errors[0].summary.as_str()),
             (
-                Some(Field::HttpProxy.into()),
+                Some(InputField::HttpProxy.into()),
                 "AKS needs an http:// httpProxy"
             )
         );

@@ -11,7 +11,7 @@ use super::{
     shell, systemd, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets,
     PASSWORD_COUNTED,
 };
-use crate::{Field, Finding, Location};
+use crate::{Finding, InputField, Location};
 
 mod secret;
 pub use secret::{
@@ -244,7 +244,7 @@ impl Kubeadm {
     ) -> Result<Self, Vec<Finding>> {
         if files.len() > MAX_FILES {
             findings.push(Finding::error(
-                Field::Units,
+                InputField::Units,
                 "Too many files",
                 format!("CAPI accepts at most {MAX_FILES} files."),
             ));
@@ -252,14 +252,14 @@ impl Kubeadm {
         for (index, file) in files.iter().enumerate() {
             if file.path.len() > MAX_PATH {
                 findings.push(Finding::error(
-                    Location::element(Field::Units, index),
+                    Location::element(InputField::Units, index),
                     "Path too long",
                     format!("{} is longer than {MAX_PATH} characters.", file.path),
                 ));
             }
             if files[..index].iter().any(|f| f.path == file.path) {
                 findings.push(Finding::error(
-                    Location::element(Field::Units, index),
+                    Location::element(InputField::Units, index),
                     "Duplicate file path",
                     format!(
                         "{} is written twice; CAPI rejects duplicate paths.",
@@ -270,7 +270,7 @@ impl Kubeadm {
             if let Content::Inline { content, .. } = &file.content {
                 if content.len() > MAX_CONTENT {
                     findings.push(Finding::error(
-                        Location::element(Field::Units, index),
+                        Location::element(InputField::Units, index),
                         "File content too long for CAPI",
                         format!("The drop-in for {} is {} characters ({PASSWORD_COUNTED}); CAPI accepts {MAX_CONTENT}. Shorten the NO_PROXY list (e.g. aggregate CIDRs) or use the Secret variant.", file.path, content.len()),
                     ));
@@ -429,7 +429,7 @@ mod tests {
         assert!(errors
             .iter()
             .any(|f| f.summary == "File content too long for CAPI"
-                && f.location == Some(Location::element(Field::Units, 0))));
+                && f.location == Some(Location::element(InputField::Units, 0))));
         let dup = vec![
             "containerd.service".to_owned(),
             "containerd.service".to_owned(),

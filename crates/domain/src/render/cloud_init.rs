@@ -18,7 +18,7 @@ use super::{
     systemd, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets, PASSWORD_COUNTED,
 };
 use crate::no_proxy::Cloud;
-use crate::{Field, Finding};
+use crate::{Finding, InputField};
 
 /// The header line cloud-init requires on cloud-config user data.
 pub const HEADER: &str = "#cloud-config\n";
@@ -37,7 +37,7 @@ pub fn check_size(user_data: &str, cloud: Option<Cloud>) -> Option<Finding> {
     (cloud == Some(Cloud::Aws) && user_data.len() > EC2_USER_DATA_LIMIT).then(|| {
         Finding::warning(
             Warning::UserDataTooLarge,
-            Field::Cloud,
+            InputField::Cloud,
             "User data larger than EC2 accepts",
             format!("The user data is {} bytes ({PASSWORD_COUNTED}); EC2 takes at most {EC2_USER_DATA_LIMIT} bytes before base64 encoding. Compress it (cloud-init reads gzip user data; e.g. `gzip = true` in a `cloudinit_config`), or shorten the NO_PROXY list or the units.", user_data.len()),
         )
@@ -198,7 +198,7 @@ pub(crate) mod tests {
     fn ec2_size_limit_warns_on_aws_only() {
         let big = "x".repeat(EC2_USER_DATA_LIMIT + 1);
         let warning = check_size(&big, Some(Cloud::Aws)).unwrap();
-        assert!(!warning.is_error() && warning.location == Some(Field::Cloud.into()));
+        assert!(!warning.is_error() && warning.location == Some(InputField::Cloud.into()));
         assert_eq!(check_size(&big, Some(Cloud::Azure)), None);
         assert_eq!(check_size(&big[1..], Some(Cloud::Aws)), None);
     }

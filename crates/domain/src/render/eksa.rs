@@ -20,7 +20,7 @@ use serde_json::json;
 use super::{yaml, Cluster, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::no_proxy::typed::networks;
 use crate::proxy_url::ProxyUrl;
-use crate::{Field, Finding};
+use crate::{Finding, InputField};
 
 /// What EKS Anywhere adds after the user's `noProxy` (`NoProxyDefaults`).
 pub const DEFAULTS: [&str; 3] = ["localhost", "127.0.0.1", ".svc"];
@@ -67,20 +67,20 @@ fn validate(settings: &ProxySettings) -> Vec<Finding> {
     let mut findings = Vec::new();
     if settings.trusted_ca.is_some() {
         findings.push(Finding::error(
-            Field::TrustedCa,
+            InputField::TrustedCa,
             "EKS Anywhere has no place for a proxy CA",
             "EKS Anywhere's proxyConfiguration has only httpProxy, httpsProxy and noProxy; trust the proxy's CA in the node image (or the OS configuration of the provider) and leave `trusted_ca` unset here.",
         ));
     }
     for (input, field, url, key) in [
         (
-            Field::HttpProxy,
+            InputField::HttpProxy,
             "http_proxy",
             &settings.http_proxy,
             "httpProxy",
         ),
         (
-            Field::HttpsProxy,
+            InputField::HttpsProxy,
             "https_proxy",
             &settings.https_proxy,
             "httpsProxy",
@@ -198,7 +198,10 @@ mod tests {
         let located: Vec<_> = errors.into_iter().map(|f| f.location).collect();
         assert_eq!(
             located,
-            [Some(Field::TrustedCa.into()), Some(Field::HttpProxy.into())]
+            [
+                Some(InputField::TrustedCa.into()),
+                Some(InputField::HttpProxy.into())
+            ]
         );
     }
 }

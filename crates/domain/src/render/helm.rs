@@ -27,7 +27,7 @@ use serde_json::{json, Value};
 use super::pod_env::{CredentialsSecret, EnvValue, SecretOutput};
 use super::{pod_env, yaml, Cluster, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::proxy_url::ProxyUrl;
-use crate::{Field, Finding};
+use crate::{Finding, InputField};
 
 /// Helm values: the ConfigMap that holds the trusted CA.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -70,7 +70,7 @@ impl Renderer for Helm {
         if cluster.kubernetes_service_ips().is_empty() {
             warnings.push(Finding::warning(
                 Warning::CertManagerServiceIp,
-                Field::ServiceCidrs,
+                InputField::ServiceCidrs,
                 "cert-manager needs the kubernetes ClusterIP",
                 "cert-manager reaches the API server by the `kubernetes` Service ClusterIP; without `service_cidrs` its `no_proxy` cannot list that address, and its API calls may go through the proxy.",
             ));
@@ -310,7 +310,7 @@ mod tests {
         });
         assert_eq!(
             without.unwrap().warnings[0].location,
-            Some(Field::ServiceCidrs.into())
+            Some(InputField::ServiceCidrs.into())
         );
 
         let gs = giantswarm_global(&s, Secrets::Include);

@@ -39,7 +39,7 @@ use super::{
     minor_version, yaml, Cluster, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets,
 };
 use crate::no_proxy::typed::{networks, parse_host};
-use crate::{Field, Finding};
+use crate::{Finding, InputField};
 
 /// The kubespray renderer's own options a finding can be about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -159,7 +159,7 @@ fn garbled_no_proxy(minor: u32) -> Option<Finding> {
     (minor == GARBLED_NO_PROXY_IN).then(|| {
         Finding::warning(
             Warning::KubesprayGarbledNoProxy,
-            Field::from(KubesprayOption::Version),
+            InputField::from(KubesprayOption::Version),
             GARBLED_NO_PROXY,
             "kubespray 2.30 sets `no_proxy` to `no_proxy_prepare | select` (roles/network_facts/tasks/no_proxy.yml), a list of single characters, so the containerd, CRI-O, Docker and kubelet drop-ins get `NO_PROXY=['1', '0', '.', ...]`, which matches no host, and cluster traffic goes to the proxy. Upgrade to kubespray 2.31 (fixed by kubernetes-sigs/kubespray#12981), or add `no_proxy` to the group_vars with the value of `effective_no_proxy`: kubespray then skips that task and writes it as given (a `no_proxy` you set replaces the generated list, so keep it in step with the inventory).",
         )
@@ -195,13 +195,13 @@ impl Kubespray {
         for (name, address) in &self.hosts {
             if !is_ip(address) {
                 findings.push(Finding::error(
-                    Field::from(KubesprayOption::InventoryHosts),
+                    InputField::from(KubesprayOption::InventoryHosts),
                     HOST_ADDRESS_NOT_IP,
                     format!("Host {name} has address {:?}; kubespray takes each host's `access_ip` (or `ip`) as an IP address and writes it into `no_proxy`.", redact_userinfo(address), name = quoted(name)),
                 ));
             }
             if let Some(name) = host(
-                Field::from(KubesprayOption::InventoryHosts),
+                InputField::from(KubesprayOption::InventoryHosts),
                 name,
                 &mut findings,
             ) {
@@ -214,14 +214,14 @@ impl Kubespray {
         if let Some((address, name)) = &self.loadbalancer {
             if !is_ip(address) {
                 findings.push(Finding::error(
-                    Field::from(KubesprayOption::LoadbalancerApiserverAddress),
+                    InputField::from(KubesprayOption::LoadbalancerApiserverAddress),
                     "Load balancer address is not an IP address",
                     format!("{:?} is not an IP address; `loadbalancer_apiserver.address` is one, and its name goes to `apiserver_loadbalancer_domain_name`.", redact_userinfo(address)),
                 ));
             }
             let name = match (name, minor) {
                 (Some(name), _) => host(
-                    Field::from(KubesprayOption::ApiserverLoadbalancerDomainName),
+                    InputField::from(KubesprayOption::ApiserverLoadbalancerDomainName),
                     name,
                     &mut findings,
                 ),
@@ -246,7 +246,7 @@ impl Kubespray {
 pub fn minor(version: &str) -> Result<u32, Finding> {
     minor_version(version, "2").ok_or_else(|| {
         Finding::error(
-            Field::from(KubesprayOption::Version),
+            InputField::from(KubesprayOption::Version),
             "Invalid kubespray version",
             format!(
                 "{:?} is not a kubespray 2.x release such as \"2.31\" or \"v2.30.1\".",
@@ -422,8 +422,8 @@ mod tests {
         assert_eq!(
             located,
             [
-                Some(Field::from(KubesprayOption::InventoryHosts).into()),
-                Some(Field::from(KubesprayOption::LoadbalancerApiserverAddress).into())
+                Some(InputField::from(KubesprayOption::InventoryHosts).into()),
+                Some(InputField::from(KubesprayOption::LoadbalancerApiserverAddress).into())
             ]
         );
         assert!(findings[0].detail.contains("\"n1\""));
@@ -450,7 +450,7 @@ mod tests {
             assert_eq!(
                 findings.iter().map(|f| f.location).collect::<Vec<_>>(),
                 [Some(
-                    Field::from(KubesprayOption::ApiserverLoadbalancerDomainName).into()
+                    InputField::from(KubesprayOption::ApiserverLoadbalancerDomainName).into()
                 )],
                 "{name:?}"
             );
@@ -465,7 +465,9 @@ mod tests {
             .unwrap_err();
             assert_eq!(
                 findings.iter().map(|f| f.location).collect::<Vec<_>>(),
-                [Some(Field::from(KubesprayOption::InventoryHosts).into())],
+                [Some(
+                    InputField::from(KubesprayOption::InventoryHosts).into()
+                )],
                 "{name:?}"
             );
         }
@@ -501,7 +503,7 @@ mod tests {
             assert!(!warning.is_error());
             assert_eq!(
                 warning.location,
-                Some(Field::from(KubesprayOption::Version).into())
+                Some(InputField::from(KubesprayOption::Version).into())
             );
             assert_eq!(warning.summary, GARBLED_NO_PROXY);
             for needle in [
@@ -526,7 +528,7 @@ mod tests {
         for bad in ["1.31", "2", "2.x", "2.31.", "v2.+3", ""] {
             assert_eq!(
                 minor(bad).unwrap_err().location,
-                Some(Field::from(KubesprayOption::Version).into()),
+                Some(InputField::from(KubesprayOption::Version).into()),
                 "{bad}"
             );
         }

@@ -16,8 +16,8 @@
 //! An error means nothing can be rendered: `render` returns `Err` with every
 //! error found (not only the first), warnings included. Warnings alone go in
 //! [`Rendered::warnings`] beside the output. A finding is located at the
-//! [`crate::Field`] it is about: a [`Cluster`] field, a `settings`
-//! field ([`crate::Field::Merged`] with the index of the merged entry,
+//! [`crate::InputField`] it is about: a [`Cluster`] field, a `settings`
+//! field ([`crate::InputField::Merged`] with the index of the merged entry,
 //! which the provider traces back to the input that gave it) or one of the
 //! platform's options ([`PlatformOption`]); `None` when it is about the
 //! rendered output as a whole.
@@ -62,7 +62,7 @@ pub mod yaml;
 use super::proxy_url::ProxyUrl;
 use super::trusted_ca::TrustedCa;
 pub use crate::no_proxy::Cluster;
-use crate::{Field, Finding};
+use crate::{Finding, InputField};
 
 /// Every renderer, one line each, in registry order: `<module> =>
 /// <Variant>,`, or `<module> => <Variant>(<Options>),` for a renderer with
@@ -94,7 +94,7 @@ macro_rules! for_each_renderer {
 
 /// Declares, from [`for_each_renderer!`]: the [`RendererId`] variant, [`RendererId::ALL`], [`RendererId::module`] and,
 /// for a renderer with options, its [`PlatformOption`] variant and
-/// `From<Options> for Field`.
+/// `From<Options> for InputField`.
 macro_rules! renderers {
     ($($module:ident => $variant:ident $(($options:ident))?,)*) => {
         /// Every renderer, by its module: the registry the domain's tests
@@ -135,9 +135,9 @@ macro_rules! renderers {
         }
 
         $($(
-            impl From<$module::$options> for Field {
+            impl From<$module::$options> for InputField {
                 fn from(option: $module::$options) -> Self {
-                    Field::Option(PlatformOption::$variant(option))
+                    InputField::Option(PlatformOption::$variant(option))
                 }
             }
         )?)*
@@ -299,12 +299,18 @@ pub(crate) mod tests {
     /// Settings with credentials and a typical merged list.
     pub(crate) fn settings() -> ProxySettings {
         let credentials = ProxyCredentials::new("svc-proxy", NASTY_PASSWORD).unwrap();
-        let http = ProxyUrl::parse(crate::Field::HttpProxy, "http://proxy.corp.example:3128")
-            .unwrap()
-            .with_credentials(credentials.clone());
-        let https = ProxyUrl::parse(crate::Field::HttpsProxy, "http://proxy.corp.example:3129")
-            .unwrap()
-            .with_credentials(credentials);
+        let http = ProxyUrl::parse(
+            crate::InputField::HttpProxy,
+            "http://proxy.corp.example:3128",
+        )
+        .unwrap()
+        .with_credentials(credentials.clone());
+        let https = ProxyUrl::parse(
+            crate::InputField::HttpsProxy,
+            "http://proxy.corp.example:3129",
+        )
+        .unwrap()
+        .with_credentials(credentials);
         ProxySettings {
             http_proxy: Some(http),
             https_proxy: Some(https),

@@ -26,7 +26,7 @@ use super::{yaml, Cluster, Input, ProxySettings, Rendered, Renderer, Rendering, 
 use crate::no_proxy::typed::{networks, parse_host};
 use crate::no_proxy::{Cloud, Destination};
 use crate::proxy_url::{ProxyHost, ProxyUrl};
-use crate::{Field, Finding, Location};
+use crate::{Finding, InputField, Location};
 
 /// The OpenShift renderer's own options a finding can be about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -89,9 +89,9 @@ impl Renderer for OpenShift {
         let (settings, cluster, secrets) = (input.settings, input.cluster, input.secrets);
         let mut findings = Vec::new();
         for (field, url, schemes) in [
-            (Field::HttpProxy, &settings.http_proxy, &["http"][..]),
+            (InputField::HttpProxy, &settings.http_proxy, &["http"][..]),
             (
-                Field::HttpsProxy,
+                InputField::HttpsProxy,
                 &settings.https_proxy,
                 &["http", "https"][..],
             ),
@@ -112,7 +112,7 @@ impl Renderer for OpenShift {
         }
         if settings.http_proxy.is_none() && settings.https_proxy.is_none() {
             findings.push(Finding::error(
-                Field::HttpProxy,
+                InputField::HttpProxy,
                 "No proxy",
                 "OpenShift's proxy needs httpProxy or httpsProxy.",
             ));
@@ -132,7 +132,7 @@ impl Renderer for OpenShift {
                 if warnings.is_empty() {
                     warnings.push(Finding::warning(
                         Warning::BracketedIpv6LeftOut,
-                        Field::Merged,
+                        InputField::Merged,
                         "Bracketed IPv6 forms left out",
                         "The merged list holds `[v6]` after each IPv6 address for python, node and undici, which match IPv6 addresses only in brackets; OpenShift rejects brackets in noProxy, so they are left out and those clients in the cluster proxy requests to IPv6 literals.",
                     ));
@@ -142,7 +142,7 @@ impl Renderer for OpenShift {
             match entry_form(entry) {
                 Ok(form) => no_proxy.push(form),
                 Err(why) => findings.push(Finding::error(
-                    Location::element(Field::Merged, index),
+                    Location::element(InputField::Merged, index),
                     "noProxy entry OpenShift rejects",
                     format!(
                         "Entry {entry} of the merged list: {why}",
@@ -154,7 +154,7 @@ impl Renderer for OpenShift {
         for (index, endpoint) in self.readiness_endpoints.iter().enumerate() {
             if let Some(why) = endpoint_problem(endpoint) {
                 findings.push(Finding::error(
-                    Location::element(Field::from(OpenShiftOption::ReadinessEndpoints), index),
+                    Location::element(InputField::from(OpenShiftOption::ReadinessEndpoints), index),
                     "Invalid readiness endpoint",
                     format!("{:?}: {why}", redact_userinfo(endpoint)),
                 ));
@@ -162,7 +162,7 @@ impl Renderer for OpenShift {
         }
         if self.aws_region.is_some() && cluster.cloud != Some(Cloud::Aws) {
             findings.push(Finding::error(
-                Field::from(OpenShiftOption::AwsRegion),
+                InputField::from(OpenShiftOption::AwsRegion),
                 "aws_region without cloud = \"aws\"",
                 "The operator adds the region's node domain only on AWS; set `cloud = \"aws\"` or remove `aws_region`.",
             ));
@@ -304,7 +304,7 @@ pub fn operator_entries(openshift: &OpenShift, cluster: &Cluster) -> Vec<String>
 
 /// The installer refuses a proxy given by an IP inside the cluster or
 /// service networks.
-fn proxy_in_cluster(field: Field, url: &ProxyUrl, cluster: &Cluster) -> Vec<Finding> {
+fn proxy_in_cluster(field: InputField, url: &ProxyUrl, cluster: &Cluster) -> Vec<Finding> {
     let ip: IpAddr = match url.host() {
         ProxyHost::Ipv4(ip) => (*ip).into(),
         ProxyHost::Ipv6(ip) => (*ip).into(),
@@ -544,9 +544,11 @@ pub(crate) mod tests {
     #[test]
     fn enforces_openshift_rules() {
         let mut s = settings();
-        s.http_proxy =
-            Some(ProxyUrl::parse(Field::HttpProxy, "https://proxy.corp.example:3128").unwrap());
-        s.https_proxy = Some(ProxyUrl::parse(Field::HttpsProxy, "http://10.128.0.9:3128").unwrap());
+        s.http_proxy = Some(
+            ProxyUrl::parse(InputField::HttpProxy, "https://proxy.corp.example:3128").unwrap(),
+        );
+        s.https_proxy =
+            Some(ProxyUrl::parse(InputField::HttpsProxy, "http://10.128.0.9:3128").unwrap());
         s.no_proxy.extend(
             ["*.corp.example", "registry.corp.example:5000", "bad_host"].map(str::to_owned),
         );
@@ -565,31 +567,34 @@ pub(crate) mod tests {
             located,
             [
                 (
-                    Some(Field::HttpProxy.into()),
+                    Some(InputField::HttpProxy.into()),
                     "Proxy scheme OpenShift rejects"
                 ),
-                (Some(Field::HttpsProxy.into()), "Proxy inside the cluster"),
                 (
-                    Some(Location::element(Field::Merged, 7)),
+                    Some(InputField::HttpsProxy.into()),
+                    "Proxy inside the cluster"
+                ),
+                (
+                    Some(Location::element(InputField::Merged, 7)),
                     "noProxy entry OpenShift rejects"
                 ),
                 (
-                    Some(Location::element(Field::Merged, 8)),
+                    Some(Location::element(InputField::Merged, 8)),
                     "noProxy entry OpenShift rejects"
                 ),
                 (
-                    Some(Location::element(Field::Merged, 9)),
+                    Some(Location::element(InputField::Merged, 9)),
                     "noProxy entry OpenShift rejects"
                 ),
                 (
                     Some(Location::element(
-                        Field::from(OpenShiftOption::ReadinessEndpoints),
+                        InputField::from(OpenShiftOption::ReadinessEndpoints),
                         0
                     )),
                     "Invalid readiness endpoint"
                 ),
                 (
-                    Some(Field::from(OpenShiftOption::AwsRegion).into()),
+                    Some(InputField::from(OpenShiftOption::AwsRegion).into()),
                     "aws_region without cloud = \"aws\""
                 ),
             ]
@@ -637,7 +642,7 @@ pub(crate) mod tests {
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert_eq!(
             errors[0].location,
-            Some(Location::element(Field::Merged, 5))
+            Some(Location::element(InputField::Merged, 5))
         );
         s.no_proxy.pop();
         let rendered = OpenShift::default()

@@ -19,7 +19,7 @@
 
 use super::{systemd, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 use crate::warning::Warning;
-use crate::{Field, Finding};
+use crate::{Finding, InputField};
 
 /// The RKE2 renderer's own options a finding can be about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -216,7 +216,7 @@ pub fn check(
     (scope == Scope::All && role == Role::Agent && !missing.is_empty()).then(|| {
         Finding::warning(
             Warning::InClusterTrafficProxied,
-            Field::from(Rke2Option::Scope),
+            InputField::from(Rke2Option::Scope),
             "In-cluster traffic would go to the proxy",
             format!("With scope \"all\" the kubelet and the rke2/k3s agent read NO_PROXY, which lacks the cluster's {}, and unlike a server an agent does not add them; set them (RKE2 and k3s default to 10.42.0.0/16 and 10.43.0.0/16), or use scope \"containerd\".", missing.join(" and ")),
         )
@@ -280,7 +280,8 @@ mod tests {
     fn scope_all_without_cluster_cidrs_warns() {
         let warning = check(Scope::All, Role::Agent, true, false).unwrap();
         assert!(
-            !warning.is_error() && warning.location == Some(Field::from(Rke2Option::Scope).into())
+            !warning.is_error()
+                && warning.location == Some(InputField::from(Rke2Option::Scope).into())
         );
         assert!(
             warning.detail.contains("service_cidrs"),

@@ -25,7 +25,7 @@ use crate::redact::redact_userinfo;
 use serde_json::{json, Value};
 
 use super::{minor_version, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
-use crate::{Field, Finding};
+use crate::{Finding, InputField};
 
 /// The Talos renderer's own options a finding can be about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -69,7 +69,7 @@ pub const TRUSTED_ROOTS_NAME: &str = "clusterproxy-proxy-ca";
 pub fn minor(version: &str) -> Result<u32, Finding> {
     minor_version(version, "1").ok_or_else(|| {
         Finding::error(
-            Field::from(TalosOption::Version),
+            InputField::from(TalosOption::Version),
             "Invalid Talos version",
             format!(
                 "{:?} is not a Talos 1.x version such as \"1.10\" or \"v1.9.5\".",
@@ -160,7 +160,7 @@ mod tests {
         for bad in ["2.0", "1", "1.x", "1.10.", "v1.+3", "1.10.1.1", ""] {
             assert_eq!(
                 minor(bad).unwrap_err().location,
-                Some(Field::from(TalosOption::Version).into()),
+                Some(InputField::from(TalosOption::Version).into()),
                 "{bad}"
             );
         }

@@ -34,7 +34,7 @@ use serde_json::{json, Value};
 use super::{yaml, Cluster, Input, ProxySettings, Rendered, Renderer, Rendering};
 use crate::no_proxy::typed::networks;
 use crate::no_proxy::{Destination, Dialect, Entry};
-use crate::{Field, Finding, Location};
+use crate::{Finding, InputField, Location};
 
 /// The TKG renderer's own options a finding can be about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -88,7 +88,7 @@ impl Renderer for Tkg {
         let mut findings = Vec::new();
         let (Some(http), Some(https)) = (&settings.http_proxy, &settings.https_proxy) else {
             return Err(vec![Finding::error(
-                Field::HttpProxy,
+                InputField::HttpProxy,
                 "TKG needs both proxies",
                 "TKG_HTTP_PROXY and TKG_HTTPS_PROXY must both be set; set `http_proxy` (and `https_proxy` if it differs).",
             )]);
@@ -96,7 +96,7 @@ impl Renderer for Tkg {
         for (index, entry) in settings.no_proxy.iter().enumerate() {
             if entry.contains('*') {
                 findings.push(Finding::error(
-                    Location::element(Field::Merged, index),
+                    Location::element(InputField::Merged, index),
                     "TKG rejects `*` in TKG_NO_PROXY",
                     format!(
                         "Entry {entry} of the merged list contains `*`, which TKG refuses.",
@@ -108,14 +108,14 @@ impl Renderer for Tkg {
         if let Some(server) = &self.vsphere_server {
             let destination = Destination::parse(server).map_err(|why| {
                 vec![Finding::error(
-                    Field::from(TkgOption::VsphereServer),
+                    InputField::from(TkgOption::VsphereServer),
                     "Invalid vSphere server",
                     format!("{why}."),
                 )]
             })?;
             if !Dialect::Go.bypasses(&settings.no_proxy_value(), &destination) {
                 findings.push(Finding::error(
-                    Field::from(TkgOption::VsphereServer),
+                    InputField::from(TkgOption::VsphereServer),
                     "vSphere server would go through the proxy",
                     format!("TKG requires VSPHERE_SERVER ({}) to be in TKG_NO_PROXY; add it to `extra` or `installation`.", destination.bare_host()),
                 ));
@@ -409,14 +409,14 @@ mod tests {
         let errors = render(&settings(), &cluster(), Secrets::Redact).unwrap_err();
         assert_eq!(
             errors[0].location,
-            Some(Field::from(TkgOption::VsphereServer).into())
+            Some(InputField::from(TkgOption::VsphereServer).into())
         );
         let mut s = with_vcenter();
         s.no_proxy.push("*".into());
         let errors = render(&s, &cluster(), Secrets::Redact).unwrap_err();
         assert_eq!(
             errors[0].location,
-            Some(Location::element(Field::Merged, 8))
+            Some(Location::element(InputField::Merged, 8))
         );
         s.http_proxy = None;
         assert_eq!(

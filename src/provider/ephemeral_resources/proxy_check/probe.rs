@@ -325,7 +325,7 @@ mod tests {
 
     use super::*;
     use crate::domain::proxy_url::ProxyCredentials;
-    use crate::domain::Field;
+    use crate::domain::InputField;
 
     /// A loopback stand-in for a proxy that answers every request with
     /// `answer` and keeps the request heads it read.
@@ -365,7 +365,7 @@ mod tests {
 
     fn probe(port: u16, password: &str) -> Outcome {
         let credentials = ProxyCredentials::new("svc", password).unwrap();
-        let proxy = ProxyUrl::parse(Field::HttpProxy, &format!("http://127.0.0.1:{port}"))
+        let proxy = ProxyUrl::parse(InputField::HttpProxy, &format!("http://127.0.0.1:{port}"))
             .unwrap()
             .with_credentials(credentials);
         let url = reqwest::Url::parse("http://origin.example/v2/").unwrap();
@@ -414,7 +414,8 @@ mod tests {
                 flag.cancel();
             })
         };
-        let proxy = ProxyUrl::parse(Field::HttpProxy, &format!("http://127.0.0.1:{port}")).unwrap();
+        let proxy =
+            ProxyUrl::parse(InputField::HttpProxy, &format!("http://127.0.0.1:{port}")).unwrap();
         let url = reqwest::Url::parse("http://origin.example/").unwrap();
         let outcome = clusterproxy_cancel::scope(&flag, || {
             run(&Probe {
@@ -475,7 +476,7 @@ mod tests {
 
     fn probe_proxy(proxy: &str, trusted_ca: Option<&str>) -> Outcome {
         let credentials = ProxyCredentials::new("svc", "pw").unwrap();
-        let proxy = ProxyUrl::parse(Field::HttpsProxy, proxy)
+        let proxy = ProxyUrl::parse(InputField::HttpsProxy, proxy)
             .unwrap()
             .with_credentials(credentials);
         let url = reqwest::Url::parse("http://origin.example/").unwrap();

@@ -242,7 +242,7 @@ fn credentials_the_clients_cannot_read_are_refused() {
         ),
         ("u:pa?ss@proxy.example", "unencoded `/`, `?` or `#`"),
     ] {
-        let finding = split_url(Field::HttpProxy, "http_proxy", text).unwrap_err();
+        let finding = split_url(InputField::HttpProxy, "http_proxy", text).unwrap_err();
         assert!(finding.detail.contains(expected), "{text}: {finding:?}");
         assert!(
             !format!("{finding:?}").contains("ss"),
@@ -331,7 +331,7 @@ fn bad_proxy_urls_are_reported_without_their_text() {
         "http://Zq9secret..example:3128",
         "gopher://Zq9secret",
     ] {
-        let finding = split_url(Field::HttpProxy, "http_proxy", text).unwrap_err();
+        let finding = split_url(InputField::HttpProxy, "http_proxy", text).unwrap_err();
         assert!(
             !finding.detail.contains("Zq9") && !finding.summary.contains("Zq9"),
             "{text}: {finding:?}"

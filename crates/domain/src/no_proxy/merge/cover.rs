@@ -225,12 +225,12 @@ pub(super) fn aggregate(
 mod tests {
     use crate::no_proxy::merge::tests::{source, targets};
     use crate::no_proxy::merge::{merge, Dialect, MergeOptions};
-    use crate::Field;
+    use crate::InputField;
 
     #[test]
     fn subsumes_only_where_every_target_agrees() {
         let sources = [source(
-            Field::Installation,
+            InputField::Installation,
             &[
                 "corp.example",
                 "a.corp.example",
@@ -266,7 +266,7 @@ mod tests {
     #[test]
     fn java_keeps_blocks_it_can_render_inside_ones_it_cannot() {
         let sources = [source(
-            Field::Installation,
+            InputField::Installation,
             &[
                 "10.0.0.0/7",
                 "10.96.0.0/12",
@@ -276,7 +276,10 @@ mod tests {
         )];
         let java = merge(&sources, &targets(&[Dialect::Java])).unwrap();
         assert_eq!(java.list, ["10.0.0.0/7", "172.16.0.0/12"]);
-        let odd = [source(Field::Installation, &["10.0.0.0/30", "10.0.0.0/31"])];
+        let odd = [source(
+            InputField::Installation,
+            &["10.0.0.0/30", "10.0.0.0/31"],
+        )];
         let java = merge(&odd, &targets(&[Dialect::Java])).unwrap();
         assert_eq!(java.list, ["10.0.0.0/30"]);
     }
@@ -284,7 +287,7 @@ mod tests {
     #[test]
     fn aggregates_only_families_every_target_matches() {
         let sources = [source(
-            Field::Installation,
+            InputField::Installation,
             &[
                 "a.example",
                 "10.0.0.0/25",
@@ -311,7 +314,7 @@ mod tests {
         assert_eq!(merged.list.len(), 7);
         assert_eq!(
             merged.warnings[0].location,
-            Some(Field::AggregateCidrs.into())
+            Some(InputField::AggregateCidrs.into())
         );
     }
 }

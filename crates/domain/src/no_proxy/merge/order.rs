@@ -79,7 +79,7 @@ mod tests {
     use super::*;
     use crate::no_proxy::merge::tests::{source, targets};
     use crate::no_proxy::merge::{merge, Dialect};
-    use crate::Field;
+    use crate::InputField;
 
     /// The per-class packed sort gives the order of the general key
     /// (`order_key`, default flag, position) with its first-of-equals dedup,
@@ -156,11 +156,11 @@ mod tests {
         let merged = merge(
             &[
                 source(
-                    Field::Installation,
+                    InputField::Installation,
                     &[" Registry.Corp.Example. ", "10.0.0.1/32", "[FD00::1]"],
                 ),
                 source(
-                    Field::Extra,
+                    InputField::Extra,
                     &[
                         "registry.corp.example",
                         "10.0.0.1",

@@ -11,7 +11,7 @@ use serde_json::json;
 use super::{apply, template_suffix, Content, File, Kubeadm};
 use crate::render::trust::{self, OsFamily};
 use crate::render::{k8s, shell, systemd, yaml, ProxySettings, Secrets};
-use crate::{Field, Finding, Location};
+use crate::{Finding, InputField, Location};
 
 /// Where the Secret variant puts the environment file that the commands source.
 pub const ENV_FILE_PATH: &str = "/etc/clusterproxy/proxy.env";
@@ -39,7 +39,7 @@ pub fn secret_key(unit: &str) -> String {
     key + "Proxy"
 }
 
-/// An error on element `index` of [`Field::Units`] when Kubernetes would
+/// An error on element `index` of [`InputField::Units`] when Kubernetes would
 /// refuse `key`, the Secret key of `unit`'s drop-in. Kubernetes holds Secret
 /// keys to `IsConfigMapKey` (k8s.io/apimachinery `validation.go`:
 /// `[-._a-zA-Z0-9]+`, at most 253 characters, not `.` or `..` and not
@@ -54,7 +54,7 @@ fn secret_key_error(index: usize, unit: &str, key: &str) -> Option<Finding> {
         key.to_owned()
     };
     Some(Finding::error(
-        Location::element(Field::Units, index),
+        Location::element(InputField::Units, index),
         "Secret key not accepted by Kubernetes",
         format!("The drop-in of {unit} would be stored under the Secret key {shown} (`_`, `:`, `@` and `\\` are written as three characters each), and Kubernetes refuses it: {why}. Rename the unit or leave out `cluster_name` to write the files inline.", unit = quoted(unit), shown = quoted(&shown)),
     ))
@@ -377,7 +377,7 @@ mod tests {
             .iter()
             .map(|f| (f.summary.as_str(), f.location))
             .collect();
-        let at = |index| Some(Location::element(Field::Units, index));
+        let at = |index| Some(Location::element(InputField::Units, index));
         let summary = "Secret key not accepted by Kubernetes";
         assert_eq!(found, [(summary, at(1)), (summary, at(2))]);
         assert!(

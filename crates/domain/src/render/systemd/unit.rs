@@ -6,7 +6,7 @@ use crate::redact::quoted;
 use crate::redact::redact_userinfo;
 use crate::spelling::edit_distance;
 use crate::warning::Warning;
-use crate::{Field, Finding, Location};
+use crate::{Finding, InputField, Location};
 
 /// The units proxied when none are named.
 pub const DEFAULT_UNITS: [&str; 2] = ["containerd", "kubelet"];
@@ -33,9 +33,9 @@ pub const WELL_KNOWN_UNITS: [&str; 10] = [
 /// cannot run, and a name starting with `-` is refused as well, which systemd
 /// accepts but `systemctl` would take for an option. Units of other types
 /// (sockets, timers...: no process of theirs reads a `[Service]`
-/// environment) are refused. Errors are on element `index` of [`Field::Units`].
+/// environment) are refused. Errors are on element `index` of [`InputField::Units`].
 pub fn unit_name(index: usize, name: &str) -> Result<String, Finding> {
-    let at = Location::element(Field::Units, index);
+    let at = Location::element(InputField::Units, index);
     let fail = |summary: &str, detail: String| Err(Finding::error(at, summary, detail));
     let other_type = [
         ".socket",
@@ -108,7 +108,7 @@ pub fn unit_name(index: usize, name: &str) -> Result<String, Finding> {
     }
 }
 
-/// A warning on element `index` of [`Field::Units`] when the full unit name
+/// A warning on element `index` of [`InputField::Units`] when the full unit name
 /// `unit` is one edit away from a well-known unit (`kublet`, `containred`)
 /// without being one.
 pub fn typo_warning(index: usize, unit: &str) -> Option<Finding> {
@@ -121,7 +121,7 @@ pub fn typo_warning(index: usize, unit: &str) -> Option<Finding> {
         .find(|known| edit_distance(base, known) == 1)?;
     Some(Finding::warning(
         Warning::UnitNameTypo,
-        Location::element(Field::Units, index),
+        Location::element(InputField::Units, index),
         "Unit name looks like a typo",
         format!("{base} is one letter away from the well-known unit {known:?}; did you mean {known:?}? The drop-in is rendered for {unit} as written.", base = quoted(base), unit = quoted(unit)),
     ))
@@ -132,7 +132,7 @@ pub fn typo_warning(index: usize, unit: &str) -> Option<Finding> {
 pub struct Units {
     /// Full unit names (`containerd.service`), in the order first named.
     pub names: Vec<String>,
-    /// For each of `names`, the element of [`Field::Units`] that first named it.
+    /// For each of `names`, the element of [`InputField::Units`] that first named it.
     pub elements: Vec<usize>,
 }
 
@@ -163,17 +163,17 @@ impl Units {
     }
 
     /// `finding` about the unit at position `i` of `names`
-    /// (`Location::element(Field::Units, i)`) moved to the element that
+    /// (`Location::element(InputField::Units, i)`) moved to the element that
     /// named it; other findings unchanged.
     pub fn trace(&self, finding: &Finding) -> Finding {
         let mut traced = finding.clone();
         if let Some(Location {
-            field: Field::Units,
+            field: InputField::Units,
             index: Some(index),
         }) = finding.location
         {
             if let Some(element) = self.elements.get(index) {
-                traced.location = Some(Location::element(Field::Units, *element));
+                traced.location = Some(Location::element(InputField::Units, *element));
             }
         }
         traced
@@ -200,7 +200,7 @@ mod tests {
             (socket.summary.as_str(), socket.location),
             (
                 "Not a service unit",
-                Some(Location::element(Field::Units, 1))
+                Some(Location::element(InputField::Units, 1))
             )
         );
         assert!(
@@ -212,7 +212,7 @@ mod tests {
         assert!(unit_name(0, &"a".repeat(248)).is_err());
         assert_eq!(
             unit_name(2, "bad unit").unwrap_err().location,
-            Some(Location::element(Field::Units, 2))
+            Some(Location::element(InputField::Units, 2))
         );
         assert!(unit_name(0, "").is_err());
         assert_eq!(unit_name(0, r"foo\x2dbar").unwrap(), r"foo\x2dbar.service");
@@ -242,7 +242,7 @@ mod tests {
             let error = unit_name(3, name).expect_err(name);
             assert_eq!(
                 (error.summary.as_str(), error.location),
-                (summary, Some(Location::element(Field::Units, 3))),
+                (summary, Some(Location::element(InputField::Units, 3))),
                 "{name}"
             );
         }
@@ -274,11 +274,11 @@ mod tests {
         );
         assert_eq!(units.elements, [0, 1, 3, 5]);
         let locations: Vec<_> = findings.iter().map(|f| f.location).collect();
-        assert_eq!(locations, [Some(Location::element(Field::Units, 5))]);
-        let about = |index| Finding::error(Location::element(Field::Units, index), "x", "");
+        assert_eq!(locations, [Some(Location::element(InputField::Units, 5))]);
+        let about = |index| Finding::error(Location::element(InputField::Units, index), "x", "");
         assert_eq!(
             units.trace(&about(2)).location,
-            Some(Location::element(Field::Units, 3))
+            Some(Location::element(InputField::Units, 3))
         );
         assert_eq!(units.trace(&about(9)), about(9), "no such unit");
         let (units, findings) = Units::resolve(["kubelet", "bad unit", "kubelet"]);
@@ -297,7 +297,10 @@ mod tests {
         ] {
             let warning = typo_warning(1, name).expect(name);
             assert!(!warning.is_error());
-            assert_eq!(warning.location, Some(Location::element(Field::Units, 1)));
+            assert_eq!(
+                warning.location,
+                Some(Location::element(InputField::Units, 1))
+            );
             assert!(
                 warning.detail.contains(&format!("did you mean {known:?}")),
                 "{}",
