@@ -3,31 +3,12 @@
 use std::borrow::Cow;
 use std::net::{IpAddr, Ipv4Addr};
 
-use ipnet::IpNet;
-
-use super::client::{Client, ClientTraits, Decision};
-use super::shared::{decide_by, env_forms, longest_zero_run, Pending};
+use super::client::{Client, ClientTraits};
+use super::shared::{longest_zero_run, Pending};
 use crate::no_proxy::destination::{Destination, DestinationHost};
-use crate::no_proxy::entry::Entry;
-use crate::no_proxy::forms::{Forms, Remark};
 
 /// curl and libcurl.
 pub(super) struct Curl;
-
-/// What the client always answers.
-const TRAITS: ClientTraits = ClientTraits {
-    name: "curl",
-    doc_name: None,
-    modelled: "libcurl 7.88",
-    in_default_set: true,
-    reads_no_proxy: true,
-    separator: ",",
-    understands_any: true,
-    needs_bracketed_ipv6: false,
-    needs_dot_form: false,
-    ignores_leading_dot: true,
-    supports_ports: false,
-};
 
 impl Client for Curl {
     fn traits(&self) -> &'static ClientTraits {
@@ -37,27 +18,15 @@ impl Client for Curl {
     fn matches_cidr(&self, ipv6: bool) -> bool {
         !ipv6
     }
-
-    fn keeps_cover(&self, _cover: &IpNet, _net: &IpNet) -> bool {
-        true
-    }
-
-    fn rejects_whole_setting(&self, _entry: &str) -> bool {
-        false
-    }
-
-    fn refuses(&self, _destination: &Destination) -> bool {
-        false
-    }
-
-    fn decide_all(&self, list: &str, destinations: &[Destination]) -> Vec<Decision> {
-        decide_by(self, list, destinations, direct)
-    }
-
-    fn forms<'m>(&self, entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Option<Remark> {
-        env_forms(self, entry, text, out)
-    }
 }
+
+/// What the client always answers: where it differs from [`ClientTraits::open`].
+const TRAITS: ClientTraits = ClientTraits {
+    in_default_set: true,
+    ignores_leading_dot: true,
+    supports_ports: false,
+    ..ClientTraits::open("curl", "libcurl 7.88", direct)
+};
 
 /// curl (lib/noproxy.c): `*` only as the whole value; tokens are separated by
 /// blanks and commas (7.88 warns about blanks but keeps reading); the host is
@@ -226,11 +195,14 @@ mod tests {
 
     #[test]
     fn inet_ntop6_serialisation() {
-        let ip = |s: &str| s.parse::<std::net::Ipv6Addr>().unwrap();
-        assert_eq!(inet_ntop6(ip("::ffff:a01:203")), "::ffff:10.1.2.3");
-        assert_eq!(inet_ntop6(ip("::a01:203")), "::10.1.2.3");
-        assert_eq!(inet_ntop6(ip("::1")), "::1");
-        assert_eq!(inet_ntop6(ip("fd00:0:0:1::")), "fd00:0:0:1::");
-        assert_eq!(inet_ntop6(ip("1:0:0:2:0:0:0:3")), "1:0:0:2::3");
+        for (ip, written) in [
+            ("::ffff:a01:203", "::ffff:10.1.2.3"),
+            ("::a01:203", "::10.1.2.3"),
+            ("::1", "::1"),
+            ("fd00:0:0:1::", "fd00:0:0:1::"),
+            ("1:0:0:2:0:0:0:3", "1:0:0:2::3"),
+        ] {
+            assert_eq!(inet_ntop6(ip.parse().unwrap()), written, "{ip}");
+        }
     }
 }

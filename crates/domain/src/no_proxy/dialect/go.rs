@@ -5,29 +5,14 @@ use std::net::IpAddr;
 
 use ipnet::IpNet;
 
-use super::client::{Client, ClientTraits, Decision};
-use super::shared::{decide_by, ends_with_dotted, lowercase, split_at, Case, Pending};
+use super::client::{Client, ClientTraits};
+use super::shared::{ends_with_dotted, lowercase, split_at, Case, Pending};
 use crate::no_proxy::destination::Destination;
 use crate::no_proxy::entry::Entry;
 use crate::no_proxy::forms::{Forms, Remark};
 
 /// Go's net/http.
 pub(super) struct Go;
-
-/// What the client always answers.
-const TRAITS: ClientTraits = ClientTraits {
-    name: "go",
-    doc_name: None,
-    modelled: "net/http, x/net/http/httpproxy",
-    in_default_set: true,
-    reads_no_proxy: true,
-    separator: ",",
-    understands_any: true,
-    needs_bracketed_ipv6: false,
-    needs_dot_form: false,
-    ignores_leading_dot: false,
-    supports_ports: true,
-};
 
 impl Client for Go {
     fn traits(&self) -> &'static ClientTraits {
@@ -38,28 +23,18 @@ impl Client for Go {
         true
     }
 
-    fn keeps_cover(&self, _cover: &IpNet, _net: &IpNet) -> bool {
-        true
-    }
-
-    fn rejects_whole_setting(&self, _entry: &str) -> bool {
-        false
-    }
-
-    fn refuses(&self, _destination: &Destination) -> bool {
-        false
-    }
-
-    fn decide_all(&self, list: &str, destinations: &[Destination]) -> Vec<Decision> {
-        decide_by(self, list, destinations, direct)
-    }
-
     fn forms<'m>(&self, _entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Option<Remark> {
         // Go reads the canonical text.
         out.push(text);
         None
     }
 }
+
+/// What the client always answers: where it differs from [`ClientTraits::open`].
+const TRAITS: ClientTraits = ClientTraits {
+    in_default_set: true,
+    ..ClientTraits::open("go", "net/http, x/net/http/httpproxy", direct)
+};
 
 /// Go (x/net/http/httpproxy): `*` anywhere bypasses all; CIDRs and IPs match
 /// IP-literal hosts only, IPv4-mapped IPv6 addresses counting as IPv4; `x`

@@ -41,51 +41,26 @@ use crate::no_proxy::forms::{Forms, Remark};
 /// Python httpx.
 pub(super) struct Httpx;
 
-/// What the client always answers.
-const TRAITS: ClientTraits = ClientTraits {
-    name: "httpx",
-    doc_name: Some("Python httpx"),
-    modelled: "Python httpx 0.28, `httpx.Client()`",
-    in_default_set: false,
-    reads_no_proxy: true,
-    separator: ",",
-    understands_any: true,
-    needs_bracketed_ipv6: false,
-    needs_dot_form: false,
-    ignores_leading_dot: false,
-    supports_ports: true,
-};
-
 impl Client for Httpx {
     fn traits(&self) -> &'static ClientTraits {
         &TRAITS
-    }
-
-    fn matches_cidr(&self, _ipv6: bool) -> bool {
-        false
-    }
-
-    fn keeps_cover(&self, _cover: &IpNet, _net: &IpNet) -> bool {
-        true
     }
 
     fn rejects_whole_setting(&self, entry: &str) -> bool {
         breaks_client(entry)
     }
 
-    fn refuses(&self, _destination: &Destination) -> bool {
-        false
-    }
-
-    fn decide_all(&self, list: &str, destinations: &[Destination]) -> Vec<Decision> {
-        // httpx can also refuse every URL (a setting it cannot read).
-        decide_all(list, destinations)
-    }
-
     fn forms<'m>(&self, entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Option<Remark> {
         httpx_forms(entry, text, out)
     }
 }
+
+/// What the client always answers: where it differs from [`ClientTraits::all`].
+const TRAITS: ClientTraits = ClientTraits {
+    doc_name: Some("Python httpx"),
+    // httpx can also refuse every URL (a setting it cannot read).
+    ..ClientTraits::all("httpx", "Python httpx 0.28, `httpx.Client()`", decide_all)
+};
 
 /// The proxy settings the oracle and a cluster give: one proxy for `http://`
 /// and one for `https://` URLs (`get_environment_proxies` order).

@@ -7,8 +7,8 @@ use std::net::IpAddr;
 
 use ipnet::{IpNet, Ipv4Net};
 
-use super::client::{Client, ClientTraits, Decision};
-use super::shared::{decide_by, lowercase, split_at, Case, Pending};
+use super::client::{Client, ClientTraits};
+use super::shared::{lowercase, split_at, Case, Pending};
 use crate::no_proxy::destination::Destination;
 use crate::no_proxy::entry::{Entry, Host};
 use crate::no_proxy::forms::{Forms, Remark};
@@ -17,28 +17,9 @@ use crate::no_proxy::write::write_decimal;
 /// Java's `http.nonProxyHosts`.
 pub(super) struct Java;
 
-/// What the client always answers.
-const TRAITS: ClientTraits = ClientTraits {
-    name: "java",
-    doc_name: Some("`http.nonProxyHosts`"),
-    modelled: "OpenJDK DefaultProxySelector",
-    in_default_set: true,
-    reads_no_proxy: false,
-    separator: "|",
-    understands_any: true,
-    needs_bracketed_ipv6: false,
-    needs_dot_form: false,
-    ignores_leading_dot: false,
-    supports_ports: false,
-};
-
 impl Client for Java {
     fn traits(&self) -> &'static ClientTraits {
         &TRAITS
-    }
-
-    fn matches_cidr(&self, _ipv6: bool) -> bool {
-        false
     }
 
     fn keeps_cover(&self, cover: &IpNet, net: &IpNet) -> bool {
@@ -48,22 +29,20 @@ impl Client for Java {
         }
     }
 
-    fn rejects_whole_setting(&self, _entry: &str) -> bool {
-        false
-    }
-
-    fn refuses(&self, _destination: &Destination) -> bool {
-        false
-    }
-
-    fn decide_all(&self, list: &str, destinations: &[Destination]) -> Vec<Decision> {
-        decide_by(self, list, destinations, direct)
-    }
-
     fn forms<'m>(&self, entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Option<Remark> {
         java_forms(entry, text, out)
     }
 }
+
+/// What the client always answers: where it differs from [`ClientTraits::open`].
+const TRAITS: ClientTraits = ClientTraits {
+    doc_name: Some("`http.nonProxyHosts`"),
+    in_default_set: true,
+    reads_no_proxy: false,
+    separator: "|",
+    supports_ports: false,
+    ..ClientTraits::open("java", "OpenJDK DefaultProxySelector", direct)
+};
 
 /// The patterns OpenJDK always appends to `http.nonProxyHosts`.
 pub const JAVA_DEFAULT_NON_PROXY_HOSTS: &str = "localhost|127.*|[::1]|0.0.0.0|[::0]";

@@ -9,7 +9,11 @@
 //!
 //! Each client is one descriptor: a unit type in its own file implementing
 //! [`Client`] (`dialect/client.rs`), which answers every question the merge,
-//! the renderings and the coverage check ask. The `registry!` below declares
+//! the renderings and the coverage check ask: its [`ClientTraits`] literal
+//! (the constant answers and the model) and its `impl` both start from what
+//! most clients answer ([`ClientTraits::open`], the trait's default
+//! methods), so a client states only where it differs. The `registry!`
+//! below declares
 //! [`Dialect`] and maps each variant to its descriptor; [`Dialect::ALL`],
 //! [`Dialect::names`] and [`Dialect::defaults`] derive from it, and so do the
 //! client lists of the documentation. `dialect/shared.rs` holds what several
@@ -44,7 +48,7 @@ mod shared;
 mod undici;
 mod wget;
 
-pub use client::{Client, ClientTraits, Decision};
+pub use client::{env_forms, Client, ClientTraits, Decides, Decision};
 pub use java::JAVA_DEFAULT_NON_PROXY_HOSTS;
 
 /// Declares [`Dialect`] with one variant per registered client, in order,
@@ -120,7 +124,7 @@ impl Dialect {
         &NAMES
     }
 
-    /// The clients targeted when none are named ([`Client::in_default_set`]).
+    /// The clients targeted when none are named ([`ClientTraits::in_default_set`]).
     pub fn defaults() -> &'static [Dialect] {
         &DEFAULTS
     }

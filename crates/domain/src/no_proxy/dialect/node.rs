@@ -2,61 +2,27 @@
 
 use std::borrow::Cow;
 
-use ipnet::IpNet;
-
-use super::client::{Client, ClientTraits, Decision};
-use super::shared::{decide_by, env_forms, js_host_port, whatwg_host, Case, Pending};
+use super::client::{Client, ClientTraits};
+use super::shared::{js_host_port, whatwg_host, Case, Pending};
 use crate::no_proxy::destination::Destination;
-use crate::no_proxy::entry::Entry;
-use crate::no_proxy::forms::{Forms, Remark};
 
 /// Node proxy-from-env.
 pub(super) struct Node;
-
-/// What the client always answers.
-const TRAITS: ClientTraits = ClientTraits {
-    name: "node",
-    doc_name: Some("proxy-from-env"),
-    modelled: "proxy-from-env 2",
-    in_default_set: true,
-    reads_no_proxy: true,
-    separator: ",",
-    understands_any: true,
-    needs_bracketed_ipv6: true,
-    needs_dot_form: true,
-    ignores_leading_dot: false,
-    supports_ports: true,
-};
 
 impl Client for Node {
     fn traits(&self) -> &'static ClientTraits {
         &TRAITS
     }
-
-    fn matches_cidr(&self, _ipv6: bool) -> bool {
-        false
-    }
-
-    fn keeps_cover(&self, _cover: &IpNet, _net: &IpNet) -> bool {
-        true
-    }
-
-    fn rejects_whole_setting(&self, _entry: &str) -> bool {
-        false
-    }
-
-    fn refuses(&self, _destination: &Destination) -> bool {
-        false
-    }
-
-    fn decide_all(&self, list: &str, destinations: &[Destination]) -> Vec<Decision> {
-        decide_by(self, list, destinations, direct)
-    }
-
-    fn forms<'m>(&self, entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Option<Remark> {
-        env_forms(self, entry, text, out)
-    }
 }
+
+/// What the client always answers: where it differs from [`ClientTraits::open`].
+const TRAITS: ClientTraits = ClientTraits {
+    doc_name: Some("proxy-from-env"),
+    in_default_set: true,
+    needs_bracketed_ipv6: true,
+    needs_dot_form: true,
+    ..ClientTraits::open("node", "proxy-from-env 2", direct)
+};
 
 /// Node proxy-from-env: `*` as the whole value bypasses all; entries split at
 /// commas and blanks; `host:port` restricts the port; entries starting with `.`

@@ -2,63 +2,27 @@
 
 use std::borrow::Cow;
 
-use ipnet::IpNet;
-
-use super::client::{Client, ClientTraits, Decision};
-use super::shared::{
-    decide_by, ends_with_dotted, env_forms, host_port, lowercase, split_at, Case, Pending,
-};
+use super::client::{Client, ClientTraits};
+use super::shared::{ends_with_dotted, host_port, lowercase, split_at, Case, Pending};
 use crate::no_proxy::destination::Destination;
-use crate::no_proxy::entry::Entry;
-use crate::no_proxy::forms::{Forms, Remark};
 
 /// CPython's urllib.
 pub(super) struct Python;
-
-/// What the client always answers.
-const TRAITS: ClientTraits = ClientTraits {
-    name: "python",
-    doc_name: Some("urllib"),
-    modelled: "urllib",
-    in_default_set: true,
-    reads_no_proxy: true,
-    separator: ",",
-    understands_any: true,
-    needs_bracketed_ipv6: true,
-    needs_dot_form: false,
-    ignores_leading_dot: true,
-    supports_ports: true,
-};
 
 impl Client for Python {
     fn traits(&self) -> &'static ClientTraits {
         &TRAITS
     }
-
-    fn matches_cidr(&self, _ipv6: bool) -> bool {
-        false
-    }
-
-    fn keeps_cover(&self, _cover: &IpNet, _net: &IpNet) -> bool {
-        true
-    }
-
-    fn rejects_whole_setting(&self, _entry: &str) -> bool {
-        false
-    }
-
-    fn refuses(&self, _destination: &Destination) -> bool {
-        false
-    }
-
-    fn decide_all(&self, list: &str, destinations: &[Destination]) -> Vec<Decision> {
-        decide_by(self, list, destinations, direct)
-    }
-
-    fn forms<'m>(&self, entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Option<Remark> {
-        env_forms(self, entry, text, out)
-    }
 }
+
+/// What the client always answers: where it differs from [`ClientTraits::open`].
+const TRAITS: ClientTraits = ClientTraits {
+    doc_name: Some("urllib"),
+    in_default_set: true,
+    needs_bracketed_ipv6: true,
+    ignores_leading_dot: true,
+    ..ClientTraits::open("python", "urllib", direct)
+};
 
 /// The `host[:port]` urllib passes to its bypass check: the URL's netloc as
 /// written and percent-decoded (IPv6 in brackets, a zone's `%25` as `%`,

@@ -5,32 +5,13 @@ use std::net::{IpAddr, Ipv4Addr};
 
 use ipnet::IpNet;
 
-use super::client::{Client, ClientTraits, Decision};
+use super::client::{Client, ClientTraits};
 use super::python::urllib;
-use super::shared::{
-    decide_by, ends_with_dotted, env_forms, host_port, lowercase, split_at, Pending,
-};
+use super::shared::{ends_with_dotted, host_port, lowercase, split_at, Pending};
 use crate::no_proxy::destination::Destination;
-use crate::no_proxy::entry::Entry;
-use crate::no_proxy::forms::{Forms, Remark};
 
 /// Python requests.
 pub(super) struct Requests;
-
-/// What the client always answers.
-const TRAITS: ClientTraits = ClientTraits {
-    name: "requests",
-    doc_name: None,
-    modelled: "2.34",
-    in_default_set: true,
-    reads_no_proxy: true,
-    separator: ",",
-    understands_any: true,
-    needs_bracketed_ipv6: false,
-    needs_dot_form: false,
-    ignores_leading_dot: true,
-    supports_ports: false,
-};
 
 impl Client for Requests {
     fn traits(&self) -> &'static ClientTraits {
@@ -40,27 +21,15 @@ impl Client for Requests {
     fn matches_cidr(&self, ipv6: bool) -> bool {
         !ipv6
     }
-
-    fn keeps_cover(&self, _cover: &IpNet, _net: &IpNet) -> bool {
-        true
-    }
-
-    fn rejects_whole_setting(&self, _entry: &str) -> bool {
-        false
-    }
-
-    fn refuses(&self, _destination: &Destination) -> bool {
-        false
-    }
-
-    fn decide_all(&self, list: &str, destinations: &[Destination]) -> Vec<Decision> {
-        decide_by(self, list, destinations, direct)
-    }
-
-    fn forms<'m>(&self, entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Option<Remark> {
-        env_forms(self, entry, text, out)
-    }
 }
+
+/// What the client always answers: where it differs from [`ClientTraits::open`].
+const TRAITS: ClientTraits = ClientTraits {
+    in_default_set: true,
+    ignores_leading_dot: true,
+    supports_ports: false,
+    ..ClientTraits::open("requests", "2.34", direct)
+};
 
 /// requests `should_bypass_proxies` (2.34): IPv4 hosts (as `socket.inet_aton`
 /// reads them) match valid IPv4 CIDRs (prefix 1-32) or equal entries; other

@@ -4,29 +4,14 @@ use std::net::IpAddr;
 
 use ipnet::IpNet;
 
-use super::client::{Client, ClientTraits, Decision};
-use super::shared::{decide_by, env_forms, split_at, whatwg_host, Pending};
+use super::client::{env_forms, Client, ClientTraits};
+use super::shared::{split_at, whatwg_host, Pending};
 use crate::no_proxy::destination::Destination;
 use crate::no_proxy::entry::{Entry, Host};
 use crate::no_proxy::forms::{Forms, Remark};
 
 /// reqwest.
 pub(super) struct Reqwest;
-
-/// What the client always answers.
-const TRAITS: ClientTraits = ClientTraits {
-    name: "reqwest",
-    doc_name: Some("Rust reqwest's system proxy"),
-    modelled: "Rust reqwest 0.12's system proxy, hyper-util 0.1.21's matcher",
-    in_default_set: false,
-    reads_no_proxy: true,
-    separator: ",",
-    understands_any: false,
-    needs_bracketed_ipv6: false,
-    needs_dot_form: false,
-    ignores_leading_dot: true,
-    supports_ports: false,
-};
 
 impl Client for Reqwest {
     fn traits(&self) -> &'static ClientTraits {
@@ -37,21 +22,9 @@ impl Client for Reqwest {
         true
     }
 
-    fn keeps_cover(&self, _cover: &IpNet, _net: &IpNet) -> bool {
-        true
-    }
-
-    fn rejects_whole_setting(&self, _entry: &str) -> bool {
-        false
-    }
-
     fn refuses(&self, destination: &Destination) -> bool {
         // reqwest's `url` crate (WHATWG) rejects zone IDs.
         destination.zone().is_some()
-    }
-
-    fn decide_all(&self, list: &str, destinations: &[Destination]) -> Vec<Decision> {
-        decide_by(self, list, destinations, direct)
     }
 
     fn forms<'m>(&self, entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Option<Remark> {
@@ -65,6 +38,19 @@ impl Client for Reqwest {
         env_forms(self, entry, text, out)
     }
 }
+
+/// What the client always answers: where it differs from [`ClientTraits::open`].
+const TRAITS: ClientTraits = ClientTraits {
+    doc_name: Some("Rust reqwest's system proxy"),
+    understands_any: false,
+    ignores_leading_dot: true,
+    supports_ports: false,
+    ..ClientTraits::open(
+        "reqwest",
+        "Rust reqwest 0.12's system proxy, hyper-util 0.1.21's matcher",
+        direct,
+    )
+};
 
 /// reqwest 0.12 (>= 0.12.15) reads NO_PROXY through hyper-util's
 /// `client/proxy/matcher.rs` (hyper-util 0.1.21): `NO_PROXY`, else `no_proxy`;

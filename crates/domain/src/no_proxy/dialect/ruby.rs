@@ -5,29 +5,14 @@ use std::net::IpAddr;
 
 use ipnet::IpNet;
 
-use super::client::{Client, ClientTraits, Decision};
-use super::shared::{decide_by, ends_with_dotted, env_forms, lowercase, Case, Pending};
+use super::client::{env_forms, Client, ClientTraits};
+use super::shared::{ends_with_dotted, lowercase, Case, Pending};
 use crate::no_proxy::destination::Destination;
 use crate::no_proxy::entry::{Entry, Host};
 use crate::no_proxy::forms::{Forms, Remark};
 
 /// Ruby's URI.
 pub(super) struct Ruby;
-
-/// What the client always answers.
-const TRAITS: ClientTraits = ClientTraits {
-    name: "ruby",
-    doc_name: None,
-    modelled: "URI#find_proxy; Net::HTTP decides the same",
-    in_default_set: true,
-    reads_no_proxy: true,
-    separator: ",",
-    understands_any: false,
-    needs_bracketed_ipv6: false,
-    needs_dot_form: false,
-    ignores_leading_dot: false,
-    supports_ports: true,
-};
 
 impl Client for Ruby {
     fn traits(&self) -> &'static ClientTraits {
@@ -38,21 +23,9 @@ impl Client for Ruby {
         !ipv6
     }
 
-    fn keeps_cover(&self, _cover: &IpNet, _net: &IpNet) -> bool {
-        true
-    }
-
-    fn rejects_whole_setting(&self, _entry: &str) -> bool {
-        false
-    }
-
     fn refuses(&self, destination: &Destination) -> bool {
         // URI rejects non-ASCII hosts and zone IDs.
         !destination.written.is_ascii() || destination.zone().is_some()
-    }
-
-    fn decide_all(&self, list: &str, destinations: &[Destination]) -> Vec<Decision> {
-        decide_by(self, list, destinations, direct)
     }
 
     fn forms<'m>(&self, entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Option<Remark> {
@@ -63,6 +36,13 @@ impl Client for Ruby {
         }
     }
 }
+
+/// What the client always answers: where it differs from [`ClientTraits::open`].
+const TRAITS: ClientTraits = ClientTraits {
+    in_default_set: true,
+    understands_any: false,
+    ..ClientTraits::open("ruby", "URI#find_proxy; Net::HTTP decides the same", direct)
+};
 
 /// Ruby `URI::Generic.use_proxy?`: entries are runs of characters other than
 /// `:`, `,` and blanks, with an optional `:port`; `.x` matches names ending in

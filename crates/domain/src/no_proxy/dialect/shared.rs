@@ -1,107 +1,14 @@
-//! What several client models share: deciding a batch while refusing some
-//! URLs ([`decide_by`]), the forms of clients that read NO_PROXY by the
-//! common rules ([`env_forms`]), the batch ([`Pending`]), the setting's case
-//! ([`Case`]), splitting and the WHATWG host (Node, undici, reqwest).
+//! What several client models share: the batch ([`Pending`]), the
+//! setting's case ([`Case`]), splitting and the WHATWG host (Node, undici,
+//! reqwest). The answers most clients share are the defaults of the
+//! `Client` trait (`dialect/client.rs`).
 
 use std::borrow::Cow;
 use std::net::IpAddr;
 
-use ipnet::IpNet;
-
-use super::client::{Client, Decision};
 use crate::no_proxy::destination::Destination;
-use crate::no_proxy::entry::{Entry, Host};
-use crate::no_proxy::forms::{Forms, Remark};
 use crate::no_proxy::write::{write_ipv4, write_port};
 use clusterproxy_cancel as cancel;
-
-/// [`Client::decide_all`] of a client whose model `direct` says which of the
-/// destinations it does not refuse go direct when its setting is `list`.
-pub(super) fn decide_by(
-    client: &dyn Client,
-    list: &str,
-    destinations: &[Destination],
-    direct: fn(&str, &[&Destination]) -> Vec<bool>,
-) -> Vec<Decision> {
-    let refused: Vec<bool> = destinations.iter().map(|d| client.refuses(d)).collect();
-    let open: Vec<&Destination> = destinations
-        .iter()
-        .zip(&refused)
-        .filter(|(_, refused)| !**refused)
-        .map(|(d, _)| d)
-        .collect();
-    let mut direct = direct(list, &open).into_iter();
-    refused
-        .into_iter()
-        .map(|refused| {
-            if refused {
-                Decision::Refused
-            } else if direct.next() == Some(true) {
-                Decision::Direct
-            } else {
-                Decision::Proxy
-            }
-        })
-        .collect()
-}
-
-/// The forms of a client that reads NO_PROXY by the common rules, from its
-/// answers to [`Client::supports_ports`], [`Client::matches_cidr`],
-/// [`Client::needs_bracketed_ipv6`], [`Client::needs_dot_form`] and
-/// [`Client::ignores_leading_dot`].
-pub(super) fn env_forms<'m>(
-    client: &dyn Client,
-    entry: &'m Entry,
-    text: &'m str,
-    out: &mut Forms<'m>,
-) -> Option<Remark> {
-    let port = entry.port.filter(|_| client.traits().supports_ports);
-    let port_note = (port != entry.port).then_some(Remark::PortsIgnored);
-    let text = if port.is_none() {
-        entry.host_text(text)
-    } else {
-        text
-    };
-    let remark = match &entry.host {
-        Host::Cidr(net) => {
-            if !client.matches_cidr(matches!(net, IpNet::V6(_))) {
-                return Some(Remark::NoCidr);
-            }
-            out.push(text);
-            None
-        }
-        Host::Ip(IpAddr::V6(_)) => {
-            match (client.traits().needs_bracketed_ipv6, port) {
-                // `[v6]:port` is the canonical text with a port.
-                (true, Some(_)) => out.push(text),
-                (true, None) => out.build(&["[", text, "]"]),
-                // The address without brackets, whatever the port.
-                (false, Some(_)) => out.push(entry.host_text(text)),
-                (false, None) => out.push(text),
-            }
-            None
-        }
-        Host::Ip(_) => {
-            out.push(text);
-            None
-        }
-        Host::Domain {
-            subdomains_only, ..
-        } => {
-            out.push(text);
-            if client.traits().needs_dot_form && !subdomains_only {
-                out.build(&[".", text]);
-            }
-            (client.traits().ignores_leading_dot && *subdomains_only)
-                .then_some(Remark::LeadingDotIgnored)
-        }
-        Host::Any => {
-            out.push("*");
-            None
-        }
-    };
-    remark.or(port_note)
-}
 
 /// How many entries a model reads between two looks at [`cancel::requested`].
 const CANCEL_EVERY: usize = 4096;

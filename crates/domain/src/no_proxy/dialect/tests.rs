@@ -115,10 +115,13 @@ fn spelling_classes_hold() {
 
 #[test]
 fn whatwg_ipv6_serialisation() {
-    let ip = |s: &str| s.parse::<std::net::Ipv6Addr>().unwrap();
-    assert_eq!(whatwg_ipv6(ip("::ffff:10.1.2.3")), "::ffff:a01:203");
-    assert_eq!(whatwg_ipv6(ip("fd00:0::1")), "fd00::1");
-    assert_eq!(whatwg_ipv6(ip("1:2:3:4:5:6:7:8")), "1:2:3:4:5:6:7:8");
+    for (ip, written) in [
+        ("::ffff:10.1.2.3", "::ffff:a01:203"),
+        ("fd00:0::1", "fd00::1"),
+        ("1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7:8"),
+    ] {
+        assert_eq!(whatwg_ipv6(ip.parse().unwrap()), written, "{ip}");
+    }
 }
 
 #[test]

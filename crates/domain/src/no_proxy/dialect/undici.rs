@@ -2,64 +2,35 @@
 
 use std::borrow::Cow;
 
-use ipnet::IpNet;
-
-use super::client::{Client, ClientTraits, Decision};
-use super::shared::{
-    decide_by, ends_with_dotted, env_forms, js_host_port, whatwg_host, Case, Pending,
-};
+use super::client::{Client, ClientTraits};
+use super::shared::{ends_with_dotted, js_host_port, whatwg_host, Case, Pending};
 use crate::no_proxy::destination::Destination;
-use crate::no_proxy::entry::Entry;
-use crate::no_proxy::forms::{Forms, Remark};
 
 /// undici's EnvHttpProxyAgent.
 pub(super) struct Undici;
-
-/// What the client always answers.
-const TRAITS: ClientTraits = ClientTraits {
-    name: "undici",
-    doc_name: Some("Node fetch through undici's EnvHttpProxyAgent"),
-    modelled: "Node fetch through undici's EnvHttpProxyAgent",
-    in_default_set: false,
-    reads_no_proxy: true,
-    separator: ",",
-    understands_any: true,
-    needs_bracketed_ipv6: true,
-    needs_dot_form: false,
-    ignores_leading_dot: true,
-    supports_ports: true,
-};
 
 impl Client for Undici {
     fn traits(&self) -> &'static ClientTraits {
         &TRAITS
     }
 
-    fn matches_cidr(&self, _ipv6: bool) -> bool {
-        false
-    }
-
-    fn keeps_cover(&self, _cover: &IpNet, _net: &IpNet) -> bool {
-        true
-    }
-
-    fn rejects_whole_setting(&self, _entry: &str) -> bool {
-        false
-    }
-
     fn refuses(&self, destination: &Destination) -> bool {
         // The WHATWG URL parser rejects zone IDs.
         destination.zone().is_some()
     }
-
-    fn decide_all(&self, list: &str, destinations: &[Destination]) -> Vec<Decision> {
-        decide_by(self, list, destinations, direct)
-    }
-
-    fn forms<'m>(&self, entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Option<Remark> {
-        env_forms(self, entry, text, out)
-    }
 }
+
+/// What the client always answers: where it differs from [`ClientTraits::open`].
+const TRAITS: ClientTraits = ClientTraits {
+    doc_name: Some("Node fetch through undici's EnvHttpProxyAgent"),
+    needs_bracketed_ipv6: true,
+    ignores_leading_dot: true,
+    ..ClientTraits::open(
+        "undici",
+        "Node fetch through undici's EnvHttpProxyAgent",
+        direct,
+    )
+};
 
 /// undici `EnvHttpProxyAgent`: the whole value `*` bypasses all; entries split
 /// at commas and white space, `host:port` (the port being the digits after the

@@ -2,10 +2,8 @@
 
 use std::borrow::Cow;
 
-use ipnet::IpNet;
-
-use super::client::{Client, ClientTraits, Decision};
-use super::shared::{decide_by, env_forms, lowercase, split_at, Case, Pending};
+use super::client::{env_forms, Client, ClientTraits};
+use super::shared::{lowercase, split_at, Case, Pending};
 use crate::no_proxy::destination::Destination;
 use crate::no_proxy::entry::{Entry, Host};
 use crate::no_proxy::forms::{Forms, Remark};
@@ -13,45 +11,14 @@ use crate::no_proxy::forms::{Forms, Remark};
 /// GNU wget.
 pub(super) struct Wget;
 
-/// What the client always answers.
-const TRAITS: ClientTraits = ClientTraits {
-    name: "wget",
-    doc_name: None,
-    modelled: "GNU wget 1.21",
-    in_default_set: true,
-    reads_no_proxy: true,
-    separator: ",",
-    understands_any: false,
-    needs_bracketed_ipv6: false,
-    needs_dot_form: false,
-    ignores_leading_dot: false,
-    supports_ports: false,
-};
-
 impl Client for Wget {
     fn traits(&self) -> &'static ClientTraits {
         &TRAITS
     }
 
-    fn matches_cidr(&self, _ipv6: bool) -> bool {
-        false
-    }
-
-    fn keeps_cover(&self, _cover: &IpNet, _net: &IpNet) -> bool {
-        true
-    }
-
-    fn rejects_whole_setting(&self, _entry: &str) -> bool {
-        false
-    }
-
     fn refuses(&self, destination: &Destination) -> bool {
         // wget rejects zone IDs.
         destination.zone().is_some()
-    }
-
-    fn decide_all(&self, list: &str, destinations: &[Destination]) -> Vec<Decision> {
-        decide_by(self, list, destinations, direct)
     }
 
     fn forms<'m>(&self, entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Option<Remark> {
@@ -61,6 +28,14 @@ impl Client for Wget {
         env_forms(self, entry, text, out)
     }
 }
+
+/// What the client always answers: where it differs from [`ClientTraits::open`].
+const TRAITS: ClientTraits = ClientTraits {
+    in_default_set: true,
+    understands_any: false,
+    supports_ports: false,
+    ..ClientTraits::open("wget", "GNU wget 1.21", direct)
+};
 
 /// GNU wget `sepstring` and `sufmatch`: the value splits at commas, blanks after
 /// a comma skipped (the first entry keeps its leading blanks, every entry its
