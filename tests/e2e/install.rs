@@ -3,7 +3,7 @@
 //! Terraform 1.11 and 1.0.3 and no `dev_overrides`, through the provider
 //! registry protocol, a network mirror and filesystem mirrors (packed and
 //! unpacked); `terraform providers lock` and `providers mirror`; tampered
-//! artifacts are refused. The README's mirror commands run verbatim.
+//! artifacts are refused. The install guide's mirror commands (docs/guides/install.md) run verbatim.
 
 mod registry;
 
@@ -173,7 +173,7 @@ fn public_address() -> String {
 }
 
 /// CLI configuration that answers service discovery for the public
-/// registry's host with the test registry (a `host` block), so the README's
+/// registry's host with the test registry (a `host` block), so the install guide's
 /// commands, written for the public address, run unchanged.
 fn public_registry_at(server: &HttpsServer) -> String {
     format!(
@@ -182,9 +182,9 @@ fn public_registry_at(server: &HttpsServer) -> String {
     )
 }
 
-/// Runs the README's `providers mirror` block in a copy of the quickstart
+/// Runs the install guide's `providers mirror` block in a copy of the quickstart
 /// against a test registry holding `release`; checks the mirror it wrote.
-fn mirror_per_readme(
+fn mirror_per_guide(
     tf: &crate::terraform::Terraform,
     tls: &TestTls,
     release: &Release,
@@ -193,7 +193,11 @@ fn mirror_per_readme(
     let registry = registry_server(tls, release, &release.key, Tamper::None);
     let work = InstallDir::new(tf, tls, &public_registry_at(&registry));
     work.write_quickstart(&public_address());
-    work.run_script(&places.apply(&readme_block("mirror")), &work.path(), &[]);
+    work.run_script(
+        &places.apply(&install_guide_block("mirror")),
+        &work.path(),
+        &[],
+    );
     let dir = places
         .mirror_dir
         .join("providers")
@@ -218,7 +222,7 @@ fn mirror_per_readme(
 }
 
 #[test]
-fn network_mirror_per_readme() {
+fn network_mirror_per_guide() {
     let release = Release::shared();
     let h1 = h1_hash_of_zip(&release.zip());
     for_each_terraform(|tf| {
@@ -229,7 +233,7 @@ fn network_mirror_per_readme() {
             mirror_dir: root.path().to_path_buf(),
             mirror_url: mirror.base_url(),
         };
-        mirror_per_readme(tf, &tls, &release, &places);
+        mirror_per_guide(tf, &tls, &release, &places);
         let version_json: serde_json::Value = serde_json::from_slice(
             &std::fs::read(
                 root.path()
@@ -254,11 +258,11 @@ fn network_mirror_per_readme() {
         let work = InstallDir::new(
             tf,
             &tls,
-            &places.apply(&readme_block("network-mirror-config")),
+            &places.apply(&install_guide_block("network-mirror-config")),
         );
         work.write_quickstart(&public_address());
         work.run_script(
-            &places.apply(&readme_block("network-mirror-init")),
+            &places.apply(&install_guide_block("network-mirror-init")),
             &work.path(),
             &[],
         );
@@ -279,7 +283,7 @@ fn network_mirror_per_readme() {
 }
 
 #[test]
-fn filesystem_mirrors_per_readme() {
+fn filesystem_mirrors_per_guide() {
     let release = Release::shared();
     let h1 = h1_hash_of_zip(&release.zip());
     for_each_terraform(|tf| {
@@ -290,15 +294,15 @@ fn filesystem_mirrors_per_readme() {
             mirror_url: "https://127.0.0.1:9".to_owned(),
         };
         // Packed: the zips `terraform providers mirror` wrote.
-        mirror_per_readme(tf, &tls, &release, &places);
+        mirror_per_guide(tf, &tls, &release, &places);
         let packed = InstallDir::new(
             tf,
             &tls,
-            &places.apply(&readme_block("filesystem-mirror-config")),
+            &places.apply(&install_guide_block("filesystem-mirror-config")),
         );
         packed.write_quickstart(&public_address());
         packed.run_script(
-            &places.apply(&readme_block("filesystem-mirror-init")),
+            &places.apply(&install_guide_block("filesystem-mirror-init")),
             &packed.path(),
             &[],
         );
@@ -311,7 +315,11 @@ fn filesystem_mirrors_per_readme() {
         packed.plan_apply_quickstart();
 
         // Unpacked, from the release assets as downloaded, checked with gpg.
-        let unpacked = InstallDir::new(tf, &tls, &places.apply(&readme_block("air-gapped-config")));
+        let unpacked = InstallDir::new(
+            tf,
+            &tls,
+            &places.apply(&install_guide_block("air-gapped-config")),
+        );
         let downloads = unpacked.scratch("downloads");
         for suffix in ["linux_amd64.zip", "SHA256SUMS", "SHA256SUMS.sig"] {
             std::fs::copy(
@@ -334,10 +342,10 @@ fn filesystem_mirrors_per_readme() {
                 .arg("--import")
                 .arg(&public_key),
         );
-        let script = readme_block("air-gapped");
+        let script = install_guide_block("air-gapped");
         assert!(
             script.contains(&format!("VERSION={}\n", version())),
-            "the README's air-gapped VERSION is not {}",
+            "the install guide's air-gapped VERSION is not {}",
             version()
         );
         unpacked.run_script(&places.apply(&script), &downloads, &[("GNUPGHOME", &gnupg)]);
@@ -355,7 +363,7 @@ fn filesystem_mirrors_per_readme() {
 
         unpacked.write_quickstart(&public_address());
         unpacked.run_script(
-            &places.apply(&readme_block("air-gapped-init")),
+            &places.apply(&install_guide_block("air-gapped-init")),
             &unpacked.path(),
             &[],
         );

@@ -576,15 +576,17 @@ impl InstallDir {
     }
 }
 
-/// The fenced block after `<!-- install-test: NAME -->` in README.md.
-pub fn readme_block(name: &str) -> String {
-    let readme = std::fs::read_to_string(repo_path("README.md")).expect("read README");
+/// The fenced block after `<!-- install-test: NAME -->` in the install
+/// guide (docs/guides/install.md, "Installing").
+pub fn install_guide_block(name: &str) -> String {
+    let guide = std::fs::read_to_string(repo_path("docs/guides/install.md"))
+        .expect("read the install guide");
     let marker = format!("<!-- install-test: {name} -->\n");
-    let start = readme
+    let start = guide
         .find(&marker)
-        .unwrap_or_else(|| panic!("README has no {marker:?}"))
+        .unwrap_or_else(|| panic!("docs/guides/install.md has no {marker:?}"))
         + marker.len();
-    let rest = &readme[start..];
+    let rest = &guide[start..];
     let body = rest
         .strip_prefix("```")
         .and_then(|fenced| fenced.split_once('\n'))
@@ -605,7 +607,7 @@ fn absolute_program(program: &Path) -> PathBuf {
         .unwrap_or_else(|| panic!("{} not on PATH", program.display()))
 }
 
-/// README placeholders and their stand-ins in a test.
+/// The install guide's placeholders and their stand-ins in a test.
 pub struct Placeholders {
     /// Replaces `/srv/terraform-mirror`.
     pub mirror_dir: PathBuf,
@@ -625,7 +627,7 @@ impl Placeholders {
 }
 
 impl InstallDir {
-    /// Runs a README shell block with bash (`set -euo pipefail`) in `dir`,
+    /// Runs an install guide's shell block with bash (`set -euo pipefail`) in `dir`,
     /// with this directory's environment and `terraform` on PATH being the
     /// Terraform under test.
     pub fn run_script(&self, script: &str, dir: &Path, extra_env: &[(&str, &Path)]) -> Run {
@@ -652,7 +654,7 @@ impl InstallDir {
         assert_eq!(
             run.code,
             0,
-            "README block failed on {}:\n{script}\n{}",
+            "install guide block failed on {}:\n{script}\n{}",
             self.tf.version_string(),
             run.combined()
         );
