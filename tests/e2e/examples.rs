@@ -217,10 +217,11 @@ fn drift_check_is_right_on_every_version() {
     });
 }
 
-/// The drift check every doc gives, word for word: README, the
-/// secret-free-state and day-2 guides show [`DRIFT_RECIPE`] (whose filter is
-/// the one examples/drift-check/drift-check.sh runs) and link the 1.15
-/// exit-code regression upstream; examples/secret-free-state names the
+/// The drift check every doc gives, word for word: the secret-free-state
+/// and day-2 guides show [`DRIFT_RECIPE`] (whose filter is the one
+/// examples/drift-check/drift-check.sh runs) and link the 1.15 exit-code
+/// regression upstream; README.md sends its readers to the day-2 guide for
+/// it and gives no recipe of its own; examples/secret-free-state names the
 /// script. A doc that still gives the exit-code recipe fails here.
 #[test]
 fn every_doc_gives_the_same_drift_check() {
@@ -238,11 +239,16 @@ fn every_doc_gives_the_same_drift_check() {
         read(DRIFT_CHECK).contains(filter),
         "{DRIFT_CHECK} runs another filter than the docs' {filter:?}"
     );
-    for doc in [
-        "README.md",
-        "docs/guides/secret-free-state.md",
-        "docs/guides/day-2.md",
-    ] {
+    let readme = read("README.md");
+    assert!(
+        readme
+            .lines()
+            .any(|line| line.contains("](docs/guides/day-2.md)"))
+            && readme.contains("nightly drift check")
+            && !readme.contains("-detailed-exitcode"),
+        "README.md links the day-2 guide for the drift check and gives no recipe of its own"
+    );
+    for doc in ["docs/guides/secret-free-state.md", "docs/guides/day-2.md"] {
         let text = read(doc);
         for needle in [
             DRIFT_RECIPE,
@@ -277,7 +283,7 @@ const APPLIED_GENERICALLY: [(&str, &str); 3] = [
 /// gives (a proxy, a fleet folder, a script, a guide), each with the module
 /// of tests/e2e and the test that applies it.
 const APPLIED_BY_THEIR_OWN_TEST: [(&str, &str, &str); 7] = [
-    ("provider", "harness", "with_provider"),
+    ("provider", "provider", "quick_start_example"),
     ("quickstart", "provider", "quickstart_example"),
     (
         "drift-check",

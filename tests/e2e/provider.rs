@@ -1,11 +1,12 @@
 //! End-to-end tests of the provider as a whole with real Terraform 1.11 and
-//! 1.0.3: the harness's own cycle, the quickstart example, and how often
-//! Terraform gets the schema in one run.
+//! 1.0.3: the harness's own cycle, the quickstart example, the quick start
+//! of README.md and docs/index.md, and how often Terraform gets the schema
+//! in one run.
 
 use std::path::Path;
 
 use crate::cycle::{run_cycle, Cycle};
-use crate::harness::{for_each_terraform, Terraform, Workdir};
+use crate::harness::{for_each_terraform, for_each_terraform_with, Feature, Terraform, Workdir};
 
 /// A working directory holding a copy of every `.tf` file in `example`
 /// (a path relative to the crate root, e.g. `examples/quickstart`).
@@ -57,6 +58,37 @@ fn quickstart_example() {
         assert_eq!(
             outputs["no_proxy"],
             "cluster.local,.cluster.local,.corp.example,localhost,.svc,10.20.0.0/16,10.96.0.0/12,10.96.0.1,127.0.0.1,192.168.0.0/16"
+        );
+    });
+}
+
+/// examples/provider, the provider block with the quick start of README.md
+/// and docs/index.md (`quick-start.tf`), passes the full cycle on every
+/// Terraform with functions, and its output is the containerd drop-in with
+/// the proxy and the merged NO_PROXY.
+#[test]
+fn quick_start_example() {
+    for_each_terraform_with(Feature::Functions, |tf| {
+        let work = from_example(tf, "examples/provider");
+        let outputs = run_cycle(&work, &Cycle::default());
+        let dropin = outputs["containerd_dropin"].as_str().unwrap_or_default();
+        let line = |name: &str| {
+            let start = format!("Environment=\"{name}=");
+            dropin
+                .lines()
+                .find(|l| l.starts_with(&start))
+                .unwrap_or_default()
+        };
+        // `registry.corp.example` is below `.corp.example`: the merge keeps one.
+        assert_eq!(
+            [line("HTTP_PROXY"), line("HTTPS_PROXY"), line("NO_PROXY")],
+            [
+                "Environment=\"HTTP_PROXY=http://proxy.corp.example:3128\"",
+                "Environment=\"HTTPS_PROXY=http://proxy.corp.example:3128\"",
+                "Environment=\"NO_PROXY=cluster.local,.cluster.local,.corp.example,localhost,.svc,10.96.0.0/12,10.96.0.1,127.0.0.1,192.168.0.0/16\"",
+            ],
+            "the drop-in on Terraform {}:\n{dropin}",
+            tf.version_string()
         );
     });
 }

@@ -1346,7 +1346,7 @@ output "template_name_suffix" {
 /// of `render` and `render_redacted` (the parameter type's attributes are
 /// optional): no `password_required` or `revision` spelt. With a literal
 /// password the result is not sensitive, so an output needs no
-/// `sensitive = true` (what the README says).
+/// `sensitive = true` (what docs/guides/plan-time-renders.md says).
 #[test]
 fn render_takes_a_literal_with_public_fields_only() {
     let config = r#"

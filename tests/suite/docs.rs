@@ -10,12 +10,19 @@ use clusterproxy::provider::docs::{area_table, readme_table, versions_table};
 use clusterproxy::provider::platform::Area;
 use clusterproxy::provider::{renderers, ClusterProxy, NAME};
 
+/// The quick start, relative to examples/: README's first HCL block and
+/// docs/index.md's "Example Usage", applied by the E2E test
+/// `provider::quick_start_example`.
+const QUICK_START: &str = "provider/quick-start.tf";
+
 /// The docs pages the generator renders from the schemas and examples.
 fn pages() -> Vec<Page> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let config = DocsConfig {
         provider_name: NAME.to_owned(),
-        index_body: "The clusterproxy provider merges NO_PROXY lists and renders HTTP(S) proxy settings for Kubernetes clusters behind a corporate proxy. Every result is computed locally, deterministically and at plan time.\n\n## Logging\n\nWith `TF_LOG_PROVIDER_CLUSTERPROXY` (or `TF_LOG_PROVIDER`, or `TF_LOG`) set to `debug` or `trace`, the provider logs one line when a call arrives and one when it is served: the RPC, a request id, the resource, data source or function, and the duration. No configured value is logged, nor anything derived from one (a size or a length); the HTTP/2, gRPC and TLS libraries it uses log at warning and above only.".to_owned(),
+        index_body: "The clusterproxy provider merges NO_PROXY lists and renders HTTP(S) proxy settings for Kubernetes clusters behind a corporate proxy. Every result is computed locally, deterministically and at plan time.".to_owned(),
+        index_example: QUICK_START.into(),
+        index_sections: "## Logging\n\nWith `TF_LOG_PROVIDER_CLUSTERPROXY` (or `TF_LOG_PROVIDER`, or `TF_LOG`) set to `debug` or `trace`, the provider logs one line when a call arrives and one when it is served: the RPC, a request id, the resource, data source or function, and the duration. No configured value is logged, nor anything derived from one (a size or a length); the HTTP/2, gRPC and TLS libraries it uses log at warning and above only.".to_owned(),
         examples_dir: root.join("examples"),
     };
     generate(&ClusterProxy, &config).expect("every example exists")
@@ -263,4 +270,105 @@ fn every_example_directory_declares_the_provider() {
         missing.is_empty(),
         "without required_providers: {missing:#?}"
     );
+}
+
+/// The most lines README.md may have: a front page a user reads through;
+/// the details of a feature go to its guide.
+const README_MAX_LINES: usize = 300;
+
+/// The line by which README.md's quick start has ended: on the first screen.
+const QUICK_START_BY_LINE: usize = 40;
+
+/// The most lines the quick start's HCL may take.
+const QUICK_START_MAX_LINES: usize = 15;
+
+/// What keeps `readme` from being the front page: more than
+/// [`README_MAX_LINES`] lines, or a first HCL block that does not end by
+/// line [`QUICK_START_BY_LINE`], takes more than [`QUICK_START_MAX_LINES`]
+/// lines or is not `quick_start` word for word.
+fn front_page_faults(readme: &str, quick_start: &str) -> Vec<String> {
+    let mut faults = Vec::new();
+    let lines = readme.lines().count();
+    if lines > README_MAX_LINES {
+        faults.push(format!(
+            "README.md has {lines} lines, at most {README_MAX_LINES}: move the details to the guide they belong to"
+        ));
+    }
+    let Some(start) = readme.find("```hcl\n").map(|at| at + "```hcl\n".len()) else {
+        faults.push("README.md has no HCL quick start (a ```hcl block)".to_owned());
+        return faults;
+    };
+    let body = readme[start..]
+        .split_once("```")
+        .map_or(&readme[start..], |(body, _)| body);
+    let ends_at = readme[..start].lines().count() + body.lines().count() + 1;
+    if ends_at > QUICK_START_BY_LINE {
+        faults.push(format!(
+            "README.md's quick start ends on line {ends_at}, after line {QUICK_START_BY_LINE}"
+        ));
+    }
+    if body.lines().count() > QUICK_START_MAX_LINES {
+        faults.push(format!(
+            "README.md's quick start has {} lines, at most {QUICK_START_MAX_LINES}",
+            body.lines().count()
+        ));
+    }
+    if body != quick_start {
+        faults.push(format!(
+            "README.md's quick start is not examples/{QUICK_START} word for word"
+        ));
+    }
+    faults
+}
+
+/// README.md is the product's front page: at most [`README_MAX_LINES`]
+/// lines, and a quick start on its first screen that is the example the E2E
+/// tests apply ([`QUICK_START`]); docs/index.md shows the same example
+/// before its Logging section.
+#[test]
+fn readme_is_the_front_page() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |path: &str| std::fs::read_to_string(root.join(path)).unwrap();
+    let quick_start = read(&format!("examples/{QUICK_START}"));
+    let faults = front_page_faults(&read("README.md"), &quick_start);
+    assert!(faults.is_empty(), "{}", faults.join("\n"));
+    let index = read("docs/index.md");
+    let example = index
+        .find(&format!("## Example Usage\n\n```terraform\n{quick_start}"))
+        .expect("docs/index.md shows the quick start as its Example Usage");
+    assert!(
+        index
+            .find("## Logging")
+            .is_some_and(|logging| example < logging),
+        "docs/index.md's Example Usage comes before Logging"
+    );
+}
+
+/// The front-page check itself: a long README, a late, long or different
+/// quick start each fail it.
+#[test]
+fn front_page_check_can_fail() {
+    let quick_start = "resource \"a\" \"b\" {}\n";
+    let page = |before: usize, hcl: &str, after: usize| {
+        format!(
+            "# title\n{}```hcl\n{hcl}```\n{}",
+            "text\n".repeat(before),
+            "text\n".repeat(after)
+        )
+    };
+    assert!(front_page_faults(&page(3, quick_start, 200), quick_start).is_empty());
+    let long_hcl = quick_start.repeat(QUICK_START_MAX_LINES + 1);
+    for (readme, fault) in [
+        (page(3, quick_start, README_MAX_LINES), "lines, at most"),
+        (page(QUICK_START_BY_LINE, quick_start, 0), "ends on line"),
+        (page(3, &long_hcl, 0), "quick start has"),
+        (page(3, "output \"x\" {}\n", 0), "word for word"),
+        ("# title\n".to_owned(), "no HCL quick start"),
+    ] {
+        let faults = front_page_faults(&readme, quick_start);
+        assert!(
+            faults.iter().any(|f| f.contains(fault)),
+            "{fault:?} not in {faults:?}"
+        );
+    }
 }

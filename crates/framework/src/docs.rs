@@ -21,6 +21,12 @@ pub struct DocsConfig {
     pub provider_name: String,
     /// Markdown body of docs/index.md above the example.
     pub index_body: String,
+    /// The example docs/index.md shows as its "Example Usage", relative to
+    /// `examples_dir` (tfplugindocs reads `provider/provider.tf`).
+    pub index_example: PathBuf,
+    /// Markdown sections of docs/index.md between the example and the
+    /// schema (empty for none).
+    pub index_sections: String,
     /// The examples/ directory.
     pub examples_dir: PathBuf,
 }
@@ -42,10 +48,13 @@ pub fn generate(provider: &dyn Provider, config: &DocsConfig) -> Result<Vec<Page
     let name = &config.provider_name;
     let mut pages = Vec::new();
 
-    let provider_example = read_example(&examples.join("provider/provider.tf"))?;
+    let index_example = read_example(&examples.join(&config.index_example))?;
     let mut index = front_matter(&format!("{name} Provider"), &first_line(&config.index_body));
     writeln!(index, "# {name} Provider\n\n{}\n", config.index_body.trim()).unwrap();
-    push_example(&mut index, &provider_example);
+    push_example(&mut index, &index_example);
+    if !config.index_sections.trim().is_empty() {
+        writeln!(index, "{}\n", config.index_sections.trim()).unwrap();
+    }
     render_schema(&mut index, &provider.schema());
     pages.push(Page {
         path: "index.md".into(),
