@@ -21,7 +21,9 @@ use serde_json::Value;
 
 use super::capi::cluster_facts;
 use super::found::{Found, Importer, Recognised, Scanned};
-use super::input::{documents, error, optional_text, string_list, text_at, topology_variable};
+use super::input::{
+    documents, error, first_shaped, optional_text, string_list, text_at, topology_variable,
+};
 use crate::Finding;
 
 /// What CAREN always adds to `additionalNo`.
@@ -63,10 +65,7 @@ impl Importer for Caren {
     /// Reads the proxy, the list and the Cluster's networks.
     fn read(&self, text: &str) -> Result<Found, Finding> {
         let documents = documents(text)?;
-        let Some((cluster, (proxy, field))) = documents
-            .iter()
-            .find_map(|document| Some((document, proxy_of(document)?)))
-        else {
+        let Some((cluster, (proxy, field))) = first_shaped(&documents, proxy_of) else {
             return Err(error(
                 "No ClusterClass `Cluster` whose `clusterConfig` variable has a `proxy`, nor one with a `proxy` variable of `http` and `https`, found.",
             ));

@@ -177,3 +177,14 @@ pub(crate) fn base64_pem(b64: &str, field: &str) -> Result<String, Finding> {
         .map_err(|_| error(format!("{field} is not base64.")))?;
     String::from_utf8(pem).map_err(|_| error(format!("{field} does not decode to PEM text.")))
 }
+
+/// The first of `documents` in which `shape` finds something, with what
+/// it found.
+pub(crate) fn first_shaped<'a, T>(
+    documents: &'a [serde_json::Value],
+    shape: impl Fn(&'a serde_json::Value) -> Option<T>,
+) -> Option<(&'a serde_json::Value, T)> {
+    documents
+        .iter()
+        .find_map(|document| Some((document, shape(document)?)))
+}

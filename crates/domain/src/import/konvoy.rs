@@ -10,7 +10,9 @@
 use serde_json::Value;
 
 use super::found::{Found, Importer, Recognised, Scanned, POD_CIDR, SERVICE_CIDR};
-use super::input::{documents, error, optional_text, split_list, string_list, text_at};
+use super::input::{
+    documents, error, first_shaped, optional_text, split_list, string_list, text_at,
+};
 use crate::Finding;
 
 /// Where the proxy is, in findings.
@@ -52,10 +54,7 @@ impl Importer for Konvoy {
     /// Reads the proxy and the cluster's subnets.
     fn read(&self, text: &str) -> Result<Found, Finding> {
         let documents = documents(text)?;
-        let Some((document, networking)) = documents
-            .iter()
-            .find_map(|document| Some((document, networking_of(document)?)))
-        else {
+        let Some((document, networking)) = first_shaped(&documents, networking_of) else {
             return Err(error(
                 "No Konvoy `ClusterConfiguration` with `spec.kubernetes.networking.httpProxy` or `httpsProxy` found.",
             ));

@@ -13,8 +13,8 @@ use serde_json::Value;
 use super::capi::cluster_facts;
 use super::found::{Found, Importer, Recognised, Scanned, CONTROL_PLANE, POD_CIDR, SERVICE_CIDR};
 use super::input::{
-    base64_pem, documents, error, items, optional_text, split_list, string_list, text_at,
-    topology_variable,
+    base64_pem, documents, error, first_shaped, items, optional_text, split_list, string_list,
+    text_at, topology_variable,
 };
 use crate::render::tkg::appended;
 use crate::render::Cluster;
@@ -55,10 +55,7 @@ impl Importer for Tkg {
     /// Reads the proxy variables and the cluster's CIDRs.
     fn read(&self, text: &str) -> Result<Found, Finding> {
         let documents = documents(text)?;
-        if let Some((cluster, proxy)) = documents
-            .iter()
-            .find_map(|document| Some((document, proxy_variable(document)?)))
-        {
+        if let Some((cluster, proxy)) = first_shaped(&documents, proxy_variable) {
             return from_cluster_class(cluster, proxy);
         }
         let document = documents

@@ -10,7 +10,9 @@
 use serde_json::Value;
 
 use super::found::{Found, Importer, Recognised, Scanned, CLUSTER_DOMAIN, POD_CIDR, SERVICE_CIDR};
-use super::input::{documents, error, items, optional_text, string_list, strings, text_at};
+use super::input::{
+    documents, error, first_shaped, items, optional_text, string_list, strings, text_at,
+};
 use crate::Finding;
 
 /// Where the proxy is, in findings.
@@ -48,10 +50,7 @@ impl Importer for Tkgs {
     /// Reads the proxy and the cluster's networks.
     fn read(&self, text: &str) -> Result<Found, Finding> {
         let documents = documents(text)?;
-        let Some((cluster, proxy)) = documents
-            .iter()
-            .find_map(|document| Some((document, proxy_of(document)?)))
-        else {
+        let Some((cluster, proxy)) = first_shaped(&documents, proxy_of) else {
             return Err(error(
                 "No `TanzuKubernetesCluster` with `spec.settings.network.proxy` found.",
             ));
