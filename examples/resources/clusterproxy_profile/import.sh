@@ -5,9 +5,9 @@
 # <kind>    `aks` (`az aks show -o json` or an httpProxyConfig), `tkg` (cluster
 #           configuration file, or ClusterClass `Cluster` with the `proxy`
 #           variable), `capi` (KubeadmControlPlane / KubeadmConfigTemplate, with
-#           the Cluster when at hand, or an EKS Anywhere Cluster), `systemd`
-#           (drop-in), `giantswarm` (cluster chart values, userconfig ConfigMap,
-#           cluster-values or systemd-proxy Secret), `openshift` (the
+#           the Cluster when at hand, or an EKS Anywhere Cluster),
+#           `systemd` (drop-in), `giantswarm` (cluster chart values, userconfig
+#           ConfigMap, cluster-values or systemd-proxy Secret), `openshift` (the
 #           `config.openshift.io/v1` Proxy with its trustedCA ConfigMap, an
 #           install-config, or the `cluster-config-v1` ConfigMap), `rke2` (RKE2
 #           `/etc/default/rke2-*` or k3s `*.service.env` environment file),
