@@ -102,10 +102,15 @@ fn resource(address: &str, imported: &Imported) -> String {
             hcl_string(address)
         ));
     }
-    lines.push(format!(
-        "  no_proxy   = {}",
-        hcl_literal(&json!(input.no_proxy))
-    ));
+    // An artifact whose every entry is cluster-specific leaves the list
+    // empty, and a configuration then leaves `no_proxy` out, as the
+    // import's state does.
+    if !input.no_proxy.is_empty() {
+        lines.push(format!(
+            "  no_proxy   = {}",
+            hcl_literal(&json!(input.no_proxy))
+        ));
+    }
     if let Some(ca) = &input.trusted_ca {
         lines.push(format!("  trusted_ca = {}", hcl_string(ca)));
     }

@@ -207,7 +207,7 @@ fn the_check_catches_a_missing_registry_line() {
             "impl Renderer for Docker {}",
         ),
         (
-            "crates/domain/src/import/docker.rs",
+            "crates/domain/src/import/nomad.rs",
             "impl Importer for Docker {}",
         ),
         (
@@ -230,7 +230,7 @@ fn the_check_catches_a_missing_registry_line() {
         missing_lines(copy.path()),
         [
             "crates/domain/src/render/docker.rs implements Renderer for Docker: add its line `docker => <RendererId variant>,` to `for_each_renderer!` in crates/domain/src/render/mod.rs",
-            "crates/domain/src/import/docker.rs implements Importer for Docker: add its line `docker => Docker,` to `for_each_importer!` in crates/domain/src/import/mod.rs",
+            "crates/domain/src/import/nomad.rs implements Importer for Docker: add its line `nomad => Docker,` to `for_each_importer!` in crates/domain/src/import/mod.rs",
             "src/provider/data_sources/docker.rs implements Platform for Docker: add its line `<RendererId variant> => docker::Docker,` to `renderers!` in src/provider/data_sources/mod.rs",
             "crates/domain/src/no_proxy/dialect/dotnet.rs implements Client for DotNet: add its line `DotNet => dotnet::DotNet,` to `registry!` in crates/domain/src/no_proxy/dialect/mod.rs",
         ]

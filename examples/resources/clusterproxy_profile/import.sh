@@ -3,14 +3,21 @@
 # <name>=   names the profile (otherwise the cluster's name, when the artifact
 #           has one, or the kind).
 # <kind>    `aks` (`az aks show -o json` or an httpProxyConfig), `tkg` (cluster
-#           configuration file), `capi` (KubeadmControlPlane /
-#           KubeadmConfigTemplate, with the Cluster when at hand, or an EKS
-#           Anywhere Cluster), `systemd` (drop-in), `giantswarm` (cluster chart
-#           values, userconfig ConfigMap, cluster-values or systemd-proxy
-#           Secret), `openshift` (the `config.openshift.io/v1` Proxy with its
-#           trustedCA ConfigMap, an install-config, or the `cluster-config-v1`
-#           ConfigMap) or `rke2` (RKE2 `/etc/default/rke2-*` or k3s
-#           `*.service.env` environment file).
+#           configuration file, or ClusterClass `Cluster` with the `proxy`
+#           variable), `capi` (KubeadmControlPlane / KubeadmConfigTemplate, with
+#           the Cluster when at hand, or an EKS Anywhere Cluster),
+#           `systemd` (drop-in), `giantswarm` (cluster chart values, userconfig
+#           ConfigMap, cluster-values or systemd-proxy Secret), `openshift` (the
+#           `config.openshift.io/v1` Proxy with its trustedCA ConfigMap, an
+#           install-config, or the `cluster-config-v1` ConfigMap), `rke2` (RKE2
+#           `/etc/default/rke2-*` or k3s `*.service.env` environment file),
+#           `caren` (ClusterClass `Cluster` with the `clusterConfig` or `proxy`
+#           variable), `tkgs` (`TanzuKubernetesCluster` with
+#           `spec.settings.network.proxy`), `konvoy` (`cluster.yaml`
+#           `ClusterConfiguration`), `gke` (`containerd-proxy-configmap` of
+#           k8s-node-tools' `containerd-http-proxy`), `docker` (`daemon.json`
+#           with `proxies`) or `bottlerocket` (TOML user data or `apiclient`
+#           settings JSON).
 # (facts)   the cluster inputs the renderers get, `key=value` separated by `;`,
 #           lists by `,`: pod_cidrs, service_cidrs, node_cidrs, cluster_domain
 #           (default cluster.local), apiserver_host, apiserver_ip,

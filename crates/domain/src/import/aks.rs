@@ -137,6 +137,7 @@ impl Importer for Aks {
             no_proxy,
             trusted_ca: trusted_ca(config)?,
             cluster_entries,
+            warnings: Vec::new(),
         })
     }
 

@@ -315,7 +315,7 @@ fn url_host(url: &str) -> Option<&str> {
 }
 
 /// Facts of a CAPI `Cluster`.
-fn cluster_facts(cluster: &Value, out: &mut Vec<(String, &'static str)>) {
+pub(super) fn cluster_facts(cluster: &Value, out: &mut Vec<(String, &'static str)>) {
     for (pointer, why) in [
         ("/spec/clusterNetwork/pods/cidrBlocks", POD_CIDR),
         ("/spec/clusterNetwork/services/cidrBlocks", SERVICE_CIDR),

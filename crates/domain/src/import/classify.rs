@@ -213,6 +213,7 @@ pub(super) fn classify(
             ));
         }
     }
+    warnings.extend(found.warnings);
     let (username, password) = credentials.into_iter().next().unwrap_or((None, None));
     let https_direct = http.is_some() && https.is_none();
     let name = found.cluster_name.filter(|n| !n.is_empty());

@@ -112,4 +112,7 @@ pub struct Found {
     /// `CLUSTER_DOMAIN` reasons become the renderers' cluster inputs; any
     /// other reason marks an entry the platform adds by itself.
     pub cluster_entries: Vec<(String, &'static str)>,
+    /// What the profile cannot say of the artifact, for the import's
+    /// warnings (e.g. which components an RKE2 file gives the proxy).
+    pub warnings: Vec<String>,
 }

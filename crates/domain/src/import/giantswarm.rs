@@ -162,6 +162,7 @@ fn read_values(values: &Value, secret_name: Option<&str>) -> Result<Found, Findi
         no_proxy,
         trusted_ca: None,
         cluster_entries,
+        warnings: Vec::new(),
     })
 }
 

@@ -47,8 +47,7 @@ pub fn split_list(value: &str) -> Vec<String> {
 /// (e.g. `{` nested 100k deep) is refused before the parser runs.
 pub fn documents(text: &str) -> Result<Vec<serde_json::Value>, Finding> {
     use serde::Deserialize as _;
-    check_size(text)?;
-    check_nesting(text)?;
+    check_bounds(text)?;
     serde_yaml_ng::Deserializer::from_str(text)
         .map(|doc| {
             serde_json::Value::deserialize(doc)
@@ -56,6 +55,13 @@ pub fn documents(text: &str) -> Result<Vec<serde_json::Value>, Finding> {
         })
         .filter(|doc| !matches!(doc, Ok(serde_json::Value::Null)))
         .collect()
+}
+
+/// Refuses what no parser is given: a text over [`MAX_INPUT_BYTES`], or
+/// nesting or indentation past [`MAX_NESTING`] or [`MAX_INDENT`].
+pub(crate) fn check_bounds(text: &str) -> Result<(), Finding> {
+    check_size(text)?;
+    check_nesting(text)
 }
 
 /// Refuses flow nesting deeper than [`MAX_NESTING`] and indentation wider
@@ -108,4 +114,77 @@ pub fn text_at<'a>(value: &'a serde_json::Value, path: &[&str]) -> Option<&'a st
     path.iter()
         .try_fold(value, |v, key| v.get(key))
         .and_then(serde_json::Value::as_str)
+}
+
+/// The value of the ClusterClass variable `name` of a `Cluster` document:
+/// the `value` of the `spec.topology.variables` item of that `name`
+/// (cluster-api api/v1beta1/cluster_types.go, `ClusterVariable`).
+pub(crate) fn topology_variable<'a>(
+    document: &'a serde_json::Value,
+    name: &str,
+) -> Option<&'a serde_json::Value> {
+    if text_at(document, &["kind"]) != Some("Cluster") {
+        return None;
+    }
+    items(document.pointer("/spec/topology/variables"))
+        .iter()
+        .find(|variable| text_at(variable, &["name"]) == Some(name))
+        .and_then(|variable| variable.get("value"))
+}
+
+/// The string at `key` of `object`, none when absent or null; anything
+/// else is refused, naming `field` (where the object is) and the key.
+pub(crate) fn optional_text(
+    object: &serde_json::Value,
+    key: &str,
+    field: &str,
+) -> Result<Option<String>, Finding> {
+    match object.get(key) {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(serde_json::Value::String(text)) => Ok(Some(text.clone())),
+        Some(_) => Err(error(format!("`{field}.{key}` is not a string."))),
+    }
+}
+
+/// The list of strings at `key` of `object`, empty when absent or null;
+/// anything else is refused, naming `field` and the key.
+pub(crate) fn string_list(
+    object: &serde_json::Value,
+    key: &str,
+    field: &str,
+) -> Result<Vec<String>, Finding> {
+    match object.get(key) {
+        None | Some(serde_json::Value::Null) => Ok(Vec::new()),
+        Some(serde_json::Value::Array(list)) => list
+            .iter()
+            .map(|item| item.as_str().map(str::to_owned))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| {
+                error(format!(
+                    "`{field}.{key}` holds an item that is not a string."
+                ))
+            }),
+        Some(_) => Err(error(format!("`{field}.{key}` is not a list of strings."))),
+    }
+}
+
+/// The PEM text of a base64 CA bundle, as TKG writes it (TKG_PROXY_CA_CERT,
+/// the `trust` variable's `additionalTrustedCAs[].data`); `field` names it.
+pub(crate) fn base64_pem(b64: &str, field: &str) -> Result<String, Finding> {
+    use base64::Engine as _;
+    let pem = base64::engine::general_purpose::STANDARD
+        .decode(b64.trim())
+        .map_err(|_| error(format!("{field} is not base64.")))?;
+    String::from_utf8(pem).map_err(|_| error(format!("{field} does not decode to PEM text.")))
+}
+
+/// The first of `documents` in which `shape` finds something, with what
+/// it found.
+pub(crate) fn first_shaped<'a, T>(
+    documents: &'a [serde_json::Value],
+    shape: impl Fn(&'a serde_json::Value) -> Option<T>,
+) -> Option<(&'a serde_json::Value, T)> {
+    documents
+        .iter()
+        .find_map(|document| Some((document, shape(document)?)))
 }

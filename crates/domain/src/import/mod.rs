@@ -41,6 +41,12 @@ macro_rules! for_each_importer {
             giantswarm => GiantSwarm,
             openshift => OpenShift,
             rke2 => Rke2,
+            caren => Caren,
+            tkgs => Tkgs,
+            konvoy => Konvoy,
+            gke => Gke,
+            docker => Docker,
+            bottlerocket => Bottlerocket,
         }
     };
 }
@@ -48,12 +54,18 @@ macro_rules! for_each_importer {
 // The importers, private (the registry is the only way to one), each a
 // line of `for_each_importer!` too; then the modules they share.
 mod aks;
+mod bottlerocket;
 mod capi;
+mod caren;
+mod docker;
 mod giantswarm;
+mod gke;
+mod konvoy;
 mod openshift;
 mod rke2;
 mod systemd;
 mod tkg;
+mod tkgs;
 
 mod classify;
 pub mod drift;
@@ -65,6 +77,8 @@ pub mod id;
 mod imported;
 mod input;
 mod registry;
+#[cfg(test)]
+mod round_trip;
 
 pub use found::{Found, Importer, Recognised, Scanned};
 pub use imported::{Dropped, Imported};

@@ -125,6 +125,7 @@ fn from_proxy(proxy: &Value, all: &[Value]) -> Result<Found, Finding> {
             .unwrap_or_default(),
         trusted_ca,
         cluster_entries: operator_generic(),
+        warnings: Vec::new(),
     })
 }
 
@@ -160,6 +161,7 @@ fn from_install_config(config: &Value) -> Result<Found, Finding> {
             .unwrap_or_default(),
         trusted_ca: text_at(config, &["additionalTrustBundle"]).map(str::to_owned),
         cluster_entries: entries,
+        warnings: Vec::new(),
     })
 }
 

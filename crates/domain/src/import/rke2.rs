@@ -41,6 +41,11 @@ fn value(raw: &str, line: usize) -> Result<String, Finding> {
     }
 }
 
+/// The warning of a file that gives the proxy to every component: a
+/// profile does not say which components get it, and `clusterproxy_rke2`
+/// gives it to containerd alone unless told otherwise.
+pub(crate) const SCOPE_ALL: &str = "The file sets HTTP_PROXY or HTTPS_PROXY without the `CONTAINERD_` prefix, which the rke2/k3s process, its kubelet and containerd read; the profile does not say which components get the proxy, and `clusterproxy_rke2` (and `render(\"rke2\", ...)`) gives it to containerd alone by default: render it with `scope = \"all\"` to keep what this file does.";
+
 /// The RKE2 and k3s importer.
 #[derive(Debug, Clone, Copy)]
 pub struct Rke2;
@@ -89,6 +94,7 @@ impl Importer for Rke2 {
     /// Reads the proxy variables of an environment file.
     fn read(&self, text: &str) -> Result<Found, Finding> {
         let mut pairs = Vec::new();
+        let mut every_component = false;
         for (index, line) in text.lines().enumerate() {
             let line = line.trim();
             if line.is_empty() || line.starts_with(['#', ';']) {
@@ -106,6 +112,7 @@ impl Importer for Rke2 {
                 .iter()
                 .any(|wanted| bare.eq_ignore_ascii_case(wanted))
             {
+                every_component |= bare == name && !bare.eq_ignore_ascii_case("no_proxy");
                 pairs.push((bare.to_owned(), value(raw, index + 1)?));
             }
         }
@@ -115,7 +122,11 @@ impl Importer for Rke2 {
             ));
         }
         systemd::refuse_unexpanded(&pairs)?;
-        systemd::from_variables(&pairs)
+        let mut found = systemd::from_variables(&pairs)?;
+        if every_component {
+            found.warnings.push(SCOPE_ALL.to_owned());
+        }
+        Ok(found)
     }
 }
 
@@ -138,6 +149,30 @@ mod tests {
             );
             assert_eq!(found.no_proxy, s.no_proxy);
         }
+    }
+
+    /// A file that proxies every component imports with a warning naming
+    /// `scope = "all"`, and rendering the import with that scope gives the
+    /// same variables back; a containerd-only file imports without it.
+    #[test]
+    fn every_component_scope_survives_the_round_trip() {
+        let text = "HTTP_PROXY=\"http://proxy.corp.example:3128\"\nHTTPS_PROXY=\"http://proxy.corp.example:3128\"\nNO_PROXY=\"registry.corp.example\"\n";
+        let imported = crate::import::parse("rke2", text).unwrap();
+        let warning = imported
+            .warnings
+            .iter()
+            .find(|w| w.contains("scope = \"all\""))
+            .unwrap_or_else(|| panic!("{:?}", imported.warnings));
+        assert!(warning.contains("CONTAINERD_"), "{warning}");
+        let s = settings();
+        let back = Rke2
+            .read(&env_file(&s, Scope::All, Secrets::Include))
+            .unwrap();
+        assert_eq!(back.warnings, [SCOPE_ALL]);
+        let containerd = Rke2
+            .read(&env_file(&s, Scope::Containerd, Secrets::Include))
+            .unwrap();
+        assert!(containerd.warnings.is_empty(), "{:?}", containerd.warnings);
     }
 
     proptest::proptest! {

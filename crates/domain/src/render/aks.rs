@@ -37,7 +37,7 @@ use crate::redact::quoted;
 use ipnet::IpNet;
 use serde_json::{json, Value};
 
-use super::{Input, Rendered, Renderer, Rendering};
+use super::{Held, HeldFile, Input, Rendered, Renderer, Rendering};
 use crate::no_proxy::{normalize, Cluster};
 use crate::proxy_url::ProxyScheme;
 use crate::{Finding, InputField, Location};
@@ -149,6 +149,16 @@ impl Renderer for Aks {
             no_proxy: effective(&settings.no_proxy, cluster),
             trusted_ca: settings.trusted_ca.as_ref().map(|ca| ca.to_base64_pem()),
         }))
+    }
+
+    /// The `--http-proxy-config` file, CA included.
+    fn held(&self, output: &HttpProxyConfig) -> Held {
+        Held::Files(vec![HeldFile::new(
+            "http-proxy-config.json",
+            "aks",
+            output.to_json_file(),
+            true,
+        )])
     }
 }
 

@@ -8,8 +8,8 @@ use serde_json::{json, Value};
 
 use super::trust::{self, OsFamily};
 use super::{
-    shell, systemd, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets,
-    PASSWORD_COUNTED,
+    shell, systemd, yaml, Held, HeldFile, Input, ProxySettings, Rendered, Renderer, Rendering,
+    Secrets, PASSWORD_COUNTED,
 };
 use crate::{Finding, InputField, Location};
 
@@ -155,6 +155,35 @@ impl Renderer for Capi {
             output: config,
             warnings: findings,
         })
+    }
+
+    /// A KubeadmControlPlane with the kubeadm pieces (the CA among its
+    /// files is a file of its own, not a proxy setting) and, with a
+    /// cluster name, the `cluster.proxy` values.
+    fn held(&self, output: &CapiConfig) -> Held {
+        let spec: serde_json::Value =
+            serde_yaml_ng::from_str(&output.kubeadm.to_yaml()).unwrap_or_default();
+        let kcp = json!({
+            "apiVersion": "controlplane.cluster.x-k8s.io/v1beta1",
+            "kind": "KubeadmControlPlane",
+            "metadata": {"name": "control-plane"},
+            "spec": {"kubeadmConfigSpec": spec},
+        });
+        let mut files = vec![HeldFile::new(
+            "control-plane.yaml",
+            "capi",
+            yaml::to_string(&kcp),
+            false,
+        )];
+        if let Some(values) = &output.cluster_values {
+            files.push(HeldFile::new(
+                "cluster-values.yaml",
+                "giantswarm",
+                values.clone(),
+                false,
+            ));
+        }
+        Held::Files(files)
     }
 }
 

@@ -15,7 +15,8 @@ use serde_json::{json, Value};
 
 use super::trust::{self, OsFamily};
 use super::{
-    systemd, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets, PASSWORD_COUNTED,
+    systemd, yaml, Held, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets,
+    PASSWORD_COUNTED,
 };
 use crate::no_proxy::Cloud;
 use crate::{Finding, InputField};
@@ -116,6 +117,15 @@ impl Renderer for CloudInit {
             },
             findings,
         )
+    }
+
+    /// The drop-ins the user data writes, as the node holds them.
+    fn held(&self, output: &UserData) -> Held {
+        let document: Value = serde_yaml_ng::from_str(&output.user_data).unwrap_or_default();
+        let files = document.get("write_files").and_then(Value::as_array);
+        Held::Files(systemd::held_dropins(files.into_iter().flatten(), |file| {
+            file.get("content").and_then(Value::as_str)
+        }))
     }
 }
 

@@ -17,7 +17,9 @@
 use serde::Serialize;
 use serde_json::json;
 
-use super::{yaml, Cluster, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
+use super::{
+    yaml, Cluster, Held, HeldFile, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets,
+};
 use crate::no_proxy::typed::networks;
 use crate::proxy_url::ProxyUrl;
 use crate::{Finding, InputField};
@@ -58,6 +60,23 @@ impl Renderer for Eksa {
             cluster_spec: cluster_spec(settings, secrets),
             node_no_proxy: node_no_proxy(settings, cluster),
         }))
+    }
+
+    /// The cluster config `eksctl anywhere` reads, with the fragment as its
+    /// spec; EKS Anywhere takes the CA elsewhere.
+    fn held(&self, output: &EksaConfig) -> Held {
+        let cluster = json!({
+            "apiVersion": "anywhere.eks.amazonaws.com/v1alpha1",
+            "kind": "Cluster",
+            "metadata": {"name": "eksa"},
+            "spec": {"proxyConfiguration": output.proxy_configuration},
+        });
+        Held::Files(vec![HeldFile::new(
+            "cluster.yaml",
+            "capi",
+            yaml::to_string(&cluster),
+            false,
+        )])
     }
 }
 

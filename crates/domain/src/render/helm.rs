@@ -25,7 +25,10 @@ use crate::warning::Warning;
 use serde_json::{json, Value};
 
 use super::pod_env::{CredentialsSecret, EnvValue, SecretOutput};
-use super::{pod_env, yaml, Cluster, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
+use super::{
+    pod_env, yaml, Cluster, Held, HeldFile, Input, ProxySettings, Rendered, Renderer, Rendering,
+    Secrets,
+};
 use crate::proxy_url::ProxyUrl;
 use crate::{Finding, InputField};
 
@@ -98,6 +101,25 @@ impl Renderer for Helm {
             },
             warnings,
         })
+    }
+
+    /// Giant Swarm's values, current and older; the other charts' values
+    /// are pieces of charts that hold much else.
+    fn held(&self, output: &HelmValues) -> Held {
+        Held::Files(vec![
+            HeldFile::new(
+                "values.yaml",
+                "giantswarm",
+                output.giantswarm_global.clone(),
+                false,
+            ),
+            HeldFile::new(
+                "cluster-values.yaml",
+                "giantswarm",
+                output.giantswarm_cluster.clone(),
+                false,
+            ),
+        ])
     }
 }
 

@@ -31,7 +31,7 @@ use base64::Engine as _;
 use serde_json::{json, Value};
 
 use super::trust::{self, OsFamily};
-use super::{systemd, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
+use super::{systemd, yaml, Held, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 
 /// The Ignition spec version written.
 pub const IGNITION_VERSION: &str = "3.3.0";
@@ -112,6 +112,16 @@ impl Renderer for Ignition {
             },
             systemd::check_dropins(settings, &self.units),
         )
+    }
+
+    /// The drop-ins the Butane config (which translates to the Ignition
+    /// config) writes, as the node holds them.
+    fn held(&self, output: &IgnitionConfig) -> Held {
+        let document: Value = serde_yaml_ng::from_str(&output.butane).unwrap_or_default();
+        let files = document.pointer("/storage/files").and_then(Value::as_array);
+        Held::Files(systemd::held_dropins(files.into_iter().flatten(), |file| {
+            file.pointer("/contents/inline").and_then(Value::as_str)
+        }))
     }
 }
 

@@ -36,7 +36,8 @@ use serde_json::{json, Value};
 
 use super::trust::OsFamily;
 use super::{
-    minor_version, yaml, Cluster, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets,
+    minor_version, yaml, Cluster, Held, Input, ProxySettings, Rendered, Renderer, Rendering,
+    Secrets,
 };
 use crate::no_proxy::typed::{networks, parse_host};
 use crate::{Finding, InputField};
@@ -140,6 +141,11 @@ impl Renderer for Kubespray {
             },
             warnings,
         )
+    }
+
+    /// Ansible group variables.
+    fn held(&self, _: &KubesprayVars) -> Held {
+        Held::NoArtifact("Kubespray group variables: no import kind reads Ansible inventories")
     }
 }
 

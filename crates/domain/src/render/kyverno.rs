@@ -24,7 +24,7 @@
 use serde_json::{json, Value};
 
 use super::pod_env::{CredentialsSecret, SecretOutput};
-use super::{pod_env, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
+use super::{pod_env, yaml, Held, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 
 /// Namespaces excluded when none are given.
 pub const DEFAULT_EXCLUDED: [&str; 1] = ["kube-system"];
@@ -87,6 +87,13 @@ impl Renderer for Kyverno {
                 .as_ref()
                 .map(|secret| secret.render(settings, secrets)),
         }))
+    }
+
+    /// A policy that injects the settings into pods as they are created.
+    fn held(&self, _: &KyvernoOutput) -> Held {
+        Held::NoArtifact(
+            "a Kyverno ClusterPolicy that injects the settings into pods: no import kind reads policies",
+        )
     }
 }
 

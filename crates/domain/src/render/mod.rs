@@ -184,6 +184,47 @@ pub trait Renderer {
 
     /// Renders `input.settings` for `input.cluster`.
     fn render(&self, input: Input) -> Rendering<Self::Output>;
+
+    /// What a cluster or node holds of `output` (rendered with the
+    /// credentials), as files the importers read back, or why it is no
+    /// artifact a profile can be imported from: every renderer's output
+    /// imports back to its settings (`every_renderer_imports_back`).
+    fn held(&self, output: &Self::Output) -> Held;
+}
+
+/// What a cluster or node holds of a rendering ([`Renderer::held`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Held {
+    /// The files, as a fleet scan finds them in a repository or on a node.
+    Files(Vec<HeldFile>),
+    /// The output is no artifact a profile can be imported from: why.
+    NoArtifact(&'static str),
+}
+
+/// One file a cluster or node holds of a rendering.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeldFile {
+    /// Its file name, as the fleet scan sees it.
+    pub name: String,
+    /// The import kind that reads it.
+    pub kind: &'static str,
+    /// Its text.
+    pub text: String,
+    /// Whether it carries the trusted CA; otherwise the CA is delivered in
+    /// a file of its own, and the import finds none.
+    pub carries_ca: bool,
+}
+
+impl HeldFile {
+    /// The file `name` of `kind` holding `text`.
+    pub fn new(name: &str, kind: &'static str, text: String, carries_ca: bool) -> Self {
+        Self {
+            name: name.to_owned(),
+            kind,
+            text,
+            carries_ca,
+        }
+    }
 }
 
 /// A renderer's output and the warnings that come with it.
@@ -394,9 +435,37 @@ pub(crate) mod tests {
         }
     }
 
-    /// What `platform`'s renderer finds in `settings` for `cluster`, with
-    /// options as a typical configuration sets them (units, a namespace, a
-    /// credentials Secret where the platform takes one).
+    /// What to do with a renderer, whatever its type.
+    pub(crate) trait WithRenderer {
+        /// What it gives.
+        type Out;
+        /// Does it with `renderer`.
+        fn with<R: Renderer>(self, renderer: R) -> Self::Out;
+    }
+
+    /// What a renderer finds in an input.
+    struct FindingsOf<'a>(Input<'a>);
+
+    impl WithRenderer for FindingsOf<'_> {
+        type Out = Vec<Finding>;
+        fn with<R: Renderer>(self, renderer: R) -> Vec<Finding> {
+            findings(renderer, self.0)
+        }
+    }
+
+    /// What a cluster or node holds of a renderer's output for an input.
+    pub(crate) struct HeldOf<'a>(pub(crate) Input<'a>);
+
+    impl WithRenderer for HeldOf<'_> {
+        type Out = Result<Held, Vec<Finding>>;
+        fn with<R: Renderer>(self, renderer: R) -> Self::Out {
+            let rendered = renderer.render(self.0)?;
+            Ok(renderer.held(&rendered.output))
+        }
+    }
+
+    /// What `platform`'s renderer finds in `settings` for `cluster`
+    /// ([`sample`]).
     fn sample_findings(
         platform: RendererId,
         settings: &ProxySettings,
@@ -407,6 +476,13 @@ pub(crate) mod tests {
             cluster,
             secrets: Secrets::Include,
         };
+        sample(platform, FindingsOf(input))
+    }
+
+    /// `what` done with `platform`'s renderer, with options as a typical
+    /// configuration sets them (units, a namespace, a credentials Secret
+    /// where the platform takes one).
+    pub(crate) fn sample<W: WithRenderer>(platform: RendererId, what: W) -> W::Out {
         let units = || {
             vec![
                 "containerd.service".to_owned(),
@@ -421,93 +497,61 @@ pub(crate) mod tests {
             })
         };
         match platform {
-            RendererId::SystemdDropin => {
-                findings(systemd_dropin::Systemd { units: units(), os }, input)
-            }
-            RendererId::Capi => findings(
-                capi::Capi {
-                    units: units(),
-                    os,
-                    base64_content: false,
-                    cluster_name: None,
-                    namespace: "default".to_owned(),
-                },
-                input,
-            ),
-            RendererId::Tkg => findings(
-                tkg::Tkg {
-                    vsphere_server: None,
-                    system_wide: false,
-                },
-                input,
-            ),
-            RendererId::Aks => findings(aks::Aks, input),
-            RendererId::PodEnv => findings(
-                pod_env::PodEnv {
-                    config_map_name: "proxy-ca".to_owned(),
-                    namespace: None,
-                    credentials_secret: secret(),
-                },
-                input,
-            ),
-            RendererId::OpenShift => findings(
-                openshift::OpenShift {
-                    readiness_endpoints: Vec::new(),
-                    api_internal_host: None,
-                    aws_region: None,
-                },
-                input,
-            ),
-            RendererId::Eksa => findings(eksa::Eksa, input),
-            RendererId::Kyverno => findings(
-                kyverno::Kyverno {
-                    name: "proxy-env".to_owned(),
-                    excluded_namespaces: vec!["kube-system".to_owned()],
-                    opt_out_annotation: "proxy.example/opt-out".to_owned(),
-                    config_map_name: "proxy-ca".to_owned(),
-                    credentials_secret: secret(),
-                },
-                input,
-            ),
-            RendererId::Helm => findings(
-                helm::Helm {
-                    config_map_name: "proxy-ca".to_owned(),
-                    namespace: None,
-                    credentials_secret: None,
-                },
-                input,
-            ),
-            RendererId::CloudInit => findings(cloud_init::CloudInit { units: units(), os }, input),
-            RendererId::Ignition => findings(
-                ignition::Ignition {
-                    units: units(),
-                    variant: ignition::Variant::Flatcar,
-                },
-                input,
-            ),
-            RendererId::Rke2 => findings(
-                rke2::Rke2 {
-                    distribution: rke2::Distribution::Rke2,
-                    role: rke2::Role::Agent,
-                    scope: rke2::Scope::All,
-                },
-                input,
-            ),
-            RendererId::Talos => findings(
-                talos::Talos {
-                    version: "1.13".to_owned(),
-                },
-                input,
-            ),
-            RendererId::Kubespray => findings(
-                kubespray::Kubespray {
-                    version: "2.31".to_owned(),
-                    hosts: vec![("node-1".to_owned(), "10.0.0.11".to_owned())],
-                    loadbalancer: None,
-                    os_family: os,
-                },
-                input,
-            ),
+            RendererId::SystemdDropin => what.with(systemd_dropin::Systemd { units: units(), os }),
+            RendererId::Capi => what.with(capi::Capi {
+                units: units(),
+                os,
+                base64_content: false,
+                cluster_name: None,
+                namespace: "default".to_owned(),
+            }),
+            RendererId::Tkg => what.with(tkg::Tkg {
+                vsphere_server: None,
+                system_wide: false,
+            }),
+            RendererId::Aks => what.with(aks::Aks),
+            RendererId::PodEnv => what.with(pod_env::PodEnv {
+                config_map_name: "proxy-ca".to_owned(),
+                namespace: None,
+                credentials_secret: secret(),
+            }),
+            RendererId::OpenShift => what.with(openshift::OpenShift {
+                readiness_endpoints: Vec::new(),
+                api_internal_host: None,
+                aws_region: None,
+            }),
+            RendererId::Eksa => what.with(eksa::Eksa),
+            RendererId::Kyverno => what.with(kyverno::Kyverno {
+                name: "proxy-env".to_owned(),
+                excluded_namespaces: vec!["kube-system".to_owned()],
+                opt_out_annotation: "proxy.example/opt-out".to_owned(),
+                config_map_name: "proxy-ca".to_owned(),
+                credentials_secret: secret(),
+            }),
+            RendererId::Helm => what.with(helm::Helm {
+                config_map_name: "proxy-ca".to_owned(),
+                namespace: None,
+                credentials_secret: None,
+            }),
+            RendererId::CloudInit => what.with(cloud_init::CloudInit { units: units(), os }),
+            RendererId::Ignition => what.with(ignition::Ignition {
+                units: units(),
+                variant: ignition::Variant::Flatcar,
+            }),
+            RendererId::Rke2 => what.with(rke2::Rke2 {
+                distribution: rke2::Distribution::Rke2,
+                role: rke2::Role::Agent,
+                scope: rke2::Scope::All,
+            }),
+            RendererId::Talos => what.with(talos::Talos {
+                version: "1.13".to_owned(),
+            }),
+            RendererId::Kubespray => what.with(kubespray::Kubespray {
+                version: "2.31".to_owned(),
+                hosts: vec![("node-1".to_owned(), "10.0.0.11".to_owned())],
+                loadbalancer: None,
+                os_family: os,
+            }),
         }
     }
 

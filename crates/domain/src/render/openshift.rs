@@ -22,7 +22,9 @@ use std::net::IpAddr;
 use ipnet::IpNet;
 use serde_json::{json, Value};
 
-use super::{yaml, Cluster, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
+use super::{
+    yaml, Cluster, Held, HeldFile, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets,
+};
 use crate::no_proxy::typed::{networks, parse_host};
 use crate::no_proxy::{Cloud, Destination};
 use crate::proxy_url::{ProxyHost, ProxyUrl};
@@ -192,6 +194,24 @@ impl Renderer for OpenShift {
             },
             warnings,
         })
+    }
+
+    /// `install-config.yaml` (CA included, as `additionalTrustBundle`) and
+    /// the `Proxy` manifest with, given a CA, the ConfigMap it names.
+    fn held(&self, output: &OpenShiftProxy) -> Held {
+        let mut manifests = output.proxy_manifest();
+        if let Some(ca) = output.ca_config_map() {
+            manifests = format!("{manifests}---\n{ca}");
+        }
+        Held::Files(vec![
+            HeldFile::new(
+                "install-config.yaml",
+                "openshift",
+                output.install_config(),
+                true,
+            ),
+            HeldFile::new("proxy.yaml", "openshift", manifests, true),
+        ])
     }
 }
 

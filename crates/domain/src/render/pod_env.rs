@@ -11,7 +11,7 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use serde_json::{json, Value};
 
-use super::{yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
+use super::{yaml, Held, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
 
 /// Where the CA bundle is mounted in the containers.
 pub const CA_MOUNT_PATH: &str = "/etc/clusterproxy/ca";
@@ -156,6 +156,13 @@ impl Renderer for PodEnv {
             ca_volumes: ca_volumes(settings, &self.config_map_name),
             credentials_secret: reference.map(|secret| secret.render(settings, secrets)),
         }))
+    }
+
+    /// Container `env` entries, which go into the workloads' own specs.
+    fn held(&self, _: &PodEnvOutput) -> Held {
+        Held::NoArtifact(
+            "container `env` entries belong in each workload's spec: no artifact of the cluster's proxy settings",
+        )
     }
 }
 

@@ -17,7 +17,9 @@
 //! Values are written `NAME="value"`: systemd's environment file reader (and
 //! `sh`) remove the quotes and the backslash before `"`, `\`, `` ` `` and `$`.
 
-use super::{systemd, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
+use super::{
+    systemd, Held, HeldFile, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets,
+};
 use crate::warning::Warning;
 use crate::{Finding, InputField};
 
@@ -171,6 +173,17 @@ impl Renderer for Rke2 {
             },
             findings,
         )
+    }
+
+    /// The environment file, under its own name.
+    fn held(&self, output: &Rke2Env) -> Held {
+        let name = output.path.rsplit('/').next().unwrap_or(output.path);
+        Held::Files(vec![HeldFile::new(
+            name,
+            "rke2",
+            output.content.clone(),
+            false,
+        )])
     }
 }
 

@@ -11,7 +11,7 @@
 
 pub mod unit;
 
-use super::{shell, ProxySettings, Secrets, PASSWORD_COUNTED};
+use super::{shell, HeldFile, ProxySettings, Secrets, PASSWORD_COUNTED};
 use crate::warning::Warning;
 use crate::Finding;
 
@@ -98,6 +98,27 @@ pub fn permissions(settings: &ProxySettings) -> &'static str {
     } else {
         "0644"
     }
+}
+
+/// The proxy drop-ins among the files a node configuration writes, as
+/// the node holds them: each file of `files` (objects with a `path`)
+/// that is a unit's [`DROPIN_NAME`], with the text `content` reads from it.
+pub fn held_dropins<'a>(
+    files: impl IntoIterator<Item = &'a serde_json::Value>,
+    content: impl Fn(&serde_json::Value) -> Option<&str>,
+) -> Vec<HeldFile> {
+    files
+        .into_iter()
+        .filter(|file| {
+            file.get("path")
+                .and_then(serde_json::Value::as_str)
+                .is_some_and(|path| path.ends_with(&format!(".d/{DROPIN_NAME}")))
+        })
+        .filter_map(|file| {
+            let text = content(file)?.to_owned();
+            Some(HeldFile::new(DROPIN_NAME, "systemd", text, false))
+        })
+        .collect()
 }
 
 /// The drop-in for `unit` (a full unit name).

@@ -4,7 +4,7 @@
 
 use super::systemd::{self, Dropin};
 use super::trust::{self, CaFile, OsFamily};
-use super::{Input, Rendered, Renderer, Rendering};
+use super::{Held, HeldFile, Input, Rendered, Renderer, Rendering};
 
 /// The units to give the proxy settings, and the OS whose trust store gets
 /// the CA.
@@ -58,6 +58,24 @@ impl Renderer for Systemd {
                 commands: systemd::apply_commands(&self.units, trust_command),
             },
             systemd::check_dropins(settings, &self.units),
+        )
+    }
+
+    /// The drop-ins, as the node holds them; the CA is a file of its own.
+    fn held(&self, output: &SystemdFiles) -> Held {
+        Held::Files(
+            output
+                .dropins
+                .iter()
+                .map(|dropin| {
+                    HeldFile::new(
+                        systemd::DROPIN_NAME,
+                        "systemd",
+                        dropin.content.clone(),
+                        false,
+                    )
+                })
+                .collect(),
         )
     }
 }

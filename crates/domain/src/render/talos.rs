@@ -24,7 +24,9 @@
 use crate::redact::redact_userinfo;
 use serde_json::{json, Value};
 
-use super::{minor_version, yaml, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets};
+use super::{
+    minor_version, yaml, Held, Input, ProxySettings, Rendered, Renderer, Rendering, Secrets,
+};
 use crate::{Finding, InputField};
 
 /// The Talos renderer's own options a finding can be about.
@@ -51,6 +53,11 @@ impl Renderer for Talos {
         } = input;
         let minor = minor(&self.version).map_err(|f| vec![f])?;
         Ok(Rendered::new(patch(settings, minor, secrets)))
+    }
+
+    /// A machine configuration patch.
+    fn held(&self, _: &String) -> Held {
+        Held::NoArtifact("a Talos machine configuration patch: no import kind reads Talos machine configurations")
     }
 }
 

@@ -31,7 +31,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use super::{yaml, Cluster, Input, ProxySettings, Rendered, Renderer, Rendering};
+use super::{yaml, Cluster, Held, HeldFile, Input, ProxySettings, Rendered, Renderer, Rendering};
 use crate::no_proxy::typed::networks;
 use crate::no_proxy::{Destination, Dialect, Entry};
 use crate::{Finding, InputField, Location};
@@ -157,6 +157,38 @@ impl Renderer for Tkg {
             merged: settings.no_proxy.clone(),
             ca_base64,
         }))
+    }
+
+    /// The cluster configuration file, and a ClusterClass `Cluster` whose
+    /// topology holds the `proxy` variable (and `trust`, with a CA) and
+    /// whose `clusterNetwork` holds the CIDRs rendered as SERVICE_CIDR and
+    /// CLUSTER_CIDR.
+    fn held(&self, output: &TkgConfig) -> Held {
+        let mut variables =
+            vec![json!({"name": "proxy", "value": output.cluster_class_variable()})];
+        if let Some(trust) = output.trust_variable() {
+            variables.push(json!({"name": "trust", "value": trust}));
+        }
+        let mut spec =
+            json!({"topology": {"class": "tkg-vsphere-default-v1.0.0", "variables": variables}});
+        for (variable, network) in [("SERVICE_CIDR", "services"), ("CLUSTER_CIDR", "pods")] {
+            if let Some((_, Value::String(blocks))) =
+                output.variables.iter().find(|(k, _)| *k == variable)
+            {
+                spec["clusterNetwork"][network]["cidrBlocks"] =
+                    json!(blocks.split(',').collect::<Vec<_>>());
+            }
+        }
+        let cluster = json!({
+            "apiVersion": "cluster.x-k8s.io/v1beta1",
+            "kind": "Cluster",
+            "metadata": {"name": "tkg"},
+            "spec": spec,
+        });
+        Held::Files(vec![
+            HeldFile::new("cluster-config.yaml", "tkg", output.to_yaml(), true),
+            HeldFile::new("cluster.yaml", "tkg", yaml::to_string(&cluster), true),
+        ])
     }
 }
 
