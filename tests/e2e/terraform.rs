@@ -105,11 +105,14 @@ pub enum Feature {
     Identity,
     /// List resources and `terraform query` (1.14).
     ListResources,
+    /// `action` blocks, `action_trigger` and `apply -invoke` (protocol
+    /// 6.10, 1.14).
+    Actions,
 }
 
 impl Feature {
     /// Every feature, oldest first.
-    pub const ALL: [Feature; 8] = [
+    pub const ALL: [Feature; 9] = [
         Feature::MovedBlock,
         Feature::TerraformData,
         Feature::ImportBlock,
@@ -118,6 +121,7 @@ impl Feature {
         Feature::WriteOnly,
         Feature::Identity,
         Feature::ListResources,
+        Feature::Actions,
     ];
 
     /// The first Terraform version that has the feature.
@@ -131,6 +135,7 @@ impl Feature {
             Feature::WriteOnly => (1, 11, 0),
             Feature::Identity => (1, 12, 0),
             Feature::ListResources => (1, 14, 0),
+            Feature::Actions => (1, 14, 0),
         }
     }
 }
@@ -213,6 +218,11 @@ impl Feature {
                 main: "",
                 args: &["query"],
                 error: "Terraform has no command named \"query\"",
+            },
+            Feature::Actions => Refusal {
+                main: "action \"clusterproxy_proxy_check\" \"x\" {\n  config {\n    http_proxy = \"http://proxy.corp.example:3128\"\n    url        = \"https://registry-1.docker.io/v2/\"\n  }\n}\n",
+                args: VALIDATE,
+                error: "Unsupported block type",
             },
         })
     }
