@@ -6,13 +6,14 @@
 
 use crate::domain::import::importers;
 use crate::domain::prose;
+use crate::framework::action::Action as _;
 use crate::framework::data_source::DataSource as _;
 use crate::framework::ephemeral_resource::EphemeralResource as _;
 use crate::framework::provider::Provider;
 use crate::framework::resource::Resource as _;
 use crate::provider::data_sources::{self, renderers};
 use crate::provider::platform::{Area, GuideRow};
-use crate::provider::{ephemeral_resources, resources};
+use crate::provider::{actions, ephemeral_resources, resources};
 
 /// A markdown table row.
 fn row(cells: &[&str]) -> String {
@@ -61,6 +62,11 @@ pub fn readme_table(provider: &dyn Provider) -> String {
         "ephemeral resource",
         ephemeral_resources::proxy_check::ProxyCheck.type_name(),
         "sends one request through the proxy with the given credentials from the machine that runs Terraform; fails the plan on a refused password, an unreachable proxy or a TLS failure: the gate before a password rotation (Terraform >= 1.10)",
+    );
+    table += &line(
+        "action",
+        actions::proxy_check::ProxyCheckAction.type_name(),
+        "the same check at the moment Terraform invokes it: right before the node pool or control plane that rolls new credentials changes (`action_trigger`), or on demand (`terraform apply -invoke`); a refused password halts the apply there (Terraform >= 1.14)",
     );
     let functions: Vec<&str> = provider.functions().iter().map(|f| f.name()).collect();
     table += &line(

@@ -1,7 +1,8 @@
 //! The clusterproxy provider: maps the domain core onto the framework. Each
-//! resource, data source, ephemeral resource and function lives in its own
-//! file.
+//! resource, data source, ephemeral resource, list resource, action and
+//! function lives in its own file.
 
+pub(crate) mod actions;
 pub mod attributes;
 pub(crate) mod convert;
 pub mod data_sources;
@@ -16,6 +17,7 @@ pub(crate) mod validators;
 
 use std::sync::Arc;
 
+use crate::framework::action::Action;
 use crate::framework::data_source::DataSource;
 use crate::framework::ephemeral_resource::EphemeralResource;
 use crate::framework::function::Function;
@@ -63,6 +65,10 @@ impl Provider for ClusterProxy {
 
     fn list_resources(&self) -> Vec<Arc<dyn ListResource>> {
         vec![Arc::new(list_resources::profile::ProfileList)]
+    }
+
+    fn actions(&self) -> Vec<Arc<dyn Action>> {
+        vec![Arc::new(actions::proxy_check::ProxyCheckAction)]
     }
 
     fn functions(&self) -> Vec<Arc<dyn Function>> {

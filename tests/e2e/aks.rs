@@ -12,7 +12,8 @@ use std::collections::BTreeSet;
 
 use crate::cycle::{hcl_string, run_cycle, Cycle, ImportStep};
 use crate::diagnostics::expect_bad_inputs;
-use crate::harness::{example, for_each_terraform, import_fixture, Workdir};
+use crate::harness::for_each_terraform_rendering;
+use crate::harness::{example, import_fixture, Workdir};
 use clusterproxy::domain::import::{parse, Imported};
 use clusterproxy::domain::no_proxy::{
     merge, normalize, Cloud, Cluster, Destination, Dialect, MergeOptions,
@@ -295,7 +296,7 @@ output "reported_not_in_model" {{
 
 #[test]
 fn round_trip_against_what_aks_reports() {
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let work = Workdir::with_provider(tf, &round_trip_config());
         let outputs = run_cycle(&work, &Cycle::default());
         let empty = serde_json::json!({"add": [], "remove": []});
@@ -328,7 +329,7 @@ fn round_trip_against_what_aks_reports() {
 /// with `trusted_ca` and a `no_proxy` that already holds AKS's entries.
 #[test]
 fn example_hands_azurerm_a_complete_block() {
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let work = Workdir::with_provider(
             tf,
             &example("data-sources/clusterproxy_aks_http_proxy_config/data-source.tf"),
@@ -377,7 +378,7 @@ fn import_reads_both_ca_spellings() {
   no_proxy    = ["registry.corp.example"]"#,
         ),
     ];
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         for (file, attributes) in cases {
             let main = format!(
                 "resource \"clusterproxy_profile\" \"imported\" {{\n  {attributes}\n  trusted_ca  = file(\"${{path.module}}/ca.pem\")\n}}\n"
@@ -418,7 +419,7 @@ fn aks_bad_input_is_a_diagnostic() {
         )
     })
     .collect();
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         expect_bad_inputs(tf, &[], None, &cases);
         let work = Workdir::with_provider(tf, "resource \"clusterproxy_profile\" \"x\" {\n  name       = \"x\"\n  http_proxy = \"http://proxy.corp.example:3128\"\n}\n");
         for (file, needle) in [
@@ -468,7 +469,7 @@ fn guide_examples_are_valid_hcl() {
 /// a warning on the attribute in the plan.
 #[test]
 fn a_trailing_slash_is_dropped_with_a_warning_in_the_plan() {
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let work = Workdir::with_provider(
             tf,
             r#"

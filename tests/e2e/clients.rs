@@ -8,7 +8,8 @@
 //! dual-stack cluster, as the plan warns).
 
 use crate::cycle::{run_cycle, Cycle, Feature};
-use crate::harness::{diagnostic_text, example, for_each_terraform, Workdir};
+use crate::harness::for_each_terraform_rendering;
+use crate::harness::{diagnostic_text, example, Workdir};
 use crate::oracle::Case;
 use clusterproxy::domain::no_proxy::dialect::Decision;
 use clusterproxy::domain::no_proxy::Dialect;
@@ -55,7 +56,7 @@ output "checked" {{
 fn trailing_dot_destination_is_a_gap_for_go() {
     let dotted = "https://kubernetes.default.svc.cluster.local./";
     let gap = "https://kubernetes.default.svc.cluster.local./";
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let work = Workdir::with_provider(tf, &checked(r#"["go"]"#, dotted, true));
         let run = work.run(&["plan", "-json"]);
         assert_ne!(run.code, 0, "plan succeeded on {}", tf.version_string());
@@ -133,7 +134,7 @@ output "undici_warnings" {
   value = [for w in data.clusterproxy_no_proxy_report.undici.client_warnings : w.entries if w.client == "undici"]
 }
 "#;
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let work = Workdir::with_provider(tf, config);
         let outputs = run_cycle(&work, &Cycle::default());
         assert_eq!(outputs["default_clients_unset"], json!(true));
@@ -215,7 +216,7 @@ output "star_entries" {
   value = data.clusterproxy_no_proxy.star.entries
 }
 "#;
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let work = Workdir::with_provider(tf, config);
         let outputs = run_cycle(&work, &Cycle::default());
         let rendering = outputs["reqwest"].as_str().unwrap().to_owned();
@@ -339,7 +340,7 @@ output "httpx_warnings" {
     let intended = [
         Direct, Direct, Direct, Direct, Direct, Direct, Direct, Proxy, Proxy, Proxy, Proxy,
     ];
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let work = Workdir::from_files(tf, &[("provider.tf", &provider), ("main.tf", config)]);
         let plan = work.run(&["plan", "-json"]);
         assert_eq!(plan.code, 0, "{}", plan.combined());

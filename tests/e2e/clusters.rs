@@ -9,7 +9,8 @@ use crate::diagnostics::expect_bad_inputs;
 use crate::examples::{
     apply_data_source_example, ca_certificate, EXAMPLE_PASSWORD_ENCODED as PASSWORD_ENCODED,
 };
-use crate::harness::{for_each_terraform, Workdir};
+use crate::harness::for_each_terraform_rendering;
+use crate::harness::Workdir;
 use serde_json::{json, Value};
 
 fn yaml(text: &Value) -> Value {
@@ -18,7 +19,7 @@ fn yaml(text: &Value) -> Value {
 
 #[test]
 fn openshift_proxy_example() {
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let outputs = apply_data_source_example(tf, "clusterproxy_openshift_proxy");
         let install = yaml(&outputs["install_config"]);
         let http = install["proxy"]["httpProxy"].as_str().unwrap();
@@ -90,7 +91,7 @@ fn openshift_proxy_example() {
 
 #[test]
 fn eksa_proxy_config_example() {
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let outputs = apply_data_source_example(tf, "clusterproxy_eksa_proxy_config");
         let spec = yaml(&outputs["cluster_spec"]);
         let proxy = &spec["spec"]["proxyConfiguration"];
@@ -113,7 +114,7 @@ fn eksa_proxy_config_example() {
 
 #[test]
 fn kyverno_policy_example() {
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let outputs = apply_data_source_example(tf, "clusterproxy_kyverno_policy");
         let policy = yaml(&outputs["policy"]);
         assert_eq!(policy["apiVersion"], "kyverno.io/v1");
@@ -177,7 +178,7 @@ fn kyverno_policy_example() {
 
 #[test]
 fn helm_values_example() {
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let outputs = apply_data_source_example(tf, "clusterproxy_helm_values");
         let cert_manager = yaml(&outputs["cert_manager"]);
         assert_eq!(
@@ -347,7 +348,7 @@ fn platform_rules_are_diagnostics() {
             Some("Cert_Manager"),
         ),
     ];
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         expect_bad_inputs(tf, &[("ca.pem", &ca)], None, &cases);
         // cert-manager without service_cidrs: a warning, the plan goes on.
         let config = r#"data "clusterproxy_helm_values" "x" {
@@ -394,7 +395,7 @@ fn openshift_import_matches_its_configuration() {
             "null",
         ),
     ];
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         for (file, attributes, password) in &cases {
             let main = format!(
                 "variable \"proxy_password\" {{\n  type      = string\n  sensitive = true\n  default   = null\n}}\n\nresource \"clusterproxy_profile\" \"imported\" {{\n  {attributes}\n}}\n"

@@ -282,7 +282,7 @@ const APPLIED_GENERICALLY: [(&str, &str); 3] = [
 /// The example directories that need more than [`every_example_is_applied`]
 /// gives (a proxy, a fleet folder, a script, a guide), each with the module
 /// of tests/e2e and the test that applies it.
-const APPLIED_BY_THEIR_OWN_TEST: [(&str, &str, &str); 7] = [
+const APPLIED_BY_THEIR_OWN_TEST: [(&str, &str, &str); 8] = [
     ("provider", "provider", "quick_start_example"),
     ("quickstart", "provider", "quickstart_example"),
     (
@@ -305,6 +305,11 @@ const APPLIED_BY_THEIR_OWN_TEST: [(&str, &str, &str); 7] = [
         "list-resources/clusterproxy_profile",
         "fleet",
         "the_list_resource_example_lists_the_fleet",
+    ),
+    (
+        "actions/clusterproxy_proxy_check",
+        "proxy_check",
+        "action_gate_example_halts_the_roll_on_a_refused_password",
     ),
 ];
 

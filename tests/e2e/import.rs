@@ -17,6 +17,7 @@ use clusterproxy::domain::import::{kinds, Imported};
 use serde_json::{json, Value};
 
 use crate::cycle::{hcl_literal, hcl_string, run_cycle, Cycle, Feature};
+use crate::harness::for_each_terraform_rendering;
 use crate::harness::{
     example, for_each_terraform, for_each_terraform_with, import_fixture, run_on, terraform_1_0,
     terraform_1_11, Terraform, Workdir,
@@ -437,7 +438,7 @@ output "other_list" {
   value = [data.clusterproxy_artifact_settings.other_list.in_sync, data.clusterproxy_artifact_settings.other_list.differences]
 }
 "#;
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let work = Workdir::with_provider(tf, main);
         work.write_file("test.tfvars", "proxy_password = \"s3cr@t\"\n");
         let outputs = run_cycle(&work, &Cycle::with_vars());

@@ -71,6 +71,8 @@ mod secrets;
 mod squid;
 mod stored_state;
 mod terraform;
+#[path = "../support/tier.rs"]
+mod tier;
 #[path = "../support/tools.rs"]
 mod tools;
 

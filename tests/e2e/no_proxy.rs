@@ -6,6 +6,7 @@
 
 use crate::cycle::{run_cycle, Cycle, Feature};
 use crate::diagnostics::expect_bad_inputs;
+use crate::harness::for_each_terraform_rendering;
 use crate::harness::{
     diagnostic_text, example, for_each_terraform, for_each_terraform_with, Workdir,
 };
@@ -15,7 +16,7 @@ use crate::harness::{
 #[test]
 fn no_proxy_data_source_example() {
     let data_source = example("data-sources/clusterproxy_no_proxy/data-source.tf");
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let work = Workdir::with_provider(tf, &data_source);
         let outputs = run_cycle(&work, &Cycle::default());
         assert_eq!(
@@ -48,7 +49,7 @@ data "clusterproxy_no_proxy" "bad" {{
 "#
         )
     };
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         // The harness also checks that no panic reached stderr.
         let work = Workdir::with_provider(tf, &config("https://proxy.example:3128", "10.0.0.0/8"));
         work.expect_diagnostic_at(&["plan"], "URL given as a NO_PROXY entry", "installation");
@@ -76,7 +77,7 @@ data "{data_source}" "gap" {{
 "#
         )
     };
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let work =
             Workdir::with_provider(tf, &config("clusterproxy_no_proxy", "fail_on_gap = true"));
         let gap = work.expect_diagnostic_at(&["plan"], "NO_PROXY coverage gap", "fail_on_gap");
@@ -135,7 +136,7 @@ data "{data_source}" "gap" {{
 #[test]
 fn no_proxy_report_data_source_example() {
     let data_source = example("data-sources/clusterproxy_no_proxy_report/data-source.tf");
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let work = Workdir::with_provider(tf, &data_source);
         let outputs = run_cycle(&work, &Cycle::default());
         assert_eq!(
@@ -184,7 +185,7 @@ fn no_proxy_report_bad_input_is_a_diagnostic() {
     let config = |line: &str| {
         format!("data \"clusterproxy_no_proxy_report\" \"bad\" {{\n  pod_cidrs = [\"10.244.0.0/16\"]\n  {line}\n}}\n")
     };
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let work = Workdir::with_provider(
             tf,
             &config(r#"must_bypass = ["ok.example", "https://[::1"]"#),

@@ -8,7 +8,8 @@
 use crate::cycle::{run_cycle, Cycle};
 use crate::diagnostics::expect_bad_inputs;
 use crate::examples::{apply_data_source_example, EXAMPLE_PASSWORD_ENCODED as PASSWORD_ENCODED};
-use crate::harness::{for_each_terraform, import_fixture, Workdir};
+use crate::harness::for_each_terraform_rendering;
+use crate::harness::{import_fixture, Workdir};
 use base64::Engine as _;
 use clusterproxy::domain::render::kubespray;
 use serde::Deserialize as _;
@@ -33,7 +34,7 @@ fn run_on_file(program: &crate::tools::Tool, args: &[&str], content: &str) -> (b
 
 #[test]
 fn cloud_init_example() {
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let outputs = apply_data_source_example(tf, "clusterproxy_cloud_init");
         let user_data = outputs["user_data"].as_str().unwrap();
         for document in [user_data, outputs["user_data_redacted"].as_str().unwrap()] {
@@ -80,7 +81,7 @@ fn cloud_init_example() {
 
 #[test]
 fn ignition_example() {
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let outputs = apply_data_source_example(tf, "clusterproxy_ignition");
         let config = outputs["config"].as_str().unwrap();
         for document in [config, outputs["config_redacted"].as_str().unwrap()] {
@@ -122,7 +123,7 @@ fn ignition_example() {
 
 #[test]
 fn rke2_example() {
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let outputs = apply_data_source_example(tf, "clusterproxy_rke2");
         assert_eq!(outputs["path"], "/etc/default/rke2-agent");
         assert_eq!(outputs["permissions"], "0600");
@@ -169,7 +170,7 @@ fn rke2_example() {
 
 #[test]
 fn talos_example() {
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let outputs = apply_data_source_example(tf, "clusterproxy_talos");
         let documents: Vec<serde_json::Value> =
             serde_yaml_ng::Deserializer::from_str(outputs["patch"].as_str().unwrap())
@@ -202,7 +203,7 @@ fn talos_example() {
 
 #[test]
 fn kubespray_example() {
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let outputs = apply_data_source_example(tf, "clusterproxy_kubespray");
         let vars: serde_json::Value =
             serde_yaml_ng::from_str(outputs["group_vars"].as_str().unwrap()).unwrap();
@@ -286,7 +287,7 @@ output "kubespray" {
   value = [data.clusterproxy_kubespray.v29.effective_no_proxy, data.clusterproxy_kubespray.current.effective_no_proxy]
 }
 "#;
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let work = Workdir::with_provider(tf, main);
         work.run_ok(&["apply", "-auto-approve"]);
         let outputs = work.outputs();
@@ -417,7 +418,7 @@ fn node_renderer_bad_input_is_a_diagnostic() {
         "data \"clusterproxy_cloud_init\" \"x\" {{\n  http_proxy = \"http://proxy.corp.example:3128\"\n  extra      = [{}]\n  cloud      = \"aws\"\n}}\n",
         hosts.join(", ")
     );
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         expect_bad_inputs(tf, &[], None, &cases);
         // Warnings do not stop the plan, and point at their attribute.
         for (config, summary, attribute) in [
@@ -460,7 +461,7 @@ resource "clusterproxy_profile" "imported" {
   no_proxy    = ["127.0.0.0/8", "10.0.0.0/8", "registry.corp.example", ".corp.example", "10.42.0.0/16", "10.43.0.0/16"]
 }
 "#;
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let work = Workdir::with_provider(tf, main);
         work.write_file("test.tfvars", "proxy_password = \"s3cr@t\"\n");
         run_cycle(

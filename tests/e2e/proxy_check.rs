@@ -4,7 +4,8 @@
 //! resource changes and shows nowhere, an unreachable or silent proxy fails
 //! within the timeout, `fail_on_error = false` reports without failing, and
 //! the docs example gates a password rotation. Terraform 1.0.3 does not know
-//! the block.
+//! the block. The action of the same name (Terraform >= 1.14) runs the same
+//! check when Terraform invokes it: it halts the roll it triggers on.
 
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
@@ -410,8 +411,27 @@ fn bad_inputs_are_diagnostics_on_their_attribute_on(tf: &Terraform) {
     let block = |arguments: &str| {
         format!("variable \"proxy_password\" {{\n  type = string\n  ephemeral = true\n}}\n\nephemeral \"clusterproxy_proxy_check\" \"gate\" {{\n{arguments}\n}}\n")
     };
+    let mut cases = bad_inputs(&block, "ephemeral \"clusterproxy_proxy_check\" \"gate\" {");
+    cases.push((
+        block("  https_proxy = \"http://127.0.0.1:9\"\n  url = \"http://a.example/\""),
+        "No proxy for this URL",
+        "url",
+        Some("`http_proxy`"),
+    ));
+    let files = [("secret.auto.tfvars", "proxy_password = \"hunter2\"\n")];
+    expect_bad_inputs(tf, &files, Some("hunter2"), &cases);
+}
+
+/// The bad inputs the ephemeral resource and the action refuse alike while
+/// Terraform plans, each `(main.tf, summary, attribute, mention)`: `block`
+/// makes a configuration from the arguments, `header` is the line a missing
+/// argument is reported at.
+fn bad_inputs(
+    block: &dyn Fn(&str) -> String,
+    header: &'static str,
+) -> Vec<(String, &'static str, &'static str, Option<&'static str>)> {
     let proxy = "  http_proxy = \"http://127.0.0.1:9\"\n";
-    let cases = [
+    vec![
         (
             block(&format!("{proxy}  url = \"registry.corp.example/v2/\"")),
             "Invalid URL",
@@ -435,7 +455,7 @@ fn bad_inputs_are_diagnostics_on_their_attribute_on(tf: &Terraform) {
         (
             block(proxy),
             "Missing required argument",
-            "ephemeral \"clusterproxy_proxy_check\" \"gate\" {",
+            header,
             Some("url"),
         ),
         (
@@ -462,15 +482,121 @@ fn bad_inputs_are_diagnostics_on_their_attribute_on(tf: &Terraform) {
             "username",
             Some("`password`"),
         ),
-        (
-            block("  https_proxy = \"http://127.0.0.1:9\"\n  url = \"http://a.example/\""),
-            "No proxy for this URL",
-            "url",
-            Some("`http_proxy`"),
-        ),
+    ]
+}
+
+/// `action "clusterproxy_proxy_check"` (Terraform >= 1.14), the docs
+/// example against squid: the right password lets the rollout it triggers
+/// on through, with the check's progress in `apply -json`; a rotation to a
+/// password the proxy refuses halts the apply before the rollout changes
+/// and shows the password nowhere; the right one then rolls it;
+/// `apply -invoke` runs the check on demand and changes nothing, and fails
+/// on a refused password.
+#[test]
+fn action_gate_example_halts_the_roll_on_a_refused_password() {
+    for_each_terraform_with(
+        Feature::Actions,
+        action_gate_example_halts_the_roll_on_a_refused_password_on,
+    );
+}
+
+/// The messages of `type` in the JSON lines of a run's output.
+fn json_messages(stdout: &str, kind: &str) -> Vec<serde_json::Value> {
+    stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|message| message["type"] == kind)
+        .collect()
+}
+
+fn action_gate_example_halts_the_roll_on_a_refused_password_on(tf: &Terraform) {
+    let squid = Squid::start(&[(USER, PASSWORD)]);
+    let origin = Origin::start();
+    let work = Workdir::with_provider(tf, &example("actions/clusterproxy_proxy_check/action.tf"));
+    let vars = |password: &str, version: u32| {
+        work.write_file(
+            "test.auto.tfvars",
+            &format!(
+                "proxy = {{ http_proxy = {}, username = {} }}\ncheck_url = {}\nproxy_password = {}\nproxy_password_version = {version}\n",
+                hcl_string(&squid.url()),
+                hcl_string(USER),
+                hcl_string(&origin.url("127.0.0.1", "/v2/")),
+                hcl_string(password),
+            ),
+        );
+    };
+    let version = tf.version_string();
+    vars(PASSWORD, 1);
+    let applied = work.run_ok(&["apply", "-auto-approve", "-json"]);
+    let progress: Vec<String> = json_messages(&applied.stdout, "action_progress")
+        .iter()
+        .map(|m| m["hook"]["message"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert!(
+        progress.iter().any(|m| m.starts_with("Requesting "))
+            && progress.iter().any(|m| m.contains("HTTP 200")),
+        "no progress of the check on {version}: {progress:?}"
+    );
+    assert_eq!(json_messages(&applied.stdout, "action_complete").len(), 1);
+    let rolled = work.resource_values("terraform_data.rollout");
+
+    vars(WRONG, 2);
+    let refused = work.run(&["apply", "-auto-approve", "-json"]);
+    assert_ne!(refused.code, 0, "a refused password applied on {version}");
+    assert!(!json_messages(&refused.stdout, "action_errored").is_empty());
+    assert!(
+        crate::harness::json_diagnostics(&refused.stdout)
+            .iter()
+            .any(|d| d["summary"] == "Error when invoking action"
+                && d["detail"]
+                    .as_str()
+                    .is_some_and(|t| t.starts_with("Proxy refused the credentials: "))),
+        "{}",
+        refused.combined()
+    );
+    assert!(!refused.combined().contains(WRONG));
+    assert_eq!(
+        work.resource_values("terraform_data.rollout"),
+        rolled,
+        "the rollout changed after the check failed on {version}"
+    );
+
+    vars(PASSWORD, 2);
+    work.run_ok(&["apply", "-auto-approve"]);
+    assert_ne!(work.resource_values("terraform_data.rollout"), rolled);
+
+    let state = work.state();
+    let invoke = [
+        "apply",
+        "-auto-approve",
+        "-json",
+        "-invoke=action.clusterproxy_proxy_check.rollout",
     ];
-    let files = [("secret.auto.tfvars", "proxy_password = \"hunter2\"\n")];
-    expect_bad_inputs(tf, &files, Some("hunter2"), &cases);
+    let invoked = work.run_ok(&invoke);
+    assert_eq!(json_messages(&invoked.stdout, "action_complete").len(), 1);
+    assert_eq!(
+        work.state()["values"],
+        state["values"],
+        "-invoke changed the state"
+    );
+    vars(WRONG, 2);
+    let refused = work.run(&invoke);
+    assert_ne!(refused.code, 0);
+    assert!(!refused.combined().contains(WRONG));
+}
+
+/// The action refuses, while Terraform validates its configuration, what
+/// the ephemeral resource refuses, with the same diagnostics on the same
+/// attributes; the password shows nowhere.
+#[test]
+fn the_action_refuses_what_the_ephemeral_resource_refuses() {
+    for_each_terraform_with(Feature::Actions, |tf| {
+        let block = |arguments: &str| {
+            format!("variable \"proxy_password\" {{\n  type = string\n  ephemeral = true\n}}\n\naction \"clusterproxy_proxy_check\" \"gate\" {{\n  config {{\n{arguments}\n  }}\n}}\n")
+        };
+        let files = [("secret.auto.tfvars", "proxy_password = \"hunter2\"\n")];
+        expect_bad_inputs(tf, &files, Some("hunter2"), &bad_inputs(&block, "config {"));
+    });
 }
 
 /// Terraform 1.0.3 rejects the block (ephemeral resources need 1.10), as

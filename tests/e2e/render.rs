@@ -9,12 +9,13 @@ use crate::examples::{
     apply_data_source_example, ca_certificate, EXAMPLE_PASSWORD as PASSWORD,
     EXAMPLE_PASSWORD_ENCODED as PASSWORD_ENCODED,
 };
+use crate::harness::for_each_terraform_rendering;
 use crate::harness::{for_each_terraform, for_each_terraform_with, Workdir};
 use base64::Engine as _;
 
 #[test]
 fn systemd_dropin_example() {
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let outputs = apply_data_source_example(tf, "clusterproxy_systemd_dropin");
         let review = outputs["containerd_dropin"].as_str().unwrap();
         assert!(
@@ -73,7 +74,7 @@ fn systemd_dropin_example() {
 /// environment file, sourced by `sh`, yields exactly the variables.
 #[test]
 fn capi_kubeadm_example() {
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let outputs = apply_data_source_example(tf, "clusterproxy_capi_kubeadm");
         let yaml = outputs["kubeadm_config_spec"].as_str().unwrap();
         for secret in [PASSWORD, PASSWORD_ENCODED] {
@@ -180,7 +181,7 @@ fn capi_kubeadm_example() {
 
 #[test]
 fn tkg_config_example() {
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let outputs = apply_data_source_example(tf, "clusterproxy_tkg_config");
         let config: serde_json::Value =
             serde_yaml_ng::from_str(outputs["cluster_config"].as_str().unwrap()).unwrap();
@@ -222,7 +223,7 @@ fn tkg_config_example() {
 
 #[test]
 fn aks_http_proxy_config_example() {
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let outputs = apply_data_source_example(tf, "clusterproxy_aks_http_proxy_config");
         let json: serde_json::Value =
             serde_json::from_str(outputs["az_http_proxy_config_json"].as_str().unwrap()).unwrap();
@@ -237,7 +238,7 @@ fn aks_http_proxy_config_example() {
 
 #[test]
 fn pod_env_example() {
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let outputs = apply_data_source_example(tf, "clusterproxy_pod_env");
         let env = outputs["env"].as_array().unwrap();
         let names: Vec<&str> = env.iter().map(|e| e["name"].as_str().unwrap()).collect();
@@ -389,7 +390,7 @@ output "data" {
   sensitive = true
 }
 "#;
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let work = Workdir::with_provider(tf, config);
         work.write_file(
             "test.tfvars",
@@ -507,7 +508,7 @@ fn credentials_secret_bad_input_is_a_diagnostic() {
             None,
         ),
     ];
-    for_each_terraform(|tf| expect_bad_inputs(tf, &[], None, &cases));
+    for_each_terraform_rendering(|tf| expect_bad_inputs(tf, &[], None, &cases));
 }
 
 /// An AKS data source with `trusted_ca` set to `pem` (a heredoc).
@@ -568,7 +569,7 @@ output "secret_manifest" {{
 "#,
         hosts(1_700).join(", ")
     );
-    for_each_terraform(|tf| {
+    for_each_terraform_rendering(|tf| {
         let work = Workdir::with_provider(tf, &config);
         let typo =
             work.expect_diagnostic(&["plan"], "warning", "Unit name looks like a typo", "units");
@@ -942,7 +943,7 @@ data "clusterproxy_capi_kubeadm" "x" {
             Some("LONG_LINE_MAX"),
         ),
     ];
-    for_each_terraform(|tf| expect_bad_inputs(tf, &[], Some("secret-only"), &cases));
+    for_each_terraform_rendering(|tf| expect_bad_inputs(tf, &[], Some("secret-only"), &cases));
 }
 
 /// A CA bundle is a set of trust anchors: reordering its certificates

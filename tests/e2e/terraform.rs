@@ -10,6 +10,10 @@
 //! - [`for_each_terraform_with`]: the versions with a [`Feature`]; the others
 //!   are named on stderr as not run, and `newer_features_are_refused_clearly`
 //!   checks that each of them refuses the feature with a clear error.
+//! - [`for_each_terraform_rendering`]: a case about what the provider
+//!   renders or diagnoses, not about how Terraform plans, stores, refreshes
+//!   or imports: on the current Terraform (1.15.5) in the CI tier, on every
+//!   version in the full tier (`tier`).
 //! - [`terraform_1_15`], [`terraform_1_11`], [`terraform_1_0`]: one version,
 //!   for what only that version shows; [`run_on`] some of them, each even
 //!   when another fails.
@@ -18,6 +22,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
+use crate::tier::{self, Tier};
 use crate::tools;
 
 /// One Terraform binary and its version.
@@ -100,11 +105,14 @@ pub enum Feature {
     Identity,
     /// List resources and `terraform query` (1.14).
     ListResources,
+    /// `action` blocks, `action_trigger` and `apply -invoke` (protocol
+    /// 6.10, 1.14).
+    Actions,
 }
 
 impl Feature {
     /// Every feature, oldest first.
-    pub const ALL: [Feature; 8] = [
+    pub const ALL: [Feature; 9] = [
         Feature::MovedBlock,
         Feature::TerraformData,
         Feature::ImportBlock,
@@ -113,6 +121,7 @@ impl Feature {
         Feature::WriteOnly,
         Feature::Identity,
         Feature::ListResources,
+        Feature::Actions,
     ];
 
     /// The first Terraform version that has the feature.
@@ -126,6 +135,7 @@ impl Feature {
             Feature::WriteOnly => (1, 11, 0),
             Feature::Identity => (1, 12, 0),
             Feature::ListResources => (1, 14, 0),
+            Feature::Actions => (1, 14, 0),
         }
     }
 }
@@ -208,6 +218,11 @@ impl Feature {
                 main: "",
                 args: &["query"],
                 error: "Terraform has no command named \"query\"",
+            },
+            Feature::Actions => Refusal {
+                main: "action \"clusterproxy_proxy_check\" \"x\" {\n  config {\n    http_proxy = \"http://proxy.corp.example:3128\"\n    url        = \"https://registry-1.docker.io/v2/\"\n  }\n}\n",
+                args: VALIDATE,
+                error: "Unsupported block type",
             },
         })
     }
@@ -310,6 +325,20 @@ pub fn terraform_binaries() -> Vec<Terraform> {
 /// always runs; a failure on any is reported with its version.
 pub fn for_each_terraform(test: impl Fn(&Terraform)) {
     run_on(&terraform_binaries(), test);
+}
+
+/// Runs `test`, a case about what the provider renders or diagnoses, on
+/// the current Terraform in the CI tier and on every version in the full
+/// tier ([`tier::tier`]). Such a case takes the path every data source read
+/// and function call takes, which the cases of [`for_each_terraform`]
+/// (the quickstart, the inputs every renderer shares, the profile's cycle)
+/// run on every version in every tier; what differs between versions is
+/// Terraform's, not the rendering's.
+pub fn for_each_terraform_rendering(test: impl Fn(&Terraform)) {
+    match tier::tier() {
+        Tier::Ci => run_on(&[terraform_1_15()], test),
+        Tier::Full | Tier::Soak => for_each_terraform(test),
+    }
 }
 
 /// Runs `test` on every Terraform that has `feature` (see

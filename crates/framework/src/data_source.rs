@@ -36,7 +36,7 @@ pub trait DataSource: Send + Sync {
 
 /// The path of the first unknown value in `value` (a set's element: the
 /// set), if any.
-fn first_unknown(value: &Value, at: AttributePath) -> Option<AttributePath> {
+pub(crate) fn first_unknown(value: &Value, at: AttributePath) -> Option<AttributePath> {
     match value {
         Value::Unknown(_) => Some(at),
         Value::Object(entries) => entries

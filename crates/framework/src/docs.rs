@@ -1,6 +1,6 @@
 //! Documentation generator: renders the tfplugindocs layout (docs/index.md,
 //! docs/resources, docs/data-sources, docs/ephemeral-resources,
-//! docs/list-resources, docs/functions) from the schemas and
+//! docs/list-resources, docs/actions, docs/functions) from the schemas and
 //! the example files under examples/, so docs never drift from the code. A
 //! resource with an identity schema gets an "Import by identity" section:
 //! its `import-by-identity.tf` example and the identity attributes.
@@ -41,8 +41,8 @@ pub struct Page {
 }
 
 /// Renders every documentation page. Fails when an example file is missing:
-/// every resource, data source, ephemeral resource, list resource and
-/// function must ship one.
+/// every resource, data source, ephemeral resource, list resource, action
+/// and function must ship one.
 pub fn generate(provider: &dyn Provider, config: &DocsConfig) -> Result<Vec<Page>, String> {
     let examples = &config.examples_dir;
     let name = &config.provider_name;
@@ -131,6 +131,19 @@ pub fn generate(provider: &dyn Provider, config: &DocsConfig) -> Result<Vec<Page
         render_schema(&mut page, &schema);
         pages.push(Page {
             path: format!("list-resources/{}.md", short_name(full, name)),
+            content: page,
+        });
+    }
+
+    for action in provider.actions() {
+        let full = action.type_name();
+        let dir = examples.join("actions").join(full);
+        let schema = action.schema();
+        let mut page = entity_header(full, "Action", name, &schema);
+        push_example(&mut page, &read_example(&dir.join("action.tf"))?);
+        render_schema(&mut page, &schema);
+        pages.push(Page {
+            path: format!("actions/{}.md", short_name(full, name)),
             content: page,
         });
     }

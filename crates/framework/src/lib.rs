@@ -1,6 +1,7 @@
 //! Terraform plugin framework: go-plugin host, protocol-6 server, typed
 //! values, schema and diagnostics. Knows nothing about proxies.
 
+pub mod action;
 pub mod data_source;
 pub mod diagnostics;
 pub mod docs;

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use super::action::Action;
 use super::data_source::DataSource;
 use super::ephemeral_resource::EphemeralResource;
 use super::function::Function;
@@ -32,6 +33,13 @@ pub trait Provider: Send + Sync {
     /// from Terraform 1.14 on (`terraform query`; older versions ignore
     /// them). None by default.
     fn list_resources(&self) -> Vec<Arc<dyn ListResource>> {
+        Vec::new()
+    }
+
+    /// The actions, served under their [`Action::type_name`] from
+    /// Terraform 1.14 on (older versions refuse an `action` block). None by
+    /// default.
+    fn actions(&self) -> Vec<Arc<dyn Action>> {
         Vec::new()
     }
 

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use super::action::Action;
 use super::data_source::DataSource;
 use super::diagnostics::{Diagnostic, Diagnostics};
 use super::ephemeral_resource::EphemeralResource;
@@ -15,7 +16,8 @@ use super::resource::Resource;
 use super::schema::Schema;
 use super::value::Type;
 
-/// One registered resource, data source or ephemeral resource type.
+/// One registered resource, data source, ephemeral resource, list resource
+/// or action type.
 pub struct Registered<T: ?Sized> {
     /// The provider's implementation of the type.
     pub implementation: Arc<T>,
@@ -67,6 +69,7 @@ pub struct Registry {
     ephemeral_resources: BTreeMap<&'static str, Registered<dyn EphemeralResource>>,
     functions: BTreeMap<&'static str, Arc<dyn Function>>,
     list_resources: BTreeMap<&'static str, Registered<dyn ListResource>>,
+    actions: BTreeMap<&'static str, Registered<dyn Action>>,
 }
 
 impl Registry {
@@ -104,6 +107,11 @@ impl Registry {
                 .list_resources()
                 .into_iter()
                 .map(|l| (l.type_name(), Registered::new(l.clone(), l.schema())))
+                .collect(),
+            actions: provider
+                .actions()
+                .into_iter()
+                .map(|a| (a.type_name(), Registered::new(a.clone(), a.schema())))
                 .collect(),
         }
     }
@@ -161,6 +169,23 @@ impl Registry {
     /// List resource types by name.
     pub fn list_resources(&self) -> &BTreeMap<&'static str, Registered<dyn ListResource>> {
         &self.list_resources
+    }
+
+    /// Actions by name.
+    pub fn actions(&self) -> &BTreeMap<&'static str, Registered<dyn Action>> {
+        &self.actions
+    }
+
+    /// The action type `name`, or an error diagnostic.
+    pub fn action(&self, name: &str, diags: &mut Diagnostics) -> Option<&Registered<dyn Action>> {
+        let found = self.actions.get(name);
+        if found.is_none() {
+            diags.push(Diagnostic::error(
+                "Unknown action type",
+                format!("This provider has no action type {name:?}."),
+            ));
+        }
+        found
     }
 
     /// The list resource type `name`, or an error diagnostic.

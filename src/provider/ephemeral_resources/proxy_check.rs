@@ -322,6 +322,14 @@ impl Verdict {
     }
 }
 
+/// The plan-time checks of a configuration (known values only), as the
+/// ephemeral resource and the action run them.
+pub(crate) fn validate(config: &Value, diags: &mut Diagnostics) {
+    if let Some(config) = Config::get_planned(config, diags) {
+        config.validate(diags)
+    }
+}
+
 impl EphemeralResource for ProxyCheck {
     fn type_name(&self) -> &'static str {
         "clusterproxy_proxy_check"
@@ -335,69 +343,92 @@ impl EphemeralResource for ProxyCheck {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        if let Some(config) = Config::get_planned(config, diags) {
-            config.validate(diags)
-        }
+        validate(config, diags);
     }
 
     fn open(&self, value: &Value, diags: &mut Diagnostics) -> Option<Opened> {
         // The framework ran `validate` (and stopped on its errors) already.
         let config = Config::get(value, diags)?;
-        let profile = config.resolve(diags)?;
-        let url = HttpUrl::parse(&config.url).ok()?;
-        let (proxy, proxy_at) = if url.scheme() == "https" {
-            // Without its own, the https proxy is `http_proxy`'s.
-            let own = match own_https_proxy(&config) {
-                true => Settings::https_proxy,
-                false => Settings::http_proxy,
-            };
-            (profile.https_proxy.as_ref(), own)
-        } else {
-            (profile.http_proxy.as_ref(), Settings::http_proxy)
-        };
-        let Some(proxy) = proxy else {
-            diags.push(
-                Diagnostic::error(
-                    "No proxy for this URL",
-                    format!("No proxy is set for {}:// destinations: set `{proxy_at}`, or check a URL of the other scheme.", url.scheme()),
-                )
-                .at(AttributePath::attribute(Config::url)),
-            );
-            return None;
-        };
-        let seconds = config.timeout.unwrap_or(DEFAULT_TIMEOUT);
-        let ca_pem = profile.trusted_ca.as_ref().map(|ca| ca.to_pem());
-        let outcome = probe::run(&Probe {
-            url: &url,
-            proxy,
-            trusted_ca: ca_pem.as_deref(),
-            timeout: Duration::from_secs(seconds.unsigned_abs()),
-        });
-        let verdict = Verdict::of(&outcome, proxy, proxy_at, seconds);
-        if let Some(failure) = verdict.failure {
-            let path = if failure.at == Config::url {
-                AttributePath::attribute(Config::url)
-            } else {
-                config.setting(failure.at)
-            };
-            if config.fail_on_error.unwrap_or(true) {
-                diags.push(Diagnostic::error(failure.summary, failure.detail).at(path));
-                return None;
-            }
-            diags.push(
-                Diagnostic::warning(
-                    failure.summary,
-                    format!("{} Not an error: `fail_on_error` is false.", failure.detail),
-                )
-                .at(path),
-            );
-        }
+        let results = check(&config, &mut |_| {}, diags)?;
         Some(Opened {
-            result: model::computed(verdict.results),
+            result: model::computed(results),
             renew_at: None,
             private: None,
         })
     }
+}
+
+/// Runs the check `config` describes (checked, defaults filled), as the
+/// ephemeral resource opens and the action invokes it: the results, with
+/// an error diagnostic on the attribute to blame when it failed and
+/// `fail_on_error` holds (`None` then), a warning when it does not. Says
+/// what it does through `progress` (the proxy without credentials, never
+/// the password).
+pub(crate) fn check(
+    config: &Config,
+    progress: &mut dyn FnMut(String),
+    diags: &mut Diagnostics,
+) -> Option<Results> {
+    let profile = config.resolve(diags)?;
+    let url = HttpUrl::parse(&config.url).ok()?;
+    let (proxy, proxy_at) = if url.scheme() == "https" {
+        // Without its own, the https proxy is `http_proxy`'s.
+        let own = match own_https_proxy(config) {
+            true => Settings::https_proxy,
+            false => Settings::http_proxy,
+        };
+        (profile.https_proxy.as_ref(), own)
+    } else {
+        (profile.http_proxy.as_ref(), Settings::http_proxy)
+    };
+    let Some(proxy) = proxy else {
+        diags.push(
+            Diagnostic::error(
+                "No proxy for this URL",
+                format!("No proxy is set for {}:// destinations: set `{proxy_at}`, or check a URL of the other scheme.", url.scheme()),
+            )
+            .at(AttributePath::attribute(Config::url)),
+        );
+        return None;
+    };
+    let seconds = config.timeout.unwrap_or(DEFAULT_TIMEOUT);
+    let ca_pem = profile.trusted_ca.as_ref().map(|ca| ca.to_pem());
+    progress(format!(
+        "Requesting {} through the proxy {} (at most {seconds} s)",
+        url.as_str(),
+        proxy.to_plain_string()
+    ));
+    let outcome = probe::run(&Probe {
+        url: &url,
+        proxy,
+        trusted_ca: ca_pem.as_deref(),
+        timeout: Duration::from_secs(seconds.unsigned_abs()),
+    });
+    let verdict = Verdict::of(&outcome, proxy, proxy_at, seconds);
+    match (&verdict.results.status_code, &verdict.results.error) {
+        (_, Some(error)) => progress(format!("Check failed: {error}")),
+        (Some(status), None) => progress(format!("The proxy took the request: HTTP {status}")),
+        (None, None) => {}
+    }
+    if let Some(failure) = verdict.failure {
+        let path = if failure.at == Config::url {
+            AttributePath::attribute(Config::url)
+        } else {
+            config.setting(failure.at)
+        };
+        if config.fail_on_error.unwrap_or(true) {
+            diags.push(Diagnostic::error(failure.summary, failure.detail).at(path));
+            return None;
+        }
+        diags.push(
+            Diagnostic::warning(
+                failure.summary,
+                format!("{} Not an error: `fail_on_error` is false.", failure.detail),
+            )
+            .at(path),
+        );
+    }
+    Some(verdict.results)
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //!
 //! Split by RPC family as terraform-plugin-go splits its conversions: a
 //! module per family (`provider`, `resource`, `data_source`,
-//! `function`, `ephemeral`) holds each RPC's handler, from the request
+//! `function`, `ephemeral`, `list`, `action`) holds each RPC's handler, from the request
 //! message to the response message, and only what is particular to that
 //! RPC; `rpc` holds what they share (running under [`guard::run`], the
 //! outcome's diagnostics, value conversions by schema), and the wire types'
@@ -81,6 +81,15 @@ macro_rules! service {
             ) -> Result<Response<Self::ListResourceStream>, Status> {
                 Ok(Response::new(self.list(request.into_inner())))
             }
+
+            type InvokeActionStream = EventStream<proto::invoke_action::Event>;
+
+            async fn invoke_action(
+                &self,
+                request: Request<proto::invoke_action::Request>,
+            ) -> Result<Response<Self::InvokeActionStream>, Status> {
+                Ok(Response::new(self.invoke(request.into_inner())))
+            }
         }
     };
 }
@@ -114,12 +123,15 @@ service! {
         get_resource_identity_schemas => identity_schemas,
         upgrade_resource_identity => upgrade_identity,
         validate_list_resource_config => validate_list,
+        validate_action_config => validate_action,
+        plan_action => plan_action,
     }
     unserved {
         generate_resource_config,
     }
 }
 
+mod action;
 mod data_source;
 mod ephemeral;
 mod function;

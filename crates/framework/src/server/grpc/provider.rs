@@ -2,7 +2,7 @@
 //! ValidateProviderConfig, ConfigureProvider and StopProvider.
 
 use super::rpc::{Object, Ran};
-use super::{ephemeral, list, ProviderServer};
+use super::{action, ephemeral, list, ProviderServer};
 use crate::proto::{self, schema_to_proto};
 use crate::server::guard::{self, Subject};
 use crate::server::{Metadata, ProviderSchema};
@@ -48,6 +48,7 @@ impl ProviderServer {
                 .collect(),
             ephemeral_resources: ephemeral::metadata(self.server.registry()),
             list_resources: list::metadata(self.server.registry()),
+            actions: action::metadata(self.server.registry()),
         }
     }
 
@@ -63,6 +64,7 @@ impl ProviderServer {
         let mut response = response.unwrap_or_default();
         response.ephemeral_resource_schemas = ephemeral::schemas(self.server.registry());
         response.list_resource_schemas = list::schemas(self.server.registry());
+        response.action_schemas = action::schemas(self.server.registry());
         response.diagnostics.extend(diagnostics);
         response
     }
@@ -136,6 +138,7 @@ fn provider_schema(schema: &ProviderSchema<'_>) -> proto::get_provider_schema::R
         functions: proto::functions(&schema.functions),
         ephemeral_resource_schemas: Default::default(),
         list_resource_schemas: Default::default(),
+        action_schemas: Default::default(),
         diagnostics: Vec::new(),
         provider_meta: None,
         server_capabilities: Some(proto::capabilities()),

@@ -98,6 +98,8 @@ pub(super) enum Object<'a> {
     Ephemeral(&'a str),
     /// The identities of a managed resource type.
     Identity(&'a str),
+    /// An action type.
+    Action(&'a str),
 }
 
 impl ProviderServer {
@@ -110,6 +112,7 @@ impl ProviderServer {
             Object::DataSource(name) => &registry.data_source(name, diags)?.object_type,
             Object::Ephemeral(name) => &registry.ephemeral_resource(name, diags)?.object_type,
             Object::Identity(name) => &registry.identity(name, diags)?.object_type,
+            Object::Action(name) => &registry.action(name, diags)?.object_type,
         })
     }
 
