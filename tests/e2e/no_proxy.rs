@@ -35,6 +35,78 @@ fn no_proxy_data_source_example() {
     });
 }
 
+/// `profile` gives the installation entries as every renderer takes them:
+/// the list is the one `installation` gives, through the full cycle, and an
+/// invalid entry of a profile's settings is a diagnostic under `profile`.
+#[test]
+fn no_proxy_takes_a_profile() {
+    let config = r#"
+resource "clusterproxy_profile" "corp" {
+  name       = "corp"
+  http_proxy = "http://proxy.corp.example:3128"
+  no_proxy   = ["registry.corp.example", "10.0.0.0/8"]
+}
+
+data "clusterproxy_no_proxy" "from_profile" {
+  profile   = clusterproxy_profile.corp.settings
+  pod_cidrs = ["192.168.0.0/16"]
+}
+
+data "clusterproxy_no_proxy" "direct" {
+  installation = ["registry.corp.example", "10.0.0.0/8"]
+  pod_cidrs    = ["192.168.0.0/16"]
+}
+
+output "from_profile" {
+  value = data.clusterproxy_no_proxy.from_profile.no_proxy
+}
+
+output "direct" {
+  value = data.clusterproxy_no_proxy.direct.no_proxy
+}
+"#;
+    let bad = r#"
+data "clusterproxy_no_proxy" "bad" {
+  profile = {
+    http_proxy        = null
+    https_proxy       = null
+    username          = null
+    password          = null
+    no_proxy          = ["ok.example", "https://proxy.example:3128"]
+    trusted_ca        = null
+    password_required = false
+    revision          = null
+  }
+}
+"#;
+    for_each_terraform(|tf| {
+        let work = Workdir::with_provider(tf, config);
+        let outputs = run_cycle(&work, &Cycle::default());
+        assert_eq!(outputs["from_profile"], outputs["direct"]);
+        let list = outputs["from_profile"].as_str().unwrap();
+        assert!(list.contains("registry.corp.example"), "{list}");
+        let work = Workdir::with_provider(tf, bad);
+        let run = work.run(&["plan", "-json"]);
+        assert_ne!(run.code, 0, "{}", run.combined());
+        let diagnostics = run.diagnostics();
+        let error = diagnostics
+            .iter()
+            .find(|d| d["severity"] == "error" && d["summary"] == "URL given as a NO_PROXY entry")
+            .unwrap_or_else(|| panic!("{diagnostics:#?}"));
+        // Terraform 1.15 points at `profile.no_proxy[1]` inside the object
+        // (the element highlighted); older ones stop at the block.
+        let snippet = &error["snippet"];
+        let code = snippet["code"].as_str().unwrap();
+        let at = |key: &str| snippet[key].as_u64().unwrap() as usize;
+        let highlighted = &code[at("highlight_start_offset")..at("highlight_end_offset")];
+        assert!(
+            highlighted == "\"https://proxy.example:3128\""
+                || code == "data \"clusterproxy_no_proxy\" \"bad\" {",
+            "{snippet}"
+        );
+    });
+}
+
 /// Invalid entries fail the plan with a diagnostic naming the attribute: a
 /// typed cluster input at validation, an installation entry at the read.
 #[test]

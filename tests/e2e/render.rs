@@ -89,6 +89,14 @@ fn capi_kubeadm_example() {
             serde_yaml_ng::from_str(outputs["secret_manifest"].as_str().unwrap()).unwrap();
         assert_eq!(manifest["metadata"]["name"], "prod-1-systemd-proxy-r1");
         assert_eq!(outputs["template_name_suffix"], "-r1");
+        assert_eq!(
+            outputs["control_plane_api_version"],
+            "controlplane.cluster.x-k8s.io/v1beta2"
+        );
+        assert_eq!(
+            outputs["bootstrap_api_version"],
+            "bootstrap.cluster.x-k8s.io/v1beta2"
+        );
         let review: serde_json::Value =
             serde_yaml_ng::from_str(outputs["secret_manifest_review"].as_str().unwrap()).unwrap();
         assert_eq!(review["metadata"], manifest["metadata"]);
@@ -730,6 +738,16 @@ fn renderer_bad_input_is_a_diagnostic() {
             Some("..fooProxy"),
         ),
         (
+            r#"data "clusterproxy_capi_kubeadm" "x" {
+  http_proxy       = "http://proxy.corp.example:3128"
+  capi_api_version = "v1alpha4"
+}"#
+            .into(),
+            "Invalid value",
+            "capi_api_version",
+            Some("`v1beta2`, `v1beta1`"),
+        ),
+        (
             format!(
                 r#"data "clusterproxy_pod_env" "x" {{
   http_proxy = "http://proxy.corp.example:3128"
@@ -1138,6 +1156,18 @@ fn render_redacted_shows_a_rotation_in_the_plan() {
         );
         let yaml = change["after"].as_str().expect("known at plan").to_owned();
         assert!(yaml.contains("prod-systemd-proxy-r1"), "{yaml}");
+        let names = |plan: &serde_json::Value| {
+            ["secret_name", "template_name_suffix"].map(|name| {
+                let change = &plan["output_changes"][name];
+                assert_eq!(
+                    change["after_sensitive"],
+                    serde_json::json!(false),
+                    "{change}"
+                );
+                change["after"].as_str().expect("known at plan").to_owned()
+            })
+        };
+        assert_eq!(names(&first), ["prod-systemd-proxy-r1", "-r1"]);
         work.run_ok(&["apply", "-auto-approve", "-var-file=test.tfvars", "tfplan"]);
         // Same password, same version: nothing moves.
         work.assert_plan_empty(&["-var-file=test.tfvars"]);
@@ -1150,6 +1180,7 @@ fn render_redacted_shows_a_rotation_in_the_plan() {
         let rotated = change["after"].as_str().expect("known at plan");
         assert_ne!(rotated, yaml);
         assert_eq!(rotated, yaml.replace("-r1", "-r2"));
+        assert_eq!(names(&second), ["prod-systemd-proxy-r2", "-r2"]);
         assert!(!rotated.contains("rotated-p"), "{rotated}");
         work.run_ok(&["apply", "-auto-approve", "-var-file=test.tfvars", "tfplan"]);
         work.run_ok(&["destroy", "-auto-approve", "-var-file=test.tfvars"]);

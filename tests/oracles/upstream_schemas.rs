@@ -46,7 +46,7 @@ use systemd::{manager_as_dropin, sh_reads, systemd_reads, systemd_verify};
 
 use clusterproxy::domain::proxy_url::{ProxyCredentials, ProxyUrl};
 use clusterproxy::domain::render::aks::Aks;
-use clusterproxy::domain::render::capi::Capi;
+use clusterproxy::domain::render::capi::{ApiVersion, Capi};
 use clusterproxy::domain::render::cloud_init::CloudInit;
 use clusterproxy::domain::render::helm::{cert_manager, Helm};
 use clusterproxy::domain::render::ignition::{Ignition, Variant, TRUST_UNIT};
@@ -130,14 +130,18 @@ const GOLDEN: &[(&str, &str, Check)] = &[
     ("aks/http-proxy-config.json", "AKS API 2026-01-01", Check::Arm("aks/2026-01-01/ManagedClusterHTTPProxyConfig.json")),
     ("aks/effective-no-proxy.txt", "-", Check::Uncovered("not a consumer document: the renderer's model of AKS's effectiveNoProxy, for review")),
     ("aks/round-trip.txt", "-", Check::Uncovered("not a consumer document: the renderer's report of the AKS/azurerm round trip, for review")),
-    ("capi/kubeadm.yaml", "CAPI v1beta1 KubeadmControlPlane", Check::CrdFragment("capi/v1beta1/kubeadmcontrolplane.json", kcp_v1beta1)),
-    ("capi/kubeadm.yaml", "CAPI v1beta1 KubeadmConfigTemplate", Check::CrdFragment("capi/v1beta1/kubeadmconfigtemplate.json", kct)),
-    ("capi/kubeadm.yaml", "CAPI v1beta2 KubeadmControlPlane", Check::CrdFragment("capi/v1beta2/kubeadmcontrolplane.json", kcp_v1beta2)),
-    ("capi/kubeadm.yaml", "CAPI v1beta2 KubeadmConfigTemplate", Check::CrdFragment("capi/v1beta2/kubeadmconfigtemplate.json", kct)),
-    ("capi/kubeadm-secret.yaml", "CAPI v1beta1 KubeadmControlPlane", Check::CrdFragment("capi/v1beta1/kubeadmcontrolplane.json", kcp_v1beta1)),
-    ("capi/kubeadm-secret.yaml", "CAPI v1beta1 KubeadmConfigTemplate", Check::CrdFragment("capi/v1beta1/kubeadmconfigtemplate.json", kct)),
-    ("capi/kubeadm-secret.yaml", "CAPI v1beta2 KubeadmControlPlane", Check::CrdFragment("capi/v1beta2/kubeadmcontrolplane.json", kcp_v1beta2)),
-    ("capi/kubeadm-secret.yaml", "CAPI v1beta2 KubeadmConfigTemplate", Check::CrdFragment("capi/v1beta2/kubeadmconfigtemplate.json", kct)),
+    ("capi/kubeadm.yaml", "CAPI 1.14 v1beta1 KubeadmControlPlane", Check::CrdFragment("capi/v1beta1/kubeadmcontrolplane.json", kcp_v1beta1)),
+    ("capi/kubeadm.yaml", "CAPI 1.14 v1beta1 KubeadmConfigTemplate", Check::CrdFragment("capi/v1beta1/kubeadmconfigtemplate.json", kct_v1beta1)),
+    ("capi/kubeadm.yaml", "CAPI 1.14 v1beta1 KubeadmConfig", Check::CrdFragment("capi/v1beta1/kubeadmconfig.json", kc_v1beta1)),
+    ("capi/kubeadm.yaml", "CAPI 1.14 v1beta2 KubeadmControlPlane", Check::CrdFragment("capi/v1beta2/kubeadmcontrolplane.json", kcp_v1beta2)),
+    ("capi/kubeadm.yaml", "CAPI 1.14 v1beta2 KubeadmConfigTemplate", Check::CrdFragment("capi/v1beta2/kubeadmconfigtemplate.json", kct_v1beta2)),
+    ("capi/kubeadm.yaml", "CAPI 1.14 v1beta2 KubeadmConfig", Check::CrdFragment("capi/v1beta2/kubeadmconfig.json", kc_v1beta2)),
+    ("capi/kubeadm-secret.yaml", "CAPI 1.14 v1beta1 KubeadmControlPlane", Check::CrdFragment("capi/v1beta1/kubeadmcontrolplane.json", kcp_v1beta1)),
+    ("capi/kubeadm-secret.yaml", "CAPI 1.14 v1beta1 KubeadmConfigTemplate", Check::CrdFragment("capi/v1beta1/kubeadmconfigtemplate.json", kct_v1beta1)),
+    ("capi/kubeadm-secret.yaml", "CAPI 1.14 v1beta1 KubeadmConfig", Check::CrdFragment("capi/v1beta1/kubeadmconfig.json", kc_v1beta1)),
+    ("capi/kubeadm-secret.yaml", "CAPI 1.14 v1beta2 KubeadmControlPlane", Check::CrdFragment("capi/v1beta2/kubeadmcontrolplane.json", kcp_v1beta2)),
+    ("capi/kubeadm-secret.yaml", "CAPI 1.14 v1beta2 KubeadmConfigTemplate", Check::CrdFragment("capi/v1beta2/kubeadmconfigtemplate.json", kct_v1beta2)),
+    ("capi/kubeadm-secret.yaml", "CAPI 1.14 v1beta2 KubeadmConfig", Check::CrdFragment("capi/v1beta2/kubeadmconfig.json", kc_v1beta2)),
     ("capi/secret.yaml", "Kubernetes 1.36 core/v1 Secret", Check::Crd("kubernetes/1.36/secret.json")),
     ("capi/cluster-values.yaml", "Giant Swarm cluster-values", Check::Uncovered("the cluster-values ConfigMap that chart-operator reads has no published schema")),
     ("cloud_init/user-data.yaml", "cloud-init (Debian's)", Check::CloudInit),
@@ -615,15 +619,68 @@ fn kcp_v1beta2(fragment: Value) -> Value {
     })
 }
 
-/// A minimal KubeadmConfigTemplate with `fragment` as its
+/// A minimal KubeadmConfigTemplate of `api_version` with `fragment` as its
 /// `spec.template.spec` (the same shape in v1beta1 and v1beta2).
-fn kct(fragment: Value) -> Value {
+fn kct(api_version: ApiVersion, fragment: Value) -> Value {
     json!({
-        "apiVersion": "bootstrap.cluster.x-k8s.io/v1beta2",
+        "apiVersion": api_version.bootstrap(),
         "kind": "KubeadmConfigTemplate",
         "metadata": {"name": "prod-md-0"},
         "spec": {"template": {"spec": fragment}},
     })
+}
+
+/// [`kct`] v1beta1.
+fn kct_v1beta1(fragment: Value) -> Value {
+    kct(ApiVersion::V1beta1, fragment)
+}
+
+/// [`kct`] v1beta2.
+fn kct_v1beta2(fragment: Value) -> Value {
+    kct(ApiVersion::V1beta2, fragment)
+}
+
+/// A minimal KubeadmConfig of `api_version` with `fragment` as its `spec`.
+fn kc(api_version: ApiVersion, fragment: Value) -> Value {
+    json!({
+        "apiVersion": api_version.bootstrap(),
+        "kind": "KubeadmConfig",
+        "metadata": {"name": "prod-md-0-x7k2p"},
+        "spec": fragment,
+    })
+}
+
+/// [`kc`] v1beta1.
+fn kc_v1beta1(fragment: Value) -> Value {
+    kc(ApiVersion::V1beta1, fragment)
+}
+
+/// [`kc`] v1beta2.
+fn kc_v1beta2(fragment: Value) -> Value {
+    kc(ApiVersion::V1beta2, fragment)
+}
+
+/// How a fragment becomes the whole document a schema checks.
+type Embedding = fn(Value) -> Value;
+
+/// The CRDs of Cluster API 1.14 that take the pieces rendered for
+/// `api_version`, each with the embedding of the pieces in an object of that
+/// version: the KubeadmControlPlane's (`apiVersion` [`ApiVersion::control_plane`]),
+/// then the KubeadmConfigTemplate's and the KubeadmConfig's
+/// ([`ApiVersion::bootstrap`]).
+fn capi_crds(api_version: ApiVersion) -> [(&'static str, Embedding); 3] {
+    match api_version {
+        ApiVersion::V1beta1 => [
+            ("capi/v1beta1/kubeadmcontrolplane.json", kcp_v1beta1),
+            ("capi/v1beta1/kubeadmconfigtemplate.json", kct_v1beta1),
+            ("capi/v1beta1/kubeadmconfig.json", kc_v1beta1),
+        ],
+        ApiVersion::V1beta2 => [
+            ("capi/v1beta2/kubeadmcontrolplane.json", kcp_v1beta2),
+            ("capi/v1beta2/kubeadmconfigtemplate.json", kct_v1beta2),
+            ("capi/v1beta2/kubeadmconfig.json", kc_v1beta2),
+        ],
+    }
 }
 
 /// A minimal EKS-A Cluster with `fragment` (a `spec:` with
@@ -943,22 +1000,35 @@ fn renders_with_a_trusted_ca_against_their_checks() {
                 namespace: "default".to_owned(),
             };
             let kubeadm = render(&capi).kubeadm.to_yaml();
-            for (path, embed) in [
-                (
-                    "capi/v1beta1/kubeadmcontrolplane.json",
-                    kcp_v1beta1 as fn(Value) -> Value,
-                ),
-                ("capi/v1beta1/kubeadmconfigtemplate.json", kct),
-                ("capi/v1beta2/kubeadmcontrolplane.json", kcp_v1beta2),
-                ("capi/v1beta2/kubeadmconfigtemplate.json", kct),
-            ] {
-                results.push((
-                    format!(
-                        "render capi {os:?} {capi:?} as {path}",
-                        capi = (&capi.cluster_name, capi.base64_content)
-                    ),
-                    run(Check::CrdFragment(path, embed), &kubeadm),
-                ));
+            for api_version in [ApiVersion::V1beta2, ApiVersion::V1beta1] {
+                let crds = capi_crds(api_version);
+                // The objects the CRDs are checked with have the
+                // `apiVersion` the data source names for this version.
+                let api_versions: Vec<Value> = crds
+                    .iter()
+                    .map(|(_, embed)| embed(json!({}))["apiVersion"].clone())
+                    .collect();
+                assert_eq!(
+                    api_versions,
+                    [
+                        json!(api_version.control_plane()),
+                        json!(api_version.bootstrap()),
+                        json!(api_version.bootstrap())
+                    ]
+                );
+                for (path, embed) in crds {
+                    assert!(
+                        path.contains(&format!("/{}/", api_version.name())),
+                        "{path}"
+                    );
+                    results.push((
+                        format!(
+                            "render capi {os:?} {capi:?} {api_version:?} as {path}",
+                            capi = (&capi.cluster_name, capi.base64_content)
+                        ),
+                        run(Check::CrdFragment(path, embed), &kubeadm),
+                    ));
+                }
             }
         }
     }
@@ -1231,7 +1301,9 @@ mod known_bad {
                 kcp_v1beta1 as fn(Value) -> Value,
             ),
             ("capi/v1beta2/kubeadmcontrolplane.json", kcp_v1beta2),
-            ("capi/v1beta2/kubeadmconfigtemplate.json", kct),
+            ("capi/v1beta2/kubeadmconfigtemplate.json", kct_v1beta2),
+            ("capi/v1beta1/kubeadmconfig.json", kc_v1beta1),
+            ("capi/v1beta2/kubeadmconfig.json", kc_v1beta2),
         ] {
             let check = Check::CrdFragment(path, embed);
             fails(
@@ -1250,8 +1322,10 @@ mod known_bad {
         for check in [
             Check::CrdFragment("capi/v1beta1/kubeadmcontrolplane.json", kcp_v1beta1),
             Check::CrdFragment("capi/v1beta2/kubeadmcontrolplane.json", kcp_v1beta2),
-            Check::CrdFragment("capi/v1beta1/kubeadmconfigtemplate.json", kct),
-            Check::CrdFragment("capi/v1beta2/kubeadmconfigtemplate.json", kct),
+            Check::CrdFragment("capi/v1beta1/kubeadmconfigtemplate.json", kct_v1beta1),
+            Check::CrdFragment("capi/v1beta2/kubeadmconfigtemplate.json", kct_v1beta2),
+            Check::CrdFragment("capi/v1beta1/kubeadmconfig.json", kc_v1beta1),
+            Check::CrdFragment("capi/v1beta2/kubeadmconfig.json", kc_v1beta2),
         ] {
             assert_eq!(
                 run(check, "preKubeadmCommands: ['true']\n"),

@@ -133,6 +133,7 @@ pub fn schema_to_proto(schema: &fw_schema::Schema) -> Schema {
             description: schema.description.clone(),
             description_kind: StringKind::Markdown as i32,
             deprecated: false,
+            computed: false,
         }),
     }
 }
@@ -263,6 +264,25 @@ pub fn path_to_proto(path: &diag::AttributePath) -> AttributePath {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The protocol 6.11 fields decode at the numbers of Terraform
+    /// v1.16.0-rc2's tfplugin6.proto (`Schema.Block.computed = 8`,
+    /// `ClientCapabilities.store_planned_private = 3` and
+    /// `computed_blocks_allowed = 4`, `PlanResourceChange.Request.planned_private
+    /// = 9`), and a schema sends no computed block.
+    #[test]
+    fn protocol_6_11_fields_decode_at_their_numbers() {
+        use prost::Message as _;
+        // Field 8, varint 1; fields 3 and 4, varint 1; field 9, bytes "pp".
+        let block = schema::Block::decode(&[0x40, 0x01][..]).unwrap();
+        assert!(block.computed);
+        let capabilities = ClientCapabilities::decode(&[0x18, 0x01, 0x20, 0x01][..]).unwrap();
+        assert!(capabilities.store_planned_private && capabilities.computed_blocks_allowed);
+        let request = plan_resource_change::Request::decode(&[0x4a, 0x02, b'p', b'p'][..]).unwrap();
+        assert_eq!(request.planned_private, b"pp");
+        let schema = schema_to_proto(&fw_schema::Schema::new("d", Vec::new()));
+        assert!(!schema.block.unwrap().computed);
+    }
 
     #[test]
     fn paths_convert_to_wire_steps() {

@@ -21,6 +21,10 @@ data "clusterproxy_capi_kubeadm" "prod" {
   namespace    = "org-acme"
   revision     = 1
 
+  # Cluster API 1.11 and later: v1beta2, the default. For a management
+  # cluster on Cluster API < 1.11, set capi_api_version = "v1beta1".
+  capi_api_version = "v1beta2"
+
   installation   = ["registry.corp.example"]
   pod_cidrs      = ["192.168.0.0/16"]
   service_cidrs  = ["10.96.0.0/12"]
@@ -29,7 +33,7 @@ data "clusterproxy_capi_kubeadm" "prod" {
 }
 
 # Paste under spec.kubeadmConfigSpec (KubeadmControlPlane) or
-# spec.template.spec (KubeadmConfigTemplate).
+# spec.template.spec (KubeadmConfigTemplate) of objects with these apiVersions.
 output "kubeadm_config_spec" {
   value     = data.clusterproxy_capi_kubeadm.prod.yaml
   sensitive = true
@@ -53,4 +57,12 @@ output "secret_manifest_review" {
 # spec.template.spec.bootstrap.configRef.name: a new name rolls the workers.
 output "template_name_suffix" {
   value = data.clusterproxy_capi_kubeadm.prod.template_name_suffix
+}
+
+output "control_plane_api_version" {
+  value = data.clusterproxy_capi_kubeadm.prod.control_plane_api_version
+}
+
+output "bootstrap_api_version" {
+  value = data.clusterproxy_capi_kubeadm.prod.bootstrap_api_version
 }

@@ -17,9 +17,23 @@ resource "clusterproxy_profile" "corp" {
 # The redacted outputs need no password and carry no secret: the plan shows
 # them, and a rotation (password_wo_version bumped, revision moves) shows as
 # the new Secret name in the kubeadm files.
-output "kubeadm_yaml" {
-  value = provider::clusterproxy::render_redacted("capi_kubeadm", clusterproxy_profile.corp.settings, {
+locals {
+  kubeadm = provider::clusterproxy::render_redacted("capi_kubeadm", clusterproxy_profile.corp.settings, {
     cluster_name = "prod"
     pod_cidrs    = ["192.168.0.0/16"]
-  }).yaml_redacted
+  })
+}
+
+output "kubeadm_yaml" {
+  value = local.kubeadm.yaml_redacted
+}
+
+# The names that move with a rotation: prod-systemd-proxy-r<revision>, and the
+# suffix of the KubeadmConfigTemplate's name.
+output "secret_name" {
+  value = local.kubeadm.secret_name
+}
+
+output "template_name_suffix" {
+  value = local.kubeadm.template_name_suffix
 }

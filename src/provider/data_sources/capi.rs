@@ -1,10 +1,10 @@
 //! `clusterproxy_capi_kubeadm`: the Cluster API kubeadm bootstrap pieces.
 
-use crate::domain::render::capi::{Capi, Content, Kubeadm};
+use crate::domain::render::capi::{ApiVersion, Capi, Content, Kubeadm};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::model::{self, Field, Maybe};
-use crate::framework::schema::Schema;
+use crate::framework::schema::{OneOf, Schema};
 use crate::framework::value::Value;
 use crate::provider::inputs::{self, Needed, NodeConfig, RendererInputs};
 use crate::provider::platform::{Area, GuideRow, Platform, Versions};
@@ -19,6 +19,11 @@ crate::model! {
         pub base64_content: bool [with_default(Value::bool(false), "Write inline file contents base64-encoded (`encoding: base64`); an error with `cluster_name`, where no file is inline.")],
         pub cluster_name: Maybe<String> [optional("Cluster name (a DNS-1123 label: it is a label value in Cluster API). When set, every file comes from the Secret `<cluster_name>-systemd-proxy` through `contentFrom.secret`: the drop-in of each unit (key `<unit>Proxy`, e.g. `containerdProxy` as Giant Swarm names it), the environment file `/etc/clusterproxy/proxy.env` (key `proxyEnv`) that `pre_kubeadm_commands` source for kubeadm, and with `trusted_ca` the CA bundle (key `trustedCa`); `files`, `pre_kubeadm_commands` and `yaml` then hold no credential. `secret_manifest` and `cluster_values_yaml` are rendered.")],
         pub revision: Maybe<i64> [optional("The rollout signal when the proxy settings are given directly (with `profile` it is the profile's `revision`, which its `settings` carry, and setting it is an error): a whole number >= 1 that moves with every change of the settings, the password included, e.g. a `clusterproxy_profile`'s `revision`. With `cluster_name` the Secret is named `<cluster_name>-systemd-proxy-r<revision>`, so a change of settings changes the `contentFrom.secret.name` of every file in the `kubeadmConfigSpec`, which makes a KubeadmControlPlane roll its machines, while unchanged settings change no byte; `template_name_suffix` is `-r<revision>`, for KubeadmConfigTemplate names. Nothing derived from the password enters the spec. Without a revision (neither `profile` nor `revision`) the names carry no suffix and a change of the password alone changes only `secret_manifest`. See the Day 2 guide.").conflicts_with(&[RendererInputs::profile])],
+        pub capi_api_version: Maybe<String> [with_default(
+            Value::string(ApiVersion::NAMES[0]),
+            "The Cluster API version of the KubeadmControlPlane, KubeadmConfigTemplate or KubeadmConfig the pieces go into: `v1beta2` (the default: Cluster API 1.11 and later, where it is the storage version) or `v1beta1` (Cluster API before 1.11; deprecated since). The pieces have the same shape in both and are checked against the CRDs of Cluster API 1.14 for both; `bootstrap_api_version` and `control_plane_api_version` are the `apiVersion` of the objects to write.",
+        )
+        .validator(OneOf(&ApiVersion::NAMES))],
         pub namespace: Maybe<String> [with_default(Value::string("default"), "With `cluster_name`: the namespace of the Secret (a DNS-1123 label). Defaults to `default`; setting it without `cluster_name` is an error.")],
     }
 }
@@ -55,6 +60,8 @@ crate::model! {
         pub secret_manifest_redacted: Option<String> [computed("`secret_manifest` with the proxy password replaced by `***`, for review.")],
         pub secret_name: Option<String> [computed("With `cluster_name`, the name of the Secret the files come from: `<cluster_name>-systemd-proxy`, or with `revision` `<cluster_name>-systemd-proxy-r<revision>`; null without `cluster_name`.")],
         pub template_name_suffix: String [computed("`-r<revision>`, or empty without `revision`: append it to the name of the KubeadmConfigTemplate that holds these pieces and to the MachineDeployment's `spec.template.spec.bootstrap.configRef.name`. Cluster API treats templates as immutable and rolls a MachineDeployment only when its machine template changes, so a new template name is what rolls the workers.")],
+        pub bootstrap_api_version: String [computed("The `apiVersion` of the KubeadmConfigTemplate (or KubeadmConfig) that holds these pieces under `spec.template.spec` (`spec`), for `capi_api_version`: `bootstrap.cluster.x-k8s.io/v1beta2` by default.")],
+        pub control_plane_api_version: String [computed("The `apiVersion` of the KubeadmControlPlane that holds these pieces under `spec.kubeadmConfigSpec`, for `capi_api_version`: `controlplane.cluster.x-k8s.io/v1beta2` by default.")],
         pub cluster_values_yaml: Option<String> [computed("`cluster.proxy` (`http`, `https`, `noProxy`) for the `<cluster_name>-cluster-values` Secret (null without `cluster_name`). Holds the credentials: these values take no Secret reference.").sensitive()],
         pub cluster_values_yaml_redacted: Option<String> [computed("`cluster_values_yaml` with the proxy password replaced by `***`, for review.")],
     }
@@ -156,6 +163,11 @@ impl DataSource for CapiKubeadm {
             cluster_name: config.cluster_name.known().cloned(),
             namespace: config.namespace.known().cloned().unwrap_or_default(),
         };
+        let api_version = config
+            .capi_api_version
+            .known()
+            .and_then(|name| ApiVersion::from_name(name))
+            .unwrap_or(ApiVersion::V1beta2);
         let (secret, redacted) = inputs::render_both(&renderer, &proxy, diags)?;
         Some(model::computed(State {
             files: files(&secret.kubeadm),
@@ -170,6 +182,8 @@ impl DataSource for CapiKubeadm {
             cluster_values_yaml_redacted: redacted.cluster_values,
             secret_name: secret.secret_name,
             template_name_suffix: secret.template_suffix,
+            bootstrap_api_version: api_version.bootstrap(),
+            control_plane_api_version: api_version.control_plane(),
         }))
     }
 }
@@ -189,13 +203,77 @@ impl Platform for CapiKubeadm {
 
     fn versions(&self) -> Versions {
         Versions {
-            input: None,
-            consumers: "Cluster API KubeadmConfigSpec, `v1beta1` and `v1beta2` (Cluster API 1.11 and later); checked against the KubeadmControlPlane and KubeadmConfigTemplate CRDs of both",
-            differences: "one format: `files` (with `contentFrom.secret`) and `preKubeadmCommands` have the same shape in both API versions, so the rendered fragment goes into either",
+            input: Some(Config::capi_api_version),
+            consumers: "Cluster API KubeadmConfigSpec, `v1beta2` (Cluster API 1.11 and later, the default) and `v1beta1` (before 1.11); checked against the KubeadmControlPlane, KubeadmConfigTemplate and KubeadmConfig CRDs of Cluster API 1.14 for both",
+            differences: "`files` (with `contentFrom.secret`) and `preKubeadmCommands` have the same shape in both API versions, so the rendered fragment goes into either; `capi_api_version` sets the `apiVersion` outputs (`bootstrap_api_version`, `control_plane_api_version`) of the objects that hold it",
         }
     }
 
     fn summary(&self) -> &'static str {
         "`files`, `preKubeadmCommands`, the Secret variant and cluster values for Cluster API"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::framework::server::Server;
+
+    /// `capi_api_version` names the `apiVersion` of the objects that hold
+    /// the pieces, v1beta2 by default, and leaves the pieces as they are;
+    /// a version Cluster API does not serve is an error on the attribute.
+    #[test]
+    fn api_version_names_the_objects_and_is_validated() {
+        let server = Server::new(&crate::provider::ClusterProxy);
+        let name = "clusterproxy_capi_kubeadm";
+        let schema = &server.registry().data_sources()[name].schema;
+        let config = |version: Option<&str>| {
+            Value::object(schema.attributes.iter().map(|a| {
+                let value = match a.name.as_str() {
+                    "http_proxy" => Value::string("http://proxy.corp.example:3128"),
+                    Config::capi_api_version => version.map_or_else(Value::null, Value::string),
+                    _ => Value::null(),
+                };
+                (a.name.clone(), value)
+            }))
+        };
+        let read = |version: Option<&str>| {
+            let mut diags = Diagnostics::new();
+            let state = server.read_data_source(name, config(version), &mut diags);
+            assert!(diags.is_empty(), "{diags:?}");
+            state.unwrap()
+        };
+        let versions = |state: &Value| {
+            [
+                State::control_plane_api_version,
+                State::bootstrap_api_version,
+            ]
+            .map(|a| state.get_attr(a).and_then(Value::as_str).map(str::to_owned))
+        };
+        let default = read(None);
+        assert_eq!(
+            versions(&default),
+            [
+                Some("controlplane.cluster.x-k8s.io/v1beta2".to_owned()),
+                Some("bootstrap.cluster.x-k8s.io/v1beta2".to_owned())
+            ]
+        );
+        assert_eq!(versions(&read(Some("v1beta2"))), versions(&default));
+        let v1beta1 = read(Some("v1beta1"));
+        assert_eq!(
+            versions(&v1beta1),
+            [
+                Some("controlplane.cluster.x-k8s.io/v1beta1".to_owned()),
+                Some("bootstrap.cluster.x-k8s.io/v1beta1".to_owned())
+            ]
+        );
+        assert_eq!(v1beta1.get_attr(State::yaml), default.get_attr(State::yaml));
+        let mut diags = Diagnostics::new();
+        server.validate_data_resource_config(name, &config(Some("v1alpha4")), &mut diags);
+        let paths: Vec<String> = diags
+            .iter()
+            .filter_map(|d| d.path.as_ref().map(ToString::to_string))
+            .collect();
+        assert_eq!(paths, [Config::capi_api_version], "{diags:?}");
     }
 }

@@ -13,7 +13,7 @@ use crate::framework::schema::{NoNullElements, Schema};
 use crate::framework::value::Value;
 use crate::provider::attributes::Aggregation;
 use crate::provider::convert::SettingsAt;
-use crate::provider::inputs::{self, Clients, ClusterConfig, Needed};
+use crate::provider::inputs::{self, Clients, ClusterConfig, Needed, Settings};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
@@ -21,6 +21,12 @@ pub struct NoProxy;
 
 crate::model! {
     pub(crate) struct Config {
+        /// A profile's settings, whose `no_proxy` replaces `installation`.
+        pub profile: Maybe<Settings> [optional(
+            "The `settings` of a `clusterproxy_profile`, as every renderer takes them: its `no_proxy` entries replace `installation`, and findings about them point at `profile.no_proxy[<index>]`. Only the NO_PROXY entries are read; the proxy URLs, the CA and the password (never carried by a profile's settings) are not.",
+        )
+        .sensitive()
+        .conflicts_with(&[ClusterConfig::installation])],
         /// The NO_PROXY inputs.
         pub cluster: ClusterConfig [embed],
         /// The clients.
@@ -137,8 +143,16 @@ impl Merging {
         let options = config
             .clients
             .merge_options(config.aggregation.aggregate_cidrs);
-        let cluster = config.cluster.cluster();
-        let merged = inputs::merge_cluster(&cluster, &options, SettingsAt::Renderer, diags)?;
+        let mut cluster = config.cluster;
+        let settings_at = match config.profile.known() {
+            Some(profile) => {
+                cluster.installation.clone_from(&profile.no_proxy);
+                SettingsAt::RendererProfile
+            }
+            None => SettingsAt::Renderer,
+        };
+        let cluster = cluster.cluster();
+        let merged = inputs::merge_cluster(&cluster, &options, settings_at, diags)?;
         Some(Self {
             clients: config.clients,
             options,
@@ -233,5 +247,86 @@ impl DataSource for NoProxy {
             renderings,
             entries: merging.merged.list,
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::framework::server::Server;
+
+    /// A config of the data source with `set` and null elsewhere.
+    fn config(server: &Server, set: &[(&str, Value)]) -> Value {
+        let schema = &server.registry().data_sources()["clusterproxy_no_proxy"].schema;
+        assert!(set.iter().all(|(name, _)| schema.attribute(name).is_some()));
+        Value::object(schema.attributes.iter().map(|a| {
+            let value = set
+                .iter()
+                .find(|(name, _)| *name == a.name)
+                .map_or_else(Value::null, |(_, value)| value.clone());
+            (a.name.clone(), value)
+        }))
+    }
+
+    fn profile(no_proxy: &[&str]) -> Value {
+        Settings {
+            http_proxy: Some("http://proxy.corp.example:3128".to_owned()),
+            https_proxy: None,
+            username: None,
+            password: None,
+            no_proxy: no_proxy.iter().map(|e| (*e).to_owned()).collect(),
+            trusted_ca: Maybe::Null,
+            password_required: false,
+            revision: Some(2),
+        }
+        .value()
+    }
+
+    /// `profile` gives the installation entries as every renderer takes
+    /// them: the list is the one `installation` gives, a finding about a
+    /// profile entry points at `profile.no_proxy[<index>]`, and setting both
+    /// is an error.
+    #[test]
+    fn takes_a_profile_like_every_renderer() {
+        let server = Server::new(&crate::provider::ClusterProxy);
+        let entries = ["registry.corp.example", "10.0.0.0/8"];
+        let list = Value::list(entries.iter().map(|e| Value::string(*e)).collect());
+        let read = |set: &[(&str, Value)]| {
+            let mut diags = Diagnostics::new();
+            let state =
+                server.read_data_source("clusterproxy_no_proxy", config(&server, set), &mut diags);
+            (state, diags)
+        };
+        let (direct, diags) = read(&[(ClusterConfig::installation, list.clone())]);
+        assert!(diags.is_empty(), "{diags:?}");
+        let (from_profile, diags) = read(&[(Config::profile, profile(&entries))]);
+        assert!(diags.is_empty(), "{diags:?}");
+        let no_proxy = |state: Option<Value>| state.unwrap().get_attr("no_proxy").cloned();
+        let from_profile = no_proxy(from_profile);
+        assert_eq!(from_profile, no_proxy(direct));
+        assert!(from_profile
+            .as_ref()
+            .and_then(Value::as_str)
+            .is_some_and(|v| v.contains("registry.corp.example")));
+        let (state, diags) = read(&[(
+            Config::profile,
+            profile(&["ok.example", "bad host.example"]),
+        )]);
+        assert!(state.is_none());
+        let paths: Vec<String> = diags
+            .iter()
+            .filter_map(|d| d.path.as_ref().map(ToString::to_string))
+            .collect();
+        assert_eq!(paths, ["profile.no_proxy[1]"], "{diags:?}");
+        let mut diags = Diagnostics::new();
+        let both = config(
+            &server,
+            &[
+                (Config::profile, profile(&entries)),
+                (ClusterConfig::installation, list),
+            ],
+        );
+        server.validate_data_resource_config("clusterproxy_no_proxy", &both, &mut diags);
+        assert!(!diags.is_empty(), "installation and profile together");
     }
 }

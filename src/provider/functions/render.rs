@@ -353,8 +353,10 @@ impl Function for Render {
 pub enum Outputs {
     /// Every one (`render`).
     All,
-    /// The `*_redacted` ones only, rendered without needing the password
-    /// (`render_redacted`).
+    /// The `*_redacted` ones and those that are not sensitive (which hold
+    /// no secret, e.g. the rotation names `secret_name` and
+    /// `template_name_suffix` of `capi_kubeadm`), rendered without needing
+    /// the password (`render_redacted`).
     Redacted,
 }
 
@@ -465,7 +467,7 @@ pub fn render(arguments: &[Value], outputs: Outputs) -> Result<Value, FunctionEr
         .attributes
         .iter()
         .filter(|a| a.mode == Mode::Computed)
-        .filter(|a| outputs == Outputs::All || a.name.ends_with(REDACTED));
+        .filter(|a| outputs == Outputs::All || a.name.ends_with(REDACTED) || !a.sensitive);
     let mut types: Vec<(String, Type)> = computed
         .clone()
         .map(|a| (a.name.clone(), a.ty.clone()))
@@ -828,7 +830,8 @@ mod tests {
 
     /// `render_redacted` of settings whose password is required but not
     /// given returns exactly the redacted outputs of `render` with the
-    /// password, and only those and `warnings`.
+    /// password, and only those, the outputs that are not sensitive and
+    /// `warnings`.
     #[test]
     fn render_redacted_needs_no_password() {
         let mut required = settings(Some("svc"), None);
@@ -849,8 +852,16 @@ mod tests {
         .unwrap();
         let names = attributes(redacted.clone());
         assert!(names.contains(&"yaml_redacted".to_owned()), "{names:?}");
+        let schema = renderers()
+            .into_iter()
+            .find(|r| r.type_name() == "clusterproxy_capi_kubeadm")
+            .unwrap()
+            .schema();
+        let sensitive = |n: &str| schema.attribute(n).is_some_and(|a| a.sensitive);
         assert!(
-            names.iter().all(|n| n.ends_with(REDACTED) || n == WARNINGS),
+            names
+                .iter()
+                .all(|n| n.ends_with(REDACTED) || n == WARNINGS || !sensitive(n)),
             "{names:?}"
         );
         let (Value::Typed(redacted), Value::Typed(full)) = (redacted, full) else {

@@ -57,14 +57,20 @@ impl Importer for Capi {
             .iter()
             .find(|d| text_at(d, &["kind"]) == Some("Cluster"));
         for document in &documents {
-            let spec = match text_at(document, &["kind"]) {
-                Some("KubeadmControlPlane") => document.pointer("/spec/kubeadmConfigSpec"),
-                Some("KubeadmConfigTemplate") => document.pointer("/spec/template/spec"),
-                Some("KubeadmConfig") => document.get("spec"),
-                _ => None,
+            let (spec, at) = match text_at(document, &["kind"]) {
+                Some("KubeadmControlPlane") => (
+                    document.pointer("/spec/kubeadmConfigSpec"),
+                    "spec.kubeadmConfigSpec",
+                ),
+                Some("KubeadmConfigTemplate") => (
+                    document.pointer("/spec/template/spec"),
+                    "spec.template.spec",
+                ),
+                Some("KubeadmConfig") => (document.get("spec"), "spec"),
+                _ => (None, ""),
             };
             let Some(spec) = spec else { continue };
-            let mut found = match from_files(spec)? {
+            let mut found = match from_files(spec, at)? {
                 Some(found) => found,
                 None => match from_exports(spec)? {
                     Some(found) => found,
@@ -361,8 +367,42 @@ fn kubeadm_facts(spec: &Value, out: &mut Vec<(String, &'static str)>) {
     }
 }
 
-fn from_files(spec: &Value) -> Result<Option<Found>, Finding> {
-    for file in items(spec.get("files")) {
+/// The longest template action a finding quotes.
+const MAX_ACTION_SHOWN: usize = 64;
+
+/// The first Go text/template action (`{{ ... }}`) of `content`, if any.
+fn template_action(content: &str) -> Option<&str> {
+    let start = content.find("{{")?;
+    let end = content[start..]
+        .find("}}")
+        .map_or(content.len(), |end| start + end + 2);
+    Some(&content[start..end])
+}
+
+/// The refusal of a drop-in that is a Go text/template with actions: the
+/// proxy settings are what Cluster API fills in when it bootstraps a machine
+/// (cluster-api v1.14.0 api/bootstrap/kubeadm/v1beta2 `File.ContentFormat`:
+/// `Template` renders the content with text/template, whose only variable is
+/// `.controlPlane.version`; `Raw` or none uses it verbatim), so the file
+/// holds none to import. It names the file, the field and the action
+/// (bounded, credentials in it redacted).
+fn template_refused(path: &str, field: &str, action: &str) -> Finding {
+    let shown = match action.char_indices().nth(MAX_ACTION_SHOWN) {
+        Some((cut, _)) => format!("{}...", &action[..cut]),
+        None => action.to_owned(),
+    };
+    error(format!(
+        "The drop-in {path} (`{field}`) is a Go text/template (`contentFormat: Template`) holding the template action {action}, which Cluster API fills in only when it bootstraps a machine: the file holds no proxy settings to import. Import the manifest the template is rendered from with the values written out, or with `contentFormat: Raw` (or none) and the settings in the content.",
+        path = quoted(path),
+        action = quoted(&shown),
+    ))
+}
+
+/// Reads the proxy drop-in among the `files` of the kubeadm config spec
+/// `spec`, found at `at` (`spec.kubeadmConfigSpec`...), the same in
+/// v1beta1 and v1beta2 (`path`, `content`, `encoding`, `contentFormat`).
+fn from_files(spec: &Value, at: &str) -> Result<Option<Found>, Finding> {
+    for (index, file) in items(spec.get("files")).iter().enumerate() {
         let path = text_at(file, &["path"]).unwrap_or_default();
         if !path.contains(".service.d/") {
             continue;
@@ -386,9 +426,26 @@ fn from_files(spec: &Value) -> Result<Option<Found>, Finding> {
             }
             _ => content.to_owned(),
         };
-        if content.to_ascii_lowercase().contains("_proxy=") {
-            return systemd::Systemd.read(&content).map(Some);
+        if !content.to_ascii_lowercase().contains("_proxy=") {
+            continue;
         }
+        match text_at(file, &["contentFormat"]) {
+            Some("Template") => {
+                if let Some(action) = template_action(&content) {
+                    let field = format!("{at}.files[{index}].content");
+                    return Err(template_refused(path, &field, action));
+                }
+            }
+            None | Some("Raw") => {}
+            Some(other) => {
+                return Err(error(format!(
+                    "The drop-in {path} has `contentFormat` {other}; Cluster API knows `Raw` and `Template`.",
+                    path = quoted(path),
+                    other = quoted(other)
+                )))
+            }
+        }
+        return systemd::Systemd.read(&content).map(Some);
     }
     Ok(None)
 }
@@ -459,6 +516,68 @@ fn mentions_proxy(value: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A drop-in whose `contentFormat` is `Template` and whose content holds
+    /// template actions is refused with a finding that names the file, the
+    /// field and the action (credentials in it redacted), not the proxy URL
+    /// the action stands in; a `Raw` one, and a `Template` without actions,
+    /// are read as written, in v1beta1 and v1beta2 alike.
+    #[test]
+    fn template_drop_ins_are_refused_naming_the_template() {
+        let manifest = |version: &str, format: &str, proxy: &str| {
+            format!("apiVersion: controlplane.cluster.x-k8s.io/{version}\nkind: KubeadmControlPlane\nmetadata: {{name: c}}\nspec:\n  kubeadmConfigSpec:\n    files:\n      - path: /etc/kubernetes/audit.yaml\n        content: x\n      - path: /etc/systemd/system/containerd.service.d/http-proxy.conf\n        {format}\n        content: |\n          [Service]\n          Environment=\"HTTP_PROXY={proxy}\" \"NO_PROXY=keep.example\"\n")
+        };
+        for version in ["v1beta1", "v1beta2"] {
+            for action in [
+                "{{ .HttpProxy }}",
+                "{{- .proxy.url -}}",
+                "{{ \"http://u:s3cret@p.example\" }}",
+            ] {
+                let findings = crate::import::parse(
+                    "capi",
+                    &manifest(version, "contentFormat: Template", action),
+                )
+                .unwrap_err();
+                let detail = &findings[0].detail;
+                assert!(detail.contains("`contentFormat: Template`"), "{detail}");
+                assert!(
+                    detail.contains("`spec.kubeadmConfigSpec.files[1].content`"),
+                    "{detail}"
+                );
+                assert!(
+                    detail.contains("containerd.service.d/http-proxy.conf"),
+                    "{detail}"
+                );
+                assert!(!detail.contains("whitespace"), "{detail}");
+                assert!(!detail.contains("s3cret"), "{detail}");
+                if !action.contains('@') {
+                    assert!(detail.contains(&format!("{action:?}")), "{detail}");
+                }
+            }
+            for format in [
+                "contentFormat: Raw",
+                "contentFormat: Template",
+                "owner: root:root",
+            ] {
+                let imported = crate::import::parse(
+                    "capi",
+                    &manifest(version, format, "http://p.example:3128"),
+                )
+                .unwrap();
+                assert_eq!(
+                    imported.http_proxy.as_deref(),
+                    Some("http://p.example:3128"),
+                    "{format}"
+                );
+                assert_eq!(imported.no_proxy, ["keep.example"], "{format}");
+            }
+        }
+        let bad = crate::import::parse(
+            "capi",
+            &manifest("v1beta2", "contentFormat: Jinja", "http://p.example:3128"),
+        );
+        assert!(bad.unwrap_err()[0].detail.contains("\"Jinja\""));
+    }
 
     #[test]
     fn unquotes_shell_words() {

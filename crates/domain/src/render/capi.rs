@@ -28,6 +28,51 @@ pub const MAX_FILES: usize = 200;
 /// Longest preKubeadmCommands item.
 pub const MAX_COMMAND: usize = 10240;
 
+/// The Cluster API version of the kubeadm objects the pieces go into. The
+/// pieces (`files`, with `contentFrom.secret`, and `preKubeadmCommands`)
+/// have the same shape in both, and both CRDs of Cluster API 1.14 take them;
+/// what differs is the `apiVersion` of the objects that hold them.
+/// v1beta2 is the storage version from Cluster API 1.11 on, and v1beta1,
+/// the only one before, is served but `deprecated: true` since (the
+/// KubeadmConfig CRD, bootstrap/kubeadm/config/crd/bases, at cluster-api
+/// v1.11.0 and v1.14.0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApiVersion {
+    /// `v1beta2`: Cluster API 1.11 and later.
+    V1beta2,
+    /// `v1beta1`: Cluster API before 1.11 (still served by 1.11 to 1.15).
+    V1beta1,
+}
+
+impl ApiVersion {
+    /// The names, the default first.
+    pub const NAMES: [&'static str; 2] = ["v1beta2", "v1beta1"];
+
+    /// The version of `name` (one of [`Self::NAMES`]).
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "v1beta2" => Some(Self::V1beta2),
+            "v1beta1" => Some(Self::V1beta1),
+            _ => None,
+        }
+    }
+
+    /// The version's name (`v1beta2`).
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
+    /// The `apiVersion` of a KubeadmConfigTemplate or KubeadmConfig.
+    pub fn bootstrap(self) -> String {
+        format!("bootstrap.cluster.x-k8s.io/{}", self.name())
+    }
+
+    /// The `apiVersion` of a KubeadmControlPlane.
+    pub fn control_plane(self) -> String {
+        format!("controlplane.cluster.x-k8s.io/{}", self.name())
+    }
+}
+
 /// Where a file's content comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Content {
@@ -425,6 +470,31 @@ mod tests {
             systemd::dropin(&s, "containerd.service", Secrets::Include)
                 .content
                 .as_bytes()
+        );
+    }
+
+    /// Each version names itself and the API groups of the kubeadm kinds;
+    /// v1beta2 is the default (first).
+    #[test]
+    fn api_versions_name_their_groups() {
+        for name in ApiVersion::NAMES {
+            assert_eq!(
+                ApiVersion::from_name(name).map(ApiVersion::name),
+                Some(name)
+            );
+        }
+        assert_eq!(
+            ApiVersion::from_name(ApiVersion::NAMES[0]),
+            Some(ApiVersion::V1beta2)
+        );
+        assert_eq!(ApiVersion::from_name("v1alpha4"), None);
+        assert_eq!(
+            ApiVersion::V1beta2.bootstrap(),
+            "bootstrap.cluster.x-k8s.io/v1beta2"
+        );
+        assert_eq!(
+            ApiVersion::V1beta1.control_plane(),
+            "controlplane.cluster.x-k8s.io/v1beta1"
         );
     }
 
