@@ -867,6 +867,42 @@ fn a_plugin_whose_output_is_no_pipe_keeps_serving() {
     terminate(&mut child);
 }
 
+/// A client certificate whose validity period is over, or has not begun,
+/// is no credential: the plugin refuses to start with it, saying which and
+/// what the period is, and writes no handshake line (it once served a
+/// client presenting an expired one). The valid certificates of the other
+/// tests are taken.
+#[test]
+fn a_client_certificate_outside_its_validity_is_refused() {
+    let now = time::OffsetDateTime::now_utc();
+    let day = time::Duration::days(1);
+    let cases = [
+        (
+            now - 30 * day,
+            now - day,
+            "PLUGIN_CLIENT_CERT has expired: it is valid from ",
+        ),
+        (
+            now + day,
+            now + 30 * day,
+            "PLUGIN_CLIENT_CERT is not valid yet: it is valid from ",
+        ),
+    ];
+    for (not_before, not_after, message) in cases {
+        let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P521_SHA512).unwrap();
+        let mut params = rcgen::CertificateParams::new(vec!["localhost".to_owned()]).unwrap();
+        params.not_before = not_before;
+        params.not_after = not_after;
+        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        let pem = params.self_signed(&key).unwrap().pem();
+        let out = refused_start(&pem);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains(message), "{stderr}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
 /// Starts the plugin with `pem` as PLUGIN_CLIENT_CERT and waits for it to
 /// give up: a plugin that took the certificate would serve until killed
 /// (killed after 30 s, and the test fails).
