@@ -242,9 +242,10 @@ fn spawn_prepared(
     unsafe { command.pre_exec(setup) };
     let mut child = command.spawn().unwrap();
     let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    stdout.read_line(&mut line).unwrap();
+    // Kept open, as Terraform keeps it: the plugin leaves when it closes.
+    child.stdout = Some(stdout.into_inner());
     (child, Handshake::parse(&line))
 }
 
@@ -370,6 +371,7 @@ on_both_transports!(
     terraform_is_served_at_once_behind_idle_and_slow_connections,
     a_slow_password_verifier_leaves_the_plugin_serving_and_stops_at_stop_provider,
     sigint_and_sigusr1_are_ignored_sighup_and_sigquit_stop_it,
+    a_host_that_dies_early_leaves_no_plugin_behind,
 );
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -701,6 +703,210 @@ fn shutdown_during_long_work_removes_the_socket() {
 #[test]
 fn a_certificate_block_without_a_certificate_is_refused() {
     let pem = "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n";
+    let out = refused_start(pem);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("PLUGIN_CLIENT_CERT does not hold an X.509 certificate"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+/// How many hosts each early death runs: 20, and 300 in the soak tier
+/// (`SOAK=1`).
+fn early_deaths() -> usize {
+    if std::env::var("SOAK").as_deref() == Ok("1") {
+        300
+    } else {
+        20
+    }
+}
+
+/// When a host dies, as far as its plugin can tell.
+#[derive(Debug, Clone, Copy)]
+enum Death {
+    /// At once, before it read the handshake line.
+    AtOnce,
+    /// Right after reading the handshake line, before it connected.
+    AfterTheLine,
+    /// After sending half of its TLS ClientHello, the connection left open
+    /// (the handshake would time out only after 5 s).
+    MidTls,
+}
+
+/// A host that dies early (when go-plugin's client dies, the kernel closes
+/// its ends of the plugin's stdout and stderr pipes, and its sockets) leaves
+/// no plugin behind: for every [`Death`], each of [`early_deaths`] plugins
+/// exits within 10 s of its host's death, and removes its socket file. (20 of
+/// 20 once kept running after a death right after the line or mid-TLS: the
+/// plugin waited for a first connection that completed TLS.) The plugins of
+/// a case run 20 at a time.
+fn a_host_that_dies_early_leaves_no_plugin_behind(transport: &str) {
+    for death in [Death::AtOnce, Death::AfterTheLine, Death::MidTls] {
+        let mut survivors = 0;
+        let mut left = early_deaths();
+        while left > 0 {
+            let batch = left.min(20);
+            survivors += plugins_outliving_their_host(transport, death, batch);
+            left -= batch;
+        }
+        assert_eq!(
+            survivors,
+            0,
+            "{death:?} on {transport}: {survivors} of {} plugins outlived their host by 10 s",
+            early_deaths()
+        );
+    }
+}
+
+/// Starts `count` plugins, each with a host that dies as `death` says;
+/// returns how many still ran 10 s after their host's death (killed then).
+fn plugins_outliving_their_host(transport: &str, death: Death, count: usize) -> usize {
+    use std::io::{BufRead as _, Write as _};
+    const WITHIN: Duration = Duration::from_secs(10);
+    let dir = tempfile::tempdir().unwrap();
+    let (pem, ..) = terraform_like_client_cert();
+    let mut plugins = Vec::new();
+    let mut connections = Vec::new();
+    for _ in 0..count {
+        let mut child = Command::new(BINARY)
+            .env(MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE)
+            .env("PLUGIN_PROTOCOL_VERSIONS", "5,6")
+            .env("PLUGIN_CLIENT_CERT", &pem)
+            .env("PLUGIN_UNIX_SOCKET_DIR", dir.path())
+            .env("CLUSTERPROXY_PLUGIN_TRANSPORT", transport)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (stdout, stderr) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+        let mut stdout = std::io::BufReader::new(stdout);
+        if !matches!(death, Death::AtOnce) {
+            let mut line = String::new();
+            stdout.read_line(&mut line).unwrap();
+            if let Death::MidTls = death {
+                let handshake = Handshake::parse(&line);
+                let mut hello = Vec::new();
+                let config = tls_client(&handshake.server_der(), None).config().clone();
+                rustls::ClientConnection::new(config, ServerName::try_from("localhost").unwrap())
+                    .unwrap()
+                    .write_tls(&mut hello)
+                    .unwrap();
+                let half = &hello[..hello.len() / 2];
+                let mut socket: Box<dyn std::io::Write> = match transport {
+                    "unix" => Box::new(
+                        std::os::unix::net::UnixStream::connect(&handshake.address).unwrap(),
+                    ),
+                    _ => Box::new(std::net::TcpStream::connect(&handshake.address).unwrap()),
+                };
+                socket.write_all(half).unwrap();
+                connections.push(socket);
+            }
+        }
+        drop((stdout, stderr));
+        plugins.push((child, std::time::Instant::now()));
+    }
+    let mut survivors = 0;
+    for (mut child, died) in plugins {
+        while child.try_wait().unwrap().is_none() && died.elapsed() < WITHIN {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        if child.try_wait().unwrap().is_none() {
+            survivors += 1;
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+    drop(connections);
+    if survivors == 0 {
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert!(
+            left.is_empty(),
+            "{death:?}: socket files left behind: {left:?}"
+        );
+    }
+    survivors
+}
+
+/// A plugin whose stdout and stderr are no pipes (a file, /dev/null: run
+/// by hand, or under a supervisor) has no host's pipes to watch, and serves
+/// as before.
+#[test]
+fn a_plugin_whose_output_is_no_pipe_keeps_serving() {
+    let dir = tempfile::tempdir().unwrap();
+    let (pem, der, key) = terraform_like_client_cert();
+    let out = tempfile::NamedTempFile::new().unwrap();
+    let mut child = Command::new(BINARY)
+        .env(MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE)
+        .env("PLUGIN_PROTOCOL_VERSIONS", "6")
+        .env("PLUGIN_CLIENT_CERT", &pem)
+        .env("PLUGIN_UNIX_SOCKET_DIR", dir.path())
+        .stdin(Stdio::null())
+        .stdout(out.reopen().unwrap())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let line = loop {
+        let text = std::fs::read_to_string(out.path()).unwrap();
+        if text.ends_with('\n') {
+            break text;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no handshake line"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let handshake = Handshake::parse(&line);
+    let connector = tls_client(&handshake.server_der(), Some((der, key)));
+    assert!(runtime().block_on(connects("unix", &handshake.address, connector)));
+    assert!(child.try_wait().unwrap().is_none(), "the plugin left");
+    terminate(&mut child);
+}
+
+/// A client certificate whose validity period is over, or has not begun,
+/// is no credential: the plugin refuses to start with it, saying which and
+/// what the period is, and writes no handshake line (it once served a
+/// client presenting an expired one). The valid certificates of the other
+/// tests are taken.
+#[test]
+fn a_client_certificate_outside_its_validity_is_refused() {
+    let now = time::OffsetDateTime::now_utc();
+    let day = time::Duration::days(1);
+    let cases = [
+        (
+            now - 30 * day,
+            now - day,
+            "PLUGIN_CLIENT_CERT has expired: it is valid from ",
+        ),
+        (
+            now + day,
+            now + 30 * day,
+            "PLUGIN_CLIENT_CERT is not valid yet: it is valid from ",
+        ),
+    ];
+    for (not_before, not_after, message) in cases {
+        let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P521_SHA512).unwrap();
+        let mut params = rcgen::CertificateParams::new(vec!["localhost".to_owned()]).unwrap();
+        params.not_before = not_before;
+        params.not_after = not_after;
+        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        let pem = params.self_signed(&key).unwrap().pem();
+        let out = refused_start(&pem);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains(message), "{stderr}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+/// Starts the plugin with `pem` as PLUGIN_CLIENT_CERT and waits for it to
+/// give up: a plugin that took the certificate would serve until killed
+/// (killed after 30 s, and the test fails).
+fn refused_start(pem: &str) -> std::process::Output {
     let dir = tempfile::tempdir().unwrap();
     let mut child = Command::new(BINARY)
         .env(MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE)
@@ -717,16 +923,9 @@ fn a_certificate_block_without_a_certificate_is_refused() {
     while child.try_wait().unwrap().is_none() {
         if started.elapsed() > Duration::from_secs(30) {
             let _ = child.kill();
-            panic!("the plugin accepted the block and kept serving");
+            panic!("the plugin took the certificate and kept serving");
         }
         std::thread::sleep(Duration::from_millis(10));
     }
-    let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(
-        stderr.contains("PLUGIN_CLIENT_CERT does not hold an X.509 certificate"),
-        "{stderr}"
-    );
-    assert!(out.stdout.is_empty());
+    child.wait_with_output().unwrap()
 }

@@ -88,9 +88,10 @@ pub fn spawn_with(
         .spawn()
         .unwrap();
     let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    stdout.read_line(&mut line).unwrap();
+    // Kept open, as Terraform keeps it: the plugin leaves when it closes.
+    child.stdout = Some(stdout.into_inner());
     (child, line)
 }
 

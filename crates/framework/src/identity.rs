@@ -109,6 +109,70 @@ impl IdentitySchema {
     }
 }
 
+/// The most bytes a string of an identity from a peer may hold (the
+/// longest path Linux opens, PATH_MAX): identities locate objects, and
+/// Terraform prints them.
+pub const MAX_STRING_BYTES: usize = 4096;
+
+impl IdentitySchema {
+    /// Checks an identity a peer sent (the one Terraform stored, or one to
+    /// import by): each of its strings, map keys included, holds at most
+    /// [`MAX_STRING_BYTES`] and no control character (Terraform prints
+    /// identities to terminals). An error on each attribute that does not,
+    /// naming the attribute and the rule and quoting nothing of the value,
+    /// which may be anything, a secret included. False on any error.
+    pub fn check_peer(&self, identity: &Value, diags: &mut Diagnostics) -> bool {
+        let mut fine = true;
+        for attribute in &self.attributes {
+            let Some(value) = identity.get_attr(&attribute.name) else {
+                continue;
+            };
+            if let Some(problem) = string_problem(value) {
+                fine = false;
+                diags.push(
+                    Diagnostic::error(
+                        "Invalid resource identity",
+                        format!(
+                            "The identity's `{}` {problem}, which no identity of this provider holds; its value is not shown.",
+                            attribute.name
+                        ),
+                    )
+                    .at(AttributePath::attribute(&attribute.name)),
+                );
+            }
+        }
+        fine
+    }
+}
+
+/// What is wrong with the strings in `value`, if anything: the first
+/// string over [`MAX_STRING_BYTES`] or with a control character.
+fn string_problem(value: &Value) -> Option<String> {
+    let of = |text: &str| {
+        if text.len() > MAX_STRING_BYTES {
+            Some(format!(
+                "holds {} bytes, more than the {MAX_STRING_BYTES} an identity string may hold",
+                text.len()
+            ))
+        } else if text.chars().any(char::is_control) {
+            Some("holds a control character".to_owned())
+        } else {
+            None
+        }
+    };
+    match value {
+        Value::String(text) => of(text),
+        Value::List(items) | Value::Set(items) | Value::Tuple(items) => {
+            items.iter().find_map(string_problem)
+        }
+        Value::Map(entries) | Value::Object(entries) => entries
+            .iter()
+            .find_map(|(key, value)| of(key).or_else(|| string_problem(value))),
+        Value::Typed(typed) => string_problem(&typed.1),
+        Value::Null | Value::Unknown(_) | Value::Bool(_) | Value::Number(_) => None,
+    }
+}
+
 /// What an import designates the object by.
 #[derive(Debug, Clone, Copy)]
 pub enum ImportTarget<'a> {
@@ -176,5 +240,47 @@ mod tests {
             error.detail,
             "An import by identity needs `name`: The name."
         );
+    }
+
+    /// A peer's identity with a string over the bound or with a control
+    /// character, anywhere in an attribute, is refused on that attribute
+    /// without a byte of the value in the diagnostic; one at the bound is
+    /// taken.
+    #[test]
+    fn a_peer_identity_is_bounded_and_never_quoted() {
+        let schema = IdentitySchema::new(
+            0,
+            vec![
+                Attribute::required("name", Type::String, "The name."),
+                Attribute::optional("zones", Type::list(Type::String), "The zones."),
+            ],
+        );
+        let identity = |name: &str, zone: &str| {
+            Value::object([
+                ("name".to_owned(), Value::string(name)),
+                ("zones".to_owned(), Value::list(vec![Value::string(zone)])),
+            ])
+        };
+        let mut diags = Diagnostics::new();
+        let at_bound = "s".repeat(MAX_STRING_BYTES);
+        assert!(schema.check_peer(&identity(&at_bound, "eu-1"), &mut diags));
+        assert!(diags.is_empty(), "{diags:?}");
+        let over = format!("SECRET{}", "s".repeat(MAX_STRING_BYTES));
+        for (bad, attribute, rule) in [
+            (identity(&over, "eu-1"), "name", "more than the 4096"),
+            (identity("a", "eu\nSECRET"), "zones", "control character"),
+            (
+                identity("SECRET\u{1b}[2J", "eu-1"),
+                "name",
+                "control character",
+            ),
+        ] {
+            let mut diags = Diagnostics::new();
+            assert!(!schema.check_peer(&bad, &mut diags));
+            let error = diags.iter().next().unwrap();
+            assert_eq!(error.path, Some(AttributePath::attribute(attribute)));
+            assert!(error.detail.contains(rule), "{}", error.detail);
+            assert!(!format!("{diags:?}").contains("SECRET"), "{diags:?}");
+        }
     }
 }

@@ -46,10 +46,10 @@ pub fn run(provider_address: &str, routes: tonic::service::Routes) -> ExitCode {
     }
     if !debug {
         if std::env::var(MAGIC_COOKIE_KEY).as_deref() != Ok(MAGIC_COOKIE_VALUE) {
-            eprintln!(
+            complain(format_args!(
                 "This program is a Terraform provider plugin: Terraform starts it itself.\n\
                  Declare the provider in a Terraform configuration and run terraform, or run it with --debug."
-            );
+            ));
             return ExitCode::from(1);
         }
         let offered = std::env::var("PLUGIN_PROTOCOL_VERSIONS").unwrap_or_default();
@@ -57,7 +57,7 @@ pub fn run(provider_address: &str, routes: tonic::service::Routes) -> ExitCode {
             .split(',')
             .any(|v| v.trim() == PROTOCOL_VERSION.to_string())
         {
-            eprintln!("This provider speaks plugin protocol {PROTOCOL_VERSION} only; Terraform offered {offered:?}. Use Terraform 1.0 or later.");
+            complain(format_args!("This provider speaks plugin protocol {PROTOCOL_VERSION} only; Terraform offered {offered:?}. Use Terraform 1.0 or later."));
             return ExitCode::from(1);
         }
     }
@@ -74,7 +74,7 @@ pub fn run(provider_address: &str, routes: tonic::service::Routes) -> ExitCode {
     {
         Ok(runtime) => runtime,
         Err(error) => {
-            eprintln!("cannot start the runtime: {error}");
+            complain(format_args!("cannot start the runtime: {error}"));
             return ExitCode::from(1);
         }
     };
@@ -85,10 +85,16 @@ pub fn run(provider_address: &str, routes: tonic::service::Routes) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("plugin error: {error}");
+            complain(format_args!("plugin error: {error}"));
             ExitCode::from(1)
         }
     }
+}
+
+/// Writes `message` to stderr, if it can: a host that died closed the
+/// pipe, and there is no one left to tell (`eprintln!` would panic).
+fn complain(message: std::fmt::Arguments<'_>) {
+    let _ = writeln!(std::io::stderr(), "{message}");
 }
 
 /// glibc malloc tuned for a short-lived plugin. One arena for all threads:
@@ -116,6 +122,16 @@ async fn serve(
     routes: tonic::service::Routes,
     debug: bool,
 ) -> Result<(), String> {
+    // Watched from the first instant: a host that dies before it connects,
+    // or in the middle of its TLS handshake, leaves no connection to miss.
+    // In debug mode Terraform attaches and detaches at will.
+    let pipes_closed = (!debug).then(transport::host_pipes_closed);
+    let pipes_closed = async move {
+        match pipes_closed {
+            Some(closed) => closed.await,
+            None => std::future::pending().await,
+        }
+    };
     // A unix socket's file is removed on every return from here on, early
     // errors included, and on the forced exit after a stop request.
     let (listener, socket_file) = transport::Listener::bind()?;
@@ -193,6 +209,7 @@ async fn serve(
             () = stop.notified() => {}
             () = stop_requested => {}
             () = host_gone => {}
+            () = pipes_closed => {}
         }
         // Cancel the calls in flight, end the open stdio streams, then give
         // the calls a grace period to answer.

@@ -262,6 +262,79 @@ pub fn stop_requested(debug: bool) -> impl Future<Output = ()> {
     }
 }
 
+/// Resolves when the host's end of the plugin's stdout or stderr pipe is
+/// closed: go-plugin's client reads both pipes for as long as it lives, and
+/// the kernel closes them when it dies, however early (before it connected,
+/// in the middle of a TLS handshake). A descriptor that is not a pipe (a
+/// terminal, a file, /dev/null) is not watched; with none to watch this
+/// never resolves, and the plugin relies on its host's connection alone.
+/// One thread blocks in poll(2) with no events requested: POLLERR (the last
+/// reader of a pipe left) and POLLHUP are reported all the same, so the
+/// watch costs no CPU until then.
+#[cfg(unix)]
+pub fn host_pipes_closed() -> impl Future<Output = ()> {
+    let mut fds: Vec<libc::pollfd> = [libc::STDOUT_FILENO, libc::STDERR_FILENO]
+        .into_iter()
+        .filter(|&fd| is_pipe(fd))
+        .map(|fd| libc::pollfd {
+            fd,
+            events: 0,
+            revents: 0,
+        })
+        .collect();
+    let (sender, receiver) = tokio::sync::oneshot::channel::<()>();
+    if !fds.is_empty() {
+        let spawned = std::thread::Builder::new()
+            .name("host-pipes".to_owned())
+            .spawn(move || {
+                let closed = libc::POLLERR | libc::POLLHUP | libc::POLLNVAL;
+                loop {
+                    let count = libc::nfds_t::try_from(fds.len()).unwrap_or(0);
+                    // SAFETY: `fds` is a valid array of `count` pollfd.
+                    let ready = unsafe { libc::poll(fds.as_mut_ptr(), count, -1) };
+                    if ready < 0 {
+                        if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
+                        {
+                            continue;
+                        }
+                        // Nothing can be watched (the sender dropped, the
+                        // future waits for ever): the connection tells.
+                        return;
+                    }
+                    if fds.iter().any(|fd| fd.revents & closed != 0) {
+                        let _ = sender.send(());
+                        return;
+                    }
+                }
+            });
+        if let Err(error) = spawned {
+            tracing::warn!(%error, "cannot watch the host's pipes");
+        }
+    }
+    async move {
+        if receiver.await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+/// Whether `fd` is open and a pipe (a FIFO), as go-plugin's hosts give
+/// their plugins for stdout and stderr.
+#[cfg(unix)]
+fn is_pipe(fd: libc::c_int) -> bool {
+    // SAFETY: fstat writes into a zeroed stat of the right type.
+    unsafe {
+        let mut stat: libc::stat = std::mem::zeroed();
+        libc::fstat(fd, &mut stat) == 0 && stat.st_mode & libc::S_IFMT == libc::S_IFIFO
+    }
+}
+
+/// Hosts on this platform are watched through their connection alone.
+#[cfg(not(unix))]
+pub fn host_pipes_closed() -> impl Future<Output = ()> {
+    std::future::pending::<()>()
+}
+
 /// How many connections may be in their TLS handshake at once: a quarter of
 /// the open-file limit, between 4 and 1024, so that the provider's own files
 /// (`file:` imports, directory scans) keep their descriptors. The soft limit

@@ -42,8 +42,8 @@ pub fn of_import(import: &ImportId, name: &str) -> Value {
         name: Maybe::Known(name.to_owned()),
         kind: Some(import.kind.clone()),
         path: match &import.artifact {
-            Artifact::File(path) => Some(path.clone()),
-            Artifact::Inline(_) => None,
+            Artifact::File(path) if !is_inline(path) => Some(path.clone()),
+            Artifact::File(_) | Artifact::Inline(_) => None,
         },
         facts: import.facts_text(),
     }
@@ -58,6 +58,9 @@ pub fn of_state(state: &Value, prior: &Value, diags: &mut Diagnostics) -> Value 
     let name: Maybe<String> = model::attribute(state, Inputs::name, diags);
     let prior_name: Maybe<String> = model::attribute(prior, Identity::name, diags);
     if !prior.is_null() && prior_name == name {
+        if refused(prior, diags) {
+            return Value::null();
+        }
         return prior.clone();
     }
     Identity {
@@ -72,6 +75,9 @@ pub fn of_state(state: &Value, prior: &Value, diags: &mut Diagnostics) -> Value 
 /// (a profile created in configuration, or imported from inline content)
 /// names no file: an error on the missing attribute.
 pub fn to_import(identity: &Value, diags: &mut Diagnostics) -> Option<ImportId> {
+    if refused(identity, diags) {
+        return None;
+    }
     let identity = Identity::get(identity, diags)?;
     let name = identity.name.known()?;
     let missing = |attribute: &str, why: &str| {
@@ -100,4 +106,103 @@ pub fn to_import(identity: &Value, diags: &mut Diagnostics) -> Option<ImportId> 
             convert::push_findings(&[f], &AttributePath::root(), SettingsAt::Profile, diags)
         })
         .ok()
+}
+
+/// Whether `path` is `inline:` content rather than a file's path (an import
+/// ID's `inline:` form given where a path goes).
+fn is_inline(path: &str) -> bool {
+    path.trim_start().starts_with("inline:")
+}
+
+/// Whether `identity`, one Terraform sent, is refused (an error in
+/// `diags`, quoting nothing of it): a string over the bound or with a
+/// control character ([`IdentitySchema::check_peer`]), or a `path` that
+/// holds `inline:` content. Content is never part of an identity (it may
+/// hold a password): an identity that holds some was not written by this
+/// provider.
+fn refused(identity: &Value, diags: &mut Diagnostics) -> bool {
+    if !schema().check_peer(identity, diags) {
+        return true;
+    }
+    let inline = identity
+        .get_attr(Identity::path)
+        .and_then(Value::as_str)
+        .is_some_and(is_inline);
+    if inline {
+        diags.push(
+            Diagnostic::error(
+                "Invalid resource identity",
+                "The identity's `path` holds `inline:` content, not a file's path: content is never part of an identity, and it is not shown. Import the profile by ID instead.",
+            )
+            .at(AttributePath::attribute(Identity::path)),
+        );
+    }
+    inline
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn identity(name: &str, path: &str) -> Value {
+        Identity {
+            name: Maybe::Known(name.to_owned()),
+            kind: Some("systemd".to_owned()),
+            path: Some(path.to_owned()),
+            facts: None,
+        }
+        .into_value()
+    }
+
+    fn state(name: &str) -> Value {
+        Value::object([(Inputs::name.to_owned(), Value::string(name))])
+    }
+
+    /// An identity whose `path` is not a path (`inline:` content with a
+    /// password, a control character, more than the bound) is refused on
+    /// `path` by an import by identity and by every read, plan and apply,
+    /// quoting nothing of it (an import once answered "File not found:
+    /// inline:...SECRET...", and a read returned the identity as it came).
+    #[test]
+    fn an_identity_whose_path_is_not_a_path_is_refused_unquoted() {
+        use crate::framework::identity::MAX_STRING_BYTES;
+        let inline = "inline:[Service]\nEnvironment=HTTP_PROXY=http://u:SECRET@p:1";
+        for path in [
+            inline.to_owned(),
+            format!("  {inline}"),
+            "/etc/SECRET\u{7}.conf".to_owned(),
+            format!("/SECRET/{}", "p".repeat(MAX_STRING_BYTES)),
+        ] {
+            let forged = identity("corp", &path);
+            let mut diags = Diagnostics::new();
+            assert!(to_import(&forged, &mut diags).is_none(), "{path:?}");
+            let mut read = Diagnostics::new();
+            let kept = of_state(&state("corp"), &forged, &mut read);
+            for diags in [&diags, &read] {
+                let [error] = diags.iter().collect::<Vec<_>>()[..] else {
+                    panic!("{path:?}: {diags:?}")
+                };
+                assert_eq!(error.summary, "Invalid resource identity");
+                assert_eq!(error.path, Some(AttributePath::attribute(Identity::path)));
+                assert!(!format!("{error:?}").contains("SECRET"), "{error:?}");
+            }
+            assert!(kept.is_null(), "{kept:?}");
+        }
+        let fine = identity("corp", "/etc/systemd/system/x.conf");
+        let mut diags = Diagnostics::new();
+        assert_eq!(of_state(&state("corp"), &fine, &mut diags), fine);
+        assert!(diags.is_empty(), "{diags:?}");
+    }
+
+    /// A file import whose path is spelled as `inline:` content gives an
+    /// identity without a path, as an `inline:` import does.
+    #[test]
+    fn an_import_of_a_file_named_inline_has_no_path_in_its_identity() {
+        let import = id::parse("corp=systemd:file:inline:x").unwrap();
+        let identity = of_import(&import, "corp");
+        assert!(
+            identity.get_attr(Identity::path).unwrap().is_null(),
+            "{identity:?}"
+        );
+    }
 }

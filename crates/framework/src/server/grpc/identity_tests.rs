@@ -486,6 +486,131 @@ async fn upgrade_resource_identity_cases() {
     );
 }
 
+/// An identity a peer sends is bounded in every RPC that takes one: a 1 MB
+/// name, or an origin with a control character, is refused on its attribute
+/// by ReadResource, PlanResourceChange, ApplyResourceChange,
+/// ImportResourceState and UpgradeResourceIdentity (which once returned the
+/// 1 MB name unchanged, as it was stored or through the upgrader), with no
+/// identity in the answer and no byte of the value in the diagnostics.
+#[tokio::test]
+async fn every_rpc_bounds_the_identity_a_peer_sends() {
+    use crate::identity::MAX_STRING_BYTES;
+    let server = server();
+    let huge = format!("SECRET{}", "n".repeat(1 << 20));
+    let state = Located::state("a", "1");
+    for (bad, attribute) in [
+        (identity(Value::string(huge.as_str()), None), "name"),
+        (identity(Value::string("a"), Some("SECRET\r\nx")), "origin"),
+    ] {
+        let wired = identity_wire(&bad);
+        let read = server
+            .read_resource(Request::new(proto::read_resource::Request {
+                type_name: "test_located".into(),
+                current_state: wire(&state, &state_type()),
+                current_identity: wired.clone(),
+                ..Default::default()
+            }))
+            .await
+            .unwrap()
+            .into_inner();
+        let plan = server
+            .plan_resource_change(Request::new(proto::plan_resource_change::Request {
+                type_name: "test_located".into(),
+                prior_state: wire(&state, &state_type()),
+                proposed_new_state: wire(&state, &state_type()),
+                config: wire(&state, &state_type()),
+                prior_identity: wired.clone(),
+                ..Default::default()
+            }))
+            .await
+            .unwrap()
+            .into_inner();
+        let apply = server
+            .apply_resource_change(Request::new(proto::apply_resource_change::Request {
+                type_name: "test_located".into(),
+                prior_state: wire(&state, &state_type()),
+                planned_state: wire(&state, &state_type()),
+                config: wire(&state, &state_type()),
+                planned_identity: wired.clone(),
+                ..Default::default()
+            }))
+            .await
+            .unwrap()
+            .into_inner();
+        let import = server
+            .import_resource_state(Request::new(proto::import_resource_state::Request {
+                type_name: "test_located".into(),
+                identity: wired.clone(),
+                ..Default::default()
+            }))
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(read.new_identity.is_none());
+        assert!(import.imported_resources.is_empty());
+        let json = json::encode(&bad, &identity_type()).unwrap();
+        let mut stored = vec![(1, json)];
+        // The old identity holds only a name: a bad origin cannot be in it.
+        if attribute == "name" {
+            stored.push((
+                0,
+                serde_json::json!({ "id": huge }).to_string().into_bytes(),
+            ));
+        }
+        let mut answers = vec![
+            ("ReadResource", read.diagnostics),
+            ("PlanResourceChange", plan.diagnostics),
+            ("ApplyResourceChange", apply.diagnostics),
+            ("ImportResourceState", import.diagnostics),
+        ];
+        for (version, json) in stored {
+            let upgraded = server
+                .upgrade_resource_identity(Request::new(
+                    proto::upgrade_resource_identity::Request {
+                        type_name: "test_located".into(),
+                        version,
+                        raw_identity: Some(proto::RawState {
+                            json,
+                            ..Default::default()
+                        }),
+                    },
+                ))
+                .await
+                .unwrap()
+                .into_inner();
+            assert!(upgraded.upgraded_identity.is_none(), "version {version}");
+            answers.push(("UpgradeResourceIdentity", upgraded.diagnostics));
+        }
+        for (rpc, diagnostics) in answers {
+            let [error] = diagnostics.as_slice() else {
+                panic!("{rpc}: {diagnostics:?}")
+            };
+            assert_eq!(error.summary, "Invalid resource identity", "{rpc}");
+            assert_eq!(
+                error.attribute.as_ref().unwrap().steps[0].selector,
+                Some(proto::attribute_path::step::Selector::AttributeName(
+                    attribute.into()
+                )),
+                "{rpc}"
+            );
+            assert!(!format!("{error:?}").contains("SECRET"), "{rpc}: {error:?}");
+        }
+    }
+    // At the bound, it is taken.
+    let at_bound = identity(Value::string("n".repeat(MAX_STRING_BYTES)), None);
+    let read = server
+        .read_resource(Request::new(proto::read_resource::Request {
+            type_name: "test_located".into(),
+            current_state: wire(&state, &state_type()),
+            current_identity: identity_wire(&at_bound),
+            ..Default::default()
+        }))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(read.diagnostics.is_empty(), "{:?}", read.diagnostics);
+}
+
 /// A resource whose identity is unknown after apply, or not of its
 /// identity type, is a provider bug reported as an error.
 #[tokio::test]

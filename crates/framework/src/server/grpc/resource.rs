@@ -325,6 +325,7 @@ impl ProviderServer {
                     },
                     diags,
                 )?;
+                let upgraded = self.peer_identity(name, upgraded, diags)?;
                 self.identity_out(name, &upgraded, diags)
             },
         );

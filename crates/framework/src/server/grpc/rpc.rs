@@ -174,9 +174,22 @@ impl ProviderServer {
             Some(value) => {
                 let [identity] =
                     self.decode(Object::Identity(name), [(Some(value), "identity")], diags)?;
-                Some(identity)
+                self.peer_identity(name, identity, diags)
             }
         }
+    }
+
+    /// `identity`, an identity of resource type `name` a peer sent (as is
+    /// or upgraded), when it keeps the bounds every identity string keeps
+    /// ([`IdentitySchema::check_peer`](crate::identity::IdentitySchema::check_peer)).
+    pub(super) fn peer_identity(
+        &self,
+        name: &str,
+        identity: Value,
+        diags: &mut Diagnostics,
+    ) -> Option<Value> {
+        let schema = &self.server.registry().identity(name, diags)?.schema;
+        schema.check_peer(&identity, diags).then_some(identity)
     }
 
     /// Encodes an identity of resource type `name` for a response: absent
