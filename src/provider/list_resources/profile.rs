@@ -63,7 +63,7 @@ impl ListResource for ProfileList {
     fn schema(&self) -> Schema {
         Schema::new(
             &format!(
-                "Lists the clusters whose artifacts a directory holds (a GitOps repository) as profiles to import: one per cluster, each file's kind told from its content and name ({}), imported as an import ID imports it. Files that are no artifact are passed over quietly; an artifact the import refuses (an unexpanded `${{var}}`, a placeholder CA...) or a file that cannot be read gets a warning naming it and the reason, and the listing goes on. Two artifacts of one cluster (a Cluster and its KubeadmControlPlane side by side, a copy) give one result. With `include_resource`, each result holds the profile the import gives, without its password. Terraform >= 1.14.",
+                "Lists the clusters whose artifacts a directory holds (a GitOps repository) as profiles to import: one per cluster, each file's kind told from its content and name ({}), imported as an import ID imports it. Files that are no artifact are passed over quietly; an artifact the import refuses (an unexpanded `${{var}}`, a placeholder CA...) or a file that cannot be read gets a warning naming it and the reason, and the listing goes on. A cluster is a folder and a name: two artifacts in one folder that name the same cluster (a Cluster and its KubeadmControlPlane side by side, a copy) give one result, and clusters that share a name in different folders are listed each. With `include_resource`, each result holds the profile the import gives, without its password. Terraform >= 1.14.",
                 import::kinds().join(", ")
             ),
             ScanConfig::attributes(),

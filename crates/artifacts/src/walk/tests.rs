@@ -79,8 +79,8 @@ fn fleet(root: &Path) {
         ("rke2/rke2-server", "rke2/rke2-server"),
         // Refused: `${proxy_host}` was never expanded.
         ("rke2/broken/rke2-server", "rke2/rancher-quoted-heredoc.env"),
-        // A copy of a cluster already listed.
-        ("tkg/copy/tkg-prod-1.yaml", "tkg/cluster-config.yaml"),
+        // A copy of a cluster already listed, in its folder.
+        ("tkg/tkg-prod-1-copy.yaml", "tkg/cluster-config.yaml"),
     ] {
         put(root, rel, &fixture(fixture_path));
     }
@@ -374,4 +374,45 @@ fn unreadable_and_huge_files_are_reported_and_the_scan_goes_on() {
     assert!(skipped
         .iter()
         .any(|(p, r)| p.ends_with("dangling") && r.contains("symbolic link")));
+}
+
+/// Real artifacts that name the same cluster in different folders are
+/// two clusters, each with its own key and display name; a Cluster and its
+/// KubeadmControlPlane in one folder are one.
+#[test]
+fn clusters_that_share_a_name_in_two_folders_are_two() {
+    let dir = tempfile::tempdir().unwrap();
+    // tests/fixtures/fleet-shared-names, its links read.
+    let worker = fixture("capi/eks-anywhere-md-template.yaml");
+    put(dir.path(), "staging/test-md-0-template.yaml", &worker);
+    put(dir.path(), "production/test-md-0-template.yaml", &worker);
+    let both = fixture("capi/kubeadm-control-plane.yaml");
+    let (cluster, kcp) = both.split_once("\n---\n").unwrap();
+    put(dir.path(), "capi-prod/cluster.yaml", cluster);
+    put(dir.path(), "capi-prod/kcp.yaml", kcp);
+    put(
+        dir.path(),
+        "eksa-prod.yaml",
+        &fixture("capi/eks-anywhere-cluster.yaml"),
+    );
+    let events = events(&scan_of(dir.path())).unwrap();
+    assert!(skipped(&events).is_empty(), "{:?}", skipped(&events));
+    let listed = listed(&events);
+    let keys: Vec<&str> = listed.iter().map(|l| l.key.as_str()).collect();
+    assert_eq!(
+        keys,
+        [
+            "capi-prod/capi-prod",
+            "eksa-prod",
+            "production/test",
+            "staging/test"
+        ]
+    );
+    let tests: Vec<String> = listed
+        .iter()
+        .filter(|l| l.name() == "test")
+        .map(|l| l.display_name())
+        .collect();
+    assert_eq!(tests.len(), 2);
+    assert_ne!(tests[0], tests[1]);
 }

@@ -3,15 +3,17 @@
 //! globs, kinds and facts by glob), what one file is ([`classify`]: its
 //! kind told from its content and name by `detect.rs`, imported through the
 //! same importer as an import ID ([`parse_with`]), with the import ID that
-//! gives the same profile), and which files are one cluster ([`Clusters`]).
+//! gives the same profile), and which files are one cluster ([`Clusters`]:
+//! those of one folder that name the same cluster).
 //! The walk that reads the directory and hands each file's name and text
 //! here is the artifacts crate's (`clusterproxy-artifacts`).
 //!
 //! What is reported: files that are no artifact of any kind pass quietly;
 //! an artifact the import refuses is a [`Event::Skipped`] naming the file
-//! and the reason. A second artifact of a cluster already listed (a Cluster
-//! and its KubeadmControlPlane side by side, a copy) passes quietly when it
-//! gives the same settings, and is reported when they differ.
+//! and the reason. A second artifact of a cluster already listed from its
+//! folder (a Cluster and its KubeadmControlPlane side by side, a copy)
+//! passes quietly when it gives the same settings, and is reported when
+//! they differ; the same name in another folder is another cluster.
 
 mod detect;
 mod glob;
@@ -167,6 +169,12 @@ impl Scan {
 /// One cluster found.
 #[derive(Debug, Clone)]
 pub struct Listed {
+    /// The cluster's stable key: `<folder below the directory>/<name>`, or
+    /// the name alone for an artifact at the top. A cluster is a folder and
+    /// a name: the same name in two folders is two clusters (names repeat
+    /// across environments), and a second artifact of the cluster beside
+    /// the first (its KubeadmControlPlane) keeps the key.
+    pub key: String,
     /// The import ID that gives this profile (named, `file:` the path).
     pub id: ImportId,
     /// The file's path: the directory as configured, joined with its path below it.
@@ -239,7 +247,12 @@ pub fn classify(scan: &Scan, rel: &str, name: &str, text: &str) -> Option<Event>
     } else {
         imported.name.clone()
     };
+    let key = match rel.rsplit_once('/') {
+        Some((folder, _)) => format!("{folder}/{name}"),
+        None => name.clone(),
+    };
     Some(Event::Listed(Box::new(Listed {
+        key,
         id: ImportId {
             name: Some(name),
             kind: kind.to_owned(),
@@ -252,23 +265,24 @@ pub fn classify(scan: &Scan, rel: &str, name: &str, text: &str) -> Option<Event>
     })))
 }
 
-/// The clusters a scan has listed so far: one hash per cluster, so that
-/// memory does not grow with the artifacts' size.
+/// The clusters a scan has listed so far, by [`Listed::key`]: one hash
+/// per cluster, so that memory does not grow with the artifacts' size.
 #[derive(Debug, Default)]
 pub struct Clusters {
-    /// Hash of (kind, name) of each cluster listed -> hash of its settings.
+    /// Hash of the key of each cluster listed -> hash of its settings.
     seen: HashMap<u64, u64>,
 }
 
 impl Clusters {
-    /// What a scan reports for `listed`: itself when its cluster is new;
-    /// nothing when an earlier file listed the cluster with the same
-    /// settings (a Cluster and its KubeadmControlPlane side by side, a
-    /// copy); a [`Event::Skipped`] when the settings differ.
+    /// What a scan reports for `listed`: itself when its cluster (its
+    /// folder and name) is new; nothing when an earlier file of that folder
+    /// listed the cluster with the same settings (a Cluster and its
+    /// KubeadmControlPlane side by side, a copy); a [`Event::Skipped`] when
+    /// the settings differ.
     pub fn admit(&mut self, listed: Box<Listed>) -> Option<Event> {
         let kind = listed.id.kind.as_str();
         let name = listed.name();
-        let key = hash((kind, name));
+        let key = hash(&listed.key);
         let imported = &listed.imported;
         let settings = hash((
             &imported.http_proxy,
@@ -281,7 +295,7 @@ impl Clusters {
             Some(known) if *known == settings => None,
             Some(_) => Some(Event::Skipped {
                 reason: format!(
-                    "cluster {name:?} ({kind}) was listed from an earlier file with other proxy settings; only the first is listed. Give this one its own directory scan, or leave one out with `exclude`."
+                    "cluster {name:?} ({kind}) was listed from an earlier file of its folder with other proxy settings; only the first is listed. Move this one to a folder of its own, or leave one out with `exclude`."
                 ),
                 path: listed.path,
             }),

@@ -71,12 +71,37 @@ fn a_cluster_is_listed_once_and_other_settings_are_reported() {
         Some(Event::Listed(_))
     ));
     assert!(clusters
-        .admit(listed("a/copy/cluster-config.yaml", tkg))
+        .admit(listed("a/cluster-config-copy.yaml", tkg))
         .is_none());
     let other = "CLUSTER_NAME: prod\nTKG_HTTP_PROXY: http://q.example:3128\nTKG_HTTPS_PROXY: http://q.example:3128\n";
-    let reported = clusters.admit(listed("b/cluster-config.yaml", other));
+    let reported = clusters.admit(listed("a/other.yaml", other));
     assert!(
-        matches!(&reported, Some(Event::Skipped { path, reason }) if path == "fleet/b/cluster-config.yaml" && reason.contains("earlier file")),
+        matches!(&reported, Some(Event::Skipped { path, reason }) if path == "fleet/a/other.yaml" && reason.contains("earlier file")),
         "{reported:?}"
     );
+}
+
+/// A cluster is a folder and a name: the same name in another folder (or
+/// at the top) is another cluster, keyed `<folder>/<name>`.
+#[test]
+fn clusters_of_one_name_in_two_folders_are_two() {
+    let scan = scan("fleet");
+    let tkg = "CLUSTER_NAME: test\nTKG_HTTP_PROXY: http://p.example:3128\nTKG_HTTPS_PROXY: http://p.example:3128\n";
+    let mut clusters = Clusters::default();
+    let mut keys = Vec::new();
+    for rel in [
+        "cluster-config.yaml",
+        "staging/cluster-config.yaml",
+        "prod/eu/cluster-config.yaml",
+        "prod/eu/copy.yaml",
+    ] {
+        let Some(Event::Listed(listed)) = classify(&scan, rel, "cluster-config.yaml", tkg) else {
+            panic!("{rel}")
+        };
+        if let Some(Event::Listed(listed)) = clusters.admit(listed) {
+            assert_eq!(listed.name(), "test");
+            keys.push(listed.key.clone());
+        }
+    }
+    assert_eq!(keys, ["test", "staging/test", "prod/eu/test"]);
 }
