@@ -181,6 +181,43 @@ fn clusters_that_share_a_name_in_two_folders_are_two_results() {
     });
 }
 
+/// A `limit` that leaves results out says so, with the last result read
+/// (Terraform reads no further); a limit that leaves nothing out is quiet.
+#[test]
+fn a_limit_that_leaves_results_out_warns() {
+    for_each_terraform_with(Feature::ListResources, |tf| {
+        for (limit, found, warned) in [(3, 3, true), (8, 8, false)] {
+            let query = FLEET_QUERY.replace(
+                "  include_resource = true\n",
+                &format!("  include_resource = true\n  limit = {limit}\n"),
+            );
+            let work = fleet_workdir(tf, &query);
+            let run = work.run(&["query", "-json"]);
+            assert_eq!(run.code, 0, "{}", run.combined());
+            assert_eq!(
+                messages(&run, "list_resource_found").len(),
+                found,
+                "{}",
+                run.stdout
+            );
+            let more: Vec<String> = run
+                .diagnostics()
+                .iter()
+                .map(diagnostic_text)
+                .filter(|text| text.contains("More results than the limit"))
+                .collect();
+            assert_eq!(more.len(), usize::from(warned), "{limit}: {}", run.stdout);
+            if warned {
+                assert!(
+                    more[0].contains(&format!("{limit} results were listed")),
+                    "{}",
+                    more[0]
+                );
+            }
+        }
+    });
+}
+
 /// `-generate-config-out` writes a resource and an `import { identity }`
 /// per cluster; the plan imports them all and changes nothing, apply
 /// imports them, and the re-plan is empty. No password in the generated

@@ -105,6 +105,7 @@ impl ListResource for ProfileList {
                     identity,
                     display_name: listed.display_name(),
                     object,
+                    diagnostics: Diagnostics::new(),
                 }))
             }
             fleet::Event::Skipped { path, reason } => {
