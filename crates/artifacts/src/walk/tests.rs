@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::*;
 use clusterproxy_domain::import::fleet::{Bad, Listed};
-use clusterproxy_domain::import::{id, parse_with};
+use clusterproxy_domain::import::{id, parse_in, Syntax};
 
 /// The import fixtures of `kind/name`.
 fn fixture(path: &str) -> String {
@@ -142,8 +142,15 @@ fn a_fleet_lists_one_profile_per_cluster_as_the_id_import_gives_it() {
         };
         assert_eq!(path, &listed.path);
         let text = file::read(Path::new(path)).unwrap();
-        let mut imported = parse_with(&id.kind, &text, &id.facts).unwrap();
-        imported.keep_meaning(id.https_through_proxy).unwrap();
+        // Its hints name the `facts` entry of the file.
+        let rel = path
+            .strip_prefix(&format!("{}/", dir.path().display()))
+            .unwrap();
+        let syntax = Syntax::Facts { glob: rel.into() };
+        let mut imported = parse_in(&id.kind, &text, &id.facts, &syntax).unwrap();
+        imported
+            .keep_meaning(id.https_through_proxy, &id.kind, &syntax)
+            .unwrap();
         assert_eq!(imported, listed.imported, "{}", listed.path);
         assert!(listed.display_name().contains(&listed.path));
         assert!(
@@ -415,4 +422,40 @@ fn clusters_that_share_a_name_in_two_folders_are_two() {
         .collect();
     assert_eq!(tests.len(), 2);
     assert_ne!(tests[0], tests[1]);
+}
+
+/// The scan's hints give the `facts` form: an artifact whose CIDR blocks
+/// the import cannot place, or one that sends HTTPS direct, says how to
+/// give the option in `facts` for its file (or the glob that applies).
+#[test]
+fn hints_are_written_as_facts() {
+    let dir = tempfile::tempdir().unwrap();
+    put(
+        dir.path(),
+        "edge/http-proxy.conf",
+        "[Service]\nEnvironment=HTTP_PROXY=http://p.example:3128\n",
+    );
+    put(
+        dir.path(),
+        "rke2/rke2-server",
+        "HTTP_PROXY=http://p.example:3128\nHTTPS_PROXY=http://p.example:3128\nNO_PROXY=10.42.0.0/16\n",
+    );
+    let events = events(&scan_of(dir.path())).unwrap();
+    let skipped = skipped(&events);
+    assert_eq!(skipped.len(), 1, "{skipped:?}");
+    assert!(
+        skipped[0]
+            .1
+            .contains("e.g. `facts = { \"edge/http-proxy.conf\" = \"https_through_proxy=true\" }`"),
+        "{}",
+        skipped[0].1
+    );
+    let listed = listed(&events);
+    assert!(
+        listed[0].imported.warnings.iter().any(|w| w.contains(
+            "import with `facts = { \"rke2/rke2-server\" = \"pod_cidrs=...;service_cidrs=...\" }`"
+        )),
+        "{:?}",
+        listed[0].imported.warnings
+    );
 }

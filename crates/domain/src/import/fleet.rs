@@ -2,7 +2,8 @@
 //! its I/O: what to scan ([`Scan`]: the directory, `include`/`exclude`
 //! globs, kinds and facts by glob), what one file is ([`classify`]: its
 //! kind told from its content and name by `detect.rs`, imported through the
-//! same importer as an import ID ([`parse_with`]), with the import ID that
+//! same importer as an import ID ([`parse_in`], its hints written as
+//! `facts`), with the import ID that
 //! gives the same profile), and which files are one cluster ([`Clusters`]:
 //! those of one folder that name the same cluster).
 //! The walk that reads the directory and hands each file's name and text
@@ -27,8 +28,8 @@ pub use glob::{Glob, MAX_GLOB_CHARS};
 
 use super::id::{read_facts, Artifact, ImportId};
 use super::imported::Imported;
-use super::parse_with;
 use super::registry::importer;
+use super::{parse_in, Syntax};
 use crate::no_proxy::Cluster;
 
 /// The import facts of the files a glob matches.
@@ -224,9 +225,13 @@ pub fn classify(scan: &Scan, rel: &str, name: &str, text: &str) -> Option<Event>
     let rule = scan.facts.iter().find(|(g, _)| g.matches(rel));
     let facts = rule.map(|(_, f)| f.cluster.clone()).unwrap_or_default();
     let https_through_proxy = rule.is_some_and(|(_, f)| f.https_through_proxy);
-    let imported = parse_with(kind, text, &facts).and_then(|mut imported| {
+    // Hints name the `facts` entry that applies, or one for this file.
+    let syntax = Syntax::Facts {
+        glob: rule.map_or(rel, |(g, _)| g.as_str()).to_owned(),
+    };
+    let imported = parse_in(kind, text, &facts, &syntax).and_then(|mut imported| {
         imported
-            .keep_meaning(https_through_proxy)
+            .keep_meaning(https_through_proxy, kind, &syntax)
             .map_err(|f| vec![f])?;
         Ok(imported)
     });

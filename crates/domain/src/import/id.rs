@@ -26,6 +26,7 @@
 //! nowhere but as the salted verifier of the private state.
 
 use super::facts::{fact_values, FactValue};
+use super::hint::Syntax;
 use super::imported::Imported;
 use super::input::error;
 use super::registry::{importer, kinds};
@@ -108,7 +109,7 @@ impl ImportId {
                     ))]);
                 }
                 imported
-                    .keep_meaning(self.https_through_proxy)
+                    .keep_meaning(self.https_through_proxy, &self.kind, &Syntax::Id)
                     .map_err(|f| vec![f])?;
                 Ok(imported)
             })

@@ -60,12 +60,14 @@ pub mod drift;
 mod facts;
 pub mod fleet;
 mod found;
+mod hint;
 pub mod id;
 mod imported;
 mod input;
 mod registry;
 
 pub use found::{Found, Importer, Recognised, Scanned};
+pub use hint::Syntax;
 pub use imported::{Dropped, Imported};
 pub use input::{documents, error, split_list, text_at, MAX_INDENT, MAX_INPUT_BYTES, MAX_NESTING};
 pub use registry::{described_kinds, importer, importers, kinds};
@@ -86,6 +88,17 @@ pub fn parse(kind: &str, text: &str) -> Result<Imported, Vec<Finding>> {
 /// control-plane endpoint, cloud). An artifact entry is left out only when
 /// what the renderers add from these facts covers it for every client.
 pub fn parse_with(kind: &str, text: &str, facts: &Cluster) -> Result<Imported, Vec<Finding>> {
+    parse_in(kind, text, facts, &Syntax::Id)
+}
+
+/// [`parse_with`], its hints written in `syntax` (an import ID's, or a
+/// fleet scan's `facts`).
+pub fn parse_in(
+    kind: &str,
+    text: &str,
+    facts: &Cluster,
+    syntax: &Syntax,
+) -> Result<Imported, Vec<Finding>> {
     check_size(text).map_err(|f| vec![f])?;
     let importer = importer(kind).ok_or_else(|| {
         vec![error(format!(
@@ -99,7 +112,7 @@ pub fn parse_with(kind: &str, text: &str, facts: &Cluster) -> Result<Imported, V
     if facts.cloud.is_none() {
         facts.cloud = importer.cloud();
     }
-    classify::classify(importer, found, facts)
+    classify::classify(importer, found, facts, syntax)
 }
 
 #[cfg(test)]
