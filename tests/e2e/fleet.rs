@@ -43,6 +43,12 @@ fn repository(path: &str) -> std::path::PathBuf {
 /// A working directory with the provider, `query` as `fleet.tfquery.hcl`,
 /// and the fleet folder as `clusters/`.
 fn fleet_workdir(tf: &Terraform, query: &str) -> Workdir {
+    workdir_of(tf, query, "tests/fixtures/fleet")
+}
+
+/// A working directory with the provider, `query` as `fleet.tfquery.hcl`,
+/// and the folder `fixtures` as `clusters/`.
+fn workdir_of(tf: &Terraform, query: &str, fixtures: &str) -> Workdir {
     let work = Workdir::from_files(
         tf,
         &[
@@ -50,10 +56,7 @@ fn fleet_workdir(tf: &Terraform, query: &str) -> Workdir {
             ("fleet.tfquery.hcl", query),
         ],
     );
-    copy_tree(
-        &repository("tests/fixtures/fleet"),
-        &work.path().join("clusters"),
-    );
+    copy_tree(&repository(fixtures), &work.path().join("clusters"));
     work
 }
 
@@ -118,7 +121,8 @@ fn a_fleet_folder_is_listed_one_profile_per_cluster() {
             assert!(object["password"].is_null(), "{result}");
             assert!(object["fingerprint"].is_string(), "{result}");
         }
-        // The Cluster beside its KubeadmControlPlane and the copy are one cluster each.
+        // The Cluster beside its KubeadmControlPlane and the copy beside its
+        // original are one cluster each.
         let names: Vec<&str> = found
             .iter()
             .map(|f| f["identity"]["name"].as_str().unwrap())
@@ -138,6 +142,79 @@ fn a_fleet_folder_is_listed_one_profile_per_cluster() {
             "{}",
             warnings[0]
         );
+    });
+}
+
+/// Clusters named alike in different folders (EKS Anywhere's `test`, in
+/// `staging/` and `production/`) are two results with their own display
+/// names; a Cluster and its KubeadmControlPlane in one folder are one.
+#[test]
+fn clusters_that_share_a_name_in_two_folders_are_two_results() {
+    for_each_terraform_with(Feature::ListResources, |tf| {
+        let work = workdir_of(tf, FLEET_QUERY, "tests/fixtures/fleet-shared-names");
+        let run = work.run(&["query", "-json"]);
+        assert_eq!(run.code, 0, "{}", run.combined());
+        let found = messages(&run, "list_resource_found");
+        let mut paths: Vec<&str> = found
+            .iter()
+            .map(|f| f["identity"]["path"].as_str().unwrap())
+            .collect();
+        paths.sort_unstable();
+        assert_eq!(
+            paths,
+            [
+                "clusters/capi-prod/kcp.yaml",
+                "clusters/eksa-prod.yaml",
+                "clusters/production/test-md-0-template.yaml",
+                "clusters/staging/test-md-0-template.yaml"
+            ],
+            "{}",
+            run.stdout
+        );
+        let tests: Vec<&str> = found
+            .iter()
+            .filter(|f| f["identity"]["name"] == "test")
+            .map(|f| f["display_name"].as_str().unwrap())
+            .collect();
+        assert_eq!(tests.len(), 2, "{}", run.stdout);
+        assert_ne!(tests[0], tests[1]);
+    });
+}
+
+/// A `limit` that leaves results out says so, with the last result read
+/// (Terraform reads no further); a limit that leaves nothing out is quiet.
+#[test]
+fn a_limit_that_leaves_results_out_warns() {
+    for_each_terraform_with(Feature::ListResources, |tf| {
+        for (limit, found, warned) in [(3, 3, true), (8, 8, false)] {
+            let query = FLEET_QUERY.replace(
+                "  include_resource = true\n",
+                &format!("  include_resource = true\n  limit = {limit}\n"),
+            );
+            let work = fleet_workdir(tf, &query);
+            let run = work.run(&["query", "-json"]);
+            assert_eq!(run.code, 0, "{}", run.combined());
+            assert_eq!(
+                messages(&run, "list_resource_found").len(),
+                found,
+                "{}",
+                run.stdout
+            );
+            let more: Vec<String> = run
+                .diagnostics()
+                .iter()
+                .map(diagnostic_text)
+                .filter(|text| text.contains("More results than the limit"))
+                .collect();
+            assert_eq!(more.len(), usize::from(warned), "{limit}: {}", run.stdout);
+            if warned {
+                assert!(
+                    more[0].contains(&format!("{limit} results were listed")),
+                    "{}",
+                    more[0]
+                );
+            }
+        }
     });
 }
 

@@ -15,7 +15,7 @@ use crate::oracle;
 #[path = "../support/import_corpus.rs"]
 mod import_corpus;
 
-use clusterproxy::domain::import::{self, id, Imported};
+use clusterproxy::domain::import::{self, id, Imported, Syntax};
 use clusterproxy::domain::no_proxy::dialect::Decision;
 use clusterproxy::domain::no_proxy::{self, Cluster, MergeOptions, Source};
 use clusterproxy::domain::profile::{Profile, ProfileInput};
@@ -230,13 +230,18 @@ fn each_class_has_its_own_fixture() {
     // An HTTP-only drop-in keeps its meaning unless the user accepts the change.
     let mut http_only = corpus_entry("systemd", "http-only.conf");
     assert!(http_only.https_direct);
-    let refused = http_only.clone().keep_meaning(false).unwrap_err();
+    let refused = http_only
+        .clone()
+        .keep_meaning(false, "systemd", &Syntax::Id)
+        .unwrap_err();
     assert!(
         refused.detail.contains("HTTPS direct"),
         "{}",
         refused.detail
     );
-    http_only.keep_meaning(true).unwrap();
+    http_only
+        .keep_meaning(true, "systemd", &Syntax::Id)
+        .unwrap();
     assert!(http_only
         .note()
         .contains("the profile sends it through http://proxy.corp.example:3128"));

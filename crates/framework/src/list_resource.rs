@@ -33,6 +33,10 @@ pub struct Found {
     /// unredacted in `query -json` (internal/command/views/json/query.go):
     /// it must hold no secret.
     pub object: Option<Value>,
+    /// Warnings that travel with this result, in its event: Terraform
+    /// stops reading at the `limit`-th result, so a warning about the
+    /// listing as a whole (more results than the limit) must come with it.
+    pub diagnostics: Diagnostics,
 }
 
 /// What a listing hands over, in order.
@@ -73,7 +77,9 @@ pub trait ListResource: Send + Sync {
 /// reading there too), each with a wholly known identity and, when asked,
 /// a wholly known object; a result that breaks them ends the listing with
 /// an error (a bug in the provider). Every event goes to `emit`, which may
-/// stop the listing.
+/// stop the listing. The listing looks one result ahead of the limit: the
+/// `limit`-th result is held until the listing ends or finds another, and
+/// then carries a warning that more results exist.
 pub fn list_checked(
     resource: &dyn ListResource,
     schema: &Schema,
@@ -98,6 +104,8 @@ pub fn list_checked(
     if left <= 0 {
         return;
     }
+    // The `limit`-th result, until the listing shows whether more exist.
+    let mut held: Option<Found> = None;
     resource.list(config, include_object, &mut |event| {
         let event = match event {
             Event::Found(found) => {
@@ -117,21 +125,39 @@ pub fn list_checked(
                     let _ = emit(Event::Diagnostics(diags));
                     return ControlFlow::Break(());
                 }
+                if let Some(mut last) = held.take() {
+                    last.diagnostics.push(more_than(limit));
+                    let _ = emit(Event::Found(last));
+                    return ControlFlow::Break(());
+                }
                 left -= 1;
-                Event::Found(Found {
+                let found = Found {
                     object: found.object.filter(|_| include_object),
                     ..found
-                })
+                };
+                if left == 0 {
+                    held = Some(found);
+                    return ControlFlow::Continue(());
+                }
+                Event::Found(found)
             }
             diagnostics => diagnostics,
         };
-        emit(event)?;
-        if left == 0 {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
+        emit(event)
     });
+    if let Some(last) = held {
+        let _ = emit(Event::Found(last));
+    }
+}
+
+/// The warning that a listing found more than `limit` results.
+fn more_than(limit: i64) -> super::diagnostics::Diagnostic {
+    super::diagnostics::Diagnostic::warning(
+        "More results than the limit",
+        format!(
+            "{limit} results were listed, the `limit` of this `list` block, and more exist; raise `limit` to list them all."
+        ),
+    )
 }
 
 #[cfg(test)]
@@ -181,6 +207,7 @@ mod tests {
                     identity,
                     display_name: format!("{prefix}{i}"),
                     object: include_object.then(|| Value::object([("name".to_owned(), name)])),
+                    diagnostics: Diagnostics::new(),
                 };
                 if emit(Event::Found(found)).is_break() {
                     return;
@@ -226,6 +253,41 @@ mod tests {
             matches!(&events[9], Event::Found(f) if f.object.is_some() && f.display_name == "n9")
         );
         assert!(run(&resource, &config(), true, 0).is_empty());
+    }
+
+    /// Terraform stops reading at the `limit`-th result: the warning that
+    /// more exist travels with it, and only when more exist.
+    #[test]
+    fn a_limit_that_leaves_results_out_says_so_on_the_last_result() {
+        let warned = |events: &[Event]| -> Vec<String> {
+            events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Found(f) => Some(f),
+                    Event::Diagnostics(_) => None,
+                })
+                .flat_map(|f| {
+                    f.diagnostics
+                        .iter()
+                        .map(|d| format!("{}: {}", f.display_name, d.detail))
+                })
+                .collect()
+        };
+        let ten = Counts {
+            count: 10,
+            bad: None,
+        };
+        let events = run(&ten, &config(), false, 3);
+        assert_eq!(events.len(), 3, "{events:?}");
+        assert_eq!(
+            warned(&events),
+            ["n2: 3 results were listed, the `limit` of this `list` block, and more exist; raise `limit` to list them all."]
+        );
+        for limit in [10, 11] {
+            let events = run(&ten, &config(), false, limit);
+            assert_eq!(events.len(), 10);
+            assert!(warned(&events).is_empty(), "{limit}: {events:?}");
+        }
     }
 
     #[test]

@@ -12,6 +12,7 @@ use super::found::{
     Found, Importer, APISERVER_HOST, CLUSTER_DOMAIN, CONTROL_PLANE, NODE_CIDR, POD_CIDR,
     SERVICE_CIDR,
 };
+use super::hint::Syntax;
 use super::imported::{Dropped, Imported};
 use super::input::error;
 use crate::no_proxy::{merge, normalize, Cluster, MergeOptions, Source};
@@ -131,6 +132,7 @@ pub(super) fn classify(
     importer: &dyn Importer,
     found: Found,
     facts: Cluster,
+    syntax: &Syntax,
 ) -> Result<Imported, Vec<Finding>> {
     let mut findings = Vec::new();
     let mut warnings = Vec::new();
@@ -207,9 +209,9 @@ pub(super) fn classify(
             .collect();
         if !cidrs.is_empty() {
             warnings.push(format!(
-                "CIDR blocks {} could not be classified: neither the artifact nor the import ID names the cluster's pod and service networks, so they were kept as installation-wide. If they belong to this cluster, import with `{}(pod_cidrs=...;service_cidrs=...):...`.",
+                "CIDR blocks {} could not be classified: neither the artifact nor the import ID names the cluster's pod and service networks, so they were kept as installation-wide. If they belong to this cluster, import with {}.",
                 cidrs.join(", "),
-                importer.kind()
+                syntax.options(importer.kind(), "pod_cidrs=...;service_cidrs=...", "...")
             ));
         }
     }

@@ -17,7 +17,7 @@
 //! anything else is content. Parsing does no I/O: a `file:` source is
 //! handed back as its path ([`Artifact::File`]) for the caller to read, at
 //! most [`MAX_INPUT_BYTES`](super::MAX_INPUT_BYTES) (4 MiB) of a regular file
-//! ([`file::read`](super::file::read)).
+//! (the artifacts crate's `file::read`).
 //!
 //! An inline artifact that holds a proxy password is refused
 //! ([`ImportId::import`]): Terraform prints an import ID in plan output,
@@ -26,6 +26,7 @@
 //! nowhere but as the salted verifier of the private state.
 
 use super::facts::{fact_values, FactValue};
+use super::hint::Syntax;
 use super::imported::Imported;
 use super::input::error;
 use super::registry::{importer, kinds};
@@ -108,7 +109,7 @@ impl ImportId {
                     ))]);
                 }
                 imported
-                    .keep_meaning(self.https_through_proxy)
+                    .keep_meaning(self.https_through_proxy, &self.kind, &Syntax::Id)
                     .map_err(|f| vec![f])?;
                 Ok(imported)
             })

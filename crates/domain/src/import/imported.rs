@@ -3,6 +3,7 @@
 //! that says so.
 
 use super::facts::{fact_values, FactValue};
+use super::hint::Syntax;
 use super::input::error;
 use crate::no_proxy::Cluster;
 use crate::profile::ProfileInput;
@@ -117,14 +118,21 @@ impl Imported {
     /// `https_proxy` defaults to `http_proxy`, so an artifact that sends
     /// HTTPS direct is refused unless `https_through_proxy` accepts the
     /// change (which is then listed in [`Imported::warnings`]).
-    pub fn keep_meaning(&mut self, https_through_proxy: bool) -> Result<(), Finding> {
+    /// The hint of a refusal is written in `syntax`, for an import of `kind`.
+    pub fn keep_meaning(
+        &mut self,
+        https_through_proxy: bool,
+        kind: &str,
+        syntax: &Syntax,
+    ) -> Result<(), Finding> {
         if !self.https_direct {
             return Ok(());
         }
         if !https_through_proxy {
-            return Err(error(
-                "The artifact sets HTTP_PROXY but no HTTPS_PROXY, so its clients send HTTPS direct. A profile's `https_proxy` defaults to `http_proxy`, which would send HTTPS through the proxy. Either add HTTPS_PROXY to the artifact, or accept the change with the import option `https_through_proxy=true`, e.g. `systemd(https_through_proxy=true):file:PATH`.",
-            ));
+            return Err(error(format!(
+                "The artifact sets HTTP_PROXY but no HTTPS_PROXY, so its clients send HTTPS direct. A profile's `https_proxy` defaults to `http_proxy`, which would send HTTPS through the proxy. Either add HTTPS_PROXY to the artifact, or accept the change with the import option `https_through_proxy=true`, e.g. {}.",
+                syntax.options(kind, "https_through_proxy=true", "file:PATH")
+            )));
         }
         self.warnings.push(format!(
             "HTTPS: the artifact sends it direct; the profile sends it through {} (accepted with `https_through_proxy=true`).",

@@ -16,10 +16,10 @@
 //! This file only declares the modules, re-exports their public items and
 //! holds the entry points; what the submodules share lives in leaf modules
 //! (`found.rs`, `input.rs`, `imported.rs`, `registry.rs`), so no submodule
-//! imports from this one, but for `fleet.rs`, the directory scan behind the
-//! `clusterproxy_profile` list resource: it imports each artifact through
-//! [`parse_with`], as an import ID does. `file.rs` reads an artifact's file
-//! within bounds, for the `file:` import and the scan alike.
+//! imports from this one, but for `fleet.rs`, the fleet scan behind the
+//! `clusterproxy_profile` list resource: it imports each artifact it is
+//! handed through [`parse_with`], as an import ID does. Files are read (and
+//! directories walked) by the artifacts crate, never here.
 //!
 //! # Adding an importer
 //! See `docs/dev/adding-an-importer.md`: its file and its fixtures by hand,
@@ -70,9 +70,9 @@ mod tkgs;
 mod classify;
 pub mod drift;
 mod facts;
-pub mod file;
 pub mod fleet;
 mod found;
+mod hint;
 pub mod id;
 mod imported;
 mod input;
@@ -81,6 +81,7 @@ mod registry;
 mod round_trip;
 
 pub use found::{Found, Importer, Recognised, Scanned};
+pub use hint::Syntax;
 pub use imported::{Dropped, Imported};
 pub use input::{documents, error, split_list, text_at, MAX_INDENT, MAX_INPUT_BYTES, MAX_NESTING};
 pub use registry::{described_kinds, importer, importers, kinds};
@@ -101,6 +102,17 @@ pub fn parse(kind: &str, text: &str) -> Result<Imported, Vec<Finding>> {
 /// control-plane endpoint, cloud). An artifact entry is left out only when
 /// what the renderers add from these facts covers it for every client.
 pub fn parse_with(kind: &str, text: &str, facts: &Cluster) -> Result<Imported, Vec<Finding>> {
+    parse_in(kind, text, facts, &Syntax::Id)
+}
+
+/// [`parse_with`], its hints written in `syntax` (an import ID's, or a
+/// fleet scan's `facts`).
+pub fn parse_in(
+    kind: &str,
+    text: &str,
+    facts: &Cluster,
+    syntax: &Syntax,
+) -> Result<Imported, Vec<Finding>> {
     check_size(text).map_err(|f| vec![f])?;
     let importer = importer(kind).ok_or_else(|| {
         vec![error(format!(
@@ -114,7 +126,7 @@ pub fn parse_with(kind: &str, text: &str, facts: &Cluster) -> Result<Imported, V
     if facts.cloud.is_none() {
         facts.cloud = importer.cloud();
     }
-    classify::classify(importer, found, facts)
+    classify::classify(importer, found, facts, syntax)
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Tests of the classification: credentials, spelling and NO_PROXY entries.
 
 use super::*;
+use crate::import::Syntax;
 use crate::no_proxy::Cloud;
 
 fn importer(kind: &str) -> &'static dyn Importer {
@@ -39,6 +40,7 @@ fn splits_credentials_and_classifies_entries() {
             "10.0.0.0/8",
         ]),
         Cluster::default(),
+        &Syntax::Id,
     )
     .unwrap();
     assert_eq!(
@@ -93,6 +95,7 @@ fn local_is_kept_and_only_covered_entries_are_dropped() {
             "169.254.169.254",
         ]),
         Cluster::default(),
+        &Syntax::Id,
     )
     .unwrap();
     assert_eq!(
@@ -113,6 +116,7 @@ fn local_is_kept_and_only_covered_entries_are_dropped() {
             cloud: Some(Cloud::Aws),
             ..Cluster::default()
         },
+        &Syntax::Id,
     )
     .unwrap();
     assert!(with_cloud.no_proxy.is_empty());
@@ -137,6 +141,7 @@ fn facts_separate_cluster_entries() {
             "10.244.0.5",
         ]),
         facts,
+        &Syntax::Id,
     )
     .unwrap();
     // 10.244.0.5 stays: not every client matches CIDR blocks.
@@ -147,12 +152,13 @@ fn facts_separate_cluster_entries() {
         importer("capi"),
         found(&["10.1.0.0/16"]),
         Cluster::default(),
+        &Syntax::Id,
     );
     // The service CIDR is a fact here; without any network facts, CIDRs are flagged.
     assert!(unclassified.unwrap().warnings.is_empty());
     let mut bare = found(&["10.1.0.0/16"]);
     bare.cluster_entries.clear();
-    let bare = classify(importer("capi"), bare, Cluster::default()).unwrap();
+    let bare = classify(importer("capi"), bare, Cluster::default(), &Syntax::Id).unwrap();
     assert!(
         bare.warnings[0].contains("could not be classified"),
         "{:?}",
@@ -165,7 +171,7 @@ fn scheme_less_proxies_are_read_as_http_with_a_warning() {
     let mut f = found(&[]);
     f.http_proxy = Some("proxy.example:8888".into());
     f.https_proxy = Some("proxy.example:8888".into());
-    let imported = classify(importer("systemd"), f, Cluster::default()).unwrap();
+    let imported = classify(importer("systemd"), f, Cluster::default(), &Syntax::Id).unwrap();
     assert_eq!(
         imported.http_proxy.as_deref(),
         Some("http://proxy.example:8888")
@@ -184,7 +190,7 @@ fn scheme_less_proxies_are_read_as_http_with_a_warning() {
 fn an_https_proxy_equal_to_the_http_proxy_is_left_unset_in_the_profile() {
     let mut f = found(&[]);
     f.https_proxy = Some("u%40corp:p%3Ass@PROXY.corp.example:3128".into());
-    let imported = classify(importer("systemd"), f, Cluster::default()).unwrap();
+    let imported = classify(importer("systemd"), f, Cluster::default(), &Syntax::Id).unwrap();
     assert_eq!(
         imported.https_proxy.as_deref(),
         Some("http://PROXY.corp.example:3128")
@@ -198,7 +204,7 @@ fn an_https_proxy_equal_to_the_http_proxy_is_left_unset_in_the_profile() {
     assert_eq!(input.username.as_deref(), Some("u@corp"));
     let mut f = found(&[]);
     f.https_proxy = Some("http://u%40corp:p%3Ass@proxy.corp.example:3129".into());
-    let imported = classify(importer("systemd"), f, Cluster::default()).unwrap();
+    let imported = classify(importer("systemd"), f, Cluster::default(), &Syntax::Id).unwrap();
     assert_eq!(
         imported.input().https_proxy.as_deref(),
         Some("http://proxy.corp.example:3129")
@@ -213,7 +219,7 @@ fn proxies_keep_the_artifacts_spelling() {
     let mut f = found(&[]);
     f.http_proxy = Some("http://u:p@Proxy.Example".into());
     f.https_proxy = Some("HTTP://u:p@proxy.example:80/".into());
-    let imported = classify(importer("systemd"), f, Cluster::default()).unwrap();
+    let imported = classify(importer("systemd"), f, Cluster::default(), &Syntax::Id).unwrap();
     assert_eq!(imported.http_proxy.as_deref(), Some("http://Proxy.Example"));
     assert_eq!(
         imported.https_proxy.as_deref(),
@@ -256,7 +262,7 @@ fn invalid_percent_encoding_is_an_error() {
     let mut f = found(&[]);
     f.http_proxy = Some("http://u:%ff%fe@proxy.example:3128".into());
     f.https_proxy = None;
-    let err = classify(importer("systemd"), f, Cluster::default()).unwrap_err();
+    let err = classify(importer("systemd"), f, Cluster::default(), &Syntax::Id).unwrap_err();
     assert!(err[0].detail.contains("not UTF-8"), "{}", err[0].detail);
     assert!(!err[0].detail.contains('\u{fffd}'));
 }
@@ -265,16 +271,19 @@ fn invalid_percent_encoding_is_an_error() {
 fn http_only_artifacts_keep_their_meaning_or_say_so() {
     let mut f = found(&[]);
     f.https_proxy = None;
-    let mut imported = classify(importer("systemd"), f, Cluster::default()).unwrap();
+    let mut imported = classify(importer("systemd"), f, Cluster::default(), &Syntax::Id).unwrap();
     assert!(imported.https_direct);
     assert_eq!(imported.https_proxy, None);
-    let refused = imported.clone().keep_meaning(false).unwrap_err();
+    let refused = imported
+        .clone()
+        .keep_meaning(false, "systemd", &Syntax::Id)
+        .unwrap_err();
     assert!(
         refused.detail.contains("https_through_proxy=true"),
         "{}",
         refused.detail
     );
-    imported.keep_meaning(true).unwrap();
+    imported.keep_meaning(true, "systemd", &Syntax::Id).unwrap();
     assert!(imported
         .note()
         .contains("HTTPS: the artifact sends it direct"));
@@ -285,7 +294,7 @@ fn a_trusted_ca_that_is_no_certificate_names_its_field() {
     for (kind, field) in [("aks", "trustedCa"), ("tkg", "TKG_PROXY_CA_CERT")] {
         let mut f = found(&[]);
         f.trusted_ca = Some("not a certificate".into());
-        let err = classify(importer(kind), f, Cluster::default()).unwrap_err();
+        let err = classify(importer(kind), f, Cluster::default(), &Syntax::Id).unwrap_err();
         assert!(
             err[0].detail.contains(&format!("`{field}`")),
             "{}",
@@ -299,19 +308,24 @@ fn ambiguous_or_empty_input_is_an_error() {
     let mut f = found(&[]);
     f.https_proxy = Some("http://other:x@proxy.corp.example:3128".into());
     assert!(
-        classify(importer("systemd"), f, Cluster::default()).unwrap_err()[0]
+        classify(importer("systemd"), f, Cluster::default(), &Syntax::Id).unwrap_err()[0]
             .detail
             .contains("different credentials")
     );
-    assert!(
-        classify(importer("systemd"), Found::default(), Cluster::default()).unwrap_err()[0]
-            .detail
-            .contains("sets no proxy")
-    );
+    assert!(classify(
+        importer("systemd"),
+        Found::default(),
+        Cluster::default(),
+        &Syntax::Id
+    )
+    .unwrap_err()[0]
+        .detail
+        .contains("sets no proxy"));
     let bad = classify(
         importer("systemd"),
         found(&["https://x.example"]),
         Cluster::default(),
+        &Syntax::Id,
     )
     .unwrap_err();
     assert!(bad[0].detail.contains("URL"), "{}", bad[0].detail);

@@ -12,7 +12,8 @@
 //! as it comes through a small bounded channel: the stream holds a few
 //! events at most, whatever the number of results, and a listing whose
 //! stream Terraform dropped (it read `limit` results) stops at its next
-//! result.
+//! result. A warning that travels with a result (more results than the
+//! limit) goes in that result's event, which Terraform reads.
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -215,6 +216,6 @@ fn to_proto(listing: &Listing, event: Event) -> proto::list_resource::Event {
         }),
         display_name: found.display_name,
         resource_object,
-        diagnostic: Vec::new(),
+        diagnostic: in_config_block(&found.diagnostics),
     }
 }
