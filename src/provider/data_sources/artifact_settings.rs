@@ -139,13 +139,10 @@ mod tests {
     use crate::framework::server::Server;
     use crate::framework::value::Value;
 
-    /// Two bad attributes give two diagnostics, each on its attribute: an
-    /// artifact that cannot be read and a `profile` that is no profile.
-    #[test]
-    fn two_bad_attributes_give_two_diagnostics() {
-        let name = "clusterproxy_artifact_settings";
-        let server = Server::new(&crate::provider::ClusterProxy);
-        let schema = &server.registry().data_sources()[name].schema;
+    /// A configuration of the data source with every attribute null but
+    /// `kind` systemd and `content`.
+    fn config(server: &Server, content: &str) -> Value {
+        let schema = &server.registry().data_sources()["clusterproxy_artifact_settings"].schema;
         let mut config = Value::object(
             schema
                 .attributes
@@ -153,7 +150,17 @@ mod tests {
                 .map(|a| (a.name.clone(), Value::null())),
         );
         config.set_attr("kind", Value::string("systemd"));
-        config.set_attr("content", Value::string("[Service]\n"));
+        config.set_attr("content", Value::string(content));
+        config
+    }
+
+    /// Two bad attributes give two diagnostics, each on its attribute: an
+    /// artifact that cannot be read and a `profile` that is no profile.
+    #[test]
+    fn two_bad_attributes_give_two_diagnostics() {
+        let name = "clusterproxy_artifact_settings";
+        let server = Server::new(&crate::provider::ClusterProxy);
+        let mut config = config(&server, "[Service]\n");
         let profile = Value::object([
             (
                 "http_proxy".to_owned(),
@@ -188,17 +195,9 @@ mod tests {
     fn a_profile_without_a_password_leaves_it_uncompared() {
         let name = "clusterproxy_artifact_settings";
         let server = Server::new(&crate::provider::ClusterProxy);
-        let schema = &server.registry().data_sources()[name].schema;
-        let mut config = Value::object(
-            schema
-                .attributes
-                .iter()
-                .map(|a| (a.name.clone(), Value::null())),
-        );
-        config.set_attr("kind", Value::string("systemd"));
-        config.set_attr(
-            "content",
-            Value::string("[Service]\nEnvironment=HTTP_PROXY=http://svc:s3cr%%40t@proxy.corp.example:3128\nEnvironment=HTTPS_PROXY=http://svc:s3cr%%40t@proxy.corp.example:3128\n"),
+        let config = config(
+            &server,
+            "[Service]\nEnvironment=HTTP_PROXY=http://svc:s3cr%%40t@proxy.corp.example:3128\nEnvironment=HTTPS_PROXY=http://svc:s3cr%%40t@proxy.corp.example:3128\n",
         );
         let profile = |password: Option<&str>| {
             Value::object([

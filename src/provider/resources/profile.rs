@@ -812,6 +812,48 @@ mod tests {
         (state, carried.private, diags)
     }
 
+    /// `state` configured with `password` in `password`, or in
+    /// `password_wo` (version 1) when `write_only`; and that attribute.
+    fn configured(state: &Value, password: &str, write_only: bool) -> (Value, &'static str) {
+        let mut config = state.clone();
+        let attribute = match write_only {
+            true => Inputs::password_wo,
+            false => Inputs::password,
+        };
+        config.set_attr(attribute, Value::string(password));
+        if write_only {
+            config.set_attr(Inputs::password_wo_version, Value::int(1));
+        }
+        (config, attribute)
+    }
+
+    /// The plan of `config` over `prior` (Terraform plans a write-only
+    /// value as null) with `private`, and its diagnostics.
+    fn plan(prior: &Value, config: &Value, private: &mut Private) -> (Value, Diagnostics) {
+        let mut planned = config.clone();
+        planned.set_attr(Inputs::password_wo, Value::null());
+        let mut diags = Diagnostics::new();
+        let change = Change {
+            prior: Some(prior),
+            config,
+            private,
+        };
+        ProfileResource.modify_plan(change, &mut planned, &mut diags);
+        (planned, diags)
+    }
+
+    /// The apply of `planned` (from `config`) over `prior` with `private`.
+    fn apply(prior: &Value, config: &Value, planned: &Value, private: &mut Private) -> Value {
+        let change = Change {
+            prior: Some(prior),
+            config,
+            private,
+        };
+        let mut diags = Diagnostics::new();
+        let applied = ProfileResource.apply(change, planned, &mut diags);
+        applied.unwrap_or_else(|| panic!("{diags:?}"))
+    }
+
     /// Configuration generated from an import gives no password (Terraform
     /// never writes one): its plan changes nothing (revision kept, the
     /// password still required, no "credentials dropped" warning) and its
@@ -870,30 +912,14 @@ mod tests {
     fn an_encoded_imported_password_is_told_and_planned_as_decoded() {
         let (state, private, _) = imported_with("S3cr3t%%23Bank");
         for write_only in [false, true] {
-            let attribute = match write_only {
-                true => Inputs::password_wo,
-                false => Inputs::password,
-            };
             for (password, warned, expected) in [
                 ("S3cr3t%23Bank", true, 1),
                 ("S3cr3t#Bank", false, 1),
                 ("S3cr3t%2523Bank", false, 2),
             ] {
-                let mut config = state.clone();
-                config.set_attr(attribute, Value::string(password));
-                if write_only {
-                    config.set_attr(Inputs::password_wo_version, Value::int(1));
-                }
-                let mut planned = config.clone();
-                planned.set_attr(Inputs::password_wo, Value::null());
-                let mut diags = Diagnostics::new();
+                let (config, attribute) = configured(&state, password, write_only);
                 let mut planned_private = private.clone();
-                let change = Change {
-                    prior: Some(&state),
-                    config: &config,
-                    private: &mut planned_private,
-                };
-                ProfileResource.modify_plan(change, &mut planned, &mut diags);
+                let (planned, diags) = plan(&state, &config, &mut planned_private);
                 assert!(!diags.has_errors(), "{diags:?}");
                 assert_eq!(revision(&planned), Some(expected), "{password}");
                 let warnings: Vec<_> = diags
@@ -910,13 +936,7 @@ mod tests {
                     assert!(warning.detail.contains("decoded"), "{warning:?}");
                     assert!(!format!("{warning:?}").contains("S3cr3t"), "{warning:?}");
                 }
-                let change = Change {
-                    prior: Some(&state),
-                    config: &config,
-                    private: &mut planned_private,
-                };
-                let mut diags = Diagnostics::new();
-                let applied = ProfileResource.apply(change, &planned, &mut diags).unwrap();
+                let applied = apply(&state, &config, &planned, &mut planned_private);
                 assert_eq!(revision(&applied), Some(expected), "{password}");
                 assert!(!format!("{planned_private:?}").contains("S3cr3t"));
             }
@@ -928,7 +948,7 @@ mod tests {
     /// drops.
     #[test]
     fn import_stores_no_password_and_plans_the_revision_from_the_verifier() {
-        let (state, private, mut diags) = imported_with_password();
+        let (state, private, diags) = imported_with_password();
         assert!(!diags.has_errors(), "{diags:?}");
         assert_eq!(inputs(&state).password, None);
         assert!(!format!("{state:?}{private:?}").contains("imp0rted"));
@@ -936,53 +956,23 @@ mod tests {
         assert_eq!(revision(&state), Some(1));
         let verifier = PasswordVerifier::decode(private.get(IMPORTED_PASSWORD).unwrap());
         assert!(verifier.is_some_and(|v| v.matches("imp0rted-pw")));
-        let configured = |password: &str, write_only: bool| {
-            let mut config = state.clone();
-            let attribute = match write_only {
-                true => Inputs::password_wo,
-                false => Inputs::password,
-            };
-            config.set_attr(attribute, Value::string(password));
-            if write_only {
-                config.set_attr(Inputs::password_wo_version, Value::int(1));
-            }
-            config
-        };
         for write_only in [false, true] {
             for (password, expected) in [("imp0rted-pw", 1), ("rotated-pw", 2)] {
-                let config = configured(password, write_only);
-                let mut planned = config.clone();
-                planned.set_attr(Inputs::password_wo, Value::null());
+                let (config, _) = configured(&state, password, write_only);
                 let mut planned_private = private.clone();
-                let change = Change {
-                    prior: Some(&state),
-                    config: &config,
-                    private: &mut planned_private,
-                };
-                ProfileResource.modify_plan(change, &mut planned, &mut diags);
+                let (planned, diags) = plan(&state, &config, &mut planned_private);
                 assert_eq!(planned_private, private);
                 assert!(!diags.has_errors(), "{diags:?}");
                 assert_eq!(revision(&planned), Some(expected), "{password}");
-                let change = Change {
-                    prior: Some(&state),
-                    config: &config,
-                    private: &mut planned_private,
-                };
-                let applied = ProfileResource.apply(change, &planned, &mut diags).unwrap();
+                let applied = apply(&state, &config, &planned, &mut planned_private);
                 assert_eq!(revision(&applied), Some(expected));
                 assert_eq!(planned_private, Private::default());
             }
         }
         // Without the verifier (a plain import would have stored the
         // password), the same password would move the revision.
-        let config = configured("imp0rted-pw", false);
-        let mut planned = config.clone();
-        let change = Change {
-            prior: Some(&state),
-            config: &config,
-            private: &mut Private::default(),
-        };
-        ProfileResource.modify_plan(change, &mut planned, &mut diags);
+        let (config, _) = configured(&state, "imp0rted-pw", false);
+        let (planned, _) = plan(&state, &config, &mut Private::default());
         assert_eq!(revision(&planned), Some(2));
     }
 
