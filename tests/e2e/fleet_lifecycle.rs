@@ -17,6 +17,9 @@ use crate::terraform::{run_on, terraform_1_0, terraform_1_11, terraform_1_15, Fe
 /// and as its artifact writes it.
 const PASSWORD: [&str; 2] = ["fl33t#pw", "fl33t%23pw"];
 
+/// A query of the fleet's profiles.
+const QUERY: &str = "list \"clusterproxy_profile\" \"fleet\" {\n  provider = clusterproxy\n  config {\n    directory = \"clusters\"\n  }\n}\n";
+
 /// The number of clusters of the generated fleet.
 const CLUSTERS: usize = 5;
 
@@ -130,6 +133,29 @@ fn a_changing_fleet_is_adopted_cluster_by_cluster() {
             "re-plan on {version}: {again}"
         );
         work.assert_drift_check_quiet(&[]);
+        if tf.supports(Feature::ListResources) {
+            // `terraform query` runs without any password too.
+            work.write_file("fleet.tfquery.hcl", QUERY);
+            let query = work.assert_secrets_absent(&["query"], &[], &PASSWORD);
+            assert_eq!(query.code, 0, "{}", query.combined());
+        }
+        // The password given decoded records its version and changes
+        // nothing else; given as the artifact writes it, the plan says to
+        // give it decoded, on `password_wo`.
+        let (_, first_key) = cluster(0);
+        for (given, warned) in [(PASSWORD[0], 0), (PASSWORD[1], 1)] {
+            let passwords = format!("{{\"{first_key}\" = \"{given}\"}}");
+            let versions = format!("{{\"{first_key}\" = 1}}");
+            let env = [
+                ("TF_VAR_passwords".to_owned(), passwords.as_str()),
+                ("TF_VAR_password_versions".to_owned(), versions.as_str()),
+            ];
+            let run = work.assert_secrets_absent(&["plan", "-json"], &env, &PASSWORD);
+            assert_eq!(run.code, 0, "{}", run.combined());
+            assert_eq!(summary(&run.stdout), (0, 0, 1, 0), "{}", run.stdout);
+            let encoded = run.warnings(|s| s == "Proxy password given percent-encoded");
+            assert_eq!(encoded.len(), warned, "{}", run.stdout);
+        }
 
         write_cluster(&work, CLUSTERS, "http://proxy.corp.example:3128");
         let added = work.fleet_plan();
