@@ -1,22 +1,33 @@
 # The clusters whose artifacts a directory holds, keyed by
-# `<folder>/<cluster name>`. Here the example's own folder, which holds no
-# artifact (an empty map); point `directory` at a GitOps repository's folder
-# of cluster manifests, and see examples/fleet-lifecycle for the profiles and
-# imports of a whole fleet.
+# `<folder>/<cluster name>`: here this folder, whose one artifact is a node's
+# drop-in (`http-proxy.conf`). Point `directory` at a GitOps repository's
+# folder of cluster manifests; examples/fleet-lifecycle creates and imports
+# one clusterproxy_profile per cluster.
 data "clusterproxy_fleet" "this" {
   directory = path.module
-  exclude   = ["*.tf"]
-  facts = {
-    "prod/**" = "pod_cidrs=10.244.0.0/16;service_cidrs=10.96.0.0/12;cloud=aws"
+  include   = ["*.conf"]
+  kinds = {
+    "*.conf" = "systemd"
   }
 }
 
-# Each cluster's import ID and whether its proxy takes a password (never
+# Each cluster's import ID, and whether its proxy takes a password (never
 # the password itself).
 output "import_ids" {
   value = { for key, cluster in data.clusterproxy_fleet.this.clusters : key => cluster.import_id }
 }
 
 output "password_required" {
-  value = [for key, cluster in data.clusterproxy_fleet.this.clusters : key if cluster.password_required]
+  value = { for key, cluster in data.clusterproxy_fleet.this.clusters : key => cluster.password_required }
+}
+
+# The fingerprint is the one clusterproxy_profile and
+# clusterproxy_artifact_settings compute: a drift check compares them.
+data "clusterproxy_artifact_settings" "node" {
+  kind    = "systemd"
+  content = file("${path.module}/http-proxy.conf")
+}
+
+output "same_fingerprint" {
+  value = one(values(data.clusterproxy_fleet.this.clusters)).fingerprint == data.clusterproxy_artifact_settings.node.fingerprint
 }
