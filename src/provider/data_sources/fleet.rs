@@ -286,8 +286,62 @@ mod tests {
         );
     }
 
-    /// A directory that is not there is an error on `directory`; a bad glob
-    /// is an error on its element, as the list resource says it.
+    /// Bad globs, kinds and facts are refused on their element with the
+    /// list resource's diagnostics, and nothing is read.
+    #[test]
+    fn bad_arguments_are_refused_as_the_list_resource_refuses_them() {
+        let server = Server::new(&crate::provider::ClusterProxy);
+        let schema = &server.registry().data_sources()["clusterproxy_fleet"].schema;
+        let mut config = Value::object(
+            schema
+                .attributes
+                .iter()
+                .map(|a| (a.name.clone(), Value::null())),
+        );
+        config.set_attr(Config::directory, Value::string("tests/fixtures/fleet"));
+        config.set_attr(Config::include, Value::list(vec![Value::string("[a-")]));
+        config.set_attr(
+            Config::exclude,
+            Value::list(vec![Value::string("ok/**"), Value::string("[")]),
+        );
+        config.set_attr(
+            Config::kinds,
+            Value::map([("x/*".to_owned(), Value::string("nope"))]),
+        );
+        config.set_attr(
+            Config::facts,
+            Value::map([("y/**".to_owned(), Value::string("cloud=mars"))]),
+        );
+        let shown = |diags: &Diagnostics| -> Vec<String> {
+            diags
+                .iter()
+                .map(|d| format!("{:?} {:?} {} {}", d.severity, d.path, d.summary, d.detail))
+                .collect()
+        };
+        let mut ours = Diagnostics::new();
+        server.validate_data_resource_config("clusterproxy_fleet", &config, &mut ours);
+        let mut list = Diagnostics::new();
+        ListResource::validate(&ProfileList, &config, &mut list);
+        assert_eq!(shown(&ours), shown(&list));
+        let paths: Vec<String> = ours
+            .iter()
+            .map(|d| d.path.as_ref().map(ToString::to_string).unwrap_or_default())
+            .collect();
+        assert_eq!(paths.len(), 4, "{paths:?}");
+        for attribute in ["include", "exclude", "kinds", "facts"] {
+            assert!(
+                paths.iter().any(|p| p.starts_with(attribute)),
+                "{attribute}: {paths:?}"
+            );
+        }
+        let mut diags = Diagnostics::new();
+        assert!(server
+            .read_data_source("clusterproxy_fleet", config, &mut diags)
+            .is_none());
+        assert_eq!(shown(&diags), shown(&list));
+    }
+
+    /// A directory that is not there is an error on `directory`.
     #[test]
     fn bad_configuration_is_an_error_on_its_attribute() {
         let (state, diags) = read("tests/fixtures/no-such-fleet");
