@@ -10,10 +10,15 @@
 //! - [`provider`] (this crate): the thin layer that maps the domain onto the
 //!   framework.
 //!
+//! [`artifacts`] (`crates/artifacts`) is the I/O beside the framework: it
+//! reads artifact files and walks a fleet's directory, handing the domain
+//! names and text.
+//!
 //! `clusterproxy-cancel` (`crates/cancel`) is a leaf both lower layers use:
 //! the framework cancels a request's computation, the domain's long loops look
 //! at the flag.
 
+pub use clusterproxy_artifacts as artifacts;
 pub use clusterproxy_domain as domain;
 pub use clusterproxy_framework as framework;
 pub use clusterproxy_framework::{model, object};

@@ -7,6 +7,7 @@ pub(crate) mod convert;
 pub mod data_sources;
 pub mod docs;
 pub(crate) mod ephemeral_resources;
+pub(crate) mod fleet;
 pub(crate) mod functions;
 pub mod inputs;
 pub(crate) mod list_resources;

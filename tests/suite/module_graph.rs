@@ -26,6 +26,7 @@ const CRATES: &[(&str, &str)] = &[
     ("clusterproxy-cancel", "crates/cancel/src"),
     ("clusterproxy-domain", "crates/domain/src"),
     ("clusterproxy-framework", "crates/framework/src"),
+    ("clusterproxy-artifacts", "crates/artifacts/src"),
     ("terraform-provider-clusterproxy", "src"),
 ];
 
@@ -47,7 +48,197 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
         "clusterproxy-framework",
         &["clusterproxy-domain", "terraform-provider-clusterproxy"],
     ),
+    // The I/O layer beside the framework: it reads the files the domain
+    // classifies, and knows nothing of the plugin protocol.
+    (
+        "clusterproxy-artifacts",
+        &["clusterproxy-framework", "terraform-provider-clusterproxy"],
+    ),
 ];
+
+/// What the domain's production code may not name: it is handed names and
+/// bytes, and never reads a file, a directory, the environment or a process.
+const DOMAIN_IO: &[&[&str]] = &[
+    &["std", "fs"],
+    &["std", "os"],
+    &["std", "io"],
+    &["std", "env"],
+    &["std", "process"],
+    &["std", "path"],
+    &["libc"],
+];
+
+/// The domain is pure: no file, directory or system call in its production
+/// code (test code, `#[cfg(test)]` or `test-support`, may read fixtures),
+/// and no `libc` among its dependencies.
+#[test]
+fn the_domain_does_no_io() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/domain");
+    let found = io_paths(&root.join("src"));
+    assert!(
+        found.is_empty(),
+        "the domain's production code does I/O (move it to crates/artifacts, which hands the domain names and bytes):\n{}",
+        found.join("\n")
+    );
+    let manifest = fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let dependencies = manifest
+        .split("\n[")
+        .find(|table| table.starts_with("dependencies]"))
+        .unwrap_or_default();
+    assert!(
+        !dependencies.lines().any(|l| l.starts_with("libc")),
+        "crates/domain/Cargo.toml depends on libc"
+    );
+}
+
+/// The check finds I/O in production code, in `use` trees and paths and
+/// macro calls alike, and passes over test code.
+#[test]
+fn the_io_check_catches_io() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    let write = |rel: &str, text: &str| fs::write(src.join(rel), text).unwrap();
+    write(
+        "lib.rs",
+        "mod a;\nmod b;\n#[cfg(test)]\nmod tests;\n#[cfg(test)]\nfn t() { std::fs::read(\"x\"); }\n",
+    );
+    write("a.rs", "use std::{fs, io::Read as _};\n");
+    write(
+        "b.rs",
+        "pub fn f() { let _ = format!(\"{}\", libc::O_NONBLOCK); }\n#[cfg(any(test, feature = \"test-support\"))]\npub fn g() { std::env::var(\"X\"); }\n",
+    );
+    write("tests.rs", "use std::fs;\n");
+    let found = io_paths(src);
+    assert_eq!(
+        found,
+        [
+            "a.rs: std::fs",
+            "a.rs: std::io::Read",
+            "b.rs: libc::O_NONBLOCK"
+        ],
+        "{found:?}"
+    );
+}
+
+/// The paths of [`DOMAIN_IO`] that the production modules of the crate
+/// rooted at `src/lib.rs` name, as `file: path`.
+fn io_paths(src: &Path) -> Vec<String> {
+    struct Io {
+        file: String,
+        found: Vec<String>,
+        /// The `use` path above the tree being read.
+        prefix: Vec<String>,
+    }
+    impl Io {
+        fn check(&mut self, written: &[String]) {
+            if DOMAIN_IO.iter().any(|io| {
+                written.starts_with(&io.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+            }) {
+                self.found
+                    .push(format!("{}: {}", self.file, written.join("::")));
+            }
+        }
+    }
+    /// Test-only code: `#[cfg(test)]`, `#[cfg(any(test, ...))]`.
+    fn test_only(attrs: &[syn::Attribute]) -> bool {
+        attrs.iter().any(|a| {
+            a.path().is_ident("cfg")
+                && token_paths(
+                    a.meta
+                        .require_list()
+                        .map(|l| l.tokens.clone())
+                        .unwrap_or_default(),
+                )
+                .iter()
+                .any(|p| p.segments == ["test"])
+        })
+    }
+    impl<'ast> Visit<'ast> for Io {
+        fn visit_item(&mut self, item: &'ast syn::Item) {
+            let attrs = match item {
+                syn::Item::Fn(i) => &i.attrs,
+                syn::Item::Mod(i) => &i.attrs,
+                syn::Item::Use(i) => &i.attrs,
+                syn::Item::Impl(i) => &i.attrs,
+                syn::Item::Struct(i) => &i.attrs,
+                syn::Item::Const(i) => &i.attrs,
+                syn::Item::Static(i) => &i.attrs,
+                syn::Item::Macro(i) => &i.attrs,
+                _ => return visit::visit_item(self, item),
+            };
+            if !test_only(attrs) {
+                visit::visit_item(self, item);
+            }
+        }
+        fn visit_use_path(&mut self, path: &'ast syn::UsePath) {
+            self.prefix.push(path.ident.to_string());
+            visit::visit_use_path(self, path);
+            self.prefix.pop();
+        }
+        fn visit_use_name(&mut self, name: &'ast syn::UseName) {
+            let path = [self.prefix.clone(), vec![name.ident.to_string()]].concat();
+            self.check(&path);
+        }
+        fn visit_use_rename(&mut self, rename: &'ast syn::UseRename) {
+            let path = [self.prefix.clone(), vec![rename.ident.to_string()]].concat();
+            self.check(&path);
+        }
+        fn visit_use_glob(&mut self, _: &'ast syn::UseGlob) {
+            let path = self.prefix.clone();
+            self.check(&path);
+        }
+        fn visit_path(&mut self, path: &'ast syn::Path) {
+            let written: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+            self.check(&written);
+            visit::visit_path(self, path);
+        }
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            for path in token_paths(mac.tokens.clone()) {
+                self.check(&path.segments);
+            }
+            visit::visit_macro(self, mac);
+        }
+    }
+    /// The child modules `file` declares outside test code.
+    fn production_children(syntax: &syn::File) -> Vec<String> {
+        syntax
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                syn::Item::Mod(m) if m.content.is_none() && !test_only(&m.attrs) => {
+                    Some(m.ident.to_string())
+                }
+                _ => None,
+            })
+            .collect()
+    }
+    let mut found = Vec::new();
+    let mut queue = vec![src.join("lib.rs")];
+    while let Some(file) = queue.pop() {
+        let text = fs::read_to_string(&file).unwrap();
+        let syntax = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let dir = children_dir(&file);
+        for name in production_children(&syntax) {
+            queue.extend(
+                [
+                    dir.join(format!("{name}.rs")),
+                    dir.join(&name).join("mod.rs"),
+                ]
+                .into_iter()
+                .filter(|f| f.exists()),
+            );
+        }
+        let mut io = Io {
+            file: file.strip_prefix(src).unwrap().display().to_string(),
+            found: Vec::new(),
+            prefix: Vec::new(),
+        };
+        io.visit_file(&syntax);
+        found.extend(io.found);
+    }
+    found.sort();
+    found
+}
 
 /// Import circles that are known and scheduled to go, as `crate: parent: a -> b -> a`;
 /// the test fails once one is no longer found, so that it is removed here too.

@@ -1,6 +1,6 @@
 //! `clusterproxy_profile` as a list resource: adopts a fleet. It scans a
-//! directory of cluster artifacts with the domain's fleet scan
-//! ([`fleet::scan`]) and lists one profile per cluster, each with the
+//! directory of cluster artifacts with the fleet scan ([`walk::scan`],
+//! configured by [`ScanConfig`]) and lists one profile per cluster, each with the
 //! identity that imports it (`import { identity = ... }`, what
 //! `terraform query -generate-config-out` writes) and, with
 //! `include_resource`, the profile that import gives: the object comes from
@@ -8,64 +8,23 @@
 //! never holds a password (the import keeps none in state), which matters
 //! since `terraform query -json` prints objects unredacted.
 
-use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
+use crate::artifacts::walk;
 use crate::domain::import::{self, fleet};
-use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics, Severity};
+use crate::framework::diagnostics::{Diagnostic, Diagnostics, Severity};
 use crate::framework::identity::ImportTarget;
 use crate::framework::list_resource::{Event, Found, ListResource};
 use crate::framework::model::{Field, Model};
 use crate::framework::resource::{Carried, Resource};
-use crate::framework::schema::{NoNullElements, NotBlank, Schema};
+use crate::framework::schema::Schema;
 use crate::framework::value::Value;
+use crate::provider::fleet::{scan_of, skipped, unlistable, ScanConfig};
 use crate::provider::resources::profile::{identity as profile_identity, ProfileResource};
-
-crate::model! {
-    /// The `config` block.
-    pub struct Config {
-        pub directory: String [required("The directory that holds the artifacts (a GitOps repository, or a part of it), relative to the working directory or absolute. It is walked down to 32 levels, following symbolic links except those that lead back to a parent (a loop), over at most 50,000 files and directories; names starting with `.` (`.git`, `.terraform`) are passed over. Each file's path, as this attribute names it joined with its path below it, goes into the identity, so import from the same working directory.").validator(NotBlank)],
-        pub include: Vec<String> [optional("Globs of the files to read, relative to `directory` (all files when unset): `*` and `?` within a name, `**` across directories (`clusters/**/*.yaml`), `[a-z]` classes; a glob without `/` matches the file's name at any depth.").validator(NoNullElements)],
-        pub exclude: Vec<String> [optional("Globs of the files and directories to pass over, as `include` writes them (`secrets/**`).").validator(NoNullElements)],
-        pub kinds: BTreeMap<String, String> [optional("The kind of the files a glob matches, for artifacts whose kind cannot be told from their content and name, e.g. `{ \"nodes/*/proxy\" = \"systemd\" }`; of the globs that match a file, the longest applies. Kinds as in import IDs.")],
-        pub facts: BTreeMap<String, String> [optional("Import facts of the files a glob matches, in the import ID's syntax, e.g. `{ \"clusters/prod/**\" = \"pod_cidrs=10.244.0.0/16;service_cidrs=10.96.0.0/12;cloud=aws\" }` (also `node_cidrs`, `cluster_domain`, `apiserver_host`, `apiserver_ip`, `control_plane_endpoint`, `https_through_proxy=true`); of the globs that match a file, the longest applies. They go into the identity, so the import by identity classifies NO_PROXY the same way.")],
-    }
-}
 
 /// The list resource.
 #[derive(Debug, Clone, Copy)]
 pub struct ProfileList;
-
-/// The scan `config` describes; each bad part is an error on its attribute.
-fn scan_of(config: &Config, diags: &mut Diagnostics) -> Option<fleet::Scan> {
-    fleet::Scan::new(
-        &config.directory,
-        &config.include,
-        &config.exclude,
-        &config.kinds,
-        &config.facts,
-    )
-    .map_err(|bad| {
-        for bad in bad {
-            let (path, detail) = match bad {
-                fleet::Bad::Include(i, why) => {
-                    (AttributePath::attribute(Config::include).index(i), why)
-                }
-                fleet::Bad::Exclude(i, why) => {
-                    (AttributePath::attribute(Config::exclude).index(i), why)
-                }
-                fleet::Bad::Kind(glob, why) => {
-                    (AttributePath::attribute(Config::kinds).key(glob), why)
-                }
-                fleet::Bad::Facts(glob, why) => {
-                    (AttributePath::attribute(Config::facts).key(glob), why)
-                }
-            };
-            diags.push(Diagnostic::error("Invalid list configuration", detail).at(path));
-        }
-    })
-    .ok()
-}
 
 /// The identity that imports `listed`.
 fn identity(listed: &fleet::Listed) -> Value {
@@ -107,12 +66,12 @@ impl ListResource for ProfileList {
                 "Lists the clusters whose artifacts a directory holds (a GitOps repository) as profiles to import: one per cluster, each file's kind told from its content and name ({}), imported as an import ID imports it. Files that are no artifact are passed over quietly; an artifact the import refuses (an unexpanded `${{var}}`, a placeholder CA...) or a file that cannot be read gets a warning naming it and the reason, and the listing goes on. Two artifacts of one cluster (a Cluster and its KubeadmControlPlane side by side, a copy) give one result. With `include_resource`, each result holds the profile the import gives, without its password. Terraform >= 1.14.",
                 import::kinds().join(", ")
             ),
-            Config::attributes(),
+            ScanConfig::attributes(),
         )
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        if let Some(config) = Config::get_planned(config, diags) {
+        if let Some(config) = ScanConfig::get_planned(config, diags) {
             scan_of(&config, diags);
         }
     }
@@ -124,12 +83,12 @@ impl ListResource for ProfileList {
         emit: &mut dyn FnMut(Event) -> ControlFlow<()>,
     ) {
         let mut diags = Diagnostics::new();
-        let Some(scan) = Config::get(config, &mut diags).and_then(|c| scan_of(&c, &mut diags))
+        let Some(scan) = ScanConfig::get(config, &mut diags).and_then(|c| scan_of(&c, &mut diags))
         else {
             let _ = emit(Event::Diagnostics(diags));
             return;
         };
-        let scanned = fleet::scan(&scan, &mut |event| match event {
+        let scanned = walk::scan(&scan, &mut |event| match event {
             fleet::Event::Listed(listed) => {
                 let identity = identity(&listed);
                 let object = match include_object {
@@ -149,21 +108,11 @@ impl ListResource for ProfileList {
                 }))
             }
             fleet::Event::Skipped { path, reason } => {
-                let mut diags = Diagnostics::new();
-                diags.push(
-                    Diagnostic::warning("Artifact not listed", format!("{path}: {reason}"))
-                        .at(AttributePath::attribute(Config::directory)),
-                );
-                emit(Event::Diagnostics(diags))
+                emit(Event::Diagnostics(skipped(&path, &reason)))
             }
         });
         if let Err(detail) = scanned {
-            let mut diags = Diagnostics::new();
-            diags.push(
-                Diagnostic::error("Cannot list the directory", detail)
-                    .at(AttributePath::attribute(Config::directory)),
-            );
-            let _ = emit(Event::Diagnostics(diags));
+            let _ = emit(Event::Diagnostics(unlistable(detail)));
         }
     }
 }

@@ -1,25 +1,17 @@
-//! The fleet scan behind the `clusterproxy_profile` list resource: walks a
-//! directory of cluster artifacts (a GitOps repository), tells each file's
-//! kind from its content and name (`detect.rs`), sends it through the same
-//! importer as an import ID does ([`parse_with`]), and
-//! hands each cluster found to the caller as it is found, with the import
-//! ID that gives the same profile. Memory does not grow with the number of
-//! artifacts: a directory's names are held while it is walked, and one hash
-//! per cluster listed tells a second artifact of the same cluster.
-//!
-//! Bounds: files are read as the `file:` import reads them ([`file::read`]:
-//! regular files only, without blocking, at most 4 MiB); at most
-//! [`MAX_ENTRIES`] entries are looked at and [`MAX_DEPTH`] directory levels
-//! walked; a symbolic link to a directory is followed unless it leads back
-//! to one of its own parents (a loop). Names starting with `.` (`.git`,
-//! `.terraform`) are passed over.
+//! The fleet scan behind the `clusterproxy_profile` list resource, without
+//! its I/O: what to scan ([`Scan`]: the directory, `include`/`exclude`
+//! globs, kinds and facts by glob), what one file is ([`classify`]: its
+//! kind told from its content and name by `detect.rs`, imported through the
+//! same importer as an import ID ([`parse_with`]), with the import ID that
+//! gives the same profile), and which files are one cluster ([`Clusters`]).
+//! The walk that reads the directory and hands each file's name and text
+//! here is the artifacts crate's (`clusterproxy-artifacts`).
 //!
 //! What is reported: files that are no artifact of any kind pass quietly;
-//! an artifact the import refuses, a file that cannot be read, a loop or a
-//! tree too deep is a [`Event::Skipped`] naming the file and the reason,
-//! and the scan goes on. A second artifact of a cluster already listed (a
-//! Cluster and its KubeadmControlPlane side by side, a copy) passes quietly
-//! when it gives the same settings, and is reported when they differ.
+//! an artifact the import refuses is a [`Event::Skipped`] naming the file
+//! and the reason. A second artifact of a cluster already listed (a Cluster
+//! and its KubeadmControlPlane side by side, a copy) passes quietly when it
+//! gives the same settings, and is reported when they differ.
 
 mod detect;
 mod glob;
@@ -27,24 +19,15 @@ mod glob;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
-use std::ops::ControlFlow;
-use std::path::Path;
 
 pub use detect::kind_of;
 pub use glob::{Glob, MAX_GLOB_CHARS};
 
-use super::file::{self, Unreadable};
 use super::id::{read_facts, Artifact, ImportId};
 use super::imported::Imported;
 use super::parse_with;
 use super::registry::importer;
 use crate::no_proxy::Cluster;
-
-/// Most directory entries (files and directories) a scan looks at.
-pub const MAX_ENTRIES: usize = 50_000;
-
-/// Deepest directory level walked below the scanned directory.
-pub const MAX_DEPTH: usize = 32;
 
 /// The import facts of the files a glob matches.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -153,6 +136,32 @@ impl Scan {
             facts: by_facts,
         })
     }
+
+    /// The path shown for `rel` (a path below the directory): the directory
+    /// as configured, `/`, `rel`.
+    pub fn shown(&self, rel: &str) -> String {
+        let directory = self.directory.trim_end_matches('/');
+        match directory {
+            "" if self.directory.starts_with('/') => format!("/{rel}"),
+            "" | "." => rel.to_owned(),
+            directory => format!("{directory}/{rel}"),
+        }
+    }
+
+    /// Whether `exclude` passes over `rel`, a directory when `is_dir` (so
+    /// that `secrets/**` leaves out the directory `secrets` itself).
+    pub fn excluded(&self, rel: &str, is_dir: bool) -> bool {
+        self.exclude
+            .iter()
+            .any(|glob| glob.matches(rel) || (is_dir && glob.matches(&format!("{rel}/"))))
+    }
+
+    /// Whether the file `rel` is read: `include` takes it (or is empty)
+    /// and `exclude` does not leave it out.
+    pub fn reads(&self, rel: &str) -> bool {
+        let included = self.include.is_empty() || self.include.iter().any(|g| g.matches(rel));
+        included && !self.excluded(rel, false)
+    }
 }
 
 /// One cluster found.
@@ -192,233 +201,75 @@ pub enum Event {
     },
 }
 
-/// Scans `scan.directory`, handing every event to `emit`, which may stop
-/// the scan. An error when the directory cannot be walked at all, or holds
-/// more than [`MAX_ENTRIES`] entries (the events before it were handed
-/// over).
-pub fn scan(scan: &Scan, emit: &mut dyn FnMut(Event) -> ControlFlow<()>) -> Result<(), String> {
-    let root = Path::new(&scan.directory);
-    let meta = std::fs::metadata(root).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => format!(
-            "{:?} does not exist (relative paths start at the working directory).",
-            scan.directory
-        ),
-        _ => format!("Cannot read {:?}: {e}.", scan.directory),
-    })?;
-    if !meta.is_dir() {
-        return Err(format!(
-            "{:?} is not a directory; name the directory that holds the artifacts (a file is imported with an `import` block).",
-            scan.directory
-        ));
-    }
-    let mut walk = Walk {
-        scan,
-        emit,
-        entries: 0,
-        seen: HashMap::new(),
-        ancestors: vec![identity(&meta)],
+/// What one file of a scan is, from its path below the directory (`rel`),
+/// its name and its text, as the walk that read it hands it over (a walk
+/// reads only the files [`Scan::reads`] takes): `None` for a file that is
+/// no artifact, [`Event::Listed`] for an artifact the import takes, [`Event::Skipped`]
+/// with the reason for one it refuses. Whether another file already listed
+/// the same cluster is [`Clusters::admit`]'s to say.
+pub fn classify(scan: &Scan, rel: &str, name: &str, text: &str) -> Option<Event> {
+    let shown = scan.shown(rel);
+    let given = scan.kinds.iter().find(|(g, _)| g.matches(rel));
+    let kind = given
+        .map(|(_, kind)| *kind)
+        .or_else(|| detect::kind_of(name, text))?;
+    let rule = scan.facts.iter().find(|(g, _)| g.matches(rel));
+    let facts = rule.map(|(_, f)| f.cluster.clone()).unwrap_or_default();
+    let https_through_proxy = rule.is_some_and(|(_, f)| f.https_through_proxy);
+    let imported = parse_with(kind, text, &facts).and_then(|mut imported| {
+        imported
+            .keep_meaning(https_through_proxy)
+            .map_err(|f| vec![f])?;
+        Ok(imported)
+    });
+    let imported = match imported {
+        Ok(imported) => imported,
+        Err(findings) => {
+            let reasons: Vec<String> = findings.into_iter().map(|f| f.detail).collect();
+            return Some(Event::Skipped {
+                path: shown,
+                reason: format!("read as `{kind}`, not imported: {}", reasons.join(" ")),
+            });
+        }
     };
-    match walk.directory(root, "", 0) {
-        ControlFlow::Continue(()) | ControlFlow::Break(Stop::Emitter) => Ok(()),
-        ControlFlow::Break(Stop::Error(error)) => Err(error),
-    }
+    // An artifact that names no cluster is named after its path, so
+    // that every node drop-in of a fleet gets its own profile.
+    let name = if imported.name == kind {
+        name_of_path(rel)
+    } else {
+        imported.name.clone()
+    };
+    Some(Event::Listed(Box::new(Listed {
+        id: ImportId {
+            name: Some(name),
+            kind: kind.to_owned(),
+            facts,
+            https_through_proxy,
+            artifact: Artifact::File(shown.clone()),
+        },
+        path: shown,
+        imported,
+    })))
 }
 
-/// Why a walk stops early.
-enum Stop {
-    /// The caller asked (a limit, a cancellation).
-    Emitter,
-    /// The scan cannot go on.
-    Error(String),
-}
-
-struct Walk<'a> {
-    scan: &'a Scan,
-    emit: &'a mut dyn FnMut(Event) -> ControlFlow<()>,
-    entries: usize,
+/// The clusters a scan has listed so far: one hash per cluster, so that
+/// memory does not grow with the artifacts' size.
+#[derive(Debug, Default)]
+pub struct Clusters {
     /// Hash of (kind, name) of each cluster listed -> hash of its settings.
     seen: HashMap<u64, u64>,
-    /// The directories from the root down to the one walked.
-    ancestors: Vec<(u64, u64)>,
 }
 
-/// A directory's device and inode (a loop leads back to one of its parents).
-fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt as _;
-        (meta.dev(), meta.ino())
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        (0, 0)
-    }
-}
-
-fn hash(value: impl Hash) -> u64 {
-    let mut hasher = DefaultHasher::new();
-    value.hash(&mut hasher);
-    hasher.finish()
-}
-
-impl Walk<'_> {
-    fn emit(&mut self, event: Event) -> ControlFlow<Stop> {
-        (self.emit)(event).map_break(|()| Stop::Emitter)
-    }
-
-    fn skip(&mut self, path: &str, reason: impl Into<String>) -> ControlFlow<Stop> {
-        self.emit(Event::Skipped {
-            path: path.to_owned(),
-            reason: reason.into(),
-        })
-    }
-
-    /// The path shown for `rel`: the directory as configured, `/`, `rel`.
-    fn shown(&self, rel: &str) -> String {
-        let directory = self.scan.directory.trim_end_matches('/');
-        match directory {
-            "" if self.scan.directory.starts_with('/') => format!("/{rel}"),
-            "" | "." => rel.to_owned(),
-            directory => format!("{directory}/{rel}"),
-        }
-    }
-
-    fn excluded(&self, rel: &str, is_dir: bool) -> bool {
-        self.scan
-            .exclude
-            .iter()
-            .any(|glob| glob.matches(rel) || (is_dir && glob.matches(&format!("{rel}/"))))
-    }
-
-    fn directory(&mut self, dir: &Path, rel: &str, depth: usize) -> ControlFlow<Stop> {
-        let listing = match std::fs::read_dir(dir) {
-            Ok(listing) => listing,
-            Err(e) if depth == 0 => {
-                return ControlFlow::Break(Stop::Error(format!(
-                    "Cannot read {:?}: {e}.",
-                    self.scan.directory
-                )))
-            }
-            Err(e) => {
-                return self.skip(&self.shown(rel), format!("cannot read the directory: {e}"))
-            }
-        };
-        let mut names = Vec::new();
-        for entry in listing {
-            self.entries += 1;
-            if self.entries > MAX_ENTRIES {
-                return ControlFlow::Break(Stop::Error(format!(
-                    "{:?} holds more than {MAX_ENTRIES} files and directories, more than one query lists; point `directory` at a part of it, or leave parts out with `exclude`.",
-                    self.scan.directory
-                )));
-            }
-            if clusterproxy_cancel::requested() {
-                return ControlFlow::Break(Stop::Emitter);
-            }
-            let Ok(entry) = entry else { continue };
-            // A name that is not UTF-8 cannot be named in an import ID.
-            if let Ok(name) = entry.file_name().into_string() {
-                if !name.starts_with('.') {
-                    names.push(name);
-                }
-            }
-        }
-        names.sort_unstable();
-        for name in names {
-            let rel = if rel.is_empty() {
-                name.clone()
-            } else {
-                format!("{rel}/{name}")
-            };
-            let path = dir.join(&name);
-            let meta = match std::fs::metadata(&path) {
-                Ok(meta) => meta,
-                Err(_) => {
-                    self.skip(&self.shown(&rel), "a symbolic link to nothing")?;
-                    continue;
-                }
-            };
-            if meta.is_dir() {
-                if self.excluded(&rel, true) {
-                    continue;
-                }
-                if depth + 1 > MAX_DEPTH {
-                    self.skip(
-                        &self.shown(&rel),
-                        format!("deeper than {MAX_DEPTH} directory levels; not walked"),
-                    )?;
-                    continue;
-                }
-                let id = identity(&meta);
-                if self.ancestors.contains(&id) {
-                    self.skip(
-                        &self.shown(&rel),
-                        "a symbolic link to one of its own parent directories (a loop); not followed",
-                    )?;
-                    continue;
-                }
-                self.ancestors.push(id);
-                let walked = self.directory(&path, &rel, depth + 1);
-                self.ancestors.pop();
-                walked?;
-            } else {
-                self.file(&path, &name, &rel)?;
-            }
-        }
-        ControlFlow::Continue(())
-    }
-
-    fn file(&mut self, path: &Path, name: &str, rel: &str) -> ControlFlow<Stop> {
-        let included =
-            self.scan.include.is_empty() || self.scan.include.iter().any(|g| g.matches(rel));
-        if !included || self.excluded(rel, false) {
-            return ControlFlow::Continue(());
-        }
-        let shown = self.shown(rel);
-        let text = match file::read(path) {
-            Ok(text) => text,
-            // Binary files, FIFOs, sockets and devices are no artifacts.
-            Err(Unreadable::NotText | Unreadable::NotRegular | Unreadable::NotFound) => {
-                return ControlFlow::Continue(())
-            }
-            Err(why) => return self.skip(&shown, why.detail("the file")),
-        };
-        let given = self.scan.kinds.iter().find(|(g, _)| g.matches(rel));
-        let Some(kind) = given
-            .map(|(_, kind)| *kind)
-            .or_else(|| detect::kind_of(name, &text))
-        else {
-            return ControlFlow::Continue(());
-        };
-        let rule = self.scan.facts.iter().find(|(g, _)| g.matches(rel));
-        let facts = rule.map(|(_, f)| f.cluster.clone()).unwrap_or_default();
-        let https_through_proxy = rule.is_some_and(|(_, f)| f.https_through_proxy);
-        let imported = parse_with(kind, &text, &facts).and_then(|mut imported| {
-            imported
-                .keep_meaning(https_through_proxy)
-                .map_err(|f| vec![f])?;
-            Ok(imported)
-        });
-        drop(text);
-        let imported = match imported {
-            Ok(imported) => imported,
-            Err(findings) => {
-                let reasons: Vec<String> = findings.into_iter().map(|f| f.detail).collect();
-                return self.skip(
-                    &shown,
-                    format!("read as `{kind}`, not imported: {}", reasons.join(" ")),
-                );
-            }
-        };
-        // An artifact that names no cluster is named after its path, so
-        // that every node drop-in of a fleet gets its own profile.
-        let name = if imported.name == kind {
-            name_of_path(rel)
-        } else {
-            imported.name.clone()
-        };
-        let key = hash((kind, &name));
+impl Clusters {
+    /// What a scan reports for `listed`: itself when its cluster is new;
+    /// nothing when an earlier file listed the cluster with the same
+    /// settings (a Cluster and its KubeadmControlPlane side by side, a
+    /// copy); a [`Event::Skipped`] when the settings differ.
+    pub fn admit(&mut self, listed: Box<Listed>) -> Option<Event> {
+        let kind = listed.id.kind.as_str();
+        let name = listed.name();
+        let key = hash((kind, name));
+        let imported = &listed.imported;
         let settings = hash((
             &imported.http_proxy,
             &imported.https_proxy,
@@ -427,32 +278,25 @@ impl Walk<'_> {
             &imported.trusted_ca,
         ));
         match self.seen.get(&key) {
-            Some(known) if *known == settings => return ControlFlow::Continue(()),
-            Some(_) => {
-                return self.skip(
-                    &shown,
-                    format!(
-                        "cluster {name:?} ({kind}) was listed from an earlier file with other proxy settings; only the first is listed. Give this one its own directory scan, or leave one out with `exclude`."
-                    ),
-                )
-            }
+            Some(known) if *known == settings => None,
+            Some(_) => Some(Event::Skipped {
+                reason: format!(
+                    "cluster {name:?} ({kind}) was listed from an earlier file with other proxy settings; only the first is listed. Give this one its own directory scan, or leave one out with `exclude`."
+                ),
+                path: listed.path,
+            }),
             None => {
                 self.seen.insert(key, settings);
+                Some(Event::Listed(listed))
             }
         }
-        let listed = Listed {
-            id: ImportId {
-                name: Some(name),
-                kind: kind.to_owned(),
-                facts,
-                https_through_proxy,
-                artifact: Artifact::File(shown.clone()),
-            },
-            path: shown,
-            imported,
-        };
-        self.emit(Event::Listed(Box::new(listed)))
     }
+}
+
+fn hash(value: impl Hash) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    value.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// A profile name from a path below the directory: its extension left out,

@@ -17,7 +17,7 @@
 //! anything else is content. Parsing does no I/O: a `file:` source is
 //! handed back as its path ([`Artifact::File`]) for the caller to read, at
 //! most [`MAX_INPUT_BYTES`](super::MAX_INPUT_BYTES) (4 MiB) of a regular file
-//! ([`file::read`](super::file::read)).
+//! (the artifacts crate's `file::read`).
 //!
 //! An inline artifact that holds a proxy password is refused
 //! ([`ImportId::import`]): Terraform prints an import ID in plan output,

@@ -16,10 +16,10 @@
 //! This file only declares the modules, re-exports their public items and
 //! holds the entry points; what the submodules share lives in leaf modules
 //! (`found.rs`, `input.rs`, `imported.rs`, `registry.rs`), so no submodule
-//! imports from this one, but for `fleet.rs`, the directory scan behind the
-//! `clusterproxy_profile` list resource: it imports each artifact through
-//! [`parse_with`], as an import ID does. `file.rs` reads an artifact's file
-//! within bounds, for the `file:` import and the scan alike.
+//! imports from this one, but for `fleet.rs`, the fleet scan behind the
+//! `clusterproxy_profile` list resource: it imports each artifact it is
+//! handed through [`parse_with`], as an import ID does. Files are read (and
+//! directories walked) by the artifacts crate, never here.
 //!
 //! # Adding an importer
 //! See `docs/dev/adding-an-importer.md`: its file and its fixtures by hand,
@@ -58,7 +58,6 @@ mod tkg;
 mod classify;
 pub mod drift;
 mod facts;
-pub mod file;
 pub mod fleet;
 mod found;
 pub mod id;

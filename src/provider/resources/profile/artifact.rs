@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use crate::domain::import::file;
+use crate::artifacts::file;
 use crate::domain::import::id::Artifact;
 use crate::domain::Finding;
 

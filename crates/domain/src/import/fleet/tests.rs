@@ -1,369 +1,82 @@
-use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
-
-use std::collections::BTreeMap;
-
 use super::*;
-use crate::import::id;
 
-/// The import fixtures of `kind/name`.
-fn fixture(path: &str) -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/import");
-    std::fs::read_to_string(root.join(path)).unwrap()
-}
+const RKE2: &str = "HTTP_PROXY=http://proxy.corp.example:3128\nHTTPS_PROXY=http://proxy.corp.example:3128\nNO_PROXY=127.0.0.1,localhost\n";
 
-fn put(root: &Path, rel: &str, text: &str) {
-    let path = root.join(rel);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
-
-/// Every event of a scan of `scan`, or its error.
-fn events(scan: &Scan) -> Result<Vec<Event>, String> {
-    let mut events = Vec::new();
-    super::scan(scan, &mut |e| {
-        events.push(e);
-        ControlFlow::Continue(())
-    })?;
-    Ok(events)
-}
-
-fn listed(events: &[Event]) -> Vec<&Listed> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Listed(l) => Some(l.as_ref()),
-            Event::Skipped { .. } => None,
-        })
-        .collect()
-}
-
-fn skipped(events: &[Event]) -> Vec<(&str, &str)> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Skipped { path, reason } => Some((path.as_str(), reason.as_str())),
-            Event::Listed(_) => None,
-        })
-        .collect()
-}
-
-fn scan_of(dir: &Path) -> Scan {
+fn scan(directory: &str) -> Scan {
     Scan {
-        directory: dir.display().to_string(),
+        directory: directory.to_owned(),
         ..Scan::default()
     }
 }
 
-/// A fleet of every kind, with a copy, a Cluster beside its
-/// KubeadmControlPlane, an artifact the import refuses and files that are
-/// no artifacts.
-fn fleet(root: &Path) {
-    for (rel, fixture_path) in [
-        ("aks/prod.json", "aks/az-aks-show.json"),
-        ("tkg/tkg-prod-1.yaml", "tkg/cluster-config.yaml"),
-        ("capi/eksa/cluster.yaml", "capi/eks-anywhere-cluster.yaml"),
-        (
-            "nodes/edge-01/http-proxy.conf",
-            "systemd/docker-http-proxy.conf",
-        ),
-        (
-            "giantswarm/gs-eu1.yaml",
-            "giantswarm/cluster-aws-values.yaml",
-        ),
-        (
-            "openshift/install-config.yaml",
-            "openshift/install-config.yaml",
-        ),
-        ("rke2/rke2-server", "rke2/rke2-server"),
-        // Refused: `${proxy_host}` was never expanded.
-        ("rke2/broken/rke2-server", "rke2/rancher-quoted-heredoc.env"),
-        // A copy of a cluster already listed.
-        ("tkg/copy/tkg-prod-1.yaml", "tkg/cluster-config.yaml"),
-    ] {
-        put(root, rel, &fixture(fixture_path));
-    }
-    // The Cluster and its KubeadmControlPlane, side by side in two files.
-    let both = fixture("capi/kubeadm-control-plane.yaml");
-    let (cluster, kcp) = both.split_once("\n---\n").unwrap();
-    put(root, "capi/prod/cluster.yaml", cluster);
-    put(root, "capi/prod/kcp.yaml", kcp);
-    put(
-        root,
-        "README.md",
-        "# Clusters\nOur proxy is set per cluster.\n",
-    );
-    put(
-        root,
-        "apps/deploy.yaml",
-        "apiVersion: apps/v1\nkind: Deployment\n",
-    );
-    std::fs::write(root.join("logo.png"), [0x89, b'P', b'N', b'G', 0xff, 0xfe]).unwrap();
-    put(
-        root,
-        ".git/config",
-        "[Service]\nEnvironment=HTTP_PROXY=http://p:1\n",
-    );
-}
-
 #[test]
-fn a_fleet_lists_one_profile_per_cluster_as_the_id_import_gives_it() {
-    let dir = tempfile::tempdir().unwrap();
-    fleet(dir.path());
-    let events = events(&scan_of(dir.path())).unwrap();
-    let listed = listed(&events);
-    let mut kinds: Vec<&str> = listed.iter().map(|l| l.id.kind.as_str()).collect();
-    kinds.sort_unstable();
-    kinds.dedup();
-    assert_eq!(kinds.len(), crate::import::kinds().len(), "{kinds:?}");
-    assert_eq!(
-        listed.len(),
-        8,
-        "{:#?}",
-        listed.iter().map(|l| l.display_name()).collect::<Vec<_>>()
-    );
-    for listed in &listed {
-        // The import by the identity's parts is the scan's.
-        let id = id::of_file(
-            listed.name(),
-            &listed.id.kind,
-            listed.id.facts_text().as_deref(),
-            &listed.path,
-        )
-        .unwrap();
-        assert_eq!(id, listed.id);
-        let id::Artifact::File(path) = &id.artifact else {
-            panic!()
-        };
-        assert_eq!(path, &listed.path);
-        let text = file::read(Path::new(path)).unwrap();
-        let mut imported = parse_with(&id.kind, &text, &id.facts).unwrap();
-        imported.keep_meaning(id.https_through_proxy).unwrap();
-        assert_eq!(imported, listed.imported, "{}", listed.path);
-        assert!(listed.display_name().contains(&listed.path));
-        assert!(
-            !listed.display_name().contains("s3cr"),
-            "{}",
-            listed.display_name()
-        );
-    }
-    let names: Vec<&str> = listed.iter().map(|l| l.name()).collect();
-    assert!(
-        names.contains(&"tkg-prod-1") && names.contains(&"capi-prod"),
-        "{names:?} {:?}",
-        listed
-            .iter()
-            .map(|l| (&l.imported.name, &l.imported.name_from))
-            .collect::<Vec<_>>()
-    );
-    // Artifacts that name no cluster are named after their path.
-    assert!(names.contains(&"nodes-edge-01-http-proxy"), "{names:?}");
-    assert!(names.contains(&"rke2-rke2-server"), "{names:?}");
-    let skipped = skipped(&events);
-    assert_eq!(skipped.len(), 1, "{skipped:?}");
-    let (path, reason) = skipped[0];
-    assert!(path.ends_with("rke2/broken/rke2-server"), "{path}");
-    assert!(
-        reason.contains("`rke2`") && reason.contains("${"),
-        "{reason}"
-    );
-}
-
-#[test]
-fn the_limit_stops_the_walk() {
-    let dir = tempfile::tempdir().unwrap();
-    fleet(dir.path());
-    let mut seen = 0;
-    super::scan(&scan_of(dir.path()), &mut |e| {
-        if matches!(e, Event::Listed(_)) {
-            seen += 1;
-        }
-        if seen == 3 {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    })
-    .unwrap();
-    assert_eq!(seen, 3);
-}
-
-#[test]
-fn globs_choose_files_kinds_and_facts() {
-    let dir = tempfile::tempdir().unwrap();
-    fleet(dir.path());
-    // A drop-in whose kind cannot be told: no section, no `.conf`.
-    put(dir.path(), "nodes/edge-02/proxy", "Environment=HTTP_PROXY=http://proxy.corp.example:3128 HTTPS_PROXY=http://proxy.corp.example:3128\n");
-    let mut scan = scan_of(dir.path());
-    assert!(listed(&events(&scan).unwrap())
-        .iter()
-        .all(|l| !l.path.ends_with("edge-02/proxy")));
-    let strings = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    let map = |pairs: &[(&str, &str)]| {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect::<BTreeMap<_, _>>()
+fn a_file_is_listed_skipped_or_passed_over() {
+    let scan = scan("fleet");
+    let Some(Event::Listed(listed)) = classify(&scan, "edge/rke2-server", "rke2-server", RKE2)
+    else {
+        panic!("not listed")
     };
-    scan = Scan::new(
-        &scan.directory,
-        &strings(&["nodes/**", "capi/**"]),
-        &strings(&["capi/eksa/**"]),
-        &map(&[
-            ("nodes/edge-02/proxy", "systemd"),
-            ("nodes/edge-02/*", "rke2"),
-        ]),
-        &map(&[
-            ("capi/**", "service_cidrs=10.96.0.0/12"),
-            ("**", "cloud=aws"),
-        ]),
-    )
-    .unwrap();
-    let events = events(&scan).unwrap();
-    let mut paths: Vec<&str> = listed(&events)
-        .iter()
-        .map(|l| {
-            l.path
-                .rsplit_once(&*dir.path().display().to_string())
-                .unwrap()
-                .1
-        })
-        .collect();
-    paths.sort_unstable();
+    assert_eq!(listed.id.kind, "rke2");
+    assert_eq!(listed.path, "fleet/edge/rke2-server");
+    // An artifact that names no cluster is named after its path.
+    assert_eq!(listed.name(), "edge-rke2-server");
     assert_eq!(
-        paths,
-        [
-            "/capi/prod/kcp.yaml",
-            "/nodes/edge-01/http-proxy.conf",
-            "/nodes/edge-02/proxy"
-        ]
+        listed.id.artifact,
+        Artifact::File("fleet/edge/rke2-server".into())
     );
-    let capi = listed(&events)
-        .into_iter()
-        .find(|l| l.id.kind == "capi")
-        .unwrap();
-    assert_eq!(capi.id.facts.service_cidrs, ["10.96.0.0/12"]);
-    assert_eq!(capi.id.facts.cloud, None);
-    let systemd = listed(&events)
-        .into_iter()
-        .find(|l| l.id.kind == "systemd")
-        .unwrap();
-    assert_eq!(systemd.id.facts.cloud, Some(crate::no_proxy::Cloud::Aws));
-    let bad = Scan::new(
-        "x",
-        &strings(&["ok", "a[b"]),
-        &strings(&["/abs"]),
-        &map(&[("*", "nope")]),
-        &map(&[("*", "pods=1")]),
-    )
-    .unwrap_err();
+    assert!(classify(&scan, "README.md", "README.md", "# Clusters\n").is_none());
+    let refused = classify(
+        &scan,
+        "rke2-server",
+        "rke2-server",
+        "HTTP_PROXY=http://${proxy_host}:3128\n",
+    );
     assert!(
-        matches!(&bad[..], [Bad::Include(1, _), Bad::Exclude(0, _), Bad::Kind(_, k), Bad::Facts(_, f)] if k.contains("Unknown kind") && f.contains("Unknown cluster fact")),
-        "{bad:?}"
+        matches!(&refused, Some(Event::Skipped { path, reason }) if path == "fleet/rke2-server" && reason.contains("`rke2`")),
+        "{refused:?}"
     );
 }
 
 #[test]
-fn paths_are_shown_as_the_directory_names_them() {
-    let dir = tempfile::tempdir().unwrap();
-    put(
-        dir.path(),
-        "clusters/a/rke2-server",
-        &fixture("rke2/rke2-server"),
-    );
-    let cwd = std::env::current_dir().unwrap();
-    // Relative to the working directory, as written (a trailing `/` aside).
-    let relative = pathdiff(dir.path(), &cwd);
-    for directory in [
-        format!("{relative}/clusters"),
-        format!("{relative}/clusters/"),
-    ] {
-        let scan = Scan {
-            directory,
-            ..Scan::default()
-        };
-        let events = events(&scan).unwrap();
-        assert_eq!(
-            listed(&events)[0].path,
-            format!("{relative}/clusters/a/rke2-server")
-        );
-    }
-}
-
-/// `to` written relative to `from` with `..` steps.
-fn pathdiff(to: &Path, from: &Path) -> String {
-    let ups = from.components().count() - 1;
-    let mut out = PathBuf::new();
-    for _ in 0..ups {
-        out.push("..");
-    }
-    out.push(to.strip_prefix("/").unwrap());
-    out.display().to_string()
-}
-
-#[test]
-fn bad_directories_are_errors_and_bad_trees_are_bounded() {
-    let dir = tempfile::tempdir().unwrap();
-    let missing = scan_of(&dir.path().join("nope"));
-    assert!(events(&missing).unwrap_err().contains("does not exist"));
-    put(dir.path(), "file", "x");
-    let file = scan_of(&dir.path().join("file"));
-    assert!(events(&file).unwrap_err().contains("is not a directory"));
-    // A loop through a symbolic link: reported once, and the scan ends.
-    let looped = dir.path().join("loop");
-    put(&looped, "a/rke2-server", &fixture("rke2/rke2-server"));
-    std::os::unix::fs::symlink(&looped, looped.join("a/back")).unwrap();
-    let looped_events = events(&scan_of(&looped)).unwrap();
-    assert_eq!(listed(&looped_events).len(), 1);
-    let looped_skips = skipped(&looped_events);
-    assert_eq!(looped_skips.len(), 1, "{looped_skips:?}");
-    assert!(looped_skips[0].0.ends_with("a/back") && looped_skips[0].1.contains("loop"));
-    // A tree deeper than the bound.
-    let deep = dir.path().join("deep");
-    let mut path = deep.clone();
-    for _ in 0..=MAX_DEPTH {
-        path.push("d");
-    }
-    std::fs::create_dir_all(&path).unwrap();
-    let skipped_deep = events(&scan_of(&deep)).unwrap();
-    let skipped_deep = skipped(&skipped_deep);
-    assert_eq!(skipped_deep.len(), 1);
-    assert!(skipped_deep[0].1.contains("deeper than"));
-}
-
-#[test]
-fn too_many_entries_end_the_scan_with_an_error() {
-    let dir = tempfile::tempdir().unwrap();
-    for i in 0..=MAX_ENTRIES {
-        std::fs::File::create(dir.path().join(format!("f{i}"))).unwrap();
-    }
-    let started = std::time::Instant::now();
-    let error = events(&scan_of(dir.path())).unwrap_err();
-    assert!(
-        error.contains(&format!("more than {MAX_ENTRIES}")),
-        "{error}"
-    );
-    assert!(started.elapsed() < std::time::Duration::from_secs(30));
-}
-
-#[test]
-fn unreadable_and_huge_files_are_reported_and_the_scan_goes_on() {
-    let dir = tempfile::tempdir().unwrap();
-    put(dir.path(), "a/rke2-server", &fixture("rke2/rke2-server"));
-    std::fs::write(
-        dir.path().join("big.yaml"),
-        vec![b'#'; crate::import::MAX_INPUT_BYTES + 1],
+fn include_and_exclude_choose_the_files_read() {
+    let strings = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let scan = Scan::new(
+        "/",
+        &strings(&["nodes/**"]),
+        &strings(&["nodes/secret/**"]),
+        &BTreeMap::new(),
+        &BTreeMap::new(),
     )
     .unwrap();
-    std::os::unix::fs::symlink(dir.path().join("gone"), dir.path().join("dangling")).unwrap();
-    let events = events(&scan_of(dir.path())).unwrap();
-    assert_eq!(listed(&events).len(), 1);
-    let skipped = skipped(&events);
-    assert_eq!(skipped.len(), 2, "{skipped:?}");
-    assert!(skipped
-        .iter()
-        .any(|(p, r)| p.ends_with("big.yaml") && r.contains("4 MiB")));
-    assert!(skipped
-        .iter()
-        .any(|(p, r)| p.ends_with("dangling") && r.contains("symbolic link")));
+    assert!(scan.reads("nodes/a/rke2-server"));
+    assert!(!scan.reads("apps/rke2-server"));
+    assert!(!scan.reads("nodes/secret/rke2-server"));
+    assert!(scan.excluded("nodes/secret", true));
+    assert_eq!(scan.shown("nodes/a"), "/nodes/a");
+    assert_eq!(self::scan(".").shown("a"), "a");
+    assert_eq!(self::scan("x/").shown("a"), "x/a");
+}
+
+#[test]
+fn a_cluster_is_listed_once_and_other_settings_are_reported() {
+    let scan = scan("fleet");
+    let listed = |rel: &str, text: &str| match classify(&scan, rel, "cluster-config.yaml", text) {
+        Some(Event::Listed(listed)) => listed,
+        other => panic!("{other:?}"),
+    };
+    let tkg = "CLUSTER_NAME: prod\nTKG_HTTP_PROXY: http://p.example:3128\nTKG_HTTPS_PROXY: http://p.example:3128\n";
+    let mut clusters = Clusters::default();
+    assert!(matches!(
+        clusters.admit(listed("a/cluster-config.yaml", tkg)),
+        Some(Event::Listed(_))
+    ));
+    assert!(clusters
+        .admit(listed("a/copy/cluster-config.yaml", tkg))
+        .is_none());
+    let other = "CLUSTER_NAME: prod\nTKG_HTTP_PROXY: http://q.example:3128\nTKG_HTTPS_PROXY: http://q.example:3128\n";
+    let reported = clusters.admit(listed("b/cluster-config.yaml", other));
+    assert!(
+        matches!(&reported, Some(Event::Skipped { path, reason }) if path == "fleet/b/cluster-config.yaml" && reason.contains("earlier file")),
+        "{reported:?}"
+    );
 }

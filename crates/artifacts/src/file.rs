@@ -10,7 +10,7 @@ use std::io::Read as _;
 use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::Path;
 
-use super::input::MAX_INPUT_BYTES;
+use clusterproxy_domain::import::MAX_INPUT_BYTES;
 
 /// Why a file was not read; [`Unreadable::detail`] says it naming the file,
 /// never quoting its content.

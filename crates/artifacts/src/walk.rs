@@ -1,0 +1,212 @@
+//! The walk of a fleet scan: reads the directory a [`Scan`] names and hands
+//! each file's path below it, name and text to the domain
+//! ([`fleet::classify`], [`Clusters::admit`]), which tells what it is; each
+//! event goes to the caller as it is found. Memory does not grow with the
+//! number of artifacts: a directory's names are held while it is walked,
+//! and one hash per cluster listed tells a second artifact of the same
+//! cluster.
+//!
+//! Bounds: files are read as the `file:` import reads them ([`file::read`]:
+//! regular files only, without blocking, at most 4 MiB); at most
+//! [`MAX_ENTRIES`] entries are looked at and [`MAX_DEPTH`] directory levels
+//! walked; a symbolic link to a directory is followed unless it leads back
+//! to one of its own parents (a loop). Names starting with `.` (`.git`,
+//! `.terraform`) are passed over. A file that cannot be read, a loop or a
+//! tree too deep is a [`Event::Skipped`] naming it and the reason, and the
+//! walk goes on.
+
+use std::ops::ControlFlow;
+use std::path::Path;
+
+use clusterproxy_domain::import::fleet::{self, Clusters, Event, Scan};
+
+use crate::file::{self, Unreadable};
+
+/// Most directory entries (files and directories) a scan looks at.
+pub const MAX_ENTRIES: usize = 50_000;
+
+/// Deepest directory level walked below the scanned directory.
+pub const MAX_DEPTH: usize = 32;
+
+/// Scans `scan.directory`, handing every event to `emit`, which may stop
+/// the scan. An error when the directory cannot be walked at all, or holds
+/// more than [`MAX_ENTRIES`] entries (the events before it were handed
+/// over).
+pub fn scan(scan: &Scan, emit: &mut dyn FnMut(Event) -> ControlFlow<()>) -> Result<(), String> {
+    let root = Path::new(&scan.directory);
+    let meta = std::fs::metadata(root).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => format!(
+            "{:?} does not exist (relative paths start at the working directory).",
+            scan.directory
+        ),
+        _ => format!("Cannot read {:?}: {e}.", scan.directory),
+    })?;
+    if !meta.is_dir() {
+        return Err(format!(
+            "{:?} is not a directory; name the directory that holds the artifacts (a file is imported with an `import` block).",
+            scan.directory
+        ));
+    }
+    let mut walk = Walk {
+        scan,
+        emit,
+        entries: 0,
+        clusters: Clusters::default(),
+        ancestors: vec![identity(&meta)],
+    };
+    match walk.directory(root, "", 0) {
+        ControlFlow::Continue(()) | ControlFlow::Break(Stop::Emitter) => Ok(()),
+        ControlFlow::Break(Stop::Error(error)) => Err(error),
+    }
+}
+
+/// Why a walk stops early.
+enum Stop {
+    /// The caller asked (a limit, a cancellation).
+    Emitter,
+    /// The scan cannot go on.
+    Error(String),
+}
+
+struct Walk<'a> {
+    scan: &'a Scan,
+    emit: &'a mut dyn FnMut(Event) -> ControlFlow<()>,
+    entries: usize,
+    clusters: Clusters,
+    /// The directories from the root down to the one walked.
+    ancestors: Vec<(u64, u64)>,
+}
+
+/// A directory's device and inode (a loop leads back to one of its parents).
+fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        (meta.dev(), meta.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        (0, 0)
+    }
+}
+
+impl Walk<'_> {
+    fn emit(&mut self, event: Event) -> ControlFlow<Stop> {
+        (self.emit)(event).map_break(|()| Stop::Emitter)
+    }
+
+    fn skip(&mut self, path: &str, reason: impl Into<String>) -> ControlFlow<Stop> {
+        self.emit(Event::Skipped {
+            path: path.to_owned(),
+            reason: reason.into(),
+        })
+    }
+
+    fn directory(&mut self, dir: &Path, rel: &str, depth: usize) -> ControlFlow<Stop> {
+        let listing = match std::fs::read_dir(dir) {
+            Ok(listing) => listing,
+            Err(e) if depth == 0 => {
+                return ControlFlow::Break(Stop::Error(format!(
+                    "Cannot read {:?}: {e}.",
+                    self.scan.directory
+                )))
+            }
+            Err(e) => {
+                return self.skip(
+                    &self.scan.shown(rel),
+                    format!("cannot read the directory: {e}"),
+                )
+            }
+        };
+        let mut names = Vec::new();
+        for entry in listing {
+            self.entries += 1;
+            if self.entries > MAX_ENTRIES {
+                return ControlFlow::Break(Stop::Error(format!(
+                    "{:?} holds more than {MAX_ENTRIES} files and directories, more than one query lists; point `directory` at a part of it, or leave parts out with `exclude`.",
+                    self.scan.directory
+                )));
+            }
+            if clusterproxy_cancel::requested() {
+                return ControlFlow::Break(Stop::Emitter);
+            }
+            let Ok(entry) = entry else { continue };
+            // A name that is not UTF-8 cannot be named in an import ID.
+            if let Ok(name) = entry.file_name().into_string() {
+                if !name.starts_with('.') {
+                    names.push(name);
+                }
+            }
+        }
+        names.sort_unstable();
+        for name in names {
+            let rel = if rel.is_empty() {
+                name.clone()
+            } else {
+                format!("{rel}/{name}")
+            };
+            let path = dir.join(&name);
+            let meta = match std::fs::metadata(&path) {
+                Ok(meta) => meta,
+                Err(_) => {
+                    self.skip(&self.scan.shown(&rel), "a symbolic link to nothing")?;
+                    continue;
+                }
+            };
+            if meta.is_dir() {
+                if self.scan.excluded(&rel, true) {
+                    continue;
+                }
+                if depth + 1 > MAX_DEPTH {
+                    self.skip(
+                        &self.scan.shown(&rel),
+                        format!("deeper than {MAX_DEPTH} directory levels; not walked"),
+                    )?;
+                    continue;
+                }
+                let id = identity(&meta);
+                if self.ancestors.contains(&id) {
+                    self.skip(
+                        &self.scan.shown(&rel),
+                        "a symbolic link to one of its own parent directories (a loop); not followed",
+                    )?;
+                    continue;
+                }
+                self.ancestors.push(id);
+                let walked = self.directory(&path, &rel, depth + 1);
+                self.ancestors.pop();
+                walked?;
+            } else {
+                self.file(&path, &name, &rel)?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn file(&mut self, path: &Path, name: &str, rel: &str) -> ControlFlow<Stop> {
+        if !self.scan.reads(rel) {
+            return ControlFlow::Continue(());
+        }
+        let text = match file::read(path) {
+            Ok(text) => text,
+            // Binary files, FIFOs, sockets and devices are no artifacts.
+            Err(Unreadable::NotText | Unreadable::NotRegular | Unreadable::NotFound) => {
+                return ControlFlow::Continue(())
+            }
+            Err(why) => return self.skip(&self.scan.shown(rel), why.detail("the file")),
+        };
+        let event = match fleet::classify(self.scan, rel, name, &text) {
+            Some(Event::Listed(listed)) => self.clusters.admit(listed),
+            other => other,
+        };
+        drop(text);
+        match event {
+            Some(event) => self.emit(event),
+            None => ControlFlow::Continue(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
