@@ -1,24 +1,25 @@
 //! `clusterproxy_fleet`: the clusters a directory of artifacts holds, keyed
 //! by cluster, each with what a `clusterproxy_profile` takes and what
 //! imports it, for a `for_each` over the fleet and an `import { for_each }`
-//! that adopts each new cluster as it comes (Terraform >= 1.11). The scan
-//! and the importers are the list resource's, so both list the same
-//! clusters. Nothing in it is a secret: no password, no verifier, no
+//! that adopts each new cluster as it comes (Terraform >= 1.11). The scan,
+//! its configuration and its diagnostics are the list resource's
+//! ([`crate::provider::fleet`], [`walk::scan`]), so both take the same
+//! arguments, refuse the same input and list the same clusters. Nothing in it is a secret: no password, no verifier, no
 //! artifact content beyond the settings.
 
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
+use crate::artifacts::walk;
 use crate::domain::import::fleet;
 use crate::domain::profile::Profile;
 use crate::framework::data_source::DataSource;
-use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
-use crate::framework::list_resource::ListResource;
+use crate::framework::diagnostics::{AttributePath, Diagnostics};
 use crate::framework::model::{self, Field};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
 use crate::provider::convert::{self, SettingsAt};
-use crate::provider::list_resources::profile::{Config, ProfileList};
+use crate::provider::fleet::{scan_of, skipped, unlistable, ScanConfig as Config};
 use crate::provider::resources::profile::identity::{self as profile_identity, Identity};
 use crate::provider::resources::profile::{gives_password, imported_inputs};
 
@@ -58,38 +59,6 @@ crate::model! {
     }
 }
 
-// TEMPORARY until the list resource's scan configuration is shared: the
-// same mapping as the list resource's.
-fn scan_of(config: &Config, diags: &mut Diagnostics) -> Option<fleet::Scan> {
-    fleet::Scan::new(
-        &config.directory,
-        &config.include,
-        &config.exclude,
-        &config.kinds,
-        &config.facts,
-    )
-    .map_err(|bad| {
-        for bad in bad {
-            let (path, detail) = match bad {
-                fleet::Bad::Include(i, why) => {
-                    (AttributePath::attribute(Config::include).index(i), why)
-                }
-                fleet::Bad::Exclude(i, why) => {
-                    (AttributePath::attribute(Config::exclude).index(i), why)
-                }
-                fleet::Bad::Kind(glob, why) => {
-                    (AttributePath::attribute(Config::kinds).key(glob), why)
-                }
-                fleet::Bad::Facts(glob, why) => {
-                    (AttributePath::attribute(Config::facts).key(glob), why)
-                }
-            };
-            diags.push(Diagnostic::error("Invalid list configuration", detail).at(path));
-        }
-    })
-    .ok()
-}
-
 /// The key of `listed`: its folder below the directory and its name.
 fn key(listed: &fleet::Listed, directory: &str) -> String {
     let directory = directory.trim_end_matches('/');
@@ -118,13 +87,7 @@ fn cluster(listed: &fleet::Listed, diags: &mut Diagnostics) -> Option<Cluster> {
         .ok();
     let Some(profile) = profile else {
         let reasons: Vec<String> = findings.iter().map(|d| d.detail.clone()).collect();
-        diags.push(
-            Diagnostic::warning(
-                "Artifact not listed",
-                format!("{}: {}", listed.path, reasons.join(" ")),
-            )
-            .at(directory),
-        );
+        diags.extend(skipped(&listed.path, &reasons.join(" ")));
         return None;
     };
     let identity = Identity::get(
@@ -158,30 +121,28 @@ impl DataSource for Fleet {
     }
 
     fn validate(&self, config: &Value, diags: &mut Diagnostics) {
-        ListResource::validate(&ProfileList, config, diags);
+        if let Some(config) = Config::get_planned(config, diags) {
+            scan_of(&config, diags);
+        }
     }
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let config = Config::get(value, diags)?;
         let scan = scan_of(&config, diags)?;
         let mut clusters = BTreeMap::new();
-        let directory = AttributePath::attribute(Config::directory);
-        let scanned = fleet::scan(&scan, &mut |event| {
+        let scanned = walk::scan(&scan, &mut |event| {
             match event {
                 fleet::Event::Listed(listed) => {
                     if let Some(cluster) = cluster(&listed, diags) {
                         clusters.insert(key(&listed, &config.directory), cluster);
                     }
                 }
-                fleet::Event::Skipped { path, reason } => diags.push(
-                    Diagnostic::warning("Artifact not listed", format!("{path}: {reason}"))
-                        .at(directory.clone()),
-                ),
+                fleet::Event::Skipped { path, reason } => diags.extend(skipped(&path, &reason)),
             }
             ControlFlow::Continue(())
         });
         if let Err(detail) = scanned {
-            diags.push(Diagnostic::error("Cannot list the directory", detail).at(directory));
+            diags.extend(unlistable(detail));
             return None;
         }
         Some(model::computed(State { clusters }))
@@ -192,8 +153,10 @@ impl DataSource for Fleet {
 mod tests {
     use super::*;
     use crate::framework::identity::ImportTarget;
+    use crate::framework::list_resource::ListResource;
     use crate::framework::resource::{Carried, Resource};
     use crate::framework::server::Server;
+    use crate::provider::list_resources::profile::ProfileList;
     use crate::provider::resources::profile::{Computed, Inputs, ProfileResource};
 
     /// The fleet folder's proxy passwords, decoded (tests/fixtures/fleet).
