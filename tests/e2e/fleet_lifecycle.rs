@@ -195,9 +195,26 @@ fn a_changing_fleet_is_adopted_cluster_by_cluster() {
                 && lines[0].contains("password not compared"),
             "{drift:?}"
         );
-        // The plan then updates that one profile.
+        // Cluster 3's NO_PROXY set moves too: both are named, each once.
+        let (path, also_moved) = cluster(3);
+        let path = work.path().join(path);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace(",.corp.example", ",.corp2.example")).unwrap();
+        let drift = work.drift_check(&[]);
+        assert_eq!(drift.code, 2, "{drift:?}");
+        let mut named: Vec<&str> = drift
+            .stdout
+            .lines()
+            .filter_map(|l| l.strip_prefix("drifted: cluster "))
+            .filter_map(|l| l.split(' ').next())
+            .collect();
+        named.sort_unstable();
+        let mut expected = [moved.as_str(), also_moved.as_str()];
+        expected.sort_unstable();
+        assert_eq!(named, expected, "{drift:?}");
+        // The plan then updates those two profiles.
         let update = work.fleet_plan();
-        assert_eq!(summary(&update), (0, 0, 1, 0), "{update}");
+        assert_eq!(summary(&update), (0, 0, 2, 0), "{update}");
     });
 }
 
