@@ -2,8 +2,17 @@
 # A nightly drift check that is right on every Terraform version (1.0 to 1.15).
 #
 #   exit 0  nothing changed outside Terraform
-#   exit 2  drift: one "drifted: <address> (<action>)" line per resource on stdout
+#   exit 2  drift: one "drifted: <address> (<action>)" line per resource on stdout,
+#           and one "drifted: ..." line per cluster a check block reports
 #   exit 1  Terraform failed (its errors on stderr)
+#
+# Run in examples/fleet-lifecycle's folder (or any configuration with a
+# `check` block whose failed assertion's message has "drifted: ..." lines,
+# Terraform >= 1.5), it also names each adopted cluster whose artifact no
+# longer says what its profile says: the check compares the fingerprint
+# clusterproxy_fleet reads from the artifact with the profile's, and the
+# failed assertion is a warning of `plan -refresh-only -json`. Passwords are
+# not compared (none is given to the run, none is in the state).
 #
 # It lists the `resource_drift` messages of `terraform plan -refresh-only -json`
 # that update or delete a resource (a `moved` block's pending move, action
@@ -29,10 +38,12 @@ if [ "$status" -ne 0 ]; then
   exit 1
 fi
 
-if ! drift=$(jq -r 'select(.type == "resource_drift" and .change.action != "move") | .change | "drifted: \(.resource.addr) (\(.action))"' "$log"); then
+if ! drift=$(jq -r 'select(.type == "resource_drift" and .change.action != "move") | .change | "drifted: \(.resource.addr) (\(.action))"' "$log") ||
+  ! moved=$(jq -r 'select(.type == "diagnostic" and .diagnostic.severity == "warning" and .diagnostic.summary == "Check block assertion failed") | .diagnostic.detail | split("\n")[] | select(startswith("drifted: "))' "$log"); then
   echo "drift-check: cannot read the output of terraform plan -refresh-only -json" >&2
   exit 1
 fi
+drift=$(printf '%s\n%s' "$drift" "$moved" | sed '/^$/d')
 if [ -n "$drift" ]; then
   printf '%s\n' "$drift"
   exit 2

@@ -24,7 +24,7 @@ fn row(cells: &[&str]) -> String {
 /// and functions of `provider`: the profile's row names the platforms of
 /// the importers, each renderer's row is its [`Platform::summary`], in
 /// registry order between `clusterproxy_no_proxy_report` and
-/// `clusterproxy_artifact_settings`.
+/// `clusterproxy_artifact_settings`, then `clusterproxy_fleet`.
 ///
 /// [`Platform::summary`]: crate::provider::platform::Platform::summary
 pub fn readme_table(provider: &dyn Provider) -> String {
@@ -57,6 +57,11 @@ pub fn readme_table(provider: &dyn Provider) -> String {
         "data source",
         data_sources::artifact_settings::ArtifactSettings.type_name(),
         "the settings an artifact holds, for drift reports against a profile",
+    );
+    table += &line(
+        "data source",
+        data_sources::fleet::Fleet.type_name(),
+        "every cluster in a directory of artifacts, keyed by folder and name, with its profile's arguments, import ID, identity and fingerprint: `for_each` and `import { for_each }` adopt each new cluster as it comes, and a drift job sees a cluster move (Terraform >= 1.11, OpenTofu; `docs/guides/fleet-adoption.md`)",
     );
     table += &line(
         "ephemeral resource",

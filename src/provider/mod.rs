@@ -57,6 +57,7 @@ impl Provider for ClusterProxy {
         ];
         all.extend(renderers().into_iter().map(|r| r as Arc<dyn DataSource>));
         all.push(Arc::new(data_sources::artifact_settings::ArtifactSettings));
+        all.push(Arc::new(data_sources::fleet::Fleet));
         all
     }
 

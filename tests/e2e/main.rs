@@ -36,6 +36,9 @@
 //! - `profile`: `clusterproxy_profile`; `identity`: its resource identity
 //!   (Terraform >= 1.12); `import`: the importers, every fixture of every kind;
 //!   `tcp`: the provider over go-plugin's TCP transport.
+//! - `fleet`: the `clusterproxy_profile` list resource and `terraform query`;
+//!   `fleet_lifecycle`: `clusterproxy_fleet` and examples/fleet-lifecycle, a
+//!   fleet adopted cluster by cluster and its drift check.
 //! - Renderer data sources, by who reads the output: `nodes` for what a
 //!   node's OS or node agent reads (cloud-init, Ignition, RKE2/k3s, Talos,
 //!   kubespray); `clusters` for a cluster-wide object a platform's installer
@@ -80,6 +83,7 @@ mod aks;
 mod clients;
 mod clusters;
 mod fleet;
+mod fleet_lifecycle;
 mod identity;
 mod import;
 mod inputs;

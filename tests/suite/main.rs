@@ -19,6 +19,8 @@ mod artifacts;
 mod sources;
 #[path = "../support/mod.rs"]
 mod support;
+#[path = "../support/tier.rs"]
+mod tier;
 #[path = "../support/tools.rs"]
 mod tools;
 

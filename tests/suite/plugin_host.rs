@@ -714,13 +714,9 @@ fn a_certificate_block_without_a_certificate_is_refused() {
 }
 
 /// How many hosts each early death runs: 20, and 300 in the soak tier
-/// (`SOAK=1`).
+/// (`tier::repetitions`).
 fn early_deaths() -> usize {
-    if std::env::var("SOAK").as_deref() == Ok("1") {
-        300
-    } else {
-        20
-    }
+    crate::tier::repetitions(20, 300)
 }
 
 /// When a host dies, as far as its plugin can tell.

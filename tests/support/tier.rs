@@ -34,7 +34,6 @@ pub fn tier() -> Tier {
 
 /// How many times a repeated case runs: `ci` times below the soak tier,
 /// `soak` times in it.
-#[allow(dead_code)] // Not every test binary that includes this module repeats a case.
 pub fn repetitions(ci: usize, soak: usize) -> usize {
     match tier() {
         Tier::Soak => soak,

@@ -98,6 +98,18 @@ impl PasswordVerifier {
         aws_lc_rs::constant_time::verify_slices_are_equal(&hash, &self.hash).is_ok()
     }
 
+    /// The verified password when `candidate` is it percent-encoded, as a
+    /// proxy URL's user info writes it (`S3cr3t%23Bank` for
+    /// `S3cr3t#Bank`): its decoding differs from it and matches. `None`
+    /// otherwise, after one verification at most (none when nothing
+    /// decodes).
+    pub fn decoded_match(&self, candidate: &str) -> Option<String> {
+        let decoded = percent_encoding::percent_decode_str(candidate)
+            .decode_utf8()
+            .ok()?;
+        (decoded != candidate && self.matches(&decoded)).then(|| decoded.into_owned())
+    }
+
     /// `pbkdf2-sha256$<iterations>$<salt hex>$<hash hex>`.
     pub fn encode(&self) -> String {
         format!(

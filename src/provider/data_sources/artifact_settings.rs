@@ -46,10 +46,10 @@ crate::model! {
         pub no_proxy: Vec<String> [computed("Installation-wide NO_PROXY entries, normalised: what is left after the entries the renderers add from the cluster inputs (or the platform adds itself) are taken out.")],
         pub dropped: Vec<Dropped> [computed("NO_PROXY entries left out as cluster-specific or redundant, with the reason.")],
         pub trusted_ca: Option<String> [computed("Trusted CA (PEM).")],
-        pub warnings: Vec<String> [computed("What was read differently from how the artifact writes it (e.g. a proxy URL without a scheme), and CIDR blocks that could not be classified.")],
+        pub warnings: Vec<String> [computed("What was read differently from how the artifact writes it (e.g. a proxy URL without a scheme), CIDR blocks that could not be classified, and with a `profile` that gives no password while the artifact has one, `password not compared`.")],
         pub fingerprint: String [computed("Fingerprint of the effective settings, computed as `clusterproxy_profile.fingerprint`.")],
         pub in_sync: Option<bool> [computed("With `profile`: true when the artifact holds exactly what the renderers write from the profile for these cluster inputs. Null without `profile`.")],
-        pub differences: Vec<String> [computed("With `profile`: one line per field that differs (`http_proxy`, `https_proxy`, `username`, `password`, `no_proxy`, `trusted_ca`), naming the entries that differ; passwords are compared, never shown. Empty when in sync or without `profile`.")],
+        pub differences: Vec<String> [computed("With `profile`: one line per field that differs (`http_proxy`, `https_proxy`, `username`, `password`, `no_proxy`, `trusted_ca`), naming the entries that differ; passwords are compared, never shown, and only when `profile` gives one. Empty when in sync or without `profile`.")],
     }
 }
 
@@ -91,6 +91,13 @@ impl DataSource for ArtifactSettings {
                 convert::push_findings(&findings, &content_path, SettingsAt::Profile, diags)
             })
             .ok()?;
+        let mut warnings = imported.warnings.clone();
+        if expected
+            .as_ref()
+            .is_some_and(|e| drift::password_not_compared(&imported, e))
+        {
+            warnings.push("password not compared: `profile` gives none (a profile's `settings` never hold it); give it with `merge(clusterproxy_profile.x.settings, { password = ... })` to compare it.".to_owned());
+        }
         let (in_sync, differences) = match &expected {
             None => (None, Vec::new()),
             Some(expected) => {
@@ -118,7 +125,7 @@ impl DataSource for ArtifactSettings {
                 })
                 .collect(),
             trusted_ca: imported.trusted_ca.clone(),
-            warnings: imported.warnings.clone(),
+            warnings,
             fingerprint: profile.fingerprint.clone(),
             in_sync,
             differences,
@@ -132,13 +139,10 @@ mod tests {
     use crate::framework::server::Server;
     use crate::framework::value::Value;
 
-    /// Two bad attributes give two diagnostics, each on its attribute: an
-    /// artifact that cannot be read and a `profile` that is no profile.
-    #[test]
-    fn two_bad_attributes_give_two_diagnostics() {
-        let name = "clusterproxy_artifact_settings";
-        let server = Server::new(&crate::provider::ClusterProxy);
-        let schema = &server.registry().data_sources()[name].schema;
+    /// A configuration of the data source with every attribute null but
+    /// `kind` systemd and `content`.
+    fn config(server: &Server, content: &str) -> Value {
+        let schema = &server.registry().data_sources()["clusterproxy_artifact_settings"].schema;
         let mut config = Value::object(
             schema
                 .attributes
@@ -146,7 +150,17 @@ mod tests {
                 .map(|a| (a.name.clone(), Value::null())),
         );
         config.set_attr("kind", Value::string("systemd"));
-        config.set_attr("content", Value::string("[Service]\n"));
+        config.set_attr("content", Value::string(content));
+        config
+    }
+
+    /// Two bad attributes give two diagnostics, each on its attribute: an
+    /// artifact that cannot be read and a `profile` that is no profile.
+    #[test]
+    fn two_bad_attributes_give_two_diagnostics() {
+        let name = "clusterproxy_artifact_settings";
+        let server = Server::new(&crate::provider::ClusterProxy);
+        let mut config = config(&server, "[Service]\n");
         let profile = Value::object([
             (
                 "http_proxy".to_owned(),
@@ -172,6 +186,53 @@ mod tests {
                 && paths.iter().any(|p| p.starts_with("profile")),
             "{diags:?}"
         );
+    }
+
+    /// A `profile` without a password (what a profile's `settings` hold)
+    /// against an artifact with one: in sync, and the warnings say the
+    /// password was not compared; never "password differs".
+    #[test]
+    fn a_profile_without_a_password_leaves_it_uncompared() {
+        let name = "clusterproxy_artifact_settings";
+        let server = Server::new(&crate::provider::ClusterProxy);
+        let config = config(
+            &server,
+            "[Service]\nEnvironment=HTTP_PROXY=http://svc:s3cr%%40t@proxy.corp.example:3128\nEnvironment=HTTPS_PROXY=http://svc:s3cr%%40t@proxy.corp.example:3128\n",
+        );
+        let profile = |password: Option<&str>| {
+            Value::object([
+                (
+                    "http_proxy".to_owned(),
+                    Value::string("http://proxy.corp.example:3128"),
+                ),
+                ("https_proxy".to_owned(), Value::null()),
+                ("username".to_owned(), Value::string("svc")),
+                (
+                    "password".to_owned(),
+                    password.map_or_else(Value::null, Value::string),
+                ),
+                ("no_proxy".to_owned(), Value::list(Vec::new())),
+                ("trusted_ca".to_owned(), Value::null()),
+            ])
+        };
+        let read = |profile: Value| {
+            let mut config = config.clone();
+            config.set_attr("profile", profile);
+            let mut diags = Diagnostics::default();
+            let state = server.read_data_source(name, config, &mut diags);
+            state.unwrap_or_else(|| panic!("{diags:?}"))
+        };
+        let strings = |state: &Value, attr: &str| format!("{:?}", state.get_attr(attr));
+        let state = read(profile(None));
+        assert_eq!(state.get_attr("in_sync"), Some(&Value::Bool(true)));
+        assert!(!strings(&state, "differences").contains("password"));
+        assert!(strings(&state, "warnings").contains("password not compared"));
+        let state = read(profile(Some("other")));
+        assert!(strings(&state, "differences").contains("password differs"));
+        assert!(!strings(&state, "warnings").contains("password not compared"));
+        let state = read(profile(Some("s3cr@t")));
+        assert_eq!(state.get_attr("in_sync"), Some(&Value::Bool(true)));
+        assert!(!strings(&state, "warnings").contains("password not compared"));
     }
 
     /// The `kind` attribute comes from the importer registry: its

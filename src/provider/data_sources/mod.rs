@@ -5,6 +5,7 @@
 //! [`RendererId`] is the mapping from the domain's registry.
 
 pub(crate) mod artifact_settings;
+pub(crate) mod fleet;
 pub mod no_proxy;
 pub mod no_proxy_report;
 

@@ -64,7 +64,7 @@ crate::model! {
 
 impl Inputs {
     /// The profile input.
-    fn input(&self) -> ProfileInput {
+    pub(crate) fn input(&self) -> ProfileInput {
         ProfileInput {
             http_proxy: self.http_proxy.clone(),
             https_proxy: self.https_proxy.clone(),
@@ -147,7 +147,7 @@ fn write_only_version(
 
 /// Whether `profile`'s proxy URLs carry a password (`password` or
 /// `password_wo`).
-fn gives_password(profile: &Profile) -> bool {
+pub(crate) fn gives_password(profile: &Profile) -> bool {
     profile.credentials().and_then(|c| c.password()).is_some()
 }
 
@@ -181,6 +181,38 @@ fn warn_on_dropped_password(
             .at(AttributePath::attribute(Inputs::password)),
         );
     }
+}
+
+/// The imported password, when the configured one (`password_wo` when
+/// given, else `password`) is it percent-encoded as the artifact's proxy URL
+/// writes it (`S3cr3t%23Bank` for `S3cr3t#Bank`), with a warning on that
+/// attribute naming the fix: the renderers percent-encode a password
+/// themselves, so the proxy would get the encoded text. The revision is then
+/// decided with the decoded password, as if it had been given. Only while
+/// the verifier of an imported password stands; nothing is kept of it.
+fn encoded_imported_password(
+    value: &Value,
+    password_wo: Option<&str>,
+    imported: Option<&PasswordVerifier>,
+    diags: &mut Diagnostics,
+) -> Option<String> {
+    let imported = imported?;
+    let (attribute, configured) = match password_wo {
+        Some(password) => (Inputs::password_wo, password.to_owned()),
+        None => (
+            Inputs::password,
+            model::attribute::<Option<String>>(value, Inputs::password, diags)?,
+        ),
+    };
+    let decoded = imported.decoded_match(&configured)?;
+    diags.push(
+        Diagnostic::warning(
+            "Proxy password given percent-encoded",
+            "This password is the imported one as the artifact's proxy URL writes it, percent-encoded (`%23` for `#`, `%40` for `@`...). Give it decoded: the renderers percent-encode the password themselves, so as given the proxy would get the encoded text. This plan takes it as the decoded password (the revision stays); the next one, once the verifier of the imported password is gone, compares what is given.",
+        )
+        .at(AttributePath::attribute(attribute)),
+    );
+    Some(decoded)
 }
 
 /// Validates the inputs of `value`, with `password_wo` (the configuration's
@@ -333,6 +365,25 @@ fn parse_import_id(id: &str) -> Result<import::id::ImportId, crate::domain::Find
     import::id::parse(id)
 }
 
+/// The inputs a profile imported from `imported` has, password included
+/// (the import keeps only its verifier): what a configuration writes for the
+/// import to plan no change (no NO_PROXY entries are `null`, as unset).
+pub(crate) fn imported_inputs(imported: &import::Imported) -> Inputs {
+    let input = imported.input();
+    Inputs {
+        name: Some(imported.name.clone()),
+        description: None,
+        http_proxy: input.http_proxy,
+        https_proxy: input.https_proxy,
+        username: input.username,
+        password: input.password,
+        password_wo: None,
+        password_wo_version: None,
+        no_proxy: (!input.no_proxy.is_empty()).then_some(Set(input.no_proxy)),
+        trusted_ca: input.trusted_ca,
+    }
+}
+
 /// Imports the artifact's settings without its password: the state
 /// gets none (nor the plan that imports it); a salted, slow verifier of
 /// it goes into the private state, so that the first plan tells whether
@@ -352,20 +403,8 @@ fn import_profile(
         .map_err(|findings| convert::push_findings(&findings, &root, SettingsAt::Profile, diags))
         .ok()?;
     let name = imported.name.clone();
-    let input = imported.input();
-    let password = input.password.clone();
-    let inputs = Inputs {
-        name: Some(name.clone()),
-        description: None,
-        http_proxy: input.http_proxy,
-        https_proxy: input.https_proxy,
-        username: input.username,
-        password: input.password,
-        password_wo: None,
-        password_wo_version: None,
-        no_proxy: (!input.no_proxy.is_empty()).then_some(Set(input.no_proxy)),
-        trusted_ca: input.trusted_ca,
-    };
+    let inputs = imported_inputs(&imported);
+    let password = inputs.password.clone();
     let mut state = inputs.value();
     let profile = profile(&state, None, diags)?;
     if !compute(&mut state, &profile, None, None, diags) {
@@ -418,7 +457,8 @@ impl Resource for ProfileResource {
             return;
         }
         let password_wo = password_wo.known().map(String::as_str);
-        if let Some(profile) = profile(planned, password_wo, diags) {
+        let decoded = encoded_imported_password(planned, password_wo, imported.as_ref(), diags);
+        if let Some(profile) = profile(planned, decoded.as_deref().or(password_wo), diags) {
             let version = write_only_version(planned, password_wo, diags);
             let prior = prior.map(|p| (p, imported.as_ref()));
             compute(planned, &profile, version, prior, diags);
@@ -438,9 +478,16 @@ impl Resource for ProfileResource {
         let mut state = planned.clone();
         let password_wo = password_wo(config, diags);
         let password_wo = password_wo.known().map(String::as_str);
-        let profile = profile(planned, password_wo, diags)?;
-        let version = write_only_version(planned, password_wo, diags);
         let imported = imported_password(private);
+        // As planned; the plan gave the warning.
+        let decoded = encoded_imported_password(
+            planned,
+            password_wo,
+            imported.as_ref(),
+            &mut Diagnostics::new(),
+        );
+        let profile = profile(planned, decoded.as_deref().or(password_wo), diags)?;
+        let version = write_only_version(planned, password_wo, diags);
         let prior = prior.map(|p| (p, imported.as_ref()));
         let applied = compute(&mut state, &profile, version, prior, diags);
         if gives_password(&profile) {
@@ -740,11 +787,17 @@ mod tests {
     /// whose proxy URL holds the password `imp0rted-pw`, from a file (an
     /// inline artifact with a password is refused).
     fn imported_with_password() -> (Value, Private, Diagnostics) {
+        imported_with("imp0rted-pw")
+    }
+
+    /// As [`imported_with_password`], the drop-in's URL writing the
+    /// password `written` (systemd's `%%` for `%`).
+    fn imported_with(written: &str) -> (Value, Private, Diagnostics) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("proxy.conf");
         std::fs::write(
             &path,
-            "[Service]\nEnvironment=\"HTTP_PROXY=http://svc:imp0rted-pw@proxy.corp.example:3128\"\n",
+            format!("[Service]\nEnvironment=\"HTTP_PROXY=http://svc:{written}@proxy.corp.example:3128\"\n"),
         )
         .unwrap();
         let id = format!(
@@ -757,6 +810,48 @@ mod tests {
             .import(ImportTarget::Id(&id), &mut carried, &mut diags)
             .unwrap_or_else(|| panic!("{diags:?}"));
         (state, carried.private, diags)
+    }
+
+    /// `state` configured with `password` in `password`, or in
+    /// `password_wo` (version 1) when `write_only`; and that attribute.
+    fn configured(state: &Value, password: &str, write_only: bool) -> (Value, &'static str) {
+        let mut config = state.clone();
+        let attribute = match write_only {
+            true => Inputs::password_wo,
+            false => Inputs::password,
+        };
+        config.set_attr(attribute, Value::string(password));
+        if write_only {
+            config.set_attr(Inputs::password_wo_version, Value::int(1));
+        }
+        (config, attribute)
+    }
+
+    /// The plan of `config` over `prior` (Terraform plans a write-only
+    /// value as null) with `private`, and its diagnostics.
+    fn plan(prior: &Value, config: &Value, private: &mut Private) -> (Value, Diagnostics) {
+        let mut planned = config.clone();
+        planned.set_attr(Inputs::password_wo, Value::null());
+        let mut diags = Diagnostics::new();
+        let change = Change {
+            prior: Some(prior),
+            config,
+            private,
+        };
+        ProfileResource.modify_plan(change, &mut planned, &mut diags);
+        (planned, diags)
+    }
+
+    /// The apply of `planned` (from `config`) over `prior` with `private`.
+    fn apply(prior: &Value, config: &Value, planned: &Value, private: &mut Private) -> Value {
+        let change = Change {
+            prior: Some(prior),
+            config,
+            private,
+        };
+        let mut diags = Diagnostics::new();
+        let applied = ProfileResource.apply(change, planned, &mut diags);
+        applied.unwrap_or_else(|| panic!("{diags:?}"))
     }
 
     /// Configuration generated from an import gives no password (Terraform
@@ -808,12 +903,52 @@ mod tests {
         assert_eq!(private, Private::default());
     }
 
+    /// A configured password that is the imported one as the artifact's URL
+    /// writes it, percent-encoded (`S3cr3t%23Bank` for `S3cr3t#Bank`), gets
+    /// a warning on its attribute naming the fix, never the password, and
+    /// plans the revision the decoded password plans; the decoded password,
+    /// or another one, gets no warning.
+    #[test]
+    fn an_encoded_imported_password_is_told_and_planned_as_decoded() {
+        let (state, private, _) = imported_with("S3cr3t%%23Bank");
+        for write_only in [false, true] {
+            for (password, warned, expected) in [
+                ("S3cr3t%23Bank", true, 1),
+                ("S3cr3t#Bank", false, 1),
+                ("S3cr3t%2523Bank", false, 2),
+            ] {
+                let (config, attribute) = configured(&state, password, write_only);
+                let mut planned_private = private.clone();
+                let (planned, diags) = plan(&state, &config, &mut planned_private);
+                assert!(!diags.has_errors(), "{diags:?}");
+                assert_eq!(revision(&planned), Some(expected), "{password}");
+                let warnings: Vec<_> = diags
+                    .iter()
+                    .filter(|d| d.summary.contains("percent-encoded"))
+                    .collect();
+                assert_eq!(warnings.len(), usize::from(warned), "{password}: {diags:?}");
+                for warning in warnings {
+                    assert_eq!(
+                        warning.path,
+                        Some(AttributePath::attribute(attribute)),
+                        "{warning:?}"
+                    );
+                    assert!(warning.detail.contains("decoded"), "{warning:?}");
+                    assert!(!format!("{warning:?}").contains("S3cr3t"), "{warning:?}");
+                }
+                let applied = apply(&state, &config, &planned, &mut planned_private);
+                assert_eq!(revision(&applied), Some(expected), "{password}");
+                assert!(!format!("{planned_private:?}").contains("S3cr3t"));
+            }
+        }
+    }
+
     /// An import stores no password: the state has none, the private state
     /// a verifier that decides the first plan's revision and that apply
     /// drops.
     #[test]
     fn import_stores_no_password_and_plans_the_revision_from_the_verifier() {
-        let (state, private, mut diags) = imported_with_password();
+        let (state, private, diags) = imported_with_password();
         assert!(!diags.has_errors(), "{diags:?}");
         assert_eq!(inputs(&state).password, None);
         assert!(!format!("{state:?}{private:?}").contains("imp0rted"));
@@ -821,53 +956,23 @@ mod tests {
         assert_eq!(revision(&state), Some(1));
         let verifier = PasswordVerifier::decode(private.get(IMPORTED_PASSWORD).unwrap());
         assert!(verifier.is_some_and(|v| v.matches("imp0rted-pw")));
-        let configured = |password: &str, write_only: bool| {
-            let mut config = state.clone();
-            let attribute = match write_only {
-                true => Inputs::password_wo,
-                false => Inputs::password,
-            };
-            config.set_attr(attribute, Value::string(password));
-            if write_only {
-                config.set_attr(Inputs::password_wo_version, Value::int(1));
-            }
-            config
-        };
         for write_only in [false, true] {
             for (password, expected) in [("imp0rted-pw", 1), ("rotated-pw", 2)] {
-                let config = configured(password, write_only);
-                let mut planned = config.clone();
-                planned.set_attr(Inputs::password_wo, Value::null());
+                let (config, _) = configured(&state, password, write_only);
                 let mut planned_private = private.clone();
-                let change = Change {
-                    prior: Some(&state),
-                    config: &config,
-                    private: &mut planned_private,
-                };
-                ProfileResource.modify_plan(change, &mut planned, &mut diags);
+                let (planned, diags) = plan(&state, &config, &mut planned_private);
                 assert_eq!(planned_private, private);
                 assert!(!diags.has_errors(), "{diags:?}");
                 assert_eq!(revision(&planned), Some(expected), "{password}");
-                let change = Change {
-                    prior: Some(&state),
-                    config: &config,
-                    private: &mut planned_private,
-                };
-                let applied = ProfileResource.apply(change, &planned, &mut diags).unwrap();
+                let applied = apply(&state, &config, &planned, &mut planned_private);
                 assert_eq!(revision(&applied), Some(expected));
                 assert_eq!(planned_private, Private::default());
             }
         }
         // Without the verifier (a plain import would have stored the
         // password), the same password would move the revision.
-        let config = configured("imp0rted-pw", false);
-        let mut planned = config.clone();
-        let change = Change {
-            prior: Some(&state),
-            config: &config,
-            private: &mut Private::default(),
-        };
-        ProfileResource.modify_plan(change, &mut planned, &mut diags);
+        let (config, _) = configured(&state, "imp0rted-pw", false);
+        let (planned, _) = plan(&state, &config, &mut Private::default());
         assert_eq!(revision(&planned), Some(2));
     }
 

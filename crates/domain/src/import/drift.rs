@@ -63,7 +63,11 @@ pub fn differences(
         ));
     }
     let secret = |c: &Option<(String, Option<String>)>| c.as_ref().and_then(|(_, p)| p.clone());
-    if secret(&node_user) != secret(&wanted_user) {
+    // A profile that gives no password (a profile's `settings` never hold
+    // one) says nothing about the artifact's: not compared
+    // ([`password_not_compared`]).
+    let wanted_secret = secret(&wanted_user);
+    if wanted_secret.is_some() && secret(&node_user) != wanted_secret {
         out.push("password differs.".to_owned());
     }
     let rendered = |no_proxy: &[String]| -> Result<BTreeSet<String>, Vec<Finding>> {
@@ -96,6 +100,12 @@ pub fn differences(
         out.push("trusted_ca differs.".to_owned());
     }
     Ok(out)
+}
+
+/// Whether [`differences`] leaves the artifact's password uncompared: the
+/// artifact has one and `expected` gives none.
+pub fn password_not_compared(imported: &Imported, expected: &ProfileInput) -> bool {
+    imported.password.is_some() && expected.password.is_none()
 }
 
 #[cfg(test)]
@@ -176,5 +186,30 @@ mod tests {
         let found = differences(&http_only, &expected("p@ss word", &[])).unwrap();
         assert_eq!(found, ["https_proxy differs: the artifact sends HTTPS direct, the profile through http://proxy.corp.example:3128."]);
         assert!(found.iter().all(|f| !f.contains("p@ss")));
+    }
+
+    /// A profile without a password (what a profile's `settings` hold)
+    /// leaves the artifact's password uncompared: no difference, and
+    /// [`password_not_compared`] says so; a profile with one is compared.
+    #[test]
+    fn a_profile_without_a_password_leaves_the_password_uncompared() {
+        let wanted = expected("p@ss word", &["registry.corp.example"]);
+        let imported = parse_with("systemd", &rendered(&wanted), &facts()).unwrap();
+        let without = ProfileInput {
+            password: None,
+            ..wanted.clone()
+        };
+        assert_eq!(
+            differences(&imported, &without).unwrap(),
+            Vec::<String>::new()
+        );
+        assert!(password_not_compared(&imported, &without));
+        assert!(!password_not_compared(&imported, &wanted));
+        let mut other = wanted.clone();
+        other.password = Some("other".into());
+        assert_eq!(
+            differences(&imported, &other).unwrap(),
+            ["password differs."]
+        );
     }
 }

@@ -92,6 +92,28 @@ impl ImportId {
         (!parts.is_empty()).then(|| parts.join(";"))
     }
 
+    /// This ID written as an import ID takes it, for an `import { id = ...
+    /// }` block: `<name>=<kind>(<facts>):file:<path>`. `None` for inline
+    /// content (never written out: it may hold a credential) and for a name
+    /// or path the syntax cannot spell back (the text is checked to parse
+    /// back as this ID).
+    pub fn text(&self) -> Option<String> {
+        let Artifact::File(path) = &self.artifact else {
+            return None;
+        };
+        let name = self
+            .name
+            .as_ref()
+            .map(|n| format!("{n}="))
+            .unwrap_or_default();
+        let facts = self
+            .facts_text()
+            .map(|f| format!("({f})"))
+            .unwrap_or_default();
+        let text = format!("{name}{kind}{facts}:file:{path}", kind = self.kind);
+        (parse(&text).as_ref() == Ok(self)).then_some(text)
+    }
+
     /// The profile settings of this ID's artifact, given its `text` (read
     /// from its file, or inline): parsed with the ID's facts, its meaning
     /// kept as the ID's options allow, and named by the ID when it names the
@@ -526,6 +548,27 @@ mod tests {
             let err = of_file("n", kind, facts, path).unwrap_err();
             assert_eq!(err.summary, "Invalid import ID");
             assert!(err.detail.contains(needle), "{}", err.detail);
+        }
+    }
+
+    /// An ID from a file is written back as an ID that parses as the same
+    /// import; inline content and names the syntax cannot spell give none.
+    #[test]
+    fn text_parses_back_as_the_same_import() {
+        for id in [
+            "corp=capi(cloud=aws; pod_cidrs=10.244.0.0/16, fd00:10:244::/56;https_through_proxy=true; control_plane_endpoint=https://api.corp.example:6443):file: /etc/capi.yaml ",
+            "systemd:/etc/systemd/system/http-proxy.conf",
+            "a/b=rke2:file:clusters/a (copy)/rke2-server",
+        ] {
+            let parsed = parse(id).unwrap();
+            let text = parsed.text().expect(id);
+            assert_eq!(parse(&text), Ok(parsed), "{id} -> {text}");
+        }
+        assert_eq!(parse("systemd:inline:[Service]").unwrap().text(), None);
+        for name in ["a=b", "x:y", "has space", "(p)"] {
+            let mut id = parse("capi:file:/x").unwrap();
+            id.name = Some(name.to_owned());
+            assert_eq!(id.text(), None, "{name}");
         }
     }
 
