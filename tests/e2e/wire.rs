@@ -954,7 +954,10 @@ fn pods(wire: &Wire, out: &Value) {
     // Kyverno's MutatingPolicy, its JSON Patch evaluated on a pod by a real
     // CEL implementation.
     let policy = yaml(&text(out, "kyverno"));
-    let sample = json!({"spec": {"containers": [{"name": "app", "image": "app:1"}]}});
+    let sample = json!({
+        "metadata": {"name": "app"},
+        "spec": {"containers": [{"name": "app", "image": "app:1"}]},
+    });
     let patched =
         clusterproxy::domain::render::kyverno::evaluate::mutate(&policy, "default", &sample)
             .expect("the policy evaluates")
