@@ -4,13 +4,13 @@
 //! values, the proxy password never shows in CLI output or trace logs, and
 //! each platform rule is a diagnostic on the attribute at fault.
 
-use crate::cycle::{run_cycle, Cycle};
+use crate::cycle::{run_cycle, Cycle, Feature};
 use crate::diagnostics::expect_bad_inputs;
 use crate::examples::{
     apply_data_source_example, ca_certificate, EXAMPLE_PASSWORD_ENCODED as PASSWORD_ENCODED,
 };
-use crate::harness::for_each_terraform_rendering;
-use crate::harness::Workdir;
+use crate::harness::{for_each_terraform_rendering, for_each_terraform_with, Workdir};
+use clusterproxy::domain::render::kyverno::evaluate;
 use serde_json::{json, Value};
 
 fn yaml(text: &Value) -> Value {
@@ -112,28 +112,26 @@ fn eksa_proxy_config_example() {
     });
 }
 
+/// A pod in `namespace` as the MutatingPolicy `policy` admits it, evaluated
+/// by a real CEL implementation: `None` when the policy leaves it alone.
+fn admitted(policy: &Value, namespace: &str, annotations: Value) -> Option<Value> {
+    let pod = json!({
+        "metadata": {"name": "app", "annotations": annotations},
+        "spec": {"containers": [{"name": "app", "image": "app:1"}]},
+    });
+    evaluate::mutate(policy, namespace, &pod).unwrap()
+}
+
 #[test]
 fn kyverno_policy_example() {
     for_each_terraform_rendering(|tf| {
         let outputs = apply_data_source_example(tf, "clusterproxy_kyverno_policy");
+        // The default: Kyverno 1.19's MutatingPolicy, its JSON Patch evaluated on a pod.
         let policy = yaml(&outputs["policy"]);
-        assert_eq!(policy["apiVersion"], "kyverno.io/v1");
-        assert_eq!(policy["kind"], "ClusterPolicy");
-        let rules = policy["spec"]["rules"].as_array().unwrap();
-        assert_eq!(rules[0]["generate"]["kind"], "ConfigMap");
-        // Kyverno 1.13's per-rule field, not the deprecated policy-wide one.
-        assert_eq!(rules[0]["generate"]["generateExisting"], true);
-        assert_eq!(policy["spec"].get("generateExisting"), None);
-        let mutate = &rules[1];
-        assert_eq!(
-            mutate["exclude"]["any"][0]["resources"]["namespaces"],
-            json!(["flux-system", "kube-system"])
-        );
-        assert_eq!(
-            mutate["exclude"]["any"][1]["resources"]["annotations"]["corp.example/no-proxy-env"],
-            "true"
-        );
-        let container = &mutate["mutate"]["patchStrategicMerge"]["spec"]["containers"][0];
+        assert_eq!(policy["apiVersion"], "policies.kyverno.io/v1");
+        assert_eq!(policy["kind"], "MutatingPolicy");
+        let pod = admitted(&policy, "default", json!({})).expect("mutated");
+        let container = &pod["spec"]["containers"][0];
         let env = container["env"].as_array().unwrap();
         assert_eq!(env[0]["name"], "HTTP_PROXY");
         assert_eq!(
@@ -141,24 +139,43 @@ fn kyverno_policy_example() {
             format!("http://svc-apps:{PASSWORD_ENCODED}@proxy.corp.example:3128")
         );
         assert!(env.iter().any(|e| e["name"] == "SSL_CERT_FILE"));
+        assert_eq!(
+            container["volumeMounts"][0]["mountPath"],
+            "/etc/clusterproxy/ca"
+        );
+        assert_eq!(admitted(&policy, "flux-system", json!({})), None);
+        assert_eq!(
+            admitted(
+                &policy,
+                "default",
+                json!({"corp.example/no-proxy-env": "true"})
+            ),
+            None
+        );
         let redacted = outputs["policy_redacted"].as_str().unwrap();
         assert!(redacted.contains("http://svc-apps:***@proxy.corp.example:3128"));
-        // With credentials_secret: the env reads the Secret, which a
-        // generate rule clones from `platform`; no credential in the policy.
+        // The GeneratingPolicy keeps the CA ConfigMap in every namespace,
+        // those that exist included.
+        let generating = yaml(&outputs["generating_policy"]);
+        assert_eq!(generating["kind"], "GeneratingPolicy");
+        assert_eq!(
+            generating["spec"]["evaluation"]["generateExisting"]["enabled"],
+            true
+        );
+        let namespace = json!({"metadata": {"name": "team-a"}});
+        let generated = evaluate::generate(&generating, 19, &namespace, &[])
+            .unwrap()
+            .unwrap();
+        assert_eq!(generated[0].1["kind"], "ConfigMap");
+        // With credentials_secret: the env reads the Secret, which the
+        // GeneratingPolicy clones from `platform`; no credential in either.
         let text = outputs["policy_from_secret"].as_str().unwrap();
         assert!(
             !text.contains("svc-apps") && !text.contains(PASSWORD_ENCODED),
             "{text}"
         );
-        let policy = yaml(&outputs["policy_from_secret"]);
-        let rules = policy["spec"]["rules"].as_array().unwrap();
-        assert_eq!(
-            rules[0]["generate"]["clone"],
-            json!({"namespace": "platform", "name": "proxy-credentials"})
-        );
-        let env = rules[1]["mutate"]["patchStrategicMerge"]["spec"]["containers"][0]["env"]
-            .as_array()
-            .unwrap();
+        let pod = admitted(&yaml(&outputs["policy_from_secret"]), "default", json!({})).unwrap();
+        let env = pod["spec"]["containers"][0]["env"].as_array().unwrap();
         assert_eq!(
             env[0],
             json!({"name": "HTTP_PROXY", "valueFrom": {"secretKeyRef": {"name": "proxy-credentials", "key": "HTTP_PROXY"}}})
@@ -168,10 +185,84 @@ fn kyverno_policy_example() {
             .as_str()
             .unwrap()
             .contains("registry.corp.example"));
+        let source = json!({
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "metadata": {"name": "proxy-credentials", "namespace": "platform"},
+        });
+        let generating = yaml(&outputs["generating_policy_from_secret"]);
+        let cloned = evaluate::generate(&generating, 19, &namespace, std::slice::from_ref(&source));
+        assert_eq!(cloned, Ok(Some(vec![("team-a".to_owned(), source)])));
         let secret = yaml(&outputs["credentials_secret_redacted"]);
         assert_eq!(
             secret["metadata"],
             json!({"name": "proxy-credentials", "namespace": "platform"})
+        );
+        // kyverno_version = "1.16": the ClusterPolicy, with the
+        // per-rule `generateExisting` of 1.13, not the deprecated policy-wide one.
+        let policy = yaml(&outputs["cluster_policy"]);
+        assert_eq!(policy["apiVersion"], "kyverno.io/v1");
+        assert_eq!(policy["kind"], "ClusterPolicy");
+        let rules = policy["spec"]["rules"].as_array().unwrap();
+        assert_eq!(rules[0]["generate"]["kind"], "ConfigMap");
+        assert_eq!(rules[0]["generate"]["generateExisting"], true);
+        assert_eq!(policy["spec"].get("generateExisting"), None);
+        assert_eq!(
+            rules[1]["exclude"]["any"][0]["resources"]["namespaces"],
+            json!(["kube-system"])
+        );
+        let env = &rules[1]["mutate"]["patchStrategicMerge"]["spec"]["containers"][0]["env"];
+        assert_eq!(env[0]["value"], "http://proxy.corp.example:3128");
+    });
+}
+
+/// `render("kyverno_policy", ...)`: the MutatingPolicy by default (its
+/// JSON Patch evaluated on a pod), the ClusterPolicy with
+/// `kyverno_version = "1.16"`; a version older than supported is an error
+/// on `options` naming the attribute.
+#[test]
+fn kyverno_policy_through_the_render_function() {
+    let config = |options: &str| {
+        format!(
+            r#"
+locals {{
+  settings = {{ http_proxy = "http://proxy.corp.example:3128", no_proxy = ["registry.corp.example"] }}
+}}
+
+output "default" {{
+  value = provider::clusterproxy::render("kyverno_policy", local.settings, {{}}).policy_yaml
+}}
+
+output "chosen" {{
+  value = provider::clusterproxy::render("kyverno_policy", local.settings, {options}).policy_yaml
+}}
+"#
+        )
+    };
+    for_each_terraform_with(Feature::Functions, |tf| {
+        let work = Workdir::with_provider(tf, &config(r#"{ kyverno_version = "1.16" }"#));
+        let outputs = run_cycle(&work, &Cycle::default());
+        let policy = yaml(&outputs["default"]);
+        assert_eq!(policy["kind"], "MutatingPolicy");
+        let pod = admitted(&policy, "default", json!({})).expect("mutated");
+        let env = &pod["spec"]["containers"][0]["env"];
+        assert_eq!(
+            env[0],
+            json!({"name": "HTTP_PROXY", "value": "http://proxy.corp.example:3128"})
+        );
+        assert_eq!(yaml(&outputs["chosen"])["kind"], "ClusterPolicy");
+        work.write_file("main.tf", &config(r#"{ kyverno_version = "1.12" }"#));
+        let reported = work.expect_diagnostic_at(
+            &["plan"],
+            "Invalid value for \"options\" parameter",
+            "value",
+        );
+        assert!(
+            reported
+                .text()
+                .contains("kyverno_version: Unsupported Kyverno version"),
+            "{}",
+            reported.text()
         );
     });
 }
@@ -327,6 +418,24 @@ fn platform_rules_are_diagnostics() {
             "Invalid annotation key",
             "opt_out_annotation",
             None,
+        ),
+        (
+            r#"data "clusterproxy_kyverno_policy" "x" {
+  http_proxy      = "http://proxy.corp.example:3128"
+  kyverno_version = "latest"
+}"#,
+            "Invalid Kyverno version",
+            "kyverno_version",
+            Some("latest"),
+        ),
+        (
+            r#"data "clusterproxy_kyverno_policy" "x" {
+  http_proxy      = "http://proxy.corp.example:3128"
+  kyverno_version = "v1.12.4"
+}"#,
+            "Unsupported Kyverno version",
+            "kyverno_version",
+            Some("1.13"),
         ),
         (
             r#"data "clusterproxy_kyverno_policy" "x" {

@@ -12,6 +12,7 @@ use crate::examples::{
 use crate::harness::for_each_terraform_rendering;
 use crate::harness::{for_each_terraform, for_each_terraform_with, Workdir};
 use base64::Engine as _;
+use clusterproxy::domain::render::kyverno::evaluate;
 
 #[test]
 fn systemd_dropin_example() {
@@ -383,6 +384,7 @@ output "free" {
     env_yaml        = data.clusterproxy_pod_env.x.env_yaml
     env_secret_refs = data.clusterproxy_pod_env.x.env_secret_refs
     policy          = data.clusterproxy_kyverno_policy.x.policy_yaml
+    generating      = data.clusterproxy_kyverno_policy.x.generating_policy_yaml
     cert_manager    = data.clusterproxy_helm_values.x.cert_manager_yaml
     extra_env       = data.clusterproxy_helm_values.x.extra_env_yaml
   }))
@@ -413,14 +415,24 @@ output "data" {
             assert!(!free.contains(form.as_str()), "{form:?} in {free}");
         }
         let free: serde_json::Value = serde_json::from_str(free).unwrap();
-        let policy: serde_json::Value =
-            serde_yaml_ng::from_str(free["policy"].as_str().unwrap()).unwrap();
-        let rules = policy["spec"]["rules"].as_array().unwrap();
+        // The GeneratingPolicy clones the Secret into every namespace but
+        // its own (evaluated by a CEL implementation).
+        let generating: serde_json::Value =
+            serde_yaml_ng::from_str(free["generating"].as_str().unwrap()).unwrap();
+        let source = serde_json::json!({
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "metadata": {"name": "proxy.credentials", "namespace": "platform"},
+        });
+        let generate = |name: &str| {
+            let namespace = serde_json::json!({"metadata": {"name": name}});
+            evaluate::generate(&generating, 19, &namespace, std::slice::from_ref(&source))
+        };
         assert_eq!(
-            rules[0]["exclude"]["any"],
-            serde_json::json!([{"resources": {"namespaces": ["platform"]}}])
+            generate("team-a"),
+            Ok(Some(vec![("team-a".to_owned(), source.clone())]))
         );
-        assert_eq!(rules[0]["generate"]["name"], "proxy.credentials");
+        assert_eq!(generate("platform"), Ok(Some(Vec::new())));
         let env: Vec<&str> = free["env"]
             .as_array()
             .unwrap()

@@ -951,15 +951,19 @@ fn pods(wire: &Wire, out: &Value) {
     // Pods: the env list with valueFrom resolved from the rendered Secret.
     let pod_secret = secret_data(&text(out, "pod_secret"));
     let pod = container_env(&yaml(&text(out, "pod_env"))["env"], Some(&pod_secret));
+    // Kyverno's MutatingPolicy, its JSON Patch evaluated on a pod by a real
+    // CEL implementation.
     let policy = yaml(&text(out, "kyverno"));
-    let patch = policy["spec"]["rules"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find_map(|rule| rule["mutate"]["patchStrategicMerge"].as_object())
-        .expect("a patchStrategicMerge rule");
+    let sample = json!({
+        "metadata": {"name": "app"},
+        "spec": {"containers": [{"name": "app", "image": "app:1"}]},
+    });
+    let patched =
+        clusterproxy::domain::render::kyverno::evaluate::mutate(&policy, "default", &sample)
+            .expect("the policy evaluates")
+            .expect("the pod is mutated");
     let kyverno = container_env(
-        &patch["spec"]["containers"][0]["env"],
+        &patched["spec"]["containers"][0]["env"],
         Some(&secret_data(&text(out, "kyverno_secret"))),
     );
     let helm = container_env(

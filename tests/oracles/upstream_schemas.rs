@@ -171,6 +171,20 @@ const GOLDEN: &[(&str, &str, Check)] = &[
     ("kyverno/cluster-policy-secret-ref.yaml", "Kyverno 1.13 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.13/clusterpolicy-v1.json")),
     ("kyverno/cluster-policy-secret-ref.yaml", "Kyverno 1.19 kyverno.io/v1 ClusterPolicy", Check::Crd("kyverno/1.19/clusterpolicy-v1.json")),
     ("kyverno/cluster-policy-secret-ref.yaml", "Kyverno 1.13.4 ClusterPolicy models", Check::KyvernoModels),
+    ("kyverno/mutating-policy.yaml", "Kyverno 1.17 policies.kyverno.io/v1 MutatingPolicy", Check::Crd("kyverno/1.17/mutatingpolicies-v1.json")),
+    ("kyverno/mutating-policy.yaml", "Kyverno 1.18 policies.kyverno.io/v1 MutatingPolicy", Check::Crd("kyverno/1.18/mutatingpolicies-v1.json")),
+    ("kyverno/mutating-policy.yaml", "Kyverno 1.19 policies.kyverno.io/v1 MutatingPolicy", Check::Crd("kyverno/1.19/mutatingpolicies-v1.json")),
+    ("kyverno/mutating-policy-ca.yaml", "Kyverno 1.17 policies.kyverno.io/v1 MutatingPolicy", Check::Crd("kyverno/1.17/mutatingpolicies-v1.json")),
+    ("kyverno/mutating-policy-ca.yaml", "Kyverno 1.18 policies.kyverno.io/v1 MutatingPolicy", Check::Crd("kyverno/1.18/mutatingpolicies-v1.json")),
+    ("kyverno/mutating-policy-ca.yaml", "Kyverno 1.19 policies.kyverno.io/v1 MutatingPolicy", Check::Crd("kyverno/1.19/mutatingpolicies-v1.json")),
+    ("kyverno/mutating-policy-secret-ref.yaml", "Kyverno 1.17 policies.kyverno.io/v1 MutatingPolicy", Check::Crd("kyverno/1.17/mutatingpolicies-v1.json")),
+    ("kyverno/mutating-policy-secret-ref.yaml", "Kyverno 1.18 policies.kyverno.io/v1 MutatingPolicy", Check::Crd("kyverno/1.18/mutatingpolicies-v1.json")),
+    ("kyverno/mutating-policy-secret-ref.yaml", "Kyverno 1.19 policies.kyverno.io/v1 MutatingPolicy", Check::Crd("kyverno/1.19/mutatingpolicies-v1.json")),
+    ("kyverno/generating-policy-ca.yaml", "Kyverno 1.18 policies.kyverno.io/v1 GeneratingPolicy", Check::Crd("kyverno/1.18/generatingpolicies-v1.json")),
+    ("kyverno/generating-policy-ca.yaml", "Kyverno 1.19 policies.kyverno.io/v1 GeneratingPolicy", Check::Crd("kyverno/1.19/generatingpolicies-v1.json")),
+    ("kyverno/generating-policy-secret-ref.yaml", "Kyverno 1.18 policies.kyverno.io/v1 GeneratingPolicy", Check::Crd("kyverno/1.18/generatingpolicies-v1.json")),
+    ("kyverno/generating-policy-secret-ref.yaml", "Kyverno 1.19 policies.kyverno.io/v1 GeneratingPolicy", Check::Crd("kyverno/1.19/generatingpolicies-v1.json")),
+    ("kyverno/generating-policy-secret-ref-1.17.yaml", "Kyverno 1.17 policies.kyverno.io/v1 GeneratingPolicy", Check::Crd("kyverno/1.17/generatingpolicies-v1.json")),
     ("openshift/proxy.yaml", "OpenShift config.openshift.io/v1 Proxy", Check::Crd("openshift/v1/proxy.json")),
     ("openshift/install-config.yaml", "OpenShift install-config v1", Check::Crd(INSTALL_CONFIG)),
     ("openshift/status-no-proxy.txt", "-", Check::Uncovered("not a consumer document: the renderer's model of the Proxy status.noProxy, for review")),
@@ -806,7 +820,7 @@ fn ignition_against_the_spec_schema_and_ignition_validate() {
 }
 
 #[test]
-fn kyverno_against_the_cluster_policy_crd() {
+fn kyverno_against_the_policy_crds() {
     check_goldens("kyverno/");
 }
 
@@ -1664,14 +1678,13 @@ fn credentials_secret() -> CredentialsSecret {
     }
 }
 
-/// The policy's variants that no golden file holds (with the credentials,
-/// nothing excluded, a Secret reference with and without its namespace)
-/// against both Kyverno CRDs and Kyverno's models; a field Kyverno does not
-/// know, a misspelt one and a wrong type are refused by both.
-#[test]
-fn kyverno_variants_against_the_crds_and_kyvernos_models() {
-    let with_ca = settings(true);
+/// The policy options the Kyverno variant tests render for Kyverno
+/// `version`: `kube-system` excluded; nothing excluded; nothing excluded and
+/// the Secret cloned from its namespace; `kube-system` excluded and the
+/// Secret read in place.
+fn kyverno_variants(version: &str) -> [Kyverno; 4] {
     let base = Kyverno {
+        version: version.into(),
         name: "clusterproxy-env".into(),
         excluded_namespaces: vec!["kube-system".into()],
         opt_out_annotation: "clusterproxy.io/no-proxy-env".into(),
@@ -1694,6 +1707,17 @@ fn kyverno_variants_against_the_crds_and_kyvernos_models() {
         }),
         ..base.clone()
     };
+    [base, nothing_excluded, cloned, in_place]
+}
+
+/// The policy's variants that no golden file holds (with the credentials,
+/// nothing excluded, a Secret reference with and without its namespace)
+/// against both Kyverno CRDs and Kyverno's models; a field Kyverno does not
+/// know, a misspelt one and a wrong type are refused by both.
+#[test]
+fn kyverno_variants_against_the_crds_and_kyvernos_models() {
+    let with_ca = settings(true);
+    let [_, nothing_excluded, cloned, in_place] = kyverno_variants("1.16");
     let good: Vec<String> = [
         render_with(&nothing_excluded, &with_ca).policy,
         render_with(&cloned, &with_ca).policy,
@@ -1777,4 +1801,77 @@ fn secret_and_env_variants_against_kubernetes_core_v1() {
         }
     }
     report(results);
+}
+
+/// The CEL policies' variants that no golden file holds (with the
+/// credentials, nothing excluded, a Secret reference with and without its
+/// namespace), rendered for each Kyverno release that has them, against
+/// that release's CRDs; a misspelt field and a wrong type are refused.
+#[test]
+fn kyverno_cel_policy_variants_against_each_releases_crds() {
+    let (with_ca, without) = (settings(true), settings(false));
+    let [base, nothing_excluded, cloned, in_place] = kyverno_variants("");
+    let variants = [
+        (&base, &with_ca),
+        (&nothing_excluded, &with_ca),
+        (&cloned, &with_ca),
+        (&cloned, &without),
+        (&in_place, &without),
+    ];
+    for (minor, mutating_crd, generating_crd) in [
+        (
+            "1.17",
+            "kyverno/1.17/mutatingpolicies-v1.json",
+            "kyverno/1.17/generatingpolicies-v1.json",
+        ),
+        (
+            "1.18",
+            "kyverno/1.18/mutatingpolicies-v1.json",
+            "kyverno/1.18/generatingpolicies-v1.json",
+        ),
+        (
+            "1.19",
+            "kyverno/1.19/mutatingpolicies-v1.json",
+            "kyverno/1.19/generatingpolicies-v1.json",
+        ),
+    ] {
+        let mut documents = Vec::new();
+        for (variant, settings) in variants {
+            let variant = Kyverno {
+                version: minor.into(),
+                ..variant.clone()
+            };
+            let out = render_with(&variant, settings);
+            documents.push((mutating_crd, out.policy));
+            documents.extend(out.generating_policy.map(|g| (generating_crd, g)));
+        }
+        // Four generating policies: with a CA (three times) and the clone alone.
+        assert_eq!(documents.len(), 9, "{documents:?}");
+        let mutating = documents[0].1.clone();
+        let generating = documents[1].1.clone();
+        let bad = [
+            (
+                mutating_crd,
+                mutating.replace("matchConditions:", "matchCondition:"),
+            ),
+            (mutating_crd, mutating.replace("jsonPatch:", "jsonpatch:")),
+            (mutating_crd, mutating.replace("- CREATE", "- [CREATE]")),
+            (
+                generating_crd,
+                generating.replace("synchronize:", "synchronise:"),
+            ),
+            (
+                generating_crd,
+                generating.replace("enabled: true", "enabled: [x]"),
+            ),
+        ];
+        for (i, (crd, text)) in documents.iter().chain(&bad).enumerate() {
+            let errors = run(Check::Crd(crd), text);
+            assert_eq!(
+                errors.is_empty(),
+                i < documents.len(),
+                "{crd}, variant {i}: {errors:?}\n{text}"
+            );
+        }
+    }
 }

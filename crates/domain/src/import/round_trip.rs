@@ -25,7 +25,10 @@ fn merged(installation: &[String], cluster: &Cluster, platform: &[String]) -> Ve
         ..cluster.clone()
     };
     let mut sources = cluster.sources().unwrap();
-    sources.push(Source::list(InputField::Platform("platform"), platform.to_vec()));
+    sources.push(Source::list(
+        InputField::Platform("platform"),
+        platform.to_vec(),
+    ));
     merge(&sources, &MergeOptions::default()).unwrap().list
 }
 

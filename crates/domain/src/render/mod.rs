@@ -81,7 +81,7 @@ macro_rules! for_each_renderer {
             pod_env => PodEnv,
             openshift => OpenShift(OpenShiftOption),
             eksa => Eksa,
-            kyverno => Kyverno,
+            kyverno => Kyverno(KyvernoOption),
             helm => Helm,
             cloud_init => CloudInit,
             ignition => Ignition,
@@ -522,6 +522,7 @@ pub(crate) mod tests {
             }),
             RendererId::Eksa => what.with(eksa::Eksa),
             RendererId::Kyverno => what.with(kyverno::Kyverno {
+                version: kyverno::DEFAULT_VERSION.to_owned(),
                 name: "proxy-env".to_owned(),
                 excluded_namespaces: vec!["kube-system".to_owned()],
                 opt_out_annotation: "proxy.example/opt-out".to_owned(),
