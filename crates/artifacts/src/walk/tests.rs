@@ -77,6 +77,15 @@ fn fleet(root: &Path) {
             "openshift/install-config.yaml",
         ),
         ("rke2/rke2-server", "rke2/rke2-server"),
+        ("nkp/cluster.yaml", "caren/nutanix-cluster.yaml"),
+        ("tanzu/tkc.yaml", "tkgs/tanzu-kubernetes-cluster.yaml"),
+        ("konvoy/cluster.yaml", "konvoy/cluster.yaml"),
+        ("gke/proxy-configmap.yaml", "gke/sample_configmap.yaml"),
+        ("docker/build-01/daemon.json", "docker/daemon.json"),
+        (
+            "eks/bottlerocket/user-data.toml",
+            "bottlerocket/user-data.toml",
+        ),
         // Refused: `${proxy_host}` was never expanded.
         ("rke2/broken/rke2-server", "rke2/rancher-quoted-heredoc.env"),
         // A copy of a cluster already listed, in its folder.
@@ -123,7 +132,7 @@ fn a_fleet_lists_one_profile_per_cluster_as_the_id_import_gives_it() {
     );
     assert_eq!(
         listed.len(),
-        8,
+        14,
         "{:#?}",
         listed.iter().map(|l| l.display_name()).collect::<Vec<_>>()
     );
