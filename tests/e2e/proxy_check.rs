@@ -289,6 +289,22 @@ fn unreachable_or_silent_proxy_fails_within_the_timeout_on(tf: &Terraform) {
     }
 }
 
+/// The variables of the rotation examples (the ephemeral resource's and the
+/// action's): `squid` as the proxy, the user, the origin's `/v2/` as the
+/// URL checked, and `password` at `version`.
+fn rotation_vars(work: &Workdir, squid: &Squid, origin: &Origin, password: &str, version: u32) {
+    work.write_file(
+        "test.auto.tfvars",
+        &format!(
+            "proxy = {{ http_proxy = {}, username = {} }}\ncheck_url = {}\nproxy_password = {}\nproxy_password_version = {version}\n",
+            hcl_string(&squid.url()),
+            hcl_string(USER),
+            hcl_string(&origin.url("127.0.0.1", "/v2/")),
+            hcl_string(password),
+        ),
+    );
+}
+
 /// The docs example: the right password creates the profile; a rotation
 /// (`password_wo_version` bump) to a password the proxy refuses fails at
 /// plan time and leaves the profile as it was.
@@ -308,16 +324,7 @@ fn rotation_gate_example_stops_a_refused_password_on(tf: &Terraform) {
         &example("ephemeral-resources/clusterproxy_proxy_check/ephemeral-resource.tf"),
     );
     let vars = |password: &str, version: u32| {
-        work.write_file(
-            "test.auto.tfvars",
-            &format!(
-                "proxy = {{ http_proxy = {}, username = {} }}\ncheck_url = {}\nproxy_password = {}\nproxy_password_version = {version}\n",
-                hcl_string(&squid.url()),
-                hcl_string(USER),
-                hcl_string(&origin.url("127.0.0.1", "/v2/")),
-                hcl_string(password),
-            ),
-        );
+        rotation_vars(&work, &squid, &origin, password, version);
     };
     vars(PASSWORD, 1);
     work.run_ok(&["apply", "-auto-approve"]);
@@ -514,16 +521,7 @@ fn action_gate_example_halts_the_roll_on_a_refused_password_on(tf: &Terraform) {
     let origin = Origin::start();
     let work = Workdir::with_provider(tf, &example("actions/clusterproxy_proxy_check/action.tf"));
     let vars = |password: &str, version: u32| {
-        work.write_file(
-            "test.auto.tfvars",
-            &format!(
-                "proxy = {{ http_proxy = {}, username = {} }}\ncheck_url = {}\nproxy_password = {}\nproxy_password_version = {version}\n",
-                hcl_string(&squid.url()),
-                hcl_string(USER),
-                hcl_string(&origin.url("127.0.0.1", "/v2/")),
-                hcl_string(password),
-            ),
-        );
+        rotation_vars(&work, &squid, &origin, password, version);
     };
     let version = tf.version_string();
     vars(PASSWORD, 1);
