@@ -145,9 +145,9 @@ mod tests {
     /// The fleet folder's proxy passwords, decoded (tests/fixtures/fleet).
     const PASSWORDS: [&str; 2] = ["s3cr@t", "s;cret x"];
 
-    /// Reads the data source over `directory`.
-    fn read(directory: &str) -> (Option<Value>, Diagnostics) {
-        let server = Server::new(&crate::provider::ClusterProxy);
+    /// The data source's configuration with `directory` and every other
+    /// argument null.
+    fn config_of(server: &Server, directory: &str) -> Value {
         let schema = &server.registry().data_sources()["clusterproxy_fleet"].schema;
         let mut config = Value::object(
             schema
@@ -156,6 +156,13 @@ mod tests {
                 .map(|a| (a.name.clone(), Value::null())),
         );
         config.set_attr(Config::directory, Value::string(directory));
+        config
+    }
+
+    /// Reads the data source over `directory`.
+    fn read(directory: &str) -> (Option<Value>, Diagnostics) {
+        let server = Server::new(&crate::provider::ClusterProxy);
+        let config = config_of(&server, directory);
         let mut diags = Diagnostics::default();
         server.validate_data_resource_config("clusterproxy_fleet", &config, &mut diags);
         let state = server.read_data_source("clusterproxy_fleet", config, &mut diags);
@@ -237,14 +244,7 @@ mod tests {
     #[test]
     fn bad_arguments_are_refused_as_the_list_resource_refuses_them() {
         let server = Server::new(&crate::provider::ClusterProxy);
-        let schema = &server.registry().data_sources()["clusterproxy_fleet"].schema;
-        let mut config = Value::object(
-            schema
-                .attributes
-                .iter()
-                .map(|a| (a.name.clone(), Value::null())),
-        );
-        config.set_attr(Config::directory, Value::string("tests/fixtures/fleet"));
+        let mut config = config_of(&server, "tests/fixtures/fleet");
         config.set_attr(Config::include, Value::list(vec![Value::string("[a-")]));
         config.set_attr(
             Config::exclude,
