@@ -37,8 +37,15 @@ data "clusterproxy_fleet" "this" {
   directory = var.directory
 }
 
+# The clusters, through a local: a `for_each` that reads the data source
+# directly makes Terraform re-read all of it for every instance, quadratic in
+# the fleet's size (docs/dev/performance.md).
+locals {
+  clusters = data.clusterproxy_fleet.this.clusters
+}
+
 resource "clusterproxy_profile" "fleet" {
-  for_each = data.clusterproxy_fleet.this.clusters
+  for_each = local.clusters
 
   name                = each.value.name
   http_proxy          = each.value.http_proxy
@@ -56,7 +63,7 @@ resource "clusterproxy_profile" "fleet" {
 # imported yet is no drift (try). Passwords are not compared.
 locals {
   moved = [
-    for key, cluster in data.clusterproxy_fleet.this.clusters : key
+    for key, cluster in local.clusters : key
     if try(clusterproxy_profile.fleet[key].fingerprint != cluster.fingerprint, false)
   ]
 }

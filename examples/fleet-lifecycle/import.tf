@@ -6,7 +6,7 @@ terraform {
 }
 
 import {
-  for_each = data.clusterproxy_fleet.this.clusters
+  for_each = local.clusters
   to       = clusterproxy_profile.fleet[each.key]
   identity = each.value.identity
 }

@@ -8,7 +8,7 @@ terraform {
 }
 
 import {
-  for_each = data.clusterproxy_fleet.this.clusters
+  for_each = local.clusters
   to       = clusterproxy_profile.fleet[each.key]
   id       = each.value.import_id
 }
