@@ -42,12 +42,12 @@ pub fn readme_table(provider: &dyn Provider) -> String {
     );
     table += &line(
         "data source",
-        data_sources::no_proxy::NoProxy.type_name(),
+        data_sources::no_proxy::NoProxyDataSource.type_name(),
         "the merged NO_PROXY of a cluster, per-client renderings, a coverage check that fails the plan on a gap (`fail_on_gap`)",
     );
     table += &line(
         "data source",
-        data_sources::no_proxy_report::NoProxyReport.type_name(),
+        data_sources::no_proxy_report::NoProxyReportDataSource.type_name(),
         "the detail behind that list, for review: the gaps per client (`gaps_by_client`), every destination checked, entries left out as covered, what each client cannot express",
     );
     for platform in renderers() {
@@ -55,12 +55,12 @@ pub fn readme_table(provider: &dyn Provider) -> String {
     }
     table += &line(
         "data source",
-        data_sources::artifact_settings::ArtifactSettings.type_name(),
+        data_sources::artifact_settings::ArtifactSettingsDataSource.type_name(),
         "the settings an artifact holds, for drift reports against a profile",
     );
     table += &line(
         "data source",
-        data_sources::fleet::Fleet.type_name(),
+        data_sources::fleet::FleetDataSource.type_name(),
         "every cluster in a directory of artifacts, keyed by folder and name, with its profile's arguments, import ID, identity and fingerprint: `for_each` and `import { for_each }` adopt each new cluster as it comes, and a drift job sees a cluster move (Terraform >= 1.11, OpenTofu; `docs/guides/fleet-adoption.md`)",
     );
     table += &line(

@@ -52,12 +52,14 @@ impl Provider for ClusterProxy {
 
     fn data_sources(&self) -> Vec<Arc<dyn DataSource>> {
         let mut all: Vec<Arc<dyn DataSource>> = vec![
-            Arc::new(data_sources::no_proxy::NoProxy),
-            Arc::new(data_sources::no_proxy_report::NoProxyReport),
+            Arc::new(data_sources::no_proxy::NoProxyDataSource),
+            Arc::new(data_sources::no_proxy_report::NoProxyReportDataSource),
         ];
         all.extend(renderers().into_iter().map(|r| r as Arc<dyn DataSource>));
-        all.push(Arc::new(data_sources::artifact_settings::ArtifactSettings));
-        all.push(Arc::new(data_sources::fleet::Fleet));
+        all.push(Arc::new(
+            data_sources::artifact_settings::ArtifactSettingsDataSource,
+        ));
+        all.push(Arc::new(data_sources::fleet::FleetDataSource));
         all
     }
 

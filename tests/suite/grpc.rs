@@ -118,7 +118,7 @@ fn get_provider_schema_serves_the_declared_types(transport: &str) {
             let json = serde_json::from_slice(&a.r#type).unwrap();
             (a.name.as_str(), Type::from_json(&json).unwrap())
         }));
-        let declared = clusterproxy::provider::data_sources::no_proxy::NoProxy
+        let declared = clusterproxy::provider::data_sources::no_proxy::NoProxyDataSource
             .schema()
             .object_type();
         assert_eq!(served, declared);
@@ -222,7 +222,8 @@ fn trace_lines_reading_with(password: &str) -> Vec<String> {
     use clusterproxy::framework::data_source::DataSource as _;
     use clusterproxy::framework::proto::DynamicValue;
     use clusterproxy::framework::value::{msgpack, Value};
-    let schema = clusterproxy::provider::data_sources::systemd_dropin::SystemdDropin.schema();
+    let schema =
+        clusterproxy::provider::data_sources::systemd_dropin::SystemdDropinDataSource.schema();
     let mut config = Value::object(
         schema
             .attributes

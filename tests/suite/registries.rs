@@ -236,3 +236,109 @@ fn the_check_catches_a_missing_registry_line() {
         ]
     );
 }
+
+/// The structs of `file` that implement `trait_name` outside test modules,
+/// each with the string its `type_name` returns.
+fn type_names(file: &Path, trait_name: &str) -> Vec<(String, String)> {
+    struct Impls<'a> {
+        trait_name: &'a str,
+        found: Vec<(String, String)>,
+    }
+    impl<'ast> Visit<'ast> for Impls<'_> {
+        fn visit_item_impl(&mut self, item: &'ast syn::ItemImpl) {
+            let implements = item.trait_.as_ref().is_some_and(|(_, path, _)| {
+                path.segments
+                    .last()
+                    .is_some_and(|s| s.ident == self.trait_name)
+            });
+            let syn::Type::Path(ty) = &*item.self_ty else {
+                return;
+            };
+            let type_name = item.items.iter().find_map(|member| match member {
+                syn::ImplItem::Fn(f) if implements && f.sig.ident == "type_name" => {
+                    match f.block.stmts.last() {
+                        Some(syn::Stmt::Expr(
+                            syn::Expr::Lit(syn::ExprLit {
+                                lit: syn::Lit::Str(s),
+                                ..
+                            }),
+                            None,
+                        )) => Some(s.value()),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            });
+            if let (Some(name), Some(last)) = (type_name, ty.path.segments.last()) {
+                self.found.push((last.ident.to_string(), name));
+            }
+        }
+        fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
+            if item.ident != "tests" {
+                syn::visit::visit_item_mod(self, item);
+            }
+        }
+    }
+    let text = fs::read_to_string(file).unwrap();
+    let syntax = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let mut impls = Impls {
+        trait_name,
+        found: Vec::new(),
+    };
+    impls.visit_file(&syntax);
+    impls.found
+}
+
+/// `clusterproxy_tkg_config` -> `TkgConfigDataSource` (CONTRIBUTING.md, Code).
+fn data_source_struct(type_name: &str) -> String {
+    let bare = type_name.strip_prefix("clusterproxy_").unwrap_or(type_name);
+    let camel: String = bare
+        .split('_')
+        .map(|word| {
+            let mut chars = word.chars();
+            chars.next().map_or_else(String::new, |first| {
+                first.to_ascii_uppercase().to_string() + chars.as_str()
+            })
+        })
+        .collect();
+    camel + "DataSource"
+}
+
+/// Every data source's struct is named by the rule, its Terraform type
+/// name in UpperCamelCase followed by `DataSource` (a brand keeps its own
+/// capitals: `OpenShiftProxyDataSource`), so that it never meets the
+/// domain's renderer of the same platform.
+#[test]
+fn every_data_source_is_named_by_its_type_name() {
+    assert_eq!(
+        data_source_struct("clusterproxy_tkg_config"),
+        "TkgConfigDataSource"
+    );
+    let dir = workspace_root().join("src/provider/data_sources");
+    let mut files: Vec<_> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "rs"))
+        .collect();
+    files.sort();
+    let mut wrong = Vec::new();
+    let mut seen = 0;
+    for file in files {
+        for (ty, type_name) in type_names(&file, "DataSource") {
+            seen += 1;
+            let expected = data_source_struct(&type_name);
+            if !ty.eq_ignore_ascii_case(&expected) {
+                wrong.push(format!(
+                    "{}: `{ty}` ({type_name}) should be `{expected}`",
+                    file.strip_prefix(workspace_root()).unwrap().display()
+                ));
+            }
+        }
+    }
+    assert!(seen > 0, "no data source found in {}", dir.display());
+    assert!(
+        wrong.is_empty(),
+        "data sources named against the rule:\n{}",
+        wrong.join("\n")
+    );
+}

@@ -63,7 +63,7 @@ pub fn read_no_proxy_request_for(
     clients: Option<&[&str]>,
 ) -> clusterproxy::framework::proto::read_data_source::Request {
     read_request(
-        &clusterproxy::provider::data_sources::no_proxy::NoProxy,
+        &clusterproxy::provider::data_sources::no_proxy::NoProxyDataSource,
         extra,
         must_bypass,
         clients,
@@ -81,7 +81,7 @@ pub fn read_report_request_with(
     must_bypass: &[String],
 ) -> clusterproxy::framework::proto::read_data_source::Request {
     read_request(
-        &clusterproxy::provider::data_sources::no_proxy_report::NoProxyReport,
+        &clusterproxy::provider::data_sources::no_proxy_report::NoProxyReportDataSource,
         extra,
         must_bypass,
         Some(clusterproxy::domain::no_proxy::Dialect::default_names()),

@@ -12,7 +12,7 @@ use crate::provider::inputs::{self, RendererInputs};
 use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 
 #[derive(Debug, Clone, Copy)]
-pub struct AksHttpProxyConfig;
+pub struct AksHttpProxyConfigDataSource;
 
 crate::object! {
     /// azurerm's `http_proxy_config` block.
@@ -49,7 +49,7 @@ crate::model! {
     }
 }
 
-impl DataSource for AksHttpProxyConfig {
+impl DataSource for AksHttpProxyConfigDataSource {
     fn type_name(&self) -> &'static str {
         "clusterproxy_aks_http_proxy_config"
     }
@@ -120,7 +120,7 @@ fn warn_trailing_slash(config: &RendererInputs, diags: &mut Diagnostics) {
     }
 }
 
-impl Platform for AksHttpProxyConfig {
+impl Platform for AksHttpProxyConfigDataSource {
     fn area(&self) -> Area {
         Area::Distributions
     }

@@ -14,7 +14,7 @@ use crate::provider::inputs::{ClusterInputs, Settings};
 
 /// Reads the proxy settings of a cluster artifact and reports drift from a profile.
 #[derive(Debug, Clone, Copy)]
-pub struct ArtifactSettings;
+pub struct ArtifactSettingsDataSource;
 
 crate::model! {
     pub struct Config {
@@ -53,7 +53,7 @@ crate::model! {
     }
 }
 
-impl DataSource for ArtifactSettings {
+impl DataSource for ArtifactSettingsDataSource {
     fn type_name(&self) -> &'static str {
         "clusterproxy_artifact_settings"
     }

@@ -10,7 +10,7 @@ use crate::provider::inputs::{self, Needed, NodeConfig, RendererInputs};
 use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 
 #[derive(Debug, Clone, Copy)]
-pub struct CapiKubeadm;
+pub struct CapiKubeadmDataSource;
 
 crate::model! {
     pub struct Config {
@@ -96,7 +96,7 @@ fn files(kubeadm: &Kubeadm) -> Vec<File> {
         .collect()
 }
 
-impl DataSource for CapiKubeadm {
+impl DataSource for CapiKubeadmDataSource {
     fn type_name(&self) -> &'static str {
         "clusterproxy_capi_kubeadm"
     }
@@ -188,7 +188,7 @@ impl DataSource for CapiKubeadm {
     }
 }
 
-impl Platform for CapiKubeadm {
+impl Platform for CapiKubeadmDataSource {
     fn area(&self) -> Area {
         Area::Nodes
     }

@@ -11,7 +11,7 @@ use crate::provider::inputs::NodeConfig;
 use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 
 #[derive(Debug, Clone, Copy)]
-pub struct CloudInit;
+pub struct CloudInitDataSource;
 
 crate::model! {
     pub struct State {
@@ -27,7 +27,7 @@ crate::model! {
     }
 }
 
-impl DataSource for CloudInit {
+impl DataSource for CloudInitDataSource {
     fn type_name(&self) -> &'static str {
         "clusterproxy_cloud_init"
     }
@@ -56,7 +56,7 @@ impl DataSource for CloudInit {
     }
 }
 
-impl Platform for CloudInit {
+impl Platform for CloudInitDataSource {
     fn area(&self) -> Area {
         Area::Nodes
     }

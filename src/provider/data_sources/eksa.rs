@@ -10,7 +10,7 @@ use crate::provider::inputs::{self, RendererInputs};
 use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 
 #[derive(Debug, Clone, Copy)]
-pub struct EksaProxyConfig;
+pub struct EksaProxyConfigDataSource;
 
 crate::object! {
     /// `proxyConfiguration`.
@@ -44,7 +44,7 @@ impl From<eksa::ProxyConfiguration> for ProxyConfiguration {
     }
 }
 
-impl DataSource for EksaProxyConfig {
+impl DataSource for EksaProxyConfigDataSource {
     fn type_name(&self) -> &'static str {
         "clusterproxy_eksa_proxy_config"
     }
@@ -69,7 +69,7 @@ impl DataSource for EksaProxyConfig {
     }
 }
 
-impl Platform for EksaProxyConfig {
+impl Platform for EksaProxyConfigDataSource {
     fn area(&self) -> Area {
         Area::Distributions
     }

@@ -25,7 +25,7 @@ use crate::provider::resources::profile::{gives_password, imported_inputs};
 
 /// The fleet data source.
 #[derive(Debug, Clone, Copy)]
-pub struct Fleet;
+pub struct FleetDataSource;
 
 crate::object! {
     /// One cluster: a profile's arguments, and what imports it.
@@ -91,7 +91,7 @@ fn cluster(listed: &fleet::Listed, diags: &mut Diagnostics) -> Option<Cluster> {
     })
 }
 
-impl DataSource for Fleet {
+impl DataSource for FleetDataSource {
     fn type_name(&self) -> &'static str {
         "clusterproxy_fleet"
     }

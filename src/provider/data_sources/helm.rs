@@ -15,7 +15,7 @@ use crate::provider::inputs::RendererInputs;
 use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 
 #[derive(Debug, Clone, Copy)]
-pub struct HelmValues;
+pub struct HelmValuesDataSource;
 
 crate::model! {
     pub struct Config {
@@ -69,7 +69,7 @@ crate::model! {
     }
 }
 
-impl DataSource for HelmValues {
+impl DataSource for HelmValuesDataSource {
     fn type_name(&self) -> &'static str {
         "clusterproxy_helm_values"
     }
@@ -115,7 +115,7 @@ impl DataSource for HelmValues {
     }
 }
 
-impl Platform for HelmValues {
+impl Platform for HelmValuesDataSource {
     fn area(&self) -> Area {
         Area::Pods
     }

@@ -11,7 +11,7 @@ use crate::provider::inputs::{self, RendererInputs, UnitsInput};
 use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 
 #[derive(Debug, Clone, Copy)]
-pub struct Ignition;
+pub struct IgnitionDataSource;
 
 crate::model! {
     pub struct Config {
@@ -44,7 +44,7 @@ crate::model! {
     }
 }
 
-impl DataSource for Ignition {
+impl DataSource for IgnitionDataSource {
     fn type_name(&self) -> &'static str {
         "clusterproxy_ignition"
     }
@@ -77,7 +77,7 @@ impl DataSource for Ignition {
     }
 }
 
-impl Platform for Ignition {
+impl Platform for IgnitionDataSource {
     fn area(&self) -> Area {
         Area::Nodes
     }

@@ -18,7 +18,7 @@ use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 use crate::provider::validators::{Is, KeysAre};
 
 #[derive(Debug, Clone, Copy)]
-pub struct Kubespray;
+pub struct KubesprayDataSource;
 
 /// `kubespray_version` when unset: the current stable kubespray minor.
 pub const DEFAULT_VERSION: &str = "2.31";
@@ -94,7 +94,7 @@ impl Config {
     }
 }
 
-impl DataSource for Kubespray {
+impl DataSource for KubesprayDataSource {
     fn type_name(&self) -> &'static str {
         "clusterproxy_kubespray"
     }
@@ -160,7 +160,7 @@ impl crate::provider::convert::OptionAttribute for KubesprayOption {
     }
 }
 
-impl Platform for Kubespray {
+impl Platform for KubesprayDataSource {
     fn area(&self) -> Area {
         Area::Nodes
     }

@@ -19,7 +19,7 @@ use crate::provider::inputs::RendererInputs;
 use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 
 #[derive(Debug, Clone, Copy)]
-pub struct KyvernoPolicy;
+pub struct KyvernoPolicyDataSource;
 
 crate::model! {
     pub struct Config {
@@ -71,7 +71,7 @@ fn annotation_key(value: &str) -> Option<Finding> {
     })
 }
 
-impl DataSource for KyvernoPolicy {
+impl DataSource for KyvernoPolicyDataSource {
     fn type_name(&self) -> &'static str {
         "clusterproxy_kyverno_policy"
     }
@@ -163,7 +163,7 @@ impl convert::OptionAttribute for kyverno::KyvernoOption {
     }
 }
 
-impl Platform for KyvernoPolicy {
+impl Platform for KyvernoPolicyDataSource {
     fn area(&self) -> Area {
         Area::Pods
     }

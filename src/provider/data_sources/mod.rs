@@ -46,20 +46,20 @@ macro_rules! renderers {
 }
 
 renderers! {
-    SystemdDropin => systemd_dropin::SystemdDropin,
-    Capi => capi::CapiKubeadm,
-    Tkg => tkg::TkgConfigSource,
-    Aks => aks::AksHttpProxyConfig,
-    PodEnv => pod_env::PodEnv,
-    OpenShift => openshift::OpenShiftProxySource,
-    Eksa => eksa::EksaProxyConfig,
-    Kyverno => kyverno::KyvernoPolicy,
-    Helm => helm::HelmValues,
-    CloudInit => cloud_init::CloudInit,
-    Ignition => ignition::Ignition,
-    Rke2 => rke2::Rke2,
-    Talos => talos::Talos,
-    Kubespray => kubespray::Kubespray,
+    SystemdDropin => systemd_dropin::SystemdDropinDataSource,
+    Capi => capi::CapiKubeadmDataSource,
+    Tkg => tkg::TkgConfigDataSource,
+    Aks => aks::AksHttpProxyConfigDataSource,
+    PodEnv => pod_env::PodEnvDataSource,
+    OpenShift => openshift::OpenShiftProxyDataSource,
+    Eksa => eksa::EksaProxyConfigDataSource,
+    Kyverno => kyverno::KyvernoPolicyDataSource,
+    Helm => helm::HelmValuesDataSource,
+    CloudInit => cloud_init::CloudInitDataSource,
+    Ignition => ignition::IgnitionDataSource,
+    Rke2 => rke2::Rke2DataSource,
+    Talos => talos::TalosDataSource,
+    Kubespray => kubespray::KubesprayDataSource,
 }
 
 /// The renderer data sources, in the domain's registry order

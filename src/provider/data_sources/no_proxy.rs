@@ -17,7 +17,7 @@ use crate::provider::inputs::{self, Clients, ClusterConfig, Needed, Settings};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
-pub struct NoProxy;
+pub struct NoProxyDataSource;
 
 crate::model! {
     pub(crate) struct Config {
@@ -211,7 +211,7 @@ impl Merging {
     }
 }
 
-impl DataSource for NoProxy {
+impl DataSource for NoProxyDataSource {
     fn type_name(&self) -> &'static str {
         "clusterproxy_no_proxy"
     }

@@ -14,7 +14,7 @@ use crate::provider::data_sources::no_proxy::{CheckInputs, Config, Merging};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
-pub struct NoProxyReport;
+pub struct NoProxyReportDataSource;
 
 crate::object! {
     /// Entries a client cannot express or reads differently, with one message
@@ -38,7 +38,7 @@ crate::model! {
     }
 }
 
-impl DataSource for NoProxyReport {
+impl DataSource for NoProxyReportDataSource {
     fn type_name(&self) -> &'static str {
         "clusterproxy_no_proxy_report"
     }

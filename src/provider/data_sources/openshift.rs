@@ -14,7 +14,7 @@ use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 use crate::provider::validators::Is;
 
 #[derive(Debug, Clone, Copy)]
-pub struct OpenShiftProxySource;
+pub struct OpenShiftProxyDataSource;
 
 crate::model! {
     pub struct Config {
@@ -38,7 +38,7 @@ crate::model! {
     }
 }
 
-impl DataSource for OpenShiftProxySource {
+impl DataSource for OpenShiftProxyDataSource {
     fn type_name(&self) -> &'static str {
         "clusterproxy_openshift_proxy"
     }
@@ -81,7 +81,7 @@ impl crate::provider::convert::OptionAttribute for openshift::OpenShiftOption {
     }
 }
 
-impl Platform for OpenShiftProxySource {
+impl Platform for OpenShiftProxyDataSource {
     fn area(&self) -> Area {
         Area::Distributions
     }

@@ -16,7 +16,7 @@ use crate::provider::inputs::{self, Needed, RendererInputs};
 use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 
 #[derive(Debug, Clone, Copy)]
-pub struct PodEnv;
+pub struct PodEnvDataSource;
 
 /// What `credentials_secret` does, for every data source that takes it.
 const CREDENTIALS_SECRET: &str = "Name of a Secret (a DNS-1123 subdomain) that holds the proxy URLs with the credentials, under the keys `HTTP_PROXY` and `HTTPS_PROXY` (one per configured proxy). When set, the credential-bearing variables (`HTTP_PROXY`, `http_proxy`, `HTTPS_PROXY`, `https_proxy`) are rendered as `valueFrom.secretKeyRef` entries of that Secret, so the rendered pod specs, policies and values hold no credential; `NO_PROXY` and the CA variables stay plain values. The Secret is rendered separately (`credentials_secret_yaml`, `credentials_secret_data` for `kubernetes_secret_v1.data_wo`). A pod reads a Secret from its own namespace only: the Secret must exist in each namespace whose pods use it.";
@@ -241,7 +241,7 @@ fn env_secret_refs(entries: &[(String, EnvValue)]) -> Vec<EnvSecretRef> {
         .collect()
 }
 
-impl DataSource for PodEnv {
+impl DataSource for PodEnvDataSource {
     fn type_name(&self) -> &'static str {
         "clusterproxy_pod_env"
     }
@@ -282,7 +282,7 @@ impl DataSource for PodEnv {
     }
 }
 
-impl Platform for PodEnv {
+impl Platform for PodEnvDataSource {
     fn area(&self) -> Area {
         Area::Pods
     }

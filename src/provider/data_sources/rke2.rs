@@ -11,7 +11,7 @@ use crate::provider::inputs::{self, CaFile, OsFamilyInput, RendererInputs};
 use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 
 #[derive(Debug, Clone, Copy)]
-pub struct Rke2;
+pub struct Rke2DataSource;
 
 crate::model! {
     pub struct Config {
@@ -41,7 +41,7 @@ fn choice<T>(value: &Option<String>, parse: fn(&str) -> Option<T>, default: T) -
     value.as_deref().and_then(parse).unwrap_or(default)
 }
 
-impl DataSource for Rke2 {
+impl DataSource for Rke2DataSource {
     fn type_name(&self) -> &'static str {
         "clusterproxy_rke2"
     }
@@ -104,7 +104,7 @@ impl crate::provider::convert::OptionAttribute for rke2::Rke2Option {
     }
 }
 
-impl Platform for Rke2 {
+impl Platform for Rke2DataSource {
     fn area(&self) -> Area {
         Area::Nodes
     }

@@ -11,7 +11,7 @@ use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 
 /// The data source.
 #[derive(Debug, Clone, Copy)]
-pub struct SystemdDropin;
+pub struct SystemdDropinDataSource;
 
 crate::object! {
     /// One drop-in file.
@@ -69,7 +69,7 @@ fn files(dropins: Vec<systemd::Dropin>) -> Vec<Dropin> {
         .collect()
 }
 
-impl DataSource for SystemdDropin {
+impl DataSource for SystemdDropinDataSource {
     fn type_name(&self) -> &'static str {
         "clusterproxy_systemd_dropin"
     }
@@ -101,7 +101,7 @@ impl DataSource for SystemdDropin {
     }
 }
 
-impl Platform for SystemdDropin {
+impl Platform for SystemdDropinDataSource {
     fn area(&self) -> Area {
         Area::Nodes
     }

@@ -12,7 +12,7 @@ use crate::provider::inputs::RendererInputs;
 use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 
 #[derive(Debug, Clone, Copy)]
-pub struct Talos;
+pub struct TalosDataSource;
 
 /// `talos_version` when unset: the current stable Talos minor.
 pub const DEFAULT_VERSION: &str = "1.13";
@@ -32,7 +32,7 @@ crate::model! {
     }
 }
 
-impl DataSource for Talos {
+impl DataSource for TalosDataSource {
     fn type_name(&self) -> &'static str {
         "clusterproxy_talos"
     }
@@ -82,7 +82,7 @@ impl crate::provider::convert::OptionAttribute for talos::TalosOption {
     }
 }
 
-impl Platform for Talos {
+impl Platform for TalosDataSource {
     fn area(&self) -> Area {
         Area::Nodes
     }

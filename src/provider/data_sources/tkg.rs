@@ -12,7 +12,7 @@ use crate::provider::inputs::{self, RendererInputs};
 use crate::provider::platform::{Area, GuideRow, Platform, Versions};
 
 #[derive(Debug, Clone, Copy)]
-pub struct TkgConfigSource;
+pub struct TkgConfigDataSource;
 
 crate::model! {
     pub struct Config {
@@ -37,7 +37,7 @@ crate::model! {
     }
 }
 
-impl DataSource for TkgConfigSource {
+impl DataSource for TkgConfigDataSource {
     fn type_name(&self) -> &'static str {
         "clusterproxy_tkg_config"
     }
@@ -80,7 +80,7 @@ impl crate::provider::convert::OptionAttribute for tkg::TkgOption {
     }
 }
 
-impl Platform for TkgConfigSource {
+impl Platform for TkgConfigDataSource {
     fn area(&self) -> Area {
         Area::Nodes
     }

@@ -493,7 +493,7 @@ pub fn render(arguments: &[Value], outputs: Outputs) -> Result<Value, FunctionEr
 mod tests {
     use super::*;
     use crate::framework::model::Maybe;
-    use crate::provider::data_sources::systemd_dropin::SystemdDropin;
+    use crate::provider::data_sources::systemd_dropin::SystemdDropinDataSource;
 
     fn settings(username: Option<&str>, password: Option<&str>) -> Value {
         Settings {
@@ -541,7 +541,7 @@ mod tests {
         let Value::Typed(typed) = result else {
             panic!("untyped result")
         };
-        let schema = SystemdDropin.schema();
+        let schema = SystemdDropinDataSource.schema();
         let mut config = Value::object(
             schema
                 .attributes
@@ -553,7 +553,13 @@ mod tests {
             "pod_cidrs",
             crate::provider::attributes::string_list(&["192.168.0.0/16"]),
         );
-        let state = read_checked(&SystemdDropin, &schema, config, &mut Diagnostics::new()).unwrap();
+        let state = read_checked(
+            &SystemdDropinDataSource,
+            &schema,
+            config,
+            &mut Diagnostics::new(),
+        )
+        .unwrap();
         for name in [
             "dropins",
             "dropins_redacted",
