@@ -25,6 +25,9 @@ pub use clusterproxy_framework::{model, object};
 
 pub mod provider;
 
+#[cfg(test)]
+mod registries;
+
 /// The contributor guides under `docs/dev/`: their Rust code blocks compile
 /// and run as doctests of this crate (`cargo test --doc`), so that they
 /// follow the API they describe.

@@ -3,9 +3,8 @@
 //! (`server`, `docs`, `linear`), the plugin binary over gRPC (`grpc`,
 //! `plugin_host`), the NO_PROXY merge's properties (`no_proxy_*`), the release
 //! script (`release`), the crates' import graph (`module_graph`) and the
-//! docs' links and named paths (`links`), every extension on its registry
-//! line (`registries`), and the unit tests' needs (`unit_tests`: no external
-//! program).
+//! docs' links and named paths (`links`), and the unit tests' needs
+//! (`unit_tests`: no external program).
 //!
 //! Run one module with `cargo nextest run --test suite -E 'test(/^docs::/)'`
 //! (or `cargo test --test suite docs::`). The other binaries: `tests/oracles`
@@ -34,7 +33,6 @@ mod no_proxy_batch;
 mod no_proxy_order;
 mod no_proxy_properties;
 mod plugin_host;
-mod registries;
 mod release;
 mod server;
 mod unit_tests;

@@ -6,8 +6,8 @@
 //! Every kind of artifact is an [`Importer`]: a unit struct whose `read`
 //! turns the artifact's text into a [`Found`] (the proxies as written, the
 //! raw NO_PROXY entries, the CA as PEM, and the cluster facts the artifact
-//! names, each with its reason). `for_each_importer!` below declares them
-//! once, one line each, and [`importers()`] lists them; the kind
+//! names, each with its reason). `IMPORTERS` (`registry.rs`) lists them
+//! once, one line each, and [`importers()`] hands them out; the kind
 //! names of import IDs ([`id`]), of `clusterproxy_artifact_settings.kind`
 //! (description and validator) and of the import docs come from it.
 //! [`parse_with`] picks the importer by kind and hands its `Found` to the
@@ -23,36 +23,11 @@
 //!
 //! # Adding an importer
 //! See `docs/dev/adding-an-importer.md`: its file and its fixtures by hand,
-//! its `mod` line and its line in `for_each_importer!` below; its code
+//! its `mod` line below and its line in `IMPORTERS` (`registry.rs`); its code
 //! compiles as a doctest, and the tests ask for every other step.
 
-/// Every importer, one line each, in the order users see the kinds:
-/// `<module> => <Importer>,` (the module is named like the kind). Calls
-/// `$callback!` with the lines, so that each list derives from this one:
-/// in `registry.rs` the registry. An importer's module without its line
-/// is dead code, which the build refuses.
-macro_rules! for_each_importer {
-    ($callback:ident) => {
-        $callback! {
-            aks => Aks,
-            tkg => Tkg,
-            capi => Capi,
-            systemd => Systemd,
-            giantswarm => GiantSwarm,
-            openshift => OpenShift,
-            rke2 => Rke2,
-            caren => Caren,
-            tkgs => Tkgs,
-            konvoy => Konvoy,
-            gke => Gke,
-            docker => Docker,
-            bottlerocket => Bottlerocket,
-        }
-    };
-}
-
 // The importers, private (the registry is the only way to one), each a
-// line of `for_each_importer!` too; then the modules they share.
+// line of `IMPORTERS` in registry.rs too; then the modules they share.
 mod aks;
 mod bottlerocket;
 mod capi;

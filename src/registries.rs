@@ -1,8 +1,10 @@
 //! Every extension is on its registry's line: a file that implements a
 //! renderer, an importer, a renderer data source or a client is listed in
-//! its registry macro. The build refuses most omissions as dead code, but
-//! not a domain renderer (its module is public, for the provider), and dead
-//! code does not say which line to add; this test does.
+//! its registry. The build refuses most omissions as dead code, but not a
+//! domain renderer (its module is public, for the provider), and dead code
+//! does not say which line to add; `cargo test --lib` does, since these are
+//! unit tests of this crate, which sees every layer's sources. Every data
+//! source is named by the naming rule.
 
 use std::fs;
 use std::path::Path;
@@ -10,11 +12,15 @@ use std::path::Path;
 use proc_macro2::{TokenStream, TokenTree};
 use syn::visit::Visit;
 
-use crate::sources::workspace_root;
+/// The workspace's root directory.
+fn workspace_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
 
 /// One extension point: the files of `dir` that implement `trait_name`
-/// must be on a line of the macro `registry` (defined or called) in
-/// `registry_file`, written as `line` shows for a module and a type.
+/// must be on a line of `registry` in `registry_file`: a macro (defined or
+/// called), or a plain list (a `static` in capitals), written as `line`
+/// shows for a module and a type.
 struct Registry {
     dir: &'static str,
     trait_name: &'static str,
@@ -36,10 +42,17 @@ const REGISTRIES: &[Registry] = &[
     Registry {
         dir: "crates/domain/src/import",
         trait_name: "Importer",
-        registry_file: "crates/domain/src/import/mod.rs",
-        registry: "for_each_importer",
-        line: |module, ty| vec![module.to_owned(), "=>".to_owned(), ty.to_owned()],
-        shown: |module, ty| format!("{module} => {ty},"),
+        registry_file: "crates/domain/src/import/registry.rs",
+        registry: "IMPORTERS",
+        line: |module, ty| {
+            vec![
+                "&".to_owned(),
+                module.to_owned(),
+                "::".to_owned(),
+                ty.to_owned(),
+            ]
+        },
+        shown: |module, ty| format!("&{module}::{ty},"),
     },
     Registry {
         dir: "src/provider/data_sources",
@@ -59,11 +72,12 @@ const REGISTRIES: &[Registry] = &[
     },
 ];
 
-/// The types a file implements `trait_name` for, outside test modules.
-fn implementors(file: &Path, trait_name: &str) -> Vec<String> {
+/// The types `file` implements `trait_name` for, outside test modules,
+/// each with the string literal its `type_name` returns, if it has one.
+fn implementors(file: &Path, trait_name: &str) -> Vec<(String, Option<String>)> {
     struct Impls<'a> {
         trait_name: &'a str,
-        types: Vec<String>,
+        found: Vec<(String, Option<String>)>,
     }
     impl<'ast> Visit<'ast> for Impls<'_> {
         fn visit_item_impl(&mut self, item: &'ast syn::ItemImpl) {
@@ -72,10 +86,24 @@ fn implementors(file: &Path, trait_name: &str) -> Vec<String> {
                     .last()
                     .is_some_and(|s| s.ident == self.trait_name)
             });
-            if let (true, syn::Type::Path(ty)) = (implements, &*item.self_ty) {
-                if let Some(last) = ty.path.segments.last() {
-                    self.types.push(last.ident.to_string());
-                }
+            let (true, syn::Type::Path(ty)) = (implements, &*item.self_ty) else {
+                return;
+            };
+            let type_name = item.items.iter().find_map(|member| match member {
+                syn::ImplItem::Fn(f) if f.sig.ident == "type_name" => match f.block.stmts.last() {
+                    Some(syn::Stmt::Expr(
+                        syn::Expr::Lit(syn::ExprLit {
+                            lit: syn::Lit::Str(s),
+                            ..
+                        }),
+                        None,
+                    )) => Some(s.value()),
+                    _ => None,
+                },
+                _ => None,
+            });
+            if let Some(last) = ty.path.segments.last() {
+                self.found.push((last.ident.to_string(), type_name));
             }
         }
         fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
@@ -88,14 +116,15 @@ fn implementors(file: &Path, trait_name: &str) -> Vec<String> {
     let syntax = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     let mut impls = Impls {
         trait_name,
-        types: Vec::new(),
+        found: Vec::new(),
     };
     impls.visit_file(&syntax);
-    impls.types
+    impls.found
 }
 
-/// The tokens of the macro `name` in `file`, defined or called, flattened
-/// (`::` and `=>` as one token each).
+/// The tokens of the registry `name` in `file`, flattened (`::` and `=>` as
+/// one token each): those of the macro `name`, defined or called, or for a
+/// plain list (`name` in capitals) those of the file.
 fn registry_tokens(file: &Path, name: &str) -> Vec<String> {
     fn flatten(tokens: TokenStream, out: &mut Vec<String>) {
         for tree in tokens {
@@ -130,6 +159,11 @@ fn registry_tokens(file: &Path, name: &str) -> Vec<String> {
         }
     }
     let text = fs::read_to_string(file).unwrap();
+    if name.bytes().all(|b| b.is_ascii_uppercase() || b == b'_') {
+        let mut tokens = Vec::new();
+        flatten(text.parse().unwrap(), &mut tokens);
+        return tokens;
+    }
     let syntax = syn::parse_file(&text).unwrap();
     let mut macros = Macros {
         name,
@@ -154,15 +188,23 @@ fn missing_lines(root: &Path) -> Vec<String> {
         files.sort();
         for file in files {
             let module = file.file_stem().unwrap().to_string_lossy().into_owned();
-            for ty in implementors(&file, registry.trait_name) {
+            for (ty, _) in implementors(&file, registry.trait_name) {
                 let line = (registry.line)(&module, &ty);
                 if !tokens.windows(line.len()).any(|w| w == line.as_slice()) {
                     missing.push(format!(
-                        "{}/{module}.rs implements {} for {ty}: add its line `{}` to `{}!` in {}",
+                        "{}/{module}.rs implements {} for {ty}: add its line `{}` to `{}` in {}",
                         registry.dir,
                         registry.trait_name,
                         (registry.shown)(&module, &ty),
-                        registry.registry,
+                        if registry
+                            .registry
+                            .bytes()
+                            .all(|b| b.is_ascii_uppercase() || b == b'_')
+                        {
+                            registry.registry.to_owned()
+                        } else {
+                            format!("{}!", registry.registry)
+                        },
                         registry.registry_file
                     ));
                 }
@@ -230,63 +272,11 @@ fn the_check_catches_a_missing_registry_line() {
         missing_lines(copy.path()),
         [
             "crates/domain/src/render/docker.rs implements Renderer for Docker: add its line `docker => <RendererId variant>,` to `for_each_renderer!` in crates/domain/src/render/mod.rs",
-            "crates/domain/src/import/nomad.rs implements Importer for Docker: add its line `nomad => Docker,` to `for_each_importer!` in crates/domain/src/import/mod.rs",
+            "crates/domain/src/import/nomad.rs implements Importer for Docker: add its line `&nomad::Docker,` to `IMPORTERS` in crates/domain/src/import/registry.rs",
             "src/provider/data_sources/docker.rs implements Platform for Docker: add its line `<RendererId variant> => docker::Docker,` to `renderers!` in src/provider/data_sources/mod.rs",
             "crates/domain/src/no_proxy/dialect/dotnet.rs implements Client for DotNet: add its line `DotNet => dotnet::DotNet,` to `registry!` in crates/domain/src/no_proxy/dialect/mod.rs",
         ]
     );
-}
-
-/// The structs of `file` that implement `trait_name` outside test modules,
-/// each with the string its `type_name` returns.
-fn type_names(file: &Path, trait_name: &str) -> Vec<(String, String)> {
-    struct Impls<'a> {
-        trait_name: &'a str,
-        found: Vec<(String, String)>,
-    }
-    impl<'ast> Visit<'ast> for Impls<'_> {
-        fn visit_item_impl(&mut self, item: &'ast syn::ItemImpl) {
-            let implements = item.trait_.as_ref().is_some_and(|(_, path, _)| {
-                path.segments
-                    .last()
-                    .is_some_and(|s| s.ident == self.trait_name)
-            });
-            let syn::Type::Path(ty) = &*item.self_ty else {
-                return;
-            };
-            let type_name = item.items.iter().find_map(|member| match member {
-                syn::ImplItem::Fn(f) if implements && f.sig.ident == "type_name" => {
-                    match f.block.stmts.last() {
-                        Some(syn::Stmt::Expr(
-                            syn::Expr::Lit(syn::ExprLit {
-                                lit: syn::Lit::Str(s),
-                                ..
-                            }),
-                            None,
-                        )) => Some(s.value()),
-                        _ => None,
-                    }
-                }
-                _ => None,
-            });
-            if let (Some(name), Some(last)) = (type_name, ty.path.segments.last()) {
-                self.found.push((last.ident.to_string(), name));
-            }
-        }
-        fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
-            if item.ident != "tests" {
-                syn::visit::visit_item_mod(self, item);
-            }
-        }
-    }
-    let text = fs::read_to_string(file).unwrap();
-    let syntax = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-    let mut impls = Impls {
-        trait_name,
-        found: Vec::new(),
-    };
-    impls.visit_file(&syntax);
-    impls.found
 }
 
 /// `clusterproxy_tkg_config` -> `TkgConfigDataSource` (CONTRIBUTING.md, Code).
@@ -324,7 +314,8 @@ fn every_data_source_is_named_by_its_type_name() {
     let mut wrong = Vec::new();
     let mut seen = 0;
     for file in files {
-        for (ty, type_name) in type_names(&file, "DataSource") {
+        for (ty, type_name) in implementors(&file, "DataSource") {
+            let type_name = type_name.expect("type_name returns a string literal");
             seen += 1;
             let expected = data_source_struct(&type_name);
             if !ty.eq_ignore_ascii_case(&expected) {
