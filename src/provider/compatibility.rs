@@ -57,23 +57,39 @@ pub struct Source {
     pub path: &'static str,
     /// The tag or commit the file was read at; empty for a web page.
     pub at: &'static str,
+    /// What to read there, when the file alone does not say it.
+    pub note: &'static str,
 }
 
 impl fmt::Display for Source {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.repository.is_empty() {
-            write!(f, "<{}>", self.path)
+            write!(f, "<{}>", self.path)?;
         } else {
-            write!(f, "{} `{}` at `{}`", self.repository, self.path, self.at)
+            write!(f, "{} `{}` at `{}`", self.repository, self.path, self.at)?;
         }
+        if !self.note.is_empty() {
+            write!(f, ": {}", self.note)?;
+        }
+        Ok(())
     }
 }
 
 const fn at(repository: &'static str, path: &'static str, at: &'static str) -> Source {
+    noted(repository, path, at, "")
+}
+
+const fn noted(
+    repository: &'static str,
+    path: &'static str,
+    at: &'static str,
+    note: &'static str,
+) -> Source {
     Source {
         repository,
         path,
         at,
+        note,
     }
 }
 
@@ -83,15 +99,21 @@ const BRIDGE: &str = "pulumi/pulumi-terraform-bridge";
 
 /// What the bridge translates: the plugin protocol, not HCL, so a
 /// language feature of Terraform's is no Pulumi feature at all.
-const BRIDGE_IS_NO_HCL: Source = at(BRIDGE, "dynamic/README.md", "v3.136.0");
+const BRIDGE_IS_NO_HCL: Source = noted(
+    BRIDGE,
+    "dynamic/README.md",
+    "v3.136.0",
+    "the bridge translates Pulumi's protocol into plugin protocol 6; Pulumi reads no HCL and plans itself",
+);
 
 /// The schemas the bridge passes on from a provider: resources, data
 /// sources and functions, none of ephemeral resources, list resources or
 /// actions.
-const BRIDGE_SCHEMAS: Source = at(
+const BRIDGE_SCHEMAS: Source = noted(
     BRIDGE,
-    "dynamic/internal/shim/protov6/translate/tfplugin6.go:137 (GetProviderSchemaResponse)",
+    "dynamic/internal/shim/protov6/translate/tfplugin6.go:137",
     "v3.136.0",
+    "`GetProviderSchemaResponse` passes on resources, data sources and functions only",
 );
 
 /// How far a tool goes with a capability.
@@ -272,23 +294,33 @@ impl Capability {
             Capability::Ephemeral | Capability::WriteOnly => {
                 since((1, 11, 0), "CHANGELOG.md:46", "v1.11.0")
             }
-            // Not in the 1.12.0 CHANGELOG; commit 19af81d28e "Implement
-            // resource identity support (#3671)", first in v1.12.0.
-            Capability::Identity => since((1, 12, 0), "internal/configs/import.go:73", "v1.12.0"),
+            // Not in the 1.12.0 CHANGELOG.
+            Capability::Identity => Support::Since {
+                product: "OpenTofu",
+                version: (1, 12, 0),
+                source: noted(
+                    OPENTOFU,
+                    "internal/configs/import.go:73",
+                    "v1.12.0",
+                    "commit 19af81d28e, \"Implement resource identity support (#3671)\"",
+                ),
+            },
             // No `query` command (opentofu/opentofu#3787) and no `action`
             // block (opentofu/opentofu#3309) in the newest release.
             Capability::ListResources => Support::Missing {
-                source: at(
+                source: noted(
                     OPENTOFU,
-                    "cmd/tofu/commands.go (no `query`); issue #3787",
+                    "cmd/tofu/commands.go",
                     "v1.12.6",
+                    "no `query` command; opentofu/opentofu#3787",
                 ),
             },
             Capability::Actions => Support::Missing {
-                source: at(
+                source: noted(
                     OPENTOFU,
-                    "internal/configs/parser_config.go (no `action` block); issue #3309",
+                    "internal/configs/parser_config.go",
                     "v1.12.6",
+                    "no `action` block; opentofu/opentofu#3309",
                 ),
             },
         }
@@ -322,12 +354,17 @@ impl Capability {
             ),
             // Commit 68c725eca (#3510): functions of dynamically bridged
             // providers, as invokes.
-            Capability::Functions => bridge((3, 134, 0), "docs/guides/provider-functions.md", "v3.134.0"),
+            Capability::Functions => bridge(
+                (3, 134, 0),
+                "docs/guides/provider-functions.md",
+                "v3.134.0",
+            ),
             Capability::Identity => Support::Missing {
-                source: at(
+                source: noted(
                     BRIDGE,
-                    "dynamic/internal/shim/protov6/provider.go:63 (no identity schemas; pulumi import takes the ID)",
+                    "dynamic/internal/shim/protov6/provider.go:63",
                     "v3.136.0",
+                    "no identity schemas (pulumi/pulumi-terraform-bridge#3106); `pulumi import` takes the import ID",
                 ),
             },
             Capability::Ephemeral | Capability::ListResources | Capability::Actions => {

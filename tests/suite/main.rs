@@ -24,6 +24,7 @@ mod tier;
 #[path = "../support/tools.rs"]
 mod tools;
 
+mod compatibility;
 mod docs;
 mod grpc;
 mod identity;
