@@ -3,7 +3,8 @@
 //! (`server`, `docs`, `linear`), the plugin binary over gRPC (`grpc`,
 //! `plugin_host`), the NO_PROXY merge's properties (`no_proxy_*`), the release
 //! script (`release`), the crates' import graph (`module_graph`) and the
-//! docs' links and named paths (`links`), every extension on its registry
+//! docs' links and named paths (`links`), the compatibility guide and the
+//! docs' version claims (`compatibility`), every extension on its registry
 //! line (`registries`), and the unit tests' needs (`unit_tests`: no external
 //! program).
 //!
