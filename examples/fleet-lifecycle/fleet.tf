@@ -1,7 +1,7 @@
 # A fleet that keeps changing: one clusterproxy_profile per cluster whose
 # artifacts var.directory holds, imported from its artifact by import.tf
-# (by identity, Terraform >= 1.12; by ID in ./by-id, Terraform 1.11 and
-# OpenTofu). A new artifact plans exactly one import, a removed one exactly
+# (by identity, Terraform >= 1.12 or OpenTofu >= 1.12; by ID in ./by-id,
+# Terraform and OpenTofu 1.11). A new artifact plans exactly one import, a removed one exactly
 # its destroy; the other clusters stay as they are. The check block below is
 # what examples/drift-check/drift-check.sh reports a cluster's move from.
 terraform {

@@ -1,6 +1,6 @@
 # Each cluster not in the state yet is imported from its artifact, by the
-# identity the data source gives (Terraform >= 1.12); an import block for a
-# profile already in the state does nothing.
+# identity the data source gives (Terraform >= 1.12, OpenTofu >= 1.12); an
+# import block for a profile already in the state does nothing.
 terraform {
   required_version = ">= 1.12"
 }

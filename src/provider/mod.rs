@@ -4,6 +4,7 @@
 
 pub(crate) mod actions;
 pub mod attributes;
+pub mod compatibility;
 pub(crate) mod convert;
 pub mod data_sources;
 pub mod docs;

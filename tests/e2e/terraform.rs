@@ -22,6 +22,8 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
+use clusterproxy::provider::compatibility::Capability;
+
 use crate::tier::{self, Tier};
 use crate::tools;
 
@@ -124,19 +126,26 @@ impl Feature {
         Feature::Actions,
     ];
 
+    /// The capability of the compatibility table this feature is
+    /// (`clusterproxy::provider::compatibility`, the one home of the
+    /// minimums).
+    pub fn capability(self) -> Capability {
+        match self {
+            Feature::MovedBlock => Capability::MovedBlock,
+            Feature::TerraformData => Capability::TerraformData,
+            Feature::ImportBlock => Capability::ImportBlock,
+            Feature::Functions => Capability::Functions,
+            Feature::Ephemeral => Capability::Ephemeral,
+            Feature::WriteOnly => Capability::WriteOnly,
+            Feature::Identity => Capability::Identity,
+            Feature::ListResources => Capability::ListResources,
+            Feature::Actions => Capability::Actions,
+        }
+    }
+
     /// The first Terraform version that has the feature.
     pub fn min_version(self) -> (u32, u32, u32) {
-        match self {
-            Feature::MovedBlock => (1, 1, 0),
-            Feature::TerraformData => (1, 4, 0),
-            Feature::ImportBlock => (1, 5, 0),
-            Feature::Functions => (1, 8, 0),
-            Feature::Ephemeral => (1, 10, 0),
-            Feature::WriteOnly => (1, 11, 0),
-            Feature::Identity => (1, 12, 0),
-            Feature::ListResources => (1, 14, 0),
-            Feature::Actions => (1, 14, 0),
-        }
+        self.capability().terraform_version()
     }
 }
 
@@ -237,7 +246,7 @@ impl Terraform {
     /// Whether this Terraform reuses a provider's schema across its instances
     /// when the provider allows it (`get_provider_schema_optional`, 1.6).
     pub fn reuses_provider_schema(&self) -> bool {
-        self.version >= (1, 6, 0)
+        self.version >= Capability::SchemaOnce.terraform_version()
     }
 
     /// Whether this Terraform stores a resource's sensitive paths in a

@@ -22,7 +22,7 @@ fn pages() -> Vec<Page> {
         provider_name: NAME.to_owned(),
         index_body: "The clusterproxy provider merges NO_PROXY lists and renders HTTP(S) proxy settings for Kubernetes clusters behind a corporate proxy. Every result is computed locally, deterministically and at plan time.".to_owned(),
         index_example: QUICK_START.into(),
-        index_sections: "## Logging\n\nWith `TF_LOG_PROVIDER_CLUSTERPROXY` (or `TF_LOG_PROVIDER`, or `TF_LOG`) set to `debug` or `trace`, the provider logs one line when a call arrives and one when it is served: the RPC, a request id, the resource, data source or function, and the duration. No configured value is logged, nor anything derived from one (a size or a length); the HTTP/2, gRPC and TLS libraries it uses log at warning and above only.".to_owned(),
+        index_sections: "## Logging\n\nWith `TF_LOG_PROVIDER_CLUSTERPROXY` (or `TF_LOG_PROVIDER`, or `TF_LOG`) set to `debug` or `trace`, the provider logs one line when a call arrives and one when it is served: the RPC, a request id, the resource, data source or function, and the duration. No configured value is logged, nor anything derived from one (a size or a length); the HTTP/2, gRPC and TLS libraries it uses log at warning and above only.\n\n## Compatibility\n\nWhich Terraform, OpenTofu and Pulumi releases run each resource, data source, list resource, ephemeral resource, action and function: [Compatibility](guides/compatibility.md).".to_owned(),
         examples_dir: root.join("examples"),
     };
     generate(&ClusterProxy, &config).expect("every example exists")
@@ -147,7 +147,7 @@ fn secret_reference_check_can_fail() {
 
 /// The sections of `text` between `<!-- BEGIN generated: NAME -->` and
 /// `<!-- END generated: NAME -->` replaced by `sections` (name, content).
-fn splice(text: &str, sections: &[(&str, String)]) -> String {
+pub(crate) fn splice(text: &str, sections: &[(&str, String)]) -> String {
     let mut out = text.to_owned();
     for (name, content) in sections {
         let begin = format!("<!-- BEGIN generated: {name} -->\n\n");

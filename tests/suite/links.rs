@@ -16,7 +16,7 @@ fn root() -> PathBuf {
 }
 
 /// The Markdown files below `dir` (relative to the root), recursively.
-fn markdown_below(dir: &str) -> Vec<String> {
+pub(crate) fn markdown_below(dir: &str) -> Vec<String> {
     fn walk(root: &Path, dir: &Path, found: &mut Vec<String>) {
         let Ok(entries) = fs::read_dir(root.join(dir)) else {
             return;

@@ -3,7 +3,8 @@
 //! (`server`, `docs`, `linear`), the plugin binary over gRPC (`grpc`,
 //! `plugin_host`), the NO_PROXY merge's properties (`no_proxy_*`), the release
 //! script (`release`), the crates' import graph (`module_graph`) and the
-//! docs' links and named paths (`links`), and the unit tests' needs
+//! docs' links and named paths (`links`), the compatibility guide and the
+//! docs' version claims (`compatibility`), and the unit tests' needs
 //! (`unit_tests`: no external program).
 //!
 //! Run one module with `cargo nextest run --test suite -E 'test(/^docs::/)'`
@@ -23,6 +24,7 @@ mod tier;
 #[path = "../support/tools.rs"]
 mod tools;
 
+mod compatibility;
 mod docs;
 mod grpc;
 mod identity;
