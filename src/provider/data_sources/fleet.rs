@@ -19,7 +19,7 @@ use crate::framework::model::{self, Field};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
 use crate::provider::convert::{self, SettingsAt};
-use crate::provider::fleet::{scan_of, skipped, unlistable, ScanConfig as Config};
+use crate::provider::fleet::{scan_of, skipped, unimported, unlistable, ScanConfig as Config};
 use crate::provider::resources::profile::identity::{self as profile_identity, Identity};
 use crate::provider::resources::profile::{gives_password, imported_inputs};
 
@@ -98,7 +98,7 @@ impl DataSource for Fleet {
 
     fn schema(&self) -> Schema {
         Schema::new(
-            "The clusters whose artifacts a directory holds (a GitOps repository), keyed by cluster: the scan and the importers of the `clusterproxy_profile` list resource, as a map for `for_each`. Each cluster holds the arguments of its `clusterproxy_profile`, its import ID and identity, and its fingerprint: a configuration that creates one profile per cluster and imports each with `import { for_each = ... }` adopts every new cluster on the next plan and leaves the others alone (Terraform >= 1.11; identities >= 1.12). Artifacts the import refuses, or files that cannot be read, get a warning naming them. Holds no password.",
+            "The clusters whose artifacts a directory holds (a GitOps repository), keyed by cluster: the scan and the importers of the `clusterproxy_profile` list resource, as a map for `for_each`. Each cluster holds the arguments of its `clusterproxy_profile`, its import ID and identity, and its fingerprint: a configuration that creates one profile per cluster and imports each with `import { for_each = ... }` adopts every new cluster on the next plan and leaves the others alone (Terraform >= 1.11; identities >= 1.12). Artifacts the import refuses, or files that cannot be read, get a warning naming them. A file that is no artifact but sets a proxy (a `HTTP_PROXY`, `HTTPS_PROXY` or `NO_PROXY` key in any case and spelling, `httpProxy`, `Acquire::http::Proxy`..., or a `proxy` block with `http`, `https`, `no`, `host` or `url` entries, given a value, outside comments) gets a warning naming the file, each key and its line (never a value) and what the file looks like; documentation and source files (`*.md`, `*.txt`, `*.go`, `*.py`...) are not looked into. Holds no password.",
             model::attributes::<Config, State>(),
         )
     }
@@ -121,6 +121,9 @@ impl DataSource for Fleet {
                     }
                 }
                 fleet::Event::Skipped { path, reason } => diags.extend(skipped(&path, &reason)),
+                fleet::Event::Unimported { path, reason } => {
+                    diags.extend(unimported(&path, &reason))
+                }
             }
             ControlFlow::Continue(())
         });
