@@ -51,7 +51,10 @@ fn scan_of(rel: &str, kinds: &[(&str, &'static str)]) -> Scan {
     Scan {
         directory: root().display().to_string(),
         include: vec![Glob::parse(rel).unwrap()],
-        exclude: NOT_ARTIFACTS.iter().map(|g| Glob::parse(g).unwrap()).collect(),
+        exclude: NOT_ARTIFACTS
+            .iter()
+            .map(|g| Glob::parse(g).unwrap())
+            .collect(),
         kinds: kinds
             .iter()
             .map(|(g, k)| (Glob::parse(g).unwrap(), *k))
@@ -158,7 +161,10 @@ fn every_fixture_imports_or_warns() {
         .iter()
         .filter(|rel| rel.starts_with("unimported/") && !rel.ends_with(".md"))
         .count();
-    assert!(negative >= 5 && unimported >= negative, "{negative} {unimported}");
+    assert!(
+        negative >= 5 && unimported >= negative,
+        "{negative} {unimported}"
+    );
 }
 
 /// A file given a kind whose import fails gets the usual "read as X, not
@@ -177,7 +183,10 @@ fn a_file_given_a_kind_is_reported_once() {
     );
     match outcome(events(&scan_of(rel, &[(rel, "rke2")]))) {
         Outcome::Skipped(reason) => {
-            assert!(reason.starts_with("read as `rke2`, not imported"), "{reason}")
+            assert!(
+                reason.starts_with("read as `rke2`, not imported"),
+                "{reason}"
+            )
         }
         other => panic!("{other:?}"),
     }

@@ -304,4 +304,54 @@ mod tests {
             Some("directory")
         );
     }
+
+    /// Files that set a proxy in a format no importer reads are a warning
+    /// on `directory` each, from the data source and the list resource
+    /// alike, naming the file and quoting no value; the README is quiet.
+    #[test]
+    fn a_proxy_setting_no_importer_reads_is_a_warning_on_directory() {
+        let directory = "tests/fixtures/unimported";
+        let (state, diags) = read(directory);
+        assert!(state.is_some(), "{diags:?}");
+        let server = Server::new(&crate::provider::ClusterProxy);
+        let mut listed = Diagnostics::new();
+        ProfileList.list(&config_of(&server, directory), false, &mut |event| {
+            if let crate::framework::list_resource::Event::Diagnostics(d) = event {
+                listed.extend(d);
+            }
+            ControlFlow::Continue(())
+        });
+        for diags in [&diags, &listed] {
+            let warnings: Vec<(String, String, String)> = diags
+                .iter()
+                .map(|d| {
+                    let path = d.path.as_ref().map(ToString::to_string).unwrap_or_default();
+                    (path, d.summary.clone(), d.detail.clone())
+                })
+                .collect();
+            for file in [
+                "apt/apt.conf",
+                "docker/Dockerfile",
+                "github-actions/pipeline.yml",
+                "jenkins/Jenkinsfile",
+                "maven/settings.xml",
+            ] {
+                assert!(
+                    warnings
+                        .iter()
+                        .any(|(path, summary, detail)| path == "directory"
+                            && summary == "Proxy setting not imported"
+                            && detail.starts_with(&format!("{directory}/{file}: sets "))),
+                    "{file}: {warnings:?}"
+                );
+            }
+            assert_eq!(warnings.len(), 5, "{warnings:?}");
+            for (_, _, detail) in &warnings {
+                assert!(
+                    !detail.contains("://") && !detail.contains("somepassword"),
+                    "{detail}"
+                );
+            }
+        }
+    }
 }

@@ -206,8 +206,10 @@ fn sets(value: &str) -> bool {
         .trim_matches(['"', '\'', '`'])
         .trim();
     !value.is_empty()
-        && !["true", "false", "yes", "no", "on", "off", "null", "nil", "none", "~"]
-            .contains(&value.to_ascii_lowercase().as_str())
+        && ![
+            "true", "false", "yes", "no", "on", "off", "null", "nil", "none", "~",
+        ]
+        .contains(&value.to_ascii_lowercase().as_str())
 }
 
 /// The keys `line` gives a value to (`next`: the next uncommented line,
@@ -330,35 +332,36 @@ fn block_entry(lines: &[Option<&str>], index: usize) -> Option<(String, usize)> 
     let trimmed = line.trim();
     let indent = line.len() - line.trim_start().len();
     let opener = |name: &str| matches!(folded(name).as_str(), "proxy" | "proxies");
-    let (kind, inline) = if let Some(section) = trimmed
-        .strip_prefix('[')
-        .and_then(|s| s.strip_suffix(']'))
-    {
-        // `[proxy]`, `[tool.proxy]` (INI, TOML).
-        let last = section.rsplit(['.', ' ']).next().unwrap_or(section);
-        (opener(last.trim_matches('"')).then_some(Block::Section)?, "")
-    } else if let Some(rest) = trimmed.strip_prefix('<') {
-        // `<proxy>` (XML).
-        let name = rest.strip_suffix('>')?;
-        (opener(name).then_some(Block::Xml)?, "")
-    } else {
-        // `proxy:`, `"proxy": {`, `proxy = {`, `proxy {`.
-        let unquoted = trimmed.trim_start_matches(['"', '\'']);
-        let len = unquoted.find(|c: char| !key_char(c) || c == ':')?;
-        if !opener(&unquoted[..len]) {
-            return None;
-        }
-        let rest = unquoted[len..].trim_start_matches(['"', '\'']).trim_start();
-        let rest = rest
-            .strip_prefix(':')
-            .or_else(|| rest.strip_prefix('='))
-            .unwrap_or(rest)
-            .trim_start();
-        if !(rest.is_empty() || rest.starts_with('{')) {
-            return None;
-        }
-        (Block::Nested, rest.trim_start_matches('{'))
-    };
+    let (kind, inline) =
+        if let Some(section) = trimmed.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
+            // `[proxy]`, `[tool.proxy]` (INI, TOML).
+            let last = section.rsplit(['.', ' ']).next().unwrap_or(section);
+            (
+                opener(last.trim_matches('"')).then_some(Block::Section)?,
+                "",
+            )
+        } else if let Some(rest) = trimmed.strip_prefix('<') {
+            // `<proxy>` (XML).
+            let name = rest.strip_suffix('>')?;
+            (opener(name).then_some(Block::Xml)?, "")
+        } else {
+            // `proxy:`, `"proxy": {`, `proxy = {`, `proxy {`.
+            let unquoted = trimmed.trim_start_matches(['"', '\'']);
+            let len = unquoted.find(|c: char| !key_char(c) || c == ':')?;
+            if !opener(&unquoted[..len]) {
+                return None;
+            }
+            let rest = unquoted[len..].trim_start_matches(['"', '\'']).trim_start();
+            let rest = rest
+                .strip_prefix(':')
+                .or_else(|| rest.strip_prefix('='))
+                .unwrap_or(rest)
+                .trim_start();
+            if !(rest.is_empty() || rest.starts_with('{')) {
+                return None;
+            }
+            (Block::Nested, rest.trim_start_matches('{'))
+        };
     let entry = |text: &str, next: Option<&str>| -> Option<String> {
         let mut at = 0;
         while let Some(start) = text[at..].find(|c: char| c.is_ascii_alphabetic()) {

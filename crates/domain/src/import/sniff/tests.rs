@@ -12,24 +12,80 @@ fn one(key: &str, line: usize) -> Option<Vec<(String, usize)>> {
 #[test]
 fn every_spelling_and_form_of_a_proxy_setting_is_found() {
     for (name, text, key) in [
-        ("environment", "PATH=/usr/bin\nhttp_proxy=http://p:1\n", "http_proxy"),
-        ("proxy.sh", "export HTTPS_PROXY=\"http://p:1\"\n", "HTTPS_PROXY"),
+        (
+            "environment",
+            "PATH=/usr/bin\nhttp_proxy=http://p:1\n",
+            "http_proxy",
+        ),
+        (
+            "proxy.sh",
+            "export HTTPS_PROXY=\"http://p:1\"\n",
+            "HTTPS_PROXY",
+        ),
         ("settings.env", "No_Proxy=.corp\n", "No_Proxy"),
-        ("values.yaml", "global:\n  httpProxy: http://p:1\n", "httpProxy"),
-        ("values.yaml", "a:\n  http-proxy: 'http://p:1'\n", "http-proxy"),
-        ("c.json", "{\n  \"httpsProxy\": \"http://p:1\"\n}\n", "httpsProxy"),
+        (
+            "values.yaml",
+            "global:\n  httpProxy: http://p:1\n",
+            "httpProxy",
+        ),
+        (
+            "values.yaml",
+            "a:\n  http-proxy: 'http://p:1'\n",
+            "http-proxy",
+        ),
+        (
+            "c.json",
+            "{\n  \"httpsProxy\": \"http://p:1\"\n}\n",
+            "httpsProxy",
+        ),
         ("c.toml", "[net]\nno-proxy = \"a,b\"\n", "no-proxy"),
-        ("unit", "Environment=\"HTTPS_PROXY=http://p:1\"\n", "HTTPS_PROXY"),
-        ("Dockerfile", "FROM x\nENV http_proxy http://p:1\n", "http_proxy"),
-        ("01proxy", "Acquire::http::Proxy \"http://p:1\";\n", "Acquire::http::Proxy"),
-        ("Jenkinsfile", "pipeline {\n  environment {\n    https_proxy = 'http://p:1'\n  }\n}\n", "https_proxy"),
-        ("settings.xml", "<settings>\n  <httpProxy>http://p:1</httpProxy>\n</settings>\n", "httpProxy"),
+        (
+            "unit",
+            "Environment=\"HTTPS_PROXY=http://p:1\"\n",
+            "HTTPS_PROXY",
+        ),
+        (
+            "Dockerfile",
+            "FROM x\nENV http_proxy http://p:1\n",
+            "http_proxy",
+        ),
+        (
+            "01proxy",
+            "Acquire::http::Proxy \"http://p:1\";\n",
+            "Acquire::http::Proxy",
+        ),
+        (
+            "Jenkinsfile",
+            "pipeline {\n  environment {\n    https_proxy = 'http://p:1'\n  }\n}\n",
+            "https_proxy",
+        ),
+        (
+            "settings.xml",
+            "<settings>\n  <httpProxy>http://p:1</httpProxy>\n</settings>\n",
+            "httpProxy",
+        ),
         (".npmrc", "registry=x\nproxy=http://p:1\n", "proxy"),
-        ("deploy.yaml", "env:\n  - name: HTTP_PROXY\n    value: http://p:1\n", "HTTP_PROXY"),
+        (
+            "deploy.yaml",
+            "env:\n  - name: HTTP_PROXY\n    value: http://p:1\n",
+            "HTTP_PROXY",
+        ),
         ("list.yaml", "noProxy:\n  - .corp\n", "noProxy"),
-        ("ci.yml", "env:\n  TKG_HTTP_PROXY: ${{ secrets.PROXY }}\n", "TKG_HTTP_PROXY"),
-        ("run.sh", "docker build --build-arg NO_PROXY=\"a,b\" .\n", "NO_PROXY"),
-        ("run.sh", "env http_proxy= HTTPS_PROXY=http://p:1 cmd\n", "HTTPS_PROXY"),
+        (
+            "ci.yml",
+            "env:\n  TKG_HTTP_PROXY: ${{ secrets.PROXY }}\n",
+            "TKG_HTTP_PROXY",
+        ),
+        (
+            "run.sh",
+            "docker build --build-arg NO_PROXY=\"a,b\" .\n",
+            "NO_PROXY",
+        ),
+        (
+            "run.sh",
+            "env http_proxy= HTTPS_PROXY=http://p:1 cmd\n",
+            "HTTPS_PROXY",
+        ),
     ] {
         let line = text.lines().position(|l| l.contains(key)).unwrap() + 1;
         assert_eq!(keys(name, text), one(key, line), "{name}: {text}");
@@ -59,23 +115,38 @@ fn files_that_set_no_proxy_stay_quiet() {
     for (name, text) in [
         ("env", "PATH=/usr/bin\n"),
         // Unset, empty, boolean or a reference: nothing set.
-        ("run.sh", "env http_proxy= https_proxy= NO_PROXY= cmd\nunset http_proxy\n"),
+        (
+            "run.sh",
+            "env http_proxy= https_proxy= NO_PROXY= cmd\nunset http_proxy\n",
+        ),
         ("run.sh", "echo \"$HTTP_PROXY\" ${https_proxy}\n"),
         ("ci.yml", "run: curl -x \"${{ env.HTTP_PROXY }}\" x\n"),
-        ("v.yaml", "httpProxy: \"\"\nenableHttpProxy: true\nnoProxy: null\n"),
+        (
+            "v.yaml",
+            "httpProxy: \"\"\nenableHttpProxy: true\nnoProxy: null\n",
+        ),
         ("v.yaml", "proxy:\n  enabled: false\n"),
         ("cm.yaml", "metadata:\n  name: http-proxy\nspec: {}\n"),
         // Comments.
         ("Dockerfile", "FROM x\n# ENV HTTP_PROXY http://p:1\n"),
         ("apt.conf", "// Acquire::http::Proxy \"http://p:1\";\n"),
-        ("settings.xml", "<settings>\n  <!--\n  <proxy>\n    <host>p</host>\n  </proxy>\n  -->\n</settings>\n"),
+        (
+            "settings.xml",
+            "<settings>\n  <!--\n  <proxy>\n    <host>p</host>\n  </proxy>\n  -->\n</settings>\n",
+        ),
         ("a.ini", "; https_proxy = http://p:1\n"),
         // Documentation and source code.
         ("README.md", "Set HTTP_PROXY=http://p:1 first.\n"),
-        ("main.go", "// HTTP_PROXY=http://p:1 is read by Go\nvar httpProxy = \"http://p:1\"\n"),
+        (
+            "main.go",
+            "// HTTP_PROXY=http://p:1 is read by Go\nvar httpProxy = \"http://p:1\"\n",
+        ),
         ("a.py", "os.environ[\"HTTP_PROXY\"] = \"http://p:1\"\n"),
         // A proxy in a value, not a setting.
-        ("deploy.yaml", "env:\n  - name: UPSTREAM\n    value: http://web-proxy.corp:8080\n"),
+        (
+            "deploy.yaml",
+            "env:\n  - name: UPSTREAM\n    value: http://web-proxy.corp:8080\n",
+        ),
         ("x.yaml", "id: http-proxy\nkind: HttpProxy\n"),
     ] {
         assert_eq!(keys(name, text), None, "{name}: {text}");
@@ -100,22 +171,54 @@ fn the_reason_names_keys_and_lines_never_values() {
     for secret in ["S3cr3t", "u:", "p:1", ".corp"] {
         assert!(!reason.contains(secret), "{secret} in {reason}");
     }
-    let two = sniff("environment", "http_proxy=http://p:1\nhttps_proxy=http://p:1\n").unwrap();
-    assert!(two
-        .reason("environment")
-        .starts_with("sets http_proxy at line 1 and https_proxy at line 2 (looks like a shell environment file)"));
+    let two = sniff(
+        "environment",
+        "http_proxy=http://p:1\nhttps_proxy=http://p:1\n",
+    )
+    .unwrap();
+    assert!(two.reason("environment").starts_with(
+        "sets http_proxy at line 1 and https_proxy at line 2 (looks like a shell environment file)"
+    ));
 }
 
 #[test]
 fn what_a_file_looks_like_is_said() {
     for (name, text, looks) in [
-        ("Jenkinsfile", "pipeline {\n environment {\n  http_proxy = 'http://p:1'\n }\n}\n", "a Jenkins pipeline"),
-        ("ci.yml", "on: push\njobs:\n  b:\n    runs-on: x\n    env:\n      HTTP_PROXY: http://p:1\n", "a GitHub Actions workflow"),
-        ("settings.xml", "<settings>\n<proxies>\n<proxy>\n<host>p</host>\n</proxy>\n</proxies>\n</settings>\n", "a Maven settings.xml"),
-        ("01proxy", "Acquire::http::Proxy \"http://p:1\";\n", "an APT configuration file"),
-        ("environment", "http_proxy=http://p:1\n", "a shell environment file"),
-        ("proxy.sh", "export http_proxy=http://p:1\n", "a shell script"),
-        ("group_vars.yml", "proxy_env:\n  http_proxy: http://p:1\n", "a YAML file"),
+        (
+            "Jenkinsfile",
+            "pipeline {\n environment {\n  http_proxy = 'http://p:1'\n }\n}\n",
+            "a Jenkins pipeline",
+        ),
+        (
+            "ci.yml",
+            "on: push\njobs:\n  b:\n    runs-on: x\n    env:\n      HTTP_PROXY: http://p:1\n",
+            "a GitHub Actions workflow",
+        ),
+        (
+            "settings.xml",
+            "<settings>\n<proxies>\n<proxy>\n<host>p</host>\n</proxy>\n</proxies>\n</settings>\n",
+            "a Maven settings.xml",
+        ),
+        (
+            "01proxy",
+            "Acquire::http::Proxy \"http://p:1\";\n",
+            "an APT configuration file",
+        ),
+        (
+            "environment",
+            "http_proxy=http://p:1\n",
+            "a shell environment file",
+        ),
+        (
+            "proxy.sh",
+            "export http_proxy=http://p:1\n",
+            "a shell script",
+        ),
+        (
+            "group_vars.yml",
+            "proxy_env:\n  http_proxy: http://p:1\n",
+            "a YAML file",
+        ),
         ("c.json", "{\"httpProxy\": \"http://p:1\"}\n", "a JSON file"),
     ] {
         let sniffed = sniff(name, text);
