@@ -298,10 +298,10 @@ fn value_of<'a>(
         return None;
     }
     for separator in ["=>", ":=", "=", ":"] {
-        if spaced.starts_with(separator) {
+        if let Some(rest) = spaced.strip_prefix(separator) {
             let (value, value_end) = value_at(separator.len());
             // `KEY= next`: in a shell, an empty value before the next word.
-            let spaced_value = spaced[separator.len()..].starts_with(char::is_whitespace);
+            let spaced_value = rest.starts_with(char::is_whitespace);
             if separator == "=" && gap == 0 && spaced_value {
                 return Some(("", offset + gap + 1));
             }
