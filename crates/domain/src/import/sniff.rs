@@ -23,9 +23,10 @@
 //! Not counted: an empty value (`HTTP_PROXY=`, which unsets it), a boolean
 //! or null, a reference to the variable (`$HTTP_PROXY`, `${{ env.HTTP_PROXY }}`),
 //! comment lines (`#`, `//`, `;`, `--`, `*`, XML and C block comments), and
-//! documentation and program source files, told by their extension
-//! ([`PASSED_OVER`]: `*.md`, `*.go`, `*.py`...), where a name that mentions
-//! `HTTP_PROXY` is prose or code, not a setting.
+//! documentation, program source and Terraform files, told by their
+//! extension ([`PASSED_OVER`]: `*.md`, `*.go`, `*.py`, `*.tf`...), where a
+//! name that mentions `HTTP_PROXY` is prose, code or the profiles' own
+//! configuration, not a setting to import.
 
 use super::fleet::{Event, Scan};
 
@@ -33,11 +34,13 @@ use super::fleet::{Event, Scan};
 use super::fleet;
 
 /// Extensions of files never looked into: documentation and program
-/// sources, where `HTTP_PROXY=` is an example or code that reads it.
+/// sources, where `HTTP_PROXY=` is an example or code that reads it, and
+/// Terraform's own files, where the profiles themselves are declared
+/// (`http_proxy = each.value.http_proxy`) and stored.
 pub const PASSED_OVER: &[&str] = &[
     "md", "markdown", "rst", "adoc", "asciidoc", "txt", "html", "htm", "go", "rs", "py", "js",
     "mjs", "cjs", "ts", "java", "kt", "c", "h", "cc", "cpp", "hpp", "cs", "rb", "php", "swift",
-    "scala", "pl", "lua",
+    "scala", "pl", "lua", "tf", "tfvars", "hcl", "tfstate", "tofu",
 ];
 
 /// How many keys the warning names before "and N more".
