@@ -46,6 +46,9 @@ pub const PASSED_OVER: &[&str] = &[
 /// How many keys the warning names before "and N more".
 const NAMED: usize = 3;
 
+/// Bytes after a `name: KEY` its `value` is looked for in, on its line.
+const NEAR: usize = 256;
+
 /// Lines a `proxy` block's entries are looked for in, after its opener.
 const BLOCK_LINES: usize = 30;
 
@@ -273,7 +276,14 @@ fn value_of<'a>(
     // `- name: KEY` then `value: ...` (a Kubernetes `env` list).
     let unquoted_before = before.trim_end_matches(['"', '\'']).trim_end();
     if unquoted_before.ends_with("name:") || unquoted_before.ends_with("name\":") {
-        let value = line[end..]
+        // Its `value` on the same line stands close by (`{name: K, value: v}`):
+        // looking no further keeps a long line of names linear.
+        let rest = &line[end..];
+        let mut near = rest.len().min(NEAR);
+        while !rest.is_char_boundary(near) {
+            near -= 1;
+        }
+        let value = rest[..near]
             .split_once("value")
             .map(|(_, v)| v)
             .or_else(|| next.map(str::trim_start)?.strip_prefix("value"))

@@ -252,3 +252,53 @@ fn odd_text_never_panics() {
         let _ = sniff("f", text);
     }
 }
+
+/// Every sequence of up to four of the fragments the sniff reacts to ends
+/// without a panic, each setting on a line of the text.
+#[test]
+fn every_short_mix_of_fragments_is_read_without_a_panic() {
+    let fragments = [
+        "http_proxy",
+        "proxy",
+        "=",
+        ":",
+        "\"",
+        "'",
+        "<",
+        ">",
+        "\n",
+        " ",
+        "é",
+        "[",
+        "]",
+        "$",
+        "- name:",
+        "value",
+        "::",
+        "ENV ",
+        "{",
+        "/*",
+        "<!--",
+        "#",
+    ];
+    let n = fragments.len();
+    for len in 1..=4u32 {
+        for mut code in 0..n.pow(len) {
+            let mut text = String::new();
+            for _ in 0..len {
+                text.push_str(fragments[code % n]);
+                code /= n;
+            }
+            if let Some(sniffed) = sniff("f", &text) {
+                let lines = text.lines().count().max(1);
+                assert!(
+                    sniffed
+                        .settings
+                        .iter()
+                        .all(|s| s.line >= 1 && s.line <= lines),
+                    "{text:?}"
+                );
+            }
+        }
+    }
+}
