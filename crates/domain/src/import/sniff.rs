@@ -23,8 +23,10 @@
 //! Not counted: an empty value (`HTTP_PROXY=`, which unsets it), a boolean
 //! or null, a reference to the variable (`$HTTP_PROXY`, `${{ env.HTTP_PROXY }}`),
 //! comment lines (`#`, `//`, `;`, `--`, `*`, XML and C block comments), and
-//! documentation, program source and Terraform files, told by their
-//! extension ([`PASSED_OVER`]: `*.md`, `*.go`, `*.py`, `*.tf`...), where a
+//! an object value (a JSON schema's `"httpProxy": {"type": "string"}`), and
+//! documentation, program source, build and Terraform files, told by their
+//! extension ([`PASSED_OVER`]: `*.md`, `*.go`, `*.py`, `*.tf`...) or name
+//! (`Makefile`), where a
 //! name that mentions `HTTP_PROXY` is prose, code or the profiles' own
 //! configuration, not a setting to import.
 
@@ -40,8 +42,11 @@ use super::fleet;
 pub const PASSED_OVER: &[&str] = &[
     "md", "markdown", "rst", "adoc", "asciidoc", "txt", "html", "htm", "go", "rs", "py", "js",
     "mjs", "cjs", "ts", "java", "kt", "c", "h", "cc", "cpp", "hpp", "cs", "rb", "php", "swift",
-    "scala", "pl", "lua", "tf", "tfvars", "hcl", "tfstate", "tofu",
+    "scala", "pl", "lua", "mk", "tf", "tfvars", "hcl", "tfstate", "tofu",
 ];
+
+/// Names of build files, program sources too, never looked into.
+const PASSED_OVER_NAMES: &[&str] = &["Makefile", "GNUmakefile", "makefile"];
 
 /// How many keys the warning names before "and N more".
 const NAMED: usize = 3;
@@ -118,9 +123,10 @@ pub fn sniff(name: &str, text: &str) -> Option<Sniffed> {
     let extension = name
         .rsplit_once('.')
         .map(|(_, ext)| ext.to_ascii_lowercase());
-    if extension
-        .as_deref()
-        .is_some_and(|ext| PASSED_OVER.contains(&ext))
+    if PASSED_OVER_NAMES.contains(&name)
+        || extension
+            .as_deref()
+            .is_some_and(|ext| PASSED_OVER.contains(&ext))
     {
         return None;
     }
@@ -204,7 +210,9 @@ fn proxy_variable(folded: &str) -> bool {
         .any(|v| folded.ends_with(v))
 }
 
-/// Whether a value sets something: not empty, no boolean, no null.
+/// Whether a value sets something: not empty, no boolean, no null, and no
+/// object (`"httpProxy": {"type": "string"}` describes the setting, in a
+/// JSON schema, where a setting is a string or a list).
 fn sets(value: &str) -> bool {
     let value = value
         .trim()
@@ -212,6 +220,7 @@ fn sets(value: &str) -> bool {
         .trim_matches(['"', '\'', '`'])
         .trim();
     !value.is_empty()
+        && !value.starts_with('{')
         && ![
             "true", "false", "yes", "no", "on", "off", "null", "nil", "none", "~",
         ]

@@ -142,6 +142,9 @@ fn files_that_set_no_proxy_stay_quiet() {
             "// HTTP_PROXY=http://p:1 is read by Go\nvar httpProxy = \"http://p:1\"\n",
         ),
         ("a.py", "os.environ[\"HTTP_PROXY\"] = \"http://p:1\"\n"),
+        ("Makefile", "git-remote-https--proxy: git-remote-https\n"),
+        // A JSON schema describes the settings, setting none.
+        ("schema.json", "{\n  \"httpProxy\": {\n    \"type\": \"string\"\n  },\n  \"proxy\": {\n    \"noProxy\": {\"type\": \"array\"}\n  }\n}\n"),
         // Terraform's own files: the profiles' configuration and state.
         ("fleet.tf", "  http_proxy = each.value.http_proxy\n"),
         ("prod.tfvars", "https_proxy = \"http://p:1\"\n"),
