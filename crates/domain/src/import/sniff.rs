@@ -30,6 +30,8 @@
 //! name that mentions `HTTP_PROXY` is prose, code or the profiles' own
 //! configuration, not a setting to import.
 
+use std::collections::VecDeque;
+
 use super::fleet::{Event, Scan};
 
 #[cfg(doc)]
@@ -54,7 +56,8 @@ const NAMED: usize = 3;
 /// Bytes after a `name: KEY` its `value` is looked for in, on its line.
 const NEAR: usize = 256;
 
-/// Lines a `proxy` block's entries are looked for in, after its opener.
+/// Lines (neither blank nor comments) a `proxy` block's entries are looked
+/// for in, after its opener.
 const BLOCK_LINES: usize = 30;
 
 /// One proxy setting found: the key as written and its line (1-based).
@@ -130,14 +133,18 @@ pub fn sniff(name: &str, text: &str) -> Option<Sniffed> {
     {
         return None;
     }
-    let lines = uncommented(text);
+    // The lines read, with those a block's entries are looked for in
+    // ahead: memory does not grow with the file.
+    let mut lines = uncommented(text);
+    let mut ahead: VecDeque<Line> = lines.by_ref().take(BLOCK_LINES + 1).collect();
     let mut settings = Vec::new();
     // The line a reported block's entry stands at: a block inside it
     // (`<proxy>` in `<proxies>`) is the same setting.
     let mut inside = 0;
-    for (index, line) in lines.iter().enumerate() {
-        let Some(line) = line else { continue };
-        let next = lines[index + 1..].iter().flatten().next().copied();
+    while let Some((index, line)) = ahead.pop_front() {
+        ahead.extend(lines.next());
+        let below = ahead.make_contiguous();
+        let next = below.first().map(|(_, l)| *l);
         for key in keys_set(line, next) {
             settings.push(Setting {
                 key,
@@ -147,7 +154,7 @@ pub fn sniff(name: &str, text: &str) -> Option<Sniffed> {
         if index < inside {
             continue;
         }
-        if let Some((entry, at)) = block_entry(&lines, index) {
+        if let Some((entry, at)) = block_entry(line, below) {
             inside = at;
             settings.push(Setting {
                 key: format!("a `proxy` block (`{entry}`)"),
@@ -161,12 +168,15 @@ pub fn sniff(name: &str, text: &str) -> Option<Sniffed> {
     })
 }
 
-/// Each line of `text`, `None` for a comment line or one inside a block
-/// comment (`<!-- -->`, `/* */`).
-fn uncommented(text: &str) -> Vec<Option<&str>> {
+/// A line of a file: its index (from 0) and its text.
+type Line<'a> = (usize, &'a str);
+
+/// The lines of `text` that are neither blank, nor a comment line, nor
+/// inside a block comment (`<!-- -->`, `/* */`).
+fn uncommented(text: &str) -> impl Iterator<Item = Line<'_>> {
     let mut closer: Option<&str> = None;
     text.lines()
-        .map(|line| {
+        .map(move |line| {
             let trimmed = line.trim_start();
             if let Some(end) = closer {
                 if line.contains(end) {
@@ -185,9 +195,10 @@ fn uncommented(text: &str) -> Vec<Option<&str>> {
             let comment = ["#", "//", ";", "--", "*", "REM "]
                 .iter()
                 .any(|c| trimmed.starts_with(c));
-            (!comment).then_some(line)
+            (!comment && !trimmed.is_empty()).then_some(line)
         })
-        .collect()
+        .enumerate()
+        .filter_map(|(index, line)| Some((index, line?)))
 }
 
 /// Whether `c` may be part of a key.
@@ -347,10 +358,10 @@ fn value_of<'a>(
     (dockerfile || apt || quoted_or_url).then_some((value, value_end))
 }
 
-/// The first entry of the `proxy` block line `index` of `lines` opens, if
-/// it opens one and one of its entries sets a proxy, and the entry's index.
-fn block_entry(lines: &[Option<&str>], index: usize) -> Option<(String, usize)> {
-    let line = lines[index]?;
+/// The first entry of the `proxy` block `line` opens, if it opens one and
+/// one of its entries (in the lines `below` it) sets a proxy, and the
+/// entry's line index.
+fn block_entry(line: &str, below: &[Line<'_>]) -> Option<(String, usize)> {
     let trimmed = line.trim();
     let indent = line.len() - line.trim_start().len();
     let opener = |name: &str| matches!(folded(name).as_str(), "proxy" | "proxies");
@@ -404,15 +415,10 @@ fn block_entry(lines: &[Option<&str>], index: usize) -> Option<(String, usize)> 
         None
     };
     if let Some(found) = entry(inline, None) {
-        return Some((found, index));
+        return Some((found, 0));
     }
-    let below = &lines[index + 1..];
-    for (offset, line) in below.iter().enumerate().take(BLOCK_LINES) {
-        let Some(line) = line else { continue };
+    for (offset, (index, line)) in below.iter().enumerate().take(BLOCK_LINES) {
         let trimmed = line.trim();
-        if trimmed.is_empty() {
-            continue;
-        }
         let inner = line.len() - line.trim_start().len();
         let ends = match kind {
             Block::Section => trimmed.starts_with('['),
@@ -422,9 +428,9 @@ fn block_entry(lines: &[Option<&str>], index: usize) -> Option<(String, usize)> 
         if ends {
             return None;
         }
-        let next = below[offset + 1..].iter().flatten().next().copied();
+        let next = below.get(offset + 1).map(|(_, l)| *l);
         if let Some(found) = entry(line, next) {
-            return Some((found, index + 1 + offset));
+            return Some((found, *index));
         }
     }
     None
