@@ -2,7 +2,8 @@
 //! directory of cluster artifacts (the `clusterproxy_profile` list
 //! resource, the `clusterproxy_fleet` data source): one typed model
 //! ([`ScanConfig`]), its checks ([`scan_of`]: each bad part an error on its
-//! attribute) and the diagnostics of a walk ([`skipped`], [`unlistable`]),
+//! attribute) and the diagnostics of a walk ([`skipped`], [`unimported`],
+//! [`unlistable`]),
 //! so that both take the same arguments, refuse the same input and report
 //! the same way.
 
@@ -56,9 +57,20 @@ pub fn scan_of(config: &ScanConfig, diags: &mut Diagnostics) -> Option<fleet::Sc
 
 /// The warning for a file or directory the walk passed over, on `directory`.
 pub fn skipped(path: &str, reason: &str) -> Diagnostics {
+    warning("Artifact not listed", path, reason)
+}
+
+/// The warning for a file that sets a proxy in a format no importer reads,
+/// on `directory`.
+pub fn unimported(path: &str, reason: &str) -> Diagnostics {
+    warning("Proxy setting not imported", path, reason)
+}
+
+/// A warning on `directory` about the file or directory `path`.
+fn warning(summary: &str, path: &str, reason: &str) -> Diagnostics {
     let mut diags = Diagnostics::new();
     diags.push(
-        Diagnostic::warning("Artifact not listed", format!("{path}: {reason}"))
+        Diagnostic::warning(summary, format!("{path}: {reason}"))
             .at(AttributePath::attribute(ScanConfig::directory)),
     );
     diags

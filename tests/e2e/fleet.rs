@@ -181,6 +181,40 @@ fn clusters_that_share_a_name_in_two_folders_are_two_results() {
     });
 }
 
+/// Files that set a proxy in a format no importer reads (a Dockerfile, a
+/// workflow, a Jenkinsfile, a Maven settings.xml, an APT configuration) are
+/// a warning each through the real `terraform query`, naming the file and
+/// no value; the Maven file's password is in no output or log.
+#[test]
+fn a_proxy_setting_no_importer_reads_warns() {
+    for_each_terraform_with(Feature::ListResources, |tf| {
+        let work = workdir_of(tf, FLEET_QUERY, "tests/fixtures/unimported");
+        let run = work.run_without(&["query", "-json"], &["somepassword"]);
+        assert_eq!(run.code, 0, "{}", run.combined());
+        let warned: Vec<String> = run
+            .diagnostics()
+            .iter()
+            .map(diagnostic_text)
+            .filter(|text| text.contains("Proxy setting not imported"))
+            .collect();
+        // One warning per file of the folder but its README, each naming
+        // the file.
+        let folder = repository("tests/fixtures/unimported");
+        let files = std::fs::read_dir(&folder)
+            .unwrap()
+            .filter(|e| e.as_ref().unwrap().path().is_dir())
+            .map(|e| std::fs::read_dir(e.unwrap().path()).unwrap().count())
+            .sum::<usize>();
+        assert_eq!(warned.len(), files, "{warned:?}");
+        for warning in &warned {
+            let (_, named) = warning.split_once("clusters/").unwrap();
+            let (file, _) = named.split_once(": sets ").unwrap();
+            assert!(folder.join(file).is_file(), "{warning}");
+        }
+        assert!(warned.iter().all(|w| !w.contains("://")), "{warned:?}");
+    });
+}
+
 /// A `limit` that leaves results out says so, with the last result read
 /// (Terraform reads no further); a limit that leaves nothing out is quiet.
 #[test]

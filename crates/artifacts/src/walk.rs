@@ -19,6 +19,7 @@ use std::ops::ControlFlow;
 use std::path::Path;
 
 use clusterproxy_domain::import::fleet::{self, Clusters, Event, Scan};
+use clusterproxy_domain::import::sniff;
 
 use crate::file::{self, Unreadable};
 
@@ -198,6 +199,7 @@ impl Walk<'_> {
         };
         let event = match fleet::classify(self.scan, rel, name, &text) {
             Some(Event::Listed(listed)) => self.clusters.admit(listed),
+            None => sniff::unimported(self.scan, rel, name, &text),
             other => other,
         };
         drop(text);

@@ -19,7 +19,7 @@ use crate::framework::model::{self, Field};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
 use crate::provider::convert::{self, SettingsAt};
-use crate::provider::fleet::{scan_of, skipped, unlistable, ScanConfig as Config};
+use crate::provider::fleet::{scan_of, skipped, unimported, unlistable, ScanConfig as Config};
 use crate::provider::resources::profile::identity::{self as profile_identity, Identity};
 use crate::provider::resources::profile::{gives_password, imported_inputs};
 
@@ -98,7 +98,7 @@ impl DataSource for FleetDataSource {
 
     fn schema(&self) -> Schema {
         Schema::new(
-            "The clusters whose artifacts a directory holds (a GitOps repository), keyed by cluster: the scan and the importers of the `clusterproxy_profile` list resource, as a map for `for_each`. Each cluster holds the arguments of its `clusterproxy_profile`, its import ID and identity, and its fingerprint: a configuration that creates one profile per cluster and imports each with `import { for_each = ... }` adopts every new cluster on the next plan and leaves the others alone (Terraform >= 1.11; identities >= 1.12). Artifacts the import refuses, or files that cannot be read, get a warning naming them. Holds no password.",
+            "The clusters whose artifacts a directory holds (a GitOps repository), keyed by cluster: the scan and the importers of the `clusterproxy_profile` list resource, as a map for `for_each`. Each cluster holds the arguments of its `clusterproxy_profile`, its import ID and identity, and its fingerprint: a configuration that creates one profile per cluster and imports each with `import { for_each = ... }` adopts every new cluster on the next plan and leaves the others alone (Terraform >= 1.11; identities >= 1.12). Artifacts the import refuses, or files that cannot be read, get a warning naming them. A file that is no artifact but sets a proxy (a `HTTP_PROXY`, `HTTPS_PROXY` or `NO_PROXY` key in any case and spelling, `httpProxy`, `Acquire::http::Proxy`..., or a `proxy` block with `http`, `https`, `no`, `host` or `url` entries, given a value, outside comments) gets a warning naming the file, each key and its line (never a value) and what the file looks like; documentation, source, build and Terraform files (`*.md`, `*.txt`, `*.go`, `*.py`, `Makefile`, `*.tf`, `*.tfvars`...) are not looked into. Holds no password.",
             model::attributes::<Config, State>(),
         )
     }
@@ -121,6 +121,9 @@ impl DataSource for FleetDataSource {
                     }
                 }
                 fleet::Event::Skipped { path, reason } => diags.extend(skipped(&path, &reason)),
+                fleet::Event::Unimported { path, reason } => {
+                    diags.extend(unimported(&path, &reason))
+                }
             }
             ControlFlow::Continue(())
         });
@@ -300,5 +303,57 @@ mod tests {
             error.path.as_ref().map(ToString::to_string).as_deref(),
             Some("directory")
         );
+    }
+
+    /// Files that set a proxy in a format no importer reads are a warning
+    /// on `directory` each, from the data source and the list resource
+    /// alike, naming the file and quoting no value; the README is quiet.
+    #[test]
+    fn a_proxy_setting_no_importer_reads_is_a_warning_on_directory() {
+        let directory = "tests/fixtures/unimported";
+        let (state, diags) = read(directory);
+        assert!(state.is_some(), "{diags:?}");
+        let server = Server::new(&crate::provider::ClusterProxy);
+        let mut listed = Diagnostics::new();
+        ProfileList.list(&config_of(&server, directory), false, &mut |event| {
+            if let crate::framework::list_resource::Event::Diagnostics(d) = event {
+                listed.extend(d);
+            }
+            ControlFlow::Continue(())
+        });
+        for diags in [&diags, &listed] {
+            let warnings: Vec<(String, String, String)> = diags
+                .iter()
+                .map(|d| {
+                    let path = d.path.as_ref().map(ToString::to_string).unwrap_or_default();
+                    (path, d.summary.clone(), d.detail.clone())
+                })
+                .collect();
+            // Every file of the folder's kinds, each in a folder of its own.
+            let files: Vec<String> = std::fs::read_dir(directory)
+                .unwrap()
+                .map(|kind| kind.unwrap().path())
+                .filter(|kind| kind.is_dir())
+                .flat_map(|kind| std::fs::read_dir(kind).unwrap())
+                .map(|file| file.unwrap().path().display().to_string())
+                .collect();
+            for file in &files {
+                assert!(
+                    warnings
+                        .iter()
+                        .any(|(path, summary, detail)| path == "directory"
+                            && summary == "Proxy setting not imported"
+                            && detail.starts_with(&format!("{file}: sets "))),
+                    "{file}: {warnings:?}"
+                );
+            }
+            assert_eq!(warnings.len(), files.len(), "{warnings:?}");
+            for (_, _, detail) in &warnings {
+                assert!(
+                    !detail.contains("://") && !detail.contains("somepassword"),
+                    "{detail}"
+                );
+            }
+        }
     }
 }

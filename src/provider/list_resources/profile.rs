@@ -19,7 +19,7 @@ use crate::framework::model::{Field, Model};
 use crate::framework::resource::{Carried, Resource};
 use crate::framework::schema::Schema;
 use crate::framework::value::Value;
-use crate::provider::fleet::{scan_of, skipped, unlistable, ScanConfig};
+use crate::provider::fleet::{scan_of, skipped, unimported, unlistable, ScanConfig};
 use crate::provider::resources::profile::{identity as profile_identity, ProfileResource};
 
 /// The list resource.
@@ -63,7 +63,7 @@ impl ListResource for ProfileList {
     fn schema(&self) -> Schema {
         Schema::new(
             &format!(
-                "Lists the clusters whose artifacts a directory holds (a GitOps repository) as profiles to import: one per cluster, each file's kind told from its content and name ({}), imported as an import ID imports it. Files that are no artifact are passed over quietly; an artifact the import refuses (an unexpanded `${{var}}`, a placeholder CA...) or a file that cannot be read gets a warning naming it and the reason, and the listing goes on. A cluster is a folder and a name: two artifacts in one folder that name the same cluster (a Cluster and its KubeadmControlPlane side by side, a copy) give one result, and clusters that share a name in different folders are listed each. With `include_resource`, each result holds the profile the import gives, without its password. Terraform >= 1.14.",
+                "Lists the clusters whose artifacts a directory holds (a GitOps repository) as profiles to import: one per cluster, each file's kind told from its content and name ({}), imported as an import ID imports it. Files that are no artifact and set no proxy are passed over quietly. A file that is no artifact but sets a proxy (a `HTTP_PROXY`, `HTTPS_PROXY` or `NO_PROXY` key in any case and spelling, `httpProxy`, `Acquire::http::Proxy`..., or a `proxy` block with `http`, `https`, `no`, `host` or `url` entries, given a value, outside comments) gets a warning naming the file, each key and its line (never a value) and what the file looks like; documentation, source, build and Terraform files (`*.md`, `*.txt`, `*.go`, `*.py`, `Makefile`, `*.tf`, `*.tfvars`...) are not looked into. An artifact the import refuses (an unexpanded `${{var}}`, a placeholder CA...) or a file that cannot be read gets a warning naming it and the reason, and the listing goes on. A cluster is a folder and a name: two artifacts in one folder that name the same cluster (a Cluster and its KubeadmControlPlane side by side, a copy) give one result, and clusters that share a name in different folders are listed each. With `include_resource`, each result holds the profile the import gives, without its password. Terraform >= 1.14.",
                 import::kinds().join(", ")
             ),
             ScanConfig::attributes(),
@@ -110,6 +110,9 @@ impl ListResource for ProfileList {
             }
             fleet::Event::Skipped { path, reason } => {
                 emit(Event::Diagnostics(skipped(&path, &reason)))
+            }
+            fleet::Event::Unimported { path, reason } => {
+                emit(Event::Diagnostics(unimported(&path, &reason)))
             }
         });
         if let Err(detail) = scanned {

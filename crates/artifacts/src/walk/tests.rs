@@ -34,7 +34,7 @@ fn listed(events: &[Event]) -> Vec<&Listed> {
         .iter()
         .filter_map(|e| match e {
             Event::Listed(l) => Some(l.as_ref()),
-            Event::Skipped { .. } => None,
+            Event::Skipped { .. } | Event::Unimported { .. } => None,
         })
         .collect()
 }
@@ -44,7 +44,7 @@ fn skipped(events: &[Event]) -> Vec<(&str, &str)> {
         .iter()
         .filter_map(|e| match e {
             Event::Skipped { path, reason } => Some((path.as_str(), reason.as_str())),
-            Event::Listed(_) => None,
+            Event::Listed(_) | Event::Unimported { .. } => None,
         })
         .collect()
 }

@@ -9,7 +9,8 @@
 //! The walk that reads the directory and hands each file's name and text
 //! here is the artifacts crate's (`clusterproxy-artifacts`).
 //!
-//! What is reported: files that are no artifact of any kind pass quietly;
+//! What is reported: files that are no artifact of any kind pass quietly,
+//! unless they set a proxy (an [`Event::Unimported`], `sniff.rs`);
 //! an artifact the import refuses is a [`Event::Skipped`] naming the file
 //! and the reason. A second artifact of a cluster already listed from its
 //! folder (a Cluster and its KubeadmControlPlane side by side, a copy)
@@ -206,6 +207,14 @@ pub enum Event {
         /// Its path, as [`Listed::path`].
         path: String,
         /// Why, naming no secret.
+        reason: String,
+    },
+    /// A file that is no artifact of any kind but sets a proxy, in a format
+    /// no importer reads (`sniff.rs`), for a warning.
+    Unimported {
+        /// Its path, as [`Listed::path`].
+        path: String,
+        /// What it sets, where, and what it looks like, quoting no value.
         reason: String,
     },
 }

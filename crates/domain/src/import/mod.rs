@@ -54,6 +54,7 @@ mod input;
 mod registry;
 #[cfg(test)]
 mod round_trip;
+pub mod sniff;
 
 pub use found::{Found, Importer, Recognised, Scanned};
 pub use hint::Syntax;
