@@ -9,14 +9,21 @@
 //! Bounds: files are read as the `file:` import reads them ([`file::read`]:
 //! regular files only, without blocking, at most 4 MiB); at most
 //! [`MAX_ENTRIES`] entries are looked at and [`MAX_DEPTH`] directory levels
-//! walked; a symbolic link to a directory is followed unless it leads back
-//! to one of its own parents (a loop). Names starting with `.` (`.git`,
-//! `.terraform`) are passed over. A file that cannot be read, a loop or a
-//! tree too deep is a [`Event::Skipped`] naming it and the reason, and the
-//! walk goes on.
+//! walked. The walk stays in its tree: a symbolic link is followed only
+//! when its target, every link in it resolved, lies inside the directory
+//! (itself resolved: `directory` may be a link), and then not when it leads
+//! back to one of its own parents (a loop); a link out of the tree, to a
+//! file or a directory, is not followed. Kernel file systems (`/proc`,
+//! `/sys`) mounted below the directory are not walked: their links
+//! (`/proc/<pid>/cwd`, `/proc/<pid>/root`) lead into other processes' trees
+//! by the kernel's own objects, not by paths, and their files are no
+//! artifacts. Names starting with `.` (`.git`, `.terraform`) are passed
+//! over. A file that cannot be read, a link not followed, a loop or a tree
+//! too deep is a [`Event::Skipped`] naming it and the reason, and the walk
+//! goes on.
 
 use std::ops::ControlFlow;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use clusterproxy_domain::import::fleet::{self, Clusters, Event, Scan};
 
@@ -47,14 +54,18 @@ pub fn scan(scan: &Scan, emit: &mut dyn FnMut(Event) -> ControlFlow<()>) -> Resu
             scan.directory
         ));
     }
+    // Where the tree is, every link resolved: what links may lead into.
+    let inside = std::fs::canonicalize(root)
+        .map_err(|e| format!("Cannot read {:?}: {e}.", scan.directory))?;
     let mut walk = Walk {
         scan,
         emit,
         entries: 0,
         clusters: Clusters::default(),
         ancestors: vec![identity(&meta)],
+        inside: inside.clone(),
     };
-    match walk.directory(root, "", 0) {
+    match walk.directory(&inside, "", 0) {
         ControlFlow::Continue(()) | ControlFlow::Break(Stop::Emitter) => Ok(()),
         ControlFlow::Break(Stop::Error(error)) => Err(error),
     }
@@ -75,6 +86,16 @@ struct Walk<'a> {
     clusters: Clusters,
     /// The directories from the root down to the one walked.
     ancestors: Vec<(u64, u64)>,
+    /// The scanned directory, every link resolved.
+    inside: PathBuf,
+}
+
+/// Where a directory entry leads, its links resolved.
+enum Target {
+    /// Inside the tree: its path (resolved when it was a link) and metadata.
+    Inside(PathBuf, std::fs::Metadata),
+    /// Not followed, and why.
+    Refused(String),
 }
 
 /// A directory's device and inode (a loop leads back to one of its parents).
@@ -146,11 +167,10 @@ impl Walk<'_> {
             } else {
                 format!("{rel}/{name}")
             };
-            let path = dir.join(&name);
-            let meta = match std::fs::metadata(&path) {
-                Ok(meta) => meta,
-                Err(_) => {
-                    self.skip(&self.scan.shown(&rel), "a symbolic link to nothing")?;
+            let (path, meta) = match self.target(dir.join(&name)) {
+                Target::Inside(path, meta) => (path, meta),
+                Target::Refused(reason) => {
+                    self.skip(&self.scan.shown(&rel), reason)?;
                     continue;
                 }
             };
@@ -166,6 +186,15 @@ impl Walk<'_> {
                     continue;
                 }
                 let id = identity(&meta);
+                if self.ancestors.last().is_some_and(|parent| parent.0 != id.0)
+                    && kernel_file_system(&path)
+                {
+                    self.skip(
+                        &self.scan.shown(&rel),
+                        "a kernel file system (such as /proc or /sys), whose files are no artifacts and whose links lead into other processes' trees; not walked",
+                    )?;
+                    continue;
+                }
                 if self.ancestors.contains(&id) {
                     self.skip(
                         &self.scan.shown(&rel),
@@ -184,12 +213,44 @@ impl Walk<'_> {
         ControlFlow::Continue(())
     }
 
+    /// Where the entry at `path` leads: itself when it is no symbolic link;
+    /// for a link, its target with every link resolved, when that lies
+    /// inside the tree.
+    fn target(&self, path: PathBuf) -> Target {
+        let Ok(own) = std::fs::symlink_metadata(&path) else {
+            return Target::Refused("gone while the directory was walked".to_owned());
+        };
+        if !own.file_type().is_symlink() {
+            return Target::Inside(path, own);
+        }
+        let resolved = match std::fs::canonicalize(&path) {
+            Ok(resolved) => resolved,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Target::Refused("a symbolic link to nothing".to_owned())
+            }
+            Err(e) => {
+                return Target::Refused(format!("a symbolic link that cannot be followed: {e}"))
+            }
+        };
+        if !resolved.starts_with(&self.inside) {
+            return Target::Refused(
+                "a symbolic link to outside `directory`; not followed (the walk stays in its tree)"
+                    .to_owned(),
+            );
+        }
+        match std::fs::metadata(&resolved) {
+            Ok(meta) => Target::Inside(resolved, meta),
+            Err(_) => Target::Refused("a symbolic link to nothing".to_owned()),
+        }
+    }
+
     fn file(&mut self, path: &Path, name: &str, rel: &str) -> ControlFlow<Stop> {
         if !self.scan.reads(rel) {
             return ControlFlow::Continue(());
         }
-        let text = match file::read(path) {
+        let text = match file::read_unlinked(path) {
             Ok(text) => text,
+            Err(Unreadable::Cancelled) => return ControlFlow::Break(Stop::Emitter),
             // Binary files, FIFOs, sockets and devices are no artifacts.
             Err(Unreadable::NotText | Unreadable::NotRegular | Unreadable::NotFound) => {
                 return ControlFlow::Continue(())
@@ -206,6 +267,34 @@ impl Walk<'_> {
             None => ControlFlow::Continue(()),
         }
     }
+}
+
+/// Whether `path` is on a kernel file system (procfs, sysfs).
+#[cfg(target_os = "linux")]
+fn kernel_file_system(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt as _;
+    let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: `c_path` is a valid C string and `stats` a writable statfs.
+    let mut stats: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statfs(c_path.as_ptr(), &mut stats) } != 0 {
+        return false;
+    }
+    // The field's and the constants' C types differ between C libraries.
+    #[allow(clippy::unnecessary_cast)]
+    let (kind, proc, sys) = (
+        stats.f_type as i64,
+        libc::PROC_SUPER_MAGIC as i64,
+        libc::SYSFS_MAGIC as i64,
+    );
+    kind == proc || kind == sys
+}
+
+/// Whether `path` is on a kernel file system: none known here.
+#[cfg(not(target_os = "linux"))]
+fn kernel_file_system(_path: &Path) -> bool {
+    false
 }
 
 #[cfg(test)]
