@@ -6,6 +6,10 @@
 //! and one hash per cluster listed tells a second artifact of the same
 //! cluster.
 //!
+//! Cancellation ([`clusterproxy_cancel::requested`]) is looked at before
+//! each entry, inside each glob match and file read, and after them, so a
+//! cancelled walk stops within one entry's work.
+//!
 //! Bounds: files are read as the `file:` import reads them ([`file::read`]:
 //! regular files only, without blocking, at most 4 MiB); at most
 //! [`MAX_ENTRIES`] entries are looked at and [`MAX_DEPTH`] directory levels
@@ -98,6 +102,14 @@ enum Target {
     Refused(String),
 }
 
+/// Goes on unless the walk's computation is cancelled.
+fn go_on() -> ControlFlow<Stop> {
+    match clusterproxy_cancel::requested() {
+        true => ControlFlow::Break(Stop::Emitter),
+        false => ControlFlow::Continue(()),
+    }
+}
+
 /// A directory's device and inode (a loop leads back to one of its parents).
 fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
     #[cfg(unix)]
@@ -149,9 +161,7 @@ impl Walk<'_> {
                     self.scan.directory
                 )));
             }
-            if clusterproxy_cancel::requested() {
-                return ControlFlow::Break(Stop::Emitter);
-            }
+            go_on()?;
             let Ok(entry) = entry else { continue };
             // A name that is not UTF-8 cannot be named in an import ID.
             if let Ok(name) = entry.file_name().into_string() {
@@ -162,6 +172,7 @@ impl Walk<'_> {
         }
         names.sort_unstable();
         for name in names {
+            go_on()?;
             let rel = if rel.is_empty() {
                 name.clone()
             } else {
@@ -178,6 +189,7 @@ impl Walk<'_> {
                 if self.scan.excluded(&rel, true) {
                     continue;
                 }
+                go_on()?;
                 if depth + 1 > MAX_DEPTH {
                     self.skip(
                         &self.scan.shown(&rel),
@@ -245,7 +257,10 @@ impl Walk<'_> {
     }
 
     fn file(&mut self, path: &Path, name: &str, rel: &str) -> ControlFlow<Stop> {
-        if !self.scan.reads(rel) {
+        let reads = self.scan.reads(rel);
+        // A cancelled glob match answers no match.
+        go_on()?;
+        if !reads {
             return ControlFlow::Continue(());
         }
         let text = match file::read_unlinked(path) {

@@ -120,12 +120,19 @@ impl Glob {
     }
 }
 
+/// Rows of the table computed between two looks at the cancellation flag.
+const ROWS_PER_CHECK: usize = 8;
+
 /// Whether `tokens` match all of `text`: `reach[j]` tells whether the
-/// tokens so far match `text[..j]`, one row per token.
+/// tokens so far match `text[..j]`, one row per token. A cancelled
+/// computation's match answers false at once.
 fn matches(tokens: &[Token], text: &[char]) -> bool {
     let mut reach = vec![false; text.len() + 1];
     reach[0] = true;
-    for token in tokens {
+    for (row, token) in tokens.iter().enumerate() {
+        if row % ROWS_PER_CHECK == 0 && clusterproxy_cancel::requested() {
+            return false;
+        }
         let mut next = vec![false; text.len() + 1];
         match token {
             Token::Star | Token::Any => {
@@ -202,6 +209,13 @@ mod tests {
         ] {
             assert!(Glob::parse(glob).unwrap_err().contains(needle), "{glob}");
         }
+        // A cancelled computation's match answers at once, here no match.
+        let long = Glob::parse(&"*a".repeat(120)).unwrap();
+        let many = "a".repeat(4000);
+        assert!(long.matches(&many));
+        let flag = clusterproxy_cancel::Flag::new();
+        flag.cancel();
+        assert!(!clusterproxy_cancel::scope(&flag, || long.matches(&many)));
         // Backtracking matchers take exponential time here; a table does not.
         let glob = Glob::parse(&"*a".repeat(100)).unwrap();
         let started = std::time::Instant::now();
