@@ -398,7 +398,7 @@ fn unreadable_and_huge_files_are_reported_and_the_scan_goes_on() {
 #[test]
 fn clusters_that_share_a_name_in_two_folders_are_two() {
     let dir = tempfile::tempdir().unwrap();
-    // tests/fixtures/fleet-shared-names, its links read.
+    // tests/fixtures/fleet-shared-names, as files.
     let worker = fixture("capi/eks-anywhere-md-template.yaml");
     put(dir.path(), "staging/test-md-0-template.yaml", &worker);
     put(dir.path(), "production/test-md-0-template.yaml", &worker);
