@@ -18,7 +18,7 @@
 //! (itself resolved: `directory` may be a link), and then not when it leads
 //! back to one of its own parents (a loop); a link out of the tree, to a
 //! file or a directory, is not followed. Kernel file systems (`/proc`,
-//! `/sys`) mounted below the directory are not walked: their links
+//! `/sys`) are not walked, mounted below the directory or as it: their links
 //! (`/proc/<pid>/cwd`, `/proc/<pid>/root`) lead into other processes' trees
 //! by the kernel's own objects, not by paths, and their files are no
 //! artifacts. Names starting with `.` (`.git`, `.terraform`) are passed
@@ -61,6 +61,12 @@ pub fn scan(scan: &Scan, emit: &mut dyn FnMut(Event) -> ControlFlow<()>) -> Resu
     // Where the tree is, every link resolved: what links may lead into.
     let inside = std::fs::canonicalize(root)
         .map_err(|e| format!("Cannot read {:?}: {e}.", scan.directory))?;
+    if kernel_file_system(&inside) {
+        return Err(format!(
+            "{:?} is on a kernel file system (such as /proc or /sys), whose files are no artifacts and whose links lead into other processes' trees; name the directory that holds the artifacts.",
+            scan.directory
+        ));
+    }
     let mut walk = Walk {
         scan,
         emit,

@@ -528,11 +528,17 @@ fn links_out_of_the_tree_are_not_followed() {
 }
 
 /// `/proc` and `/sys` are kernel file systems (not walked where they are
-/// mounted below the directory); a temporary directory is not.
+/// mounted below the directory, and refused as the directory); a
+/// temporary directory is not.
 #[cfg(target_os = "linux")]
 #[test]
 fn kernel_file_systems_are_told() {
     assert!(kernel_file_system(Path::new("/proc")));
     assert!(kernel_file_system(Path::new("/sys")));
     assert!(!kernel_file_system(tempfile::tempdir().unwrap().path()));
+    // Nor is one the directory of a scan.
+    for directory in ["/proc", "/proc/self", "/sys/kernel"] {
+        let error = events(&scan_of(Path::new(directory))).unwrap_err();
+        assert!(error.contains("kernel file system"), "{directory}: {error}");
+    }
 }
