@@ -515,3 +515,42 @@ fn bad_directories_get_a_clear_diagnostic() {
         }
     });
 }
+
+/// The list configuration's caps through the real `terraform query`: 100
+/// excludes of 256 characters are taken and the fleet is listed; 1,001 are
+/// an error on `exclude` naming the cap.
+#[test]
+fn capped_arguments_get_a_diagnostic_on_the_argument() {
+    for_each_terraform_with(Feature::ListResources, |tf| {
+        let query = |globs: &[String]| {
+            let list: Vec<String> = globs.iter().map(|g| format!("{g:?}")).collect();
+            format!("list \"clusterproxy_profile\" \"fleet\" {{\n  provider = clusterproxy\n  config {{\n    directory = \"clusters\"\n    exclude = [{}]\n  }}\n}}\n", list.join(", "))
+        };
+        let long: Vec<String> = (0..100)
+            .map(|i| format!("{i:08}/{}", "*".repeat(247)))
+            .collect();
+        let work = fleet_workdir(tf, &query(&long));
+        let run = work.run(&["query", "-json"]);
+        assert_eq!(run.code, 0, "{}", run.combined());
+        assert!(
+            !messages(&run, "list_resource_found").is_empty(),
+            "{}",
+            run.combined()
+        );
+        let many: Vec<String> = (0..1_001).map(|i| format!("x{i}/**")).collect();
+        work.write_file("fleet.tfquery.hcl", &query(&many));
+        let run = work.run(&["query", "-json"]);
+        assert_eq!(run.code, 1, "{}", run.combined());
+        let capped = run
+            .diagnostics()
+            .into_iter()
+            .find(|d| diagnostic_text(d).contains("more than the 1000 globs"))
+            .unwrap_or_else(|| panic!("no cap named in {}", run.combined()));
+        assert!(
+            capped["snippet"]["code"]
+                .as_str()
+                .is_some_and(|code| code.contains("exclude = [")),
+            "not on `exclude`: {capped}"
+        );
+    });
+}

@@ -1,6 +1,7 @@
 //! The integration tests that need no real client and no Terraform, one
 //! binary (as cargo's own `tests/testsuite`): the provider in process
 //! (`server`, `docs`, `linear`), the plugin binary over gRPC (`grpc`,
+//! `fleet_cancel`: hostile fleet walks that must stop,
 //! `plugin_host`), the NO_PROXY merge's properties (`no_proxy_*`), the release
 //! script (`release`), the crates' import graph (`module_graph`) and the
 //! docs' links and named paths (`links`), the compatibility guide and the
@@ -26,6 +27,7 @@ mod tools;
 
 mod compatibility;
 mod docs;
+mod fleet_cancel;
 mod grpc;
 mod identity;
 mod linear;

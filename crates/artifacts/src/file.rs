@@ -12,6 +12,9 @@ use std::path::Path;
 
 use clusterproxy_domain::import::MAX_INPUT_BYTES;
 
+/// Bytes read between two looks at the cancellation flag.
+const CHUNK_BYTES: u64 = 64 * 1024;
+
 /// Why a file was not read; [`Unreadable::detail`] says it naming the file,
 /// never quoting its content.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +31,8 @@ pub enum Unreadable {
     NotText,
     /// Opening or reading failed (permissions, I/O): the system's message.
     Failed(String),
+    /// The computation was cancelled while the file was read.
+    Cancelled,
 }
 
 impl Unreadable {
@@ -44,6 +49,7 @@ impl Unreadable {
             ),
             Self::NotText => format!("{path} is not UTF-8 text."),
             Self::Failed(error) => format!("Cannot read {path}: {error}."),
+            Self::Cancelled => format!("{path} was not read: the request was cancelled."),
         }
     }
 }
@@ -56,12 +62,30 @@ impl fmt::Display for Unreadable {
 
 /// The text of the regular file at `path` (symbolic links followed).
 pub fn read(path: &Path) -> Result<String, Unreadable> {
+    read_with(path, 0)
+}
+
+/// The text of the regular file at `path`, which must not be a symbolic
+/// link (the fleet walk resolved and checked every link in it already, so
+/// a link that appears there since is not followed).
+pub fn read_unlinked(path: &Path) -> Result<String, Unreadable> {
+    #[cfg(unix)]
+    return read_with(path, libc::O_NOFOLLOW);
+    #[cfg(not(unix))]
+    read_with(path, 0)
+}
+
+/// [`read`], with `flags` added to the open's; a read of many chunks stops
+/// when the computation is cancelled (the text read so far is discarded).
+fn read_with(path: &Path, flags: i32) -> Result<String, Unreadable> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     // Windows opens a named pipe without waiting for its server; the type
     // check below refuses it.
     #[cfg(unix)]
-    options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | flags);
+    #[cfg(not(unix))]
+    let _ = flags;
     let file = options.open(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => Unreadable::NotFound,
         _ => Unreadable::Failed(e.to_string()),
@@ -79,9 +103,19 @@ pub fn read(path: &Path) -> Result<String, Unreadable> {
         return Err(Unreadable::TooBig);
     }
     let mut bytes = Vec::new();
-    file.take(MAX_INPUT_BYTES as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| Unreadable::Failed(e.to_string()))?;
+    let mut rest = file.take(MAX_INPUT_BYTES as u64 + 1);
+    loop {
+        if clusterproxy_cancel::requested() {
+            return Err(Unreadable::Cancelled);
+        }
+        let read = (&mut rest)
+            .take(CHUNK_BYTES)
+            .read_to_end(&mut bytes)
+            .map_err(|e| Unreadable::Failed(e.to_string()))?;
+        if read == 0 {
+            break;
+        }
+    }
     if bytes.len() > MAX_INPUT_BYTES {
         return Err(Unreadable::TooBig);
     }

@@ -6,17 +6,28 @@
 //! and one hash per cluster listed tells a second artifact of the same
 //! cluster.
 //!
+//! Cancellation ([`clusterproxy_cancel::requested`]) is looked at before
+//! each entry, inside each glob match and file read, and after them, so a
+//! cancelled walk stops within one entry's work.
+//!
 //! Bounds: files are read as the `file:` import reads them ([`file::read`]:
 //! regular files only, without blocking, at most 4 MiB); at most
 //! [`MAX_ENTRIES`] entries are looked at and [`MAX_DEPTH`] directory levels
-//! walked; a symbolic link to a directory is followed unless it leads back
-//! to one of its own parents (a loop). Names starting with `.` (`.git`,
-//! `.terraform`) are passed over. A file that cannot be read, a loop or a
-//! tree too deep is a [`Event::Skipped`] naming it and the reason, and the
-//! walk goes on.
+//! walked. The walk stays in its tree: a symbolic link is followed only
+//! when its target, every link in it resolved, lies inside the directory
+//! (itself resolved: `directory` may be a link), and then not when it leads
+//! back to one of its own parents (a loop); a link out of the tree, to a
+//! file or a directory, is not followed. Kernel file systems (`/proc`,
+//! `/sys`) are not walked, mounted below the directory or as it: their links
+//! (`/proc/<pid>/cwd`, `/proc/<pid>/root`) lead into other processes' trees
+//! by the kernel's own objects, not by paths, and their files are no
+//! artifacts. Names starting with `.` (`.git`, `.terraform`) are passed
+//! over. A file that cannot be read, a link not followed, a loop or a tree
+//! too deep is a [`Event::Skipped`] naming it and the reason, and the walk
+//! goes on.
 
 use std::ops::ControlFlow;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use clusterproxy_domain::import::fleet::{self, Clusters, Event, Scan};
 use clusterproxy_domain::import::sniff;
@@ -48,14 +59,24 @@ pub fn scan(scan: &Scan, emit: &mut dyn FnMut(Event) -> ControlFlow<()>) -> Resu
             scan.directory
         ));
     }
+    // Where the tree is, every link resolved: what links may lead into.
+    let inside = std::fs::canonicalize(root)
+        .map_err(|e| format!("Cannot read {:?}: {e}.", scan.directory))?;
+    if kernel_file_system(&inside) {
+        return Err(format!(
+            "{:?} is on a kernel file system (such as /proc or /sys), whose files are no artifacts and whose links lead into other processes' trees; name the directory that holds the artifacts.",
+            scan.directory
+        ));
+    }
     let mut walk = Walk {
         scan,
         emit,
         entries: 0,
         clusters: Clusters::default(),
         ancestors: vec![identity(&meta)],
+        inside: inside.clone(),
     };
-    match walk.directory(root, "", 0) {
+    match walk.directory(&inside, "", 0) {
         ControlFlow::Continue(()) | ControlFlow::Break(Stop::Emitter) => Ok(()),
         ControlFlow::Break(Stop::Error(error)) => Err(error),
     }
@@ -76,6 +97,24 @@ struct Walk<'a> {
     clusters: Clusters,
     /// The directories from the root down to the one walked.
     ancestors: Vec<(u64, u64)>,
+    /// The scanned directory, every link resolved.
+    inside: PathBuf,
+}
+
+/// Where a directory entry leads, its links resolved.
+enum Target {
+    /// Inside the tree: its path (resolved when it was a link) and metadata.
+    Inside(PathBuf, std::fs::Metadata),
+    /// Not followed, and why.
+    Refused(String),
+}
+
+/// Goes on unless the walk's computation is cancelled.
+fn go_on() -> ControlFlow<Stop> {
+    match clusterproxy_cancel::requested() {
+        true => ControlFlow::Break(Stop::Emitter),
+        false => ControlFlow::Continue(()),
+    }
 }
 
 /// A directory's device and inode (a loop leads back to one of its parents).
@@ -129,9 +168,7 @@ impl Walk<'_> {
                     self.scan.directory
                 )));
             }
-            if clusterproxy_cancel::requested() {
-                return ControlFlow::Break(Stop::Emitter);
-            }
+            go_on()?;
             let Ok(entry) = entry else { continue };
             // A name that is not UTF-8 cannot be named in an import ID.
             if let Ok(name) = entry.file_name().into_string() {
@@ -142,16 +179,16 @@ impl Walk<'_> {
         }
         names.sort_unstable();
         for name in names {
+            go_on()?;
             let rel = if rel.is_empty() {
                 name.clone()
             } else {
                 format!("{rel}/{name}")
             };
-            let path = dir.join(&name);
-            let meta = match std::fs::metadata(&path) {
-                Ok(meta) => meta,
-                Err(_) => {
-                    self.skip(&self.scan.shown(&rel), "a symbolic link to nothing")?;
+            let (path, meta) = match self.target(dir.join(&name)) {
+                Target::Inside(path, meta) => (path, meta),
+                Target::Refused(reason) => {
+                    self.skip(&self.scan.shown(&rel), reason)?;
                     continue;
                 }
             };
@@ -159,6 +196,7 @@ impl Walk<'_> {
                 if self.scan.excluded(&rel, true) {
                     continue;
                 }
+                go_on()?;
                 if depth + 1 > MAX_DEPTH {
                     self.skip(
                         &self.scan.shown(&rel),
@@ -167,6 +205,15 @@ impl Walk<'_> {
                     continue;
                 }
                 let id = identity(&meta);
+                if self.ancestors.last().is_some_and(|parent| parent.0 != id.0)
+                    && kernel_file_system(&path)
+                {
+                    self.skip(
+                        &self.scan.shown(&rel),
+                        "a kernel file system (such as /proc or /sys), whose files are no artifacts and whose links lead into other processes' trees; not walked",
+                    )?;
+                    continue;
+                }
                 if self.ancestors.contains(&id) {
                     self.skip(
                         &self.scan.shown(&rel),
@@ -185,12 +232,47 @@ impl Walk<'_> {
         ControlFlow::Continue(())
     }
 
+    /// Where the entry at `path` leads: itself when it is no symbolic link;
+    /// for a link, its target with every link resolved, when that lies
+    /// inside the tree.
+    fn target(&self, path: PathBuf) -> Target {
+        let Ok(own) = std::fs::symlink_metadata(&path) else {
+            return Target::Refused("gone while the directory was walked".to_owned());
+        };
+        if !own.file_type().is_symlink() {
+            return Target::Inside(path, own);
+        }
+        let resolved = match std::fs::canonicalize(&path) {
+            Ok(resolved) => resolved,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Target::Refused("a symbolic link to nothing".to_owned())
+            }
+            Err(e) => {
+                return Target::Refused(format!("a symbolic link that cannot be followed: {e}"))
+            }
+        };
+        if !resolved.starts_with(&self.inside) {
+            return Target::Refused(
+                "a symbolic link to outside `directory`; not followed (the walk stays in its tree)"
+                    .to_owned(),
+            );
+        }
+        match std::fs::metadata(&resolved) {
+            Ok(meta) => Target::Inside(resolved, meta),
+            Err(_) => Target::Refused("a symbolic link to nothing".to_owned()),
+        }
+    }
+
     fn file(&mut self, path: &Path, name: &str, rel: &str) -> ControlFlow<Stop> {
-        if !self.scan.reads(rel) {
+        let reads = self.scan.reads(rel);
+        // A cancelled glob match answers no match.
+        go_on()?;
+        if !reads {
             return ControlFlow::Continue(());
         }
-        let text = match file::read(path) {
+        let text = match file::read_unlinked(path) {
             Ok(text) => text,
+            Err(Unreadable::Cancelled) => return ControlFlow::Break(Stop::Emitter),
             // Binary files, FIFOs, sockets and devices are no artifacts.
             Err(Unreadable::NotText | Unreadable::NotRegular | Unreadable::NotFound) => {
                 return ControlFlow::Continue(())
@@ -208,6 +290,34 @@ impl Walk<'_> {
             None => ControlFlow::Continue(()),
         }
     }
+}
+
+/// Whether `path` is on a kernel file system (procfs, sysfs).
+#[cfg(target_os = "linux")]
+fn kernel_file_system(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt as _;
+    let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: `c_path` is a valid C string and `stats` a writable statfs.
+    let mut stats: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statfs(c_path.as_ptr(), &mut stats) } != 0 {
+        return false;
+    }
+    // The field's and the constants' C types differ between C libraries.
+    #[allow(clippy::unnecessary_cast)]
+    let (kind, proc, sys) = (
+        stats.f_type as i64,
+        libc::PROC_SUPER_MAGIC as i64,
+        libc::SYSFS_MAGIC as i64,
+    );
+    kind == proc || kind == sys
+}
+
+/// Whether `path` is on a kernel file system: none known here.
+#[cfg(not(target_os = "linux"))]
+fn kernel_file_system(_path: &Path) -> bool {
+    false
 }
 
 #[cfg(test)]

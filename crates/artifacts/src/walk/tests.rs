@@ -398,7 +398,7 @@ fn unreadable_and_huge_files_are_reported_and_the_scan_goes_on() {
 #[test]
 fn clusters_that_share_a_name_in_two_folders_are_two() {
     let dir = tempfile::tempdir().unwrap();
-    // tests/fixtures/fleet-shared-names, its links read.
+    // tests/fixtures/fleet-shared-names, as files.
     let worker = fixture("capi/eks-anywhere-md-template.yaml");
     put(dir.path(), "staging/test-md-0-template.yaml", &worker);
     put(dir.path(), "production/test-md-0-template.yaml", &worker);
@@ -467,4 +467,78 @@ fn hints_are_written_as_facts() {
         "{:?}",
         listed[0].imported.warnings
     );
+}
+
+/// The walk stays in its tree: links out of it (to a file or a directory,
+/// absolute or relative) are not followed and are named in a warning; a
+/// link into the tree is followed, a loop is reported, and `directory`
+/// itself may be a link.
+#[test]
+fn links_out_of_the_tree_are_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let rke2 = fixture("rke2/rke2-server");
+    put(dir.path(), "outside/rke2-server", &rke2);
+    put(dir.path(), "outside/sub/rke2-server", &rke2);
+    let tree = dir.path().join("tree");
+    put(&tree, "a/rke2-server", &rke2);
+    let link = |target: &Path, at: &str| std::os::unix::fs::symlink(target, tree.join(at)).unwrap();
+    link(&dir.path().join("outside/rke2-server"), "file-out");
+    link(&dir.path().join("outside/sub"), "dir-out");
+    link(Path::new("../outside/rke2-server"), "relative-out");
+    link(Path::new("a/../../outside"), "dotdot-out");
+    link(&tree.join("a"), "into");
+    link(Path::new("a/rke2-server"), "into-file");
+    link(&tree, "a/loop");
+    std::os::unix::fs::symlink(&tree, dir.path().join("tree-link")).unwrap();
+    for root in [tree.clone(), dir.path().join("tree-link")] {
+        let events = events(&scan_of(&root)).unwrap();
+        let mut paths: Vec<&str> = listed(&events).iter().map(|l| l.path.as_str()).collect();
+        paths.sort_unstable();
+        let shown = root.display().to_string();
+        assert_eq!(
+            paths,
+            [
+                format!("{shown}/a/rke2-server"),
+                format!("{shown}/into-file"),
+                format!("{shown}/into/rke2-server"),
+            ],
+            "{:?}",
+            skipped(&events)
+        );
+        let skipped = skipped(&events);
+        let mut out: Vec<&str> = skipped
+            .iter()
+            .filter(|(_, reason)| reason.contains("outside `directory`; not followed"))
+            .map(|(path, _)| path.strip_prefix(&format!("{shown}/")).unwrap())
+            .collect();
+        out.sort_unstable();
+        assert_eq!(
+            out,
+            ["dir-out", "dotdot-out", "file-out", "relative-out"],
+            "{skipped:?}"
+        );
+        // The loop, reached from the tree and through the link into it.
+        let loops = skipped
+            .iter()
+            .filter(|(p, r)| p.ends_with("/loop") && r.contains("(a loop)"))
+            .count();
+        assert_eq!(loops, 2, "{skipped:?}");
+        assert_eq!(skipped.len(), 6, "{skipped:?}");
+    }
+}
+
+/// `/proc` and `/sys` are kernel file systems (not walked where they are
+/// mounted below the directory, and refused as the directory); a
+/// temporary directory is not.
+#[cfg(target_os = "linux")]
+#[test]
+fn kernel_file_systems_are_told() {
+    assert!(kernel_file_system(Path::new("/proc")));
+    assert!(kernel_file_system(Path::new("/sys")));
+    assert!(!kernel_file_system(tempfile::tempdir().unwrap().path()));
+    // Nor is one the directory of a scan.
+    for directory in ["/proc", "/proc/self", "/sys/kernel"] {
+        let error = events(&scan_of(Path::new(directory))).unwrap_err();
+        assert!(error.contains("kernel file system"), "{directory}: {error}");
+    }
 }

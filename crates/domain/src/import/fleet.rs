@@ -43,9 +43,65 @@ pub struct Facts {
     pub https_through_proxy: bool,
 }
 
+/// Most globs `include` or `exclude` holds.
+pub const MAX_GLOBS: usize = 1_000;
+
+/// Most entries `kinds` or `facts` holds.
+pub const MAX_RULES: usize = 1_000;
+
+/// Most characters of one argument's globs (and, for `kinds` and `facts`,
+/// their values) in all: 256 globs of the longest.
+pub const MAX_ARGUMENT_CHARS: usize = 64 * 1024;
+
+/// An argument of a scan's configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Argument {
+    /// `include`.
+    Include,
+    /// `exclude`.
+    Exclude,
+    /// `kinds`.
+    Kinds,
+    /// `facts`.
+    Facts,
+}
+
+impl Argument {
+    /// Its name in the configuration.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Include => "include",
+            Self::Exclude => "exclude",
+            Self::Kinds => "kinds",
+            Self::Facts => "facts",
+        }
+    }
+}
+
+/// Why `argument`, of `count` entries and `chars` characters in all, is
+/// over its caps ([`MAX_GLOBS`] or [`MAX_RULES`], [`MAX_ARGUMENT_CHARS`]),
+/// if it is.
+fn over_caps(argument: Argument, count: usize, chars: usize) -> Option<String> {
+    let (cap, what) = match argument {
+        Argument::Include | Argument::Exclude => (MAX_GLOBS, "globs"),
+        Argument::Kinds | Argument::Facts => (MAX_RULES, "entries"),
+    };
+    let name = argument.name();
+    if count > cap {
+        return Some(format!(
+            "`{name}` holds {count} {what}, more than the {cap} {what} a scan takes; point `directory` at a part of the tree, or write fewer, broader globs."
+        ));
+    }
+    (chars > MAX_ARGUMENT_CHARS).then(|| format!(
+        "`{name}` holds {chars} characters in all, more than the {MAX_ARGUMENT_CHARS} characters a scan takes in one argument; write fewer, shorter globs."
+    ))
+}
+
 /// A part of a scan's configuration that is wrong, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Bad {
+    /// A whole argument, over its caps (nothing of it was read).
+    Capped(Argument, String),
     /// `include[index]`.
     Include(usize, String),
     /// `exclude[index]`.
@@ -79,6 +135,9 @@ impl Scan {
     /// The scan of `directory` the configuration describes: globs as
     /// [`Glob`] reads them, kinds among [`kinds()`](super::kinds), facts in
     /// the import ID's syntax (`pod_cidrs=10.0.0.0/16;service_cidrs=...`).
+    /// An argument over its caps ([`MAX_GLOBS`], [`MAX_RULES`],
+    /// [`MAX_ARGUMENT_CHARS`]) is refused whole, before any of it is read,
+    /// so that the work of a scan (files times globs) stays bounded.
     pub fn new(
         directory: &str,
         include: &[String],
@@ -86,6 +145,30 @@ impl Scan {
         kinds: &BTreeMap<String, String>,
         facts: &BTreeMap<String, String>,
     ) -> Result<Self, Vec<Bad>> {
+        let chars =
+            |texts: &mut dyn Iterator<Item = &String>| texts.map(|t| t.chars().count()).sum();
+        let capped: Vec<Bad> = [
+            (Argument::Include, include.len(), chars(&mut include.iter())),
+            (Argument::Exclude, exclude.len(), chars(&mut exclude.iter())),
+            (
+                Argument::Kinds,
+                kinds.len(),
+                chars(&mut kinds.iter().flat_map(|(g, k)| [g, k])),
+            ),
+            (
+                Argument::Facts,
+                facts.len(),
+                chars(&mut facts.iter().flat_map(|(g, f)| [g, f])),
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(argument, count, chars)| {
+            over_caps(argument, count, chars).map(|why| Bad::Capped(argument, why))
+        })
+        .collect();
+        if !capped.is_empty() {
+            return Err(capped);
+        }
         let mut bad = Vec::new();
         let mut globs = |list: &[String], wrap: fn(usize, String) -> Bad| -> Vec<Glob> {
             list.iter()
@@ -155,15 +238,19 @@ impl Scan {
     /// Whether `exclude` passes over `rel`, a directory when `is_dir` (so
     /// that `secrets/**` leaves out the directory `secrets` itself).
     pub fn excluded(&self, rel: &str, is_dir: bool) -> bool {
-        self.exclude
-            .iter()
-            .any(|glob| glob.matches(rel) || (is_dir && glob.matches(&format!("{rel}/"))))
+        let path = glob::Subject::new(rel);
+        let dir = is_dir.then(|| glob::Subject::new(&format!("{rel}/")));
+        self.exclude.iter().any(|glob| {
+            glob.matches_subject(&path) || dir.as_ref().is_some_and(|d| glob.matches_subject(d))
+        })
     }
 
     /// Whether the file `rel` is read: `include` takes it (or is empty)
     /// and `exclude` does not leave it out.
     pub fn reads(&self, rel: &str) -> bool {
-        let included = self.include.is_empty() || self.include.iter().any(|g| g.matches(rel));
+        let path = glob::Subject::new(rel);
+        let included =
+            self.include.is_empty() || self.include.iter().any(|g| g.matches_subject(&path));
         included && !self.excluded(rel, false)
     }
 }

@@ -3,8 +3,12 @@
 //! `/` included; `**/` also matches no directory at all) and `[abc]` /
 //! `[a-z]` / `[!abc]` (one character of the class). A glob without `/`
 //! matches the file's name at any depth, as in `.gitignore`. Matching is a
-//! table over the glob and the path, so its time is bounded by their
-//! lengths, whatever the glob.
+//! table over the glob and the path, one row per token and one column per
+//! character, computed row by row in two reused rows and stopped as soon as
+//! a row holds no match: at most the glob's length times the path's, whatever
+//! the glob (no backtracking), so a scan's matching is linear in its files
+//! times its globs, both of which are bounded (the walk's entries, the
+//! scan's caps).
 
 /// Longest glob accepted, in characters.
 pub const MAX_GLOB_CHARS: usize = 256;
@@ -111,27 +115,59 @@ impl Glob {
 
     /// Whether the glob matches `path` (relative, `/`-separated).
     pub fn matches(&self, path: &str) -> bool {
-        let subject = if self.name_only {
-            path.rsplit('/').next().unwrap_or(path)
+        self.matches_subject(&Subject::new(path))
+    }
+
+    /// Whether the glob matches `subject`, a path read once for all the
+    /// globs it is matched against.
+    pub(crate) fn matches_subject(&self, subject: &Subject) -> bool {
+        let text = if self.name_only {
+            &subject.chars[subject.name..]
         } else {
-            path
+            &subject.chars[..]
         };
-        matches(&self.tokens, &subject.chars().collect::<Vec<_>>())
+        matches(&self.tokens, text)
     }
 }
 
+/// A path as matching reads it: its characters, and where its name starts.
+pub(crate) struct Subject {
+    chars: Vec<char>,
+    name: usize,
+}
+
+impl Subject {
+    /// `path` (relative, `/`-separated).
+    pub(crate) fn new(path: &str) -> Self {
+        let chars: Vec<char> = path.chars().collect();
+        let name = chars.iter().rposition(|c| *c == '/').map_or(0, |i| i + 1);
+        Self { chars, name }
+    }
+}
+
+/// Rows of the table computed between two looks at whether the last row
+/// holds a match and at the cancellation flag.
+const ROWS_PER_CHECK: usize = 8;
+
 /// Whether `tokens` match all of `text`: `reach[j]` tells whether the
-/// tokens so far match `text[..j]`, one row per token.
+/// tokens so far match `text[..j]`, one row per token, the next computed
+/// into `next`. A row without a match ends it (no later token can match
+/// again; looked at every [`ROWS_PER_CHECK`] rows). A cancelled computation's match answers false at once.
 fn matches(tokens: &[Token], text: &[char]) -> bool {
     let mut reach = vec![false; text.len() + 1];
+    let mut next = vec![false; text.len() + 1];
     reach[0] = true;
-    for token in tokens {
-        let mut next = vec![false; text.len() + 1];
+    for (row, token) in tokens.iter().enumerate() {
+        if row % ROWS_PER_CHECK == 0 && (!reach.contains(&true) || clusterproxy_cancel::requested())
+        {
+            return false;
+        }
         match token {
             Token::Star | Token::Any => {
                 let crosses = matches!(token, Token::Any);
-                for j in 0..=text.len() {
-                    next[j] = reach[j] || (j > 0 && next[j - 1] && (crosses || text[j - 1] != '/'));
+                next[0] = reach[0];
+                for j in 1..=text.len() {
+                    next[j] = reach[j] || (next[j - 1] && (crosses || text[j - 1] != '/'));
                 }
             }
             Token::Dirs => {
@@ -143,12 +179,13 @@ fn matches(tokens: &[Token], text: &[char]) -> bool {
                 }
             }
             _ => {
+                next[0] = false;
                 for j in 1..=text.len() {
                     next[j] = reach[j - 1] && single(token, text[j - 1]);
                 }
             }
         }
-        reach = next;
+        std::mem::swap(&mut reach, &mut next);
     }
     reach[text.len()]
 }
@@ -202,6 +239,13 @@ mod tests {
         ] {
             assert!(Glob::parse(glob).unwrap_err().contains(needle), "{glob}");
         }
+        // A cancelled computation's match answers at once, here no match.
+        let long = Glob::parse(&"*a".repeat(120)).unwrap();
+        let many = "a".repeat(4000);
+        assert!(long.matches(&many));
+        let flag = clusterproxy_cancel::Flag::new();
+        flag.cancel();
+        assert!(!clusterproxy_cancel::scope(&flag, || long.matches(&many)));
         // Backtracking matchers take exponential time here; a table does not.
         let glob = Glob::parse(&"*a".repeat(100)).unwrap();
         let started = std::time::Instant::now();

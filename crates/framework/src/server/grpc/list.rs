@@ -11,14 +11,16 @@
 //! [`guard::run`] (span, panic guard, cancellation), and sends each event
 //! as it comes through a small bounded channel: the stream holds a few
 //! events at most, whatever the number of results, and a listing whose
-//! stream Terraform dropped (it read `limit` results) stops at its next
-//! result. A warning that travels with a result (more results than the
-//! limit) goes in that result's event, which Terraform reads.
+//! stream Terraform dropped (it read `limit` results) stops at once: its
+//! cancellation flag watches the stream ([`cancel::Flag::watching`]). A
+//! warning that travels with a result (more results than the limit) goes in
+//! that result's event, which Terraform reads.
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
+use clusterproxy_cancel as cancel;
 use tokio_stream::wrappers::ReceiverStream;
 
 use super::rpc::Ran;
@@ -134,6 +136,12 @@ impl ProviderServer {
                 return;
             };
             let name = request.type_name.as_str();
+            // A stream its client dropped cancels the listing at once, not
+            // at its next result (a walk may find none for long).
+            let dropped = {
+                let sender = sender.clone();
+                cancel::Flag::watching(move || sender.is_closed())
+            };
             let (_, diags) = guard::run("ListResource", Subject::Resource(name), 0, |diags| {
                 let config = proto::decode(
                     request.config.as_ref(),
@@ -141,14 +149,16 @@ impl ProviderServer {
                     "configuration",
                     diags,
                 )?;
-                list_checked(
-                    listing.implementation.as_ref(),
-                    &listing.schema,
-                    &config,
-                    request.include_resource_object,
-                    request.limit,
-                    &mut |event| send(to_proto(&listing, event)),
-                );
+                cancel::scope(&dropped, || {
+                    list_checked(
+                        listing.implementation.as_ref(),
+                        &listing.schema,
+                        &config,
+                        request.include_resource_object,
+                        request.limit,
+                        &mut |event| send(to_proto(&listing, event)),
+                    )
+                });
                 Some(())
             });
             // What the guard reported (a panic, a cancellation).

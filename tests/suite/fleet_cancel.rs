@@ -1,0 +1,308 @@
+//! Hostile fleet walks stop: a `clusterproxy_profile` ListResource stream
+//! the client drops, StopProvider during 1 and 50 such streams, and
+//! StopProvider during a `clusterproxy_fleet` read. The tree is 40,000
+//! files in 40 directories and the configuration 100 excludes of 240 and
+//! more characters that every file's name keeps alive to their end, so an
+//! uncancelled walk matches globs for minutes. The bounds are on the
+//! plugin's CPU time after the cancellation (at most 0.5 s, where it was
+//! burning both cores) and on when a stream ends, with wide margins: bound
+//! checks of hostile cases, not benchmarks.
+
+use crate::support;
+
+use std::time::{Duration, Instant};
+
+use clusterproxy::framework::proto::provider_client::ProviderClient;
+use clusterproxy::framework::proto::{
+    list_resource, read_data_source, stop_provider, Diagnostic, DynamicValue,
+};
+use clusterproxy::framework::schema::Schema;
+use clusterproxy::framework::server::Server;
+use clusterproxy::framework::value::{msgpack, Value};
+use clusterproxy::provider::ClusterProxy;
+use support::{cpu_time, terminate, Plugin};
+use tonic::transport::Channel;
+
+/// Files in the walked directory.
+const FILES: usize = 40_000;
+
+/// Excludes in the configuration.
+const EXCLUDES: usize = 100;
+
+/// Most CPU time the plugin may spend after a cancellation.
+const AFTER_CANCEL: Duration = Duration::from_millis(500);
+
+/// How long after a cancellation a stream or a read has ended.
+const ENDED_WITHIN: Duration = Duration::from_secs(1);
+
+/// Files in each directory of the tree.
+const PER_DIRECTORY: usize = 1_000;
+
+/// The hostile tree: [`FILES`] files in directories of [`PER_DIRECTORY`]
+/// (listing a directory is quick, what follows is not), each named by a run
+/// of `a`s and its number (no artifact: nothing is ever listed, so a walk
+/// that only looks at its stream when it sends never looks).
+fn tree() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let run = "a".repeat(120);
+    for d in 0..FILES / PER_DIRECTORY {
+        let sub = dir.path().join(format!("d{d}"));
+        std::fs::create_dir(&sub).unwrap();
+        for i in 0..PER_DIRECTORY {
+            std::fs::write(sub.join(format!("{run}{i}.txt")), "x: 1\n").unwrap();
+        }
+    }
+    dir
+}
+
+/// [`EXCLUDES`] globs that match no file of [`tree`], each only found out
+/// at its end.
+fn excludes() -> Vec<Value> {
+    (0..EXCLUDES)
+        .map(|i| Value::string(format!("{}*a{i:02}z*", "*a".repeat(120))))
+        .collect()
+}
+
+/// `schema`'s configuration over `directory` with the hostile excludes,
+/// every other argument null, encoded.
+fn config(schema: &Schema, directory: &std::path::Path) -> Option<DynamicValue> {
+    let mut config = Value::object(
+        schema
+            .attributes
+            .iter()
+            .map(|a| (a.name.clone(), Value::null())),
+    );
+    config.set_attr("directory", Value::string(directory.display().to_string()));
+    config.set_attr("exclude", Value::list(excludes()));
+    Some(DynamicValue {
+        msgpack: msgpack::encode(&config, &schema.object_type()).unwrap(),
+        json: Vec::new(),
+    })
+}
+
+fn list_request(directory: &std::path::Path) -> list_resource::Request {
+    let server = Server::new(&ClusterProxy);
+    let schema = &server.registry().list_resources()["clusterproxy_profile"].schema;
+    list_resource::Request {
+        type_name: "clusterproxy_profile".into(),
+        config: config(schema, directory),
+        include_resource_object: false,
+        limit: 100,
+    }
+}
+
+fn read_request(directory: &std::path::Path) -> read_data_source::Request {
+    let server = Server::new(&ClusterProxy);
+    let schema = &server.registry().data_sources()["clusterproxy_fleet"].schema;
+    read_data_source::Request {
+        type_name: "clusterproxy_fleet".into(),
+        config: config(schema, directory),
+        ..Default::default()
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// Waits until the plugin has spent `cpu` of CPU time more than `since`
+/// (its start-up's, before the walks), at most 60 s.
+fn wait_until_busy(plugin: &Plugin, since: Duration, cpu: Duration) {
+    let started = Instant::now();
+    while cpu_time(plugin.child.id()) < since + cpu {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the plugin never got busy"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The CPU time the plugin spends from now over the next 2 s (a walk that
+/// goes on burns a core and more in it).
+fn cpu_over_two_seconds(plugin: &Plugin) -> Duration {
+    let before = cpu_time(plugin.child.id());
+    std::thread::sleep(Duration::from_secs(2));
+    cpu_time(plugin.child.id()).saturating_sub(before)
+}
+
+/// `streams` ListResource streams over the tree, each answered (so that
+/// the plugin runs its listing) and then read to its end.
+async fn start_streams(
+    client: &ProviderClient<Channel>,
+    directory: &std::path::Path,
+    streams: usize,
+) -> Vec<Reader> {
+    let answered: Vec<_> = (0..streams)
+        .map(|_| {
+            let mut client = client.clone();
+            let request = list_request(directory);
+            tokio::spawn(async move { client.list_resource(request).await })
+        })
+        .collect();
+    let mut reading = Vec::new();
+    for answer in answered {
+        let mut stream = answer.await.unwrap().unwrap().into_inner();
+        reading.push(tokio::spawn(async move {
+            let mut events = Vec::new();
+            while let Some(event) = stream.message().await? {
+                events.push(event);
+            }
+            Ok(events)
+        }));
+    }
+    reading
+}
+
+/// A stream's reader: the events up to its end.
+type Reader = tokio::task::JoinHandle<Result<Vec<list_resource::Event>, tonic::Status>>;
+
+/// The tree, a plugin and `streams` ListResource streams over the tree
+/// whose walks have run for a moment (0.6 s of the plugin's CPU).
+fn walking(
+    streams: usize,
+) -> (
+    tempfile::TempDir,
+    Plugin,
+    tokio::runtime::Runtime,
+    ProviderClient<Channel>,
+    Vec<Reader>,
+) {
+    let dir = tree();
+    let plugin = Plugin::start_on("unix");
+    let runtime = runtime();
+    let client = runtime.block_on(plugin.provider());
+    let idle = cpu_time(plugin.child.id());
+    let calls = runtime.block_on(start_streams(&client, dir.path(), streams));
+    wait_until_busy(&plugin, idle, Duration::from_millis(600));
+    (dir, plugin, runtime, client, calls)
+}
+
+/// The client drops `streams` ListResource streams while their walks run:
+/// the plugin stops walking (at most [`AFTER_CANCEL`] of CPU in the next
+/// 2 s) and keeps serving.
+fn dropped_streams_stop_their_walks(streams: usize) {
+    let (_dir, mut plugin, runtime, client, calls) = walking(streams);
+    for call in &calls {
+        call.abort();
+    }
+    let spent = cpu_over_two_seconds(&plugin);
+    assert!(
+        spent <= AFTER_CANCEL,
+        "{spent:?} of CPU in the 2 s after {streams} streams were dropped"
+    );
+    let schema = runtime.block_on(async {
+        client
+            .clone()
+            .get_provider_schema(clusterproxy::framework::proto::get_provider_schema::Request {})
+            .await
+            .unwrap()
+            .into_inner()
+    });
+    assert!(schema
+        .list_resource_schemas
+        .contains_key("clusterproxy_profile"));
+    terminate(&mut plugin.child);
+}
+
+#[test]
+fn a_dropped_list_stream_stops_its_walk() {
+    dropped_streams_stop_their_walks(1);
+}
+
+#[test]
+fn fifty_dropped_list_streams_stop_their_walks() {
+    dropped_streams_stop_their_walks(50);
+}
+
+/// StopProvider while the walks of `streams` ListResource streams run:
+/// every stream ends within [`ENDED_WITHIN`] with the "Provider stopped"
+/// diagnostic and no result, and the plugin spends at most
+/// [`AFTER_CANCEL`] of CPU in the next 2 s.
+fn stop_provider_ends_list_streams(streams: usize) {
+    let (_dir, mut plugin, runtime, client, calls) = walking(streams);
+    let stopped = stop(&runtime, &client);
+    // When each stream ended (`None`: still open 10 s after), so that a
+    // failure tells a slow end from a walk the stop did not reach.
+    let ended: Vec<Option<Duration>> = runtime.block_on(async {
+        let mut ended = Vec::new();
+        for call in calls {
+            let deadline = tokio::time::Instant::from_std(stopped + Duration::from_secs(10));
+            let Ok(events) = tokio::time::timeout_at(deadline, call).await else {
+                ended.push(None);
+                continue;
+            };
+            ended.push(Some(stopped.elapsed()));
+            let events = events.unwrap().unwrap();
+            assert!(events.iter().all(|e| e.identity.is_none()), "{events:?}");
+            let diagnostics: Vec<&Diagnostic> = events.iter().flat_map(|e| &e.diagnostic).collect();
+            assert!(
+                diagnostics.iter().any(|d| d.summary == "Provider stopped"),
+                "{diagnostics:?}"
+            );
+        }
+        ended
+    });
+    assert!(
+        ended.iter().all(|e| e.is_some_and(|at| at <= ENDED_WITHIN)),
+        "streams not ended within 1 s of StopProvider (when each ended; None: open after 10 s): {ended:?}"
+    );
+    let spent = cpu_over_two_seconds(&plugin);
+    assert!(
+        spent <= AFTER_CANCEL,
+        "{spent:?} of CPU in the 2 s after StopProvider ended {streams} streams"
+    );
+    terminate(&mut plugin.child);
+}
+
+/// Sends StopProvider; returns when it was answered.
+fn stop(runtime: &tokio::runtime::Runtime, client: &ProviderClient<Channel>) -> Instant {
+    let answer = runtime.block_on(client.clone().stop_provider(stop_provider::Request {}));
+    assert_eq!(answer.unwrap().into_inner().error, "");
+    Instant::now()
+}
+
+#[test]
+fn stop_provider_ends_a_list_stream() {
+    stop_provider_ends_list_streams(1);
+}
+
+#[test]
+fn stop_provider_ends_fifty_list_streams() {
+    stop_provider_ends_list_streams(50);
+}
+
+/// StopProvider during a `clusterproxy_fleet` read over the tree: the read
+/// answers "Provider stopped" without a state within [`ENDED_WITHIN`], and
+/// the plugin spends at most [`AFTER_CANCEL`] of CPU in the next 2 s.
+#[test]
+fn stop_provider_ends_a_fleet_read() {
+    let dir = tree();
+    let mut plugin = Plugin::start_on("unix");
+    let runtime = runtime();
+    let client = runtime.block_on(plugin.provider());
+    let idle = cpu_time(plugin.child.id());
+    let read = {
+        let mut client = client.clone();
+        let request = read_request(dir.path());
+        runtime.spawn(async move { client.read_data_source(request).await })
+    };
+    wait_until_busy(&plugin, idle, Duration::from_millis(600));
+    let stopped = stop(&runtime, &client);
+    let response = runtime.block_on(async {
+        tokio::time::timeout_at(tokio::time::Instant::from_std(stopped + ENDED_WITHIN), read)
+            .await
+            .expect("the read still running 1 s after StopProvider")
+            .unwrap()
+            .unwrap()
+            .into_inner()
+    });
+    assert!(response.state.is_none());
+    assert_eq!(response.diagnostics[0].summary, "Provider stopped");
+    let spent = cpu_over_two_seconds(&plugin);
+    assert!(spent <= AFTER_CANCEL, "{spent:?} of CPU after StopProvider");
+    terminate(&mut plugin.child);
+}
