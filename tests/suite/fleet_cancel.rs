@@ -306,3 +306,39 @@ fn stop_provider_ends_a_fleet_read() {
     assert!(spent <= AFTER_CANCEL, "{spent:?} of CPU after StopProvider");
     terminate(&mut plugin.child);
 }
+
+/// A StopProvider that comes between a ListResource call's answer and its
+/// listing's start reaches the listing: it is in flight from the call, not
+/// from when its thread starts (it ran, listing everything, when the
+/// thread started after the stop).
+#[test]
+fn stop_provider_right_after_a_list_call_reaches_its_listing() {
+    use clusterproxy::framework::proto::provider_server::Provider as _;
+    use clusterproxy::framework::server::ProviderServer;
+    let fleet = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fleet");
+    let server = ProviderServer::new(&ClusterProxy);
+    let events = runtime().block_on(async {
+        let mut stream = server
+            .list_resource(tonic::Request::new(list_request(&fleet)))
+            .await
+            .unwrap()
+            .into_inner();
+        server
+            .stop_provider(tonic::Request::new(stop_provider::Request {}))
+            .await
+            .unwrap();
+        let mut events = Vec::new();
+        while let Some(event) = tokio_stream::StreamExt::next(&mut stream).await {
+            events.push(event.unwrap());
+        }
+        events
+    });
+    assert!(events.iter().all(|e| e.identity.is_none()), "{events:?}");
+    assert!(
+        events
+            .iter()
+            .flat_map(|e| &e.diagnostic)
+            .any(|d| d.summary == "Provider stopped"),
+        "{events:?}"
+    );
+}

@@ -28,6 +28,37 @@ pub fn cancel_in_flight() {
     }
 }
 
+/// A request's cancellation flag, in flight from its creation until it is
+/// dropped: a request whose body runs later than its RPC is received (a
+/// ListResource stream's, on a thread of its own) registers when it is
+/// received, so that a StopProvider between the two reaches it too.
+pub struct InFlight {
+    id: u64,
+    flag: cancel::Flag,
+}
+
+impl InFlight {
+    /// A new request's flag, in flight from now.
+    pub fn register() -> Self {
+        let id = NEXT_REQUEST_ID.fetch_add(1, Ordering::Relaxed);
+        let flag = cancel::Flag::new();
+        IN_FLIGHT
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id, flag.clone());
+        Self { id, flag }
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        IN_FLIGHT
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&self.id);
+    }
+}
+
 /// What an RPC is about, logged as terraform-plugin-go names it
 /// (`tf_resource_type`, `tf_data_source_type`, `tf_function_name`).
 #[derive(Clone, Copy)]
@@ -43,10 +74,10 @@ pub enum Subject<'a> {
 }
 
 /// Whether [`cancel_in_flight`] reaches an RPC.
-#[derive(Clone, Copy, PartialEq, Eq)]
 enum Cancel {
-    /// The RPC stops when cancelled, its result discarded.
-    Cancellable,
+    /// The RPC stops when its flag, in flight, is cancelled, its result
+    /// discarded.
+    From(InFlight),
     /// The RPC always completes (StopProvider itself).
     Never,
 }
@@ -64,7 +95,25 @@ pub fn run<T>(
     request_bytes: usize,
     body: impl FnOnce(&mut Diagnostics) -> T,
 ) -> (Option<T>, Diagnostics) {
-    guarded(rpc, subject, Cancel::Cancellable, request_bytes, body)
+    guarded(
+        rpc,
+        subject,
+        Cancel::From(InFlight::register()),
+        request_bytes,
+        body,
+    )
+}
+
+/// [`run`] for a request registered in flight when it was received
+/// ([`InFlight`]).
+pub fn run_registered<T>(
+    rpc: &'static str,
+    subject: Subject<'_>,
+    request_bytes: usize,
+    in_flight: InFlight,
+    body: impl FnOnce(&mut Diagnostics) -> T,
+) -> (Option<T>, Diagnostics) {
+    guarded(rpc, subject, Cancel::From(in_flight), request_bytes, body)
 }
 
 /// [`run`] for an RPC that [`cancel_in_flight`] does not reach
@@ -101,7 +150,13 @@ fn guarded<T>(
     request_bytes: usize,
     body: impl FnOnce(&mut Diagnostics) -> T,
 ) -> (Option<T>, Diagnostics) {
-    let request_id = NEXT_REQUEST_ID.fetch_add(1, Ordering::Relaxed);
+    let (request_id, flag) = match &cancel {
+        Cancel::From(in_flight) => (in_flight.id, in_flight.flag.clone()),
+        Cancel::Never => (
+            NEXT_REQUEST_ID.fetch_add(1, Ordering::Relaxed),
+            cancel::Flag::new(),
+        ),
+    };
     let span = match subject {
         Subject::Provider => tracing::debug_span!("rpc", tf_rpc = rpc, tf_req_id = request_id),
         Subject::Resource(name) => tracing::debug_span!(
@@ -127,13 +182,6 @@ fn guarded<T>(
     let started = Instant::now();
     tracing::debug!("received request");
     let mut diags = Diagnostics::new();
-    let flag = cancel::Flag::new();
-    if cancel == Cancel::Cancellable {
-        IN_FLIGHT
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(request_id, flag.clone());
-    }
     let work = || {
         catch_unwind(AssertUnwindSafe(|| {
             cancel::scope(&flag, || body(&mut diags))
@@ -144,12 +192,7 @@ fn guarded<T>(
     } else {
         blocking(work)
     };
-    if cancel == Cancel::Cancellable {
-        IN_FLIGHT
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&request_id);
-    }
+    drop(cancel);
     let result = match result {
         Ok(_) if flag.is_cancelled() => {
             diags = Diagnostics::new();

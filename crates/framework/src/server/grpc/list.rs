@@ -124,6 +124,9 @@ impl ProviderServer {
         let (sender, receiver) = tokio::sync::mpsc::channel(BUFFERED_EVENTS);
         let mut diags = Diagnostics::new();
         let listing = self.listing(&request.type_name, &mut diags);
+        // In flight from now, not from when the thread starts: a
+        // StopProvider in between reaches this listing too.
+        let in_flight = guard::InFlight::register();
         std::thread::spawn(move || {
             let send = |event: proto::list_resource::Event| {
                 sender
@@ -142,25 +145,31 @@ impl ProviderServer {
                 let sender = sender.clone();
                 cancel::Flag::watching(move || sender.is_closed())
             };
-            let (_, diags) = guard::run("ListResource", Subject::Resource(name), 0, |diags| {
-                let config = proto::decode(
-                    request.config.as_ref(),
-                    &listing.config_type,
-                    "configuration",
-                    diags,
-                )?;
-                cancel::scope(&dropped, || {
-                    list_checked(
-                        listing.implementation.as_ref(),
-                        &listing.schema,
-                        &config,
-                        request.include_resource_object,
-                        request.limit,
-                        &mut |event| send(to_proto(&listing, event)),
-                    )
-                });
-                Some(())
-            });
+            let (_, diags) = guard::run_registered(
+                "ListResource",
+                Subject::Resource(name),
+                0,
+                in_flight,
+                |diags| {
+                    let config = proto::decode(
+                        request.config.as_ref(),
+                        &listing.config_type,
+                        "configuration",
+                        diags,
+                    )?;
+                    cancel::scope(&dropped, || {
+                        list_checked(
+                            listing.implementation.as_ref(),
+                            &listing.schema,
+                            &config,
+                            request.include_resource_object,
+                            request.limit,
+                            &mut |event| send(to_proto(&listing, event)),
+                        )
+                    });
+                    Some(())
+                },
+            );
             // What the guard reported (a panic, a cancellation).
             if !diags.is_empty() {
                 let _ = send(diagnostics_event(&diags));
