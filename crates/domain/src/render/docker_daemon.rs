@@ -295,11 +295,7 @@ mod tests {
         assert!(proxies.http.unwrap().contains("p%2540ss"));
         let redacted = render(&options, Secrets::Redact).unwrap().output;
         assert!(!redacted.contains("p%2540ss") && !redacted.contains(NASTY_PASSWORD));
-        assert_eq!(
-            redacted.lines().count(),
-            out.lines().count(),
-            "{redacted}"
-        );
+        assert_eq!(redacted.lines().count(), out.lines().count(), "{redacted}");
     }
 
     /// Without given settings, and with an empty object, the file holds
@@ -341,14 +337,23 @@ mod tests {
             (r#"{"debug": tru, "x": "s3cr3t"}"#, "not JSON"),
             (r#"["s3cr3t"]"#, "not a JSON object"),
             (r#""s3cr3t""#, "not a JSON object"),
-            (r#"{"proxies": {"http-proxy": "http://s3cr3t@p:1"}}"#, "already hold proxies"),
+            (
+                r#"{"proxies": {"http-proxy": "http://s3cr3t@p:1"}}"#,
+                "already hold proxies",
+            ),
             (r#"{"Proxies": {}}"#, "already hold proxies"),
-            (r#"{"https-proxy": "http://s3cr3t@p:1"}"#, "outside `proxies`"),
+            (
+                r#"{"https-proxy": "http://s3cr3t@p:1"}"#,
+                "outside `proxies`",
+            ),
         ] {
             let findings = render(&with(text), Secrets::Include).unwrap_err();
             assert_eq!(findings.len(), 1, "{text}: {findings:?}");
             assert_eq!(findings[0].location, at, "{text}");
-            assert!(findings[0].summary.contains(summary), "{text}: {findings:?}");
+            assert!(
+                findings[0].summary.contains(summary),
+                "{text}: {findings:?}"
+            );
             assert!(!findings[0].detail.contains("s3cr3t"), "{text}");
         }
         let mut with_ca = settings();
@@ -376,6 +381,9 @@ mod tests {
             "{\n  \"a\": \"x\\\"{[,:]}\\\\\",\n  \"b\": [\n    1,\n    {\n      \"c\": []\n    }\n  ]\n}\n"
         );
         let back: serde_json::Value = serde_json::from_str(&out).unwrap();
-        assert_eq!(back, serde_json::from_str::<serde_json::Value>(text).unwrap());
+        assert_eq!(
+            back,
+            serde_json::from_str::<serde_json::Value>(text).unwrap()
+        );
     }
 }
