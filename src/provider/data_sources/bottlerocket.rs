@@ -17,9 +17,9 @@ crate::model! {
     pub struct State {
         pub user_data: String [computed("TOML user data: `[settings.network]` with `https-proxy` and `no-proxy` (the merged list, as a list) and, with `trusted_ca`, a trusted `[settings.pki.clusterproxy-proxy-ca]` bundle. Append it to the node's user data (an EKS node group's launch template, next to `[settings.kubernetes]`). Bottlerocket writes `HTTPS_PROXY` and `NO_PROXY` (these entries, then `localhost`, `127.0.0.1`, the API server's host and `.` + the cluster domain) for containerd, the kubelet, host containers and its own services. Holds the credentials: Bottlerocket's settings take no Secret reference.").sensitive()],
         pub user_data_redacted: String [computed("`user_data` with the proxy password replaced by `***`, for review.")],
-        pub apiclient_json: String [computed("The same settings as JSON for `apiclient set --json` on a running node (`{\"settings\": {\"network\": {...}}}`). Holds the credentials.").sensitive()],
+        pub apiclient_json: String [computed("The same settings as JSON for `apiclient set --json` on a running node (`{\"settings\": {\"network\": {...}}}`). Holds the credentials: Bottlerocket's settings take no Secret reference.").sensitive()],
         pub apiclient_json_redacted: String [computed("`apiclient_json` with the proxy password replaced by `***`, for review.")],
-        pub apiclient_command: String [computed("`apiclient set --json '<apiclient_json>'`, quoted for a POSIX shell (the admin or control container). Holds the credentials.").sensitive()],
+        pub apiclient_command: String [computed("`apiclient set --json '<apiclient_json>'`, quoted for a POSIX shell (the admin or control container). Holds the credentials: Bottlerocket's settings take no Secret reference.").sensitive()],
         pub apiclient_command_redacted: String [computed("`apiclient_command` with the proxy password replaced by `***`, for review.")],
     }
 }
