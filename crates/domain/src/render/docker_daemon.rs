@@ -83,10 +83,7 @@ impl Renderer for DockerDaemon {
             }
         }
         proxies.insert(PROXY_KEYS[2].into(), settings.no_proxy_value().into());
-        let member = format!(
-            "\"proxies\":{}",
-            serde_json::Value::Object(proxies).to_string()
-        );
+        let member = format!("\"proxies\":{}", serde_json::Value::Object(proxies));
         let compact = match given {
             Some(Given { text, empty: false }) => {
                 format!("{},{member}}}", &text[..text.len() - 1])
