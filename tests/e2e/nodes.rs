@@ -470,3 +470,163 @@ resource "clusterproxy_profile" "imported" {
         );
     });
 }
+
+/// The Docker Engine example: `daemon.json` parses, keeps the given
+/// settings in their order with `proxies` last, holding Docker's three keys
+/// (moby/moby `daemon/config/config.go` `Proxies`) and the merged list; the
+/// redacted twin holds no password.
+#[test]
+fn docker_daemon_example() {
+    for_each_terraform_rendering(|tf| {
+        let outputs = apply_data_source_example(tf, "clusterproxy_docker_daemon");
+        let text = outputs["daemon_json"].as_str().unwrap();
+        let daemon: serde_json::Value = serde_json::from_str(text).unwrap();
+        let keys: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("  \""))
+            .map(|l| l.trim().split('"').nth(1).unwrap())
+            .collect();
+        // jsonencode writes the map's keys sorted; they stay so, and
+        // `proxies` follows.
+        assert_eq!(keys, ["live-restore", "log-driver", "log-opts", "proxies"]);
+        assert_eq!(daemon["log-opts"]["max-size"], "10m");
+        let proxies = daemon["proxies"].as_object().unwrap();
+        assert_eq!(
+            proxies.keys().collect::<Vec<_>>(),
+            ["http-proxy", "https-proxy", "no-proxy"]
+        );
+        assert!(proxies["http-proxy"]
+            .as_str()
+            .unwrap()
+            .contains(PASSWORD_ENCODED));
+        let no_proxy: Vec<&str> = proxies["no-proxy"].as_str().unwrap().split(',').collect();
+        // `registry.corp.example` is covered by `.corp.example`.
+        for entry in [".corp.example", "10.0.0.0/8", "localhost"] {
+            assert!(no_proxy.contains(&entry), "{no_proxy:?}");
+        }
+        let redacted = outputs["daemon_json_redacted"].as_str().unwrap();
+        assert!(!redacted.contains(PASSWORD_ENCODED), "{redacted}");
+        assert!(redacted.contains("svc-docker:***@proxy.corp.example:3128"));
+    });
+}
+
+/// The Bottlerocket example: the user data parses with the `toml` crate
+/// into `settings.network` with `https-proxy` alone and `no-proxy` as a list
+/// holding the EKS entries (instance metadata, API server, VPC), and the CA
+/// as a trusted `settings.pki` bundle; the `apiclient` command carries the
+/// same settings as JSON; no twin holds the password.
+#[test]
+fn bottlerocket_example() {
+    for_each_terraform_rendering(|tf| {
+        let outputs = apply_data_source_example(tf, "clusterproxy_bottlerocket");
+        let user_data: toml::Table =
+            toml::from_str(outputs["user_data"].as_str().unwrap()).unwrap();
+        let settings = serde_json::to_value(&user_data["settings"]).unwrap();
+        let network = settings["network"].as_object().unwrap();
+        assert_eq!(
+            network.keys().collect::<Vec<_>>(),
+            ["https-proxy", "no-proxy"]
+        );
+        assert!(network["https-proxy"]
+            .as_str()
+            .unwrap()
+            .contains(PASSWORD_ENCODED));
+        let no_proxy: Vec<&str> = network["no-proxy"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e.as_str().unwrap())
+            .collect();
+        for entry in [
+            "169.254.169.254",
+            "0123456789abcdef0123456789abcdef.gr7.eu-west-1.eks.amazonaws.com",
+            "10.0.0.0/16",
+            "172.20.0.0/16",
+            ".internal",
+        ] {
+            assert!(no_proxy.contains(&entry), "{no_proxy:?}");
+        }
+        let pem = &settings["pki"]["clusterproxy-proxy-ca"];
+        assert_eq!(pem["trusted"], true);
+        let ca = base64::engine::general_purpose::STANDARD
+            .decode(pem["data"].as_str().unwrap())
+            .unwrap();
+        assert!(ca.starts_with(b"-----BEGIN CERTIFICATE-----\n"));
+        let command = outputs["apiclient_command_redacted"].as_str().unwrap();
+        let json = command
+            .strip_prefix("apiclient set --json '")
+            .and_then(|rest| rest.strip_suffix('\''))
+            .unwrap();
+        let apiclient: serde_json::Value = serde_json::from_str(json).unwrap();
+        assert_eq!(
+            apiclient["settings"]["network"]["no-proxy"],
+            network["no-proxy"]
+        );
+        for twin in ["user_data_redacted", "apiclient_command_redacted"] {
+            let text = outputs[twin].as_str().unwrap();
+            assert!(!text.contains(PASSWORD_ENCODED), "{twin}: {text}");
+            assert!(
+                text.contains("svc-eks:***@proxy.corp.example:3128"),
+                "{twin}"
+            );
+        }
+    });
+}
+
+/// What Docker or Bottlerocket would not read as meant is an error on its
+/// attribute, never rendered: settings that are no JSON object or already
+/// hold `proxies`, a CA for `daemon.json`; a second proxy for Bottlerocket.
+#[test]
+fn docker_daemon_and_bottlerocket_bad_input_is_a_diagnostic() {
+    let cases: Vec<(&str, &str, &str, Option<&str>)> = vec![
+        (
+            r#"data "clusterproxy_docker_daemon" "x" {
+  http_proxy      = "http://proxy.corp.example:3128"
+  daemon_settings = "{\"debug\": tru"
+}"#,
+            "Daemon settings are not JSON",
+            "daemon_settings",
+            None,
+        ),
+        (
+            r#"data "clusterproxy_docker_daemon" "x" {
+  http_proxy      = "http://proxy.corp.example:3128"
+  daemon_settings = jsonencode(["debug"])
+}"#,
+            "Daemon settings are not a JSON object",
+            "daemon_settings",
+            None,
+        ),
+        (
+            r#"data "clusterproxy_docker_daemon" "x" {
+  http_proxy      = "http://proxy.corp.example:3128"
+  daemon_settings = jsonencode({ proxies = { "no-proxy" = "a.example" } })
+}"#,
+            "Daemon settings already hold proxies",
+            "daemon_settings",
+            None,
+        ),
+        (
+            r#"data "clusterproxy_docker_daemon" "x" {
+  http_proxy = "http://proxy.corp.example:3128"
+  trusted_ca = file("${path.module}/proxy-ca.pem")
+}"#,
+            "daemon.json has no place for a proxy CA",
+            "trusted_ca",
+            None,
+        ),
+        (
+            r#"data "clusterproxy_bottlerocket" "x" {
+  http_proxy  = "http://proxy.corp.example:3128"
+  https_proxy = "http://proxy.corp.example:3129"
+}"#,
+            "Bottlerocket has no http-proxy setting",
+            "http_proxy",
+            None,
+        ),
+    ];
+    let ca = crate::examples::ca_certificate(&["proxy-ca.corp.example"]);
+    for_each_terraform_rendering(|tf| {
+        expect_bad_inputs(tf, &[("proxy-ca.pem", ca.as_str())], None, &cases);
+    });
+}

@@ -11,8 +11,10 @@ pub mod no_proxy_report;
 
 // The renderer data sources, each a line of `renderers!` below too.
 mod aks;
+mod bottlerocket;
 mod capi;
 mod cloud_init;
+mod docker_daemon;
 mod eksa;
 mod helm;
 mod ignition;
@@ -60,6 +62,8 @@ renderers! {
     Rke2 => rke2::Rke2DataSource,
     Talos => talos::TalosDataSource,
     Kubespray => kubespray::KubesprayDataSource,
+    DockerDaemon => docker_daemon::DockerDaemonDataSource,
+    Bottlerocket => bottlerocket::BottlerocketDataSource,
 }
 
 /// The renderer data sources, in the domain's registry order

@@ -31,6 +31,14 @@ const TRUSTED_CA_KEYS: [&str; 2] = ["trustedCa", "trustedCA"];
 #[derive(Debug, Clone, Copy)]
 pub struct Aks;
 
+/// The file `az aks create --http-proxy-config` reads: an httpProxyConfig
+/// object on its own, with either proxy (AKS takes `httpsProxy` alone).
+fn is_bare_config(document: &serde_json::Value) -> bool {
+    ["httpProxy", "httpsProxy"]
+        .iter()
+        .any(|key| document.get(key).is_some())
+}
+
 impl Importer for Aks {
     fn kind(&self) -> &'static str {
         "aks"
@@ -46,7 +54,7 @@ impl Importer for Aks {
         file.any_document(|document| {
             document.get("httpProxyConfig").is_some()
                 || document.pointer("/properties/httpProxyConfig").is_some()
-                || (text_at(document, &["kind"]).is_none() && document.get("httpProxy").is_some())
+                || (text_at(document, &["kind"]).is_none() && is_bare_config(document))
         })
     }
 
@@ -63,7 +71,7 @@ impl Importer for Aks {
         let properties = document.get("properties").unwrap_or(&document);
         let config = properties
             .get("httpProxyConfig")
-            .or_else(|| document.get("httpProxy").map(|_| &document))
+            .or_else(|| is_bare_config(&document).then_some(&document))
             .filter(|c| !c.is_null())
             .ok_or_else(|| error("No `httpProxyConfig` found: give `az aks show -o json` output or an httpProxyConfig object."))?;
         if config.get("enabled") == Some(&serde_json::Value::Bool(false)) {

@@ -41,7 +41,8 @@ fn installation() -> Vec<String> {
 
 /// Sample profiles, each with the cluster it is rendered for (the cluster
 /// domain at the renderers' default): with credentials and the cluster's
-/// CIDRs; with a CA and no CIDRs; with neither credentials nor a CA.
+/// CIDRs; with a CA and no CIDRs; with neither credentials nor a CA; and
+/// with an HTTPS proxy alone (the one proxy some platforms have).
 fn samples() -> Vec<(ProxySettings, Cluster)> {
     let without_cidrs = Cluster {
         cluster_domain: Some("cluster.local".to_owned()),
@@ -53,16 +54,18 @@ fn samples() -> Vec<(ProxySettings, Cluster)> {
         ..without_cidrs.clone()
     };
     let mut out = Vec::new();
-    for (credentials, ca, cluster) in [
-        (true, false, with_cidrs.clone()),
-        (false, true, without_cidrs),
-        (false, false, with_cidrs),
+    for (credentials, ca, cluster, http) in [
+        (true, false, with_cidrs.clone(), true),
+        (false, true, without_cidrs, true),
+        (false, false, with_cidrs.clone(), true),
+        (false, false, with_cidrs, false),
     ] {
         let mut s = settings();
         if !credentials {
             s.http_proxy = s.http_proxy.map(|u| u.with_credentials(None));
             s.https_proxy = s.https_proxy.map(|u| u.with_credentials(None));
         }
+        s.http_proxy = s.http_proxy.filter(|_| http);
         s.trusted_ca = ca.then(fixed_ca);
         s.no_proxy = merged(&installation(), &cluster, &[]);
         out.push((s, cluster));

@@ -39,8 +39,10 @@
 // The renderers, one module each (declared as items, so that rustfmt
 // formats them), then the helpers several of them share.
 pub mod aks;
+pub mod bottlerocket;
 pub mod capi;
 pub mod cloud_init;
+pub mod docker_daemon;
 pub mod eksa;
 pub mod helm;
 pub mod ignition;
@@ -88,6 +90,8 @@ macro_rules! for_each_renderer {
             rke2 => Rke2(Rke2Option),
             talos => Talos(TalosOption),
             kubespray => Kubespray(KubesprayOption),
+            docker_daemon => DockerDaemon(DockerDaemonOption),
+            bottlerocket => Bottlerocket,
         }
     };
 }
@@ -553,6 +557,10 @@ pub(crate) mod tests {
                 loadbalancer: None,
                 os_family: os,
             }),
+            RendererId::DockerDaemon => what.with(docker_daemon::DockerDaemon {
+                settings: Some(r#"{"log-driver":"json-file","debug":true}"#.to_owned()),
+            }),
+            RendererId::Bottlerocket => what.with(bottlerocket::Bottlerocket),
         }
     }
 
