@@ -4,8 +4,14 @@
 //! registry protocol, a network mirror and filesystem mirrors (packed and
 //! unpacked); `terraform providers lock` and `providers mirror`; tampered
 //! artifacts are refused. The install guide's mirror commands (docs/guides/install.md) run verbatim.
+//! With the `release-check` feature (`make release-check`), `release_check`
+//! proves the five-platform `dist/` of `make release-all`.
 
+#[cfg(feature = "release-check")]
+mod macho;
 mod registry;
+#[cfg(feature = "release-check")]
+mod release_check;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
