@@ -337,16 +337,25 @@ fn filesystem_mirrors_per_guide() {
         let gnupg = unpacked.scratch("gnupg");
         std::fs::set_permissions(&gnupg, std::os::unix::fs::PermissionsExt::from_mode(0o700))
             .expect("chmod GNUPGHOME");
-        // The user's keyring holds the project's public key (no agent needed).
-        let public_key = unpacked.scratch("key").join("release.asc");
-        std::fs::write(&public_key, &release.key.public_armor).expect("write key");
-        run_checked(
-            crate::tools::GPG
-                .command()
-                .args(["--batch", "--quiet", "--homedir"])
-                .arg(&gnupg)
-                .arg("--import")
-                .arg(&public_key),
+        // The guide's key import, word for word but for the key: this
+        // release's throwaway key stands in for the project's.
+        std::fs::write(
+            downloads.join("release-signing-key.asc"),
+            &release.key.public_armor,
+        )
+        .expect("write key");
+        let import = install_guide_block("import-key");
+        assert!(
+            import.contains(PUBLISHED_FINGERPRINT),
+            "the guide's import-key block does not check {PUBLISHED_FINGERPRINT}"
+        );
+        unpacked.run_script(
+            &import.replace(
+                PUBLISHED_FINGERPRINT,
+                &fingerprint(&release.key.public_armor),
+            ),
+            &downloads,
+            &[("GNUPGHOME", &gnupg)],
         );
         let script = install_guide_block("air-gapped");
         assert!(
@@ -381,4 +390,63 @@ fn filesystem_mirrors_per_guide() {
         );
         unpacked.plan_apply_quickstart();
     });
+}
+
+/// The release signing key's fingerprint as docs/guides/install.md gives it.
+const PUBLISHED_FINGERPRINT: &str = "41C469FD16679E72166594403567671E87B074EC";
+
+/// The fingerprint of the one public key in `armor`, read by gpg.
+fn fingerprint(armor: &str) -> String {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let key = dir.path().join("key.asc");
+    std::fs::write(&key, armor).expect("write key");
+    let listing = run_checked(
+        crate::tools::GPG
+            .command()
+            .arg("--homedir")
+            .arg(dir.path())
+            .args([
+                "--batch",
+                "--with-colons",
+                "--import-options",
+                "show-only",
+                "--import",
+            ])
+            .arg(&key),
+    );
+    let fingerprints: Vec<String> = String::from_utf8_lossy(&listing.stdout)
+        .lines()
+        .skip_while(|line| !line.starts_with("pub:"))
+        .filter(|line| line.starts_with("fpr:"))
+        .take(1)
+        .map(|line| line.split(':').nth(9).unwrap_or_default().to_owned())
+        .collect();
+    fingerprints.into_iter().next().expect("a public key")
+}
+
+/// Groups of four hex digits, two spaces in the middle, as `gpg --fingerprint` prints.
+fn spaced(fingerprint: &str) -> String {
+    let groups: Vec<&str> = (0..10).map(|i| &fingerprint[4 * i..4 * i + 4]).collect();
+    format!("{}  {}", groups[..5].join(" "), groups[5..].join(" "))
+}
+
+#[test]
+fn the_docs_name_the_published_signing_key_by_its_fingerprint() {
+    let published = std::fs::read_to_string(repo_path("docs/release-signing-key.asc"))
+        .expect("docs/release-signing-key.asc");
+    assert!(
+        published.contains("BEGIN PGP PUBLIC KEY BLOCK") && !published.contains("PRIVATE"),
+        "docs/release-signing-key.asc is not one ASCII-armored public key"
+    );
+    assert_eq!(fingerprint(&published), PUBLISHED_FINGERPRINT);
+    let guide = std::fs::read_to_string(repo_path("docs/guides/install.md")).expect("guide");
+    let readme = std::fs::read_to_string(repo_path("README.md")).expect("README");
+    for (name, text) in [("docs/guides/install.md", &guide), ("README.md", &readme)] {
+        assert!(
+            text.contains(&spaced(PUBLISHED_FINGERPRINT))
+                && text.contains("release-signing-key.asc"),
+            "{name} does not name the key file and its fingerprint {}",
+            spaced(PUBLISHED_FINGERPRINT)
+        );
+    }
 }
