@@ -450,3 +450,94 @@ fn the_docs_name_the_published_signing_key_by_its_fingerprint() {
         );
     }
 }
+
+/// A PATH with only the programs scripts/install-release-tools needs to run
+/// at all (no rustup, zig, mingw, wine, qemu or llvm).
+fn bare_path(dir: &Path) -> PathBuf {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).expect("create bin");
+    for program in ["bash", "dirname", "grep", "mkdir", "ln", "python3", "id"] {
+        std::os::unix::fs::symlink(absolute_tool(program), bin.join(program)).expect("link");
+    }
+    bin
+}
+
+/// `program` on PATH.
+fn absolute_tool(program: &str) -> PathBuf {
+    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+        .unwrap_or_else(|| panic!("{program} not on PATH"))
+}
+
+#[test]
+fn release_all_without_cross_tools_names_the_package_per_target() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let bin = bare_path(scratch.path());
+    let output = std::process::Command::new(bin.join("bash"))
+        .arg(repo_path("scripts/install-release-tools"))
+        .arg("--check")
+        .env("PATH", &bin)
+        .env("HOME", scratch.path())
+        .env("CLUSTERPROXY_RELEASE_TOOLS", scratch.path().join("tools"))
+        .output()
+        .expect("spawn scripts/install-release-tools");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !output.status.success(),
+        "--check passed without tools:\n{stderr}"
+    );
+    for (target, package) in [
+        ("aarch64-unknown-linux-gnu", "cargo-zigbuild 0.24.0"),
+        ("aarch64-unknown-linux-gnu", "ziglang==0.15.1"),
+        (
+            "aarch64-unknown-linux-gnu",
+            "Debian package qemu-user-static",
+        ),
+        (
+            "aarch64-unknown-linux-gnu",
+            "rustup target add aarch64-unknown-linux-gnu",
+        ),
+        ("x86_64-pc-windows-gnu", "Debian package mingw-w64"),
+        ("x86_64-pc-windows-gnu", "Debian package wine"),
+        ("x86_64-apple-darwin", "Debian package llvm-14"),
+        ("aarch64-apple-darwin", "cargo-zigbuild 0.24.0"),
+    ] {
+        assert!(
+            stderr.lines().any(
+                |line| line.starts_with(&format!("release tools: {target} needs"))
+                    && line.contains(package)
+            ),
+            "no line saying {target} needs {package}:\n{stderr}"
+        );
+    }
+}
+
+#[test]
+fn release_all_without_a_signing_key_names_it_and_builds_nothing() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let out = scratch.path().join("dist");
+    for key in [None, Some("not a key")] {
+        let mut command = std::process::Command::new(repo_path("scripts/release"));
+        command
+            .args(["all", "--version", version(), "--out"])
+            .arg(&out);
+        match key {
+            Some(text) => command.env("GPG_PRIVATE_KEY", text),
+            None => command.env_remove("GPG_PRIVATE_KEY"),
+        };
+        let output = command.output().expect("spawn scripts/release");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            !output.status.success()
+                && stderr.contains("GPG_PRIVATE_KEY must hold an ASCII-armored secret key")
+                && stderr.contains("nothing was built"),
+            "all with GPG_PRIVATE_KEY={key:?}: {stderr}"
+        );
+        assert!(
+            !out.exists(),
+            "a refused release-all wrote {}",
+            out.display()
+        );
+    }
+}
