@@ -4,8 +4,14 @@
 //! registry protocol, a network mirror and filesystem mirrors (packed and
 //! unpacked); `terraform providers lock` and `providers mirror`; tampered
 //! artifacts are refused. The install guide's mirror commands (docs/guides/install.md) run verbatim.
+//! With the `release-check` feature (`make release-check`), `release_check`
+//! proves the five-platform `dist/` of `make release-all`.
 
+#[cfg(feature = "release-check")]
+mod macho;
 mod registry;
+#[cfg(feature = "release-check")]
+mod release_check;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -331,16 +337,25 @@ fn filesystem_mirrors_per_guide() {
         let gnupg = unpacked.scratch("gnupg");
         std::fs::set_permissions(&gnupg, std::os::unix::fs::PermissionsExt::from_mode(0o700))
             .expect("chmod GNUPGHOME");
-        // The user's keyring holds the project's public key (no agent needed).
-        let public_key = unpacked.scratch("key").join("release.asc");
-        std::fs::write(&public_key, &release.key.public_armor).expect("write key");
-        run_checked(
-            crate::tools::GPG
-                .command()
-                .args(["--batch", "--quiet", "--homedir"])
-                .arg(&gnupg)
-                .arg("--import")
-                .arg(&public_key),
+        // The guide's key import, word for word but for the key: this
+        // release's throwaway key stands in for the project's.
+        std::fs::write(
+            downloads.join("release-signing-key.asc"),
+            &release.key.public_armor,
+        )
+        .expect("write key");
+        let import = install_guide_block("import-key");
+        assert!(
+            import.contains(PUBLISHED_FINGERPRINT),
+            "the guide's import-key block does not check {PUBLISHED_FINGERPRINT}"
+        );
+        unpacked.run_script(
+            &import.replace(
+                PUBLISHED_FINGERPRINT,
+                &fingerprint(&release.key.public_armor),
+            ),
+            &downloads,
+            &[("GNUPGHOME", &gnupg)],
         );
         let script = install_guide_block("air-gapped");
         assert!(
@@ -375,4 +390,154 @@ fn filesystem_mirrors_per_guide() {
         );
         unpacked.plan_apply_quickstart();
     });
+}
+
+/// The release signing key's fingerprint as docs/guides/install.md gives it.
+const PUBLISHED_FINGERPRINT: &str = "41C469FD16679E72166594403567671E87B074EC";
+
+/// The fingerprint of the one public key in `armor`, read by gpg.
+fn fingerprint(armor: &str) -> String {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let key = dir.path().join("key.asc");
+    std::fs::write(&key, armor).expect("write key");
+    let listing = run_checked(
+        crate::tools::GPG
+            .command()
+            .arg("--homedir")
+            .arg(dir.path())
+            .args([
+                "--batch",
+                "--with-colons",
+                "--import-options",
+                "show-only",
+                "--import",
+            ])
+            .arg(&key),
+    );
+    let fingerprints: Vec<String> = String::from_utf8_lossy(&listing.stdout)
+        .lines()
+        .skip_while(|line| !line.starts_with("pub:"))
+        .filter(|line| line.starts_with("fpr:"))
+        .take(1)
+        .map(|line| line.split(':').nth(9).unwrap_or_default().to_owned())
+        .collect();
+    fingerprints.into_iter().next().expect("a public key")
+}
+
+/// Groups of four hex digits, two spaces in the middle, as `gpg --fingerprint` prints.
+fn spaced(fingerprint: &str) -> String {
+    let groups: Vec<&str> = (0..10).map(|i| &fingerprint[4 * i..4 * i + 4]).collect();
+    format!("{}  {}", groups[..5].join(" "), groups[5..].join(" "))
+}
+
+#[test]
+fn the_docs_name_the_published_signing_key_by_its_fingerprint() {
+    let published = std::fs::read_to_string(repo_path("docs/release-signing-key.asc"))
+        .expect("docs/release-signing-key.asc");
+    assert!(
+        published.contains("BEGIN PGP PUBLIC KEY BLOCK") && !published.contains("PRIVATE"),
+        "docs/release-signing-key.asc is not one ASCII-armored public key"
+    );
+    assert_eq!(fingerprint(&published), PUBLISHED_FINGERPRINT);
+    let guide = std::fs::read_to_string(repo_path("docs/guides/install.md")).expect("guide");
+    let readme = std::fs::read_to_string(repo_path("README.md")).expect("README");
+    for (name, text) in [("docs/guides/install.md", &guide), ("README.md", &readme)] {
+        assert!(
+            text.contains(&spaced(PUBLISHED_FINGERPRINT))
+                && text.contains("release-signing-key.asc"),
+            "{name} does not name the key file and its fingerprint {}",
+            spaced(PUBLISHED_FINGERPRINT)
+        );
+    }
+}
+
+/// A PATH with only the programs scripts/install-release-tools needs to run
+/// at all (no rustup, zig, mingw, wine, qemu or llvm).
+fn bare_path(dir: &Path) -> PathBuf {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).expect("create bin");
+    for program in ["bash", "dirname", "grep", "mkdir", "ln", "python3", "id"] {
+        std::os::unix::fs::symlink(absolute_tool(program), bin.join(program)).expect("link");
+    }
+    bin
+}
+
+/// `program` on PATH.
+fn absolute_tool(program: &str) -> PathBuf {
+    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+        .unwrap_or_else(|| panic!("{program} not on PATH"))
+}
+
+#[test]
+fn release_all_without_cross_tools_names_the_package_per_target() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let bin = bare_path(scratch.path());
+    let output = std::process::Command::new(bin.join("bash"))
+        .arg(repo_path("scripts/install-release-tools"))
+        .arg("--check")
+        .env("PATH", &bin)
+        .env("HOME", scratch.path())
+        .env("CLUSTERPROXY_RELEASE_TOOLS", scratch.path().join("tools"))
+        .output()
+        .expect("spawn scripts/install-release-tools");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !output.status.success(),
+        "--check passed without tools:\n{stderr}"
+    );
+    for (target, package) in [
+        ("aarch64-unknown-linux-gnu", "cargo-zigbuild 0.24.0"),
+        ("aarch64-unknown-linux-gnu", "ziglang==0.15.1"),
+        (
+            "aarch64-unknown-linux-gnu",
+            "Debian package qemu-user-static",
+        ),
+        (
+            "aarch64-unknown-linux-gnu",
+            "rustup target add aarch64-unknown-linux-gnu",
+        ),
+        ("x86_64-pc-windows-gnu", "Debian package mingw-w64"),
+        ("x86_64-pc-windows-gnu", "Debian package wine"),
+        ("x86_64-apple-darwin", "Debian package llvm-14"),
+        ("aarch64-apple-darwin", "cargo-zigbuild 0.24.0"),
+    ] {
+        assert!(
+            stderr.lines().any(
+                |line| line.starts_with(&format!("release tools: {target} needs"))
+                    && line.contains(package)
+            ),
+            "no line saying {target} needs {package}:\n{stderr}"
+        );
+    }
+}
+
+#[test]
+fn release_all_without_a_signing_key_names_it_and_builds_nothing() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let out = scratch.path().join("dist");
+    for key in [None, Some("not a key")] {
+        let mut command = std::process::Command::new(repo_path("scripts/release"));
+        command
+            .args(["all", "--version", version(), "--out"])
+            .arg(&out);
+        match key {
+            Some(text) => command.env("GPG_PRIVATE_KEY", text),
+            None => command.env_remove("GPG_PRIVATE_KEY"),
+        };
+        let output = command.output().expect("spawn scripts/release");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            !output.status.success()
+                && stderr.contains("GPG_PRIVATE_KEY must hold an ASCII-armored secret key")
+                && stderr.contains("nothing was built"),
+            "all with GPG_PRIVATE_KEY={key:?}: {stderr}"
+        );
+        assert!(
+            !out.exists(),
+            "a refused release-all wrote {}",
+            out.display()
+        );
+    }
 }

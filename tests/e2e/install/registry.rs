@@ -345,20 +345,64 @@ pub fn registry_handler(
     base_url: String,
     tamper: Tamper,
 ) -> Arc<Handler> {
-    let out = release.out();
+    registry_handler_for(
+        &RegistryAssets {
+            out: release.out(),
+            platforms: vec![(PLATFORM.0.to_owned(), PLATFORM.1.to_owned())],
+            public_armor: key.public_armor.clone(),
+            key_id: key.key_id.clone(),
+        },
+        base_url,
+        tamper,
+    )
+}
+
+/// What a test registry serves: the release assets in `out` (named as
+/// `scripts/release` names them) for `platforms`, signed by the key given.
+pub struct RegistryAssets {
+    /// The directory holding the zips, manifest, SHA256SUMS and signature.
+    pub out: PathBuf,
+    /// (os, arch) of every zip served.
+    pub platforms: Vec<(String, String)>,
+    /// The ASCII-armored public key announced as the signing key.
+    pub public_armor: String,
+    /// Its 16-hex-digit key ID.
+    pub key_id: String,
+}
+
+/// A registry protocol handler for `assets` (below `/files/`); see
+/// [`registry_handler`].
+pub fn registry_handler_for(
+    assets: &RegistryAssets,
+    base_url: String,
+    tamper: Tamper,
+) -> Arc<Handler> {
+    let out = assets.out.clone();
     let version = version().to_owned();
-    let zip_name = release.zip_name();
-    let sums_name = release.asset_name("SHA256SUMS");
-    let mut shasum =
-        sha256_hex(&release.asset_bytes(&format!("{}_{}.zip", PLATFORM.0, PLATFORM.1)));
-    if tamper == Tamper::Shasum {
-        shasum = sha256_hex(b"not the zip");
-    }
-    let manifest: Value =
-        serde_json::from_slice(&release.asset_bytes("manifest.json")).expect("manifest is JSON");
+    let asset = |suffix: &str| format!("{ASSET_PREFIX}_{version}_{suffix}");
+    let sums_name = asset("SHA256SUMS");
+    // (os, arch, zip name, shasum) per platform.
+    let platforms: Vec<(String, String, String, String)> = assets
+        .platforms
+        .iter()
+        .map(|(os, arch)| {
+            let name = asset(&format!("{os}_{arch}.zip"));
+            let bytes = std::fs::read(out.join(&name)).expect("read zip");
+            let shasum = if tamper == Tamper::Shasum {
+                sha256_hex(b"not the zip")
+            } else {
+                sha256_hex(&bytes)
+            };
+            (os.clone(), arch.clone(), name, shasum)
+        })
+        .collect();
+    let manifest: Value = serde_json::from_slice(
+        &std::fs::read(out.join(asset("manifest.json"))).expect("read manifest"),
+    )
+    .expect("manifest is JSON");
     let protocols = manifest["metadata"]["protocol_versions"].clone();
-    let public_key = key.public_armor.clone();
-    let key_id = key.key_id.clone();
+    let public_key = assets.public_armor.clone();
+    let key_id = assets.key_id.clone();
     let prefix = format!("/v1/providers/{NAMESPACE}/{TYPE}/");
     Arc::new(move |path: &str| {
         if path == "/.well-known/terraform.json" {
@@ -367,13 +411,14 @@ pub fn registry_handler(
         if let Some(file) = path.strip_prefix("/files/") {
             let mut bytes = std::fs::read(out.join(file)).ok()?;
             match tamper {
-                Tamper::Zip if file == zip_name => {
+                Tamper::Zip if platforms.iter().any(|p| p.2 == file) => {
                     let middle = bytes.len() / 2;
                     bytes[middle] ^= 0x01;
                 }
                 Tamper::SumsAfterSigning if file == sums_name => {
-                    // The manifest's line (the zip's stays right, so only
-                    // the signature check can notice).
+                    // The second line (the manifest's, with one platform:
+                    // the zip served stays right, so only the signature
+                    // check can notice).
                     let line = bytes.iter().position(|&b| b == b'\n').expect("two lines") + 1;
                     bytes[line] = if bytes[line] == b'0' { b'1' } else { b'0' };
                 }
@@ -383,29 +428,33 @@ pub fn registry_handler(
         }
         let rest = path.strip_prefix(&prefix)?;
         if rest == "versions" {
+            let listed: Vec<Value> = platforms
+                .iter()
+                .map(|(os, arch, ..)| json!({"os": os, "arch": arch}))
+                .collect();
             return Some(Response::json(&json!({"versions": [{
                 "version": version,
                 "protocols": protocols,
-                "platforms": [{"os": PLATFORM.0, "arch": PLATFORM.1}],
+                "platforms": listed,
             }]})));
         }
-        if rest == format!("{version}/download/{}/{}", PLATFORM.0, PLATFORM.1) {
-            return Some(Response::json(&json!({
-                "protocols": protocols,
-                "os": PLATFORM.0,
-                "arch": PLATFORM.1,
-                "filename": zip_name,
-                "download_url": format!("{base_url}/files/{zip_name}"),
-                "shasums_url": format!("{base_url}/files/{sums_name}"),
-                "shasums_signature_url": format!("{base_url}/files/{sums_name}.sig"),
-                "shasum": shasum,
-                "signing_keys": {"gpg_public_keys": [{
-                    "key_id": key_id,
-                    "ascii_armor": public_key,
-                }]},
-            })));
-        }
-        None
+        let (os, arch, zip_name, shasum) = platforms
+            .iter()
+            .find(|(os, arch, ..)| rest == format!("{version}/download/{os}/{arch}"))?;
+        Some(Response::json(&json!({
+            "protocols": protocols,
+            "os": os,
+            "arch": arch,
+            "filename": zip_name,
+            "download_url": format!("{base_url}/files/{zip_name}"),
+            "shasums_url": format!("{base_url}/files/{sums_name}"),
+            "shasums_signature_url": format!("{base_url}/files/{sums_name}.sig"),
+            "shasum": shasum,
+            "signing_keys": {"gpg_public_keys": [{
+                "key_id": key_id,
+                "ascii_armor": public_key,
+            }]},
+        })))
     })
 }
 
