@@ -2,11 +2,10 @@
 
 use super::rpc::Ran;
 use super::ProviderServer;
-use crate::diagnostics::Diagnostics;
+use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::function::FunctionError;
-use crate::proto::{self, decode};
+use crate::proto::{self, decode, Unencoded};
 use crate::server::guard::Subject;
-use crate::value::msgpack;
 
 impl ProviderServer {
     /// GetFunctions: every function's signature.
@@ -85,14 +84,26 @@ impl ProviderServer {
             arguments.push(value);
         }
         let result = self.server.call_function(&request.name, &arguments)?;
-        msgpack::encode(&result, &signature.returns)
-            .map(|bytes| proto::DynamicValue {
-                msgpack: bytes,
-                json: Vec::new(),
-            })
-            .map_err(|e| FunctionError {
-                text: format!("Provider bug: the result could not be encoded: {e}."),
-                argument: None,
-            })
+        drop(arguments);
+        proto::encode_bounded(&result, &signature.returns).map_err(|unencoded| {
+            let text = |d: Diagnostic| format!("{}: {}", d.summary, d.detail);
+            match unencoded {
+                // On the largest argument: what made the result so large.
+                Unencoded::TooLarge(d) => {
+                    FunctionError::argument(largest(&request.arguments), text(d))
+                }
+                Unencoded::Mistyped(d) => FunctionError {
+                    text: text(d),
+                    argument: None,
+                },
+            }
+        })
     }
+}
+
+/// The position of the largest of `arguments` on the wire.
+fn largest(arguments: &[proto::DynamicValue]) -> usize {
+    (0..arguments.len())
+        .max_by_key(|&i| arguments[i].msgpack.len() + arguments[i].json.len())
+        .unwrap_or_default()
 }
