@@ -1,5 +1,7 @@
 //! The provider function RPCs: GetFunctions and CallFunction.
 
+use prost::Message as _;
+
 use super::rpc::Ran;
 use super::ProviderServer;
 use crate::diagnostics::{Diagnostic, Diagnostics};
@@ -27,13 +29,15 @@ impl ProviderServer {
     /// is one too).
     pub(super) fn call(
         &self,
-        request: proto::call_function::Request,
+        mut request: proto::call_function::Request,
     ) -> proto::call_function::Response {
-        let ran = Ran::run(
+        let request_bytes = request.encoded_len();
+        let arguments = std::mem::take(&mut request.arguments);
+        let ran = Ran::run_sized(
             "CallFunction",
             Subject::Function(&request.name),
-            &request,
-            |_| Some(self.evaluate(&request)),
+            request_bytes,
+            |_| Some(self.evaluate(&request.name, arguments)),
         );
         let result = match ran.result {
             Some(result) => result,
@@ -55,24 +59,26 @@ impl ProviderServer {
     }
 
     /// CallFunction's body: decodes the arguments (an undecodable one is
-    /// blamed by position), calls the function, encodes the result.
+    /// blamed by position), each wire form dropped once decoded, calls the
+    /// function, and encodes the result, the decoded arguments dropped
+    /// first.
     fn evaluate(
         &self,
-        request: &proto::call_function::Request,
+        name: &str,
+        wire: Vec<proto::DynamicValue>,
     ) -> Result<proto::DynamicValue, FunctionError> {
-        let signature = self
-            .server
-            .function_signature(&request.name, request.arguments.len())?;
-        let mut arguments = Vec::with_capacity(request.arguments.len());
-        for (index, (argument, parameter)) in request
-            .arguments
+        let signature = self.server.function_signature(name, wire.len())?;
+        let sizes: Vec<usize> = wire
             .iter()
-            .zip(&signature.parameters)
-            .enumerate()
+            .map(|a| a.msgpack.len() + a.json.len())
+            .collect();
+        let mut arguments = Vec::with_capacity(wire.len());
+        for (index, (argument, parameter)) in
+            wire.into_iter().zip(&signature.parameters).enumerate()
         {
             let mut diags = Diagnostics::new();
             let value = decode(
-                Some(argument),
+                Some(&argument),
                 &parameter.ty,
                 "function argument",
                 &mut diags,
@@ -81,17 +87,16 @@ impl ProviderServer {
             .ok_or_else(|| {
                 FunctionError::argument(index, format!("{} could not be decoded.", parameter.name))
             })?;
+            drop(argument);
             arguments.push(value);
         }
-        let result = self.server.call_function(&request.name, &arguments)?;
+        let result = self.server.call_function(name, &arguments)?;
         drop(arguments);
         proto::encode_bounded(&result, &signature.returns).map_err(|unencoded| {
             let text = |d: Diagnostic| format!("{}: {}", d.summary, d.detail);
             match unencoded {
                 // On the largest argument: what made the result so large.
-                Unencoded::TooLarge(d) => {
-                    FunctionError::argument(largest(&request.arguments), text(d))
-                }
+                Unencoded::TooLarge(d) => FunctionError::argument(largest(&sizes), text(d)),
                 Unencoded::Mistyped(d) => FunctionError {
                     text: text(d),
                     argument: None,
@@ -101,9 +106,9 @@ impl ProviderServer {
     }
 }
 
-/// The position of the largest of `arguments` on the wire.
-fn largest(arguments: &[proto::DynamicValue]) -> usize {
-    (0..arguments.len())
-        .max_by_key(|&i| arguments[i].msgpack.len() + arguments[i].json.len())
+/// The position of the largest of the arguments of `sizes` bytes.
+fn largest(sizes: &[usize]) -> usize {
+    (0..sizes.len())
+        .max_by_key(|&i| sizes[i])
         .unwrap_or_default()
 }
