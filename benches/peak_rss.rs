@@ -4,11 +4,15 @@
 //! `render` function, the proxy check, an import): the largest password
 //! that fits gRPC's 64 MiB message limit beside the rest of the request,
 //! and the longest one accepted (255 bytes of `%`, each percent-encoded
-//! into three). Each case runs in a fresh plugin, whose peak (`VmHWM`) is
-//! read before and after the one request. Prints, per case, the request
-//! and response sizes and the peak; fails when a response is more than
-//! 64 KiB larger than 8 times its request or the peak grows by more than 8
-//! times the request plus 64 MiB.
+//! into three); and for large NO_PROXY lists (100k and 500k entries) read
+//! by `clusterproxy_no_proxy` and rendered by `render("openshift_proxy")`,
+//! whose 500k render is refused for its size. Each case runs in a fresh
+//! plugin, whose peak (`VmHWM`) is read before and after the one request.
+//! Prints, per case, the request and response sizes and the peak; fails
+//! when a response is more than 64 KiB larger than 8 times its request or
+//! the peak grows by more than 8 times the request plus 64 MiB, and for the
+//! large lists when the peak grows by more than 3 times the request and the
+//! response together.
 //!
 //! Run with `cargo bench --bench peak_rss` (release build), or
 //! `cargo bench --profile dev --bench peak_rss` to reuse the dev build.
@@ -23,6 +27,7 @@ use std::time::Duration;
 
 use clusterproxy::framework::model::Field as _;
 use clusterproxy::framework::proto::{self, DynamicValue};
+use clusterproxy::framework::server::grpc::MAX_MESSAGE_SIZE;
 use clusterproxy::framework::server::Server;
 use clusterproxy::framework::value::{msgpack, Type, Value};
 use clusterproxy::provider::ClusterProxy;
@@ -87,53 +92,141 @@ impl Request {
     }
 
     /// Sends it; the response's size and how many diagnostics (or a
-    /// function error) it holds.
+    /// function error) it holds, or the status the call failed with.
     async fn send(
         self,
         client: &mut proto::provider_client::ProviderClient<tonic::transport::Channel>,
-    ) -> (usize, usize) {
-        match self {
+    ) -> Result<(usize, usize), tonic::Status> {
+        Ok(match self {
             Request::Validate(r) => {
-                let response = client
-                    .validate_resource_config(r)
-                    .await
-                    .unwrap()
-                    .into_inner();
+                let response = client.validate_resource_config(r).await?.into_inner();
                 (response.encoded_len(), response.diagnostics.len())
             }
             Request::Plan(r) => {
-                let response = client.plan_resource_change(r).await.unwrap().into_inner();
+                let response = client.plan_resource_change(r).await?.into_inner();
                 (response.encoded_len(), response.diagnostics.len())
             }
             Request::Read(r) => {
-                let response = client.read_data_source(r).await.unwrap().into_inner();
+                let response = client.read_data_source(r).await?.into_inner();
                 (response.encoded_len(), response.diagnostics.len())
             }
             Request::Call(r) => {
-                let response = client.call_function(r).await.unwrap().into_inner();
+                let response = client.call_function(r).await?.into_inner();
                 (
                     response.encoded_len(),
                     usize::from(response.error.is_some()),
                 )
             }
             Request::Open(r) => {
-                let response = client
-                    .open_ephemeral_resource(r)
-                    .await
-                    .unwrap()
-                    .into_inner();
+                let response = client.open_ephemeral_resource(r).await?.into_inner();
                 (response.encoded_len(), response.diagnostics.len())
             }
             Request::Import(r) => {
-                let response = client.import_resource_state(r).await.unwrap().into_inner();
+                let response = client.import_resource_state(r).await?.into_inner();
                 (response.encoded_len(), response.diagnostics.len())
             }
+        })
+    }
+}
+
+/// How much a case's peak may grow over the idle plugin.
+#[derive(Clone, Copy)]
+enum Bound {
+    /// 8 times the request plus 64 MiB (a password, refused or accepted).
+    Password,
+    /// 3 times the request and the response together (a large list).
+    Large,
+}
+
+impl Bound {
+    /// Whether a growth of `grown` bytes is within the bound.
+    fn holds(self, grown: usize, request_bytes: usize, response_bytes: usize) -> bool {
+        match self {
+            Bound::Password => {
+                response_bytes <= 8 * request_bytes + 64 * 1024
+                    && grown <= 8 * request_bytes + 64 * MIB
+            }
+            Bound::Large => grown <= 3 * (request_bytes + response_bytes),
         }
     }
 }
 
-/// The cases: a name and the request.
-fn cases() -> Vec<(String, Request)> {
+/// `n` distinct NO_PROXY entries, as a list value.
+fn entries(n: usize) -> Value {
+    Value::list(
+        (0..n)
+            .map(|i| Value::string(format!("host-{i}.corp.example")))
+            .collect(),
+    )
+}
+
+/// The large-list cases: `clusterproxy_no_proxy` with two clients rendered
+/// and `render("openshift_proxy")`, 100k and 500k entries each.
+fn large_lists() -> Vec<(String, Request)> {
+    let server = Server::new(&ClusterProxy);
+    let no_proxy = &server.registry().data_sources()["clusterproxy_no_proxy"].schema;
+    let settings_type = clusterproxy::provider::attributes::Settings::ty();
+    let mut out = Vec::new();
+    for n in [100_000, 500_000] {
+        let clients = Value::list(vec![Value::string("curl"), Value::string("go")]);
+        out.push((
+            format!(
+                "ReadDataSource no_proxy, {}k entries, curl and go rendered",
+                n / 1000
+            ),
+            Request::Read(proto::read_data_source::Request {
+                type_name: "clusterproxy_no_proxy".into(),
+                config: Some(dynamic(
+                    &config(
+                        no_proxy,
+                        &[("installation", entries(n)), ("clients", clients)],
+                    ),
+                    &no_proxy.object_type(),
+                )),
+                ..Default::default()
+            }),
+        ));
+        let settings = Value::object([
+            ("http_proxy".to_owned(), Value::string(PROXY)),
+            ("https_proxy".to_owned(), Value::null()),
+            ("username".to_owned(), Value::null()),
+            ("password".to_owned(), Value::null()),
+            ("no_proxy".to_owned(), entries(n)),
+            ("trusted_ca".to_owned(), Value::null()),
+            ("password_required".to_owned(), Value::bool(false)),
+            ("revision".to_owned(), Value::null()),
+        ]);
+        out.push((
+            format!("CallFunction render openshift_proxy, {}k entries", n / 1000),
+            Request::Call(proto::call_function::Request {
+                name: "render".into(),
+                arguments: vec![
+                    dynamic(&Value::string("openshift_proxy"), &Type::String),
+                    dynamic(&settings, &settings_type),
+                    dynamic(&Value::null(), &Type::Dynamic),
+                ],
+            }),
+        ));
+    }
+    out
+}
+
+/// The cases: a name, the request and its bound.
+fn cases() -> Vec<(String, Request, Bound)> {
+    let mut out: Vec<(String, Request, Bound)> = passwords()
+        .into_iter()
+        .map(|(name, request)| (name, request, Bound::Password))
+        .collect();
+    out.extend(
+        large_lists()
+            .into_iter()
+            .map(|(name, request)| (name, request, Bound::Large)),
+    );
+    out
+}
+
+/// The password cases: a name and the request.
+fn passwords() -> Vec<(String, Request)> {
     let server = Server::new(&ClusterProxy);
     let registry = server.registry();
     let profile = &registry.resources()["clusterproxy_profile"].schema;
@@ -292,21 +385,32 @@ fn main() {
         .build()
         .unwrap();
     let mut failed = Vec::new();
-    for (name, request) in cases() {
+    for (name, request, bound) in cases() {
         if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
             continue;
         }
         let mut plugin = Plugin::start();
-        let mut client = runtime.block_on(plugin.provider());
+        let mut client = runtime
+            .block_on(plugin.provider())
+            .max_decoding_message_size(MAX_MESSAGE_SIZE)
+            .max_encoding_message_size(MAX_MESSAGE_SIZE);
         let pid = plugin.child.id();
         let before = status_kib(pid, "VmHWM");
         let request_bytes = request.encoded_len();
-        let (response_bytes, reported) = runtime.block_on(request.send(&mut client));
+        let sent = runtime.block_on(request.send(&mut client));
         std::thread::sleep(Duration::from_millis(100));
         let peak = status_kib(pid, "VmHWM");
         drop(client);
         terminate(&mut plugin.child);
         let grown = peak.saturating_sub(before) as usize * 1024;
+        let (response_bytes, reported) = match sent {
+            Ok(sent) => sent,
+            Err(status) => {
+                println!("{name}: failed: {status}");
+                failed.push(name);
+                continue;
+            }
+        };
         println!(
             "{name}: request {:.2} MiB, response {response_bytes} B ({reported} diagnostics/errors), peak RSS {:.1} MiB (+{:.1} MiB over the idle plugin, {:.2}x the request)",
             request_bytes as f64 / MIB as f64,
@@ -314,7 +418,7 @@ fn main() {
             grown as f64 / MIB as f64,
             grown as f64 / request_bytes as f64,
         );
-        if response_bytes > 8 * request_bytes + 64 * 1024 || grown > 8 * request_bytes + 64 * MIB {
+        if !bound.holds(grown, request_bytes, response_bytes) {
             failed.push(name);
         }
     }

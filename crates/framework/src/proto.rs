@@ -50,18 +50,88 @@ pub fn decode(
 
 /// Encodes a value of type `ty` as a msgpack DynamicValue.
 pub fn encode(value: &Value, ty: &Type, diags: &mut Diagnostics) -> Option<DynamicValue> {
-    match msgpack::encode(value, ty) {
-        Ok(bytes) => Some(DynamicValue {
-            msgpack: bytes,
-            json: Vec::new(),
-        }),
-        Err(error) => {
-            diags.push(diag::Diagnostic::error(
-                "Provider bug: value does not match its schema",
-                format!("The provider could not encode its result: {error}."),
-            ));
-            None
+    encode_bounded(value, ty)
+        .map_err(|e| diags.push(e.diagnostic()))
+        .ok()
+}
+
+/// Why a value was not encoded.
+#[derive(Debug)]
+pub enum Unencoded {
+    /// It is larger than [`MAX_VALUE_SIZE`]: the error to report.
+    TooLarge(diag::Diagnostic),
+    /// It does not match its type (a provider bug): the error to report.
+    Mistyped(diag::Diagnostic),
+}
+
+impl Unencoded {
+    /// The error to report.
+    pub fn diagnostic(self) -> diag::Diagnostic {
+        match self {
+            Unencoded::TooLarge(d) | Unencoded::Mistyped(d) => d,
         }
+    }
+}
+
+/// Largest message Terraform and this server exchange (Terraform's own limit).
+pub const MAX_MESSAGE_SIZE: usize = 64 * 1024 * 1024;
+
+/// What a response keeps free beside its one value (its diagnostics,
+/// private state and identity, the message's framing).
+const RESPONSE_RESERVE: usize = 1024 * 1024;
+
+/// The largest encoded value a response may carry.
+pub const MAX_VALUE_SIZE: usize = MAX_MESSAGE_SIZE - RESPONSE_RESERVE;
+
+/// `value` of type `ty` in the wire form, or the error to report: a value
+/// larger than [`MAX_VALUE_SIZE`] is measured ([`msgpack::encoded_len`])
+/// and refused before anything is encoded, on the attribute that holds most
+/// of it, instead of failing in the transport after the whole response was
+/// built; a value that does not match its type is a provider bug.
+pub fn encode_bounded(value: &Value, ty: &Type) -> Result<DynamicValue, Unencoded> {
+    let bug = |error: msgpack::EncodeError| {
+        Unencoded::Mistyped(diag::Diagnostic::error(
+            "Provider bug: value does not match its schema",
+            format!("The provider could not encode its result: {error}."),
+        ))
+    };
+    let bytes = msgpack::encoded_len(value, ty).map_err(bug)?;
+    if bytes > MAX_VALUE_SIZE {
+        return Err(Unencoded::TooLarge(oversize(value, ty, bytes)));
+    }
+    Ok(DynamicValue {
+        msgpack: msgpack::encode(value, ty).map_err(bug)?,
+        json: Vec::new(),
+    })
+}
+
+/// The error on a result of `bytes` encoded bytes, beyond
+/// [`MAX_VALUE_SIZE`]: on the attribute of the (object) result that takes
+/// the most, naming both sizes and the limit.
+fn oversize(value: &Value, ty: &Type, bytes: usize) -> diag::Diagnostic {
+    let (value, ty) = match (value, ty) {
+        (Value::Typed(typed), Type::Dynamic) => (&typed.1, &typed.0),
+        _ => (value, ty),
+    };
+    let largest = match (value, ty) {
+        (Value::Object(values), Type::Object(types)) => types
+            .iter()
+            .filter_map(|(name, t)| Some((name, msgpack::encoded_len(values.get(name)?, t).ok()?)))
+            .max_by_key(|(_, n)| *n),
+        _ => None,
+    };
+    let holds = largest
+        .map(|(name, n)| format!(" (`{name}` takes {n} bytes of it)"))
+        .unwrap_or_default();
+    let error = diag::Diagnostic::error(
+        "Result too large for Terraform",
+        format!(
+            "The result would take {bytes} bytes in the wire format{holds}, more than the {MAX_VALUE_SIZE} bytes (63 MiB) a response may hold: Terraform accepts at most {MAX_MESSAGE_SIZE} bytes (64 MiB) in one message. Nothing was returned; give a smaller input."
+        ),
+    );
+    match largest {
+        Some((name, _)) => error.at(diag::AttributePath::attribute(name)),
+        None => error,
     }
 }
 

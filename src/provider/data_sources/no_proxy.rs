@@ -151,8 +151,12 @@ impl Merging {
             }
             None => SettingsAt::Renderer,
         };
-        let cluster = cluster.cluster();
+        let mut cluster = cluster.cluster();
         let merged = inputs::merge_cluster(&cluster, &options, settings_at, diags)?;
+        // Merged, the installation list is no longer needed (the checked
+        // destinations come from the other inputs): freed before the
+        // renderings are made, a large list is not held twice.
+        cluster.installation = Vec::new();
         Some(Self {
             clients: config.clients,
             options,

@@ -73,7 +73,7 @@ fn description() -> &'static str {
 /// profile already carries, is an error on `options`.
 fn configuration(
     renderer: &dyn DataSource,
-    settings: &Value,
+    settings: Value,
     options: &Value,
 ) -> Result<Value, FunctionError> {
     let schema = renderer.schema();
@@ -83,7 +83,7 @@ fn configuration(
             .iter()
             .map(|a| (a.name.clone(), Value::null())),
     );
-    config.set_attr(RendererInputs::profile, settings.clone());
+    config.set_attr(RendererInputs::profile, settings);
     let (actual, value) = match options {
         Value::Typed(typed) => (&typed.0, &typed.1),
         _ => return Ok(config),
@@ -457,11 +457,11 @@ pub fn render(arguments: &[Value], outputs: Outputs) -> Result<Value, FunctionEr
         }
     };
     let options = arguments.get(OPTIONS).cloned().unwrap_or_else(Value::null);
-    let config = configuration(renderer.as_ref(), &settings, &options)?;
+    let config = configuration(renderer.as_ref(), settings, &options)?;
     let acknowledged = acknowledged(&options)?;
     let schema = renderer.schema();
     let mut diags = Diagnostics::new();
-    let state = read_checked(renderer.as_ref(), &schema, config, &mut diags)
+    let mut state = read_checked(renderer.as_ref(), &schema, config, &mut diags)
         .ok_or_else(|| first_error(&diags))?;
     let computed = schema
         .attributes
@@ -476,7 +476,7 @@ pub fn render(arguments: &[Value], outputs: Outputs) -> Result<Value, FunctionEr
         .map(|a| {
             (
                 a.name.clone(),
-                state.get_attr(&a.name).cloned().unwrap_or_else(Value::null),
+                state.take_attr(&a.name).unwrap_or_else(Value::null),
             )
         })
         .collect();

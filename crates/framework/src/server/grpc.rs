@@ -18,8 +18,7 @@ use super::Server;
 use crate::proto;
 use crate::provider::Provider;
 
-/// Largest message Terraform and this server exchange (Terraform's own limit).
-pub const MAX_MESSAGE_SIZE: usize = 64 * 1024 * 1024;
+pub use crate::proto::MAX_MESSAGE_SIZE;
 
 /// Serves a [`Provider`] over the protocol-6 gRPC service.
 pub struct ProviderServer {
@@ -141,5 +140,7 @@ mod list;
 mod provider;
 mod resource;
 mod rpc;
+#[cfg(test)]
+mod size_tests;
 #[cfg(test)]
 mod tests;

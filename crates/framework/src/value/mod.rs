@@ -250,6 +250,18 @@ impl Value {
         }
     }
 
+    /// Moves attribute `name` out of an object, leaving null in its place
+    /// (`None` for any other value or a name it lacks): a large value
+    /// changes hands without a copy.
+    pub fn take_attr(&mut self, name: &str) -> Option<Value> {
+        match self {
+            Value::Object(attributes) => attributes
+                .get_mut(name)
+                .map(|v| std::mem::replace(v, Value::Null)),
+            _ => None,
+        }
+    }
+
     /// The string, if this is a known string.
     pub fn as_str(&self) -> Option<&str> {
         match self {

@@ -428,25 +428,53 @@ fn bound(reader: &mut Reader<'_>) -> Option<(Number, bool)> {
     }
 }
 
-/// Encodes `value` as type `ty`.
+/// Encodes `value` as type `ty`, into a buffer of exactly its size
+/// ([`encoded_len`]), so that a large result is never copied as its buffer
+/// grows.
 pub fn encode(value: &Value, ty: &Type) -> Result<Vec<u8>, EncodeError> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(encoded_len(value, ty)?);
     encode_into(&mut out, value, ty)?;
     Ok(out)
+}
+
+/// The number of bytes [`encode`] writes for `value` as type `ty`, counted
+/// by the encoder itself without writing them: a result is measured against
+/// a message limit before anything is encoded.
+pub fn encoded_len(value: &Value, ty: &Type) -> Result<usize, EncodeError> {
+    let mut counter = Counter(0);
+    encode_into(&mut counter, value, ty)?;
+    Ok(counter.0)
+}
+
+/// A writer that only counts the bytes written to it.
+struct Counter(usize);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 fn io(e: impl fmt::Display) -> EncodeError {
     EncodeError(e.to_string())
 }
 
-fn encode_into(out: &mut Vec<u8>, value: &Value, ty: &Type) -> Result<(), EncodeError> {
+fn encode_into<W: std::io::Write>(
+    out: &mut W,
+    value: &Value,
+    ty: &Type,
+) -> Result<(), EncodeError> {
     use rmp::encode as mp;
     match (value, ty) {
         (Value::Null, _) => mp::write_nil(out).map_err(io),
         (Value::Unknown(_), _) => {
             mp::write_ext_meta(out, 1, 0).map_err(io)?;
-            out.push(0);
-            Ok(())
+            out.write_all(&[0]).map_err(io)
         }
         (Value::Typed(typed), Type::Dynamic) => {
             let (concrete, inner) = typed.as_ref();

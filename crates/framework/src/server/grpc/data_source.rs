@@ -1,5 +1,7 @@
 //! The data source RPCs: ValidateDataResourceConfig and ReadDataSource.
 
+use prost::Message as _;
+
 use super::rpc::{Object, Ran};
 use super::ProviderServer;
 use crate::proto;
@@ -28,20 +30,26 @@ impl ProviderServer {
         proto::validate_data_resource_config::Response { diagnostics }
     }
 
-    /// ReadDataSource: the data source's state for its configuration.
+    /// ReadDataSource: the data source's state for its configuration. The
+    /// request's wire form is dropped once decoded, and the decoded
+    /// configuration (moved into the state) once the state is encoded, so
+    /// that no two forms of a large value are held longer than needed.
     pub(super) fn read_data(
         &self,
-        request: proto::read_data_source::Request,
+        mut request: proto::read_data_source::Request,
     ) -> proto::read_data_source::Response {
+        let request_bytes = request.encoded_len();
+        let wire = request.config.take();
         let name = &request.type_name;
-        let ran = Ran::run(
+        let ran = Ran::run_sized(
             "ReadDataSource",
             Subject::DataSource(name),
-            &request,
+            request_bytes,
             |diags| {
                 let object = Object::DataSource(name);
-                let config = self.config(object, request.config.as_ref(), diags)?;
-                let state = self.server.read_data_source(name, config, diags)?;
+                let config = self.config(object, wire.as_ref(), diags);
+                drop(wire);
+                let state = self.server.read_data_source(name, config?, diags)?;
                 self.encode(object, &state, diags)
             },
         );

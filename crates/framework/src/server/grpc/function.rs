@@ -1,12 +1,13 @@
 //! The provider function RPCs: GetFunctions and CallFunction.
 
+use prost::Message as _;
+
 use super::rpc::Ran;
 use super::ProviderServer;
-use crate::diagnostics::Diagnostics;
+use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::function::FunctionError;
-use crate::proto::{self, decode};
+use crate::proto::{self, decode, Unencoded};
 use crate::server::guard::Subject;
-use crate::value::msgpack;
 
 impl ProviderServer {
     /// GetFunctions: every function's signature.
@@ -28,13 +29,15 @@ impl ProviderServer {
     /// is one too).
     pub(super) fn call(
         &self,
-        request: proto::call_function::Request,
+        mut request: proto::call_function::Request,
     ) -> proto::call_function::Response {
-        let ran = Ran::run(
+        let request_bytes = request.encoded_len();
+        let arguments = std::mem::take(&mut request.arguments);
+        let ran = Ran::run_sized(
             "CallFunction",
             Subject::Function(&request.name),
-            &request,
-            |_| Some(self.evaluate(&request)),
+            request_bytes,
+            |_| Some(self.evaluate(&request.name, arguments)),
         );
         let result = match ran.result {
             Some(result) => result,
@@ -56,24 +59,26 @@ impl ProviderServer {
     }
 
     /// CallFunction's body: decodes the arguments (an undecodable one is
-    /// blamed by position), calls the function, encodes the result.
+    /// blamed by position), each wire form dropped once decoded, calls the
+    /// function, and encodes the result, the decoded arguments dropped
+    /// first.
     fn evaluate(
         &self,
-        request: &proto::call_function::Request,
+        name: &str,
+        wire: Vec<proto::DynamicValue>,
     ) -> Result<proto::DynamicValue, FunctionError> {
-        let signature = self
-            .server
-            .function_signature(&request.name, request.arguments.len())?;
-        let mut arguments = Vec::with_capacity(request.arguments.len());
-        for (index, (argument, parameter)) in request
-            .arguments
+        let signature = self.server.function_signature(name, wire.len())?;
+        let sizes: Vec<usize> = wire
             .iter()
-            .zip(&signature.parameters)
-            .enumerate()
+            .map(|a| a.msgpack.len() + a.json.len())
+            .collect();
+        let mut arguments = Vec::with_capacity(wire.len());
+        for (index, (argument, parameter)) in
+            wire.into_iter().zip(&signature.parameters).enumerate()
         {
             let mut diags = Diagnostics::new();
             let value = decode(
-                Some(argument),
+                Some(&argument),
                 &parameter.ty,
                 "function argument",
                 &mut diags,
@@ -82,17 +87,28 @@ impl ProviderServer {
             .ok_or_else(|| {
                 FunctionError::argument(index, format!("{} could not be decoded.", parameter.name))
             })?;
+            drop(argument);
             arguments.push(value);
         }
-        let result = self.server.call_function(&request.name, &arguments)?;
-        msgpack::encode(&result, &signature.returns)
-            .map(|bytes| proto::DynamicValue {
-                msgpack: bytes,
-                json: Vec::new(),
-            })
-            .map_err(|e| FunctionError {
-                text: format!("Provider bug: the result could not be encoded: {e}."),
-                argument: None,
-            })
+        let result = self.server.call_function(name, &arguments)?;
+        drop(arguments);
+        proto::encode_bounded(&result, &signature.returns).map_err(|unencoded| {
+            let text = |d: Diagnostic| format!("{}: {}", d.summary, d.detail);
+            match unencoded {
+                // On the largest argument: what made the result so large.
+                Unencoded::TooLarge(d) => FunctionError::argument(largest(&sizes), text(d)),
+                Unencoded::Mistyped(d) => FunctionError {
+                    text: text(d),
+                    argument: None,
+                },
+            }
+        })
     }
+}
+
+/// The position of the largest of the arguments of `sizes` bytes.
+fn largest(sizes: &[usize]) -> usize {
+    (0..sizes.len())
+        .max_by_key(|&i| sizes[i])
+        .unwrap_or_default()
 }

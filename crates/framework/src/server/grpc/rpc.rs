@@ -29,7 +29,18 @@ impl<T> Ran<T> {
         request: &impl Message,
         body: impl FnOnce(&mut Diagnostics) -> Option<T>,
     ) -> Self {
-        guard::run(rpc, subject, request.encoded_len(), body).into()
+        Self::run_sized(rpc, subject, request.encoded_len(), body)
+    }
+
+    /// [`Ran::run`] for a request of `request_bytes` bytes whose body owns
+    /// (and drops, once decoded) the request's values.
+    pub fn run_sized(
+        rpc: &'static str,
+        subject: Subject<'_>,
+        request_bytes: usize,
+        body: impl FnOnce(&mut Diagnostics) -> Option<T>,
+    ) -> Self {
+        guard::run(rpc, subject, request_bytes, body).into()
     }
 
     /// Whether an error was reported.

@@ -50,6 +50,7 @@ impl Resource for HalfImported {
 #[derive(Default)]
 pub(super) struct Offers {
     pub resources: Vec<Arc<dyn Resource>>,
+    pub data_sources: Vec<Arc<dyn DataSource>>,
     pub ephemeral_resources: Vec<Arc<dyn EphemeralResource>>,
     pub functions: Vec<Arc<dyn Function>>,
 }
@@ -64,7 +65,7 @@ impl Provider for Offers {
     }
 
     fn data_sources(&self) -> Vec<Arc<dyn DataSource>> {
-        Vec::new()
+        self.data_sources.clone()
     }
 
     fn ephemeral_resources(&self) -> Vec<Arc<dyn EphemeralResource>> {

@@ -184,3 +184,46 @@ fn sets_maps_and_tuples_round_trip() {
     ]);
     assert_eq!(decode(&encode(&v, &ty).unwrap(), &ty).unwrap(), v);
 }
+
+/// `encoded_len` counts exactly what `encode` writes, at every width of a
+/// string, binary, array and map header (the counts where msgpack moves to
+/// a wider header), for unknowns, numbers and dynamic values.
+#[test]
+fn encoded_len_is_the_length_of_the_encoding() {
+    let mut cases: Vec<(Value, Type)> = vec![
+        (Value::Null, Type::String),
+        (Value::unknown(), Type::list(Type::String)),
+        (Value::bool(false), Type::Bool),
+        (Value::int(-12345), Type::Number),
+        (
+            Value::Typed(Box::new((Type::String, Value::string("x")))),
+            Type::Dynamic,
+        ),
+    ];
+    for n in [0, 15, 16, 31, 32, 255, 256, 65_535, 65_536] {
+        cases.push((Value::string("s".repeat(n)), Type::String));
+        cases.push((
+            Value::list(vec![Value::bool(true); n]),
+            Type::list(Type::Bool),
+        ));
+        cases.push((
+            Value::Map((0..n).map(|i| (i.to_string(), Value::Null)).collect()),
+            Type::map(Type::String),
+        ));
+        let names: Vec<String> = (0..n.min(300)).map(|i| format!("a{i}")).collect();
+        let object_type = Type::object(names.iter().map(|k| (k.as_str(), Type::String)));
+        let object = Value::Object(
+            names
+                .iter()
+                .map(|k| (k.clone(), Value::string(k.as_str())))
+                .collect(),
+        );
+        cases.push((object, object_type));
+    }
+    for (value, ty) in cases {
+        let encoded = encode(&value, &ty).unwrap();
+        assert_eq!(encoded_len(&value, &ty).unwrap(), encoded.len(), "{ty:?}");
+        assert_eq!(encoded.capacity(), encoded.len(), "{ty:?}");
+    }
+    assert!(encoded_len(&Value::bool(true), &Type::String).is_err());
+}
