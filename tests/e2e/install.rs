@@ -395,8 +395,9 @@ fn filesystem_mirrors_per_guide() {
 /// The release signing key's fingerprint as docs/guides/install.md gives it.
 const PUBLISHED_FINGERPRINT: &str = "41C469FD16679E72166594403567671E87B074EC";
 
-/// The fingerprint of the one public key in `armor`, read by gpg.
-fn fingerprint(armor: &str) -> String {
+/// gpg's colon listing (`--with-colons`) of the keys in `armor`, imported
+/// into no keyring.
+fn key_listing(armor: &str) -> String {
     let dir = tempfile::tempdir().expect("temp dir");
     let key = dir.path().join("key.asc");
     std::fs::write(&key, armor).expect("write key");
@@ -414,7 +415,12 @@ fn fingerprint(armor: &str) -> String {
             ])
             .arg(&key),
     );
-    let fingerprints: Vec<String> = String::from_utf8_lossy(&listing.stdout)
+    String::from_utf8_lossy(&listing.stdout).into_owned()
+}
+
+/// The fingerprint of the one public key in `armor`, read by gpg.
+fn fingerprint(armor: &str) -> String {
+    let fingerprints: Vec<String> = key_listing(armor)
         .lines()
         .skip_while(|line| !line.starts_with("pub:"))
         .filter(|line| line.starts_with("fpr:"))

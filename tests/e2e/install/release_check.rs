@@ -83,22 +83,7 @@ fn published_key() -> (String, String) {
         .unwrap_or_else(|| repo_path("docs/release-signing-key.asc"));
     let armor = std::fs::read_to_string(&path)
         .unwrap_or_else(|err| panic!("read {}: {err}", path.display()));
-    let home = tempfile::tempdir().expect("temp dir");
-    let listing = run_checked(
-        crate::tools::GPG
-            .command()
-            .arg("--homedir")
-            .arg(home.path())
-            .args([
-                "--batch",
-                "--with-colons",
-                "--import-options",
-                "show-only",
-                "--import",
-            ])
-            .arg(&path),
-    );
-    let key_id = String::from_utf8_lossy(&listing.stdout)
+    let key_id = super::key_listing(&armor)
         .lines()
         .find(|line| line.starts_with("pub:"))
         .and_then(|line| line.split(':').nth(4))
