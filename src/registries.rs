@@ -122,6 +122,12 @@ fn implementors(file: &Path, trait_name: &str) -> Vec<(String, Option<String>)> 
     impls.found
 }
 
+/// Whether the registry `name` is a plain list (a `static` in capitals),
+/// not a macro.
+fn is_plain_list(name: &str) -> bool {
+    name.bytes().all(|b| b.is_ascii_uppercase() || b == b'_')
+}
+
 /// The tokens of the registry `name` in `file`, flattened (`::` and `=>` as
 /// one token each): those of the macro `name`, defined or called, or for a
 /// plain list (`name` in capitals) those of the file.
@@ -159,7 +165,7 @@ fn registry_tokens(file: &Path, name: &str) -> Vec<String> {
         }
     }
     let text = fs::read_to_string(file).unwrap();
-    if name.bytes().all(|b| b.is_ascii_uppercase() || b == b'_') {
+    if is_plain_list(name) {
         let mut tokens = Vec::new();
         flatten(text.parse().unwrap(), &mut tokens);
         return tokens;
@@ -196,11 +202,7 @@ fn missing_lines(root: &Path) -> Vec<String> {
                         registry.dir,
                         registry.trait_name,
                         (registry.shown)(&module, &ty),
-                        if registry
-                            .registry
-                            .bytes()
-                            .all(|b| b.is_ascii_uppercase() || b == b'_')
-                        {
+                        if is_plain_list(registry.registry) {
                             registry.registry.to_owned()
                         } else {
                             format!("{}!", registry.registry)
