@@ -30,37 +30,45 @@ struct Registry {
     shown: fn(&str, &str) -> String,
 }
 
+/// The tokens of a plain list's line `&<module>::<Type>,`.
+fn reference(module: &str, ty: &str) -> Vec<String> {
+    ["&", module, "::", ty].map(str::to_owned).to_vec()
+}
+
 const REGISTRIES: &[Registry] = &[
     Registry {
         dir: "crates/domain/src/render",
         trait_name: "Renderer",
         registry_file: "crates/domain/src/render/mod.rs",
-        registry: "for_each_renderer",
-        line: |module, _| vec![module.to_owned(), "=>".to_owned()],
-        shown: |module, _| format!("{module} => <RendererId variant>,"),
+        registry: "RENDERERS",
+        line: |module, ty| {
+            vec![
+                "listed".to_owned(),
+                "::".to_owned(),
+                "<".to_owned(),
+                module.to_owned(),
+                "::".to_owned(),
+                ty.to_owned(),
+                ">".to_owned(),
+            ]
+        },
+        shown: |module, ty| format!("listed::<{module}::{ty}>(),"),
     },
     Registry {
         dir: "crates/domain/src/import",
         trait_name: "Importer",
         registry_file: "crates/domain/src/import/registry.rs",
         registry: "IMPORTERS",
-        line: |module, ty| {
-            vec![
-                "&".to_owned(),
-                module.to_owned(),
-                "::".to_owned(),
-                ty.to_owned(),
-            ]
-        },
+        line: reference,
         shown: |module, ty| format!("&{module}::{ty},"),
     },
     Registry {
         dir: "src/provider/data_sources",
         trait_name: "Platform",
         registry_file: "src/provider/data_sources/mod.rs",
-        registry: "renderers",
-        line: |module, ty| vec![module.to_owned(), "::".to_owned(), ty.to_owned()],
-        shown: |module, ty| format!("<RendererId variant> => {module}::{ty},"),
+        registry: "RENDERERS",
+        line: reference,
+        shown: |module, ty| format!("&{module}::{ty},"),
     },
     Registry {
         dir: "crates/domain/src/no_proxy/dialect",
@@ -273,12 +281,114 @@ fn the_check_catches_a_missing_registry_line() {
     assert_eq!(
         missing_lines(copy.path()),
         [
-            "crates/domain/src/render/docker.rs implements Renderer for Docker: add its line `docker => <RendererId variant>,` to `for_each_renderer!` in crates/domain/src/render/mod.rs",
+            "crates/domain/src/render/docker.rs implements Renderer for Docker: add its line `listed::<docker::Docker>(),` to `RENDERERS` in crates/domain/src/render/mod.rs",
             "crates/domain/src/import/nomad.rs implements Importer for Docker: add its line `&nomad::Docker,` to `IMPORTERS` in crates/domain/src/import/registry.rs",
-            "src/provider/data_sources/docker.rs implements Platform for Docker: add its line `<RendererId variant> => docker::Docker,` to `renderers!` in src/provider/data_sources/mod.rs",
+            "src/provider/data_sources/docker.rs implements Platform for Docker: add its line `&docker::Docker,` to `RENDERERS` in src/provider/data_sources/mod.rs",
             "crates/domain/src/no_proxy/dialect/dotnet.rs implements Client for DotNet: add its line `DotNet => dotnet::DotNet,` to `registry!` in crates/domain/src/no_proxy/dialect/mod.rs",
         ]
     );
+}
+
+/// What the lists of renderers and importers lack under `root`: each
+/// domain renderer's data source on the same line of the provider's list
+/// (with an attribute for each of its options), the files of a renderer
+/// (its example with its `versions.tf`, its golden directory, its generated
+/// page) and an importer's fixture directory, each named with what to do.
+fn gaps(root: &Path) -> Vec<String> {
+    use crate::domain::import::importers;
+    use crate::domain::render::RENDERERS;
+    use crate::domain::InputField;
+    use crate::provider::{renderers, NAME};
+
+    let mut gaps = Vec::new();
+    let sources = renderers();
+    for (line, listed) in RENDERERS.iter().enumerate() {
+        let module = listed.module();
+        let Some(source) = sources.get(line).filter(|s| s.module() == module) else {
+            gaps.push(format!(
+                "crates/domain/src/render/{module}.rs is line {} of `RENDERERS` in crates/domain/src/render/mod.rs: \
+                 the same line of `RENDERERS` in src/provider/data_sources/mod.rs must be its data source, \
+                 `&{module}::<Name>DataSource,` (src/provider/data_sources/{module}.rs)",
+                line + 1
+            ));
+            continue;
+        };
+        let name = source.type_name();
+        let schema = source.schema();
+        for option in listed.options() {
+            match option {
+                InputField::Option(attribute) if schema.attribute(attribute).is_some() => {}
+                _ => gaps.push(format!(
+                    "{name} has no attribute for the option {option:?} of crates/domain/src/render/{module}.rs"
+                )),
+            }
+        }
+        let short = name.strip_prefix(&format!("{NAME}_")).unwrap_or(name);
+        let files = [
+            (
+                format!("examples/data-sources/{name}/data-source.tf"),
+                "create it",
+            ),
+            (
+                format!("examples/data-sources/{name}/versions.tf"),
+                "create it (the E2E harness copies it with the example)",
+            ),
+            (
+                format!("docs/data-sources/{short}.md"),
+                "run `make generate`",
+            ),
+        ];
+        for (file, what) in files {
+            if !root.join(&file).is_file() {
+                gaps.push(format!("{file} is missing: {what}"));
+            }
+        }
+        let golden = format!("tests/golden/{module}");
+        if !fs::read_dir(root.join(&golden)).is_ok_and(|mut d| d.next().is_some()) {
+            gaps.push(format!(
+                "{golden}/ is missing: run `make generate` (its golden tests write it)"
+            ));
+        }
+    }
+    for extra in sources.iter().skip(RENDERERS.len()) {
+        gaps.push(format!(
+            "src/provider/data_sources/{}.rs is listed with no domain renderer on its line",
+            extra.module()
+        ));
+    }
+    for importer in importers() {
+        let dir = format!("tests/fixtures/import/{}", importer.kind());
+        if !fs::read_dir(root.join(&dir)).is_ok_and(|mut d| d.next().is_some()) {
+            gaps.push(format!(
+                "{dir}/ is missing: add a real artifact of the kind, with its provenance"
+            ));
+        }
+    }
+    gaps
+}
+
+/// Every listed renderer has its data source on its line and its files,
+/// every importer its fixtures.
+#[test]
+fn every_listed_extension_has_its_data_source_and_files() {
+    let gaps = gaps(workspace_root());
+    assert!(gaps.is_empty(), "{}", gaps.join("\n"));
+}
+
+/// Under a root without the files, the check names each one.
+#[test]
+fn the_check_names_the_files_to_create() {
+    let empty = tempfile::tempdir().unwrap();
+    let gaps = gaps(empty.path());
+    for want in [
+        "examples/data-sources/clusterproxy_talos/data-source.tf is missing: create it",
+        "examples/data-sources/clusterproxy_talos/versions.tf is missing: create it (the E2E harness copies it with the example)",
+        "docs/data-sources/talos.md is missing: run `make generate`",
+        "tests/golden/talos/ is missing: run `make generate` (its golden tests write it)",
+        "tests/fixtures/import/docker/ is missing: add a real artifact of the kind, with its provenance",
+    ] {
+        assert!(gaps.iter().any(|g| g == want), "{want} not in {gaps:#?}");
+    }
 }
 
 /// `clusterproxy_tkg_config` -> `TkgConfigDataSource` (CONTRIBUTING.md, Code).

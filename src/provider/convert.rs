@@ -1,38 +1,11 @@
 //! Conversions between framework diagnostics/values and domain findings/lists.
 
-use crate::domain::render::PlatformOption;
 use crate::domain::{Finding, InputField, Location, Severity};
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::provider::attributes::{
     Aggregation, ClusterConfig, ClusterInputs, ProfileRevision, RendererInputs, Settings,
     UnitsInput, LISTS,
 };
-
-/// A renderer's options type, mapped by its data source to the attributes
-/// that hold the options.
-pub trait OptionAttribute: Copy {
-    /// The name of the data source's attribute that holds `self`.
-    fn attribute(self) -> &'static str;
-}
-
-/// Declares `option_attribute` from the domain's one list of renderers
-/// (`for_each_renderer!`): an arm per renderer with options, answered by
-/// its options type, whose `impl OptionAttribute` is in its data source's
-/// file. A renderer with options and no such impl does not compile.
-macro_rules! option_attribute {
-    ($($module:ident => $variant:ident $(($options:ident))?,)*) => {
-        /// The attribute that holds a platform's option.
-        fn option_attribute(option: PlatformOption) -> &'static str {
-            match option {
-                $($(PlatformOption::$variant(option) => {
-                    <crate::domain::render::$module::$options as OptionAttribute>::attribute(option)
-                })?)*
-            }
-        }
-    };
-}
-
-crate::domain::for_each_renderer!(option_attribute);
 
 /// Where a configuration holds the proxy settings, hence where findings
 /// about them point.
@@ -89,7 +62,7 @@ pub fn path(
         InputField::AggregateCidrs => at(Aggregation::aggregate_cidrs),
         InputField::List(n) => at(LISTS).index(n),
         InputField::Units => at(UnitsInput::units),
-        InputField::Option(option) => at(option_attribute(option)),
+        InputField::Option(attribute) => at(attribute),
         InputField::Artifact => return Some(prefix.clone()),
         InputField::Merged | InputField::Defaults | InputField::Platform(_) => return None,
     };
@@ -139,9 +112,7 @@ mod tests {
     /// configuration holds them; the other inputs by their attribute.
     #[test]
     fn locations_map_to_the_attribute_that_holds_the_input() {
-        use crate::domain::render::kubespray::KubesprayOption;
-        use crate::domain::render::openshift::OpenShiftOption;
-        use crate::domain::render::talos::TalosOption;
+        use crate::domain::render::{kubespray, openshift, talos};
         use SettingsAt::{Profile, Renderer, RendererProfile as UnderProfile};
         let root = AttributePath::root();
         let content = AttributePath::attribute("content");
@@ -191,19 +162,19 @@ mod tests {
                 "aggregate_cidrs",
             ),
             (
-                whole(TalosOption::Version.into()),
+                whole(talos::TALOS_VERSION),
                 &root,
                 Renderer,
                 "talos_version",
             ),
             (
-                at(OpenShiftOption::ReadinessEndpoints.into(), 2),
+                at(openshift::READINESS_ENDPOINTS, 2),
                 &root,
                 UnderProfile,
                 "readiness_endpoints[2]",
             ),
             (
-                whole(KubesprayOption::ApiserverLoadbalancerDomainName.into()),
+                whole(kubespray::APISERVER_LOADBALANCER_DOMAIN_NAME),
                 &root,
                 Renderer,
                 "apiserver_loadbalancer_domain_name",

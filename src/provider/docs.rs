@@ -100,7 +100,7 @@ pub fn area_table(area: Area) -> String {
         "pitfalls it handles",
     ]);
     table.push_str("|---|---|---|---|\n");
-    for platform in renderers().into_iter().filter(|p| p.area() == area) {
+    for platform in renderers().iter().filter(|p| p.area() == area) {
         let GuideRow {
             platform: subject,
             writes,
@@ -122,7 +122,7 @@ pub fn versions_table() -> String {
         "what differs between them",
     ]);
     table.push_str("|---|---|---|---|\n");
-    let mut platforms = renderers();
+    let mut platforms = renderers().to_vec();
     platforms.sort_by_key(|p| p.versions().input.is_none());
     for platform in platforms {
         let versions = platform.versions();

@@ -56,7 +56,11 @@ impl Provider for ClusterProxy {
             Arc::new(data_sources::no_proxy::NoProxyDataSource),
             Arc::new(data_sources::no_proxy_report::NoProxyReportDataSource),
         ];
-        all.extend(renderers().into_iter().map(|r| r as Arc<dyn DataSource>));
+        all.extend(
+            renderers()
+                .iter()
+                .map(|r| Arc::new(*r) as Arc<dyn DataSource>),
+        );
         all.push(Arc::new(
             data_sources::artifact_settings::ArtifactSettingsDataSource,
         ));

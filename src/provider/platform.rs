@@ -66,8 +66,8 @@ pub struct Versions {
     pub differences: &'static str,
 }
 
-/// A renderer data source as the docs present it; registered in
-/// `renderers!` (`src/provider/data_sources/mod.rs`).
+/// A renderer data source as the docs present it; listed in `RENDERERS`
+/// (`src/provider/data_sources/mod.rs`).
 pub trait Platform: DataSource {
     /// The table of the platform guide it is listed in.
     fn area(&self) -> Area;
@@ -80,4 +80,11 @@ pub trait Platform: DataSource {
 
     /// What it does, in the README's table.
     fn summary(&self) -> &'static str;
+
+    /// Its module, the name of the file that defines it: that of its
+    /// domain renderer too.
+    fn module(&self) -> &'static str {
+        let path = std::any::type_name::<Self>();
+        path.rsplit("::").nth(1).unwrap_or(path)
+    }
 }

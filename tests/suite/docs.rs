@@ -3,12 +3,11 @@
 
 use std::path::Path;
 
-use clusterproxy::domain::render::RendererId;
 use clusterproxy::framework::docs::{generate, DocsConfig, Page};
 use clusterproxy::provider::attributes::RendererInputs;
 use clusterproxy::provider::docs::{area_table, readme_table, versions_table};
 use clusterproxy::provider::platform::Area;
-use clusterproxy::provider::{renderers, ClusterProxy, NAME};
+use clusterproxy::provider::{ClusterProxy, NAME};
 
 /// The quick start, relative to examples/: README's first HCL block and
 /// docs/index.md's "Example Usage", applied by the E2E test
@@ -196,46 +195,6 @@ fn platform_tables_match_the_registry() {
         stale.is_empty(),
         "tables out of date in {stale:?}; run `make generate`"
     );
-}
-
-/// The files the platform guide (`crates/domain/src/render/mod.rs`,
-/// "Adding a platform") has a contributor create, present for every
-/// registered renderer. Its docs page is one the generator renders, not a
-/// file looked for on disk: [`committed_docs_match_the_generator`] writes
-/// it under `UPDATE_DOCS=1`, maybe while this test runs, and otherwise
-/// fails when it is not on disk.
-#[test]
-fn every_renderer_has_the_files_the_platform_guide_names() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let pages = pages();
-    let mut missing = Vec::new();
-    for (module, renderer) in RendererId::ALL
-        .map(RendererId::module)
-        .iter()
-        .zip(renderers())
-    {
-        let name = renderer.type_name();
-        let short = name.strip_prefix(&format!("{NAME}_")).unwrap();
-        let files = [
-            format!("crates/domain/src/render/{module}.rs"),
-            format!("src/provider/data_sources/{module}.rs"),
-            format!("examples/data-sources/{name}/data-source.tf"),
-        ];
-        for file in files {
-            if !root.join(&file).exists() {
-                missing.push(file);
-            }
-        }
-        let page = format!("data-sources/{short}.md");
-        if !pages.iter().any(|p| p.path == page) {
-            missing.push(format!("docs/{page} (generated)"));
-        }
-        let golden = root.join(format!("tests/golden/{module}"));
-        if !std::fs::read_dir(&golden).is_ok_and(|mut d| d.next().is_some()) {
-            missing.push(format!("tests/golden/{module}/"));
-        }
-    }
-    assert!(missing.is_empty(), "missing: {missing:#?}");
 }
 
 /// Every example directory works when copied on its own: one of its

@@ -65,10 +65,10 @@ pub enum InputField {
     AggregateCidrs,
     /// systemd units that get the proxy settings.
     Units,
-    /// One platform's own option (Talos's version): each renderer declares
-    /// its options as a type of its own, and the provider maps every one to
-    /// the attribute that holds it.
-    Option(render::PlatformOption),
+    /// One platform's own option (Talos's version), by the name of the
+    /// attribute that holds it: each renderer declares its options as
+    /// constants of its module ([`render::Renderer::OPTIONS`]).
+    Option(&'static str),
 }
 
 /// Where in the inputs a [`Finding`] points: a field and, for a list, the

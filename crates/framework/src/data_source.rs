@@ -34,6 +34,27 @@ pub trait DataSource: Send + Sync {
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value>;
 }
 
+/// A data source of a static list (`&'static dyn Trait` entries, whose
+/// trait extends [`DataSource`]) is one itself, so a plain list can be
+/// served as it is.
+impl<T: DataSource + ?Sized> DataSource for &'static T {
+    fn type_name(&self) -> &'static str {
+        (**self).type_name()
+    }
+
+    fn schema(&self) -> Schema {
+        (**self).schema()
+    }
+
+    fn validate(&self, config: &Value, diags: &mut Diagnostics) {
+        (**self).validate(config, diags);
+    }
+
+    fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
+        (**self).read(config, diags)
+    }
+}
+
 /// The path of the first unknown value in `value` (a set's element: the
 /// set), if any.
 pub(crate) fn first_unknown(value: &Value, at: AttributePath) -> Option<AttributePath> {

@@ -1,7 +1,7 @@
 //! `clusterproxy_docker_daemon`: Docker Engine's `daemon.json` with the
 //! daemon's proxies.
 
-use crate::domain::render::docker_daemon::{DockerDaemon, DockerDaemonOption};
+use crate::domain::render::docker_daemon::DockerDaemon;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field, Maybe};
@@ -51,15 +51,6 @@ impl DataSource for DockerDaemonDataSource {
             daemon_json: secret,
             daemon_json_redacted: redacted,
         }))
-    }
-}
-
-impl crate::provider::convert::OptionAttribute for DockerDaemonOption {
-    /// The attribute of `Config` that holds the option.
-    fn attribute(self) -> &'static str {
-        match self {
-            DockerDaemonOption::DaemonSettings => Config::daemon_settings,
-        }
     }
 }
 

@@ -3,9 +3,8 @@
 use std::collections::BTreeMap;
 
 use crate::domain::no_proxy::typed::Kind;
-use crate::domain::render::kubespray::{self, KubesprayOption};
-use crate::domain::render::PlatformOption;
-use crate::domain::InputField;
+use crate::domain::render::kubespray;
+
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::{AttributePath, Diagnostics};
 use crate::framework::model::{self, Field as _, Maybe};
@@ -78,12 +77,8 @@ impl Config {
             Ok(_) => Some(inventory),
             Err(mut findings) => {
                 findings.retain(|f| match f.location.map(|l| l.field) {
-                    Some(InputField::Option(PlatformOption::Kubespray(
-                        KubesprayOption::InventoryHosts,
-                    ))) => f.summary == kubespray::HOST_ADDRESS_NOT_IP,
-                    Some(InputField::Option(PlatformOption::Kubespray(
-                        KubesprayOption::ApiserverLoadbalancerDomainName,
-                    ))) => false,
+                    Some(kubespray::INVENTORY_HOSTS) => f.summary == kubespray::HOST_ADDRESS_NOT_IP,
+                    Some(kubespray::APISERVER_LOADBALANCER_DOMAIN_NAME) => false,
                     _ => true,
                 });
                 let root = AttributePath::root();
@@ -143,20 +138,6 @@ impl DataSource for KubesprayDataSource {
             ca_commands: trust_command.into_iter().map(str::to_owned).collect(),
             effective_no_proxy: secret.effective_no_proxy,
         }))
-    }
-}
-
-impl crate::provider::convert::OptionAttribute for KubesprayOption {
-    /// The attribute of `Config` that holds the option.
-    fn attribute(self) -> &'static str {
-        match self {
-            KubesprayOption::Version => Config::kubespray_version,
-            KubesprayOption::InventoryHosts => Config::inventory_hosts,
-            KubesprayOption::LoadbalancerApiserverAddress => Config::loadbalancer_apiserver_address,
-            KubesprayOption::ApiserverLoadbalancerDomainName => {
-                Config::apiserver_loadbalancer_domain_name
-            }
-        }
     }
 }
 

@@ -154,15 +154,6 @@ impl DataSource for KyvernoPolicyDataSource {
     }
 }
 
-impl convert::OptionAttribute for kyverno::KyvernoOption {
-    /// The attribute of `Config` that holds the option.
-    fn attribute(self) -> &'static str {
-        match self {
-            kyverno::KyvernoOption::Version => Config::kyverno_version,
-        }
-    }
-}
-
 impl Platform for KyvernoPolicyDataSource {
     fn area(&self) -> Area {
         Area::Pods

@@ -1,15 +1,14 @@
 //! Data sources, one per file; a renderer's file is named like its domain
 //! renderer's (`tkg.rs` renders with `domain::render::tkg`), its Terraform
 //! name (`clusterproxy_tkg_config`) is in `type_name`. The renderer data
-//! sources are registered once, in `renderers!` below, whose `match` from
-//! [`RendererId`] is the mapping from the domain's registry.
+//! sources are registered once, in the plain list [`RENDERERS`] below.
 
 pub(crate) mod artifact_settings;
 pub(crate) mod fleet;
 pub mod no_proxy;
 pub mod no_proxy_report;
 
-// The renderer data sources, each a line of `renderers!` below too.
+// The renderer data sources, each a line of `RENDERERS` below too.
 mod aks;
 mod bottlerocket;
 mod capi;
@@ -27,50 +26,39 @@ pub mod systemd_dropin;
 mod talos;
 mod tkg;
 
-use std::sync::Arc;
-
-use crate::domain::render::RendererId;
 use crate::provider::platform::Platform;
 
-/// Maps each domain renderer's [`RendererId`] variant to its data source:
-/// [`renderer`], an exhaustive `match`, so a domain renderer without a data
-/// source does not compile (and a data source without its line is dead
-/// code, which the build refuses).
-macro_rules! renderers {
-    ($($variant:ident => $module:ident::$source:ident,)*) => {
-        /// The data source of the domain renderer `id`.
-        pub fn renderer(id: RendererId) -> Arc<dyn Platform> {
-            match id {
-                $(RendererId::$variant => Arc::new($module::$source),)*
-            }
-        }
-    };
-}
+/// Every renderer data source, one line each, in the order of the domain's
+/// [`RENDERERS`](crate::domain::render::RENDERERS) (each is the data source
+/// of the domain renderer on the same line, named by its module): each
+/// takes a profile's `settings` as `profile` and is also a platform of the
+/// `render` function. A data source left out is dead code, and
+/// `cargo test --lib` names the line to add
+/// (`registries::every_extension_is_on_its_registry_line`); so it does for
+/// a domain renderer without its data source
+/// (`registries::every_renderer_has_its_data_source_and_files`).
+static RENDERERS: &[&dyn Platform] = &[
+    &systemd_dropin::SystemdDropinDataSource,
+    &capi::CapiKubeadmDataSource,
+    &tkg::TkgConfigDataSource,
+    &aks::AksHttpProxyConfigDataSource,
+    &pod_env::PodEnvDataSource,
+    &openshift::OpenShiftProxyDataSource,
+    &eksa::EksaProxyConfigDataSource,
+    &kyverno::KyvernoPolicyDataSource,
+    &helm::HelmValuesDataSource,
+    &cloud_init::CloudInitDataSource,
+    &ignition::IgnitionDataSource,
+    &rke2::Rke2DataSource,
+    &talos::TalosDataSource,
+    &kubespray::KubesprayDataSource,
+    &docker_daemon::DockerDaemonDataSource,
+    &bottlerocket::BottlerocketDataSource,
+];
 
-renderers! {
-    SystemdDropin => systemd_dropin::SystemdDropinDataSource,
-    Capi => capi::CapiKubeadmDataSource,
-    Tkg => tkg::TkgConfigDataSource,
-    Aks => aks::AksHttpProxyConfigDataSource,
-    PodEnv => pod_env::PodEnvDataSource,
-    OpenShift => openshift::OpenShiftProxyDataSource,
-    Eksa => eksa::EksaProxyConfigDataSource,
-    Kyverno => kyverno::KyvernoPolicyDataSource,
-    Helm => helm::HelmValuesDataSource,
-    CloudInit => cloud_init::CloudInitDataSource,
-    Ignition => ignition::IgnitionDataSource,
-    Rke2 => rke2::Rke2DataSource,
-    Talos => talos::TalosDataSource,
-    Kubespray => kubespray::KubesprayDataSource,
-    DockerDaemon => docker_daemon::DockerDaemonDataSource,
-    Bottlerocket => bottlerocket::BottlerocketDataSource,
-}
-
-/// The renderer data sources, in the domain's registry order
-/// ([`RendererId::ALL`]): each takes a profile's `settings` as `profile`
-/// and is also a platform of the `render` function.
-pub fn renderers() -> Vec<Arc<dyn Platform>> {
-    RendererId::ALL.into_iter().map(renderer).collect()
+/// The renderer data sources ([`RENDERERS`]).
+pub fn renderers() -> &'static [&'static dyn Platform] {
+    RENDERERS
 }
 
 #[cfg(test)]
@@ -137,8 +125,7 @@ mod tests {
                     .map(|a| (a.name.clone(), Value::null())),
             );
             config.set_attr("profile", settings.value());
-            let Some(state) =
-                read_checked(renderer.as_ref(), &schema, config, &mut Diagnostics::new())
+            let Some(state) = read_checked(*renderer, &schema, config, &mut Diagnostics::new())
             else {
                 continue;
             };
@@ -222,7 +209,7 @@ mod tests {
                         }
                         config.set_attr(&attribute.name, value);
                         let mut diags = Diagnostics::new();
-                        read_checked(renderer.as_ref(), &schema, config, &mut diags);
+                        read_checked(*renderer, &schema, config, &mut diags);
                         checked += 1;
                         for d in diags.iter() {
                             for text in [&d.summary, &d.detail] {

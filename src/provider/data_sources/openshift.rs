@@ -3,7 +3,7 @@
 //! `status.noProxy`.
 
 use crate::domain::no_proxy::typed::Kind;
-use crate::domain::render::openshift::{self, OpenShift};
+use crate::domain::render::openshift::OpenShift;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field};
@@ -68,16 +68,6 @@ impl DataSource for OpenShiftProxyDataSource {
             no_proxy: secret.no_proxy_value(),
             status_no_proxy: secret.status_no_proxy,
         }))
-    }
-}
-
-impl crate::provider::convert::OptionAttribute for openshift::OpenShiftOption {
-    /// The attribute of `Config` that holds the option.
-    fn attribute(self) -> &'static str {
-        match self {
-            openshift::OpenShiftOption::ReadinessEndpoints => Config::readiness_endpoints,
-            openshift::OpenShiftOption::AwsRegion => Config::aws_region,
-        }
     }
 }
 

@@ -95,15 +95,6 @@ impl DataSource for Rke2DataSource {
     }
 }
 
-impl crate::provider::convert::OptionAttribute for rke2::Rke2Option {
-    /// The attribute of `Config` that holds the option.
-    fn attribute(self) -> &'static str {
-        match self {
-            rke2::Rke2Option::Scope => Config::scope,
-        }
-    }
-}
-
 impl Platform for Rke2DataSource {
     fn area(&self) -> Area {
         Area::Nodes

@@ -73,15 +73,6 @@ impl DataSource for TalosDataSource {
     }
 }
 
-impl crate::provider::convert::OptionAttribute for talos::TalosOption {
-    /// The attribute of `Config` that holds the option.
-    fn attribute(self) -> &'static str {
-        match self {
-            talos::TalosOption::Version => Config::talos_version,
-        }
-    }
-}
-
 impl Platform for TalosDataSource {
     fn area(&self) -> Area {
         Area::Nodes

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::domain::render::tkg::{self, Tkg};
+use crate::domain::render::tkg::Tkg;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field};
@@ -68,15 +68,6 @@ impl DataSource for TkgConfigDataSource {
             no_proxy: secret.no_proxy.join(","),
             appended_by_tkg: secret.appended.clone(),
         }))
-    }
-}
-
-impl crate::provider::convert::OptionAttribute for tkg::TkgOption {
-    /// The attribute of `Config` that holds the option.
-    fn attribute(self) -> &'static str {
-        match self {
-            tkg::TkgOption::VsphereServer => Config::vsphere_server,
-        }
     }
 }
 

@@ -435,7 +435,7 @@ pub fn render(arguments: &[Value], outputs: Outputs) -> Result<Value, FunctionEr
         .and_then(Value::as_str)
         .unwrap_or_default();
     let renderer = renderers()
-        .into_iter()
+        .iter()
         .find(|r| r.type_name().strip_prefix(&format!("{NAME}_")[..]) == Some(platform))
         .ok_or_else(|| {
             FunctionError::argument(
@@ -457,12 +457,12 @@ pub fn render(arguments: &[Value], outputs: Outputs) -> Result<Value, FunctionEr
         }
     };
     let options = arguments.get(OPTIONS).cloned().unwrap_or_else(Value::null);
-    let config = configuration(renderer.as_ref(), settings, &options)?;
+    let config = configuration(*renderer, settings, &options)?;
     let acknowledged = acknowledged(&options)?;
     let schema = renderer.schema();
     let mut diags = Diagnostics::new();
-    let mut state = read_checked(renderer.as_ref(), &schema, config, &mut diags)
-        .ok_or_else(|| first_error(&diags))?;
+    let mut state =
+        read_checked(*renderer, &schema, config, &mut diags).ok_or_else(|| first_error(&diags))?;
     let computed = schema
         .attributes
         .iter()
@@ -859,7 +859,7 @@ mod tests {
         let names = attributes(redacted.clone());
         assert!(names.contains(&"yaml_redacted".to_owned()), "{names:?}");
         let schema = renderers()
-            .into_iter()
+            .iter()
             .find(|r| r.type_name() == "clusterproxy_capi_kubeadm")
             .unwrap()
             .schema();

@@ -1,5 +1,5 @@
 //! What the provider renders imports back: every renderer of the registry
-//! ([`RendererId::ALL`]) renders sample profiles, and each file a cluster
+//! ([`RENDERERS`](crate::render::RENDERERS)) renders sample profiles, and each file a cluster
 //! or node holds of the output ([`Renderer::held`](crate::render::Renderer::held))
 //! is told by the fleet scan's kind detection and imported by the ID import
 //! and by the scan's import, to the same public settings: the proxies, the
@@ -13,8 +13,8 @@ use super::{parse_with, Imported};
 use crate::no_proxy::{merge, Cluster, MergeOptions, Source};
 use crate::profile::Profile;
 use crate::render::openshift::tests::fixed_ca;
-use crate::render::tests::{sample, settings, HeldOf, NASTY_PASSWORD};
-use crate::render::{Held, Input, ProxySettings, RendererId, Secrets};
+use crate::render::tests::{settings, NASTY_PASSWORD};
+use crate::render::{Held, Input, ProxySettings, Secrets, RENDERERS};
 use crate::InputField;
 
 /// The merged NO_PROXY list the renderers get for `installation` and the
@@ -147,7 +147,7 @@ fn differences(
 #[test]
 fn every_renderer_imports_back() {
     let mut wrong = Vec::new();
-    for platform in RendererId::ALL {
+    for platform in RENDERERS {
         let mut imported_back = 0;
         for (index, (settings, cluster)) in samples().iter().enumerate() {
             let input = Input {
@@ -156,7 +156,7 @@ fn every_renderer_imports_back() {
                 secrets: Secrets::Include,
             };
             let label = format!("{} (sample {index})", platform.module());
-            let files = match sample(platform, HeldOf(input)) {
+            let files = match platform.render_sample(input).map(|r| r.output) {
                 Err(findings) => {
                     // A platform that takes no credentials or no CA refuses
                     // such a profile, with the reason.
@@ -213,7 +213,10 @@ fn every_renderer_imports_back() {
                 cluster,
                 secrets: Secrets::Include,
             };
-            matches!(sample(platform, HeldOf(input)), Ok(Held::Files(_)))
+            matches!(
+                platform.render_sample(input).map(|r| r.output),
+                Ok(Held::Files(_))
+            )
         });
         if held && imported_back == 0 {
             wrong.push(format!(

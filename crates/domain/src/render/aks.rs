@@ -71,6 +71,12 @@ pub struct HttpProxyConfig {
 impl Renderer for Aks {
     type Output = HttpProxyConfig;
 
+    const MODULE: &'static str = "aks";
+
+    fn sample() -> Self {
+        Aks
+    }
+
     /// Applies AKS's rules; every violation is a finding on its attribute.
     /// `cluster` gives the entries AKS injects, which the rendered `noProxy`
     /// includes. AKS takes no credentials, so `secrets` changes nothing.

@@ -63,6 +63,12 @@ const LINE_TERMINATORS: [char; 7] = [
 impl Renderer for Bottlerocket {
     type Output = BottlerocketSettings;
 
+    const MODULE: &'static str = "bottlerocket";
+
+    fn sample() -> Self {
+        Bottlerocket
+    }
+
     fn render(&self, input: Input) -> Rendering<BottlerocketSettings> {
         let settings = input.settings;
         let findings = validate(settings);

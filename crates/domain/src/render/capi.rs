@@ -166,6 +166,18 @@ pub struct CapiConfig {
 impl Renderer for Capi {
     type Output = CapiConfig;
 
+    const MODULE: &'static str = "capi";
+
+    fn sample() -> Self {
+        Capi {
+            units: crate::render::systemd::typical_units(),
+            os: crate::render::trust::OsFamily::Debian,
+            base64_content: false,
+            cluster_name: None,
+            namespace: "default".to_owned(),
+        }
+    }
+
     /// The pieces within systemd's and CAPI's limits.
     fn render(&self, input: Input) -> Rendering<CapiConfig> {
         let Input {

@@ -97,6 +97,15 @@ pub struct UserData {
 impl Renderer for CloudInit {
     type Output = UserData;
 
+    const MODULE: &'static str = "cloud_init";
+
+    fn sample() -> Self {
+        CloudInit {
+            units: crate::render::systemd::typical_units(),
+            os: crate::render::trust::OsFamily::Debian,
+        }
+    }
+
     /// The document, within systemd's limits and, on a cloud that caps user
     /// data (the cluster's `cloud`), with a warning above the cap.
     fn render(&self, input: Input) -> Rendering<UserData> {

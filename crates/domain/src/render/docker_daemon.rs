@@ -24,12 +24,8 @@
 use super::{Held, HeldFile, Input, ProxySettings, Rendered, Renderer, Rendering};
 use crate::{Finding, InputField};
 
-/// The option of [`DockerDaemon`] a finding can be about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum DockerDaemonOption {
-    /// The rest of `daemon.json`.
-    DaemonSettings,
-}
+/// The option `daemon_settings`: the rest of `daemon.json`.
+pub const DAEMON_SETTINGS: InputField = InputField::Option("daemon_settings");
 
 /// Docker Engine: the daemon settings the proxies are merged into, as JSON
 /// text (`None`: a `daemon.json` of the proxies alone).
@@ -47,6 +43,16 @@ impl Renderer for DockerDaemon {
     /// `daemon.json`, pretty-printed, the given settings in their order
     /// and `proxies` last.
     type Output = String;
+
+    const MODULE: &'static str = "docker_daemon";
+
+    const OPTIONS: &'static [InputField] = &[DAEMON_SETTINGS];
+
+    fn sample() -> Self {
+        DockerDaemon {
+            settings: Some(r#"{"log-driver":"json-file","debug":true}"#.to_owned()),
+        }
+    }
 
     fn render(&self, input: Input) -> Rendering<String> {
         let Input {
@@ -117,7 +123,7 @@ struct Given<'a> {
 /// the top, where Docker accepts and ignores them. The text is never
 /// quoted: it may hold credentials of its own.
 fn check_settings(text: &str) -> Result<Given<'_>, Finding> {
-    let at = InputField::from(DockerDaemonOption::DaemonSettings);
+    let at = DAEMON_SETTINGS;
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
         Finding::error(
             at,
@@ -327,9 +333,7 @@ mod tests {
     /// together.
     #[test]
     fn refuses_what_docker_would_not_read_as_meant() {
-        let at = Some(Location::from(InputField::from(
-            DockerDaemonOption::DaemonSettings,
-        )));
+        let at = Some(Location::from(DAEMON_SETTINGS));
         for (text, summary) in [
             (r#"{"debug": tru, "x": "s3cr3t"}"#, "not JSON"),
             (r#"["s3cr3t"]"#, "not a JSON object"),

@@ -48,6 +48,12 @@ pub struct EksaConfig {
 impl Renderer for Eksa {
     type Output = EksaConfig;
 
+    const MODULE: &'static str = "eksa";
+
+    fn sample() -> Self {
+        Eksa
+    }
+
     /// Checks EKS Anywhere's rules, then renders the spec and the nodes' list.
     fn render(&self, input: Input) -> Rendering<EksaConfig> {
         let (settings, cluster, secrets) = (input.settings, input.cluster, input.secrets);

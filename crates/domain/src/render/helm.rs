@@ -65,6 +65,16 @@ pub struct HelmValues {
 impl Renderer for Helm {
     type Output = HelmValues;
 
+    const MODULE: &'static str = "helm";
+
+    fn sample() -> Self {
+        Helm {
+            config_map_name: "proxy-ca".to_owned(),
+            namespace: None,
+            credentials_secret: None,
+        }
+    }
+
     /// Every shape; a warning when cert-manager's list cannot hold the
     /// `kubernetes` ClusterIP (no `service_cidrs`).
     fn render(&self, input: Input) -> Rendering<HelmValues> {

@@ -100,6 +100,15 @@ pub struct IgnitionConfig {
 impl Renderer for Ignition {
     type Output = IgnitionConfig;
 
+    const MODULE: &'static str = "ignition";
+
+    fn sample() -> Self {
+        Ignition {
+            units: crate::render::systemd::typical_units(),
+            variant: Variant::Flatcar,
+        }
+    }
+
     /// Both forms, within systemd's limits.
     fn render(&self, input: Input) -> Rendering<IgnitionConfig> {
         let Input {

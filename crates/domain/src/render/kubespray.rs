@@ -42,18 +42,19 @@ use super::{
 use crate::no_proxy::typed::{networks, parse_host};
 use crate::{Finding, InputField};
 
-/// The kubespray renderer's own options a finding can be about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum KubesprayOption {
-    /// The kubespray release of the inventory.
-    Version,
-    /// The inventory hosts and their addresses.
-    InventoryHosts,
-    /// The address of the inventory's `loadbalancer_apiserver`.
-    LoadbalancerApiserverAddress,
-    /// The load balancer's domain name.
-    ApiserverLoadbalancerDomainName,
-}
+/// The option `kubespray_version`: the kubespray release of the inventory.
+pub const KUBESPRAY_VERSION: InputField = InputField::Option("kubespray_version");
+
+/// The option `inventory_hosts`: the inventory hosts and their addresses.
+pub const INVENTORY_HOSTS: InputField = InputField::Option("inventory_hosts");
+
+/// The option `loadbalancer_apiserver_address`: the address of the inventory's `loadbalancer_apiserver`.
+pub const LOADBALANCER_APISERVER_ADDRESS: InputField =
+    InputField::Option("loadbalancer_apiserver_address");
+
+/// The option `apiserver_loadbalancer_domain_name`: the load balancer's domain name.
+pub const APISERVER_LOADBALANCER_DOMAIN_NAME: InputField =
+    InputField::Option("apiserver_loadbalancer_domain_name");
 
 /// kubespray's default `kube_service_addresses`.
 pub const DEFAULT_SERVICE_ADDRESSES: &str = "10.233.0.0/18";
@@ -125,6 +126,24 @@ pub struct Inventory {
 impl Renderer for Kubespray {
     type Output = KubesprayVars;
 
+    const MODULE: &'static str = "kubespray";
+
+    const OPTIONS: &'static [InputField] = &[
+        KUBESPRAY_VERSION,
+        INVENTORY_HOSTS,
+        LOADBALANCER_APISERVER_ADDRESS,
+        APISERVER_LOADBALANCER_DOMAIN_NAME,
+    ];
+
+    fn sample() -> Self {
+        Kubespray {
+            version: "2.31".to_owned(),
+            hosts: vec![("node-1".to_owned(), "10.0.0.11".to_owned())],
+            loadbalancer: None,
+            os_family: crate::render::trust::OsFamily::Debian,
+        }
+    }
+
     /// Checks the inventory, then renders.
     fn render(&self, input: Input) -> Rendering<KubesprayVars> {
         let (settings, cluster, secrets) = (input.settings, input.cluster, input.secrets);
@@ -165,7 +184,7 @@ fn garbled_no_proxy(minor: u32) -> Option<Finding> {
     (minor == GARBLED_NO_PROXY_IN).then(|| {
         Finding::warning(
             Warning::KubesprayGarbledNoProxy,
-            InputField::from(KubesprayOption::Version),
+            KUBESPRAY_VERSION,
             GARBLED_NO_PROXY,
             "kubespray 2.30 sets `no_proxy` to `no_proxy_prepare | select` (roles/network_facts/tasks/no_proxy.yml), a list of single characters, so the containerd, CRI-O, Docker and kubelet drop-ins get `NO_PROXY=['1', '0', '.', ...]`, which matches no host, and cluster traffic goes to the proxy. Upgrade to kubespray 2.31 (fixed by kubernetes-sigs/kubespray#12981), or add `no_proxy` to the group_vars with the value of `effective_no_proxy`: kubespray then skips that task and writes it as given (a `no_proxy` you set replaces the generated list, so keep it in step with the inventory).",
         )
@@ -201,16 +220,12 @@ impl Kubespray {
         for (name, address) in &self.hosts {
             if !is_ip(address) {
                 findings.push(Finding::error(
-                    InputField::from(KubesprayOption::InventoryHosts),
+                    INVENTORY_HOSTS,
                     HOST_ADDRESS_NOT_IP,
                     format!("Host {name} has address {:?}; kubespray takes each host's `access_ip` (or `ip`) as an IP address and writes it into `no_proxy`.", redact_userinfo(address), name = quoted(name)),
                 ));
             }
-            if let Some(name) = host(
-                InputField::from(KubesprayOption::InventoryHosts),
-                name,
-                &mut findings,
-            ) {
+            if let Some(name) = host(INVENTORY_HOSTS, name, &mut findings) {
                 if hosts.iter().all(|(seen, _)| *seen != name) {
                     hosts.push((name, address.clone()));
                 }
@@ -220,17 +235,13 @@ impl Kubespray {
         if let Some((address, name)) = &self.loadbalancer {
             if !is_ip(address) {
                 findings.push(Finding::error(
-                    InputField::from(KubesprayOption::LoadbalancerApiserverAddress),
+                    LOADBALANCER_APISERVER_ADDRESS,
                     "Load balancer address is not an IP address",
                     format!("{:?} is not an IP address; `loadbalancer_apiserver.address` is one, and its name goes to `apiserver_loadbalancer_domain_name`.", redact_userinfo(address)),
                 ));
             }
             let name = match (name, minor) {
-                (Some(name), _) => host(
-                    InputField::from(KubesprayOption::ApiserverLoadbalancerDomainName),
-                    name,
-                    &mut findings,
-                ),
+                (Some(name), _) => host(APISERVER_LOADBALANCER_DOMAIN_NAME, name, &mut findings),
                 (None, Some(minor)) => Some(default_loadbalancer_name(minor, address).to_owned()),
                 (None, None) => None,
             };
@@ -248,11 +259,11 @@ impl Kubespray {
 }
 
 /// The kubespray release as a 2.x minor, from `2.31` or `v2.30.1`; an error
-/// on [`KubesprayOption::Version`] otherwise.
+/// on [`KUBESPRAY_VERSION`] otherwise.
 pub fn minor(version: &str) -> Result<u32, Finding> {
     minor_version(version, "2").ok_or_else(|| {
         Finding::error(
-            InputField::from(KubesprayOption::Version),
+            KUBESPRAY_VERSION,
             "Invalid kubespray version",
             format!(
                 "{:?} is not a kubespray 2.x release such as \"2.31\" or \"v2.30.1\".",
@@ -428,8 +439,8 @@ mod tests {
         assert_eq!(
             located,
             [
-                Some(InputField::from(KubesprayOption::InventoryHosts).into()),
-                Some(InputField::from(KubesprayOption::LoadbalancerApiserverAddress).into())
+                Some(INVENTORY_HOSTS.into()),
+                Some(LOADBALANCER_APISERVER_ADDRESS.into())
             ]
         );
         assert!(findings[0].detail.contains("\"n1\""));
@@ -455,9 +466,7 @@ mod tests {
             let findings = inventory("2.31", Some(name)).checked().unwrap_err();
             assert_eq!(
                 findings.iter().map(|f| f.location).collect::<Vec<_>>(),
-                [Some(
-                    InputField::from(KubesprayOption::ApiserverLoadbalancerDomainName).into()
-                )],
+                [Some(APISERVER_LOADBALANCER_DOMAIN_NAME.into())],
                 "{name:?}"
             );
         }
@@ -471,9 +480,7 @@ mod tests {
             .unwrap_err();
             assert_eq!(
                 findings.iter().map(|f| f.location).collect::<Vec<_>>(),
-                [Some(
-                    InputField::from(KubesprayOption::InventoryHosts).into()
-                )],
+                [Some(INVENTORY_HOSTS.into())],
                 "{name:?}"
             );
         }
@@ -507,10 +514,7 @@ mod tests {
             assert_eq!(warnings.len(), 1, "{version}");
             let warning = &warnings[0];
             assert!(!warning.is_error());
-            assert_eq!(
-                warning.location,
-                Some(InputField::from(KubesprayOption::Version).into())
-            );
+            assert_eq!(warning.location, Some(KUBESPRAY_VERSION.into()));
             assert_eq!(warning.summary, GARBLED_NO_PROXY);
             for needle in [
                 "no_proxy_prepare | select",
@@ -534,7 +538,7 @@ mod tests {
         for bad in ["1.31", "2", "2.x", "2.31.", "v2.+3", ""] {
             assert_eq!(
                 minor(bad).unwrap_err().location,
-                Some(InputField::from(KubesprayOption::Version).into()),
+                Some(KUBESPRAY_VERSION.into()),
                 "{bad}"
             );
         }

@@ -55,18 +55,14 @@ pub const OLDEST_SUPPORTED: u32 = 13;
 /// The first Kyverno minor rendered with the CEL policies.
 pub const CEL_POLICIES_SINCE: u32 = 17;
 
-/// The Kyverno renderer's own options a finding can be about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum KyvernoOption {
-    /// The Kyverno release of the cluster.
-    Version,
-}
+/// The option `kyverno_version`: the Kyverno release of the cluster.
+pub const KYVERNO_VERSION: InputField = InputField::Option("kyverno_version");
 
 /// The Kyverno version as a 1.x minor, from `1.19` or `v1.17.2`; an error on
-/// [`KyvernoOption::Version`] for another shape or a release older than
+/// [`KYVERNO_VERSION`] for another shape or a release older than
 /// [`OLDEST_SUPPORTED`].
 pub fn minor(version: &str) -> Result<u32, Finding> {
-    let field = InputField::from(KyvernoOption::Version);
+    let field = KYVERNO_VERSION;
     match minor_version(version, "1") {
         None => Err(Finding::error(
             field,
@@ -158,6 +154,24 @@ fn container_patch(settings: &ProxySettings, options: &Kyverno, secrets: Secrets
 
 impl Renderer for Kyverno {
     type Output = KyvernoOutput;
+
+    const MODULE: &'static str = "kyverno";
+
+    const OPTIONS: &'static [InputField] = &[KYVERNO_VERSION];
+
+    fn sample() -> Self {
+        Kyverno {
+            version: DEFAULT_VERSION.to_owned(),
+            name: "proxy-env".to_owned(),
+            excluded_namespaces: vec!["kube-system".to_owned()],
+            opt_out_annotation: "proxy.example/opt-out".to_owned(),
+            config_map_name: "proxy-ca".to_owned(),
+            credentials_secret: Some(crate::render::pod_env::CredentialsSecret {
+                name: "proxy-credentials".to_owned(),
+                namespace: None,
+            }),
+        }
+    }
 
     fn render(&self, input: Input) -> Rendering<KyvernoOutput> {
         let Input {
@@ -548,7 +562,7 @@ mod tests {
             assert_eq!(findings[0].summary, summary, "{version}");
             assert_eq!(
                 findings[0].location,
-                Some(InputField::from(KyvernoOption::Version).into()),
+                Some(KYVERNO_VERSION.into()),
                 "{version}"
             );
         }

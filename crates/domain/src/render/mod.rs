@@ -19,15 +19,16 @@
 //! [`crate::InputField`] it is about: a [`Cluster`] field, a `settings`
 //! field ([`crate::InputField::Merged`] with the index of the merged entry,
 //! which the provider traces back to the input that gave it) or one of the
-//! platform's options ([`PlatformOption`]); `None` when it is about the
+//! platform's options ([`crate::InputField::Option`], by its attribute's
+//! name, one of [`Renderer::OPTIONS`]); `None` when it is about the
 //! rendered output as a whole.
 //!
 //! # Registry
-//! [`for_each_renderer!`] lists every renderer once, one line each;
-//! [`RendererId`] and [`PlatformOption`] derive from it here, and the
-//! attribute of each platform option in the provider. Each renderer's
-//! module is also a `pub mod` item (rustfmt formats only modules declared as
-//! items; a file without one fails `module_graph::every_source_file_is_a_module`).
+//! [`RENDERERS`] lists every renderer once, one line each: a plain list of
+//! [`Listed`] entries, each answering from its [`Renderer`] impl (its
+//! module, options and typical configuration). Each renderer's module is
+//! also a `pub mod` item (a file without one fails
+//! `module_graph::every_source_file_is_a_module`).
 //! The helpers several renderers share (`k8s`, `shell`, `systemd`, `trust`,
 //! `yaml`) are ordinary modules.
 //!
@@ -61,94 +62,79 @@ pub mod systemd;
 pub mod trust;
 pub mod yaml;
 
+use std::marker::PhantomData;
+
 use super::proxy_url::ProxyUrl;
 use super::trusted_ca::TrustedCa;
 pub use crate::no_proxy::Cluster;
 use crate::{Finding, InputField};
 
-/// Every renderer, one line each, in registry order: `<module> =>
-/// <Variant>,`, or `<module> => <Variant>(<Options>),` for a renderer with
-/// options a finding can be about (`<Options>`, an enum in its module).
-/// Calls `$callback!` with the lines, so that each list is derived from this
-/// one: here [`RendererId`] and [`PlatformOption`] (`renderers!`), in the
-/// provider the attribute of each platform option.
-#[macro_export]
-macro_rules! for_each_renderer {
-    ($callback:ident) => {
-        $callback! {
-            systemd_dropin => SystemdDropin,
-            capi => Capi,
-            tkg => Tkg(TkgOption),
-            aks => Aks,
-            pod_env => PodEnv,
-            openshift => OpenShift(OpenShiftOption),
-            eksa => Eksa,
-            kyverno => Kyverno(KyvernoOption),
-            helm => Helm,
-            cloud_init => CloudInit,
-            ignition => Ignition,
-            rke2 => Rke2(Rke2Option),
-            talos => Talos(TalosOption),
-            kubespray => Kubespray(KubesprayOption),
-            docker_daemon => DockerDaemon(DockerDaemonOption),
-            bottlerocket => Bottlerocket,
-        }
-    };
+/// Every renderer, one line each, in registry order (the order of the
+/// generated tables and of the `render` function's platforms): the list the
+/// domain's tests run over, and which the provider's list of renderer data
+/// sources follows line by line. A renderer left out fails
+/// `cargo test --lib`, which names the line to add
+/// (`registries::every_extension_is_on_its_registry_line`).
+pub static RENDERERS: &[&dyn Listed] = &[
+    listed::<systemd_dropin::Systemd>(),
+    listed::<capi::Capi>(),
+    listed::<tkg::Tkg>(),
+    listed::<aks::Aks>(),
+    listed::<pod_env::PodEnv>(),
+    listed::<openshift::OpenShift>(),
+    listed::<eksa::Eksa>(),
+    listed::<kyverno::Kyverno>(),
+    listed::<helm::Helm>(),
+    listed::<cloud_init::CloudInit>(),
+    listed::<ignition::Ignition>(),
+    listed::<rke2::Rke2>(),
+    listed::<talos::Talos>(),
+    listed::<kubespray::Kubespray>(),
+    listed::<docker_daemon::DockerDaemon>(),
+    listed::<bottlerocket::Bottlerocket>(),
+];
+
+/// A listed renderer, whatever its output: what every list of renderers
+/// asks of one ([`RENDERERS`]).
+pub trait Listed: Sync {
+    /// Its module ([`Renderer::MODULE`]).
+    fn module(&self) -> &'static str;
+
+    /// Its options a finding can be about ([`Renderer::OPTIONS`]).
+    fn options(&self) -> &'static [InputField];
+
+    /// What a cluster or node holds of its rendering of `input` with its
+    /// typical options ([`Renderer::sample`]), with the warnings, or every
+    /// finding when it renders nothing.
+    fn render_sample(&self, input: Input) -> Rendering<Held>;
 }
 
-/// Declares, from [`for_each_renderer!`]: the [`RendererId`] variant, [`RendererId::ALL`], [`RendererId::module`] and,
-/// for a renderer with options, its [`PlatformOption`] variant and
-/// `From<Options> for InputField`.
-macro_rules! renderers {
-    ($($module:ident => $variant:ident $(($options:ident))?,)*) => {
-        /// Every renderer, by its module: the registry the domain's tests
-        /// run over ([`RendererId::ALL`]); the provider maps each to its
-        /// data source in an exhaustive `match`.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum RendererId {
-            $(
-                #[doc = concat!("[`", stringify!($module), "`].")]
-                $variant,
-            )*
-        }
-
-        impl RendererId {
-            /// Every renderer, in registry order.
-            pub const ALL: [RendererId; [$(stringify!($variant)),*].len()] =
-                [$(RendererId::$variant),*];
-
-            /// Its module: the name of its file under `render/`, of its
-            /// data source's file in the provider and of its golden
-            /// directory.
-            pub fn module(self) -> &'static str {
-                match self {
-                    $(RendererId::$variant => stringify!($module),)*
-                }
-            }
-        }
-
-        /// A platform's own option a finding is about, as the options type
-        /// of the renderer that has it (the provider maps each to the
-        /// attribute that holds it).
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum PlatformOption {
-            $($(
-                #[doc = concat!("An option of [`", stringify!($module), "::", stringify!($options), "`].")]
-                $variant($module::$options),
-            )?)*
-        }
-
-        $($(
-            impl From<$module::$options> for InputField {
-                fn from(option: $module::$options) -> Self {
-                    InputField::Option(PlatformOption::$variant(option))
-                }
-            }
-        )?)*
-    };
+/// The [`Listed`] entry of the renderer `R`.
+pub const fn listed<R: Renderer + 'static>() -> &'static dyn Listed {
+    &Entry::<R>(PhantomData)
 }
 
-for_each_renderer!(renderers);
+/// A renderer type as a [`Listed`] value.
+struct Entry<R>(PhantomData<fn() -> R>);
+
+impl<R: Renderer> Listed for Entry<R> {
+    fn module(&self) -> &'static str {
+        R::MODULE
+    }
+
+    fn options(&self) -> &'static [InputField] {
+        R::OPTIONS
+    }
+
+    fn render_sample(&self, input: Input) -> Rendering<Held> {
+        let renderer = R::sample();
+        let rendered = renderer.render(input)?;
+        Ok(Rendered {
+            output: renderer.held(&rendered.output),
+            warnings: rendered.warnings,
+        })
+    }
+}
 
 /// The minor of a `major.minor[.patch]` release (`v` prefix allowed, all
 /// parts decimal), `None` for another major or another shape.
@@ -185,6 +171,21 @@ pub type Rendering<T> = Result<Rendered<T>, Vec<Finding>>;
 pub trait Renderer {
     /// What the platform consumes.
     type Output;
+
+    /// Its module: the name of its file under `render/`, of its data
+    /// source's file in the provider and of its golden directory.
+    const MODULE: &'static str;
+
+    /// The options a finding can be about, each an [`InputField::Option`]
+    /// constant of its module named by the attribute that holds it.
+    const OPTIONS: &'static [InputField] = &[];
+
+    /// The options as a typical configuration sets them (units, a
+    /// namespace, a credentials Secret where the platform takes one): what
+    /// the tests that run over every renderer render with.
+    fn sample() -> Self
+    where
+        Self: Sized;
 
     /// Renders `input.settings` for `input.cluster`.
     fn render(&self, input: Input) -> Rendering<Self::Output>;
@@ -431,47 +432,10 @@ pub(crate) mod tests {
         s
     }
 
-    /// What a renderer finds (errors and warnings alike), whatever it renders.
-    fn findings<R: Renderer>(renderer: R, input: Input) -> Vec<Finding> {
-        match renderer.render(input) {
-            Ok(rendered) => rendered.warnings,
-            Err(findings) => findings,
-        }
-    }
-
-    /// What to do with a renderer, whatever its type.
-    pub(crate) trait WithRenderer {
-        /// What it gives.
-        type Out;
-        /// Does it with `renderer`.
-        fn with<R: Renderer>(self, renderer: R) -> Self::Out;
-    }
-
-    /// What a renderer finds in an input.
-    struct FindingsOf<'a>(Input<'a>);
-
-    impl WithRenderer for FindingsOf<'_> {
-        type Out = Vec<Finding>;
-        fn with<R: Renderer>(self, renderer: R) -> Vec<Finding> {
-            findings(renderer, self.0)
-        }
-    }
-
-    /// What a cluster or node holds of a renderer's output for an input.
-    pub(crate) struct HeldOf<'a>(pub(crate) Input<'a>);
-
-    impl WithRenderer for HeldOf<'_> {
-        type Out = Result<Held, Vec<Finding>>;
-        fn with<R: Renderer>(self, renderer: R) -> Self::Out {
-            let rendered = renderer.render(self.0)?;
-            Ok(renderer.held(&rendered.output))
-        }
-    }
-
-    /// What `platform`'s renderer finds in `settings` for `cluster`
-    /// ([`sample`]).
+    /// What the renderer `listed` finds in `settings` for `cluster` with its
+    /// typical options (errors and warnings alike).
     fn sample_findings(
-        platform: RendererId,
+        listed: &dyn Listed,
         settings: &ProxySettings,
         cluster: &Cluster,
     ) -> Vec<Finding> {
@@ -480,87 +444,9 @@ pub(crate) mod tests {
             cluster,
             secrets: Secrets::Include,
         };
-        sample(platform, FindingsOf(input))
-    }
-
-    /// `what` done with `platform`'s renderer, with options as a typical
-    /// configuration sets them (units, a namespace, a credentials Secret
-    /// where the platform takes one).
-    pub(crate) fn sample<W: WithRenderer>(platform: RendererId, what: W) -> W::Out {
-        let units = || {
-            vec![
-                "containerd.service".to_owned(),
-                "kubelet.service".to_owned(),
-            ]
-        };
-        let os = trust::OsFamily::Debian;
-        let secret = || {
-            Some(pod_env::CredentialsSecret {
-                name: "proxy-credentials".to_owned(),
-                namespace: None,
-            })
-        };
-        match platform {
-            RendererId::SystemdDropin => what.with(systemd_dropin::Systemd { units: units(), os }),
-            RendererId::Capi => what.with(capi::Capi {
-                units: units(),
-                os,
-                base64_content: false,
-                cluster_name: None,
-                namespace: "default".to_owned(),
-            }),
-            RendererId::Tkg => what.with(tkg::Tkg {
-                vsphere_server: None,
-                system_wide: false,
-            }),
-            RendererId::Aks => what.with(aks::Aks),
-            RendererId::PodEnv => what.with(pod_env::PodEnv {
-                config_map_name: "proxy-ca".to_owned(),
-                namespace: None,
-                credentials_secret: secret(),
-            }),
-            RendererId::OpenShift => what.with(openshift::OpenShift {
-                readiness_endpoints: Vec::new(),
-                api_internal_host: None,
-                aws_region: None,
-            }),
-            RendererId::Eksa => what.with(eksa::Eksa),
-            RendererId::Kyverno => what.with(kyverno::Kyverno {
-                version: kyverno::DEFAULT_VERSION.to_owned(),
-                name: "proxy-env".to_owned(),
-                excluded_namespaces: vec!["kube-system".to_owned()],
-                opt_out_annotation: "proxy.example/opt-out".to_owned(),
-                config_map_name: "proxy-ca".to_owned(),
-                credentials_secret: secret(),
-            }),
-            RendererId::Helm => what.with(helm::Helm {
-                config_map_name: "proxy-ca".to_owned(),
-                namespace: None,
-                credentials_secret: None,
-            }),
-            RendererId::CloudInit => what.with(cloud_init::CloudInit { units: units(), os }),
-            RendererId::Ignition => what.with(ignition::Ignition {
-                units: units(),
-                variant: ignition::Variant::Flatcar,
-            }),
-            RendererId::Rke2 => what.with(rke2::Rke2 {
-                distribution: rke2::Distribution::Rke2,
-                role: rke2::Role::Agent,
-                scope: rke2::Scope::All,
-            }),
-            RendererId::Talos => what.with(talos::Talos {
-                version: "1.13".to_owned(),
-            }),
-            RendererId::Kubespray => what.with(kubespray::Kubespray {
-                version: "2.31".to_owned(),
-                hosts: vec![("node-1".to_owned(), "10.0.0.11".to_owned())],
-                loadbalancer: None,
-                os_family: os,
-            }),
-            RendererId::DockerDaemon => what.with(docker_daemon::DockerDaemon {
-                settings: Some(r#"{"log-driver":"json-file","debug":true}"#.to_owned()),
-            }),
-            RendererId::Bottlerocket => what.with(bottlerocket::Bottlerocket),
+        match listed.render_sample(input) {
+            Ok(rendered) => rendered.warnings,
+            Err(findings) => findings,
         }
     }
 
@@ -578,11 +464,12 @@ pub(crate) mod tests {
         for entries in [0, 250, 330, 340, 400, 500, 1500, 1800, 2500, 3000] {
             let short = with_password("p", entries);
             let long = with_password(&"p".repeat(200), entries);
-            for platform in RendererId::ALL {
+            for listed in RENDERERS {
                 assert_eq!(
-                    sample_findings(platform, &short, &cluster),
-                    sample_findings(platform, &long, &cluster),
-                    "{platform:?}, {entries} entries"
+                    sample_findings(*listed, &short, &cluster),
+                    sample_findings(*listed, &long, &cluster),
+                    "{}, {entries} entries",
+                    listed.module()
                 );
             }
         }

@@ -30,14 +30,11 @@ use crate::no_proxy::{Cloud, Destination};
 use crate::proxy_url::{ProxyHost, ProxyUrl};
 use crate::{Finding, InputField, Location};
 
-/// The OpenShift renderer's own options a finding can be about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum OpenShiftOption {
-    /// The URLs the operator probes through the proxy.
-    ReadinessEndpoints,
-    /// The cluster's AWS region.
-    AwsRegion,
-}
+/// The option `readiness_endpoints`: the URLs the operator probes through the proxy.
+pub const READINESS_ENDPOINTS: InputField = InputField::Option("readiness_endpoints");
+
+/// The option `aws_region`: the cluster's AWS region.
+pub const AWS_REGION: InputField = InputField::Option("aws_region");
 
 /// Name of the ConfigMap that carries the trusted CA: the installer's name
 /// for the one it makes from `additionalTrustBundle` (pkg/asset/manifests/proxy.go).
@@ -83,6 +80,18 @@ pub struct OpenShiftProxy {
 
 impl Renderer for OpenShift {
     type Output = OpenShiftProxy;
+
+    const MODULE: &'static str = "openshift";
+
+    const OPTIONS: &'static [InputField] = &[READINESS_ENDPOINTS, AWS_REGION];
+
+    fn sample() -> Self {
+        OpenShift {
+            readiness_endpoints: Vec::new(),
+            api_internal_host: None,
+            aws_region: None,
+        }
+    }
 
     /// Applies OpenShift's rules; each violation is a finding on its input
     /// (`no_proxy[i]` for entries of the merged list,
@@ -156,7 +165,7 @@ impl Renderer for OpenShift {
         for (index, endpoint) in self.readiness_endpoints.iter().enumerate() {
             if let Some(why) = endpoint_problem(endpoint) {
                 findings.push(Finding::error(
-                    Location::element(InputField::from(OpenShiftOption::ReadinessEndpoints), index),
+                    Location::element(READINESS_ENDPOINTS, index),
                     "Invalid readiness endpoint",
                     format!("{:?}: {why}", redact_userinfo(endpoint)),
                 ));
@@ -164,7 +173,7 @@ impl Renderer for OpenShift {
         }
         if self.aws_region.is_some() && cluster.cloud != Some(Cloud::Aws) {
             findings.push(Finding::error(
-                InputField::from(OpenShiftOption::AwsRegion),
+                AWS_REGION,
                 "aws_region without cloud = \"aws\"",
                 "The operator adds the region's node domain only on AWS; set `cloud = \"aws\"` or remove `aws_region`.",
             ));
@@ -607,14 +616,11 @@ pub(crate) mod tests {
                     "noProxy entry OpenShift rejects"
                 ),
                 (
-                    Some(Location::element(
-                        InputField::from(OpenShiftOption::ReadinessEndpoints),
-                        0
-                    )),
+                    Some(Location::element(READINESS_ENDPOINTS, 0)),
                     "Invalid readiness endpoint"
                 ),
                 (
-                    Some(InputField::from(OpenShiftOption::AwsRegion).into()),
+                    Some(AWS_REGION.into()),
                     "aws_region without cloud = \"aws\""
                 ),
             ]

@@ -140,6 +140,19 @@ pub struct PodEnvOutput {
 impl Renderer for PodEnv {
     type Output = PodEnvOutput;
 
+    const MODULE: &'static str = "pod_env";
+
+    fn sample() -> Self {
+        PodEnv {
+            config_map_name: "proxy-ca".to_owned(),
+            namespace: None,
+            credentials_secret: Some(crate::render::pod_env::CredentialsSecret {
+                name: "proxy-credentials".to_owned(),
+                namespace: None,
+            }),
+        }
+    }
+
     fn render(&self, input: Input) -> Rendering<PodEnvOutput> {
         let Input {
             settings, secrets, ..

@@ -23,12 +23,8 @@ use super::{
 use crate::warning::Warning;
 use crate::{Finding, InputField};
 
-/// The RKE2 renderer's own options a finding can be about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Rke2Option {
-    /// Which components get the proxy.
-    Scope,
-}
+/// The option `scope`: which components get the proxy.
+pub const SCOPE: InputField = InputField::Option("scope");
 
 /// Which distribution's units read the file: it decides the file's path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,6 +149,18 @@ pub struct Rke2Env {
 impl Renderer for Rke2 {
     type Output = Rke2Env;
 
+    const MODULE: &'static str = "rke2";
+
+    const OPTIONS: &'static [InputField] = &[SCOPE];
+
+    fn sample() -> Self {
+        Rke2 {
+            distribution: Distribution::Rke2,
+            role: Role::Agent,
+            scope: Scope::All,
+        }
+    }
+
     /// The file, within systemd's limits; with `scope = all` on an agent, a
     /// warning unless the cluster's pod and service CIDRs are in the list.
     fn render(&self, input: Input) -> Rendering<Rke2Env> {
@@ -229,7 +237,7 @@ pub fn check(
     (scope == Scope::All && role == Role::Agent && !missing.is_empty()).then(|| {
         Finding::warning(
             Warning::InClusterTrafficProxied,
-            InputField::from(Rke2Option::Scope),
+            SCOPE,
             "In-cluster traffic would go to the proxy",
             format!("With scope \"all\" the kubelet and the rke2/k3s agent read NO_PROXY, which lacks the cluster's {}, and unlike a server an agent does not add them; set them (RKE2 and k3s default to 10.42.0.0/16 and 10.43.0.0/16), or use scope \"containerd\".", missing.join(" and ")),
         )
@@ -292,10 +300,7 @@ mod tests {
     #[test]
     fn scope_all_without_cluster_cidrs_warns() {
         let warning = check(Scope::All, Role::Agent, true, false).unwrap();
-        assert!(
-            !warning.is_error()
-                && warning.location == Some(InputField::from(Rke2Option::Scope).into())
-        );
+        assert!(!warning.is_error() && warning.location == Some(SCOPE.into()));
         assert!(
             warning.detail.contains("service_cidrs"),
             "{}",

@@ -18,6 +18,15 @@ use crate::Finding;
 /// File name of every drop-in.
 pub const DROPIN_NAME: &str = "http-proxy.conf";
 
+/// containerd's and the kubelet's units: those a typical node configuration
+/// gives the proxy (the node renderers' [`Renderer::sample`](super::Renderer::sample)).
+pub fn typical_units() -> Vec<String> {
+    vec![
+        "containerd.service".to_owned(),
+        "kubelet.service".to_owned(),
+    ]
+}
+
 /// systemd's longest unit file line (`LONG_LINE_MAX`, 1 MiB, in
 /// src/basic/fileio.h; the unit file parser reads lines with that limit and
 /// refuses the file past it).

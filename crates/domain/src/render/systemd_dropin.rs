@@ -33,6 +33,15 @@ pub struct SystemdFiles {
 impl Renderer for Systemd {
     type Output = SystemdFiles;
 
+    const MODULE: &'static str = "systemd_dropin";
+
+    fn sample() -> Self {
+        Systemd {
+            units: crate::render::systemd::typical_units(),
+            os: crate::render::trust::OsFamily::Debian,
+        }
+    }
+
     /// The drop-ins, within systemd's limits (see [`systemd::check_dropins`]).
     fn render(&self, input: Input) -> Rendering<SystemdFiles> {
         let Input {

@@ -29,12 +29,8 @@ use super::{
 };
 use crate::{Finding, InputField};
 
-/// The Talos renderer's own options a finding can be about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TalosOption {
-    /// The Talos version of the machines.
-    Version,
-}
+/// The option `talos_version`: the Talos version of the machines.
+pub const TALOS_VERSION: InputField = InputField::Option("talos_version");
 
 /// Talos: the version the patch is for, as given (`1.10`, `v1.9.5`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -46,6 +42,16 @@ pub struct Talos {
 impl Renderer for Talos {
     /// The machine config patch (see [`patch`]).
     type Output = String;
+
+    const MODULE: &'static str = "talos";
+
+    const OPTIONS: &'static [InputField] = &[TALOS_VERSION];
+
+    fn sample() -> Self {
+        Talos {
+            version: "1.13".to_owned(),
+        }
+    }
 
     fn render(&self, input: Input) -> Rendering<String> {
         let Input {
@@ -72,11 +78,11 @@ pub const ENVIRONMENT_CONFIG_SINCE: u32 = 13;
 pub const TRUSTED_ROOTS_NAME: &str = "clusterproxy-proxy-ca";
 
 /// The Talos version as a 1.x minor, from `1.10` or `v1.10.3`; an error on
-/// [`TalosOption::Version`] otherwise.
+/// [`TALOS_VERSION`] otherwise.
 pub fn minor(version: &str) -> Result<u32, Finding> {
     minor_version(version, "1").ok_or_else(|| {
         Finding::error(
-            InputField::from(TalosOption::Version),
+            TALOS_VERSION,
             "Invalid Talos version",
             format!(
                 "{:?} is not a Talos 1.x version such as \"1.10\" or \"v1.9.5\".",
@@ -167,7 +173,7 @@ mod tests {
         for bad in ["2.0", "1", "1.x", "1.10.", "v1.+3", "1.10.1.1", ""] {
             assert_eq!(
                 minor(bad).unwrap_err().location,
-                Some(InputField::from(TalosOption::Version).into()),
+                Some(TALOS_VERSION.into()),
                 "{bad}"
             );
         }

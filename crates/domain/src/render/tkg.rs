@@ -36,12 +36,8 @@ use crate::no_proxy::typed::networks;
 use crate::no_proxy::{Destination, Dialect, Entry};
 use crate::{Finding, InputField, Location};
 
-/// The TKG renderer's own options a finding can be about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TkgOption {
-    /// The vCenter server, which must bypass the proxy.
-    VsphereServer,
-}
+/// The option `vsphere_server`: the vCenter server, which must bypass the proxy.
+pub const VSPHERE_SERVER: InputField = InputField::Option("vsphere_server");
 
 /// TKG's options besides the cluster: SERVICE_CIDR and CLUSTER_CIDR come
 /// from the cluster's `service_cidrs` and `pod_cidrs`, emitted when set.
@@ -82,6 +78,17 @@ pub fn appended(cluster: &Cluster) -> Vec<String> {
 impl Renderer for Tkg {
     type Output = TkgConfig;
 
+    const MODULE: &'static str = "tkg";
+
+    const OPTIONS: &'static [InputField] = &[VSPHERE_SERVER];
+
+    fn sample() -> Self {
+        Tkg {
+            vsphere_server: None,
+            system_wide: false,
+        }
+    }
+
     /// Applies TKG's rules and builds the variables.
     fn render(&self, input: Input) -> Rendering<TkgConfig> {
         let (settings, cluster, secrets) = (input.settings, input.cluster, input.secrets);
@@ -108,14 +115,14 @@ impl Renderer for Tkg {
         if let Some(server) = &self.vsphere_server {
             let destination = Destination::parse(server).map_err(|why| {
                 vec![Finding::error(
-                    InputField::from(TkgOption::VsphereServer),
+                    VSPHERE_SERVER,
                     "Invalid vSphere server",
                     format!("{why}."),
                 )]
             })?;
             if !Dialect::Go.bypasses(&settings.no_proxy_value(), &destination) {
                 findings.push(Finding::error(
-                    InputField::from(TkgOption::VsphereServer),
+                    VSPHERE_SERVER,
                     "vSphere server would go through the proxy",
                     format!("TKG requires VSPHERE_SERVER ({}) to be in TKG_NO_PROXY; add it to `extra` or `installation`.", destination.bare_host()),
                 ));
@@ -439,10 +446,7 @@ mod tests {
     #[test]
     fn enforces_tkg_rules() {
         let errors = render(&settings(), &cluster(), Secrets::Redact).unwrap_err();
-        assert_eq!(
-            errors[0].location,
-            Some(InputField::from(TkgOption::VsphereServer).into())
-        );
+        assert_eq!(errors[0].location, Some(VSPHERE_SERVER.into()));
         let mut s = with_vcenter();
         s.no_proxy.push("*".into());
         let errors = render(&s, &cluster(), Secrets::Redact).unwrap_err();
