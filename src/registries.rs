@@ -136,30 +136,32 @@ fn is_plain_list(name: &str) -> bool {
     name.bytes().all(|b| b.is_ascii_uppercase() || b == b'_')
 }
 
+/// `tokens` flattened into `out` (`::` and `=>` as one token each).
+fn flatten(tokens: TokenStream, out: &mut Vec<String>) {
+    for tree in tokens {
+        match tree {
+            TokenTree::Group(group) => flatten(group.stream(), out),
+            TokenTree::Punct(p) => {
+                let joined = out.last().is_some_and(|last| last.len() == 1)
+                    && matches!(
+                        (out.last().map(String::as_str), p.as_char()),
+                        (Some(":"), ':') | (Some("="), '>')
+                    );
+                if joined {
+                    out.last_mut().unwrap().push(p.as_char());
+                } else {
+                    out.push(p.as_char().to_string());
+                }
+            }
+            other => out.push(other.to_string()),
+        }
+    }
+}
+
 /// The tokens of the registry `name` in `file`, flattened (`::` and `=>` as
 /// one token each): those of the macro `name`, defined or called, or for a
 /// plain list (`name` in capitals) those of the file.
 fn registry_tokens(file: &Path, name: &str) -> Vec<String> {
-    fn flatten(tokens: TokenStream, out: &mut Vec<String>) {
-        for tree in tokens {
-            match tree {
-                TokenTree::Group(group) => flatten(group.stream(), out),
-                TokenTree::Punct(p) => {
-                    let joined = out.last().is_some_and(|last| last.len() == 1)
-                        && matches!(
-                            (out.last().map(String::as_str), p.as_char()),
-                            (Some(":"), ':') | (Some("="), '>')
-                        );
-                    if joined {
-                        out.last_mut().unwrap().push(p.as_char());
-                    } else {
-                        out.push(p.as_char().to_string());
-                    }
-                }
-                other => out.push(other.to_string()),
-            }
-        }
-    }
     struct Macros<'a> {
         name: &'a str,
         tokens: Vec<String>,
@@ -200,13 +202,28 @@ fn missing_lines(root: &Path) -> Vec<String> {
             .filter(|path| path.extension().is_some_and(|e| e == "rs"))
             .collect();
         files.sort();
+        let mod_file = format!("{}/mod.rs", registry.dir);
+        let mut declared = Vec::new();
+        flatten(
+            fs::read_to_string(root.join(&mod_file))
+                .unwrap()
+                .parse()
+                .unwrap(),
+            &mut declared,
+        );
         for file in files {
             let module = file.file_stem().unwrap().to_string_lossy().into_owned();
+            let item = ["mod", &module, ";"].map(str::to_owned);
+            let declare = if declared.windows(3).any(|w| w == item) {
+                String::new()
+            } else {
+                format!("declare `mod {module};` in {mod_file} and ")
+            };
             for (ty, _) in implementors(&file, registry.trait_name) {
                 let line = (registry.line)(&module, &ty);
                 if !tokens.windows(line.len()).any(|w| w == line.as_slice()) {
                     missing.push(format!(
-                        "{}/{module}.rs implements {} for {ty}: add its line `{}` to `{}` in {}",
+                        "{}/{module}.rs implements {} for {ty}: {declare}add its line `{}` to `{}` in {}",
                         registry.dir,
                         registry.trait_name,
                         (registry.shown)(&module, &ty),
@@ -281,10 +298,10 @@ fn the_check_catches_a_missing_registry_line() {
     assert_eq!(
         missing_lines(copy.path()),
         [
-            "crates/domain/src/render/docker.rs implements Renderer for Docker: add its line `listed::<docker::Docker>(),` to `RENDERERS` in crates/domain/src/render/mod.rs",
-            "crates/domain/src/import/nomad.rs implements Importer for Docker: add its line `&nomad::Docker,` to `IMPORTERS` in crates/domain/src/import/registry.rs",
-            "src/provider/data_sources/docker.rs implements Platform for Docker: add its line `&docker::Docker,` to `RENDERERS` in src/provider/data_sources/mod.rs",
-            "crates/domain/src/no_proxy/dialect/dotnet.rs implements Client for DotNet: add its line `DotNet => dotnet::DotNet,` to `registry!` in crates/domain/src/no_proxy/dialect/mod.rs",
+            "crates/domain/src/render/docker.rs implements Renderer for Docker: declare `mod docker;` in crates/domain/src/render/mod.rs and add its line `listed::<docker::Docker>(),` to `RENDERERS` in crates/domain/src/render/mod.rs",
+            "crates/domain/src/import/nomad.rs implements Importer for Docker: declare `mod nomad;` in crates/domain/src/import/mod.rs and add its line `&nomad::Docker,` to `IMPORTERS` in crates/domain/src/import/registry.rs",
+            "src/provider/data_sources/docker.rs implements Platform for Docker: declare `mod docker;` in src/provider/data_sources/mod.rs and add its line `&docker::Docker,` to `RENDERERS` in src/provider/data_sources/mod.rs",
+            "crates/domain/src/no_proxy/dialect/dotnet.rs implements Client for DotNet: declare `mod dotnet;` in crates/domain/src/no_proxy/dialect/mod.rs and add its line `DotNet => dotnet::DotNet,` to `registry!` in crates/domain/src/no_proxy/dialect/mod.rs",
         ]
     );
 }
@@ -346,7 +363,8 @@ fn gaps(root: &Path) -> Vec<String> {
         let golden = format!("tests/golden/{module}");
         if !fs::read_dir(root.join(&golden)).is_ok_and(|mut d| d.next().is_some()) {
             gaps.push(format!(
-                "{golden}/ is missing: run `make generate` (its golden tests write it)"
+                "{golden}/ is missing: give crates/domain/src/render/{module}.rs a test that renders \
+                 `tests::settings()` through `tests::golden`, then run `make generate`"
             ));
         }
     }
@@ -384,7 +402,7 @@ fn the_check_names_the_files_to_create() {
         "examples/data-sources/clusterproxy_talos/data-source.tf is missing: create it",
         "examples/data-sources/clusterproxy_talos/versions.tf is missing: create it (the E2E harness copies it with the example)",
         "docs/data-sources/talos.md is missing: run `make generate`",
-        "tests/golden/talos/ is missing: run `make generate` (its golden tests write it)",
+        "tests/golden/talos/ is missing: give crates/domain/src/render/talos.rs a test that renders `tests::settings()` through `tests::golden`, then run `make generate`",
         "tests/fixtures/import/docker/ is missing: add a real artifact of the kind, with its provenance",
     ] {
         assert!(gaps.iter().any(|g| g == want), "{want} not in {gaps:#?}");
