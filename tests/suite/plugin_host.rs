@@ -526,7 +526,11 @@ fn a_slow_password_verifier_leaves_the_plugin_serving_and_stops_at_stop_provider
     };
     let mut planner = client.clone();
     let plan = runtime.spawn(async move { planner.plan_resource_change(request).await });
-    let busy = Duration::from_millis(300);
+    // Busy in the plan's verifier: 300 ms of CPU beyond what the start and
+    // the import's own verification took (under load, those alone can pass
+    // 300 ms, and a stop sent before the plan's verifier runs stops nothing).
+    let before = support::cpu_time(plugin.child.id());
+    let busy = before + Duration::from_millis(300);
     let started = std::time::Instant::now();
     while support::cpu_time(plugin.child.id()) < busy {
         assert!(started.elapsed() < Duration::from_secs(60), "never busy");
