@@ -66,9 +66,16 @@ const REGISTRIES: &[Registry] = &[
         dir: "crates/domain/src/no_proxy/dialect",
         trait_name: "Client",
         registry_file: "crates/domain/src/no_proxy/dialect/mod.rs",
-        registry: "registry",
-        line: |module, ty| vec![module.to_owned(), "::".to_owned(), ty.to_owned()],
-        shown: |module, ty| format!("{ty} => {module}::{ty},"),
+        registry: "CLIENTS",
+        line: |module, ty| {
+            vec![
+                "&".to_owned(),
+                module.to_owned(),
+                "::".to_owned(),
+                ty.to_owned(),
+            ]
+        },
+        shown: |module, ty| format!("&{module}::{ty},"),
     },
 ];
 
@@ -276,7 +283,7 @@ fn the_check_catches_a_missing_registry_line() {
             "crates/domain/src/render/docker.rs implements Renderer for Docker: add its line `docker => <RendererId variant>,` to `for_each_renderer!` in crates/domain/src/render/mod.rs",
             "crates/domain/src/import/nomad.rs implements Importer for Docker: add its line `&nomad::Docker,` to `IMPORTERS` in crates/domain/src/import/registry.rs",
             "src/provider/data_sources/docker.rs implements Platform for Docker: add its line `<RendererId variant> => docker::Docker,` to `renderers!` in src/provider/data_sources/mod.rs",
-            "crates/domain/src/no_proxy/dialect/dotnet.rs implements Client for DotNet: add its line `DotNet => dotnet::DotNet,` to `registry!` in crates/domain/src/no_proxy/dialect/mod.rs",
+            "crates/domain/src/no_proxy/dialect/dotnet.rs implements Client for DotNet: add its line `&dotnet::DotNet,` to `CLIENTS` in crates/domain/src/no_proxy/dialect/mod.rs",
         ]
     );
 }

@@ -113,7 +113,7 @@ impl Renderer for Tkg {
                     format!("{why}."),
                 )]
             })?;
-            if !Dialect::Go.bypasses(&settings.no_proxy_value(), &destination) {
+            if !Dialect::GO.bypasses(&settings.no_proxy_value(), &destination) {
                 findings.push(Finding::error(
                     InputField::from(TkgOption::VsphereServer),
                     "vSphere server would go through the proxy",
