@@ -23,7 +23,7 @@ fn bench_merge(c: &mut Criterion) {
     let mut group = c.benchmark_group("merge");
     group.sample_size(10);
     let go_only = MergeOptions {
-        targets: [Dialect::Go].into_iter().collect(),
+        targets: [Dialect::GO].into_iter().collect(),
         aggregate_cidrs: true,
     };
     for n in [1_000, 10_000, 100_000] {

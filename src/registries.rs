@@ -18,9 +18,8 @@ fn workspace_root() -> &'static Path {
 }
 
 /// One extension point: the files of `dir` that implement `trait_name`
-/// must be on a line of `registry` in `registry_file`: a macro (defined or
-/// called), or a plain list (a `static` in capitals), written as `line`
-/// shows for a module and a type.
+/// must be on a line of the plain list `registry` (a `static`) in
+/// `registry_file`, written as `line` shows for a module and a type.
 struct Registry {
     dir: &'static str,
     trait_name: &'static str,
@@ -74,9 +73,9 @@ const REGISTRIES: &[Registry] = &[
         dir: "crates/domain/src/no_proxy/dialect",
         trait_name: "Client",
         registry_file: "crates/domain/src/no_proxy/dialect/mod.rs",
-        registry: "registry",
-        line: |module, ty| vec![module.to_owned(), "::".to_owned(), ty.to_owned()],
-        shown: |module, ty| format!("{ty} => {module}::{ty},"),
+        registry: "CLIENTS",
+        line: reference,
+        shown: |module, ty| format!("&{module}::{ty},"),
     },
 ];
 
@@ -130,12 +129,6 @@ fn implementors(file: &Path, trait_name: &str) -> Vec<(String, Option<String>)> 
     impls.found
 }
 
-/// Whether the registry `name` is a plain list (a `static` in capitals),
-/// not a macro.
-fn is_plain_list(name: &str) -> bool {
-    name.bytes().all(|b| b.is_ascii_uppercase() || b == b'_')
-}
-
 /// `tokens` flattened into `out` (`::` and `=>` as one token each).
 fn flatten(tokens: TokenStream, out: &mut Vec<String>) {
     for tree in tokens {
@@ -158,35 +151,14 @@ fn flatten(tokens: TokenStream, out: &mut Vec<String>) {
     }
 }
 
-/// The tokens of the registry `name` in `file`, flattened (`::` and `=>` as
-/// one token each): those of the macro `name`, defined or called, or for a
-/// plain list (`name` in capitals) those of the file.
-fn registry_tokens(file: &Path, name: &str) -> Vec<String> {
-    struct Macros<'a> {
-        name: &'a str,
-        tokens: Vec<String>,
-    }
-    impl<'ast> Visit<'ast> for Macros<'_> {
-        fn visit_item_macro(&mut self, item: &'ast syn::ItemMacro) {
-            let defines = item.ident.as_ref().is_some_and(|i| i == self.name);
-            if defines || item.mac.path.is_ident(self.name) {
-                flatten(item.mac.tokens.clone(), &mut self.tokens);
-            }
-        }
-    }
-    let text = fs::read_to_string(file).unwrap();
-    if is_plain_list(name) {
-        let mut tokens = Vec::new();
-        flatten(text.parse().unwrap(), &mut tokens);
-        return tokens;
-    }
-    let syntax = syn::parse_file(&text).unwrap();
-    let mut macros = Macros {
-        name,
-        tokens: Vec::new(),
-    };
-    macros.visit_file(&syntax);
-    macros.tokens
+/// The tokens of `file`, flattened (`::` and `=>` as one token each).
+fn file_tokens(file: &Path) -> Vec<String> {
+    let mut tokens = Vec::new();
+    flatten(
+        fs::read_to_string(file).unwrap().parse().unwrap(),
+        &mut tokens,
+    );
+    tokens
 }
 
 /// The files of each registry's directory (not its subdirectories) that
@@ -195,7 +167,7 @@ fn registry_tokens(file: &Path, name: &str) -> Vec<String> {
 fn missing_lines(root: &Path) -> Vec<String> {
     let mut missing = Vec::new();
     for registry in REGISTRIES {
-        let tokens = registry_tokens(&root.join(registry.registry_file), registry.registry);
+        let tokens = file_tokens(&root.join(registry.registry_file));
         let mut files: Vec<_> = fs::read_dir(root.join(registry.dir))
             .unwrap()
             .map(|entry| entry.unwrap().path())
@@ -203,14 +175,7 @@ fn missing_lines(root: &Path) -> Vec<String> {
             .collect();
         files.sort();
         let mod_file = format!("{}/mod.rs", registry.dir);
-        let mut declared = Vec::new();
-        flatten(
-            fs::read_to_string(root.join(&mod_file))
-                .unwrap()
-                .parse()
-                .unwrap(),
-            &mut declared,
-        );
+        let declared = file_tokens(&root.join(&mod_file));
         for file in files {
             let module = file.file_stem().unwrap().to_string_lossy().into_owned();
             let item = ["mod", &module, ";"].map(str::to_owned);
@@ -227,11 +192,7 @@ fn missing_lines(root: &Path) -> Vec<String> {
                         registry.dir,
                         registry.trait_name,
                         (registry.shown)(&module, &ty),
-                        if is_plain_list(registry.registry) {
-                            registry.registry.to_owned()
-                        } else {
-                            format!("{}!", registry.registry)
-                        },
+                        registry.registry,
                         registry.registry_file
                     ));
                 }
@@ -301,7 +262,7 @@ fn the_check_catches_a_missing_registry_line() {
             "crates/domain/src/render/docker.rs implements Renderer for Docker: declare `mod docker;` in crates/domain/src/render/mod.rs and add its line `listed::<docker::Docker>(),` to `RENDERERS` in crates/domain/src/render/mod.rs",
             "crates/domain/src/import/nomad.rs implements Importer for Docker: declare `mod nomad;` in crates/domain/src/import/mod.rs and add its line `&nomad::Docker,` to `IMPORTERS` in crates/domain/src/import/registry.rs",
             "src/provider/data_sources/docker.rs implements Platform for Docker: declare `mod docker;` in src/provider/data_sources/mod.rs and add its line `&docker::Docker,` to `RENDERERS` in src/provider/data_sources/mod.rs",
-            "crates/domain/src/no_proxy/dialect/dotnet.rs implements Client for DotNet: declare `mod dotnet;` in crates/domain/src/no_proxy/dialect/mod.rs and add its line `DotNet => dotnet::DotNet,` to `registry!` in crates/domain/src/no_proxy/dialect/mod.rs",
+            "crates/domain/src/no_proxy/dialect/dotnet.rs implements Client for DotNet: declare `mod dotnet;` in crates/domain/src/no_proxy/dialect/mod.rs and add its line `&dotnet::DotNet,` to `CLIENTS` in crates/domain/src/no_proxy/dialect/mod.rs",
         ]
     );
 }

@@ -17,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
         let _ = Entry::parse(entry);
     }
     if let Ok(destination) = Destination::parse(url) {
-        for dialect in Dialect::ALL {
+        for dialect in Dialect::all() {
             let _ = dialect.bypasses(list, &destination);
         }
     }

@@ -104,7 +104,7 @@ crate::model! {
         /// Client names.
         pub clients: Option<Vec<String>> [optional(
             &format!("Clients that read the result: {}. Entries are only dropped as covered, and extra forms only added, so that every listed client reads the list as intended. When not set, the list is made for the first eight (every client but {}), so that merged lists do not change when clients are added.",
-                Dialect::listing(Dialect::ALL, ", ", |c| c.traits().doc_name),
+                Dialect::listing(Dialect::all(), ", ", |c| c.traits().doc_name),
                 Dialect::listing(Dialect::opt_in(), " and ", |_| None)),
         )
         .validator(OneOf(Dialect::names()))

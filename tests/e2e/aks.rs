@@ -112,7 +112,7 @@ fn bypassed(entry: &str, list: &[String]) -> bool {
         return false;
     };
     let setting = list.join(",");
-    [Dialect::Go, Dialect::Curl]
+    [Dialect::GO, Dialect::CURL]
         .into_iter()
         .all(|client| client.bypasses(&setting, &destination))
 }

@@ -273,7 +273,7 @@ output "star_entries" {
             })
             .collect();
         let want: Vec<Decision> = expect.iter().map(|e| e.2).collect();
-        assert_eq!(crate::oracle::decide(Dialect::Reqwest, &cases), want);
+        assert_eq!(crate::oracle::decide(Dialect::REQWEST, &cases), want);
     });
 }
 
@@ -286,7 +286,7 @@ fn real_httpx(no_proxy: &str, urls: &[&str]) -> Vec<Decision> {
             url: (*url).to_owned(),
         })
         .collect();
-    crate::oracle::decide(Dialect::Httpx, &cases)
+    crate::oracle::decide(Dialect::HTTPX, &cases)
 }
 
 /// `clients = ["httpx", ...]` on a dual-stack cluster: the shared list holds

@@ -226,26 +226,26 @@ const fn pending(reason: &'static str) -> Oracle {
     Oracle::Pending(reason)
 }
 
-/// Every client's oracle, one line per client: `Variant =>
-/// driver(function)`, or `Variant => pending("reason")` while a new client's
-/// model waits for its driver (the line becomes its driver line when the
-/// driver lands). Passes the list to the macro `$then`: [`oracle`]'s match
-/// (exhaustive, so the compiler asks for a line per client) and the
+/// Every client's oracle, one line per client, keyed by its configuration
+/// name: `name => driver(function)`, or `name => pending("reason")` while a
+/// new client's model waits for its driver (the line becomes its driver line
+/// when the driver lands). Passes the list to the macro `$then`: [`oracle`]
+/// (which names the line to add for a client missing here) and the
 /// per-client tests of tests/oracles/no_proxy_oracles.rs come from it.
 macro_rules! clients {
     ($then:ident) => {
         $then! {
-            Go => driver(go),
-            Curl => driver(|cases| python("curl", cases)),
-            Python => driver(|cases| python("urllib", cases)),
-            Requests => driver(|cases| python("requests", cases)),
-            Ruby => driver(|cases| ruby("find_proxy", cases)),
-            Wget => driver(|cases| python("wget", cases)),
-            Java => driver(java),
-            Node => driver(|cases| node("decide.js", cases)),
-            Undici => driver(|cases| node("decide_undici.js", cases)),
-            Reqwest => driver(reqwest),
-            Httpx => driver(httpx),
+            go => driver(go),
+            curl => driver(|cases| python("curl", cases)),
+            python => driver(|cases| python("urllib", cases)),
+            requests => driver(|cases| python("requests", cases)),
+            ruby => driver(|cases| ruby("find_proxy", cases)),
+            wget => driver(|cases| python("wget", cases)),
+            java => driver(java),
+            node => driver(|cases| node("decide.js", cases)),
+            undici => driver(|cases| node("decide_undici.js", cases)),
+            reqwest => driver(reqwest),
+            httpx => driver(httpx),
         }
     };
 }
@@ -257,11 +257,15 @@ pub(crate) use clients;
 
 /// Declares [`oracle`] from the list of [`clients`].
 macro_rules! oracle_match {
-    ($($variant:ident => $kind:ident($($args:tt)*),)*) => {
-        /// How the tests ask `dialect`.
+    ($($name:ident => $kind:ident($($args:tt)*),)*) => {
+        /// How the tests ask `dialect`; panics, naming the line to add, for
+        /// a client missing from [`clients`].
         pub fn oracle(dialect: Dialect) -> Oracle {
-            match dialect { // A client missing here needs its line in `clients!`.
-                $(Dialect::$variant => $kind($($args)*),)*
+            match dialect.name() {
+                $(stringify!($name) => $kind($($args)*),)*
+                name => panic!(
+                    "the client `{name}` has no oracle: add its line `{name} => driver(<function>),` or `{name} => pending(\"<why>\"),` to `clients!` in tests/oracle/mod.rs"
+                ),
             }
         }
     };
@@ -271,9 +275,7 @@ clients!(oracle_match);
 /// The clients with a driver, in registry order.
 #[allow(dead_code, reason = "the E2E binary asks named clients")]
 pub fn checked() -> impl Iterator<Item = Dialect> {
-    Dialect::ALL
-        .into_iter()
-        .filter(|d| matches!(oracle(*d), Oracle::Driver(_)))
+    Dialect::all().filter(|d| matches!(oracle(*d), Oracle::Driver(_)))
 }
 
 /// The real client's decisions for `cases`; panics for a client whose

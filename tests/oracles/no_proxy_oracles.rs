@@ -218,7 +218,7 @@ fn generated(dialect: Dialect, count: usize, seed: u64) -> Vec<Case> {
     };
     let mut bytes = [0u8; 32];
     bytes[..8].copy_from_slice(&seed.to_le_bytes());
-    bytes[8] = dialect as u8;
+    bytes[8] = dialect.position() as u8;
     let mut runner = TestRunner::new_with_rng(
         Config::default(),
         TestRng::from_seed(RngAlgorithm::ChaCha, &bytes),
@@ -458,43 +458,43 @@ fn assert_model_matches(dialect: Dialect) {
     );
 }
 
-/// One test per client, from the list of tests/oracle (`clients!`): its
-/// model against the real client, or, for a client whose driver is pending,
-/// an ignored test whose reason says why (the run reports it as ignored).
+/// One test per client, from the list of tests/oracle (`clients!`), named
+/// after the client: its model against the real client, or, for a client
+/// whose driver is pending, an ignored test whose reason says why (the run
+/// reports it as ignored).
 macro_rules! model_tests {
-    ($($variant:ident => $kind:ident($($args:tt)*),)*) => {
-        $(model_test!($variant $kind($($args)*));)*
+    ($($name:ident => $kind:ident($($args:tt)*),)*) => {
+        $(model_test!($name $kind($($args)*));)*
     };
 }
 
 /// The test of one client of [`model_tests`].
 macro_rules! model_test {
-    ($variant:ident driver($($args:tt)*)) => {
+    ($name:ident driver($($args:tt)*)) => {
         #[test]
-        #[allow(
-            non_snake_case,
-            reason = "the test is named after the client's variant"
-        )]
-        fn $variant() {
-            assert_model_matches(Dialect::$variant);
+        fn $name() {
+            assert_model_matches(named(stringify!($name)));
         }
     };
-    ($variant:ident pending($reason:literal)) => {
+    ($name:ident pending($reason:literal)) => {
         #[test]
         #[ignore = $reason]
-        #[allow(
-            non_snake_case,
-            reason = "the test is named after the client's variant"
-        )]
-        fn $variant() {
-            assert_model_matches(Dialect::$variant);
+        fn $name() {
+            assert_model_matches(named(stringify!($name)));
         }
     };
 }
 
-/// Each client's model decides as the real client: `model_matches::Go`, ...
+/// Each client's model decides as the real client: `model_matches::go`, ...
 mod model_matches {
     use super::{assert_model_matches, Dialect};
+
+    /// The client a line of `clients!` names.
+    fn named(name: &str) -> Dialect {
+        Dialect::from_name(name).unwrap_or_else(|| {
+            panic!("`clients!` in tests/oracle/mod.rs names `{name}`, which is no client")
+        })
+    }
 
     crate::oracle::clients!(model_tests);
 }
@@ -503,7 +503,7 @@ mod model_matches {
 /// needs no dialect of its own.
 #[test]
 fn ruby_net_http_decides_as_find_proxy() {
-    let cases = generated(Dialect::Ruby, 2_000, seed());
+    let cases = generated(Dialect::RUBY, 2_000, seed());
     assert_eq!(
         oracle::ruby("net_http", &cases),
         oracle::ruby("find_proxy", &cases)
@@ -514,8 +514,8 @@ fn ruby_net_http_decides_as_find_proxy() {
 /// so on the class table and a sample of generated cases).
 #[test]
 fn libcurl_decides_as_the_curl_binary() {
-    let mut cases = class_cases(Dialect::Curl);
-    cases.extend(generated(Dialect::Curl, 150, seed()));
+    let mut cases = class_cases(Dialect::CURL);
+    cases.extend(generated(Dialect::CURL, 150, seed()));
     assert_eq!(
         oracle::python("curl-cli", &cases),
         oracle::python("curl", &cases)
@@ -542,7 +542,7 @@ fn coverage_check_agrees_with_real_clients() {
         cloud: Some(no_proxy::Cloud::Aws),
         ..Cluster::default()
     };
-    coverage_agrees(&cluster, Dialect::ALL.into_iter().collect());
+    coverage_agrees(&cluster, Dialect::all().collect());
     let ipv4 = Cluster {
         pod_cidrs: vec!["10.244.0.0/16".into()],
         service_cidrs: vec!["10.96.0.0/12".into()],
@@ -550,7 +550,7 @@ fn coverage_check_agrees_with_real_clients() {
     };
     let mut targets: std::collections::BTreeSet<Dialect> =
         Dialect::defaults().iter().copied().collect();
-    targets.insert(Dialect::Httpx);
+    targets.insert(Dialect::HTTPX);
     coverage_agrees(&ipv4, targets);
 }
 
@@ -609,7 +609,7 @@ fn httpx_rendering_is_read_by_httpx() {
         ..Cluster::default()
     };
     let options = MergeOptions {
-        targets: Dialect::ALL.into_iter().collect(),
+        targets: Dialect::all().collect(),
         ..MergeOptions::default()
     };
     let merged = no_proxy::merge(&cluster.sources().unwrap(), &options).unwrap();
@@ -632,10 +632,10 @@ fn httpx_rendering_is_read_by_httpx() {
             url: d.to_string(),
         })
         .collect();
-    assert!(decide(Dialect::Httpx, &shared)
+    assert!(decide(Dialect::HTTPX, &shared)
         .iter()
         .all(|d| *d == Decision::Refused));
-    let rendering = no_proxy::render(Dialect::Httpx, &merged.entries);
+    let rendering = no_proxy::render(Dialect::HTTPX, &merged.entries);
     let cases: Vec<Case> = destinations
         .iter()
         .map(|d| Case {
@@ -643,8 +643,8 @@ fn httpx_rendering_is_read_by_httpx() {
             url: d.to_string(),
         })
         .collect();
-    let real = decide(Dialect::Httpx, &cases);
-    assert_eq!(differences(Dialect::Httpx, &cases, &real), vec![]);
+    let real = decide(Dialect::HTTPX, &cases);
+    assert_eq!(differences(Dialect::HTTPX, &cases, &real), vec![]);
     for (case, real) in cases.iter().zip(&real) {
         let must = case.url.contains("cluster.local")
             || case.url.contains("corp.example")
@@ -922,17 +922,16 @@ fn client_table() -> String {
     out.push_str(&clients_paragraph());
     out.push_str(&pending_paragraph());
     out.push_str("| class | NO_PROXY | Java setting | URL |");
-    for dialect in Dialect::ALL {
+    for dialect in Dialect::all() {
         out.push_str(&format!(" {dialect} |"));
     }
     out.push_str("\n|---|---|---|---|");
-    for _ in Dialect::ALL {
+    for _ in Dialect::all() {
         out.push_str("---|");
     }
     out.push('\n');
-    let decisions: Vec<Vec<Decision>> = Dialect::ALL
-        .iter()
-        .map(|d| class_cases(*d).iter().map(|c| model(*d, c)).collect())
+    let decisions: Vec<Vec<Decision>> = Dialect::all()
+        .map(|d| class_cases(d).iter().map(|c| model(d, c)).collect())
         .collect();
     for (row, (class, setting, java, url)) in CLASSES.iter().enumerate() {
         out.push_str(&format!(
@@ -957,7 +956,7 @@ fn client_table() -> String {
 fn clients_paragraph() -> String {
     format!(
         "Clients: {}. The default `clients` of the data source and functions is the first eight; name {} to include them. `refused` for `httpx` with a setting that fails every URL means httpx rejects the whole NO_PROXY value when the client is created.\n\n",
-        Dialect::listing(Dialect::ALL, ", ", |c| Some(c.traits().modelled)),
+        Dialect::listing(Dialect::all(), ", ", |c| Some(c.traits().modelled)),
         Dialect::listing(Dialect::opt_in(), " or ", |_| None)
     )
 }
@@ -966,8 +965,7 @@ fn clients_paragraph() -> String {
 /// (their driver is pending in tests/oracle), with the reason; nothing when
 /// every client has its driver.
 fn pending_paragraph() -> String {
-    let pending: Vec<String> = Dialect::ALL
-        .into_iter()
+    let pending: Vec<String> = Dialect::all()
         .filter_map(|d| match oracle::oracle(d) {
             oracle::Oracle::Pending(reason) => Some(format!("`{d}` ({reason})")),
             oracle::Oracle::Driver(_) => None,
@@ -992,7 +990,7 @@ const README_CLIENTS: (&str, &str) = (
 fn readme_clients() -> String {
     format!(
         "\n  Clients: {}. The default `clients` is the first eight, so adding a client never changes an existing merged list; {} are opt-in.\n  ",
-        Dialect::listing(Dialect::ALL, ", ", |c| Some(c.traits().modelled)),
+        Dialect::listing(Dialect::all(), ", ", |c| Some(c.traits().modelled)),
         Dialect::listing(Dialect::opt_in(), " and ", |_| None)
     )
 }

@@ -95,7 +95,7 @@ fn decide_all_matches_decide() {
         "*.example.com,example.com:443,10.0.0.0/8".to_owned(),
     ];
     lists.extend(entries.iter().step_by(31).cloned());
-    for dialect in Dialect::ALL {
+    for dialect in Dialect::all() {
         let mut seen = (false, false);
         for list in &lists {
             let wants: Vec<Decision> = destinations

@@ -181,7 +181,7 @@ fn visible(merged: &Merged, targets: &BTreeSet<Dialect>) -> Vec<String> {
 
 fn options() -> impl Strategy<Value = MergeOptions> {
     (
-        prop::sample::subsequence(Dialect::ALL.to_vec(), 1..=8),
+        prop::sample::subsequence(Dialect::all().collect::<Vec<_>>(), 1..=8),
         any::<bool>(),
     )
         .prop_map(|(targets, aggregate)| MergeOptions {

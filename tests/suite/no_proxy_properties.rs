@@ -97,7 +97,7 @@ fn entries() -> impl Strategy<Value = Vec<String>> {
 
 fn options() -> impl Strategy<Value = MergeOptions> {
     (
-        prop::sample::subsequence(Dialect::ALL.to_vec(), 1..=Dialect::ALL.len()),
+        prop::sample::subsequence(Dialect::all().collect::<Vec<_>>(), 1..=Dialect::all().len()),
         any::<bool>(),
     )
         .prop_map(|(targets, aggregate)| MergeOptions {

@@ -19,7 +19,7 @@ pub struct MergeNoProxy;
 static CLIENTS: LazyLock<String> = LazyLock::new(|| {
     format!(
         "Clients that read the result ({}); null for every client but {}.",
-        Dialect::listing(Dialect::ALL, ", ", |_| None),
+        Dialect::listing(Dialect::all(), ", ", |_| None),
         Dialect::listing(Dialect::opt_in(), " and ", |_| None)
     )
 });

@@ -14,7 +14,7 @@ pub struct NoProxyBypasses;
 static CLIENT: LazyLock<String> = LazyLock::new(|| {
     format!(
         "The client: {} (false also when the client rejects the whole NO_PROXY value).",
-        Dialect::listing(Dialect::ALL, " or ", |_| None)
+        Dialect::listing(Dialect::all(), " or ", |_| None)
     )
 });
 

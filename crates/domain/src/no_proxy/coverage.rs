@@ -180,7 +180,7 @@ mod tests {
     #[test]
     fn an_evaluation_checks_each_destination_once_for_every_target() {
         let options = MergeOptions {
-            targets: [Dialect::Go, Dialect::Curl, Dialect::Java]
+            targets: [Dialect::GO, Dialect::CURL, Dialect::JAVA]
                 .into_iter()
                 .collect(),
             ..MergeOptions::default()
@@ -198,7 +198,7 @@ mod tests {
                 .map(|u| Destination::parse(u).unwrap())
                 .collect()
         };
-        let rendered: BTreeSet<Dialect> = [Dialect::Curl].into_iter().collect();
+        let rendered: BTreeSet<Dialect> = [Dialect::CURL].into_iter().collect();
         let urls = [
             "http://other.example/",
             "http://[::ffff:10.0.0.1]/",
@@ -213,17 +213,17 @@ mod tests {
         );
         let rendered_clients: Vec<Dialect> =
             coverage.renderings.iter().map(|r| r.dialect).collect();
-        assert_eq!(rendered_clients, [Dialect::Curl]);
+        assert_eq!(rendered_clients, [Dialect::CURL]);
         let by_client = coverage.gaps_by_client();
         assert_eq!(
             by_client.keys().copied().collect::<Vec<_>>(),
-            [Dialect::Go, Dialect::Curl, Dialect::Java]
+            [Dialect::GO, Dialect::CURL, Dialect::JAVA]
         );
         assert_eq!(
-            by_client[&Dialect::Curl],
+            by_client[&Dialect::CURL],
             ["http://[::ffff:10.0.0.1]/", "http://other.example/"]
         );
-        assert_eq!(by_client[&Dialect::Go], ["http://other.example/"]);
+        assert_eq!(by_client[&Dialect::GO], ["http://other.example/"]);
         let reversed: Vec<&str> = urls.iter().rev().copied().collect();
         let again = Coverage::evaluate(
             &merged,
@@ -243,15 +243,15 @@ mod tests {
     fn trailing_dot_destination_is_a_gap_for_go() {
         let url = "https://kubernetes.default.svc.cluster.local./";
         assert_eq!(
-            gaps_for(&[".cluster.local"], &[Dialect::Go], url),
+            gaps_for(&[".cluster.local"], &[Dialect::GO], url),
             [Gap {
-                dialect: Dialect::Go,
+                dialect: Dialect::GO,
                 destination: "https://kubernetes.default.svc.cluster.local./".into(),
             }]
         );
-        assert!(gaps_for(&[".cluster.local"], &[Dialect::Curl], url).is_empty());
+        assert!(gaps_for(&[".cluster.local"], &[Dialect::CURL], url).is_empty());
         let plain = "https://kubernetes.default.svc.cluster.local/";
-        assert!(gaps_for(&[".cluster.local"], &[Dialect::Go], plain).is_empty());
+        assert!(gaps_for(&[".cluster.local"], &[Dialect::GO], plain).is_empty());
     }
 
     /// Case, IDN spelling and IPv4-mapped addresses reach each model as written.
@@ -259,21 +259,21 @@ mod tests {
     fn destinations_reach_the_models_as_written() {
         // Go's loopback shortcut compares the host as written.
         assert_eq!(
-            gaps_for(&["example.com"], &[Dialect::Go], "http://LOCALHOST/").len(),
+            gaps_for(&["example.com"], &[Dialect::GO], "http://LOCALHOST/").len(),
             1
         );
         assert_eq!(
-            gaps_for(&["example.com"], &[Dialect::Go], "http://localhost/").len(),
+            gaps_for(&["example.com"], &[Dialect::GO], "http://localhost/").len(),
             0
         );
         assert_eq!(
-            gaps_for(&["10.0.0.0/8"], &[Dialect::Go], "http://[::ffff:10.0.0.1]/").len(),
+            gaps_for(&["10.0.0.0/8"], &[Dialect::GO], "http://[::ffff:10.0.0.1]/").len(),
             0
         );
         assert_eq!(
             gaps_for(
                 &["10.0.0.0/8"],
-                &[Dialect::Curl],
+                &[Dialect::CURL],
                 "http://[::ffff:10.0.0.1]/"
             )
             .len(),
@@ -282,7 +282,7 @@ mod tests {
         assert_eq!(
             gaps_for(
                 &["bücher.example"],
-                &[Dialect::Python],
+                &[Dialect::PYTHON],
                 "http://bücher.example/"
             )
             .len(),

@@ -475,7 +475,7 @@ mod tests {
                 InputField::Extra,
                 &[".x.example:80", "x.example:80", "x.example:81"],
             )],
-            &targets(&[Dialect::Node]),
+            &targets(&[Dialect::NODE]),
         )
         .unwrap();
         assert_eq!(
@@ -494,7 +494,7 @@ mod tests {
         let sources = [source(InputField::Extra, &["a.example", "*"])];
         let merged = merge(
             &sources,
-            &targets(&[Dialect::Go, Dialect::Curl, Dialect::Python]),
+            &targets(&[Dialect::GO, Dialect::CURL, Dialect::PYTHON]),
         )
         .unwrap();
         assert_eq!(merged.list, ["*"]);
@@ -504,7 +504,7 @@ mod tests {
         assert!(merged.warnings[0].detail.contains("wget and Ruby"));
         // reqwest's `*` leaves IP literals to the proxy: the entries stay.
         let sources = [source(InputField::Extra, &["10.0.0.0/8", "*"])];
-        let merged = merge(&sources, &targets(&[Dialect::Go, Dialect::Reqwest])).unwrap();
+        let merged = merge(&sources, &targets(&[Dialect::GO, Dialect::REQWEST])).unwrap();
         assert_eq!(merged.list, ["*", "10.0.0.0/8"]);
         assert!(merged.warnings[0]
             .detail
@@ -515,7 +515,7 @@ mod tests {
     fn ipv6_gets_the_bracketed_form_python_and_node_need() {
         let merged = merge(
             &[source(InputField::Extra, &["fd00::1"])],
-            &targets(&[Dialect::Go, Dialect::Python]),
+            &targets(&[Dialect::GO, Dialect::PYTHON]),
         )
         .unwrap();
         assert_eq!(merged.list, ["fd00::1", "[fd00::1]"]);
@@ -532,7 +532,7 @@ mod tests {
         )];
         let merged = merge(
             &sources,
-            &targets(&[Dialect::Go, Dialect::Python, Dialect::Httpx]),
+            &targets(&[Dialect::GO, Dialect::PYTHON, Dialect::HTTPX]),
         )
         .unwrap();
         assert_eq!(merged.list, ["fd00::/64", "fd00::1", "[fd00::1]:8080"]);
@@ -544,7 +544,7 @@ mod tests {
                 "Bracketed IPv6 forms left out"
             ]
         );
-        let merged = merge(&sources, &targets(&[Dialect::Go, Dialect::Python])).unwrap();
+        let merged = merge(&sources, &targets(&[Dialect::GO, Dialect::PYTHON])).unwrap();
         assert_eq!(merged.list, ["fd00::/64", "fd00::1", "[fd00::1]"]);
         assert!(merged.warnings.is_empty());
     }

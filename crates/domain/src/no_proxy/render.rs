@@ -148,10 +148,10 @@ mod tests {
             assert_eq!(render(dialect, &list).value, value, "{name}");
         }
         assert_eq!(
-            render(Dialect::Reqwest, &entries(&["*"])).value,
+            render(Dialect::REQWEST, &entries(&["*"])).value,
             "*,0.0.0.0/0,::/0"
         );
-        assert!(render(Dialect::Python, &list)
+        assert!(render(Dialect::PYTHON, &list)
             .warnings
             .iter()
             .any(|w| w.entry == "10.0.0.0/8"));
@@ -162,7 +162,7 @@ mod tests {
     #[test]
     fn warnings_group_by_client_and_message() {
         let list = entries(&[".a.example", ".b.example", "10.0.0.0/8", "10.1.0.0/16"]);
-        let renderings: Vec<Rendering> = [Dialect::Curl, Dialect::Python]
+        let renderings: Vec<Rendering> = [Dialect::CURL, Dialect::PYTHON]
             .into_iter()
             .map(|d| render(d, &list))
             .collect();
@@ -174,9 +174,9 @@ mod tests {
         assert_eq!(
             summary,
             [
-                (Dialect::Curl, vec![".a.example", ".b.example"]),
-                (Dialect::Python, vec![".a.example", ".b.example"]),
-                (Dialect::Python, vec!["10.0.0.0/8", "10.1.0.0/16"]),
+                (Dialect::CURL, vec![".a.example", ".b.example"]),
+                (Dialect::PYTHON, vec![".a.example", ".b.example"]),
+                (Dialect::PYTHON, vec!["10.0.0.0/8", "10.1.0.0/16"]),
             ]
         );
         assert!(groups[1].message.contains("leading dot"));
@@ -189,7 +189,7 @@ mod tests {
         let list = entries(&["*", ".a.example", "10.0.0.0/8", "[fd00::1]:80", "fd00::/64"]);
         let texts = list.joined().as_bytes().as_ptr_range();
         let mut warned = 0;
-        for dialect in Dialect::ALL {
+        for dialect in Dialect::all() {
             for warning in render(dialect, &list).warnings {
                 assert!(texts.contains(&warning.entry.as_ptr()), "{warning:?}");
                 warned += 1;
@@ -203,7 +203,7 @@ mod tests {
     fn go_reads_the_canonical_text() {
         let list = entries(&["b.example:80", ".a.example", "fd00::1", "10.0.0.0/8", "*"]);
         let canonical: Vec<String> = list.iter().map(Entry::to_string).collect();
-        assert_eq!(render(Dialect::Go, &list).value, canonical.join(","));
+        assert_eq!(render(Dialect::GO, &list).value, canonical.join(","));
     }
 
     /// httpx never gets an entry that makes it reject the whole value (IPv6
@@ -221,7 +221,7 @@ mod tests {
             "[fd00::1]:8080",
             "fd00::2",
         ]);
-        let rendering = render(Dialect::Httpx, &list);
+        let rendering = render(Dialect::HTTPX, &list);
         assert_eq!(
             rendering.value,
             "localhost,.localhost,.xn--bcher-kva.example,api.example:6443,registry.example,10.0.0.7:8080,fd00::1,fd00::2"
@@ -229,7 +229,7 @@ mod tests {
         assert!(!rendering
             .value
             .split(',')
-            .any(|e| Dialect::Httpx.client().rejects_whole_setting(e)));
+            .any(|e| Dialect::HTTPX.client().rejects_whole_setting(e)));
         let warned: Vec<&str> = rendering.warnings.iter().map(|w| w.entry).collect();
         assert_eq!(
             warned,

@@ -120,7 +120,7 @@ impl Renderer for Tkg {
                     format!("{why}."),
                 )]
             })?;
-            if !Dialect::Go.bypasses(&settings.no_proxy_value(), &destination) {
+            if !Dialect::GO.bypasses(&settings.no_proxy_value(), &destination) {
                 findings.push(Finding::error(
                     VSPHERE_SERVER,
                     "vSphere server would go through the proxy",

@@ -267,7 +267,7 @@ pub fn env_forms<'m, C: Client + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::no_proxy::Dialect;
+    use crate::no_proxy::dialect::CLIENTS;
 
     /// The common answers a client starts from ([`ClientTraits::open`], the
     /// [`Client`] methods' defaults) are what most clients answer, so that each
@@ -313,16 +313,15 @@ mod tests {
                 c.refuses(&zoned).to_string()
             }),
         ];
-        let clients = Dialect::ALL.map(Dialect::client);
         let minority: Vec<String> = answers
             .iter()
             .filter_map(|(name, answer)| {
-                let agree = clients
+                let agree = CLIENTS
                     .iter()
                     .filter(|c| answer(**c) == answer(&Common))
                     .count();
-                (2 * agree <= clients.len())
-                    .then(|| format!("{name}: {agree} of {}", clients.len()))
+                (2 * agree <= CLIENTS.len())
+                    .then(|| format!("{name}: {agree} of {}", CLIENTS.len()))
             })
             .collect();
         assert!(

@@ -5,6 +5,7 @@ use std::net::{IpAddr, Ipv4Addr};
 
 use super::client::{Client, ClientTraits};
 use super::shared::{longest_zero_run, Pending};
+use super::Dialect;
 use crate::no_proxy::destination::{Destination, DestinationHost};
 
 /// curl and libcurl.
@@ -187,6 +188,11 @@ fn c_atoi(text: &str) -> u32 {
         .fold(0u32, |n, b| {
             n.saturating_mul(10).saturating_add(u32::from(b - b'0'))
         })
+}
+
+impl Dialect {
+    /// curl and libcurl >= 7.86.
+    pub const CURL: Dialect = Dialect(&Curl);
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use ipnet::IpNet;
 
 use super::client::{Client, ClientTraits};
 use super::shared::{ends_with_dotted, lowercase, split_at, Case, Pending};
+use super::Dialect;
 use crate::no_proxy::destination::Destination;
 use crate::no_proxy::entry::Entry;
 use crate::no_proxy::forms::{Forms, Remark};
@@ -186,4 +187,9 @@ fn go_split_host_port(entry: &str) -> Option<(&str, &str)> {
         return None;
     }
     Some((host, port))
+}
+
+impl Dialect {
+    /// Go's net/http (containerd, kubelet, most operators).
+    pub const GO: Dialect = Dialect(&Go);
 }

@@ -34,6 +34,7 @@ use ipnet::IpNet;
 
 use super::client::{Client, ClientTraits, Decision};
 use super::shared::ends_with_dotted;
+use super::Dialect;
 use crate::no_proxy::destination::Destination;
 use crate::no_proxy::entry::{Entry, Host};
 use crate::no_proxy::forms::{Forms, Remark};
@@ -476,6 +477,11 @@ fn httpx_forms<'m>(entry: &Entry, text: &'m str, out: &mut Forms<'m>) -> Option<
     }
 }
 
+impl Dialect {
+    /// Python httpx 0.28 (`httpx.Client()` reading the environment).
+    pub const HTTPX: Dialect = Dialect(&Httpx);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -515,11 +521,11 @@ mod tests {
         ];
         for (list, url, want) in cases {
             let d = Destination::parse(url).unwrap();
-            assert_eq!(Dialect::Httpx.decide(list, &d), *want, "{list:?} {url}");
+            assert_eq!(Dialect::HTTPX.decide(list, &d), *want, "{list:?} {url}");
         }
         assert!(Httpx.rejects_whole_setting("[fd00::1]"));
         assert!(Httpx.rejects_whole_setting("fd00::/64"));
         assert!(!Httpx.rejects_whole_setting("fd00::1"));
-        assert!(!Dialect::Go.client().rejects_whole_setting("[fd00::1]"));
+        assert!(!Dialect::GO.client().rejects_whole_setting("[fd00::1]"));
     }
 }

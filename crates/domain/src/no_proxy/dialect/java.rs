@@ -9,6 +9,7 @@ use ipnet::{IpNet, Ipv4Net};
 
 use super::client::{Client, ClientTraits};
 use super::shared::{lowercase, split_at, Case, Pending};
+use super::Dialect;
 use crate::no_proxy::destination::Destination;
 use crate::no_proxy::entry::{Entry, Host};
 use crate::no_proxy::forms::{Forms, Remark};
@@ -192,6 +193,11 @@ fn java_forms<'m>(entry: &'m Entry, text: &'m str, out: &mut Forms<'m>) -> Optio
         Host::Cidr(IpNet::V6(_)) => return Some(Remark::Own(IPV6_CIDR)),
     }
     port_note
+}
+
+impl Dialect {
+    /// Java: `http.nonProxyHosts`, not NO_PROXY.
+    pub const JAVA: Dialect = Dialect(&Java);
 }
 
 #[cfg(test)]

@@ -12,28 +12,28 @@
 //! the renderings and the coverage check ask: its [`ClientTraits`] literal
 //! (the constant answers and the model) and its `impl` both start from what
 //! most clients answer ([`ClientTraits::open`], the trait's default
-//! methods), so a client states only where it differs. The `registry!`
-//! below declares
-//! [`Dialect`] and maps each variant to its descriptor; [`Dialect::ALL`],
-//! [`Dialect::names`] and [`Dialect::defaults`] derive from it, and so do the
-//! client lists of the documentation. `dialect/shared.rs` holds what several
-//! models share.
+//! methods), so a client states only where it differs. [`CLIENTS`] lists
+//! them, one line each; a [`Dialect`] is a handle on one of them, and
+//! [`Dialect::all`], [`Dialect::names`], [`Dialect::defaults`] and the
+//! client lists of the documentation derive from the list. A client that
+//! code names declares its handle at the end of its own file (`Dialect::GO`
+//! in `go.rs`). `dialect/shared.rs` holds what several models share.
 //!
 //! # Adding a client
 //! docs/dev/adding-a-client.md: the client's file here, its two lines in
-//! this file (`mod <client>;` and its `registry!` line), and its line in the
-//! oracle list of tests/oracle/mod.rs (a driver, or a pending entry while the
-//! real client cannot run yet); the compiler asks for each, and `make
-//! generate` rewrites the pages that list the clients.
+//! this file (`mod <client>;` and its line in [`CLIENTS`]), and its line in
+//! the oracle list of tests/oracle/mod.rs (a driver, or a pending entry
+//! while the real client cannot run yet); the compiler asks for the `mod`
+//! line, `cargo test --lib` for the list's line, the oracle tests for the
+//! oracle's, and `make generate` rewrites the pages that list the clients.
 
+use std::cmp::Ordering;
 use std::fmt;
+use std::hash::{Hash, Hasher};
 use std::sync::LazyLock;
 
 use crate::no_proxy::destination::Destination;
 
-// The clients' modules stay outside `registry!`: rustfmt does not follow
-// modules declared inside a macro call, so it would leave their files
-// unformatted.
 mod client;
 mod curl;
 mod go;
@@ -51,65 +51,40 @@ mod wget;
 pub use client::{env_forms, Client, ClientTraits, Decides, Decision};
 pub use java::JAVA_DEFAULT_NON_PROXY_HOSTS;
 
-/// Declares [`Dialect`] with one variant per registered client, in order,
-/// [`Dialect::ALL`] and [`Dialect::client`].
-macro_rules! registry {
-    ($( $(#[$doc:meta])* $variant:ident => $client:expr, )*) => {
-        /// A client family that reads NO_PROXY in its own way; its knowledge
-        /// is its [`Client`] ([`Dialect::client`]).
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum Dialect {
-            $( $(#[$doc])* $variant, )*
-        }
+/// Every client, one line each, in documentation order (the order of every
+/// per-client output; the default set, [`ClientTraits::in_default_set`],
+/// is the first eight). A client left out is never asked, and `cargo test
+/// --lib` names the line to add
+/// (`registries::every_extension_is_on_its_registry_line`).
+static CLIENTS: &[&dyn Client] = &[
+    &go::Go,
+    &curl::Curl,
+    &python::Python,
+    &requests::Requests,
+    &ruby::Ruby,
+    &wget::Wget,
+    &java::Java,
+    &node::Node,
+    &undici::Undici,
+    &reqwest::Reqwest,
+    &httpx::Httpx,
+];
 
-        impl Dialect {
-            /// Every dialect, in documentation order (the order of every
-            /// per-client output).
-            pub const ALL: [Dialect; [$(stringify!($variant)),*].len()] = [$(Dialect::$variant),*];
+/// A client family that reads NO_PROXY in its own way: a handle on one
+/// client of [`CLIENTS`], its knowledge its [`Client`] ([`Dialect::client`]).
+/// Handles compare, order and hash by the client's place in [`CLIENTS`]; a
+/// client that code names declares its handle constant at the end of its
+/// own file (`Dialect::GO` in `go.rs`).
+#[derive(Clone, Copy)]
+pub struct Dialect(&'static dyn Client);
 
-            /// The client's descriptor.
-            pub fn client(self) -> &'static dyn Client {
-                match self {
-                    $( Dialect::$variant => &$client, )*
-                }
-            }
-        }
-    };
-}
-
-registry! {
-    /// Go's net/http (containerd, kubelet, most operators).
-    Go => go::Go,
-    /// curl and libcurl >= 7.86.
-    Curl => curl::Curl,
-    /// Python's urllib.
-    Python => python::Python,
-    /// Python requests (urllib plus IPv4 CIDRs and a raw suffix match).
-    Requests => requests::Requests,
-    /// Ruby's URI / Net::HTTP.
-    Ruby => ruby::Ruby,
-    /// GNU wget.
-    Wget => wget::Wget,
-    /// Java: `http.nonProxyHosts`, not NO_PROXY.
-    Java => java::Java,
-    /// Node.js proxy-from-env (axios, npm, ...).
-    Node => node::Node,
-    /// Node's fetch through undici's `EnvHttpProxyAgent` (undici >= 6.14).
-    Undici => undici::Undici,
-    /// Rust reqwest 0.12's system proxy (hyper-util's `client::proxy::matcher`).
-    Reqwest => reqwest::Reqwest,
-    /// Python httpx 0.28 (`httpx.Client()` reading the environment).
-    Httpx => httpx::Httpx,
-}
-
-/// The names of [`Dialect::ALL`].
+/// The names of [`Dialect::all`].
 static NAMES: LazyLock<Vec<&'static str>> =
-    LazyLock::new(|| Dialect::ALL.iter().map(|d| d.name()).collect());
+    LazyLock::new(|| Dialect::all().map(Dialect::name).collect());
 
 /// The dialects targeted when none are named.
 static DEFAULTS: LazyLock<Vec<Dialect>> = LazyLock::new(|| {
-    Dialect::ALL
-        .into_iter()
+    Dialect::all()
         .filter(|d| d.client().traits().in_default_set)
         .collect()
 });
@@ -119,7 +94,29 @@ static DEFAULT_NAMES: LazyLock<Vec<&'static str>> =
     LazyLock::new(|| DEFAULTS.iter().map(|d| d.name()).collect());
 
 impl Dialect {
-    /// Every dialect name, in the order of [`Dialect::ALL`].
+    /// Every dialect, in documentation order (the order of [`CLIENTS`]).
+    pub fn all() -> impl ExactSizeIterator<Item = Dialect> + Clone {
+        CLIENTS.iter().map(|&client| Dialect(client))
+    }
+
+    /// The client's descriptor.
+    pub fn client(self) -> &'static dyn Client {
+        self.0
+    }
+
+    /// The client's place in documentation order (0 for the first listed):
+    /// what handles compare by.
+    pub fn position(self) -> usize {
+        let name = self.name();
+        CLIENTS
+            .iter()
+            .position(|c| c.traits().name == name)
+            .unwrap_or_else(|| {
+                panic!("the client `{name}` is not on `CLIENTS` in crates/domain/src/no_proxy/dialect/mod.rs")
+            })
+    }
+
+    /// Every dialect name, in the order of [`Dialect::all`].
     pub fn names() -> &'static [&'static str] {
         &NAMES
     }
@@ -136,9 +133,7 @@ impl Dialect {
 
     /// The clients targeted only when named.
     pub fn opt_in() -> impl Iterator<Item = Dialect> {
-        Self::ALL
-            .into_iter()
-            .filter(|d| !d.client().traits().in_default_set)
+        Self::all().filter(|d| !d.client().traits().in_default_set)
     }
 
     /// The name used in configuration (`go`, `curl`, ...).
@@ -148,7 +143,7 @@ impl Dialect {
 
     /// The dialect called `name`.
     pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|d| d.name() == name)
+        Self::all().find(|d| d.name() == name)
     }
 
     /// `dialects` as Markdown code spans, joined by `, ` and `last` before the
@@ -184,6 +179,38 @@ impl Dialect {
     /// [`Client::decide_all`] of this dialect's client.
     pub fn decide_all(self, list: &str, destinations: &[Destination]) -> Vec<Decision> {
         self.client().decide_all(list, destinations)
+    }
+}
+
+impl PartialEq for Dialect {
+    fn eq(&self, other: &Self) -> bool {
+        self.position() == other.position()
+    }
+}
+
+impl Eq for Dialect {}
+
+impl PartialOrd for Dialect {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Dialect {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.position().cmp(&other.position())
+    }
+}
+
+impl Hash for Dialect {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.position().hash(state);
+    }
+}
+
+impl fmt::Debug for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Dialect").field(&self.name()).finish()
     }
 }
 

@@ -4,6 +4,7 @@ use std::borrow::Cow;
 
 use super::client::{Client, ClientTraits};
 use super::shared::{js_host_port, whatwg_host, Case, Pending};
+use super::Dialect;
 use crate::no_proxy::destination::Destination;
 
 /// Node proxy-from-env.
@@ -66,4 +67,9 @@ fn direct(list: &str, ds: &[&Destination]) -> Vec<bool> {
         });
     }
     pending.finish()
+}
+
+impl Dialect {
+    /// Node.js proxy-from-env (axios, npm, ...).
+    pub const NODE: Dialect = Dialect(&Node);
 }

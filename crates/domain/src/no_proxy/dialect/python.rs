@@ -4,6 +4,7 @@ use std::borrow::Cow;
 
 use super::client::{Client, ClientTraits};
 use super::shared::{ends_with_dotted, host_port, lowercase, split_at, Case, Pending};
+use super::Dialect;
 use crate::no_proxy::destination::Destination;
 
 /// CPython's urllib.
@@ -86,4 +87,9 @@ fn python_split_port(host: &str) -> &str {
 fn direct(list: &str, ds: &[&Destination]) -> Vec<bool> {
     let hosts: Vec<Cow<str>> = ds.iter().map(|d| request_host(d)).collect();
     urllib(list, &hosts)
+}
+
+impl Dialect {
+    /// Python's urllib.
+    pub const PYTHON: Dialect = Dialect(&Python);
 }

@@ -8,6 +8,7 @@ use ipnet::IpNet;
 use super::client::{Client, ClientTraits};
 use super::python::urllib;
 use super::shared::{ends_with_dotted, host_port, lowercase, split_at, Pending};
+use super::Dialect;
 use crate::no_proxy::destination::Destination;
 
 /// Python requests.
@@ -192,6 +193,11 @@ fn c_number(bytes: &[u8], at: usize) -> Option<(u32, usize)> {
     Some((u32::try_from(value).ok()?, end))
 }
 
+impl Dialect {
+    /// Python requests (urllib plus IPv4 CIDRs and a raw suffix match).
+    pub const REQUESTS: Dialect = Dialect(&Requests);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -247,7 +253,7 @@ mod tests {
             assert_eq!(python_int(text), expected, "{text:?}");
         }
         let list = " [::ffff:10.0.0.0/104]:8080,,B.A.EXAMPLE.COM:8080\t,10.1.2.3\t;fd00::/8\t";
-        let bypasses = |url| Dialect::Requests.bypasses(list, &Destination::parse(url).unwrap());
+        let bypasses = |url| Dialect::REQUESTS.bypasses(list, &Destination::parse(url).unwrap());
         assert!(bypasses("https://10.1.2.3:8080/"));
         assert!(!bypasses("https://11.1.2.3:8080/"));
     }

@@ -6,6 +6,7 @@ use ipnet::IpNet;
 
 use super::client::{env_forms, Client, ClientTraits};
 use super::shared::{split_at, whatwg_host, Pending};
+use super::Dialect;
 use crate::no_proxy::destination::Destination;
 use crate::no_proxy::entry::{Entry, Host};
 use crate::no_proxy::forms::{Forms, Remark};
@@ -123,4 +124,9 @@ fn reqwest_name(entry: &str, host: &str) -> bool {
             || host.as_bytes().get(host.len() - entry.len() - 1) == Some(&b'.');
     }
     entry == "*"
+}
+
+impl Dialect {
+    /// Rust reqwest 0.12's system proxy (hyper-util's `client::proxy::matcher`).
+    pub const REQWEST: Dialect = Dialect(&Reqwest);
 }

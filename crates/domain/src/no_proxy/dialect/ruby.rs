@@ -7,6 +7,7 @@ use ipnet::IpNet;
 
 use super::client::{env_forms, Client, ClientTraits};
 use super::shared::{ends_with_dotted, lowercase, Case, Pending};
+use super::Dialect;
 use crate::no_proxy::destination::Destination;
 use crate::no_proxy::entry::{Entry, Host};
 use crate::no_proxy::forms::{Forms, Remark};
@@ -122,3 +123,8 @@ const NO_STAR: &str = "Ruby does not understand `*`; the entry is left out.";
 /// Ruby cannot write IPv6 entries.
 const NO_IPV6: &str =
     "Ruby splits entries at `:`, so IPv6 addresses cannot be written; the entry is left out.";
+
+impl Dialect {
+    /// Ruby's URI / Net::HTTP.
+    pub const RUBY: Dialect = Dialect(&Ruby);
+}

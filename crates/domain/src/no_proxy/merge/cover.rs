@@ -242,15 +242,15 @@ mod tests {
                 "a.svc",
             ],
         )];
-        let go = merge(&sources, &targets(&[Dialect::Go, Dialect::Curl])).unwrap();
+        let go = merge(&sources, &targets(&[Dialect::GO, Dialect::CURL])).unwrap();
         assert_eq!(go.list, ["corp.example", ".svc", "10.0.0.0/8"]);
         assert_eq!(go.subsumed.len(), 5);
-        let python = merge(&sources, &targets(&[Dialect::Go, Dialect::Python])).unwrap();
+        let python = merge(&sources, &targets(&[Dialect::GO, Dialect::PYTHON])).unwrap();
         assert_eq!(
             python.list,
             ["corp.example", ".svc", "10.0.0.0/8", "10.1.2.3"]
         );
-        let node = merge(&sources, &targets(&[Dialect::Node])).unwrap();
+        let node = merge(&sources, &targets(&[Dialect::NODE])).unwrap();
         assert_eq!(
             node.list,
             [
@@ -274,13 +274,13 @@ mod tests {
                 "172.16.1.0/24",
             ],
         )];
-        let java = merge(&sources, &targets(&[Dialect::Java])).unwrap();
+        let java = merge(&sources, &targets(&[Dialect::JAVA])).unwrap();
         assert_eq!(java.list, ["10.0.0.0/7", "172.16.0.0/12"]);
         let odd = [source(
             InputField::Installation,
             &["10.0.0.0/30", "10.0.0.0/31"],
         )];
-        let java = merge(&odd, &targets(&[Dialect::Java])).unwrap();
+        let java = merge(&odd, &targets(&[Dialect::JAVA])).unwrap();
         assert_eq!(java.list, ["10.0.0.0/30"]);
     }
 
@@ -298,18 +298,18 @@ mod tests {
                 "10.0.1.1:80",
             ],
         )];
-        let mut options = targets(&[Dialect::Go]);
+        let mut options = targets(&[Dialect::GO]);
         options.aggregate_cidrs = true;
         let merged = |options: &MergeOptions| merge(&sources, options).unwrap().list.join(",");
         let common = "a.example,10.0.0.0/24,10.0.1.0,10.0.1.1:80";
         assert_eq!(merged(&options), format!("{common},fd00::/64"));
         // curl never matches IPv6 blocks: the two /65 halves are not joined.
-        options.targets.insert(Dialect::Curl);
+        options.targets.insert(Dialect::CURL);
         assert_eq!(
             merged(&options),
             format!("{common},fd00::/65,fd00::8000:0:0:0/65")
         );
-        options.targets.insert(Dialect::Python);
+        options.targets.insert(Dialect::PYTHON);
         let merged = merge(&sources, &options).unwrap();
         assert_eq!(merged.list.len(), 7);
         assert_eq!(

@@ -169,7 +169,7 @@ mod tests {
                     ],
                 ),
             ],
-            &targets(&[Dialect::Go]),
+            &targets(&[Dialect::GO]),
         )
         .unwrap();
         assert_eq!(
