@@ -10,6 +10,7 @@ use crate::domain::render::{k8s, systemd::unit, Input, ProxySettings, Renderer, 
 use crate::domain::{Finding, InputField, Location};
 use crate::framework::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::framework::model::Maybe;
+use crate::framework::proto::{too_large, MAX_VALUE_SIZE};
 use crate::framework::schema::OneOf;
 use crate::framework::value::Value;
 pub use crate::provider::attributes::{
@@ -329,6 +330,34 @@ pub fn render_both<R: Renderer>(
     let secret = render(renderer, proxy, Secrets::Include, diags)?;
     let redacted = render(renderer, proxy, Secrets::Redact, &mut Diagnostics::new())?;
     Some((secret, redacted))
+}
+
+/// `Some(())` when a result of at least `least` bytes, a bound computed
+/// from the merged NO_PROXY list, may fit a response; else, before the
+/// result is built, an error on the attribute that holds the list
+/// (`installation` or `profile.no_proxy`, as `settings_at` says) naming the
+/// size and the limit.
+pub fn refuse_oversized(
+    least: usize,
+    settings_at: SettingsAt,
+    diags: &mut Diagnostics,
+) -> Option<()> {
+    if least <= MAX_VALUE_SIZE {
+        return Some(());
+    }
+    let error = too_large(&format!(
+        "at least {least} bytes in the wire format, most of it the merged NO_PROXY list"
+    ));
+    let at = convert::path(
+        Some(InputField::Installation.into()),
+        &AttributePath::root(),
+        settings_at,
+    );
+    diags.push(match at {
+        Some(path) => error.at(path),
+        None => error,
+    });
+    None
 }
 
 impl UnitsInput {

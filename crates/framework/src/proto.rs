@@ -120,19 +120,29 @@ fn oversize(value: &Value, ty: &Type, bytes: usize) -> diag::Diagnostic {
             .max_by_key(|(_, n)| *n),
         _ => None,
     };
-    let holds = largest
-        .map(|(name, n)| format!(" (`{name}` takes {n} bytes of it)"))
-        .unwrap_or_default();
-    let error = diag::Diagnostic::error(
-        "Result too large for Terraform",
-        format!(
-            "The result would take {bytes} bytes in the wire format{holds}, more than the {MAX_VALUE_SIZE} bytes (63 MiB) a response may hold: Terraform accepts at most {MAX_MESSAGE_SIZE} bytes (64 MiB) in one message. Nothing was returned; give a smaller input."
-        ),
-    );
+    let size = largest
+        .map(|(name, n)| {
+            format!("{bytes} bytes in the wire format (`{name}` takes {n} bytes of it)")
+        })
+        .unwrap_or_else(|| format!("{bytes} bytes in the wire format"));
+    let error = too_large(&size);
     match largest {
         Some((name, _)) => error.at(diag::AttributePath::attribute(name)),
         None => error,
     }
+}
+
+/// The error on a result that would take `size` (e.g. "at least 80000000
+/// bytes in the wire format"), beyond [`MAX_VALUE_SIZE`], naming the limit;
+/// a provider that can bound its result from the inputs refuses it with
+/// this before building it.
+pub fn too_large(size: &str) -> diag::Diagnostic {
+    diag::Diagnostic::error(
+        "Result too large for Terraform",
+        format!(
+            "The result would take {size}, more than the {MAX_VALUE_SIZE} bytes (63 MiB) a response may hold: Terraform accepts at most {MAX_MESSAGE_SIZE} bytes (64 MiB) in one message. Nothing was returned; give a smaller input."
+        ),
+    )
 }
 
 /// The optional protocol features this server supports: Terraform (>= 1.6)

@@ -133,6 +133,8 @@ pub(crate) struct Merging {
     fail_on_gap: bool,
     /// The cluster inputs.
     cluster: Cluster,
+    /// Where the installation list came from.
+    settings_at: SettingsAt,
     /// The merge.
     pub merged: Merged,
 }
@@ -164,6 +166,7 @@ impl Merging {
             default_checks: config.default_checks,
             fail_on_gap: config.fail_on_gap,
             cluster,
+            settings_at,
             merged,
         })
     }
@@ -235,6 +238,12 @@ impl DataSource for NoProxyDataSource {
 
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let merging = Merging::new(Config::get(value, diags)?, diags)?;
+        // `entries` and `no_proxy` each hold every entry of the list (an
+        // element takes at least a byte beside its text, as a comma does);
+        // the renderings are not counted.
+        let list = &merging.merged.list;
+        let least = 2 * (list.iter().map(String::len).sum::<usize>() + list.len());
+        inputs::refuse_oversized(least.saturating_sub(1), merging.settings_at, diags)?;
         let destinations = if merging.fail_on_gap {
             merging.destinations()
         } else {
@@ -284,6 +293,36 @@ mod tests {
             revision: Some(2),
         }
         .value()
+    }
+
+    /// A list whose `entries` and `no_proxy` alone could not fit a response
+    /// is refused once merged, before the renderings are built: an error on
+    /// `installation` naming the size and the limit.
+    #[test]
+    fn a_result_too_large_is_refused_before_it_is_built() {
+        let server = Server::new(&crate::provider::ClusterProxy);
+        // 100k names of 200 bytes, each followed by its `.x` form for node:
+        // `entries` and `no_proxy` take 80 MB.
+        let labels = format!("{}.{}.{}", "a".repeat(54), "b".repeat(63), "c".repeat(63));
+        let names = (0..100_000).map(|i| Value::string(format!("{i:08}-{labels}.example")));
+        let set = [(ClusterConfig::installation, Value::list(names.collect()))];
+        let mut diags = Diagnostics::new();
+        let state =
+            server.read_data_source("clusterproxy_no_proxy", config(&server, &set), &mut diags);
+        assert!(state.is_none(), "the result was built");
+        let limit = crate::framework::proto::MAX_VALUE_SIZE.to_string();
+        let error: Vec<(String, bool)> = diags
+            .iter()
+            .map(|d| {
+                let path = d.path.as_ref().map(ToString::to_string).unwrap_or_default();
+                (
+                    path,
+                    d.detail.starts_with("The result would take at least ")
+                        && d.detail.contains(&limit),
+                )
+            })
+            .collect();
+        assert_eq!(error, [("installation".to_owned(), true)], "{diags:?}");
     }
 
     /// `profile` gives the installation entries as every renderer takes

@@ -53,6 +53,10 @@ impl DataSource for OpenShiftProxyDataSource {
     fn read(&self, value: &Value, diags: &mut Diagnostics) -> Option<Value> {
         let config = Config::get(value, diags)?;
         let proxy = config.proxy.resolve(diags)?;
+        // `noProxy` is written five times: both forms of `install_config_yaml`
+        // and of `proxy_yaml`, and `no_proxy`.
+        let least = 5 * openshift::no_proxy_value_len_at_least(&proxy.settings.no_proxy);
+        inputs::refuse_oversized(least, proxy.settings_at, diags)?;
         let openshift = OpenShift {
             readiness_endpoints: config.readiness_endpoints,
             api_internal_host: config.api_internal_host,

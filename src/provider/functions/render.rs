@@ -529,6 +529,32 @@ mod tests {
         Render.call(&[Value::string(platform), settings, options])
     }
 
+    /// A render whose result could not fit a response is refused from the
+    /// merged list's size, before the renderings are built: an error on
+    /// `settings` naming the size and the limit (the transport's check of
+    /// the built result would name `install_config_yaml`).
+    #[test]
+    fn a_result_too_large_is_refused_before_it_is_built() {
+        // 70k names of 200 bytes: the five copies of `noProxy` take 70 MB.
+        let labels = format!("{}.{}.{}", "a".repeat(54), "b".repeat(63), "c".repeat(63));
+        let mut large = Settings::get(&settings(None, None), &mut Diagnostics::new()).unwrap();
+        large.no_proxy = (0..70_000)
+            .map(|i| format!("{i:08}-{labels}.example"))
+            .collect();
+        let Err(error) = call("openshift_proxy", large.value(), Value::null()) else {
+            panic!("the result was built");
+        };
+        assert_eq!(error.argument, Some(SETTINGS), "{}", error.text);
+        let limit = crate::framework::proto::MAX_VALUE_SIZE.to_string();
+        assert!(
+            error.text.starts_with(
+                "profile.no_proxy: Result too large for Terraform: The result would take at least "
+            ) && error.text.contains(&limit),
+            "{}",
+            error.text
+        );
+    }
+
     /// The function returns exactly what the data source computes.
     #[test]
     fn render_equals_the_data_source() {

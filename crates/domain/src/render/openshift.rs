@@ -285,6 +285,23 @@ impl OpenShiftProxy {
     }
 }
 
+/// A lower bound of the length of [`OpenShiftProxy::no_proxy_value`] for
+/// the merged list `no_proxy`, cheap to compute before rendering (so that
+/// a result too large to return is refused before it is built): the
+/// entries the rendering keeps (all but the `[v6]` forms) and their commas,
+/// a bare IPv6 address (rewritten as its `/128` block) counted as no bytes;
+/// `1` for a list holding `*`.
+pub fn no_proxy_value_len_at_least(no_proxy: &[String]) -> usize {
+    if no_proxy.iter().any(|e| e == "*") {
+        return 1;
+    }
+    let kept = no_proxy.iter().filter(|e| !e.starts_with('['));
+    let (count, bytes) = kept.fold((0usize, 0), |(count, bytes), e| {
+        (count + 1, bytes + if e.contains(':') { 0 } else { e.len() })
+    });
+    bytes + count.saturating_sub(1)
+}
+
 /// What the operator adds on its own: loopback, `.svc`, `.cluster.local`,
 /// the machine, service and cluster networks, the internal API host,
 /// 169.254.169.254 on AWS, GCP and Azure, the node domain on AWS
@@ -634,6 +651,30 @@ pub(crate) mod tests {
             assert!(endpoint_problem(bad).is_some(), "{bad}");
         }
         assert_eq!(endpoint_problem("http://[::1]:8080/healthz"), None);
+    }
+
+    /// The cheap bound is never above the value rendered, and is the
+    /// value's length for a list of names.
+    #[test]
+    fn no_proxy_value_length_is_bounded_from_below() {
+        let lists: [&[&str]; 4] = [
+            &["registry.corp.example", "10.0.0.0/8", ".corp.example"],
+            &["::1", "[::1]", "fd00:30::1", "[fd00:30::1]", "a.example"],
+            &["a.example", "*"],
+            &[],
+        ];
+        for list in lists {
+            let mut s = settings();
+            s.no_proxy = list.iter().map(|e| (*e).to_owned()).collect();
+            let value = render(&s, &[], &cluster(), Secrets::Redact)
+                .unwrap()
+                .no_proxy_value();
+            let least = no_proxy_value_len_at_least(&s.no_proxy);
+            assert!(least <= value.len(), "{list:?}: {least} > {value}");
+            if !list.iter().any(|e| e.contains(':') || *e == "*") {
+                assert_eq!(least, value.len(), "{list:?}");
+            }
+        }
     }
 
     /// An IPv6 cluster with the default clients: the merged list holds
