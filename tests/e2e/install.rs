@@ -523,27 +523,24 @@ fn release_all_without_cross_tools_names_the_package_per_target() {
 fn release_all_without_a_signing_key_names_it_and_builds_nothing() {
     let scratch = tempfile::tempdir().expect("temp dir");
     let out = scratch.path().join("dist");
-    for key in [None, Some("not a key")] {
-        let mut command = std::process::Command::new(repo_path("scripts/release"));
-        command
-            .args(["all", "--version", version(), "--out"])
-            .arg(&out);
-        match key {
-            Some(text) => command.env("GPG_PRIVATE_KEY", text),
-            None => command.env_remove("GPG_PRIVATE_KEY"),
-        };
-        let output = command.output().expect("spawn scripts/release");
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(
-            !output.status.success()
-                && stderr.contains("GPG_PRIVATE_KEY must hold an ASCII-armored secret key")
-                && stderr.contains("nothing was built"),
-            "all with GPG_PRIVATE_KEY={key:?}: {stderr}"
-        );
-        assert!(
-            !out.exists(),
-            "a refused release-all wrote {}",
-            out.display()
-        );
-    }
+    release_script_refuses_without_a_key(
+        &[
+            "all",
+            "--version",
+            version(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        |stderr| {
+            assert!(
+                stderr.contains("nothing was built"),
+                "release-all refused without saying nothing was built: {stderr}"
+            );
+            assert!(
+                !out.exists(),
+                "a refused release-all wrote {}",
+                out.display()
+            );
+        },
+    );
 }
