@@ -297,3 +297,28 @@ pub fn release_script_with_key(args: &[&str], key: &GpgKey) -> std::process::Out
             .env_remove("GPG_PASSPHRASE"),
     )
 }
+
+/// Runs `scripts/release ARGS...` without GPG_PRIVATE_KEY, then with one
+/// that holds no key: each run must fail with the message naming
+/// GPG_PRIVATE_KEY; `check` then gets that run's stderr (for what else the
+/// refusal must say, or must not have written).
+pub fn release_script_refuses_without_a_key(args: &[&str], check: impl Fn(&str)) {
+    for key in [None, Some("not a key")] {
+        let mut command = Command::new(repo_path("scripts/release"));
+        command.args(args);
+        match key {
+            Some(text) => command.env("GPG_PRIVATE_KEY", text),
+            None => command.env_remove("GPG_PRIVATE_KEY"),
+        };
+        let output = command
+            .output()
+            .unwrap_or_else(|err| panic!("spawn {command:?}: {err}"));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            !output.status.success()
+                && stderr.contains("GPG_PRIVATE_KEY must hold an ASCII-armored secret key"),
+            "scripts/release {args:?} with GPG_PRIVATE_KEY={key:?}: {stderr}"
+        );
+        check(&stderr);
+    }
+}

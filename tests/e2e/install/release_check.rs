@@ -185,6 +185,52 @@ fn macos_binaries_pass_the_static_check() {
     }
 }
 
+/// zig 0.15's Mach-O linker died of SIGSEGV, printing nothing, on aws-lc's
+/// s2n-bignum objects (one symbol, several CFI procedures): the provider's
+/// macOS links failed with an empty message. The zig that
+/// scripts/install-release-tools pins links that shape, for both targets,
+/// into a Mach-O the static checker passes.
+#[test]
+fn pinned_zig_links_one_symbol_with_two_cfi_procedures_for_macos() {
+    let zig_packages = crate::tools::Tool {
+        name: "ziglang (PyPI; scripts/install-release-tools)",
+        env: None,
+        location: crate::tools::Location::Tools("release/python"),
+    }
+    .path();
+    let source = repo_path("tests/e2e/install/darwin/two_procedures.S");
+    for (arch, cpu, signed) in [
+        ("aarch64", macho::CPU_TYPE_ARM64, true),
+        ("x86_64", macho::CPU_TYPE_X86_64, false),
+    ] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let out = dir.path().join("two_procedures");
+        let link = crate::tools::PYTHON3
+            .command()
+            .args(["-m", "ziglang", "cc", "-target"])
+            .arg(format!("{arch}-macos.11.0-none"))
+            .arg(&source)
+            .arg("-o")
+            .arg(&out)
+            .env("PYTHONPATH", &zig_packages)
+            .output()
+            .expect("spawn python3 -m ziglang");
+        assert!(
+            link.status.success(),
+            "zig cc for {arch}-macos: {:?}\n{}",
+            link.status,
+            String::from_utf8_lossy(&link.stderr)
+        );
+        let parsed = macho::parse(&std::fs::read(&out).expect("read output"))
+            .unwrap_or_else(|err| panic!("{arch}-macos: not a Mach-O executable: {err}"));
+        let problems = macho::problems(&parsed, cpu, signed);
+        assert!(
+            problems.is_empty(),
+            "{arch}-macos: {problems:#?}\n{parsed:#?}"
+        );
+    }
+}
+
 /// A launcher that Terraform starts as the plugin: `launcher` is the shell
 /// text after `#!/bin/sh`, which `exec`s the foreign binary. Written into
 /// an unpacked filesystem mirror below `mirror` as linux_amd64 (the
