@@ -3,7 +3,7 @@
 //! `status.noProxy`.
 
 use crate::domain::no_proxy::typed::Kind;
-use crate::domain::render::openshift::OpenShift;
+use crate::domain::render::openshift::{self, OpenShift};
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field};
