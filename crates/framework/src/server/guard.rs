@@ -127,6 +127,38 @@ pub fn run_to_completion<T>(
     guarded(rpc, subject, Cancel::Never, request_bytes, body)
 }
 
+/// Runs `handler`, a unary RPC's handler (whose body runs under [`run`]),
+/// where [`run`] places a body of `subject` and `request_bytes`: a small
+/// request's on this worker, as [`run`] does, any other on a thread of its
+/// own, awaited, so that a call its client drops (the client reset the
+/// stream or closed its connection, and the RPC's future is dropped)
+/// cancels the computation at once, as a dropped ListResource stream
+/// cancels its listing.
+pub async fn abandonable<R: Send + 'static>(
+    subject: Subject<'_>,
+    request_bytes: usize,
+    handler: impl FnOnce() -> R + Send + 'static,
+) -> R {
+    if runs_inline(subject, request_bytes) {
+        return handler();
+    }
+    let abandoned = CancelOnDrop(cancel::Flag::new());
+    let flag = abandoned.0.clone();
+    let ran = tokio::task::spawn_blocking(move || cancel::scope(&flag, handler)).await;
+    drop(abandoned);
+    ran.unwrap_or_else(|failed| std::panic::resume_unwind(failed.into_panic()))
+}
+
+/// Cancels its flag when dropped: held by the future that awaits a
+/// computation, so that dropping the future cancels the computation.
+struct CancelOnDrop(cancel::Flag);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
 /// Requests up to this size run on the worker that received them: their
 /// work takes well under a millisecond, less than handing the worker's other
 /// tasks to another thread would cost (a plan reads hundreds of small data
