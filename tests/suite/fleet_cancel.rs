@@ -21,9 +21,11 @@ use clusterproxy::framework::proto::{
     list_resource, read_data_source, stop_provider, Diagnostic, DynamicValue,
 };
 use clusterproxy::framework::schema::Schema;
+use clusterproxy::framework::server::guard::INLINE_LIMIT;
 use clusterproxy::framework::server::Server;
 use clusterproxy::framework::value::{msgpack, Value};
 use clusterproxy::provider::ClusterProxy;
+use prost::Message as _;
 use support::{cpu_time, terminate, Plugin};
 use tonic::transport::Channel;
 
@@ -32,6 +34,11 @@ const FILES: usize = 40_000;
 
 /// Excludes in the configuration.
 const EXCLUDES: usize = 100;
+
+/// Excludes in a small fleet read's configuration: a request of at most
+/// [`INLINE_LIMIT`] bytes, which runs on the worker that received it unless
+/// its read runs long, and a walk still slow.
+const SMALL_EXCLUDES: usize = 60;
 
 /// Most CPU time the plugin may spend after a cancellation.
 const AFTER_CANCEL: Duration = Duration::from_millis(500);
@@ -74,17 +81,17 @@ fn tree() -> &'static Path {
     })
 }
 
-/// [`EXCLUDES`] globs that match no file of [`tree`], each only found out
-/// at its end.
-fn excludes() -> Vec<Value> {
-    (0..EXCLUDES)
+/// `count` globs that match no file of [`tree`], each only found out at
+/// its end.
+fn excludes(count: usize) -> Vec<Value> {
+    (0..count)
         .map(|i| Value::string(format!("{}*a{i:02}z*", "*a".repeat(120))))
         .collect()
 }
 
-/// `schema`'s configuration over `directory` with the hostile excludes,
-/// every other argument null, encoded.
-fn config(schema: &Schema, directory: &Path) -> Option<DynamicValue> {
+/// `schema`'s configuration over `directory` with `excludes` hostile
+/// excludes, every other argument null, encoded.
+fn config(schema: &Schema, directory: &Path, excludes: usize) -> Option<DynamicValue> {
     let mut config = Value::object(
         schema
             .attributes
@@ -92,7 +99,7 @@ fn config(schema: &Schema, directory: &Path) -> Option<DynamicValue> {
             .map(|a| (a.name.clone(), Value::null())),
     );
     config.set_attr("directory", Value::string(directory.display().to_string()));
-    config.set_attr("exclude", Value::list(excludes()));
+    config.set_attr("exclude", Value::list(self::excludes(excludes)));
     Some(DynamicValue {
         msgpack: msgpack::encode(&config, &schema.object_type()).unwrap(),
         json: Vec::new(),
@@ -104,18 +111,18 @@ fn list_request(directory: &Path) -> list_resource::Request {
     let schema = &server.registry().list_resources()["clusterproxy_profile"].schema;
     list_resource::Request {
         type_name: "clusterproxy_profile".into(),
-        config: config(schema, directory),
+        config: config(schema, directory, EXCLUDES),
         include_resource_object: false,
         limit: 100,
     }
 }
 
-fn read_request(directory: &Path) -> read_data_source::Request {
+fn read_request(directory: &Path, excludes: usize) -> read_data_source::Request {
     let server = Server::new(&ClusterProxy);
     let schema = &server.registry().data_sources()["clusterproxy_fleet"].schema;
     read_data_source::Request {
         type_name: "clusterproxy_fleet".into(),
-        config: config(schema, directory),
+        config: config(schema, directory, excludes),
         ..Default::default()
     }
 }
@@ -183,17 +190,18 @@ type Reader = Call<Result<Vec<list_resource::Event>, tonic::Status>>;
 /// response).
 type Call<T> = tokio::task::JoinHandle<T>;
 
-/// `reads` `clusterproxy_fleet` reads over the tree, each awaiting its
-/// answer.
+/// `reads` `clusterproxy_fleet` reads over the tree with `excludes`
+/// excludes, each awaiting its answer.
 fn start_reads(
     client: ProviderClient<Channel>,
     directory: &Path,
     reads: usize,
+    excludes: usize,
 ) -> Vec<Call<Result<tonic::Response<read_data_source::Response>, tonic::Status>>> {
     (0..reads)
         .map(|_| {
             let mut client = client.clone();
-            let request = read_request(directory);
+            let request = read_request(directory, excludes);
             tokio::spawn(async move { client.read_data_source(request).await })
         })
         .collect()
@@ -323,22 +331,32 @@ fn stop_provider_ends_fifty_list_streams() {
     stop_provider_ends_list_streams(50);
 }
 
-/// The client drops `reads` `clusterproxy_fleet` reads while their walks
-/// run.
-fn dropped_reads_stop_their_walks(reads: usize) {
+/// The client drops `reads` `clusterproxy_fleet` reads (with `excludes`
+/// excludes) while their walks run.
+fn dropped_reads_stop_their_walks(reads: usize, excludes: usize) {
     dropped_calls_stop_their_walks("fleet reads", |client, dir| async move {
-        start_reads(client, dir, reads)
+        start_reads(client, dir, reads, excludes)
     });
 }
 
 #[test]
 fn a_dropped_fleet_read_stops_its_walk() {
-    dropped_reads_stop_their_walks(1);
+    dropped_reads_stop_their_walks(1, EXCLUDES);
 }
 
 #[test]
 fn fifty_dropped_fleet_reads_stop_their_walks() {
-    dropped_reads_stop_their_walks(50);
+    dropped_reads_stop_their_walks(50, EXCLUDES);
+}
+
+/// A fleet read whose request is small runs on a thread of its own all the
+/// same (its walk runs long): a drop reaches it, and it never holds the
+/// worker that serves every other request.
+#[test]
+fn a_dropped_small_fleet_read_stops_its_walk() {
+    let request = read_request(tree(), SMALL_EXCLUDES);
+    assert!(request.encoded_len() <= INLINE_LIMIT);
+    dropped_reads_stop_their_walks(1, SMALL_EXCLUDES);
 }
 
 /// StopProvider during a `clusterproxy_fleet` read over the tree: the read
@@ -347,7 +365,7 @@ fn fifty_dropped_fleet_reads_stop_their_walks() {
 #[test]
 fn stop_provider_ends_a_fleet_read() {
     let (mut plugin, runtime, client, mut reads) =
-        walking(|client, dir| async move { start_reads(client, dir, 1) });
+        walking(|client, dir| async move { start_reads(client, dir, 1, EXCLUDES) });
     let read = reads.pop().unwrap();
     let stopped = stop(&runtime, &client);
     let response = runtime.block_on(async {

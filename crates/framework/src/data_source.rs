@@ -32,6 +32,14 @@ pub trait DataSource: Send + Sync {
     /// on the configuration to make the state. Returns `None` after adding an
     /// error diagnostic.
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value>;
+
+    /// Whether a read may run long whatever its configuration's size (it
+    /// walks a directory): such a read always runs on a thread of its own,
+    /// where StopProvider and a call its client drops reach it, instead of
+    /// on the worker that received it, which serves every other request.
+    fn runs_long(&self) -> bool {
+        false
+    }
 }
 
 /// The path of the first unknown value in `value` (a set's element: the

@@ -69,6 +69,10 @@ pub enum Subject<'a> {
     Resource(&'a str),
     /// A data source type.
     DataSource(&'a str),
+    /// A data source type whose read runs long whatever its request's size
+    /// ([`DataSource::runs_long`](crate::data_source::DataSource::runs_long)),
+    /// logged as a data source.
+    LongDataSource(&'a str),
     /// A provider function.
     Function(&'a str),
 }
@@ -167,12 +171,14 @@ impl Drop for CancelOnDrop {
 pub const INLINE_LIMIT: usize = 16 * 1024;
 
 /// Whether a body runs on the worker that received it: a small request's,
-/// except a resource's. A managed or ephemeral resource may be slow whatever
-/// its request's size (a password verifier is deliberately slow, a proxy
-/// check waits on the network), and there are few of them in a plan, so
-/// they always get a thread of their own.
+/// except a resource's or a long data source read's. A managed or ephemeral
+/// resource may be slow whatever its request's size (a password verifier
+/// is deliberately slow, a proxy check waits on the network), as may a
+/// data source that says so (a walk of a directory), and there are few of
+/// them in a plan, so they always get a thread of their own.
 fn runs_inline(subject: Subject<'_>, request_bytes: usize) -> bool {
-    request_bytes <= INLINE_LIMIT && !matches!(subject, Subject::Resource(_))
+    request_bytes <= INLINE_LIMIT
+        && !matches!(subject, Subject::Resource(_) | Subject::LongDataSource(_))
 }
 
 fn guarded<T>(
@@ -197,7 +203,7 @@ fn guarded<T>(
             tf_req_id = request_id,
             tf_resource_type = name
         ),
-        Subject::DataSource(name) => tracing::debug_span!(
+        Subject::DataSource(name) | Subject::LongDataSource(name) => tracing::debug_span!(
             "rpc",
             tf_rpc = rpc,
             tf_req_id = request_id,

@@ -31,16 +31,28 @@ impl ProviderServer {
     }
 
     /// ReadDataSource: the data source's state for its configuration, on a
-    /// thread of its own unless the request is small
-    /// ([`guard::abandonable`]: a read its client drops is cancelled).
+    /// thread of its own unless the request is small and the read does not
+    /// run long ([`guard::abandonable`]: a read its client drops is
+    /// cancelled).
     pub(super) async fn read_data(
         &self,
         request: proto::read_data_source::Request,
     ) -> proto::read_data_source::Response {
         let request_bytes = request.encoded_len();
         let name = request.type_name.clone();
+        let long = self
+            .server
+            .registry()
+            .data_sources()
+            .get(name.as_str())
+            .is_some_and(|d| d.implementation.runs_long());
+        let subject = if long {
+            Subject::LongDataSource(&name)
+        } else {
+            Subject::DataSource(&name)
+        };
         let server = self.clone();
-        guard::abandonable(Subject::DataSource(&name), request_bytes, move || {
+        guard::abandonable(subject, request_bytes, move || {
             server.read_data_now(request, request_bytes)
         })
         .await
