@@ -166,7 +166,8 @@ impl Drop for CancelOnDrop {
 /// Requests up to this size run on the worker that received them: their
 /// work takes well under a millisecond, less than handing the worker's other
 /// tasks to another thread would cost (a plan reads hundreds of small data
-/// sources). Larger ones run under `block_in_place`, so that signals,
+/// sources). Larger ones run under `block_in_place` (those of a handler
+/// [`abandonable`] places, on a thread of its own), so that signals,
 /// StopProvider and other connections are served while they compute.
 pub const INLINE_LIMIT: usize = 16 * 1024;
 
