@@ -7,7 +7,7 @@
 //! the `httpx` client's by the real httpx (which rejects the shared list of a
 //! dual-stack cluster, as the plan warns).
 
-use crate::cycle::{run_cycle, Cycle, Feature};
+use crate::cycle::{run_cycle, Capability, Cycle};
 use crate::harness::for_each_terraform_rendering;
 use crate::harness::{diagnostic_text, example, Workdir};
 use crate::oracle::Case;
@@ -360,7 +360,7 @@ output "httpx_warnings" {
         );
         assert_eq!(real_httpx(rendering, &urls), intended, "{rendering}");
         assert_eq!(outputs["httpx_warnings"], json!(["fd00:10:96::/112"]));
-        if !tf.supports(Feature::Functions) {
+        if !tf.supports(Capability::Functions) {
             return;
         }
         // no_proxy_bypasses answers for httpx as the real httpx does.

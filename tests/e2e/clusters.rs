@@ -4,7 +4,7 @@
 //! values, the proxy password never shows in CLI output or trace logs, and
 //! each platform rule is a diagnostic on the attribute at fault.
 
-use crate::cycle::{run_cycle, Cycle, Feature};
+use crate::cycle::{run_cycle, Capability, Cycle};
 use crate::diagnostics::expect_bad_inputs;
 use crate::examples::{
     apply_data_source_example, ca_certificate, EXAMPLE_PASSWORD_ENCODED as PASSWORD_ENCODED,
@@ -239,7 +239,7 @@ output "chosen" {{
 "#
         )
     };
-    for_each_terraform_with(Feature::Functions, |tf| {
+    for_each_terraform_with(Capability::Functions, |tf| {
         let work = Workdir::with_provider(tf, &config(r#"{ kyverno_version = "1.16" }"#));
         let outputs = run_cycle(&work, &Cycle::default());
         let policy = yaml(&outputs["default"]);

@@ -7,7 +7,7 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
 
-pub use crate::harness::Feature;
+pub use crate::harness::Capability;
 use crate::harness::{example, Run, Workdir};
 use crate::tools;
 
@@ -409,7 +409,7 @@ fn run_import(created: &Workdir, step: &ImportStep, vars: &[&str]) {
     // What the import stored as the resource's identity, where Terraform
     // keeps identities.
     let identity = tf
-        .supports(Feature::Identity)
+        .supports(Capability::Identity)
         .then(|| resource_in(&fresh.state(), &step.address)["identity"].clone());
     assert_eq!(
         fresh.resource_values(&step.address),
@@ -424,7 +424,7 @@ fn run_import(created: &Workdir, step: &ImportStep, vars: &[&str]) {
     assert_eq!(fresh.resource_values(&step.address), expected);
     fresh.assert_no_resource_changes(vars);
 
-    if tf.supports(Feature::ImportBlock) {
+    if tf.supports(Capability::ImportBlock) {
         // The configuration the resource was created from, plus an import block.
         let declared = Workdir::empty(tf);
         copy_inputs(created, &declared);

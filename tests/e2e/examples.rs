@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use std::path::Path;
 
-use crate::cycle::{hcl_string, run_cycle, Cycle, Feature, DRIFT_CHECK};
+use crate::cycle::{hcl_string, run_cycle, Capability, Cycle, DRIFT_CHECK};
 use crate::harness::{example, for_each_terraform, import_fixture, Terraform, Workdir};
 
 /// The proxy password of the data-source examples' tests: every character
@@ -131,7 +131,7 @@ fn drift_check_is_right_on_every_version() {
         };
         assert_eq!(exit_code, expected, "refresh-only exit code on {version}");
 
-        let runs = if tf.supports(Feature::WriteOnly) {
+        let runs = if tf.supports(Capability::WriteOnly) {
             1
         } else {
             soak_runs()
@@ -140,7 +140,7 @@ fn drift_check_is_right_on_every_version() {
             work.assert_drift_check_quiet(&vars);
         }
 
-        if tf.supports(Feature::WriteOnly) && !tf.sorts_sensitive_paths() {
+        if tf.supports(Capability::WriteOnly) && !tf.sorts_sensitive_paths() {
             // examples/secret-free-state with a sensitive password variable:
             // two sensitive paths, which this Terraform orders at random, so
             // its refresh-only exit code flips; the drift check holds.
@@ -165,7 +165,7 @@ fn drift_check_is_right_on_every_version() {
             "a failing plan on {version}: {failed:?}"
         );
 
-        if !tf.supports(Feature::MovedBlock) {
+        if !tf.supports(Capability::MovedBlock) {
             return;
         }
         // Terraform reports the pending move as drift with the action
@@ -415,7 +415,7 @@ fn every_example_directory_is_applied_by_an_e2e_test() {
 /// The Terraform features an example's configuration uses, by the syntax
 /// that needs them (comments left out): a provider function call, an
 /// ephemeral variable or block, a write-only argument (`<name>_wo = ...`).
-fn features_used(text: &str) -> Vec<Feature> {
+fn features_used(text: &str) -> Vec<Capability> {
     let code: Vec<&str> = text
         .lines()
         .map(str::trim)
@@ -424,16 +424,16 @@ fn features_used(text: &str) -> Vec<Feature> {
     let uses = |test: &dyn Fn(&str) -> bool| code.iter().any(|line| test(line));
     let mut features = Vec::new();
     if uses(&|line| line.contains("provider::")) {
-        features.push(Feature::Functions);
+        features.push(Capability::Functions);
     }
     if uses(&|line| line.starts_with("ephemeral ")) {
-        features.push(Feature::Ephemeral);
+        features.push(Capability::Ephemeral);
     }
     if uses(&|line| {
         line.split_once('=')
             .is_some_and(|(name, _)| name.trim_end().ends_with("_wo"))
     }) {
-        features.push(Feature::WriteOnly);
+        features.push(Capability::WriteOnly);
     }
     features
 }
@@ -515,7 +515,7 @@ fn every_example_is_applied() {
             // at random (`Terraform::sorts_sensitive_paths`).
             let password = match (
                 text.contains("variable \"proxy_password\""),
-                features_used(&text).contains(&Feature::Ephemeral),
+                features_used(&text).contains(&Capability::Ephemeral),
             ) {
                 (false, _) => "",
                 (true, false) => "\n  proxy_password = var.proxy_password",

@@ -11,7 +11,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::harness::{
-    diagnostic_text, example, for_each_terraform_with, Feature, Run, Terraform, Workdir,
+    diagnostic_text, example, for_each_terraform_with, Capability, Run, Terraform, Workdir,
 };
 
 /// The passwords of the fleet folder's artifacts: the TKG config's
@@ -85,7 +85,7 @@ impl Workdir {
 /// warning naming it; nothing holds a password.
 #[test]
 fn a_fleet_folder_is_listed_one_profile_per_cluster() {
-    for_each_terraform_with(Feature::ListResources, |tf| {
+    for_each_terraform_with(Capability::ListResources, |tf| {
         let work = fleet_workdir(tf, FLEET_QUERY);
         let run = work.run_without(&["query", "-json"], &FLEET_PASSWORDS);
         assert_eq!(run.code, 0, "{}", run.combined());
@@ -150,7 +150,7 @@ fn a_fleet_folder_is_listed_one_profile_per_cluster() {
 /// names; a Cluster and its KubeadmControlPlane in one folder are one.
 #[test]
 fn clusters_that_share_a_name_in_two_folders_are_two_results() {
-    for_each_terraform_with(Feature::ListResources, |tf| {
+    for_each_terraform_with(Capability::ListResources, |tf| {
         let work = workdir_of(tf, FLEET_QUERY, "tests/fixtures/fleet-shared-names");
         let run = work.run(&["query", "-json"]);
         assert_eq!(run.code, 0, "{}", run.combined());
@@ -187,7 +187,7 @@ fn clusters_that_share_a_name_in_two_folders_are_two_results() {
 /// no value; the Maven file's password is in no output or log.
 #[test]
 fn a_proxy_setting_no_importer_reads_warns() {
-    for_each_terraform_with(Feature::ListResources, |tf| {
+    for_each_terraform_with(Capability::ListResources, |tf| {
         let work = workdir_of(tf, FLEET_QUERY, "tests/fixtures/unimported");
         let run = work.run_without(&["query", "-json"], &["somepassword"]);
         assert_eq!(run.code, 0, "{}", run.combined());
@@ -219,7 +219,7 @@ fn a_proxy_setting_no_importer_reads_warns() {
 /// (Terraform reads no further); a limit that leaves nothing out is quiet.
 #[test]
 fn a_limit_that_leaves_results_out_warns() {
-    for_each_terraform_with(Feature::ListResources, |tf| {
+    for_each_terraform_with(Capability::ListResources, |tf| {
         for (limit, found, warned) in [(3, 3, true), (8, 8, false)] {
             let query = FLEET_QUERY.replace(
                 "  include_resource = true\n",
@@ -258,7 +258,7 @@ fn a_limit_that_leaves_results_out_warns() {
 /// file, the saved plan or the logs.
 #[test]
 fn generated_configuration_imports_the_fleet_and_replans_empty() {
-    for_each_terraform_with(Feature::ListResources, |tf| {
+    for_each_terraform_with(Capability::ListResources, |tf| {
         let work = fleet_workdir(tf, FLEET_QUERY);
         let run = work.run_without(
             &["query", "-generate-config-out=generated.tf"],
@@ -325,7 +325,7 @@ fn generated_configuration_imports_the_fleet_and_replans_empty() {
 /// lists, and nothing else.
 #[test]
 fn the_list_resource_example_lists_the_fleet() {
-    for_each_terraform_with(Feature::ListResources, |tf| {
+    for_each_terraform_with(Capability::ListResources, |tf| {
         let paths = |query: &str| -> Vec<String> {
             let work = fleet_workdir(tf, query);
             let run = work.run_without(&["query", "-json"], &FLEET_PASSWORDS);
@@ -350,7 +350,7 @@ fn the_list_resource_example_lists_the_fleet() {
 /// plan, apply and an empty re-plan.
 #[test]
 fn the_fleet_adoption_example_is_adopted_as_the_guide_says() {
-    for_each_terraform_with(Feature::ListResources, |tf| {
+    for_each_terraform_with(Capability::ListResources, |tf| {
         let work = Workdir::from_files(
             tf,
             &[
@@ -473,7 +473,7 @@ fn assert_imports_only(plan: &Value, count: usize, with_password: &[&str]) {
 /// diagnostic on `directory`, in bounded time.
 #[test]
 fn bad_directories_get_a_clear_diagnostic() {
-    for_each_terraform_with(Feature::ListResources, |tf| {
+    for_each_terraform_with(Capability::ListResources, |tf| {
         let query = |directory: &str| {
             format!("list \"clusterproxy_profile\" \"fleet\" {{\n  provider = clusterproxy\n  config {{\n    directory = \"{directory}\"\n  }}\n}}\n")
         };
@@ -521,7 +521,7 @@ fn bad_directories_get_a_clear_diagnostic() {
 /// an error on `exclude` naming the cap.
 #[test]
 fn capped_arguments_get_a_diagnostic_on_the_argument() {
-    for_each_terraform_with(Feature::ListResources, |tf| {
+    for_each_terraform_with(Capability::ListResources, |tf| {
         let query = |globs: &[String]| {
             let list: Vec<String> = globs.iter().map(|g| format!("{g:?}")).collect();
             format!("list \"clusterproxy_profile\" \"fleet\" {{\n  provider = clusterproxy\n  config {{\n    directory = \"clusters\"\n    exclude = [{}]\n  }}\n}}\n", list.join(", "))

@@ -11,7 +11,9 @@
 use serde_json::Value;
 
 use crate::harness::{example, Workdir};
-use crate::terraform::{run_on, terraform_1_0, terraform_1_11, terraform_1_15, Feature, Terraform};
+use crate::terraform::{
+    run_on, terraform_1_0, terraform_1_11, terraform_1_15, Capability, Terraform,
+};
 
 /// The proxy password of the fleet's one cluster with credentials, decoded,
 /// and as its artifact writes it.
@@ -58,7 +60,7 @@ fn write_cluster(work: &Workdir, i: usize, proxy: &str) {
 /// The example's configuration for `tf`: by identity where it has
 /// identities, else by ID.
 fn workdir(tf: &Terraform) -> Workdir {
-    let import = match tf.supports(Feature::Identity) {
+    let import = match tf.supports(Capability::Identity) {
         true => "fleet-lifecycle/import.tf",
         false => "fleet-lifecycle/by-id/import.tf",
     };
@@ -133,7 +135,7 @@ fn a_changing_fleet_is_adopted_cluster_by_cluster() {
             "re-plan on {version}: {again}"
         );
         work.assert_drift_check_quiet(&[]);
-        if tf.supports(Feature::ListResources) {
+        if tf.supports(Capability::ListResources) {
             // `terraform query` runs without any password too.
             work.write_file("fleet.tfquery.hcl", QUERY);
             let query = work.assert_secrets_absent(&["query"], &[], &PASSWORD);

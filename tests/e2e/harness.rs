@@ -177,21 +177,21 @@ pub fn diagnostic_text(diagnostic: &Value) -> String {
     )
 }
 
-/// Each Terraform here refuses every feature it does not have with a clear
-/// error ([`Feature::refusal`]): what [`for_each_terraform_with`] does not
-/// run on a version is checked here once.
+/// Each Terraform here refuses every capability it does not have with a
+/// clear error ([`refusal`]): what [`for_each_terraform_with`] does not run
+/// on a version is checked here once.
 #[test]
 fn newer_features_are_refused_clearly() {
     for_each_terraform(|tf| {
-        for feature in Feature::ALL {
-            let Some(refusal) = feature.refusal(tf) else {
+        for capability in Capability::ALL {
+            let Some(refusal) = refusal(capability, tf) else {
                 continue;
             };
             let work = Workdir::with_provider(tf, refusal.main);
             let run = work.run(refusal.args);
             assert!(
                 run.code == 1 && run.combined().contains(refusal.error),
-                "Terraform {} gave no {:?} for {feature:?} (`terraform {}`):\n{}",
+                "Terraform {} gave no {:?} for {capability:?} (`terraform {}`):\n{}",
                 tf.version_string(),
                 refusal.error,
                 refusal.args.join(" "),

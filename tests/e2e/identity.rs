@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use crate::cycle::{args_with, hcl_string, import_block, ImportStep};
 use crate::harness::{
     example, for_each_terraform_with, import_fixture, terraform_1_0, terraform_1_11,
-    terraform_1_15, Feature, Terraform, Workdir,
+    terraform_1_15, Capability, Terraform, Workdir,
 };
 
 /// The password of tests/fixtures/import/systemd/messy.conf, which the docs
@@ -84,7 +84,7 @@ fn json_plan(work: &Workdir) -> (Vec<Value>, Value) {
 /// instead of the ID. The state then holds the identity, and plans empty.
 #[test]
 fn import_by_identity_plans_and_applies_as_the_import_by_id() {
-    for_each_terraform_with(Feature::Identity, |tf| {
+    for_each_terraform_with(Capability::Identity, |tf| {
         let messy = import_fixture("systemd/messy.conf");
         let id = format!("corp=systemd:file:{messy}");
         let by_id = workdir(tf);

@@ -16,7 +16,7 @@ use std::collections::BTreeSet;
 use clusterproxy::domain::import::{kinds, Imported};
 use serde_json::{json, Value};
 
-use crate::cycle::{hcl_literal, hcl_string, run_cycle, Cycle, Feature};
+use crate::cycle::{hcl_literal, hcl_string, run_cycle, Capability, Cycle};
 use crate::harness::for_each_terraform_rendering;
 use crate::harness::{
     example, for_each_terraform, for_each_terraform_with, import_fixture, run_on, terraform_1_0,
@@ -154,7 +154,7 @@ fn assert_imports_only(work: &Workdir, plan_file: &str, imports: &[(String, &Cas
             case.label(),
             work.tf.version_string()
         );
-        if work.tf.supports(Feature::ImportBlock) {
+        if work.tf.supports(Capability::ImportBlock) {
             assert_eq!(
                 change["change"]["importing"],
                 json!({ "id": case.id() }),
@@ -212,7 +212,7 @@ fn every_fixture_imports_as_the_domain_reads_it() {
         let version = tf.version_string();
         let work = Workdir::with_provider(tf, &main);
         work.write_file("test.tfvars", &tfvars);
-        if tf.supports(Feature::ImportBlock) {
+        if tf.supports(Capability::ImportBlock) {
             work.write_file("import.tf", &blocks);
             let planned = work.run_ok(&["plan", "-json", "-out=import.tfplan", vars[0]]);
             // The import note of each, as the domain writes it (Terraform
@@ -247,7 +247,7 @@ fn every_fixture_imports_as_the_domain_reads_it() {
         }
         work.assert_plan_empty(&vars);
 
-        if tf.supports(Feature::ImportBlock) {
+        if tf.supports(Capability::ImportBlock) {
             // The configuration Terraform writes itself, the password (which
             // it writes as `null # sensitive`) filled in.
             let generated = Workdir::from_files(
@@ -269,7 +269,7 @@ fn every_fixture_imports_as_the_domain_reads_it() {
         // What the domain refuses is an error: from Terraform 1.5 all in one
         // plan, one import block each (a plan writes no state); before, each
         // by `terraform import`, which writes none.
-        if tf.supports(Feature::ImportBlock) {
+        if tf.supports(Capability::ImportBlock) {
             let mut main = String::new();
             for (n, case) in refused.iter().enumerate() {
                 main.push_str(&format!(
@@ -603,7 +603,7 @@ resource "clusterproxy_profile" "corp" {{
 /// password at all) stores none either.
 #[test]
 fn import_stores_no_password() {
-    for_each_terraform_with(Feature::WriteOnly, import_stores_no_password_on);
+    for_each_terraform_with(Capability::WriteOnly, import_stores_no_password_on);
 }
 
 fn import_stores_no_password_on(tf: &Terraform) {

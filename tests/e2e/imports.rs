@@ -1,6 +1,6 @@
 //! Failing imports: an error diagnostic, promptly, and no state.
 
-use crate::cycle::{args_with, import_block, Feature, ImportStep};
+use crate::cycle::{args_with, import_block, Capability, ImportStep};
 use crate::harness::{diagnostic_text, Workdir};
 
 impl Workdir {
@@ -27,7 +27,7 @@ impl Workdir {
             !state.is_ok_and(|state| state.contains(kind)),
             "a failed import wrote state"
         );
-        if !self.tf.supports(Feature::ImportBlock) {
+        if !self.tf.supports(Capability::ImportBlock) {
             assert!(
                 run.stderr.contains(needle),
                 "importing {id:?} failed without {needle:?} on {}:\n{}",

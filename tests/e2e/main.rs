@@ -12,7 +12,7 @@
 //! first runs it (`tools`): a test that runs on one version needs no other,
 //! and a missing one fails the test that needs it with its name. What each
 //! version can do and how it behaves is encoded once, in `terraform`
-//! (`Feature`, `Terraform::supports`, `for_each_terraform_with`).
+//! (`Capability`, `Terraform::supports`, `for_each_terraform_with`).
 //!
 //! # The harness
 //! `harness` (working directories wired to the provider), `terraform` (the

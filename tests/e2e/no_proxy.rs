@@ -4,7 +4,7 @@
 //! asked, bad input as diagnostics on the attribute, and a state written by
 //! 0.1.0 that still plans.
 
-use crate::cycle::{run_cycle, Cycle, Feature};
+use crate::cycle::{run_cycle, Capability, Cycle};
 use crate::diagnostics::expect_bad_inputs;
 use crate::harness::for_each_terraform_rendering;
 use crate::harness::{
@@ -353,7 +353,7 @@ output "no_proxy" {
 /// are errors that name the argument.
 #[test]
 fn no_proxy_functions() {
-    for_each_terraform_with(Feature::Functions, |tf| {
+    for_each_terraform_with(Capability::Functions, |tf| {
         for (name, expected) in [
             (
                 "merge_no_proxy",

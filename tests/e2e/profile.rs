@@ -4,7 +4,7 @@
 //! plan empty after each step, secrets absent from CLI output and trace logs,
 //! and bad input as diagnostics that write no state.
 
-use crate::cycle::{args_with, hcl_string, run_cycle, Cycle, Feature};
+use crate::cycle::{args_with, hcl_string, run_cycle, Capability, Cycle};
 use crate::diagnostics::expect_bad_inputs;
 use crate::harness::{
     example, for_each_terraform, for_each_terraform_with, import_fixture, Terraform, Workdir,
@@ -241,7 +241,7 @@ output "fingerprint" {{
 "#
         )
     };
-    for_each_terraform_with(Feature::TerraformData, |tf| {
+    for_each_terraform_with(Capability::TerraformData, |tf| {
         let work = Workdir::with_provider(tf, &config("first-secret"));
         for (secret, expected_revision) in [("first-secret", 1), ("second-secret", 2)] {
             work.write_file("main.tf", &config(secret));
@@ -504,7 +504,7 @@ resource "terraform_data" "sink" {
 #[test]
 fn profile_password_wo_reaches_only_the_write_only_sink() {
     for_each_terraform_with(
-        Feature::WriteOnly,
+        Capability::WriteOnly,
         profile_password_wo_reaches_only_the_write_only_sink_on,
     );
 }
@@ -588,7 +588,7 @@ resource "clusterproxy_profile" "corp" {
 #[test]
 fn profile_moves_from_password_to_password_wo_keeping_the_revision() {
     for_each_terraform_with(
-        Feature::WriteOnly,
+        Capability::WriteOnly,
         profile_moves_from_password_to_password_wo_keeping_the_revision_on,
     );
 }
@@ -648,7 +648,7 @@ resource "clusterproxy_profile" "corp" {
 #[test]
 fn profile_generated_config_warns_that_the_password_is_needed() {
     for_each_terraform_with(
-        Feature::ImportBlock,
+        Capability::ImportBlock,
         profile_generated_config_warns_that_the_password_is_needed_on,
     );
 }
@@ -1057,7 +1057,7 @@ output "renders" {{
 "#
         )
     };
-    for_each_terraform_with(Feature::Functions, |tf| {
+    for_each_terraform_with(Capability::Functions, |tf| {
         let work = workdir(tf, &example("functions/render/function.tf"));
         let outputs = run_cycle(&work, &Cycle::with_vars());
         let dropin = outputs["containerd_dropin"].as_str().unwrap();

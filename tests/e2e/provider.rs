@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use crate::cycle::{run_cycle, Cycle};
-use crate::harness::{for_each_terraform, for_each_terraform_with, Feature, Terraform, Workdir};
+use crate::harness::{for_each_terraform, for_each_terraform_with, Capability, Terraform, Workdir};
 
 /// A working directory holding a copy of every `.tf` file in `example`
 /// (a path relative to the crate root, e.g. `examples/quickstart`).
@@ -68,7 +68,7 @@ fn quickstart_example() {
 /// the proxy and the merged NO_PROXY.
 #[test]
 fn quick_start_example() {
-    for_each_terraform_with(Feature::Functions, |tf| {
+    for_each_terraform_with(Capability::Functions, |tf| {
         let work = from_example(tf, "examples/provider");
         let outputs = run_cycle(&work, &Cycle::default());
         let dropin = outputs["containerd_dropin"].as_str().unwrap_or_default();

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use crate::cycle::hcl_string;
 use crate::diagnostics::expect_bad_inputs;
 use crate::harness::{
-    example, for_each_terraform_with, terraform_1_0, Feature, Terraform, Workdir,
+    example, for_each_terraform_with, terraform_1_0, Capability, Terraform, Workdir,
 };
 use crate::squid::{Origin, Squid};
 
@@ -90,7 +90,10 @@ fn state_list(work: &Workdir) -> Vec<String> {
 /// apply creates what follows the check.
 #[test]
 fn right_password_lets_the_plan_through() {
-    for_each_terraform_with(Feature::Ephemeral, right_password_lets_the_plan_through_on);
+    for_each_terraform_with(
+        Capability::Ephemeral,
+        right_password_lets_the_plan_through_on,
+    );
 }
 
 fn right_password_lets_the_plan_through_on(tf: &Terraform) {
@@ -124,7 +127,7 @@ fn right_password_lets_the_plan_through_on(tf: &Terraform) {
 /// `trusted_ca`); an IPv6 proxy address works as any other.
 #[test]
 fn https_and_ipv6_proxies() {
-    for_each_terraform_with(Feature::Ephemeral, https_and_ipv6_proxies_on);
+    for_each_terraform_with(Capability::Ephemeral, https_and_ipv6_proxies_on);
 }
 
 fn https_and_ipv6_proxies_on(tf: &Terraform) {
@@ -168,7 +171,7 @@ fn https_and_ipv6_proxies_on(tf: &Terraform) {
 #[test]
 fn wrong_password_stops_the_plan_before_anything_changes() {
     for_each_terraform_with(
-        Feature::Ephemeral,
+        Capability::Ephemeral,
         wrong_password_stops_the_plan_before_anything_changes_on,
     );
 }
@@ -208,7 +211,7 @@ fn wrong_password_stops_the_plan_before_anything_changes_on(tf: &Terraform) {
 #[test]
 fn fail_on_error_false_reports_a_refused_tunnel_without_failing() {
     for_each_terraform_with(
-        Feature::Ephemeral,
+        Capability::Ephemeral,
         fail_on_error_false_reports_a_refused_tunnel_without_failing_on,
     );
 }
@@ -258,7 +261,7 @@ fn fail_on_error_false_reports_a_refused_tunnel_without_failing_on(tf: &Terrafor
 #[test]
 fn unreachable_or_silent_proxy_fails_within_the_timeout() {
     for_each_terraform_with(
-        Feature::Ephemeral,
+        Capability::Ephemeral,
         unreachable_or_silent_proxy_fails_within_the_timeout_on,
     );
 }
@@ -311,7 +314,7 @@ fn rotation_vars(work: &Workdir, squid: &Squid, origin: &Origin, password: &str,
 #[test]
 fn rotation_gate_example_stops_a_refused_password() {
     for_each_terraform_with(
-        Feature::Ephemeral,
+        Capability::Ephemeral,
         rotation_gate_example_stops_a_refused_password_on,
     );
 }
@@ -349,7 +352,7 @@ fn rotation_gate_example_stops_a_refused_password_on(tf: &Terraform) {
 #[test]
 fn profile_settings_with_the_password_merged_in() {
     for_each_terraform_with(
-        Feature::Ephemeral,
+        Capability::Ephemeral,
         profile_settings_with_the_password_merged_in_on,
     );
 }
@@ -409,7 +412,7 @@ resource "terraform_data" "after" {{
 #[test]
 fn bad_inputs_are_diagnostics_on_their_attribute() {
     for_each_terraform_with(
-        Feature::Ephemeral,
+        Capability::Ephemeral,
         bad_inputs_are_diagnostics_on_their_attribute_on,
     );
 }
@@ -502,7 +505,7 @@ fn bad_inputs(
 #[test]
 fn action_gate_example_halts_the_roll_on_a_refused_password() {
     for_each_terraform_with(
-        Feature::Actions,
+        Capability::Actions,
         action_gate_example_halts_the_roll_on_a_refused_password_on,
     );
 }
@@ -588,7 +591,7 @@ fn action_gate_example_halts_the_roll_on_a_refused_password_on(tf: &Terraform) {
 /// attributes; the password shows nowhere.
 #[test]
 fn the_action_refuses_what_the_ephemeral_resource_refuses() {
-    for_each_terraform_with(Feature::Actions, |tf| {
+    for_each_terraform_with(Capability::Actions, |tf| {
         let block = |arguments: &str| {
             format!("variable \"proxy_password\" {{\n  type = string\n  ephemeral = true\n}}\n\naction \"clusterproxy_proxy_check\" \"gate\" {{\n  config {{\n{arguments}\n  }}\n}}\n")
         };
@@ -669,7 +672,7 @@ fn marked_tls_proxy() -> (u16, String) {
 #[test]
 fn tls_and_name_failures_are_fixed_categories() {
     for_each_terraform_with(
-        Feature::Ephemeral,
+        Capability::Ephemeral,
         tls_and_name_failures_are_fixed_categories_on,
     );
 }

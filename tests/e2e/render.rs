@@ -3,7 +3,7 @@
 //! to the intended values, the proxy password never shows in CLI output or
 //! trace logs, and each platform rule is a diagnostic on the right attribute.
 
-use crate::cycle::{hcl_string, run_cycle, Cycle, Feature};
+use crate::cycle::{hcl_string, run_cycle, Capability, Cycle};
 use crate::diagnostics::expect_bad_inputs;
 use crate::examples::{
     apply_data_source_example, ca_certificate, EXAMPLE_PASSWORD as PASSWORD,
@@ -1075,7 +1075,7 @@ fn secret_free_state_example() {
         "the guide holds examples/secret-free-state/main.tf verbatim"
     );
     // Provider functions, ephemeral variables, write-only arguments.
-    for_each_terraform_with(Feature::WriteOnly, |tf| {
+    for_each_terraform_with(Capability::WriteOnly, |tf| {
         let blocks: Vec<&str> = guide
             .split("```terraform\n")
             .skip(1)
@@ -1140,7 +1140,7 @@ fn secret_free_state_example() {
 #[test]
 fn render_redacted_shows_a_rotation_in_the_plan() {
     let main = crate::harness::example("functions/render_redacted/function.tf");
-    for_each_terraform_with(Feature::WriteOnly, |tf| {
+    for_each_terraform_with(Capability::WriteOnly, |tf| {
         let work = Workdir::with_provider(tf, &main);
         let vars = |password: &str| {
             work.write_file(
@@ -1221,7 +1221,7 @@ output "warnings" {{
 "#
         )
     };
-    for_each_terraform_with(Feature::Functions, |tf| {
+    for_each_terraform_with(Capability::Functions, |tf| {
         let work = Workdir::with_provider(tf, &config(""));
         let reported = work.expect_diagnostic_at(
             &["plan"],
@@ -1315,7 +1315,7 @@ output "template_name_suffix" {
 "#;
     for_each_terraform(|tf| {
         let work = Workdir::with_provider(tf, config);
-        if tf.supports(Feature::Functions) {
+        if tf.supports(Capability::Functions) {
             work.write_file("planned.tf", planned);
         }
         let vars = ["-var-file=test.tfvars"];
@@ -1344,7 +1344,7 @@ output "template_name_suffix" {
             .collect();
         assert_eq!(managed.len(), 1, "{managed:#?}");
         assert_eq!(managed[0]["address"], "clusterproxy_profile.corp");
-        if tf.supports(Feature::Functions) {
+        if tf.supports(Capability::Functions) {
             let change = &plan["output_changes"]["planned_spec"];
             assert_eq!(change["before"], before["spec"], "{change:#}");
             let after = change["after"].as_str().expect("known in the plan");
@@ -1411,7 +1411,7 @@ output "with_password" {
 }
 "#;
     for_each_terraform(|tf| {
-        if !tf.supports(Feature::Functions) {
+        if !tf.supports(Capability::Functions) {
             return;
         }
         let work = Workdir::with_provider(tf, config);

@@ -129,7 +129,7 @@ fn a_proxy_url_in_a_diagnostic_never_shows_its_password() {
         .into_iter()
         .find(|f| f.starts_with("p%40"))
         .expect("percent-encoded form");
-    crate::harness::for_each_terraform_with(crate::harness::Feature::Functions, |tf| {
+    crate::harness::for_each_terraform_with(crate::harness::Capability::Functions, |tf| {
         for password in [HOSTILE, encoded.as_str()] {
             let variable = format!(
                 "variable \"proxy_url\" {{\n  type      = string\n  sensitive = true\n  default   = \"http://svc:{password}@proxy.corp.example:3128\"\n}}\n"
@@ -188,7 +188,7 @@ fn a_user_name_without_a_password_is_refused() {
             "username",
             Some("render_redacted"),
         )];
-        if tf.supports(crate::harness::Feature::Functions) {
+        if tf.supports(crate::harness::Capability::Functions) {
             cases.push((
                 "resource \"clusterproxy_profile\" \"corp\" {\n  name       = \"corp\"\n  http_proxy = \"http://proxy.corp.example:3128\"\n  username   = \"svc-k8s\"\n}\n\noutput \"x\" {\n  value = provider::clusterproxy::render(\"systemd_dropin\", clusterproxy_profile.corp.settings, null)\n}\n".to_owned(),
                 "User name without password",

@@ -1,15 +1,17 @@
 //! The Terraform binaries the E2E and install tests run against (1.15.5,
 //! 1.11 and 1.0.3, looked up through `tools` when a test first runs one),
-//! what each version is known to do ([`Feature`], [`Terraform::supports`] and
-//! the behaviour methods of [`Terraform`]: the one home of that knowledge),
+//! what each version is known to do ([`Terraform::supports`] a
+//! [`Capability`] of the compatibility table, [`refusal`] and the behaviour
+//! methods of [`Terraform`]: the one home of that knowledge),
 //! the plugin transport they start the provider on, and the result of one
 //! Terraform command.
 //!
 //! Which versions a test runs on:
 //! - [`for_each_terraform`]: every version (1.15.5, 1.11, 1.0.3).
-//! - [`for_each_terraform_with`]: the versions with a [`Feature`]; the others
-//!   are named on stderr as not run, and `newer_features_are_refused_clearly`
-//!   checks that each of them refuses the feature with a clear error.
+//! - [`for_each_terraform_with`]: the versions with a [`Capability`]; the
+//!   others are named on stderr as not run, and
+//!   `newer_features_are_refused_clearly` checks that each of them refuses
+//!   it with a clear error.
 //! - [`for_each_terraform_rendering`]: a case about what the provider
 //!   renders or diagnoses, not about how Terraform plans, stores, refreshes
 //!   or imports: on the current Terraform (1.15.5) in the CI tier, on every
@@ -22,7 +24,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use clusterproxy::provider::compatibility::Capability;
+pub use clusterproxy::provider::compatibility::Capability;
 
 use crate::tier::{self, Tier};
 use crate::tools;
@@ -86,75 +88,12 @@ impl Terraform {
     }
 }
 
-/// A Terraform feature a version either has or refuses, with the first
-/// version that has it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Feature {
-    /// `moved {}` blocks (1.1).
-    MovedBlock,
-    /// The built-in `terraform_data` resource (1.4).
-    TerraformData,
-    /// `import {}` blocks and `-generate-config-out` (1.5).
-    ImportBlock,
-    /// Provider-defined functions (protocol 6.5, 1.8).
-    Functions,
-    /// Ephemeral resources and ephemeral variables (protocol 6.7, 1.10).
-    Ephemeral,
-    /// Write-only arguments (protocol 6.8, 1.11); older versions would store
-    /// them, so the provider refuses them there.
-    WriteOnly,
-    /// Resource identity: `import { identity = {...} }` (protocol 6.9, 1.12).
-    Identity,
-    /// List resources and `terraform query` (1.14).
-    ListResources,
-    /// `action` blocks, `action_trigger` and `apply -invoke` (protocol
-    /// 6.10, 1.14).
-    Actions,
-}
-
-impl Feature {
-    /// Every feature, oldest first.
-    pub const ALL: [Feature; 9] = [
-        Feature::MovedBlock,
-        Feature::TerraformData,
-        Feature::ImportBlock,
-        Feature::Functions,
-        Feature::Ephemeral,
-        Feature::WriteOnly,
-        Feature::Identity,
-        Feature::ListResources,
-        Feature::Actions,
-    ];
-
-    /// The capability of the compatibility table this feature is
-    /// (`clusterproxy::provider::compatibility`, the one home of the
-    /// minimums).
-    pub fn capability(self) -> Capability {
-        match self {
-            Feature::MovedBlock => Capability::MovedBlock,
-            Feature::TerraformData => Capability::TerraformData,
-            Feature::ImportBlock => Capability::ImportBlock,
-            Feature::Functions => Capability::Functions,
-            Feature::Ephemeral => Capability::Ephemeral,
-            Feature::WriteOnly => Capability::WriteOnly,
-            Feature::Identity => Capability::Identity,
-            Feature::ListResources => Capability::ListResources,
-            Feature::Actions => Capability::Actions,
-        }
-    }
-
-    /// The first Terraform version that has the feature.
-    pub fn min_version(self) -> (u32, u32, u32) {
-        self.capability().terraform_version()
-    }
-}
-
-/// How a Terraform without a [`Feature`] refuses it: `main` (beside the
-/// provider example) and the command that uses the feature fail with
+/// How a Terraform without a [`Capability`] refuses it: `main` (beside the
+/// provider example) and the command that uses the capability fail with
 /// `error` in their output.
 #[derive(Debug, Clone, Copy)]
 pub struct Refusal {
-    /// The configuration using the feature (`main.tf`).
+    /// The configuration using the capability (`main.tf`).
     pub main: &'static str,
     /// The command that uses it.
     pub args: &'static [&'static str],
@@ -162,85 +101,100 @@ pub struct Refusal {
     pub error: &'static str,
 }
 
-impl Feature {
-    /// How `tf`, which does not have this feature, refuses it; `None` for a
-    /// version that has it.
-    pub fn refusal(self, tf: &Terraform) -> Option<Refusal> {
-        const VALIDATE: &[&str] = &["validate"];
-        if tf.supports(self) {
-            return None;
-        }
-        // An `import` block is an unknown block before 1.5, whatever it holds.
-        let import_block = if tf.supports(Feature::ImportBlock) {
-            "Unsupported argument"
-        } else {
-            "Unsupported block type"
-        };
-        Some(match self {
-            Feature::MovedBlock => Refusal {
-                main: "moved {\n  from = clusterproxy_profile.x\n  to   = clusterproxy_profile.y\n}\n",
-                args: VALIDATE,
-                error: "Unsupported block type",
-            },
-            Feature::TerraformData => Refusal {
-                main: "resource \"terraform_data\" \"x\" {}\n",
-                args: VALIDATE,
-                error: "Invalid resource type",
-            },
-            Feature::ImportBlock => Refusal {
-                main: concat!(
-                    "resource \"clusterproxy_profile\" \"x\" {\n  name       = \"x\"\n  http_proxy = \"http://proxy.corp.example:3128\"\n}\n",
-                    "import {\n  to = clusterproxy_profile.x\n  id = \"x\"\n}\n"
-                ),
-                args: VALIDATE,
-                error: "Unsupported block type",
-            },
-            Feature::Functions => Refusal {
-                main: "output \"x\" {\n  value = provider::clusterproxy::merge_no_proxy([[\".corp.example\"]], null)\n}\n",
-                args: VALIDATE,
-                // Before 1.8 `::` is no HCL expression.
-                error: "Missing newline after argument",
-            },
-            Feature::Ephemeral => Refusal {
-                main: "ephemeral \"clusterproxy_proxy_check\" \"x\" {\n  url = \"http://proxy.corp.example:3128\"\n}\n",
-                args: VALIDATE,
-                error: "Unsupported block type",
-            },
-            // The provider refuses it: this Terraform would store the value.
-            Feature::WriteOnly => Refusal {
-                main: concat!(
-                    "resource \"clusterproxy_profile\" \"x\" {\n  name       = \"x\"\n  http_proxy = \"http://proxy.corp.example:3128\"\n",
-                    "  username   = \"svc\"\n  password_wo = \"pw\"\n  password_wo_version = 1\n}\n"
-                ),
-                args: VALIDATE,
-                error: "Write-only attribute not supported",
-            },
-            Feature::Identity => Refusal {
-                main: concat!(
-                    "resource \"clusterproxy_profile\" \"x\" {\n  name       = \"x\"\n  http_proxy = \"http://proxy.corp.example:3128\"\n}\n",
-                    "import {\n  to       = clusterproxy_profile.x\n  identity = { name = \"x\" }\n}\n"
-                ),
-                args: VALIDATE,
-                error: import_block,
-            },
-            Feature::ListResources => Refusal {
-                main: "",
-                args: &["query"],
-                error: "Terraform has no command named \"query\"",
-            },
-            Feature::Actions => Refusal {
-                main: "action \"clusterproxy_proxy_check\" \"x\" {\n  config {\n    http_proxy = \"http://proxy.corp.example:3128\"\n    url        = \"https://registry-1.docker.io/v2/\"\n  }\n}\n",
-                args: VALIDATE,
-                error: "Unsupported block type",
-            },
-        })
+/// How `tf`, which does not have `capability`, refuses it; `None` for a
+/// version that has it, and for a capability a version without it does not
+/// refuse (it fetches the provider schema more often: `SchemaOnce`).
+pub fn refusal(capability: Capability, tf: &Terraform) -> Option<Refusal> {
+    const VALIDATE: &[&str] = &["validate"];
+    if tf.supports(capability) {
+        return None;
     }
+    // An `import` block is an unknown block before 1.5, whatever it holds.
+    let import_block = if tf.supports(Capability::ImportBlock) {
+        "Unsupported argument"
+    } else {
+        "Unsupported block type"
+    };
+    Some(match capability {
+        // Every Terraform here speaks protocol 6; one without `SchemaOnce`
+        // fetches the schema once per provider instance, refusing nothing.
+        Capability::Protocol6 | Capability::SchemaOnce => return None,
+        Capability::MovedBlock => Refusal {
+            main: "moved {\n  from = clusterproxy_profile.x\n  to   = clusterproxy_profile.y\n}\n",
+            args: VALIDATE,
+            error: "Unsupported block type",
+        },
+        Capability::TerraformData => Refusal {
+            main: "resource \"terraform_data\" \"x\" {}\n",
+            args: VALIDATE,
+            error: "Invalid resource type",
+        },
+        Capability::ImportBlock => Refusal {
+            main: concat!(
+                "resource \"clusterproxy_profile\" \"x\" {\n  name       = \"x\"\n  http_proxy = \"http://proxy.corp.example:3128\"\n}\n",
+                "import {\n  to = clusterproxy_profile.x\n  id = \"x\"\n}\n"
+            ),
+            args: VALIDATE,
+            error: "Unsupported block type",
+        },
+        Capability::CheckBlock => Refusal {
+            main: "check \"x\" {\n  assert {\n    condition     = true\n    error_message = \"x\"\n  }\n}\n",
+            args: VALIDATE,
+            error: "Unsupported block type",
+        },
+        Capability::ImportForEach => Refusal {
+            main: concat!(
+                "resource \"clusterproxy_profile\" \"x\" {\n  for_each   = toset([\"x\"])\n  name       = each.key\n  http_proxy = \"http://proxy.corp.example:3128\"\n}\n",
+                "import {\n  for_each = toset([\"x\"])\n  to       = clusterproxy_profile.x[each.key]\n  id       = each.key\n}\n"
+            ),
+            args: VALIDATE,
+            error: import_block,
+        },
+        Capability::Functions => Refusal {
+            main: "output \"x\" {\n  value = provider::clusterproxy::merge_no_proxy([[\".corp.example\"]], null)\n}\n",
+            args: VALIDATE,
+            // Before 1.8 `::` is no HCL expression.
+            error: "Missing newline after argument",
+        },
+        Capability::Ephemeral => Refusal {
+            main: "ephemeral \"clusterproxy_proxy_check\" \"x\" {\n  url = \"http://proxy.corp.example:3128\"\n}\n",
+            args: VALIDATE,
+            error: "Unsupported block type",
+        },
+        // The provider refuses it: this Terraform would store the value.
+        Capability::WriteOnly => Refusal {
+            main: concat!(
+                "resource \"clusterproxy_profile\" \"x\" {\n  name       = \"x\"\n  http_proxy = \"http://proxy.corp.example:3128\"\n",
+                "  username   = \"svc\"\n  password_wo = \"pw\"\n  password_wo_version = 1\n}\n"
+            ),
+            args: VALIDATE,
+            error: "Write-only attribute not supported",
+        },
+        Capability::Identity => Refusal {
+            main: concat!(
+                "resource \"clusterproxy_profile\" \"x\" {\n  name       = \"x\"\n  http_proxy = \"http://proxy.corp.example:3128\"\n}\n",
+                "import {\n  to       = clusterproxy_profile.x\n  identity = { name = \"x\" }\n}\n"
+            ),
+            args: VALIDATE,
+            error: import_block,
+        },
+        Capability::ListResources => Refusal {
+            main: "",
+            args: &["query"],
+            error: "Terraform has no command named \"query\"",
+        },
+        Capability::Actions => Refusal {
+            main: "action \"clusterproxy_proxy_check\" \"x\" {\n  config {\n    http_proxy = \"http://proxy.corp.example:3128\"\n    url        = \"https://registry-1.docker.io/v2/\"\n  }\n}\n",
+            args: VALIDATE,
+            error: "Unsupported block type",
+        },
+    })
 }
 
 impl Terraform {
-    /// Whether this Terraform has `feature`.
-    pub fn supports(&self, feature: Feature) -> bool {
-        self.version >= feature.min_version()
+    /// Whether this Terraform has `capability`.
+    pub fn supports(&self, capability: Capability) -> bool {
+        self.version >= capability.terraform_version()
     }
 
     /// Whether this Terraform reuses a provider's schema across its instances
@@ -350,24 +304,22 @@ pub fn for_each_terraform_rendering(test: impl Fn(&Terraform)) {
     }
 }
 
-/// Runs `test` on every Terraform that has `feature` (see
+/// Runs `test` on every Terraform that has `capability` (see
 /// [`for_each_terraform`]). The versions without it are named on stderr as
-/// not run; how each refuses the feature is checked once, by
+/// not run; how each refuses it is checked once, by
 /// `newer_features_are_refused_clearly`.
-pub fn for_each_terraform_with(feature: Feature, test: impl Fn(&Terraform)) {
+pub fn for_each_terraform_with(capability: Capability, test: impl Fn(&Terraform)) {
     let (with, without): (Vec<Terraform>, Vec<Terraform>) = terraform_binaries()
         .into_iter()
-        .partition(|tf| tf.supports(feature));
+        .partition(|tf| tf.supports(capability));
+    let (major, minor, patch) = capability.terraform_version();
     for tf in &without {
         eprintln!(
-            "not run on Terraform {}: needs {feature:?} (Terraform >= {}.{}.{}), which it refuses",
+            "not run on Terraform {}: needs {capability:?} (Terraform >= {major}.{minor}.{patch}), which it refuses",
             tf.version_string(),
-            feature.min_version().0,
-            feature.min_version().1,
-            feature.min_version().2
         );
     }
-    assert!(!with.is_empty(), "no Terraform here has {feature:?}");
+    assert!(!with.is_empty(), "no Terraform here has {capability:?}");
     run_on(&with, test);
 }
 

@@ -149,7 +149,7 @@ fn items() -> Vec<Item> {
 enum Runs {
     /// `for_each_terraform`: every version.
     Every,
-    /// `for_each_terraform_with(Feature::..)`: those with the capability.
+    /// `for_each_terraform_with(Capability::..)`: those with the capability.
     With(Capability),
     /// `examples::every_example_is_applied`: every version, each example
     /// on those that have what it uses.
@@ -161,7 +161,7 @@ impl Runs {
     fn call(self) -> String {
         match self {
             Runs::Every | Runs::Examples => "for_each_terraform(".to_owned(),
-            Runs::With(capability) => format!("for_each_terraform_with(Feature::{capability:?}"),
+            Runs::With(capability) => format!("for_each_terraform_with(Capability::{capability:?}"),
         }
     }
 

@@ -16,8 +16,8 @@
 //! the invocation: a secret given as an ephemeral value reaches the action
 //! and no plan file.
 
-use super::data_source::first_unknown;
-use super::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use super::data_source::{checked_config, Unknown};
+use super::diagnostics::Diagnostics;
 use super::schema::Schema;
 use super::value::Value;
 
@@ -47,34 +47,24 @@ pub trait Action: Send + Sync {
 pub fn invoke_checked(
     action: &dyn Action,
     schema: &Schema,
-    mut config: Value,
+    config: Value,
     progress: &mut dyn FnMut(String),
     diags: &mut Diagnostics,
 ) {
-    if let Some(path) = first_unknown(&config, AttributePath::root()) {
-        diags.push(
-            Diagnostic::error(
-                "Unknown value in an action's configuration",
-                "Terraform invokes an action only once its configuration is known, and this request holds an unknown value here: nothing was run.",
-            )
-            .at(path),
-        );
-        return;
+    let unknown = Unknown {
+        summary: "Unknown value in an action's configuration",
+        detail: "Terraform invokes an action only once its configuration is known, and this request holds an unknown value here: nothing was run.",
+    };
+    let validate = |config: &Value, diags: &mut Diagnostics| action.validate(config, diags);
+    if let Some(config) = checked_config(unknown, schema, validate, config, diags) {
+        action.invoke(&config, progress, diags);
     }
-    schema.validate(&config, diags);
-    if !diags.has_errors() {
-        action.validate(&config, diags);
-    }
-    if diags.has_errors() {
-        return;
-    }
-    schema.apply_defaults(&mut config);
-    action.invoke(&config, progress, diags);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnostics::Diagnostic;
     use crate::schema::Attribute;
     use crate::value::Type;
 

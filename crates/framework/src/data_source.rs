@@ -32,6 +32,14 @@ pub trait DataSource: Send + Sync {
     /// on the configuration to make the state. Returns `None` after adding an
     /// error diagnostic.
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value>;
+
+    /// Whether a read may run long whatever its configuration's size (it
+    /// walks a directory): such a read always runs on a thread of its own,
+    /// where StopProvider and a call its client drops reach it, instead of
+    /// on the worker that received it, which serves every other request.
+    fn runs_long(&self) -> bool {
+        false
+    }
 }
 
 /// A data source of a static list (`&'static dyn Trait` entries, whose
@@ -57,7 +65,7 @@ impl<T: DataSource + ?Sized> DataSource for &'static T {
 
 /// The path of the first unknown value in `value` (a set's element: the
 /// set), if any.
-pub(crate) fn first_unknown(value: &Value, at: AttributePath) -> Option<AttributePath> {
+fn first_unknown(value: &Value, at: AttributePath) -> Option<AttributePath> {
     match value {
         Value::Unknown(_) => Some(at),
         Value::Object(entries) => entries
@@ -76,6 +84,42 @@ pub(crate) fn first_unknown(value: &Value, at: AttributePath) -> Option<Attribut
     }
 }
 
+/// The error [`checked_config`] gives for a configuration that still holds
+/// an unknown value: what a request of its kind cannot run on.
+pub(crate) struct Unknown {
+    /// The diagnostic's summary.
+    pub summary: &'static str,
+    /// Its detail.
+    pub detail: &'static str,
+}
+
+/// The opening of a request that runs on a wholly known configuration
+/// (ReadDataSource, InvokeAction): refuses one that still holds an unknown
+/// value (`unknown`, on its path), runs the schema's checks and, when they
+/// pass, `validate` (the implementation's), then fills defaults. Returns the
+/// configuration to run on, or `None` after an error diagnostic.
+pub(crate) fn checked_config(
+    unknown: Unknown,
+    schema: &Schema,
+    validate: impl FnOnce(&Value, &mut Diagnostics),
+    mut config: Value,
+    diags: &mut Diagnostics,
+) -> Option<Value> {
+    if let Some(path) = first_unknown(&config, AttributePath::root()) {
+        diags.push(Diagnostic::error(unknown.summary, unknown.detail).at(path));
+        return None;
+    }
+    schema.validate(&config, diags);
+    if !diags.has_errors() {
+        validate(&config, diags);
+    }
+    if diags.has_errors() {
+        return None;
+    }
+    schema.apply_defaults(&mut config);
+    Some(config)
+}
+
 /// Reads `data_source` for `config` as ReadDataSource does: the schema's and
 /// the data source's checks, defaults, the read, and the checks Terraform
 /// holds results to (wholly known; configured values come back unchanged).
@@ -88,27 +132,19 @@ pub(crate) fn first_unknown(value: &Value, at: AttributePath) -> Option<Attribut
 pub fn read_checked(
     data_source: &dyn DataSource,
     schema: &Schema,
-    mut config: Value,
+    config: Value,
     diags: &mut Diagnostics,
 ) -> Option<Value> {
-    if let Some(path) = first_unknown(&config, AttributePath::root()) {
-        diags.push(
-            Diagnostic::error(
-                "Unknown value in a data source's configuration",
-                "Terraform reads a data source only once its configuration is known, and this request holds an unknown value here: nothing was read.",
-            )
-            .at(path),
-        );
-        return None;
-    }
-    schema.validate(&config, diags);
-    if !diags.has_errors() {
-        data_source.validate(&config, diags);
-    }
-    if diags.has_errors() {
-        return None;
-    }
-    schema.apply_defaults(&mut config);
+    let mut config = checked_config(
+        Unknown {
+            summary: "Unknown value in a data source's configuration",
+            detail: "Terraform reads a data source only once its configuration is known, and this request holds an unknown value here: nothing was read.",
+        },
+        schema,
+        |config, diags| data_source.validate(config, diags),
+        config,
+        diags,
+    )?;
     let computed = data_source.read(&config, diags)?;
     if diags.has_errors() {
         return None;

@@ -133,6 +133,12 @@ impl DataSource for FleetDataSource {
         }
         Some(model::computed(State { clusters }))
     }
+
+    /// The walk of a large directory takes long, however short its
+    /// configuration.
+    fn runs_long(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

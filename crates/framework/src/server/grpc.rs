@@ -9,6 +9,7 @@
 //! own conversions are in [`proto`].
 
 use std::pin::Pin;
+use std::sync::Arc;
 
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
@@ -20,16 +21,18 @@ use crate::provider::Provider;
 
 pub use crate::proto::MAX_MESSAGE_SIZE;
 
-/// Serves a [`Provider`] over the protocol-6 gRPC service.
+/// Serves a [`Provider`] over the protocol-6 gRPC service; a clone serves
+/// the same server (for a handler that runs on a thread of its own).
+#[derive(Clone)]
 pub struct ProviderServer {
-    server: Server,
+    server: Arc<Server>,
 }
 
 impl ProviderServer {
     /// Builds the server, computing every schema once.
     pub fn new(provider: &dyn Provider) -> Self {
         Self {
-            server: Server::new(provider),
+            server: Arc::new(Server::new(provider)),
         }
     }
 
@@ -45,12 +48,14 @@ impl ProviderServer {
 type EventStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
 
 /// The service: each RPC (named as the generated trait and the prost
-/// module of its messages name it) answered by its handler, and the RPCs of
+/// module of its messages name it) answered by its handler (`awaited`: an
+/// async one, see [`guard::abandonable`]), and the RPCs of
 /// the proto file this provider does not serve yet answered UNIMPLEMENTED,
 /// which Terraform reads as "not supported".
 macro_rules! service {
     (
         served { $($rpc:ident => $handler:ident,)* }
+        awaited { $($awaited:ident => $async_handler:ident,)* }
         unserved { $($unserved:ident,)* }
     ) => {
         #[tonic::async_trait]
@@ -61,6 +66,14 @@ macro_rules! service {
                     request: Request<proto::$rpc::Request>,
                 ) -> Result<Response<proto::$rpc::Response>, Status> {
                     Ok(Response::new(self.$handler(request.into_inner())))
+                }
+            )*
+            $(
+                async fn $awaited(
+                    &self,
+                    request: Request<proto::$awaited::Request>,
+                ) -> Result<Response<proto::$awaited::Response>, Status> {
+                    Ok(Response::new(self.$async_handler(request.into_inner()).await))
                 }
             )*
             $(
@@ -112,7 +125,6 @@ service! {
         apply_resource_change => apply,
         import_resource_state => import,
         validate_data_resource_config => validate_data_source,
-        read_data_source => read_data,
         get_functions => functions,
         call_function => call,
         validate_ephemeral_resource_config => validate_ephemeral,
@@ -124,6 +136,9 @@ service! {
         validate_list_resource_config => validate_list,
         validate_action_config => validate_action,
         plan_action => plan_action,
+    }
+    awaited {
+        read_data_source => read_data,
     }
     unserved {
         generate_resource_config,

@@ -69,6 +69,10 @@ pub enum Subject<'a> {
     Resource(&'a str),
     /// A data source type.
     DataSource(&'a str),
+    /// A data source type whose read runs long whatever its request's size
+    /// ([`DataSource::runs_long`](crate::data_source::DataSource::runs_long)),
+    /// logged as a data source.
+    LongDataSource(&'a str),
     /// A provider function.
     Function(&'a str),
 }
@@ -127,20 +131,55 @@ pub fn run_to_completion<T>(
     guarded(rpc, subject, Cancel::Never, request_bytes, body)
 }
 
+/// Runs `handler`, a unary RPC's handler (whose body runs under [`run`]),
+/// where [`run`] places a body of `subject` and `request_bytes`: a small
+/// request's on this worker, as [`run`] does, any other on a thread of its
+/// own, awaited, so that a call its client drops (the client reset the
+/// stream or closed its connection, and the RPC's future is dropped)
+/// cancels the computation at once, as a dropped ListResource stream
+/// cancels its listing.
+pub async fn abandonable<R: Send + 'static>(
+    subject: Subject<'_>,
+    request_bytes: usize,
+    handler: impl FnOnce() -> R + Send + 'static,
+) -> R {
+    if runs_inline(subject, request_bytes) {
+        return handler();
+    }
+    let abandoned = CancelOnDrop(cancel::Flag::new());
+    let flag = abandoned.0.clone();
+    let ran = tokio::task::spawn_blocking(move || cancel::scope(&flag, handler)).await;
+    drop(abandoned);
+    ran.unwrap_or_else(|failed| std::panic::resume_unwind(failed.into_panic()))
+}
+
+/// Cancels its flag when dropped: held by the future that awaits a
+/// computation, so that dropping the future cancels the computation.
+struct CancelOnDrop(cancel::Flag);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
 /// Requests up to this size run on the worker that received them: their
 /// work takes well under a millisecond, less than handing the worker's other
 /// tasks to another thread would cost (a plan reads hundreds of small data
-/// sources). Larger ones run under `block_in_place`, so that signals,
+/// sources). Larger ones run under `block_in_place` (those of a handler
+/// [`abandonable`] places, on a thread of its own), so that signals,
 /// StopProvider and other connections are served while they compute.
 pub const INLINE_LIMIT: usize = 16 * 1024;
 
 /// Whether a body runs on the worker that received it: a small request's,
-/// except a resource's. A managed or ephemeral resource may be slow whatever
-/// its request's size (a password verifier is deliberately slow, a proxy
-/// check waits on the network), and there are few of them in a plan, so
-/// they always get a thread of their own.
+/// except a resource's or a long data source read's. A managed or ephemeral
+/// resource may be slow whatever its request's size (a password verifier
+/// is deliberately slow, a proxy check waits on the network), as may a
+/// data source that says so (a walk of a directory), and there are few of
+/// them in a plan, so they always get a thread of their own.
 fn runs_inline(subject: Subject<'_>, request_bytes: usize) -> bool {
-    request_bytes <= INLINE_LIMIT && !matches!(subject, Subject::Resource(_))
+    request_bytes <= INLINE_LIMIT
+        && !matches!(subject, Subject::Resource(_) | Subject::LongDataSource(_))
 }
 
 fn guarded<T>(
@@ -165,7 +204,7 @@ fn guarded<T>(
             tf_req_id = request_id,
             tf_resource_type = name
         ),
-        Subject::DataSource(name) => tracing::debug_span!(
+        Subject::DataSource(name) | Subject::LongDataSource(name) => tracing::debug_span!(
             "rpc",
             tf_rpc = rpc,
             tf_req_id = request_id,
