@@ -61,6 +61,10 @@ impl<T: DataSource + ?Sized> DataSource for &'static T {
     fn read(&self, config: &Value, diags: &mut Diagnostics) -> Option<Value> {
         (**self).read(config, diags)
     }
+
+    fn runs_long(&self) -> bool {
+        (**self).runs_long()
+    }
 }
 
 /// The path of the first unknown value in `value` (a set's element: the
@@ -263,5 +267,36 @@ mod tests {
         let (state, diags) = read(vec![("out", Value::Unknown(Box::default()))]);
         assert!(state.is_none());
         assert!(diags.has_errors());
+    }
+
+    /// A long-running data source in a static list.
+    struct Walks;
+
+    impl DataSource for Walks {
+        fn type_name(&self) -> &'static str {
+            "test_walks"
+        }
+
+        fn schema(&self) -> Schema {
+            Schema::new("test", Vec::new())
+        }
+
+        fn read(&self, _config: &Value, _diags: &mut Diagnostics) -> Option<Value> {
+            None
+        }
+
+        fn runs_long(&self) -> bool {
+            true
+        }
+    }
+
+    /// A static list's entry answers as its data source does, `runs_long`
+    /// included (which decides the thread its reads run on).
+    #[test]
+    fn a_listed_data_source_answers_as_itself() {
+        static LISTED: &[&dyn DataSource] = &[&Walks];
+        let entry: &dyn DataSource = &LISTED[0];
+        assert_eq!(entry.type_name(), "test_walks");
+        assert!(entry.runs_long());
     }
 }
