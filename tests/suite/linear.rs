@@ -163,21 +163,27 @@ fn plan_and_apply_once(n: usize) {
 }
 
 /// Instructions callgrind counted in [`measured_read`] for `n` entries, in
-/// the report when `report`.
+/// the report when `report`, and in the cancellation scope of the thread a
+/// large read runs on (off the worker, so outside `measured_read`).
 fn instructions(n: usize, report: bool) -> u64 {
-    counted("read_data_source_is_linear", "*measured_read*", n, report)
+    counted(
+        "read_data_source_is_linear",
+        &["*measured_read*", "clusterproxy_cancel::scope*"],
+        n,
+        report,
+    )
 }
 
-/// Instructions callgrind counted in the function matching `toggle` when
+/// Instructions callgrind counted in the functions matching `toggles` when
 /// the test `test` runs as the measured child with `n` entries.
-fn counted(test: &str, toggle: &str, n: usize, report: bool) -> u64 {
+fn counted(test: &str, toggles: &[&str], n: usize, report: bool) -> u64 {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("callgrind.out");
     let run = tools::VALGRIND
         .command()
         .arg("--tool=callgrind")
         .arg(format!("--callgrind-out-file={}", out.display()))
-        .arg(format!("--toggle-collect={toggle}"))
+        .args(toggles.iter().map(|t| format!("--toggle-collect={t}")))
         .arg(std::env::current_exe().unwrap())
         .args([&test_name(test), "--exact", "--test-threads=1"])
         .env(ENTRIES_ENV, n.to_string())
@@ -240,7 +246,7 @@ fn profile_plan_and_apply_are_linear() {
     let count = |n| {
         counted(
             "profile_plan_and_apply_are_linear",
-            "*measured_plan_and_apply*",
+            &["*measured_plan_and_apply*"],
             n,
             false,
         )
