@@ -72,9 +72,9 @@ static CLIENTS: &[&dyn Client] = &[
 
 /// A client family that reads NO_PROXY in its own way: a handle on one
 /// client of [`CLIENTS`], its knowledge its [`Client`] ([`Dialect::client`]).
-/// Handles compare, order and hash by the client's place in [`CLIENTS`]; a
-/// client that code names declares its handle constant at the end of its
-/// own file (`Dialect::GO` in `go.rs`).
+/// Handles order by the client's place in [`CLIENTS`] and compare and hash
+/// by its name; a client that code names declares its handle constant at
+/// the end of its own file (`Dialect::GO` in `go.rs`).
 #[derive(Clone, Copy)]
 pub struct Dialect(&'static dyn Client);
 
@@ -105,7 +105,7 @@ impl Dialect {
     }
 
     /// The client's place in documentation order (0 for the first listed):
-    /// what handles compare by.
+    /// what handles order by.
     pub fn position(self) -> usize {
         let name = self.name();
         CLIENTS
@@ -182,9 +182,11 @@ impl Dialect {
     }
 }
 
+// Equal and hashed by name (unique in `CLIENTS`, and what `position`
+// looks up), so that neither scans the list; ordered by position.
 impl PartialEq for Dialect {
     fn eq(&self, other: &Self) -> bool {
-        self.position() == other.position()
+        self.name() == other.name()
     }
 }
 
@@ -204,7 +206,7 @@ impl Ord for Dialect {
 
 impl Hash for Dialect {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        self.position().hash(state);
+        self.name().hash(state);
     }
 }
 
