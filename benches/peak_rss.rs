@@ -6,13 +6,18 @@
 //! and the longest one accepted (255 bytes of `%`, each percent-encoded
 //! into three); and for large NO_PROXY lists (100k and 500k entries) read
 //! by `clusterproxy_no_proxy` and rendered by `render("openshift_proxy")`,
-//! whose 500k render is refused for its size. Each case runs in a fresh
+//! whose 500k render is refused for its size; and for list configurations
+//! (the list resource validated and listed, `clusterproxy_fleet` read)
+//! with 200,000 excludes (refused), as many as the caps take, and none.
+//! Each case runs in a fresh
 //! plugin, whose peak (`VmHWM`) is read before and after the one request.
-//! Prints, per case, the request and response sizes and the peak; fails
+//! Prints, per case, the request and response sizes, the peak and the CPU
+//! time the plugin spent on the request; fails
 //! when a response is more than 64 KiB larger than 8 times its request or
 //! the peak grows by more than 8 times the request plus 64 MiB, and for the
 //! large lists when the peak grows by more than 3 times the request and the
-//! response together.
+//! response together, for list configurations by more than 10 times the
+//! request plus 8 MiB.
 //!
 //! Run with `cargo bench --bench peak_rss` (release build), or
 //! `cargo bench --profile dev --bench peak_rss` to reuse the dev build.
@@ -47,6 +52,16 @@ fn status_kib(pid: u32, field: &str) -> u64 {
         .unwrap()
 }
 
+/// The CPU time `pid` has used, user and system, in milliseconds (from
+/// /proc/<pid>/stat, in clock ticks of 10 ms).
+fn cpu_ms(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // The fields after the command name, which ends at the last `)`.
+    let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    ticks * 10
+}
+
 /// `value` of type `ty` as the wire carries it.
 fn dynamic(value: &Value, ty: &Type) -> DynamicValue {
     DynamicValue {
@@ -77,6 +92,8 @@ enum Request {
     Call(proto::call_function::Request),
     Open(proto::open_ephemeral_resource::Request),
     Import(proto::import_resource_state::Request),
+    ValidateList(proto::validate_list_resource_config::Request),
+    List(proto::list_resource::Request),
 }
 
 impl Request {
@@ -88,6 +105,8 @@ impl Request {
             Request::Call(r) => r.encoded_len(),
             Request::Open(r) => r.encoded_len(),
             Request::Import(r) => r.encoded_len(),
+            Request::ValidateList(r) => r.encoded_len(),
+            Request::List(r) => r.encoded_len(),
         }
     }
 
@@ -125,6 +144,20 @@ impl Request {
                 let response = client.import_resource_state(r).await?.into_inner();
                 (response.encoded_len(), response.diagnostics.len())
             }
+            Request::ValidateList(r) => {
+                let response = client.validate_list_resource_config(r).await?.into_inner();
+                (response.encoded_len(), response.diagnostics.len())
+            }
+            Request::List(r) => {
+                // Every event of the stream, as Terraform reads them.
+                let mut stream = client.list_resource(r).await?.into_inner();
+                let (mut bytes, mut diagnostics) = (0, 0);
+                while let Some(event) = stream.message().await? {
+                    bytes += event.encoded_len();
+                    diagnostics += event.diagnostic.len();
+                }
+                (bytes, diagnostics)
+            }
         })
     }
 }
@@ -136,6 +169,9 @@ enum Bound {
     Password,
     /// 3 times the request and the response together (a large list).
     Large,
+    /// 10 times the request, plus 8 MiB for the walk and the import of
+    /// the artifacts found (which do not grow with the request).
+    Listing,
 }
 
 impl Bound {
@@ -147,6 +183,7 @@ impl Bound {
                     && grown <= 8 * request_bytes + 64 * MIB
             }
             Bound::Large => grown <= 3 * (request_bytes + response_bytes),
+            Bound::Listing => grown <= 10 * request_bytes + 8 * MIB,
         }
     }
 }
@@ -211,6 +248,66 @@ fn large_lists() -> Vec<(String, Request)> {
     out
 }
 
+/// `count` distinct exclude globs of 256 characters that match nothing.
+fn excludes(count: usize) -> Value {
+    Value::list(
+        (0..count)
+            .map(|i| Value::string(format!("{i:07}-{}", "x".repeat(248))))
+            .collect(),
+    )
+}
+
+/// The list configuration cases: the list resource (validated and listed)
+/// and `clusterproxy_fleet`, with 200,000 excludes of 256 characters (the
+/// probe's 52 MB request, refused on `exclude`) and with as many as the
+/// caps take (255, of the 65,536 characters in all), over the fleet
+/// fixtures.
+fn list_configurations() -> Vec<(String, Request)> {
+    let server = Server::new(&ClusterProxy);
+    let list = &server.registry().list_resources()["clusterproxy_profile"].schema;
+    let fleet = &server.registry().data_sources()["clusterproxy_fleet"].schema;
+    let directory = Value::string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/fleet"));
+    let mut out = Vec::new();
+    for (count, label) in [
+        (200_000, "200k excludes (refused)"),
+        (255, "255 excludes (the caps)"),
+        (0, "no excludes"),
+    ] {
+        let set = [
+            ("directory", directory.clone()),
+            ("exclude", excludes(count)),
+        ];
+        let list_config = dynamic(&config(list, &set), &list.object_type());
+        out.push((
+            format!("ValidateListResourceConfig profile, {label}"),
+            Request::ValidateList(proto::validate_list_resource_config::Request {
+                type_name: "clusterproxy_profile".into(),
+                config: Some(list_config.clone()),
+                include_resource_object: None,
+                limit: None,
+            }),
+        ));
+        out.push((
+            format!("ListResource profile, {label}"),
+            Request::List(proto::list_resource::Request {
+                type_name: "clusterproxy_profile".into(),
+                config: Some(list_config),
+                include_resource_object: true,
+                limit: 100,
+            }),
+        ));
+        out.push((
+            format!("ReadDataSource fleet, {label}"),
+            Request::Read(proto::read_data_source::Request {
+                type_name: "clusterproxy_fleet".into(),
+                config: Some(dynamic(&config(fleet, &set), &fleet.object_type())),
+                ..Default::default()
+            }),
+        ));
+    }
+    out
+}
+
 /// The cases: a name, the request and its bound.
 fn cases() -> Vec<(String, Request, Bound)> {
     let mut out: Vec<(String, Request, Bound)> = passwords()
@@ -221,6 +318,11 @@ fn cases() -> Vec<(String, Request, Bound)> {
         large_lists()
             .into_iter()
             .map(|(name, request)| (name, request, Bound::Large)),
+    );
+    out.extend(
+        list_configurations()
+            .into_iter()
+            .map(|(name, request)| (name, request, Bound::Listing)),
     );
     out
 }
@@ -396,10 +498,12 @@ fn main() {
             .max_encoding_message_size(MAX_MESSAGE_SIZE);
         let pid = plugin.child.id();
         let before = status_kib(pid, "VmHWM");
+        let cpu_before = cpu_ms(pid);
         let request_bytes = request.encoded_len();
         let sent = runtime.block_on(request.send(&mut client));
         std::thread::sleep(Duration::from_millis(100));
         let peak = status_kib(pid, "VmHWM");
+        let cpu = cpu_ms(pid) - cpu_before;
         drop(client);
         terminate(&mut plugin.child);
         let grown = peak.saturating_sub(before) as usize * 1024;
@@ -412,11 +516,12 @@ fn main() {
             }
         };
         println!(
-            "{name}: request {:.2} MiB, response {response_bytes} B ({reported} diagnostics/errors), peak RSS {:.1} MiB (+{:.1} MiB over the idle plugin, {:.2}x the request)",
+            "{name}: request {:.2} MiB, response {response_bytes} B ({reported} diagnostics/errors), peak RSS {:.1} MiB (+{:.1} MiB over the idle plugin, {:.2}x the request, {:.2}x request and response), CPU {cpu} ms",
             request_bytes as f64 / MIB as f64,
             peak as f64 / 1024.0,
             grown as f64 / MIB as f64,
             grown as f64 / request_bytes as f64,
+            grown as f64 / (request_bytes + response_bytes) as f64,
         );
         if !bound.holds(grown, request_bytes, response_bytes) {
             failed.push(name);

@@ -207,9 +207,13 @@ impl RendererInputs {
                 convert::push_findings(&findings, &AttributePath::root(), settings_at, diags)
             })
             .ok();
-        let cluster = self.cluster.cluster(installation);
+        let mut cluster = self.cluster.cluster(installation);
         let options = self.clients.merge_options(false);
         let merged = merge_cluster(&cluster, &options, settings_at, diags)?;
+        // Merged, the installation list is no longer read (the renderers
+        // take the merged list; findings are traced through the origins):
+        // freed before rendering, a large list is not held twice.
+        cluster.installation = Vec::new();
         let profile = profile?;
         Some(ProxyInputs {
             settings: ProxySettings {

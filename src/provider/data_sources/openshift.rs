@@ -4,6 +4,7 @@
 
 use crate::domain::no_proxy::typed::Kind;
 use crate::domain::render::openshift::{self, OpenShift};
+use crate::domain::render::Secrets;
 use crate::framework::data_source::DataSource;
 use crate::framework::diagnostics::Diagnostics;
 use crate::framework::model::{self, Field};
@@ -62,15 +63,22 @@ impl DataSource for OpenShiftProxyDataSource {
             api_internal_host: config.api_internal_host,
             aws_region: config.aws_region,
         };
-        let (secret, redacted) = inputs::render_both(&openshift, &proxy, diags)?;
+        // Rendered once: the redacted documents come from the same
+        // settings, so a large list is held once.
+        let secret = inputs::render(&openshift, &proxy, Secrets::Include, diags)?;
+        drop(proxy);
+        let install_config_yaml = secret.install_config();
+        let proxy_yaml = secret.proxy_manifest();
+        let ca_config_map_yaml = secret.ca_config_map();
+        let redacted = secret.redacted();
         Some(model::computed(State {
-            install_config_yaml: secret.install_config(),
+            install_config_yaml,
             install_config_yaml_redacted: redacted.install_config(),
-            proxy_yaml: secret.proxy_manifest(),
+            proxy_yaml,
             proxy_yaml_redacted: redacted.proxy_manifest(),
-            ca_config_map_yaml: secret.ca_config_map(),
-            no_proxy: secret.no_proxy_value(),
-            status_no_proxy: secret.status_no_proxy,
+            ca_config_map_yaml,
+            no_proxy: redacted.no_proxy_value(),
+            status_no_proxy: redacted.status_no_proxy,
         }))
     }
 }

@@ -225,6 +225,15 @@ impl Renderer for OpenShift {
 }
 
 impl OpenShiftProxy {
+    /// The same settings with the proxy password replaced by `***` in the
+    /// documents, without rendering (and holding the list) twice.
+    pub fn redacted(self) -> Self {
+        Self {
+            secrets: Secrets::Redact,
+            ..self
+        }
+    }
+
     /// `spec.noProxy` / `proxy.noProxy`: the entries joined with commas.
     pub fn no_proxy_value(&self) -> String {
         self.no_proxy.join(",")
