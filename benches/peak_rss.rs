@@ -4,9 +4,10 @@
 //! `render` function, the proxy check, an import): the largest password
 //! that fits gRPC's 64 MiB message limit beside the rest of the request,
 //! and the longest one accepted (255 bytes of `%`, each percent-encoded
-//! into three); and for large NO_PROXY lists (100k and 500k entries) read
-//! by `clusterproxy_no_proxy` and rendered by `render("openshift_proxy")`,
-//! whose 500k render is refused for its size; and for list configurations
+//! into three); and for large NO_PROXY lists (100k, 125k and 500k entries)
+//! read by `clusterproxy_no_proxy` and rendered by
+//! `render("openshift_proxy")`, which takes `settings` of 125k (at most
+//! 3 MiB) and refuses 500k unread; and for list configurations
 //! (the list resource validated and listed, `clusterproxy_fleet` read)
 //! with 200,000 excludes (refused), as many as the caps take, and none.
 //! Each case runs in a fresh
@@ -198,13 +199,14 @@ fn entries(n: usize) -> Value {
 }
 
 /// The large-list cases: `clusterproxy_no_proxy` with two clients rendered
-/// and `render("openshift_proxy")`, 100k and 500k entries each.
+/// and `render("openshift_proxy")`, 100k, 125k (the render's `settings`
+/// just within their 3 MiB) and 500k entries each.
 fn large_lists() -> Vec<(String, Request)> {
     let server = Server::new(&ClusterProxy);
     let no_proxy = &server.registry().data_sources()["clusterproxy_no_proxy"].schema;
     let settings_type = clusterproxy::provider::attributes::Settings::ty();
     let mut out = Vec::new();
-    for n in [100_000, 500_000] {
+    for n in [100_000, 125_000, 500_000] {
         let clients = Value::list(vec![Value::string("curl"), Value::string("go")]);
         out.push((
             format!(

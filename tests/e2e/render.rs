@@ -1254,6 +1254,57 @@ output "warnings" {{
     });
 }
 
+/// Arguments of `render` over 3 MiB in the wire format, here 16,000
+/// NO_PROXY names of 210 characters, fail the plan with an error on the
+/// largest argument naming the sizes and the limit, refused unread; 100
+/// names render (Terraform >= 1.8). Long names keep the list short: what
+/// Terraform takes to convert an argument grows faster than its length
+/// (140,000 short names took it 3.5 minutes).
+#[test]
+fn render_function_refuses_arguments_over_its_limit() {
+    let label = "a".repeat(60);
+    // `range` makes at most 1,024 values: `outer` times `inner` names.
+    let config = |outer: usize, inner: usize| {
+        format!(
+            r#"locals {{
+  names = flatten([for i in range({outer}) : [for j in range({inner}) : "host-${{i}}-${{j}}.{label}.{label}.{label}.corp.example"]])
+}}
+
+output "rendered" {{
+  value = provider::clusterproxy::render_redacted("openshift_proxy", {{
+    http_proxy = "http://proxy.corp.example:3128"
+    no_proxy   = local.names
+  }}, null).install_config_yaml_redacted
+}}
+"#
+        )
+    };
+    for_each_terraform_with(Capability::Functions, |tf| {
+        let work = Workdir::with_provider(tf, &config(16, 1000));
+        let reported = work.expect_diagnostic_at(
+            &["plan"],
+            "Invalid value for \"settings\" parameter",
+            "value",
+        );
+        for said in [
+            "the arguments take ",
+            "more than the 3145728 bytes (3.0 MiB) this function takes",
+            "Linux refuses to a program at 128 KiB",
+            "They were refused before they were read",
+        ] {
+            assert!(
+                reported.text().contains(said),
+                "{said}: {}",
+                reported.text()
+            );
+        }
+        work.write_file("main.tf", &config(1, 100));
+        let outputs = run_cycle(&work, &Cycle::default());
+        let yaml = outputs["rendered"].as_str().unwrap();
+        assert!(yaml.contains(&format!("host-0-99.{label}.")), "{yaml}");
+    });
+}
+
 /// A password-only rotation reaches the CAPI nodes: the profile's revision
 /// moves, so the Secret variant's `kubeadmConfigSpec` (shown redacted) names
 /// the Secret `prod-systemd-proxy-r2` and a KubeadmControlPlane would roll;

@@ -19,6 +19,39 @@ pub struct Parameter {
     pub optional: &'static [&'static str],
 }
 
+/// The most a call's arguments may take together, in bytes of their wire
+/// form (the MessagePack Terraform sends), and why, for the error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WireLimit {
+    /// Bytes of the encoded arguments.
+    pub bytes: usize,
+    /// Why no larger arguments could be of use, a clause of the error.
+    pub why: &'static str,
+}
+
+impl WireLimit {
+    /// The error for arguments of `total` encoded bytes, beyond the limit,
+    /// of which the one blamed takes `bytes`.
+    pub fn refusal(&self, total: usize, bytes: usize) -> String {
+        format!(
+            "the arguments take {total} bytes in the wire format{}, this one {bytes}, more than the {} bytes{} this function takes: {}. They were refused before they were read; give a smaller input",
+            mebibytes(total),
+            self.bytes,
+            mebibytes(self.bytes),
+            self.why
+        )
+    }
+}
+
+/// " (3.0 MiB)" for a size of a mebibyte or more, else nothing.
+fn mebibytes(bytes: usize) -> String {
+    const MIB: usize = 1 << 20;
+    if bytes < MIB {
+        return String::new();
+    }
+    format!(" ({:.1} MiB)", bytes as f64 / MIB as f64)
+}
+
 impl Parameter {
     /// The JSON form of the parameter's type, with the optional attributes.
     pub fn type_json_bytes(&self) -> Vec<u8> {
@@ -41,6 +74,9 @@ pub struct Signature {
     pub summary: &'static str,
     /// Markdown description.
     pub description: &'static str,
+    /// The most its arguments may take, if tighter than the message limit:
+    /// larger ones are refused before they are decoded.
+    pub limit: Option<WireLimit>,
 }
 
 /// Why a call failed, optionally blaming one argument.

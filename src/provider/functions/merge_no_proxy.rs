@@ -79,6 +79,7 @@ impl Function for MergeNoProxy {
             returns: Type::list(Type::String),
             summary: "Merge NO_PROXY lists",
             description: "Merges NO_PROXY lists into one normalised list, exactly as the `clusterproxy_no_proxy` data source does with its `extra` input but without any cluster or platform defaults: entries normalised, semantic duplicates removed, entries covered for every client dropped, extra forms some clients need added, in the data source's canonical order.",
+            limit: None,
         }
     }
 

@@ -51,6 +51,7 @@ impl Function for NoProxyBypasses {
             returns: Type::Bool,
             summary: "Would a client bypass the proxy",
             description: "Tells whether the client would connect to the destination directly (true) or through the proxy (false) with this NO_PROXY value, following the client's own rules (checked against the real clients in this provider's tests). Host names are not resolved: for Ruby, which also matches a name's resolved address against address entries, only the name rules apply.",
+            limit: None,
         }
     }
 

@@ -13,7 +13,7 @@ use crate::domain::spelling;
 use crate::domain::warning::Warning;
 use crate::framework::data_source::{read_checked, DataSource};
 use crate::framework::diagnostics::{Diagnostic, Diagnostics, PathStep, Severity};
-use crate::framework::function::{Function, FunctionError, Parameter, Signature};
+use crate::framework::function::{Function, FunctionError, Parameter, Signature, WireLimit};
 use crate::framework::model::Field;
 use crate::framework::schema::Mode;
 use crate::framework::value::conform::conform;
@@ -36,6 +36,15 @@ pub const ACKNOWLEDGE: &str = "acknowledge_warnings";
 const PLATFORM: usize = 0;
 const SETTINGS: usize = 1;
 const OPTIONS: usize = 2;
+
+/// The most the arguments may take, refused unread, so that a large input
+/// costs no more memory than its message. The renderings hold the merged
+/// list many times (`openshift_proxy`: 2.9 MiB of settings, 125,000 names,
+/// give 35 MiB of result).
+const INPUT_LIMIT: WireLimit = WireLimit {
+    bytes: 3 * 1024 * 1024,
+    why: "every rendering ends in an environment variable, which Linux refuses to a program at 128 KiB, and the renderings, which hold the merged NO_PROXY list many times, would pass the 64 MiB Terraform accepts in a response",
+};
 
 /// The platform names: the renderer data sources' names without the prefix.
 fn platforms() -> Vec<&'static str> {
@@ -325,7 +334,7 @@ impl Function for Render {
                 Parameter {
                     name: "settings",
                     ty: Settings::ty(),
-                    description: "The `settings` of a `clusterproxy_profile`, or an object literal with any of its public attributes (`http_proxy`, `https_proxy`, `username`, `password`, `no_proxy`, `trusted_ca`): the others are optional.",
+                    description: "The `settings` of a `clusterproxy_profile`, or an object literal with any of its public attributes (`http_proxy`, `https_proxy`, `username`, `password`, `no_proxy`, `trusted_ca`): the others are optional. The arguments together take at most 3 MiB in Terraform's wire format (about 125,000 NO_PROXY names): more are refused before they are read, since no client could take such a NO_PROXY list (Linux starts no program with an environment variable of 128 KiB) and its renderings would not fit a response.",
                     allow_null: false,
                     optional: SETTINGS_OPTIONAL,
                 },
@@ -340,6 +349,7 @@ impl Function for Render {
             returns: Type::Dynamic,
             summary: "Render proxy settings for a platform at plan time",
             description: description(),
+            limit: Some(INPUT_LIMIT),
         }
     }
 
@@ -553,6 +563,93 @@ mod tests {
             "{}",
             error.text
         );
+    }
+
+    /// `render` and `render_redacted` over the wire, as Terraform calls
+    /// them: the arguments encoded, the response's result or error.
+    fn call_over_the_wire<'a>(
+        name: &str,
+        arguments: impl Iterator<Item = (&'a Value, &'a Type)>,
+    ) -> crate::framework::proto::call_function::Response {
+        use crate::framework::proto::provider_server::Provider as _;
+        use crate::framework::proto::{call_function, DynamicValue};
+        use crate::framework::value::msgpack;
+        let server =
+            crate::framework::server::grpc::ProviderServer::new(&crate::provider::ClusterProxy);
+        let arguments = arguments
+            .map(|(value, ty)| DynamicValue {
+                msgpack: msgpack::encode(value, ty).unwrap(),
+                json: Vec::new(),
+            })
+            .collect();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        runtime
+            .block_on(
+                server.call_function(tonic::Request::new(call_function::Request {
+                    name: name.into(),
+                    arguments,
+                })),
+            )
+            .unwrap()
+            .into_inner()
+    }
+
+    /// Arguments over 3 MiB together (the probe's 500k-entry list takes
+    /// 11.8 MiB) are refused unread, on the largest, naming the sizes, the
+    /// limit and why, however they are spread; the same call with a short
+    /// list renders.
+    #[test]
+    fn inputs_beyond_the_limit_are_refused_unread() {
+        let names = |n: usize| (0..n).map(|i| format!("host-{i}.corp.example"));
+        let with_names = |n: usize| {
+            let mut large = Settings::get(&settings(None, None), &mut Diagnostics::new()).unwrap();
+            large.no_proxy = names(n).collect();
+            large.value()
+        };
+        let with_pod_cidrs = |n: usize| {
+            let cidrs: Vec<Value> = names(n).map(Value::string).collect();
+            Value::Typed(Box::new((
+                Type::object([("pod_cidrs", Type::Tuple(vec![Type::String; n]))]),
+                Value::object([("pod_cidrs".to_owned(), Value::Tuple(cidrs))]),
+            )))
+        };
+        let platform = Value::string("openshift_proxy");
+        let (small, none) = (settings(None, None), Value::null());
+        let (large_settings, large_options) = (with_names(140_000), with_pod_cidrs(140_000));
+        let (half_settings, more_options) = (with_names(70_000), with_pod_cidrs(75_000));
+        let long_platform = Value::string("x".repeat(3 << 20));
+        let cases = [
+            (SETTINGS, [&platform, &large_settings, &none]),
+            (OPTIONS, [&platform, &small, &large_options]),
+            (OPTIONS, [&platform, &half_settings, &more_options]),
+            (PLATFORM, [&long_platform, &small, &none]),
+        ];
+        let types = [Type::String, Settings::ty(), Type::Dynamic];
+        for function in ["render", "render_redacted"] {
+            for (blamed, arguments) in &cases {
+                let response = call_over_the_wire(function, arguments.iter().copied().zip(&types));
+                assert!(response.result.is_none(), "{function}: a result");
+                let error = response.error.expect("an error");
+                assert_eq!(
+                    error.function_argument,
+                    Some(*blamed as i64),
+                    "{function}: {error:?}"
+                );
+                assert!(
+                    error.text.starts_with("the arguments take "),
+                    "{function}: {error:?}"
+                );
+                assert!(
+                    error.text.contains("more than the 3145728 bytes (3.0 MiB) this function takes: every rendering ends in an environment variable"),
+                    "{function}: {error:?}"
+                );
+            }
+            let rendered =
+                call_over_the_wire(function, [&platform, &small, &none].into_iter().zip(&types));
+            assert!(rendered.error.is_none(), "{function}: {:?}", rendered.error);
+        }
     }
 
     /// The function returns exactly what the data source computes.

@@ -58,8 +58,9 @@ impl ProviderServer {
         }
     }
 
-    /// CallFunction's body: decodes the arguments (an undecodable one is
-    /// blamed by position), each wire form dropped once decoded, calls the
+    /// CallFunction's body: refuses arguments beyond the function's limit
+    /// unread (on the largest), decodes the arguments (an undecodable one
+    /// is blamed by position), each wire form dropped once decoded, calls the
     /// function, and encodes the result, the decoded arguments dropped
     /// first.
     fn evaluate(
@@ -72,6 +73,14 @@ impl ProviderServer {
             .iter()
             .map(|a| a.msgpack.len() + a.json.len())
             .collect();
+        let total = sizes.iter().sum();
+        if let Some(limit) = signature.limit.filter(|l| total > l.bytes) {
+            let index = largest(&sizes);
+            return Err(FunctionError::argument(
+                index,
+                limit.refusal(total, sizes[index]),
+            ));
+        }
         let mut arguments = Vec::with_capacity(wire.len());
         for (index, (argument, parameter)) in
             wire.into_iter().zip(&signature.parameters).enumerate()

@@ -9,7 +9,7 @@ use super::tests::Offers;
 use super::*;
 use crate::data_source::DataSource;
 use crate::diagnostics::Diagnostics;
-use crate::function::{Function, FunctionError, Parameter, Signature};
+use crate::function::{Function, FunctionError, Parameter, Signature, WireLimit};
 use crate::proto::MAX_VALUE_SIZE;
 use crate::schema::{Attribute, Schema};
 use crate::value::{msgpack, Type, Value};
@@ -75,6 +75,7 @@ impl Function for Repeat {
             returns: Type::String,
             summary: "",
             description: "",
+            limit: None,
         }
     }
 
@@ -83,10 +84,44 @@ impl Function for Repeat {
     }
 }
 
+/// A function joining two strings of at most 16 encoded bytes together.
+struct Join;
+
+impl Function for Join {
+    fn name(&self) -> &'static str {
+        "join"
+    }
+
+    fn signature(&self) -> Signature {
+        let parameter = |name| Parameter {
+            name,
+            ty: Type::String,
+            description: "",
+            allow_null: false,
+            optional: &[],
+        };
+        Signature {
+            parameters: vec![parameter("a"), parameter("b")],
+            returns: Type::String,
+            summary: "",
+            description: "",
+            limit: Some(WireLimit {
+                bytes: 16,
+                why: "sixteen is plenty",
+            }),
+        }
+    }
+
+    fn call(&self, arguments: &[Value]) -> Result<Value, FunctionError> {
+        let text = |i: usize| arguments[i].as_str().unwrap_or_default().to_owned();
+        Ok(Value::string(text(0) + &text(1)))
+    }
+}
+
 fn server() -> ProviderServer {
     ProviderServer::new(&Offers {
         data_sources: vec![Arc::new(Sized)],
-        functions: vec![Arc::new(Repeat)],
+        functions: vec![Arc::new(Repeat), Arc::new(Join)],
         ..Offers::default()
     })
 }
@@ -181,4 +216,50 @@ async fn a_function_result_too_large_for_a_message_is_an_error() {
         "{error:?}"
     );
     assert!(error.text.contains("64 MiB"), "{error:?}");
+}
+
+/// `join` called with `a` and `b` as its arguments' wire forms.
+async fn join(a: Vec<u8>, b: Vec<u8>) -> proto::call_function::Response {
+    let argument = |msgpack| proto::DynamicValue {
+        msgpack,
+        json: Vec::new(),
+    };
+    server()
+        .call_function(Request::new(proto::call_function::Request {
+            name: "join".into(),
+            arguments: vec![argument(a), argument(b)],
+        }))
+        .await
+        .unwrap()
+        .into_inner()
+}
+
+/// Arguments beyond their function's limit together are refused before
+/// they are decoded: an error on the largest naming the sizes, the limit
+/// and why, even when they would not decode; arguments at the limit are
+/// read.
+#[tokio::test]
+async fn arguments_beyond_the_limit_are_refused_unread() {
+    let string = |n: usize| msgpack::encode(&Value::string("x".repeat(n)), &Type::String).unwrap();
+    let read = join(string(14), string(0)).await;
+    assert!(read.error.is_none(), "{:?}", read.error);
+    assert!(read.result.is_some());
+
+    // 0xc1 is the one byte MessagePack never uses: decoding it would fail.
+    for (a, b, blamed, its) in [
+        (string(15), string(0), 0, 16),
+        (string(0), string(15), 1, 16),
+        (vec![0xc1; 16], string(0), 0, 16),
+        (vec![0xc1], vec![0xc1; 20], 1, 20),
+    ] {
+        let total = a.len() + b.len();
+        let response = join(a, b).await;
+        assert!(response.result.is_none());
+        let error = response.error.expect("an error");
+        assert_eq!(error.function_argument, Some(blamed), "{error:?}");
+        assert_eq!(
+            error.text,
+            format!("the arguments take {total} bytes in the wire format, this one {its}, more than the 16 bytes this function takes: sixteen is plenty. They were refused before they were read; give a smaller input"),
+        );
+    }
 }
