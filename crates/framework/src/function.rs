@@ -21,7 +21,7 @@ pub struct Parameter {
 
 /// The most a call's arguments may take together, in bytes of their wire
 /// form (the MessagePack Terraform sends), and why, for the error.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub struct WireLimit {
     /// Bytes of the encoded arguments.
     pub bytes: usize,
