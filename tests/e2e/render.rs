@@ -1256,7 +1256,7 @@ output "warnings" {{
 
 /// Arguments of `render` over 3 MiB in the wire format, here 16,000
 /// NO_PROXY names of 210 characters, fail the plan with an error on the
-/// largest argument naming the sizes and the limit, refused unread; 100
+/// largest argument naming the limit and why, refused unread; 100
 /// names render (Terraform >= 1.8). Long names keep the list short: what
 /// Terraform takes to convert an argument grows faster than its length
 /// (140,000 short names took it 3.5 minutes).

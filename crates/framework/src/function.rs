@@ -30,26 +30,20 @@ pub struct WireLimit {
 }
 
 impl WireLimit {
-    /// The error for arguments of `total` encoded bytes, beyond the limit,
-    /// of which the one blamed takes `bytes`.
-    pub fn refusal(&self, total: usize, bytes: usize) -> String {
+    /// The error for arguments beyond the limit, on the largest. It names
+    /// no size: an argument may hold a password, whose length a size would
+    /// tell anyone who knows the rest.
+    pub fn refusal(&self) -> String {
+        let mib = if self.bytes < 1 << 20 {
+            String::new()
+        } else {
+            format!(" ({:.1} MiB)", self.bytes as f64 / (1 << 20) as f64)
+        };
         format!(
-            "the arguments take {total} bytes in the wire format{}, this one {bytes}, more than the {} bytes{} this function takes: {}. They were refused before they were read; give a smaller input",
-            mebibytes(total),
-            self.bytes,
-            mebibytes(self.bytes),
-            self.why
+            "the arguments take more than the {} bytes{mib} this function takes in the wire format, this one the most: {}. They were refused before they were read; give a smaller input",
+            self.bytes, self.why
         )
     }
-}
-
-/// " (3.0 MiB)" for a size of a mebibyte or more, else nothing.
-fn mebibytes(bytes: usize) -> String {
-    const MIB: usize = 1 << 20;
-    if bytes < MIB {
-        return String::new();
-    }
-    format!(" ({:.1} MiB)", bytes as f64 / MIB as f64)
 }
 
 impl Parameter {

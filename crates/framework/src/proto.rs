@@ -97,7 +97,7 @@ pub fn encode_bounded(value: &Value, ty: &Type) -> Result<DynamicValue, Unencode
     };
     let bytes = msgpack::encoded_len(value, ty).map_err(bug)?;
     if bytes > MAX_VALUE_SIZE {
-        return Err(Unencoded::TooLarge(oversize(value, ty, bytes)));
+        return Err(Unencoded::TooLarge(oversize(value, ty)));
     }
     Ok(DynamicValue {
         msgpack: msgpack::encode(value, ty).map_err(bug)?,
@@ -107,8 +107,9 @@ pub fn encode_bounded(value: &Value, ty: &Type) -> Result<DynamicValue, Unencode
 
 /// The error on a result of `bytes` encoded bytes, beyond
 /// [`MAX_VALUE_SIZE`]: on the attribute of the (object) result that takes
-/// the most, naming both sizes and the limit.
-fn oversize(value: &Value, ty: &Type, bytes: usize) -> diag::Diagnostic {
+/// the most, naming the limit but no size, since a result may hold
+/// credentials whose length a size would tell.
+fn oversize(value: &Value, ty: &Type) -> diag::Diagnostic {
     let (value, ty) = match (value, ty) {
         (Value::Typed(typed), Type::Dynamic) => (&typed.1, &typed.0),
         _ => (value, ty),
@@ -117,30 +118,29 @@ fn oversize(value: &Value, ty: &Type, bytes: usize) -> diag::Diagnostic {
         (Value::Object(values), Type::Object(types)) => types
             .iter()
             .filter_map(|(name, t)| Some((name, msgpack::encoded_len(values.get(name)?, t).ok()?)))
-            .max_by_key(|(_, n)| *n),
+            // Compared by the mebibyte, so that a few bytes (a password
+            // against its `***` in a redacted twin) never choose.
+            .max_by_key(|(_, n)| n >> 20)
+            .map(|(name, _)| name),
         _ => None,
     };
-    let size = largest
-        .map(|(name, n)| {
-            format!("{bytes} bytes in the wire format (`{name}` takes {n} bytes of it)")
-        })
-        .unwrap_or_else(|| format!("{bytes} bytes in the wire format"));
-    let error = too_large(&size);
     match largest {
-        Some((name, _)) => error.at(diag::AttributePath::attribute(name)),
-        None => error,
+        Some(name) => too_large(&format!("`{name}` takes the most of it"))
+            .at(diag::AttributePath::attribute(name)),
+        None => too_large("in the wire format"),
     }
 }
 
-/// The error on a result that would take `size` (e.g. "at least 80000000
-/// bytes in the wire format"), beyond [`MAX_VALUE_SIZE`], naming the limit;
-/// a provider that can bound its result from the inputs refuses it with
-/// this before building it.
-pub fn too_large(size: &str) -> diag::Diagnostic {
+/// The error on a result beyond [`MAX_VALUE_SIZE`], naming the limit, with
+/// `measure`, what is known of it that tells no secret (e.g. "at least
+/// 80000000 bytes in the wire format" from a list of names); a provider
+/// that can bound its result from the inputs refuses it with this before
+/// building it.
+pub fn too_large(measure: &str) -> diag::Diagnostic {
     diag::Diagnostic::error(
         "Result too large for Terraform",
         format!(
-            "The result would take {size}, more than the {MAX_VALUE_SIZE} bytes (63 MiB) a response may hold: Terraform accepts at most {MAX_MESSAGE_SIZE} bytes (64 MiB) in one message. Nothing was returned; give a smaller input."
+            "The result would take more than the {MAX_VALUE_SIZE} bytes (63 MiB) a response may hold ({measure}): Terraform accepts at most {MAX_MESSAGE_SIZE} bytes (64 MiB) in one message. Nothing was returned; give a smaller input."
         ),
     )
 }
@@ -362,6 +362,39 @@ mod tests {
         assert_eq!(request.planned_private, b"pp");
         let schema = schema_to_proto(&fw_schema::Schema::new("d", Vec::new()));
         assert!(!schema.block.unwrap().computed);
+    }
+
+    /// A result too large is refused with the same error whatever a few
+    /// bytes of it take: a rendering with a password and its redacted twin
+    /// (`***` in its place) differ by the password's length, and neither the
+    /// text nor the attribute blamed may tell which is larger.
+    #[test]
+    fn a_result_too_large_is_refused_alike_whatever_a_password_takes() {
+        let ty = Type::object([("secret", Type::String), ("secret_redacted", Type::String)]);
+        let half = MAX_VALUE_SIZE / 2 + 4096;
+        let refused = |password: usize| {
+            let value = Value::object([
+                (
+                    "secret".to_owned(),
+                    Value::string("x".repeat(half + password)),
+                ),
+                (
+                    "secret_redacted".to_owned(),
+                    Value::string("x".repeat(half + 3)),
+                ),
+            ]);
+            match encode_bounded(&value, &ty) {
+                Err(Unencoded::TooLarge(d)) => d,
+                _ => panic!("not refused as too large"),
+            }
+        };
+        let short = refused(1);
+        assert_eq!(short, refused(40));
+        assert!(short.path.is_some(), "{short:?}");
+        assert!(
+            !short.detail.contains(&(2 * half + 4).to_string()),
+            "{short:?}"
+        );
     }
 
     #[test]

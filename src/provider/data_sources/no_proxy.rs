@@ -317,8 +317,9 @@ mod tests {
                 let path = d.path.as_ref().map(ToString::to_string).unwrap_or_default();
                 (
                     path,
-                    d.detail.starts_with("The result would take at least ")
-                        && d.detail.contains(&limit),
+                    d.detail.starts_with(&format!(
+                        "The result would take more than the {limit} bytes (63 MiB) a response may hold (at least "
+                    )),
                 )
             })
             .collect();

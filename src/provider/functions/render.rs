@@ -558,7 +558,7 @@ mod tests {
         let limit = crate::framework::proto::MAX_VALUE_SIZE.to_string();
         assert!(
             error.text.starts_with(
-                "profile.no_proxy: Result too large for Terraform: The result would take at least "
+                "profile.no_proxy: Result too large for Terraform: The result would take more than the "
             ) && error.text.contains(&limit),
             "{}",
             error.text
@@ -597,9 +597,9 @@ mod tests {
     }
 
     /// Arguments over 3 MiB together (the probe's 500k-entry list takes
-    /// 11.8 MiB) are refused unread, on the largest, naming the sizes, the
-    /// limit and why, however they are spread; the same call with a short
-    /// list renders.
+    /// 11.8 MiB) are refused unread, on the largest, naming the limit and
+    /// why, however they are spread; the same call with a short list
+    /// renders.
     #[test]
     fn inputs_beyond_the_limit_are_refused_unread() {
         let names = |n: usize| (0..n).map(|i| format!("host-{i}.corp.example"));
@@ -642,7 +642,7 @@ mod tests {
                     "{function}: {error:?}"
                 );
                 assert!(
-                    error.text.contains("more than the 3145728 bytes (3.0 MiB) this function takes: every rendering ends in an environment variable"),
+                    error.text.contains("more than the 3145728 bytes (3.0 MiB) this function takes in the wire format, this one the most: every rendering ends in an environment variable"),
                     "{function}: {error:?}"
                 );
             }
@@ -650,6 +650,46 @@ mod tests {
                 call_over_the_wire(function, [&platform, &small, &none].into_iter().zip(&types));
             assert!(rendered.error.is_none(), "{function}: {:?}", rendered.error);
         }
+    }
+
+    /// A refusal tells nothing of the password: settings that differ only
+    /// in its length get the same error, whether their arguments are over
+    /// the limit or their result would not fit a response.
+    #[test]
+    fn refusals_are_the_same_whatever_the_password_takes() {
+        let with = |password: &str, names: usize, len: usize| {
+            let mut large = Settings::get(
+                &settings(Some("svc"), Some(password)),
+                &mut Diagnostics::new(),
+            )
+            .unwrap();
+            large.no_proxy = (0..names)
+                .map(|i| format!("{i:08}-{}.example", "a".repeat(len)))
+                .collect();
+            large.value()
+        };
+        let (platform, none) = (Value::string("openshift_proxy"), Value::null());
+        let types = [Type::String, Settings::ty(), Type::Dynamic];
+        let refused = |password: &str| {
+            let settings = with(password, 140_000, 10);
+            let response = call_over_the_wire(
+                "render",
+                [&platform, &settings, &none].into_iter().zip(&types),
+            );
+            response.error.expect("refused").text
+        };
+        assert_eq!(refused("p"), refused(&"p".repeat(40)));
+        let too_large = |password: &str| {
+            let Err(error) = call(
+                "openshift_proxy",
+                with(password, 70_000, 190),
+                Value::null(),
+            ) else {
+                panic!("the result was built");
+            };
+            error.text
+        };
+        assert_eq!(too_large("p"), too_large(&"p".repeat(40)));
     }
 
     /// The function returns exactly what the data source computes.

@@ -73,13 +73,9 @@ impl ProviderServer {
             .iter()
             .map(|a| a.msgpack.len() + a.json.len())
             .collect();
-        let total = sizes.iter().sum();
+        let total: usize = sizes.iter().sum();
         if let Some(limit) = signature.limit.filter(|l| total > l.bytes) {
-            let index = largest(&sizes);
-            return Err(FunctionError::argument(
-                index,
-                limit.refusal(total, sizes[index]),
-            ));
+            return Err(FunctionError::argument(largest(&sizes), limit.refusal()));
         }
         let mut arguments = Vec::with_capacity(wire.len());
         for (index, (argument, parameter)) in
