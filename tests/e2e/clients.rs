@@ -9,7 +9,7 @@
 
 use crate::cycle::{run_cycle, Capability, Cycle};
 use crate::harness::for_each_terraform_rendering;
-use crate::harness::{diagnostic_text, example, Workdir};
+use crate::harness::{example, Workdir};
 use crate::oracle::Case;
 use clusterproxy::domain::no_proxy::dialect::Decision;
 use clusterproxy::domain::no_proxy::Dialect;
@@ -60,12 +60,7 @@ fn trailing_dot_destination_is_a_gap_for_go() {
         let work = Workdir::with_provider(tf, &checked(r#"["go"]"#, dotted, true));
         let run = work.run(&["plan", "-json"]);
         assert_ne!(run.code, 0, "plan succeeded on {}", tf.version_string());
-        let errors: Vec<String> = run
-            .diagnostics()
-            .iter()
-            .filter(|d| d["severity"] == "error")
-            .map(diagnostic_text)
-            .collect();
+        let errors = run.error_texts();
         assert!(
             errors
                 .iter()

@@ -142,6 +142,15 @@ impl Run {
         json_diagnostics(&self.stdout)
     }
 
+    /// The summary and detail of each of its errors ([`diagnostic_text`]).
+    pub fn error_texts(&self) -> Vec<String> {
+        self.diagnostics()
+            .iter()
+            .filter(|d| d["severity"] == "error")
+            .map(diagnostic_text)
+            .collect()
+    }
+
     /// Its warnings whose summary `summary` accepts.
     pub fn warnings(&self, summary: impl Fn(&str) -> bool) -> Vec<Value> {
         self.diagnostics()

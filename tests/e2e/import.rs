@@ -280,12 +280,7 @@ fn every_fixture_imports_as_the_domain_reads_it() {
             let work = Workdir::with_provider(tf, &main);
             let planned = work.run(&["plan", "-json"]);
             assert_ne!(planned.code, 0, "{}", planned.combined());
-            let errors: Vec<String> = planned
-                .diagnostics()
-                .iter()
-                .filter(|d| d["severity"] == "error")
-                .map(|d| flat(&crate::harness::diagnostic_text(d)))
-                .collect();
+            let errors: Vec<String> = planned.error_texts().iter().map(|t| flat(t)).collect();
             for case in &refused {
                 for detail in case.imported.as_ref().unwrap_err() {
                     let detail = flat(detail);

@@ -199,3 +199,37 @@ fn a_user_name_without_a_password_is_refused() {
         expect_bad_inputs(tf, &[], None, &cases);
     });
 }
+
+/// A configuration over the 64 MiB the provider reads in one message (a
+/// 65 MiB `description` beside a password) fails the plan with the
+/// provider's refusal, which names the limit and reads the same whatever the
+/// password takes: the transport's own named the request's exact size,
+/// which counts every byte of the password.
+#[test]
+fn a_request_over_the_message_limit_tells_nothing_of_the_password() {
+    crate::harness::for_each_terraform_rendering(|tf| {
+        let refusal = |password: &str| {
+            let work = Workdir::with_provider(
+                tf,
+                &format!(
+                    "variable \"password\" {{\n  type      = string\n  sensitive = true\n  default   = \"{password}\"\n}}\n\nresource \"clusterproxy_profile\" \"corp\" {{\n  name        = \"corp\"\n  description = file(\"${{path.module}}/description.txt\")\n  http_proxy  = \"http://proxy.corp.example:3128\"\n  username    = \"svc\"\n  password    = var.password\n}}\n"
+                ),
+            );
+            work.write_file("description.txt", &"x".repeat(65 << 20));
+            let run = work.run(&["plan", "-json"]);
+            assert_ne!(run.code, 0, "{}", run.combined());
+            let errors = run.error_texts();
+            assert!(
+                errors.len() == 1
+                    && errors[0].contains(
+                        "The request takes more than the 67108864 bytes (64 MiB) the provider reads in one message"
+                    )
+                    && !errors[0].contains("found"),
+                "{}: {errors:#?}",
+                tf.version_string()
+            );
+            errors[0].clone()
+        };
+        assert_eq!(refusal("s3cret"), refusal("s3cret-and-longer"));
+    });
+}

@@ -20,6 +20,7 @@ use crate::proto;
 use crate::provider::Provider;
 
 pub use crate::proto::MAX_MESSAGE_SIZE;
+pub use bounded::Bounded;
 
 /// Serves a [`Provider`] over the protocol-6 gRPC service; a clone serves
 /// the same server (for a handler that runs on a thread of its own).
@@ -36,11 +37,14 @@ impl ProviderServer {
         }
     }
 
-    /// The tonic service, with Terraform's message size limits.
-    pub fn into_service(self) -> proto::provider_server::ProviderServer<Self> {
-        proto::provider_server::ProviderServer::new(self)
-            .max_decoding_message_size(MAX_MESSAGE_SIZE)
-            .max_encoding_message_size(MAX_MESSAGE_SIZE)
+    /// The tonic service, with Terraform's message size limits; a request
+    /// over the limit is refused naming the limit, not its size.
+    pub fn into_service(self) -> Bounded<proto::provider_server::ProviderServer<Self>> {
+        Bounded(
+            proto::provider_server::ProviderServer::new(self)
+                .max_decoding_message_size(MAX_MESSAGE_SIZE)
+                .max_encoding_message_size(MAX_MESSAGE_SIZE),
+        )
     }
 }
 
@@ -146,6 +150,7 @@ service! {
 }
 
 mod action;
+mod bounded;
 mod data_source;
 mod ephemeral;
 mod function;
