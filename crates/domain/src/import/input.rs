@@ -16,12 +16,13 @@ pub const MAX_NESTING: usize = 64;
 /// depth of block nesting.
 pub const MAX_INDENT: usize = 512;
 
-/// Refuses inputs over [`MAX_INPUT_BYTES`].
+/// Refuses inputs over [`MAX_INPUT_BYTES`], naming the limit but not the
+/// input's size: an artifact may hold a password, whose length a size would
+/// tell.
 pub(crate) fn check_size(text: &str) -> Result<(), Finding> {
     if text.len() > MAX_INPUT_BYTES {
         return Err(error(format!(
-            "The artifact is {} bytes; at most {MAX_INPUT_BYTES} bytes (4 MiB) are read.",
-            text.len()
+            "The artifact takes more than the {MAX_INPUT_BYTES} bytes (4 MiB) an import reads."
         )));
     }
     Ok(())
@@ -187,4 +188,26 @@ pub(crate) fn first_shaped<'a, T>(
     documents
         .iter()
         .find_map(|document| Some((document, shape(document)?)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An artifact over the limit is refused with the same text whatever
+    /// it takes: artifacts hold passwords, and a size would tell anyone
+    /// who knows the rest how long one is.
+    #[test]
+    fn an_artifact_over_the_limit_is_refused_naming_no_size() {
+        let refusal = |extra: usize| {
+            check_size(&"#".repeat(MAX_INPUT_BYTES + 1 + extra))
+                .unwrap_err()
+                .detail
+        };
+        let text = refusal(0);
+        assert_eq!(text, refusal(12));
+        assert!(text.contains("4194304 bytes (4 MiB)"), "{text}");
+        assert!(!text.contains("4194305"), "{text}");
+        assert!(check_size(&"#".repeat(MAX_INPUT_BYTES)).is_ok());
+    }
 }
