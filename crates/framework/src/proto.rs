@@ -105,10 +105,9 @@ pub fn encode_bounded(value: &Value, ty: &Type) -> Result<DynamicValue, Unencode
     })
 }
 
-/// The error on a result of `bytes` encoded bytes, beyond
-/// [`MAX_VALUE_SIZE`]: on the attribute of the (object) result that takes
-/// the most, naming the limit but no size, since a result may hold
-/// credentials whose length a size would tell.
+/// The error on a result beyond [`MAX_VALUE_SIZE`]: on the attribute of
+/// the (object) result that takes the most, naming the limit but no size,
+/// since a result may hold credentials whose length a size would tell.
 fn oversize(value: &Value, ty: &Type) -> diag::Diagnostic {
     let (value, ty) = match (value, ty) {
         (Value::Typed(typed), Type::Dynamic) => (&typed.1, &typed.0),

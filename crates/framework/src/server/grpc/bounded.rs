@@ -24,7 +24,7 @@ fn refusal() -> String {
 /// A gRPC service whose answers to requests over [`MAX_MESSAGE_SIZE`] name
 /// the limit, not the request's size; every other answer passes unchanged.
 #[derive(Debug, Clone)]
-pub struct Bounded<S>(pub S);
+pub struct Bounded<S>(pub(super) S);
 
 impl<S: NamedService> NamedService for Bounded<S> {
     const NAME: &'static str = S::NAME;

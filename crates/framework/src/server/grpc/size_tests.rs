@@ -1,7 +1,8 @@
 //! Results too large for one message: refused with a diagnostic (a data
 //! source's on its attribute, a function's on its argument) that names the
-//! limit but no size (a result may hold credentials), before they are encoded, rather than with the
-//! transport's generic error after the whole response was built.
+//! limit but no size (a result may hold credentials), before they are
+//! encoded, rather than with the transport's generic error after the whole
+//! response was built.
 
 use std::sync::Arc;
 
